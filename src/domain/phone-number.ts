@@ -1,0 +1,24 @@
+// The normalised number every other part works with. Produced only by the numbering module
+// (src/domain/numbering), so a value of this type has passed every spelling and validity rule.
+import type { PhoneInfo } from './report.js';
+
+export interface ParsedPhoneNumber {
+  /** The `number` of responses: national digits with leading 0 for the French plan, else E.164. */
+  number: string;
+  /** E.164 with leading `+`. */
+  e164: string;
+  /** ISO 3166 region libphonenumber validated it for (FR, RE, YT, GP, MF, BL, GF, MQ, PM, BE, US…). */
+  regionCode: string;
+  /** True for numbers of the French numbering plan, mainland and overseas (dialled as 0XXXXXXXXX). */
+  isFrenchPlan: boolean;
+  /** The 10-digit national form (0XXXXXXXXX) for French-plan numbers; null otherwise. */
+  frenchNationalDigits: string | null;
+  phoneInfo: PhoneInfo;
+}
+
+export type ParsePhoneNumberResult =
+  | { ok: true; value: ParsedPhoneNumber }
+  | { ok: false; reason: string };
+
+/** Parses a raw `:number` path segment (already percent-decoded). Pure; never throws. */
+export type PhoneNumberParser = (raw: string) => ParsePhoneNumberResult;

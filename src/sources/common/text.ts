@@ -1,0 +1,110 @@
+// Turning scraped upstream text into safe plain values. Everything an upstream sends is
+// untrusted: tags, control and bidi characters go, whitespace collapses, text is NFC and capped.
+
+export const MAX_TEXT_LENGTH = 1000;
+export const MAX_COMMENTS = 50;
+
+const NAMED_ENTITIES: Record<string, string> = {
+  amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0', eacute: 'é', egrave: 'è',
+  ecirc: 'ê', agrave: 'à', acirc: 'â', ccedil: 'ç', ocirc: 'ô', ucirc: 'û', ugrave: 'ù', icirc: 'î',
+  iuml: 'ï', euml: 'ë', Eacute: 'É', Egrave: 'È', Agrave: 'À', Ccedil: 'Ç', laquo: '«', raquo: '»',
+  rsquo: '’', lsquo: '‘', ldquo: '“', rdquo: '”', hellip: '…', ndash: '–', mdash: '—', times: '×', euro: '€',
+};
+
+/** Decodes HTML character references; unknown named ones are left as they are. */
+export function decodeEntities(text: string): string {
+  return text.replace(/&(#x[0-9a-fA-F]{1,6}|#[0-9]{1,7}|[a-zA-Z]{2,8});/g, (whole, body: string) => {
+    if (body.startsWith('#')) {
+      const code = body[1] === 'x' || body[1] === 'X' ? parseInt(body.slice(2), 16) : parseInt(body.slice(1), 10);
+      if (!Number.isFinite(code) || code <= 0 || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) return '';
+      return String.fromCodePoint(code);
+    }
+    return NAMED_ENTITIES[body] ?? whole;
+  });
+}
+
+// C0/C1 controls, zero-width and bidi formatting characters (Trojan-source style tricks).
+const UNSAFE_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff\ufff9-\ufffb]/g;
+
+/**
+ * Plain, safe text from an HTML fragment or a raw string: tags removed (a tag becomes a
+ * space so words do not glue), entities decoded, unsafe characters removed, whitespace
+ * collapsed, NFC, capped at `maxLength` characters (code points, never splitting a pair).
+ */
+export function cleanText(input: string, maxLength = MAX_TEXT_LENGTH): string {
+  let text = input
+    .replace(/<!--[\s\S]*?-->/g, ' ')
+    .replace(/<(script|style)\b[\s\S]*?<\/\1\s*>/gi, ' ')
+    .replace(/<\/?[a-zA-Z][^>]*>/g, ' ');
+  text = decodeEntities(text)
+    // Decoded entities may form new tags (`&lt;script&gt;`): a text with angle brackets stays
+    // text for us (we output JSON, clients escape), so only the unsafe characters go.
+    .replace(UNSAFE_CHARACTERS, ' ')
+    .replace(/[\s\u00a0\u202f]+/g, ' ')
+    .trim()
+    .normalize('NFC');
+  const codePoints = Array.from(text);
+  if (codePoints.length > maxLength) text = codePoints.slice(0, maxLength).join('').trimEnd();
+  return text;
+}
+
+/**
+ * A count as written by upstreams: "2 535×", "1.234", "1,234", "12x", "1 234" (U+00A0,
+ * U+202F). Returns null when the text holds no count at all.
+ */
+export function parseCount(input: string | null | undefined): number | null {
+  if (input === null || input === undefined) return null;
+  const text = decodeEntities(input).replace(/[×xX]\s*$/, '').trim();
+  const match = /\d{1,3}(?:[ \u00a0\u202f.,'’]\d{3})+(?!\d)|\d+/.exec(text);
+  if (!match) return null;
+  const value = Number(match[0].replace(/[^\d]/g, ''));
+  return Number.isSafeInteger(value) ? value : null;
+}
+
+const FRENCH_MONTHS: Record<string, number> = {
+  janvier: 1, janv: 1, fevrier: 2, fevr: 2, fev: 2, mars: 3, avril: 4, avr: 4, mai: 5, juin: 6,
+  juillet: 7, juil: 7, aout: 8, septembre: 9, sept: 9, sep: 9, octobre: 10, oct: 10,
+  novembre: 11, nov: 11, decembre: 12, dec: 12,
+};
+
+function pad(value: number): string {
+  return String(value).padStart(2, '0');
+}
+
+function formatDate(day: number, month: number, year: number): string {
+  if (month < 1 || month > 12 || day < 1) return '';
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  if (day > daysInMonth || year < 1990 || year > 2100) return '';
+  return `${pad(day)}/${pad(month)}/${year}`;
+}
+
+function expandYear(year: number, digits: number): number {
+  return digits === 2 ? 2000 + year : year;
+}
+
+/**
+ * Any date form the upstreams use, as DD/MM/YYYY; "" when the text holds no valid date.
+ * Accepted: YYYY-MM-DD (optionally with time / ISO 8601), DD/MM/YYYY, DD.MM.YY, DD.MM.YYYY,
+ * D. M. YYYY, "12 mars 2024", "1er mars 2024", each with or without a time.
+ */
+export function parseDate(input: string | null | undefined): string {
+  if (input === null || input === undefined) return '';
+  const text = decodeEntities(input).replace(/[\u00a0\u202f]/g, ' ').trim();
+  let match = /(\d{4})-(\d{1,2})-(\d{1,2})/.exec(text);
+  if (match) return formatDate(Number(match[3]), Number(match[2]), Number(match[1]));
+  match = /(\d{1,2})\s*[./-]\s*(\d{1,2})\s*[./-]\s*(\d{4}|\d{2})(?!\d)/.exec(text);
+  if (match) return formatDate(Number(match[1]), Number(match[2]), expandYear(Number(match[3]), match[3]?.length ?? 4));
+  const folded = text.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
+  match = /(\d{1,2})(?:er)?\s+([a-z]+)\.?\s+(\d{4})/.exec(folded);
+  if (match) {
+    const month = FRENCH_MONTHS[match[2] ?? ''];
+    if (month !== undefined) return formatDate(Number(match[1]), month, Number(match[3]));
+  }
+  return '';
+}
+
+/** Sorts DD/MM/YYYY strings; "" sorts first. */
+export function dateSortKey(date: string): string {
+  const match = /^(\d{2})\/(\d{2})\/(\d{4})$/.exec(date);
+  return match ? `${match[3]}${match[2]}${match[1]}` : '';
+}
