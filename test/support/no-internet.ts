@@ -5,6 +5,7 @@ import net from 'node:net';
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost|::ffff:127\.\d+\.\d+\.\d+)$/i;
 
 type ConnectArgs = Parameters<net.Socket['connect']>;
+// eslint-disable-next-line @typescript-eslint/unbound-method -- re-applied with the socket as `this`
 const originalConnect = net.Socket.prototype.connect;
 
 function targetHost(args: unknown[]): string | undefined {

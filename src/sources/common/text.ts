@@ -24,6 +24,7 @@ export function decodeEntities(text: string): string {
 }
 
 // C0/C1 controls, zero-width and bidi formatting characters (Trojan-source style tricks).
+// eslint-disable-next-line no-control-regex -- removing control characters is the point
 const UNSAFE_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff\ufff9-\ufffb]/g;
 
 /**
