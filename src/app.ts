@@ -1,0 +1,153 @@
+// Builds the HTTP application from its dependencies. Does no I/O: no socket, no file, no
+// upstream is touched here, so tests can build it with fakes and drive it with inject().
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
+import { randomUUID } from 'node:crypto';
+import type { Socket } from 'node:net';
+import { trustProxySetting, type Config } from './config/config.js';
+import type { PhoneNumberParser } from './domain/phone-number.js';
+import type { LookupService } from './domain/lookup/types.js';
+import type { KeyedHasher } from './infra/hash.js';
+import type { RateLimitStore } from './infra/rate-limit/rate-limit-store.js';
+import { ApiError, problemBody, PROBLEM_CONTENT_TYPE, ERROR_CODES, type ErrorCode } from './http/errors.js';
+import { createRateLimitHook } from './http/plugins/rate-limit.js';
+import { registerOpenApi } from './http/plugins/openapi.js';
+import { registerPhoneRoutes } from './http/routes/phone-routes.js';
+import { registerHealthRoutes } from './http/routes/health-routes.js';
+
+export interface AppDependencies {
+  config: Config;
+  parsePhoneNumber: PhoneNumberParser;
+  lookupService: LookupService;
+  rateLimitStore: RateLimitStore;
+  hashKey: KeyedHasher;
+  /** A pino logger; when absent the app logs nothing (tests). */
+  logger?: Logger;
+  version?: string;
+  /** Epoch ms the process started, for /health's uptime. */
+  startedAtMs?: number;
+}
+
+/** Paths that exist, with the methods they answer; any other method gets 405 with Allow. */
+const KNOWN_PATHS = ['/api/phone/:number', '/api/phone/:number/score', '/health', '/openapi.json'];
+const OTHER_METHODS = ['DELETE', 'PATCH', 'POST', 'PUT', 'OPTIONS'] as const;
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+
+export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
+  const { config } = deps;
+  const app = Fastify({
+    ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
+    disableRequestLogging: true,
+    trustProxy: trustProxySetting(config),
+    // A caller's id is kept for correlation when it is short and plain; otherwise ours.
+    genReqId: (request) => {
+      const given = request.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    routerOptions: { maxParamLength: 512, ignoreTrailingSlash: true },
+    // Every route is GET: nothing legitimate has a body.
+    bodyLimit: 1024,
+    requestTimeout: 15_000,
+    connectionTimeout: 30_000,
+    // Longer than common load balancers' idle timeout (60 s), so the proxy closes first.
+    keepAliveTimeout: 65_000,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    frameworkErrors: (error, request, reply) => {
+      // Malformed percent-encoding and similar router failures: a number-shaped path is an
+      // invalid number, anything else a bad request, never a bare framework page.
+      const code: ErrorCode = request.url.startsWith('/api/phone/') ? 'invalid_number' : 'bad_request';
+      void sendProblem(reply, request.id, new ApiError(code, error.code === 'FST_ERR_BAD_URL' ? 'Malformed URL encoding.' : undefined));
+    },
+    clientErrorHandler: (error, socket) => writeRawProblem(socket, error),
+  });
+  app.server.headersTimeout = 10_000;
+  app.server.maxHeadersCount = 100;
+
+  const rateLimit = createRateLimitHook({
+    max: config.RATE_LIMIT_MAX,
+    windowSeconds: config.RATE_LIMIT_WINDOW_S,
+    store: deps.rateLimitStore,
+    hashKey: deps.hashKey,
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+    if (request.url.length > 2048) throw new ApiError('bad_request', 'The request URL is too long.');
+  });
+  // One line per request; the route pattern, never the URL, so no number reaches the log.
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      {
+        method: request.method,
+        route: request.routeOptions.url ?? '(unmatched)',
+        status: reply.statusCode,
+        durationMs: Math.round(reply.elapsedTime * 10) / 10,
+      },
+      'request',
+    );
+  });
+
+  app.setErrorHandler(async (error: FastifyError | ApiError, request, reply) => {
+    const apiError = toApiError(error, request);
+    if (apiError.status >= 500 && apiError.code === 'internal') {
+      request.log.error({ err: { type: error.name, code: (error as FastifyError).code } }, 'unhandled error');
+    }
+    return sendProblem(reply, request.id, apiError);
+  });
+
+  app.setNotFoundHandler({ preHandler: rateLimit }, async (request, reply) => sendProblem(reply, request.id, new ApiError('route_not_found')));
+
+  await registerOpenApi(app, deps.version ?? '0.0.0');
+  registerHealthRoutes(app, { startedAtMs: deps.startedAtMs ?? Date.now() - process.uptime() * 1000 });
+  await registerPhoneRoutes(app, { parsePhoneNumber: deps.parsePhoneNumber, lookupService: deps.lookupService, rateLimit });
+
+  for (const url of KNOWN_PATHS) {
+    app.route({
+      method: [...OTHER_METHODS],
+      url,
+      schema: { hide: true },
+      onRequest: url.startsWith('/api/') ? rateLimit : undefined,
+      handler: async (request, reply) => {
+        reply.header('Allow', 'GET, HEAD');
+        return sendProblem(reply, request.id, new ApiError('method_not_allowed', `${request.method} is not allowed here; use GET or HEAD.`));
+      },
+    });
+  }
+  return app;
+}
+
+function toApiError(error: FastifyError | ApiError, request: FastifyRequest): ApiError {
+  if (error instanceof ApiError) return error;
+  const status = typeof error.statusCode === 'number' ? error.statusCode : 500;
+  if (error.validation || error.code === 'FST_ERR_VALIDATION') {
+    return new ApiError(request.url.startsWith('/api/phone/') ? 'invalid_number' : 'bad_request');
+  }
+  if (status === 503) return new ApiError('shutting_down');
+  if (status >= 400 && status < 500) return new ApiError('bad_request');
+  return new ApiError('internal');
+}
+
+async function sendProblem(reply: FastifyReply, requestId: string, error: ApiError): Promise<FastifyReply> {
+  if (error.headers) reply.headers(error.headers);
+  return reply
+    .code(error.status)
+    .type(PROBLEM_CONTENT_TYPE)
+    .send(JSON.stringify(problemBody(error.code, requestId, error.detail, error.extra)));
+}
+
+/** Node-level parse errors (hostile headers, broken request lines) never reach Fastify. */
+function writeRawProblem(socket: Socket, error: Error & { code?: string }): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  // Oversized headers included: the contract allows only 400 for a malformed request.
+  void error;
+  const code: ErrorCode = 'bad_request';
+  const body = JSON.stringify(problemBody(code, randomUUID()));
+  socket.end(
+    `HTTP/1.1 ${ERROR_CODES[code].status} Bad Request\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}

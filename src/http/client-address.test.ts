@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { clientBucket } from './client-address.js';
+
+describe('clientBucket', () => {
+  it.each([
+    ['203.0.113.7', '203.0.113.7'],
+    ['::ffff:203.0.113.7', '203.0.113.7'],
+    ['::FFFF:10.0.0.1', '10.0.0.1'],
+    ['2001:db8:1:2:3:4:5:6', '2001:db8:1:2::/64'],
+    ['2001:db8:1:2::99', '2001:db8:1:2::/64'],
+    ['2001:0db8:0001:0002:ffff::1', '2001:db8:1:2::/64'],
+    ['::1', '0:0:0:0::/64'],
+    ['[2001:db8::1]', '2001:db8:0:0::/64'],
+    ['fe80::1%eth0', 'fe80:0:0:0::/64'],
+    [undefined, 'unknown'],
+    ['not-an-address', 'unknown'],
+  ])('buckets %s as %s', (address, bucket) => {
+    expect(clientBucket(address)).toBe(bucket);
+  });
+
+  it('puts every address of one /64 in the same bucket and another /64 elsewhere', () => {
+    expect(clientBucket('2001:db8:aa:bb::1')).toBe(clientBucket('2001:db8:aa:bb:ffff:ffff:ffff:ffff'));
+    expect(clientBucket('2001:db8:aa:bb::1')).not.toBe(clientBucket('2001:db8:aa:bc::1'));
+  });
+});

@@ -1,0 +1,68 @@
+// The process entry: reads config, builds the dependencies and the app, listens, and shuts
+// down gracefully on SIGTERM/SIGINT (stop accepting, finish in-flight requests, then exit,
+// or exit anyway when SHUTDOWN_GRACE_MS runs out).
+import { pino } from 'pino';
+import { ConfigError, loadConfig, type Config } from './config/config.js';
+import { buildApp } from './app.js';
+import { createServiceDependencies } from './composition.js';
+
+export async function startServer(config: Config): Promise<{ close: () => Promise<void>; port: number }> {
+  const logger = pino({ level: config.LOG_LEVEL, base: { pid: process.pid } });
+  const deps = await createServiceDependencies(config, logger);
+  const app = await buildApp({ ...deps.app, logger });
+  await app.listen({ port: config.PORT, host: config.HOST });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : config.PORT;
+  let closing: Promise<void> | undefined;
+  const close = async (): Promise<void> => {
+    closing ??= (async () => {
+      await app.close();
+      await deps.close();
+    })();
+    return closing;
+  };
+  return { close, port };
+}
+
+export function installShutdown(close: () => Promise<void>, graceMs: number, log: (message: string) => void): void {
+  let signalled = false;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (signalled) return;
+    signalled = true;
+    log(`${signal} received: finishing in-flight requests (at most ${graceMs} ms)`);
+    const timer = setTimeout(() => {
+      log('grace period over: exiting with requests still open');
+      process.exit(1);
+    }, graceMs);
+    timer.unref();
+    close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
+}
+
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const { close } = await startServer(config);
+  installShutdown(close, config.SHUTDOWN_GRACE_MS, (message) => process.stderr.write(`${message}\n`));
+}
+
+const isEntry = process.argv[1] !== undefined && import.meta.url === new URL(`file://${process.argv[1]}`).href;
+if (isEntry) {
+  main().catch((error: unknown) => {
+    process.stderr.write(`failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  });
+}
