@@ -1,0 +1,338 @@
+// The contract suite: every numbered rule of spec parts 4, 7 and 8, and the decisions of the
+// contract issue, checked with real HTTP requests against the real app (fake sources).
+import net from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { healthyFakeSources, SAMPLE_DATA, type FakeSources } from '../support/fake-sources.js';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+
+interface Answer {
+  status: number;
+  headers: Headers;
+  body: Record<string, unknown>;
+  text: string;
+}
+
+async function get(server: TestServer, path: string, init: RequestInit = {}): Promise<Answer> {
+  const response = await fetch(server.baseUrl + path, init);
+  const text = await response.text();
+  let body: Record<string, unknown> = {};
+  try {
+    body = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+  } catch {
+    body = {};
+  }
+  return { status: response.status, headers: response.headers, body, text };
+}
+
+function expectProblem(answer: Answer, status: number, message: string): void {
+  expect(answer.status).toBe(status);
+  expect(answer.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  const { body } = answer;
+  expect(body.title).toBe(message);
+  expect(body.error).toBe(message);
+  expect(body.success).toBe(false);
+  expect(body.status).toBe(status);
+  expect(typeof body.type).toBe('string');
+  expect(typeof body.requestId).toBe('string');
+  expect(body.requestId).toBe(answer.headers.get('x-request-id'));
+  const allowed = new Set(['type', 'title', 'status', 'detail', 'requestId', 'success', 'error', 'sources']);
+  for (const key of Object.keys(body)) expect(allowed.has(key)).toBe(true);
+  expect(answer.text).not.toMatch(/at .*\.(ts|js):\d+/); // no stack trace
+}
+
+const sortedKeys = (value: unknown): string[] => Object.keys(value as object).sort();
+
+describe('contract: phone endpoints with every source answering', () => {
+  let server: TestServer;
+  let sources: FakeSources;
+  beforeAll(async () => {
+    sources = healthyFakeSources();
+    server = await startTestServer({ env: { RATE_LIMIT_MAX: '0' }, overrides: { sources } });
+  });
+  afterAll(async () => server.close());
+
+  it('answers the full report in the envelope with exactly the members of spec 2.1', async () => {
+    const answer = await get(server, '/api/phone/0612345678');
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(sortedKeys(answer.body)).toEqual(['data', 'meta', 'success']);
+    expect(answer.body.success).toBe(true);
+    const data = answer.body.data as Record<string, Record<string, unknown>>;
+    expect(sortedKeys(data)).toEqual(['number', 'phoneInfo', 'sources']);
+    expect(data.number).toBe('0612345678');
+    expect(sortedKeys(data.phoneInfo)).toEqual(['e164', 'isNPV', 'national', 'originalCarrier', 'rangeLabel', 'region', 'type']);
+    expect(data.phoneInfo).toMatchObject({ national: '06 12 34 56 78', e164: '+33612345678', type: 'mobile', isNPV: false });
+    const reported = data.sources as unknown as typeof SAMPLE_DATA;
+    expect(sortedKeys(reported)).toEqual(['community', 'primary', 'signals']);
+    expect(reported).toEqual(SAMPLE_DATA);
+    expect(sortedKeys(reported.primary)).toHaveLength(4);
+    expect(sortedKeys(reported.community)).toHaveLength(6);
+    expect(sortedKeys(reported.signals)).toHaveLength(4);
+    const meta = answer.body.meta as { sources: Record<string, Record<string, unknown>> };
+    for (const slot of ['primary', 'community', 'signals']) {
+      expect(meta.sources[slot]).toMatchObject({ status: 'ok', cache: expect.stringMatching(/^(hit|miss)$/) });
+      expect(Date.parse(String(meta.sources[slot]?.fetchedAt))).not.toBeNaN();
+    }
+  });
+
+  it('answers the score result with number, score and risk (rule 5) and says where the score came from', async () => {
+    const answer = await get(server, '/api/phone/0612345678/score');
+    expect(answer.status).toBe(200);
+    expect(sortedKeys(answer.body)).toEqual(['data', 'meta', 'success']);
+    expect(answer.body.data).toEqual({ number: '0612345678', score: 8, risk: 'suspicious' });
+    expect((answer.body.meta as Record<string, unknown>).scoreSource).toBe('primary');
+  });
+
+  it.each([
+    ['06 12 34 56 78', '0612345678'],
+    ['06.12.34.56.78', '0612345678'],
+    ['06-12-34-56-78', '0612345678'],
+    ['(06) 12 34 56 78', '0612345678'],
+    ['%2B33612345678', '0612345678'],
+    ['+33612345678', '0612345678'],
+    ['0033612345678', '0612345678'],
+    ['%2B32470123456', '+32470123456'],
+  ])('normalises the spelling %s to %s (rule 4)', async (spelling, normalised) => {
+    const answer = await get(server, `/api/phone/${encodeURI(spelling).replace(/\+/g, '%2B')}`);
+    expect(answer.status).toBe(200);
+    expect((answer.body.data as { number: string }).number).toBe(normalised);
+  });
+
+  it('accepts a literal + in the path', async () => {
+    const answer = await get(server, '/api/phone/+33612345678/score');
+    expect(answer.status).toBe(200);
+    expect((answer.body.data as { number: string }).number).toBe('0612345678');
+  });
+
+  it.each([
+    ['letters', '06123abc78'],
+    ['a letter at the end', '0612345678a'],
+    ['full-width digits', encodeURIComponent('０６１２３４５６７８')],
+    ['Arabic-Indic digits', encodeURIComponent('٠٦١٢٣٤٥٦٧٨')],
+    ['a control character', '0612%0A345678'],
+    ['more than 32 characters', '0'.repeat(33)],
+    ['an empty number after decoding', '%20'],
+    ['a stray character', '06_12_34_56_78'],
+    ['too short', '061234'],
+    ['an invalid number of the right length', '0012345678'],
+    ['malformed percent-encoding', '06%ZZ345678'],
+  ])('answers 400 "Invalid phone number format" for %s (rule 1)', async (_label, segment) => {
+    expectProblem(await get(server, `/api/phone/${segment}`), 400, 'Invalid phone number format');
+    expectProblem(await get(server, `/api/phone/${segment}/score`), 400, 'Invalid phone number format');
+  });
+
+  it('does not call any source for an invalid number', async () => {
+    const before = sources.primary.calls + sources.community.calls + sources.signals.calls;
+    await get(server, '/api/phone/not-a-number');
+    expect(sources.primary.calls + sources.community.calls + sources.signals.calls).toBe(before);
+  });
+
+  it.each(['/api/phone', '/api/phone/0612345678/other', '/api', '/nothing-here', '/api/phone/0612345678/score/x'])(
+    'answers 404 "Route not found" for %s (rule 2)',
+    async (path) => {
+      expectProblem(await get(server, path), 404, 'Route not found');
+    },
+  );
+
+  it('answers HEAD wherever GET exists, with headers and no body', async () => {
+    for (const path of ['/api/phone/0612345678', '/api/phone/0612345678/score', '/health']) {
+      const response = await fetch(server.baseUrl + path, { method: 'HEAD' });
+      expect(response.status).toBe(200);
+      expect(await response.text()).toBe('');
+    }
+  });
+
+  it.each(['POST', 'PUT', 'DELETE', 'PATCH'])('answers %s on a known path with 405 and Allow', async (method) => {
+    const answer = await get(server, '/api/phone/0612345678', { method });
+    expectProblem(answer, 405, 'Method not allowed');
+    expect(answer.headers.get('allow')).toBe('GET, HEAD');
+  });
+
+  it('answers /health without envelope: status ok, uptime in seconds, ISO timestamp (rule 6)', async () => {
+    const answer = await get(server, '/health');
+    expect(answer.status).toBe(200);
+    expect(sortedKeys(answer.body)).toEqual(['status', 'timestamp', 'uptime']);
+    expect(answer.body.status).toBe('ok');
+    expect(typeof answer.body.uptime).toBe('number');
+    expect(answer.body.uptime as number).toBeGreaterThanOrEqual(0);
+    expect(answer.body.timestamp).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+  });
+
+  it('publishes an OpenAPI 3.1 document listing the three routes and their error answers', async () => {
+    const answer = await get(server, '/openapi.json');
+    expect(answer.status).toBe(200);
+    expect(answer.body.openapi).toBe('3.1.0');
+    const paths = answer.body.paths as Record<string, Record<string, { responses: Record<string, unknown> }>>;
+    expect(Object.keys(paths).sort()).toEqual(['/api/phone/{number}', '/api/phone/{number}/score', '/health']);
+    expect(Object.keys(paths['/api/phone/{number}']?.get?.responses ?? {})).toEqual(expect.arrayContaining(['200', '400', '429', '502']));
+    const docs = await fetch(`${server.baseUrl}/docs`);
+    expect(docs.status).toBe(200);
+    expect(await docs.text()).toMatch(/swagger/i);
+  });
+
+  it('echoes a plain X-Request-Id and replaces a hostile one', async () => {
+    const kept = await get(server, '/nothing', { headers: { 'x-request-id': 'abc-123' } });
+    expect(kept.body.requestId).toBe('abc-123');
+    const replaced = await get(server, '/nothing', { headers: { 'x-request-id': '<script>' + 'x'.repeat(100) } });
+    expect(replaced.body.requestId).not.toContain('<');
+  });
+
+  it('answers a request with a malformed header line with 400 in the problem shape', async () => {
+    const port = Number(new URL(server.baseUrl).port);
+    const raw = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(port, '127.0.0.1', () => {
+        socket.write('GET /health HTTP/1.1\r\nHost: x\r\nBad Header: \u0001\r\n\r\n');
+      });
+      let data = '';
+      socket.on('data', (chunk) => (data += chunk.toString()));
+      socket.on('end', () => resolve(data));
+      socket.on('error', reject);
+    });
+    expect(raw).toMatch(/^HTTP\/1\.1 400/);
+    expect(raw).toContain('application/problem+json');
+    const body = JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4)) as Record<string, unknown>;
+    expect(body).toMatchObject({ status: 400, success: false, error: 'Bad request' });
+  });
+
+  it('answers an over-long URL with 400 in the problem shape', async () => {
+    expectProblem(await get(server, `/api/phone/0612345678?${'a'.repeat(3000)}`), 400, 'Bad request');
+    expectProblem(await get(server, `/api/phone/${'1'.repeat(600)}`), 400, 'Invalid phone number format');
+  });
+});
+
+describe('contract: upstream failures (rule 3)', () => {
+  let server: TestServer;
+  let sources: FakeSources;
+  beforeAll(async () => {
+    sources = healthyFakeSources();
+    server = await startTestServer({ env: { RATE_LIMIT_MAX: '0' }, overrides: { sources } });
+  });
+  afterAll(async () => server.close());
+  afterEach(() => {
+    const healthy = healthyFakeSources();
+    sources.primary.respond = healthy.primary.respond;
+    sources.community.respond = healthy.community.respond;
+    sources.signals.respond = healthy.signals.respond;
+  });
+
+  it('answers 502 "All data sources failed" listing each source outcome when every source fails', async () => {
+    sources.primary.respond = () => ({ status: 'error', reason: 'timeout' });
+    sources.community.respond = () => ({ status: 'blocked', reason: 'http_429' });
+    sources.signals.respond = () => ({ status: 'error', reason: 'connection' });
+    for (const path of ['/api/phone/0698765432', '/api/phone/0698765432/score']) {
+      const answer = await get(server, path);
+      expectProblem(answer, 502, 'All data sources failed');
+      expect(answer.body.sources).toEqual({ primary: 'timeout', community: 'http_429', signals: 'connection' });
+    }
+  });
+
+  it('answers 200 with empty sources when every source says it does not know the number', async () => {
+    sources.primary.respond = () => ({ status: 'not_found' });
+    sources.community.respond = () => ({ status: 'not_found' });
+    sources.signals.respond = () => ({ status: 'not_found' });
+    const answer = await get(server, '/api/phone/0698765431');
+    expect(answer.status).toBe(200);
+    const data = answer.body.data as { sources: typeof SAMPLE_DATA };
+    expect(data.sources.primary).toEqual({ score: null, searches: 0, commentsCount: 0, commentList: [] });
+    expect(data.sources.signals).toEqual({ spamScore: null, reportsCount: null, callerType: '', commentList: [] });
+    const score = await get(server, '/api/phone/0698765431/score');
+    expect(score.body.data).toEqual({ number: '0698765431', score: null, risk: 'unknown' });
+  });
+
+  it('answers 200 with the failed slot emptied and explained in meta when one source fails', async () => {
+    sources.community.respond = () => ({ status: 'error', reason: 'parse' });
+    const answer = await get(server, '/api/phone/0698765430');
+    expect(answer.status).toBe(200);
+    const data = answer.body.data as { sources: typeof SAMPLE_DATA };
+    expect(data.sources.community).toEqual({ dangerPercent: null, visits: null, commentsCount: 0, topCategory: '', lastCommentDate: '', commentList: [] });
+    expect(data.sources.primary).toEqual(SAMPLE_DATA.primary);
+    const meta = answer.body.meta as { sources: Record<string, Record<string, unknown>> };
+    expect(meta.sources.community).toMatchObject({ status: 'error', reason: 'parse', cache: 'miss' });
+  });
+
+  it.each([
+    [1, 'trustworthy'],
+    [4, 'trustworthy'],
+    [5, 'neutral'],
+    [6, 'suspicious'],
+    [9, 'suspicious'],
+  ])('maps a primary score of %i to %s', async (score, risk) => {
+    sources.primary.respond = () => ({ status: 'ok', data: { ...SAMPLE_DATA.primary, score } });
+    const answer = await get(server, `/api/phone/069876540${score}/score`);
+    expect(answer.body.data).toMatchObject({ score, risk });
+  });
+});
+
+describe('contract: rate limiting (spec part 8)', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ env: { RATE_LIMIT_MAX: '30', RATE_LIMIT_WINDOW_S: '60' }, overrides: { sources: healthyFakeSources() } });
+  });
+  afterAll(async () => server.close());
+
+  it('lets 30 requests through, answers the 31st with 429, Retry-After and RateLimit headers', async () => {
+    const answers: Answer[] = [];
+    for (let i = 0; i < 30; i += 1) answers.push(await get(server, '/api/phone/0612345678/score'));
+    expect(answers.map((a) => a.status)).toEqual(Array<number>(30).fill(200));
+    expect(answers[0]?.headers.get('ratelimit-policy')).toBe('"default";q=30;w=60');
+    expect(answers[0]?.headers.get('ratelimit')).toMatch(/^"default";r=29;t=\d+$/);
+    expect(answers[29]?.headers.get('ratelimit')).toMatch(/^"default";r=0;t=\d+$/);
+    const refused = await get(server, '/api/phone/0612345678');
+    expectProblem(refused, 429, 'Too many requests');
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(Number(refused.headers.get('retry-after'))).toBeLessThanOrEqual(60);
+    expect(refused.headers.get('ratelimit-policy')).toBe('"default";q=30;w=60');
+  });
+
+  it('counts 404 answers and refuses them too once the limit is reached', async () => {
+    expectProblem(await get(server, '/no-such-route'), 429, 'Too many requests');
+  });
+
+  it('never limits /health or /openapi.json', async () => {
+    for (let i = 0; i < 5; i += 1) {
+      expect((await get(server, '/health')).status).toBe(200);
+      expect((await get(server, '/openapi.json')).status).toBe(200);
+    }
+  });
+
+  it('does not let a forged X-Forwarded-For escape the limit when no proxy is trusted', async () => {
+    const answer = await get(server, '/api/phone/0612345678', { headers: { 'x-forwarded-for': '198.51.100.7' } });
+    expect(answer.status).toBe(429);
+  });
+});
+
+describe('contract: rate limit window slides and trusted proxies', () => {
+  it('recovers the count as the window slides', async () => {
+    const server = await startTestServer({ env: { RATE_LIMIT_MAX: '3', RATE_LIMIT_WINDOW_S: '1' }, overrides: { sources: healthyFakeSources() } });
+    try {
+      for (let i = 0; i < 3; i += 1) expect((await get(server, '/api/phone/0612345678/score')).status).toBe(200);
+      expect((await get(server, '/api/phone/0612345678/score')).status).toBe(429);
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      expect((await get(server, '/api/phone/0612345678/score')).status).toBe(200);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('counts each client behind a trusted proxy separately, by its X-Forwarded-For address', async () => {
+    const server = await startTestServer({
+      env: { RATE_LIMIT_MAX: '2', RATE_LIMIT_WINDOW_S: '60', TRUST_PROXY: '127.0.0.1' },
+      overrides: { sources: healthyFakeSources() },
+    });
+    try {
+      const as = (address: string) => get(server, '/api/phone/0612345678/score', { headers: { 'x-forwarded-for': address } });
+      expect((await as('198.51.100.1')).status).toBe(200);
+      expect((await as('198.51.100.1')).status).toBe(200);
+      expect((await as('198.51.100.1')).status).toBe(429);
+      expect((await as('198.51.100.2')).status).toBe(200);
+      // A client cannot prepend a forged hop: the proxy's own view (the last hop) is used.
+      expect((await as('203.0.113.9, 198.51.100.1')).status).toBe(429);
+      // Two addresses of one IPv6 /64 share a bucket.
+      expect((await as('2001:db8:1:2::1')).status).toBe(200);
+      expect((await as('2001:db8:1:2::2')).status).toBe(200);
+      expect((await as('2001:db8:1:2::3')).status).toBe(429);
+    } finally {
+      await server.close();
+    }
+  });
+});
