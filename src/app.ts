@@ -30,7 +30,13 @@ export interface AppDependencies {
 
 /** Paths that exist, with the methods they answer; any other method gets 405 with Allow. */
 const KNOWN_PATHS = ['/api/phone/:number', '/api/phone/:number/score', '/health', '/openapi.json'];
-const OTHER_METHODS = ['DELETE', 'PATCH', 'POST', 'PUT', 'OPTIONS'] as const;
+const OTHER_METHODS = ['DELETE', 'PATCH', 'POST', 'PUT'] as const;
+
+// The API is public, read-only and credential-free: any web page may call it (CORS).
+const CORS_HEADERS = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Expose-Headers': 'RateLimit, RateLimit-Policy, Retry-After, X-Request-Id',
+};
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
@@ -74,6 +80,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
+    if (request.url.startsWith('/api/') || request.url.startsWith('/health')) reply.headers(CORS_HEADERS);
     if (request.url.length > 2048) throw new ApiError('bad_request', 'The request URL is too long.');
   });
   // One line per request; the route pattern, never the URL, so no number reaches the log.
@@ -114,6 +121,12 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
         return sendProblem(reply, request.id, new ApiError('method_not_allowed', `${request.method} is not allowed here; use GET or HEAD.`));
       },
     });
+    app.options(url, { schema: { hide: true } }, async (_request, reply) =>
+      reply
+        .code(204)
+        .headers({ Allow: 'GET, HEAD', 'Access-Control-Allow-Methods': 'GET, HEAD', 'Access-Control-Allow-Headers': 'X-Request-Id', 'Access-Control-Max-Age': '86400' })
+        .send(),
+    );
   }
   return app;
 }
