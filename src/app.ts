@@ -14,6 +14,7 @@ import { createRateLimitHook } from './http/plugins/rate-limit.js';
 import { registerOpenApi } from './http/plugins/openapi.js';
 import { registerPhoneRoutes } from './http/routes/phone-routes.js';
 import { registerHealthRoutes } from './http/routes/health-routes.js';
+import { registerOverloadProtection } from './http/plugins/overload.js';
 
 export interface AppDependencies {
   config: Config;
@@ -103,6 +104,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     }
     return sendProblem(reply, request.id, apiError);
   });
+
+  await registerOverloadProtection(app, { maxInFlight: config.MAX_IN_FLIGHT, maxEventLoopDelayMs: config.MAX_EVENT_LOOP_DELAY_MS });
 
   app.setNotFoundHandler({ preHandler: rateLimit }, async (request, reply) => sendProblem(reply, request.id, new ApiError('route_not_found')));
 

@@ -19,6 +19,8 @@ export const ConfigSchema = Type.Object({
   DEFAULT_REGION: Type.Optional(Type.String({ pattern: '^[A-Z]{2}$' })),
   SHUTDOWN_GRACE_MS: Type.Optional(PositiveInt),
   HASH_SECRET: Type.Optional(Type.String({ minLength: 16 })),
+  MAX_IN_FLIGHT: Type.Optional(PositiveInt),
+  MAX_EVENT_LOOP_DELAY_MS: Type.Optional(NonNegativeInt),
 
   TELLOWS_API_URL: Type.Optional(Url),
   TELLOWS_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
@@ -60,6 +62,8 @@ export const CONFIG_DEFAULTS = {
   TRUST_PROXY: 'off',
   DEFAULT_REGION: 'FR',
   SHUTDOWN_GRACE_MS: 10_000,
+  MAX_IN_FLIGHT: 1000,
+  MAX_EVENT_LOOP_DELAY_MS: 1000,
   TELLOWS_API_URL: 'https://www.tellows.de',
   TELLOWS_WEB_URL: 'https://www.tellows.fr',
   NUMEROINCONNU_URL: 'https://www.numeroinconnu.fr',
