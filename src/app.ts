@@ -1,7 +1,6 @@
 // Builds the HTTP application from its dependencies. Does no I/O: no socket, no file, no
 // upstream is touched here, so tests can build it with fakes and drive it with inject().
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import type { Logger } from 'pino';
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { trustProxySetting, type Config } from './config/config.js';
@@ -23,7 +22,7 @@ export interface AppDependencies {
   rateLimitStore: RateLimitStore;
   hashKey: KeyedHasher;
   /** A pino logger; when absent the app logs nothing (tests). */
-  logger?: Logger;
+  logger?: FastifyBaseLogger;
   version?: string;
   /** Epoch ms the process started, for /health's uptime. */
   startedAtMs?: number;

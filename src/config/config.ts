@@ -137,10 +137,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   return Object.freeze(merged) as Config;
 }
 
-/** TRUST_PROXY as Fastify's `trustProxy` option: false, a hop count, or a list of addresses/CIDRs. */
-export function trustProxySetting(config: Pick<Config, 'TRUST_PROXY'>): false | number | string[] {
+/**
+ * TRUST_PROXY as Fastify's `trustProxy` option: false, a list of addresses/CIDRs, or for a hop
+ * count a function trusting the nearest N hops (what proxy-addr does with a number).
+ */
+export function trustProxySetting(config: Pick<Config, 'TRUST_PROXY'>): false | string[] | ((address: string, hop: number) => boolean) {
   const value = config.TRUST_PROXY.trim();
   if (value === 'off' || value === 'false' || value === '0') return false;
-  if (/^\d+$/.test(value)) return Number(value);
+  if (/^\d+$/.test(value)) {
+    const hops = Number(value);
+    return (_address, hop) => hop < hops;
+  }
   return value.split(',').map((part) => part.trim()).filter((part) => part.length > 0);
 }
