@@ -123,7 +123,8 @@ export function checkSpelling(raw: string): Spelling {
     const code = raw.charCodeAt(index);
     if (isDigitCode(code)) {
       if (separatorRun !== '') {
-        if (digits === '' ? separatorRun !== '(' : !/^(?:[ .-]|[ .-]?\(|\)[ .-]?)$/.test(separatorRun)) {
+        // Only a national spelling may open with a parenthesis ("(01) 40…"); "+" is followed by a digit.
+        if (digits === '' ? international || separatorRun !== '(' : !/^(?:[ .-]|[ .-]?\(|\)[ .-]?)$/.test(separatorRun)) {
           return { ok: false, reason: 'misplaced_separator' };
         }
         separatorRun = '';
@@ -155,7 +156,7 @@ export function checkSpelling(raw: string): Spelling {
   if (insideParenthesis || (separatorRun !== '' && separatorRun !== ')')) return { ok: false, reason: 'misplaced_separator' };
   if (digits === '') return { ok: false, reason: 'no_digits' };
   if (!international && digits.startsWith('00')) {
-    return { ok: true, international: true, digits: digits.slice(2), parenthesisedZeroAt: parenthesisedZeroAt - 2 };
+    return { ok: true, international: true, digits: digits.slice(2), parenthesisedZeroAt: parenthesisedZeroAt >= 2 ? parenthesisedZeroAt - 2 : -1 };
   }
   return { ok: true, international, digits, parenthesisedZeroAt };
 }
