@@ -17,7 +17,7 @@ const isScoreImage = (attributes: Attributes) => hasClass(attributes, 'scoreimag
 const linksToComplaints = (attributes: Attributes) => (attributes.href ?? '').endsWith('#complaint_list');
 const isRatingTable = (attributes: Attributes) => hasClass(attributes, 'table-rating');
 const isCommentList = (attributes: Attributes) => attributes.id === 'singlecomments';
-const SEARCHES_LABEL = /(?:recherches|suchanfragen|anfragen|searches|b[uú]squedas)\s*:?\s*(\d[\d\s\u00a0\u202f.,]*)/i;
+const SEARCHES_LABEL = /(?:recherches|suchanfragen|anfragen|searches|b[uú]squedas)\s*:?\s*(\d{1,3}(?:[ \u00a0\u202f.,]\d{3})+(?!\d)|\d+)/i;
 const AUTHOR_SUFFIX = /\s*(?:a écrit|schrieb|wrote|escribió|escribio)\s*:?\s*$/i;
 
 function readScore(html: string): number | null | undefined {
