@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { describeNumeroinconnuPage, mostFrequentLabel, parseNumeroinconnuPage } from './parse-numeroinconnu-page.js';
+import { describeNumeroinconnuPage, parseNumeroinconnuPage } from './parse-numeroinconnu-page.js';
 import type { NumeroinconnuPageResult } from './parse-numeroinconnu-page.js';
 import type { CommunityData } from '../../domain/report.js';
 import { MAX_COMMENTS } from '../common/text.js';
@@ -153,13 +153,5 @@ describe('describeNumeroinconnuPage', () => {
 
   it('lists none on a challenge page', () => {
     expect(Object.values(describeNumeroinconnuPage(fixture('challenge.html'))).some(Boolean)).toBe(false);
-  });
-});
-
-describe('mostFrequentLabel', () => {
-  it('breaks ties by the most recent date, then by page order', () => {
-    expect(mostFrequentLabel([{ label: 'A', date: '01/01/2026' }, { label: 'B', date: '02/01/2026' }])).toBe('B');
-    expect(mostFrequentLabel([{ label: 'A', date: '' }, { label: 'B', date: '' }])).toBe('A');
-    expect(mostFrequentLabel([{ label: '', date: '' }])).toBe('');
   });
 });

@@ -5,6 +5,7 @@
 import type { CommunityComment, CommunityData } from '../../domain/report.js';
 import { byClass, byId, findAll, findFirst, nextElementSibling, parseHtml, rawText, shortRawText } from '../common/html.js';
 import type { HtmlElement } from '../common/html.js';
+import { mostFrequentLabel } from '../common/most-frequent.js';
 import { cleanText, dateSortKey, MAX_COMMENTS, parseCount, parseDate } from '../common/text.js';
 
 export type NumeroinconnuPageResult =
@@ -164,33 +165,6 @@ function readTopCategoryFromFilter(filter: HtmlElement): string {
     if (count > bestCount) {
       best = label;
       bestCount = count;
-    }
-  }
-  return best;
-}
-
-/** Most frequent category among comments; ties go to the category seen most recently. */
-export function mostFrequentLabel(entries: readonly { label: string; date: string }[]): string {
-  const tally = new Map<string, { count: number; newest: string; firstIndex: number }>();
-  entries.forEach(({ label, date }, index) => {
-    if (label === '') return;
-    const entry = tally.get(label) ?? { count: 0, newest: '', firstIndex: index };
-    entry.count += 1;
-    const key = dateSortKey(date);
-    if (key > entry.newest) entry.newest = key;
-    tally.set(label, entry);
-  });
-  let best = '';
-  let bestEntry: { count: number; newest: string; firstIndex: number } | null = null;
-  for (const [label, entry] of tally) {
-    const better =
-      bestEntry === null ||
-      entry.count > bestEntry.count ||
-      (entry.count === bestEntry.count &&
-        (entry.newest > bestEntry.newest || (entry.newest === bestEntry.newest && entry.firstIndex < bestEntry.firstIndex)));
-    if (better) {
-      best = label;
-      bestEntry = entry;
     }
   }
   return best;
