@@ -147,8 +147,14 @@ describe('parseNumeroinconnuPage', () => {
 describe('describeNumeroinconnuPage', () => {
   it('lists the markers found on a normal page', () => {
     expect(describeNumeroinconnuPage(fixture('normal.html'))).toEqual({
-      countComments: true, dangerBar: true, statsTable: true, dangerRow: true, lastRatingRow: true, commentItems: true, rankFilter: true,
+      countComments: true, commentsRow: true, dangerBar: true, dangerBarPercent: true, statsTable: true, dangerRow: true,
+      visitsRow: true, lastRatingRow: true, commentItems: true, commentTexts: true, ranks: true, readableDates: true,
+      rankFilter: true, siteNotice: false,
     });
+  });
+
+  it('tells a class-only bar from a bar with a percentage', () => {
+    expect(describeNumeroinconnuPage(fixture('bar-class-only.html'))).toMatchObject({ dangerBar: true, dangerBarPercent: false });
   });
 
   it('lists none on a challenge page', () => {

@@ -21,12 +21,19 @@ export const NUMEROINCONNU_CATEGORIES = ['Dangereux', 'Gênant', 'Neutre', 'Fiab
 
 export interface NumeroinconnuMarkers {
   countComments: boolean;
+  commentsRow: boolean;
   dangerBar: boolean;
+  dangerBarPercent: boolean;
   statsTable: boolean;
   dangerRow: boolean;
+  visitsRow: boolean;
   lastRatingRow: boolean;
   commentItems: boolean;
+  commentTexts: boolean;
+  ranks: boolean;
+  readableDates: boolean;
   rankFilter: boolean;
+  siteNotice: boolean;
 }
 
 function foldLabel(text: string): string {
@@ -176,18 +183,29 @@ function newestDate(dates: readonly string[]): string {
   return newest;
 }
 
+const isSiteNotice = (element: HtmlElement): boolean => element.tag === 'strong' && element.classes.includes('comment-heading');
+
 /** Which of the markers the parser relies on are present (for the live canary). */
 export function describeNumeroinconnuPage(html: string): NumeroinconnuMarkers {
   const root = parseHtml(html);
   const rows = readStatsRows(root);
+  const bar = findFirst(root, byId('progress-bar-inner'));
+  const hasRow = (kind: RowKind): boolean => rows.some((row) => row.kind === kind);
   return {
     countComments: findFirst(root, byId('count-comments')) !== null,
-    dangerBar: findFirst(root, byId('progress-bar-inner')) !== null,
+    commentsRow: hasRow('comments'),
+    dangerBar: bar !== null,
+    dangerBarPercent: bar !== null && readPercent(cleanText(rawText(bar))).kind === 'value',
     statsTable: rows.length > 0,
-    dangerRow: rows.some((row) => row.kind === 'danger'),
-    lastRatingRow: rows.some((row) => row.kind === 'lastRating'),
+    dangerRow: hasRow('danger'),
+    visitsRow: hasRow('visits'),
+    lastRatingRow: hasRow('lastRating'),
     commentItems: findFirst(root, byClass('comment-item')) !== null,
+    commentTexts: findFirst(root, byClass('comment-text')) !== null,
+    ranks: findFirst(root, byClass('rank')) !== null,
+    readableDates: findAll(root, byClass('date')).some((element) => parseDate(cleanText(rawText(element))) !== ''),
     rankFilter: findFirst(root, byId('filter-rank-only')) !== null,
+    siteNotice: findFirst(root, isSiteNotice) !== null,
   };
 }
 
@@ -223,7 +241,7 @@ export function parseNumeroinconnuPage(html: string): NumeroinconnuPageResult {
   // Unknown number: the site answers 200 with a zero count and its own notice
   // (`strong.comment-heading`) in place of comments. We call that not_found rather than
   // ok-with-zeros, so a number nobody rated is never shown as clean.
-  const siteNotice = findFirst(root, (element) => element.tag === 'strong' && element.classes.includes('comment-heading'));
+  const siteNotice = findFirst(root, isSiteNotice);
   if (commentsCount === 0 && comments.length === 0 && (siteNotice !== null || dangerPercent === null)) {
     return { kind: 'not_found' };
   }
