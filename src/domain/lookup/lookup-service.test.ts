@@ -11,6 +11,7 @@ import {
 } from '../../../test/support/engine-harness.js';
 import { distinctNumber, frenchMobile } from '../../../test/support/parsed-number.js';
 import { upstreamPath } from '../../../test/support/loopback-source.js';
+import { buildReport, failureReasons } from '../report-builder.js';
 
 let harness: EngineHarness | undefined;
 
@@ -84,6 +85,31 @@ describe('lookup service: fan-out and deadlines', () => {
     expect(result.primary.reason).toBeUndefined();
     expect(result.community).toMatchObject({ status: 'blocked', reason: 'http_429', data: null });
     expect(result.signals).toMatchObject({ status: 'error', reason: 'connection', data: null });
+  });
+});
+
+describe('lookup service: every source down', () => {
+  it('with nothing cached: every slot failed, the report says allSourcesFailed with each reason', async () => {
+    const h = await start();
+    h.upstreams.primary.respondWith({ blackHole: true });
+    h.upstreams.community.respondWith({ status: 429, headers: { 'retry-after': '30' } });
+    await h.upstreams.signals.close();
+    const result = await h.service.lookup(frenchMobile(6));
+    const built = buildReport(frenchMobile(6), result);
+    expect(built.allSourcesFailed).toBe(true);
+    expect(failureReasons(result)).toEqual({ primary: 'timeout', community: 'http_429', signals: 'connection' });
+  });
+
+  it('with a stale copy: every slot ok from the stale copy, not allSourcesFailed', async () => {
+    const h = await start();
+    await h.service.lookup(frenchMobile(9));
+    h.advanceSeconds(TEST_CONFIG.CACHE_TTL_S * 2);
+    for (const upstream of Object.values(h.upstreams)) await upstream.close();
+    const result = await h.service.lookup(frenchMobile(9));
+    const built = buildReport(frenchMobile(9), result);
+    expect(built.allSourcesFailed).toBe(false);
+    expect(built.report.sources).toEqual({ primary: PRIMARY_DATA, community: COMMUNITY_DATA, signals: SIGNALS_DATA });
+    expect(Object.values(built.meta.sources).map((meta) => meta.cache)).toEqual(['stale', 'stale', 'stale']);
   });
 });
 
