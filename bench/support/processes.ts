@@ -1,0 +1,129 @@
+// Child processes for the benches: a server or a load generator pinned to one CPU core
+// (`taskset -c N` when the machine has it), a free loopback port, a readiness wait, and
+// autocannon driven through its CLI in its own process so it never shares the server's core.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { cpus } from 'node:os';
+import { fileURLToPath } from 'node:url';
+
+export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+let tasksetAvailable: boolean | undefined;
+/** True when `taskset` exists and the machine has at least two cores to split. */
+export function canPinCores(): boolean {
+  tasksetAvailable ??= cpus().length >= 2 && spawnSync('taskset', ['-c', '0', 'true']).status === 0;
+  return tasksetAvailable;
+}
+
+/** The command line, prefixed with `taskset -c <core>` when pinning is possible. */
+export function pinnedCommand(core: number, command: string, args: string[]): { command: string; args: string[] } {
+  return canPinCores() ? { command: 'taskset', args: ['-c', String(core), command, ...args] } : { command, args };
+}
+
+export async function findFreePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface RunningProcess {
+  child: ChildProcess;
+  /** What the child wrote to stderr (start failures). */
+  stderr(): string;
+  stop(): Promise<void>;
+}
+
+/** Starts `node --import tsx <script>` pinned to a core; stdout is discarded (the server's logs). */
+export function startNodeScript(core: number, script: string, env: Record<string, string>, nodeArgs: string[] = []): RunningProcess {
+  const { command, args } = pinnedCommand(core, process.execPath, [...nodeArgs, '--import', 'tsx', script]);
+  const child = spawn(command, args, { cwd: PROJECT_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    if (stderr.length < 20_000) stderr += chunk.toString();
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return {
+    child,
+    stderr: () => stderr,
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** Polls `url` until it answers 200, or throws after `timeoutMs` with the child's stderr. */
+export async function waitUntilAnswering(url: string, running: RunningProcess, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (running.child.exitCode !== null) throw new Error(`process exited early: ${running.stderr().slice(0, 2000)}`);
+    try {
+      const response = await fetch(url);
+      await response.arrayBuffer();
+      if (response.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`${url} did not answer 200 within ${timeoutMs} ms: ${running.stderr().slice(0, 2000)}`);
+}
+
+export interface LoadResult {
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** Non-2xx answers plus errors and timeouts: must be 0 for a valid run. */
+  failures: number;
+  requests: number;
+}
+
+export interface LoadOptions {
+  url: string;
+  connections: number;
+  durationSeconds: number;
+  /** Fixed request rate for all connections together (open loop); absent = as fast as possible. */
+  overallRate?: number;
+  /** The core autocannon runs on. */
+  core: number;
+}
+
+interface AutocannonJson {
+  requests: { average: number; total: number };
+  latency: { p50: number; p99: number };
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+}
+
+/** Runs autocannon in its own (pinned) process and reads its JSON result. */
+export async function runLoad(options: LoadOptions): Promise<LoadResult> {
+  const cli = fileURLToPath(new URL('../../node_modules/autocannon/autocannon.js', import.meta.url));
+  const cliArgs = [cli, '-c', String(options.connections), '-d', String(options.durationSeconds), '-j'];
+  if (options.overallRate !== undefined) cliArgs.push('-R', String(Math.round(options.overallRate)));
+  cliArgs.push(options.url);
+  const { command, args } = pinnedCommand(options.core, process.execPath, cliArgs);
+  const child = spawn(command, args, { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', (exitCode) => resolve(exitCode)));
+  if (code !== 0) throw new Error(`autocannon exited ${code}: ${stderr.slice(0, 500)}`);
+  const result = JSON.parse(stdout) as AutocannonJson;
+  return {
+    requestsPerSecond: result.requests.average,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    failures: result.non2xx + result.errors + result.timeouts,
+    requests: result.requests.total,
+  };
+}
