@@ -49,11 +49,35 @@ function findClose(html: string, tag: string, from: number): { innerEnd: number;
  * HTML is only cut out for accepted elements, so scanning a large page stays linear-ish.
  */
 export function findElements(html: string, tag: string, accept: (attributes: Attributes) => boolean = () => true): HtmlElement[] {
+  return scanElements(html, tag, accept, false, Number.POSITIVE_INFINITY);
+}
+
+/**
+ * The first such element only. Stops scanning there: cutting out every match's inner HTML
+ * to keep one is quadratic on a page repeating the element thousands of times.
+ */
+export function findFirstElement(html: string, tag: string, accept: (attributes: Attributes) => boolean = () => true): HtmlElement | undefined {
+  return scanElements(html, tag, accept, false, 1)[0];
+}
+
+/**
+ * Like findElements but drops elements nested inside an earlier match (e.g. `li` in `li`).
+ * Nested matches are skipped before their closing tag is searched: with thousands of unclosed
+ * `<li>` (a broken or hostile page) each would otherwise scan to the end of the input, which
+ * is quadratic and stalled the event loop for seconds on a 300 KB page.
+ */
+export function findOutermostElements(html: string, tag: string, accept?: (attributes: Attributes) => boolean): HtmlElement[] {
+  return scanElements(html, tag, accept ?? (() => true), true, Number.POSITIVE_INFINITY);
+}
+
+function scanElements(html: string, tag: string, accept: (attributes: Attributes) => boolean, outermostOnly: boolean, limit: number): HtmlElement[] {
   const wanted = tag.toLowerCase();
   const found: HtmlElement[] = [];
+  let coveredUntil = -1;
   for (const match of html.matchAll(OPEN_TAG)) {
     if (match[1]?.toLowerCase() !== wanted) continue;
     const start = match.index;
+    if (outermostOnly && start < coveredUntil) continue;
     const openEnd = start + match[0].length;
     const attributes = parseAttributes(match[2] ?? '');
     if (!accept(attributes)) continue;
@@ -65,27 +89,17 @@ export function findElements(html: string, tag: string, accept: (attributes: Att
       element = { tag: wanted, attributes, inner: html.slice(openEnd, close.innerEnd), start, end: close.end };
     }
     found.push(element);
-  }
-  return found;
-}
-
-/** Like findElements but drops elements nested inside an earlier match (e.g. `li` in `li`). */
-export function findOutermostElements(html: string, tag: string, accept?: (attributes: Attributes) => boolean): HtmlElement[] {
-  const outermost: HtmlElement[] = [];
-  let coveredUntil = -1;
-  for (const element of findElements(html, tag, accept)) {
-    if (element.start < coveredUntil) continue;
-    outermost.push(element);
+    if (found.length >= limit) break;
     coveredUntil = element.end;
   }
-  return outermost;
+  return found;
 }
 
 /** The first element of any tag in the list matching `accept`, or undefined. */
 export function findFirst(html: string, tags: readonly string[], accept: (attributes: Attributes) => boolean): HtmlElement | undefined {
   let first: HtmlElement | undefined;
   for (const tag of tags) {
-    const element = findElements(html, tag, accept)[0];
+    const element = findFirstElement(html, tag, accept);
     if (element && (first === undefined || element.start < first.start)) first = element;
   }
   return first;
