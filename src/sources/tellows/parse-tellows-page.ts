@@ -4,7 +4,7 @@
 import type { PrimaryComment, PrimaryData } from '../../domain/report.js';
 import type { MarkerReport } from '../markers.js';
 import { MAX_COMMENTS, cleanText, parseCount, parseDate } from '../common/text.js';
-import { findElements, findFirst, findFirstElement, findOutermostElements, hasClass, type Attributes } from './html-fragments.js';
+import { findFirst, findFirstElement, findOutermostElements, hasClass, type Attributes } from './html-fragments.js';
 
 export type TellowsPageResult =
   | { kind: 'ok'; data: PrimaryData; mainCallerType: string }
