@@ -5,11 +5,6 @@ import { register } from 'tsx/esm/api';
 
 register();
 const { runCli } = await import(new URL('../src/cli/main.ts', import.meta.url).href);
-const code = await runCli(process.argv.slice(2), {
-  stdout: process.stdout,
-  stderr: process.stderr,
-  stdin: process.stdin,
-  env: process.env,
-});
+const code = await runCli(process.argv.slice(2));
 // Exit now rather than wait for idle keep-alive sockets or timers of the in-process service.
 process.exit(code);

@@ -1,31 +1,43 @@
-// `phone-rep`: the command line. A small dispatcher over a `commands` map; each command gets
-// its arguments and a context (streams, environment, test overrides) and answers an exit code:
-// 0 found, 2 invalid input, 3 every upstream failed, 1 anything else.
+// The `phone-rep` command line: a table of subcommands, each an async handler that returns the
+// process exit code. Add a command by adding an entry to `createCommands`.
+// Exit codes: 0 found / done, 2 invalid input (bad number, bad usage), 3 every upstream failed,
+// 1 anything else.
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config/config.js';
 import type { ServiceOverrides } from '../composition.js';
+import { loadNumberingPlan } from '../domain/numbering/numbering-plan.js';
+import { updateArcepData } from '../domain/numbering/update-arcep-data.js';
 import { EXIT_CODES, exitCodeForStatus, readProblemTitle, readReportBody } from './api-answer.js';
 import { createPacer, csvHeader, deduplicate, formatRow, readBatchLines, renderProgress, runBatch, type BatchRow } from './batch.js';
 import { formatReportSummary } from './format-report.js';
 import { createInProcessApi, createRemoteApi, type PhoneApi } from './phone-api.js';
 
-export interface CliContext {
-  stdout: { write(chunk: string): unknown };
-  stderr: { write(chunk: string): unknown; isTTY?: boolean };
-  stdin: AsyncIterable<Buffer | string>;
+export type CommandHandler = (args: string[]) => Promise<number>;
+
+export interface CliIo {
+  /** One line of output (the newline is added). */
+  out: (line: string) => void;
+  /** One line of diagnostics on stderr. */
+  err: (line: string) => void;
   env: Record<string, string | undefined>;
+  /** Where `batch -` reads from. */
+  stdin?: AsyncIterable<Buffer | string>;
+  /** Raw stderr writes for the batch progress bar; set only when stderr is a terminal. */
+  progress?: (text: string) => void;
   /** In-process runs only: replaces parts of the service (tests inject fake sources here). */
   overrides?: ServiceOverrides;
 }
 
-export interface Command {
-  summary: string;
-  usage: string;
-  run(args: string[], context: CliContext): Promise<number>;
-}
+const defaultIo: CliIo = {
+  out: (line) => process.stdout.write(`${line}\n`),
+  err: (line) => process.stderr.write(`${line}\n`),
+  env: process.env,
+  stdin: process.stdin,
+  ...(process.stderr.isTTY ? { progress: (text: string) => process.stderr.write(text) } : {}),
+};
 
 class UsageError extends Error {
   override name = 'UsageError';
@@ -34,17 +46,34 @@ class UsageError extends Error {
 /** The package's own ARCEP data, so the CLI works from any directory unless ARCEP_DATA_DIR says otherwise. */
 const PACKAGE_ARCEP_DIR = fileURLToPath(new URL('../../data/arcep', import.meta.url));
 
-/** The service config for an in-process run: no API rate limit (the upstream budgets still apply) and no metrics. */
-function loadCliConfig(env: Record<string, string | undefined>): Config {
-  return loadConfig({ ARCEP_DATA_DIR: PACKAGE_ARCEP_DIR, LOG_LEVEL: 'silent', ...env, RATE_LIMIT_MAX: '0', METRICS_ENABLED: 'false' });
+function cliEnv(io: CliIo): Record<string, string | undefined> {
+  return { ARCEP_DATA_DIR: PACKAGE_ARCEP_DIR, ...io.env };
 }
 
-async function openApi(url: string | undefined, context: CliContext, onRateLimited?: (seconds: number) => void): Promise<PhoneApi> {
+function readConfig(io: CliIo): Config | undefined {
+  try {
+    return loadConfig(cliEnv(io));
+  } catch (error) {
+    io.err(error instanceof Error ? error.message : String(error));
+    return undefined;
+  }
+}
+
+/**
+ * The service config for an in-process lookup: no API rate limit (the upstream budgets still
+ * apply), no load shedding (the start-up's own data loading would read as event-loop
+ * pressure), no metrics, no logs.
+ */
+function loadInProcessConfig(io: CliIo): Config {
+  return loadConfig({ LOG_LEVEL: 'silent', ...cliEnv(io), RATE_LIMIT_MAX: '0', MAX_EVENT_LOOP_DELAY_MS: '0', METRICS_ENABLED: 'false' });
+}
+
+async function openApi(url: string | undefined, io: CliIo, onRateLimited?: (seconds: number) => void): Promise<PhoneApi> {
   if (url !== undefined) {
     if (!/^https?:\/\/[^\s/]+/.test(url)) throw new UsageError(`--url must be an http(s) URL, got ${JSON.stringify(url)}`);
-    return createRemoteApi({ baseUrl: url, defaultRegion: context.env.DEFAULT_REGION ?? 'FR', ...(onRateLimited ? { onRateLimited } : {}) });
+    return createRemoteApi({ baseUrl: url, defaultRegion: io.env.DEFAULT_REGION ?? 'FR', ...(onRateLimited ? { onRateLimited } : {}) });
   }
-  return createInProcessApi(loadCliConfig(context.env), context.overrides);
+  return createInProcessApi(loadInProcessConfig(io), io.overrides);
 }
 
 type ParseOptions = NonNullable<NonNullable<Parameters<typeof parseArgs>[0]>['options']>;
@@ -57,60 +86,79 @@ function parse<O extends ParseOptions>(args: string[], options: O) {
   }
 }
 
-const lookupCommand: Command = {
-  summary: 'Look up one number and print a readable report (or the API JSON with --json)',
-  usage: 'phone-rep lookup <number> [--json] [--url URL]',
-  async run(args, context) {
+const withoutFinalNewline = (text: string): string => text.replace(/\n$/, '');
+
+/** Runs a command, turning usage and config mistakes into their exit codes. */
+function guarded(io: CliIo, usage: string, run: CommandHandler): CommandHandler {
+  return async (args) => {
+    try {
+      return await run(args);
+    } catch (error) {
+      if (error instanceof UsageError) {
+        io.err(error.message);
+        io.err(`usage: ${usage}`);
+        return EXIT_CODES.invalidInput;
+      }
+      if (error instanceof ConfigError) {
+        io.err(error.message);
+        return EXIT_CODES.error;
+      }
+      io.err(`phone-rep: ${error instanceof Error ? error.message : String(error)}`);
+      return EXIT_CODES.error;
+    }
+  };
+}
+
+/** `lookup <number> [--json] [--url URL]`: a readable summary, or the API's exact JSON. */
+function createLookupCommand(io: CliIo): CommandHandler {
+  return guarded(io, 'phone-rep lookup <number> [--json] [--url URL]', async (args) => {
     const { values, positionals } = parse(args, { json: { type: 'boolean' }, url: { type: 'string' } });
     const number = positionals[0];
     if (number === undefined || positionals.length > 1) throw new UsageError('lookup takes exactly one number');
-    const api = await openApi(typeof values.url === 'string' ? values.url : undefined, context, (seconds) =>
-      context.stderr.write(`rate limited by the server: retrying in ${seconds} s\n`),
-    );
+    const api = await openApi(values.url, io, (seconds) => io.err(`rate limited by the server: retrying in ${seconds} s`));
     try {
       const answer = await api.getReport(number);
       const code = exitCodeForStatus(answer.status);
       if (values.json === true) {
-        context.stdout.write(`${answer.body}\n`);
+        io.out(answer.body);
         return code;
       }
       const body = answer.status === 200 ? readReportBody(answer.body) : undefined;
       if (body !== undefined) {
-        context.stdout.write(formatReportSummary(body));
+        io.out(withoutFinalNewline(formatReportSummary(body)));
         return code;
       }
       if (answer.status === 200) {
-        context.stderr.write('The server answered something that is not a report.\n');
+        io.err('The server answered something that is not a report.');
         return EXIT_CODES.error;
       }
       const title = readProblemTitle(answer.body) ?? `HTTP ${answer.status}`;
       const hint = answer.status === 429 && answer.retryAfterSeconds !== undefined ? ` (retry in ${answer.retryAfterSeconds} s)` : '';
-      context.stderr.write(`${title}${hint}\n`);
+      io.err(`${title}${hint}`);
       return code;
     } finally {
       await api.close();
     }
-  },
-};
+  });
+}
 
-async function readInput(source: string, context: CliContext): Promise<string> {
+async function readInput(source: string, io: CliIo): Promise<string> {
   if (source === '-') {
+    if (io.stdin === undefined) throw new UsageError('no standard input to read');
     const chunks: string[] = [];
-    for await (const chunk of context.stdin) chunks.push(typeof chunk === 'string' ? chunk : chunk.toString('utf8'));
+    for await (const chunk of io.stdin) chunks.push(typeof chunk === 'string' ? chunk : chunk.toString('utf8'));
     return chunks.join('');
   }
   try {
     return await readFile(source, 'utf8');
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
-    throw new UsageError(`cannot read ${source}: ${code}`);
+    throw new UsageError(`cannot read ${source}: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`);
   }
 }
 
-const batchCommand: Command = {
-  summary: 'Look up every number of a file (one per line, - for stdin); one CSV or NDJSON row per distinct number',
-  usage: 'phone-rep batch <file|-> [--format csv|ndjson] [--concurrency N] [--url URL]',
-  async run(args, context) {
+/** `batch <file|-> [--format csv|ndjson] [--concurrency N] [--url URL]`: one row per distinct number. */
+function createBatchCommand(io: CliIo): CommandHandler {
+  return guarded(io, 'phone-rep batch <file|-> [--format csv|ndjson] [--concurrency N] [--url URL]', async (args) => {
     const { values, positionals } = parse(args, {
       format: { type: 'string', default: 'csv' },
       concurrency: { type: 'string', default: '4' },
@@ -123,18 +171,19 @@ const batchCommand: Command = {
     const concurrency = Number(values.concurrency);
     if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) throw new UsageError('--concurrency must be a whole number from 1 to 64');
 
-    const lines = readBatchLines(await readInput(source, context));
-    const showProgress = context.stderr.isTTY === true;
-    const api = await openApi(typeof values.url === 'string' ? values.url : undefined, context, (seconds) =>
-      context.stderr.write(`${showProgress ? '\n' : ''}rate limited by the server: waiting ${seconds} s\n`),
-    );
+    const lines = readBatchLines(await readInput(source, io));
+    const progress = io.progress;
+    const api = await openApi(values.url, io, (seconds) => {
+      progress?.('\n');
+      io.err(`rate limited by the server: waiting ${seconds} s`);
+    });
     try {
       const { items, duplicates } = deduplicate(lines, (raw) => api.normalise(raw));
       const pace =
         api.requestsPerMinute === undefined
           ? undefined
           : createPacer(api.requestsPerMinute, 60_000, (ms) => new Promise((resolve) => setTimeout(resolve, ms)));
-      if (format === 'csv') context.stdout.write(csvHeader());
+      if (format === 'csv') io.out(withoutFinalNewline(csvHeader()));
       const counts: Record<BatchRow['status'], number> = { found: 0, invalid: 0, failed: 0, error: 0 };
       await runBatch({
         items,
@@ -143,84 +192,128 @@ const batchCommand: Command = {
         ...(pace ? { pace } : {}),
         onRow: (row) => {
           counts[row.status] += 1;
-          context.stdout.write(formatRow(row, format));
+          io.out(withoutFinalNewline(formatRow(row, format)));
         },
-        onProgress: showProgress ? (done, total) => context.stderr.write(`\r${renderProgress(done, total)}`) : undefined,
+        ...(progress ? { onProgress: (done: number, total: number) => progress(`\r${renderProgress(done, total)}`) } : {}),
       });
-      if (showProgress) context.stderr.write('\n');
-      context.stderr.write(
-        `${items.length} numbers: ${counts.found} found, ${counts.invalid} invalid, ${counts.failed} failed, ${counts.error} errors; ${duplicates} duplicate lines skipped\n`,
+      progress?.('\n');
+      io.err(
+        `${items.length} numbers: ${counts.found} found, ${counts.invalid} invalid, ${counts.failed} failed, ${counts.error} errors; ${duplicates} duplicate lines skipped`,
       );
       return EXIT_CODES.found;
     } finally {
       await api.close();
     }
-  },
-};
+  });
+}
 
-const serveCommand: Command = {
-  summary: 'Start the HTTP server (same as npm start)',
-  usage: 'phone-rep serve',
-  async run(args, context) {
+/** `serve`: the HTTP server, as `npm start`. */
+function createServeCommand(io: CliIo): CommandHandler {
+  return guarded(io, 'phone-rep serve', async (args) => {
     if (args.length > 0) throw new UsageError('serve takes no argument; configure it with environment variables');
+    const config = readConfig(io);
+    if (!config) return EXIT_CODES.error;
     const { startServer, installShutdown } = await import('../server.js');
-    const config = loadConfig({ ARCEP_DATA_DIR: PACKAGE_ARCEP_DIR, ...context.env });
     const { close, port } = await startServer(config);
-    context.stderr.write(`listening on ${config.HOST}:${port}\n`);
-    installShutdown(close, config.SHUTDOWN_GRACE_MS, (message) => context.stderr.write(`${message}\n`));
+    io.err(`listening on ${config.HOST}:${port}`);
+    installShutdown(close, config.SHUTDOWN_GRACE_MS, (message) => io.err(message));
     // Runs until a signal: installShutdown exits the process.
     return new Promise<number>(() => {});
-  },
-};
-
-export const commands: Record<string, Command> = {
-  lookup: lookupCommand,
-  batch: batchCommand,
-  serve: serveCommand,
-};
-
-function usage(): string {
-  const width = Math.max(...Object.values(commands).map((c) => c.usage.length));
-  const lines = Object.values(commands).map((command) => `  ${command.usage.padEnd(width)}  ${command.summary}`);
-  return `Usage:\n${lines.join('\n')}\n\nExit codes: 0 found, 2 invalid input, 3 every upstream failed, 1 other errors.\n`;
+  });
 }
 
-export async function runCli(argv: string[], context: CliContext): Promise<number> {
-  const [name, ...args] = argv;
-  if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
-    (name === undefined ? context.stderr : context.stdout).write(usage());
-    return name === undefined ? EXIT_CODES.invalidInput : EXIT_CODES.found;
-  }
-  const command = commands[name];
-  if (command === undefined) {
-    context.stderr.write(`unknown command ${JSON.stringify(name)}\n${usage()}`);
-    return EXIT_CODES.invalidInput;
-  }
-  try {
-    return await command.run(args, context);
-  } catch (error) {
-    if (error instanceof UsageError) {
-      context.stderr.write(`${error.message}\nusage: ${command.usage}\n`);
-      return EXIT_CODES.invalidInput;
-    }
-    if (error instanceof ConfigError) {
-      context.stderr.write(`${error.message}\n`);
-      return EXIT_CODES.error;
-    }
-    context.stderr.write(`phone-rep ${name}: ${error instanceof Error ? error.message : String(error)}\n`);
-    return EXIT_CODES.error;
-  }
+/** `canary [number…]`: fetch real upstream pages and check the markers the parsers rely on. 0 healthy, 1 not. */
+function createCanaryCommand(io: CliIo): CommandHandler {
+  return guarded(io, 'phone-rep canary [number…]', async (args) => {
+    const config = readConfig(io);
+    if (!config) return EXIT_CODES.error;
+    const { runCanary } = await import('../sources/canary.js');
+    const healthy = await runCanary({ config, numbers: args, out: io.out });
+    return healthy ? 0 : 1;
+  });
 }
 
-const isEntry = process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href;
-if (isEntry) {
-  runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env }).then(
+/** `data update`: refresh the ARCEP snapshot from the configured URLs; `data info`: show what is in use. */
+function createDataCommand(io: CliIo): CommandHandler {
+  return async (args) => {
+    const [action] = args;
+    const config = readConfig(io);
+    if (!config) return 1;
+    if (action === 'update') {
+      const result = await updateArcepData({
+        dir: config.ARCEP_DATA_DIR,
+        urls: { majnum: config.ARCEP_MAJNUM_URL, majrio: config.ARCEP_MAJRIO_URL, identifiants: config.ARCEP_IDENTIFIANTS_URL },
+      });
+      if (!result.ok) {
+        io.err(`ARCEP data not updated, the previous files are kept: ${result.reason}`);
+        return 1;
+      }
+      io.out(
+        `ARCEP data updated in ${config.ARCEP_DATA_DIR}: data date ${result.dataDate}, ` +
+          `${result.rows.majnum} MAJNUM rows, ${result.rows.majrio} MAJRIO rows, ${result.rows.identifiants} operators`,
+      );
+      return 0;
+    }
+    if (action === 'info') {
+      try {
+        const plan = loadNumberingPlan(config.ARCEP_DATA_DIR, { foreignCarriers: false });
+        io.out(`ARCEP data in ${config.ARCEP_DATA_DIR}: data date ${plan.dataDate}, ${plan.blockCount} number blocks (Source : ARCEP)`);
+        return 0;
+      } catch (error) {
+        io.err(error instanceof Error ? error.message : String(error));
+        return 1;
+      }
+    }
+    io.err('usage: phone-rep data <update|info>');
+    return 2;
+  };
+}
+
+export function createCommands(io: CliIo = defaultIo): Record<string, CommandHandler> {
+  return {
+    data: createDataCommand(io),
+    lookup: createLookupCommand(io),
+    batch: createBatchCommand(io),
+    serve: createServeCommand(io),
+    canary: createCanaryCommand(io),
+  };
+}
+
+const HELP = `Usage:
+  phone-rep lookup <number> [--json] [--url URL]     one number: readable summary, or the API JSON
+  phone-rep batch <file|-> [--format csv|ndjson] [--concurrency N] [--url URL]
+                                                     one row per distinct number of a list
+  phone-rep serve                                    start the HTTP server
+  phone-rep canary [number…]                         check the real upstream pages' markers
+  phone-rep data <update|info>                       refresh / show the ARCEP numbering data
+
+In-process by default; --url sends the requests to a running server instead.
+Exit codes: 0 found, 2 invalid input, 3 every upstream failed, 1 other errors.`;
+
+export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<number> {
+  const commands = createCommands(io);
+  const [name, ...rest] = argv;
+  if (name === 'help' || name === '--help' || name === '-h') {
+    io.out(HELP);
+    return 0;
+  }
+  const handler = name === undefined ? undefined : commands[name];
+  if (!handler) {
+    io.err(`usage: phone-rep <${Object.keys(commands).join('|')}> …  (phone-rep help for more)`);
+    return 2;
+  }
+  return handler(rest);
+}
+
+// Run only when executed directly (tsx src/cli/main.ts …, or the built file), not when imported.
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
+  runCli(process.argv.slice(2)).then(
     (code) => {
       process.exitCode = code;
     },
     (error: unknown) => {
       process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
-      process.exitCode = EXIT_CODES.error;
+      process.exitCode = 1;
     },
   );
 }
