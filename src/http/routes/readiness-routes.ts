@@ -44,7 +44,7 @@ export const ReadinessSchema = Type.Object(
             dataDate: Type.Union([Type.String({ description: 'YYYY-MM-DD' }), Type.Null()]),
             ageDays: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
           },
-          { additionalProperties: false, description: 'The ARCEP numbering data in use; older than 180 days is degraded' },
+          { additionalProperties: false, description: 'The ARCEP numbering data in use; older than 365 days is degraded' },
         )),
         redis: Type.Optional(Type.Object({ status: Status }, { additionalProperties: false, description: 'Present when REDIS_URL is set' })),
       },
