@@ -59,11 +59,11 @@ export interface FakeUpstreamSites extends LoopbackServer {
 export async function startFakeUpstreamSites(options: { scenarios?: Record<string, Scenario>; fallback?: Scenario; delayMs?: number } = {}): Promise<FakeUpstreamSites> {
   const counts: Record<Site, number> = { tellowsApi: 0, tellowsWeb: 0, numeroinconnu: 0, telguarder: 0 };
   const scenarios = new Map(Object.entries(options.scenarios ?? {}));
-  let sites: FakeUpstreamSites | undefined;
+  const self: { sites?: FakeUpstreamSites } = {};
 
   const answer = (site: Site, number: string, response: ServerResponse): void => {
     counts[site] += 1;
-    const scenario = scenarios.get(number) ?? sites?.fallback ?? UNKNOWN_NUMBER;
+    const scenario = scenarios.get(number) ?? self.sites?.fallback ?? UNKNOWN_NUMBER;
     const chosen: SiteAnswer = scenario[site] ?? UNKNOWN_NUMBER[site];
     if ('blackHole' in chosen) return; // never answer
     if ('fixture' in chosen) {
@@ -96,7 +96,7 @@ export async function startFakeUpstreamSites(options: { scenarios?: Record<strin
       response.writeHead(404).end();
     }
   });
-  sites = {
+  const sites: FakeUpstreamSites = {
     ...server,
     scenarios,
     fallback: options.fallback ?? UNKNOWN_NUMBER,
@@ -108,5 +108,6 @@ export async function startFakeUpstreamSites(options: { scenarios?: Record<strin
       TELGUARDER_URL: server.url,
     }),
   };
+  self.sites = sites;
   return sites;
 }
