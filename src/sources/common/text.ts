@@ -19,7 +19,8 @@ export function decodeEntities(text: string): string {
       if (!Number.isFinite(code) || code <= 0 || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) return '';
       return String.fromCodePoint(code);
     }
-    return NAMED_ENTITIES[body] ?? whole;
+    // Own keys only: `&valueOf;` must not find Object's prototype.
+    return Object.hasOwn(NAMED_ENTITIES, body) ? (NAMED_ENTITIES[body] ?? whole) : whole;
   });
 }
 
@@ -98,7 +99,8 @@ export function parseDate(input: string | null | undefined): string {
   const folded = text.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
   match = /(\d{1,2})(?:er)?\s+([a-z]+)\.?\s+(\d{4})/.exec(folded);
   if (match) {
-    const month = FRENCH_MONTHS[match[2] ?? ''];
+    const name = match[2] ?? '';
+    const month = Object.hasOwn(FRENCH_MONTHS, name) ? FRENCH_MONTHS[name] : undefined;
     if (month !== undefined) return formatDate(Number(match[1]), month, Number(match[3]));
   }
   return '';
