@@ -34,10 +34,12 @@ const UNSAFE_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e
  * collapsed, NFC, capped at `maxLength` characters (code points, never splitting a pair).
  */
 export function cleanText(input: string, maxLength = MAX_TEXT_LENGTH): string {
+  // Each pattern runs in linear time even on hostile input: an unclosed comment or script runs
+  // to the end (as in browsers) and a tag cannot span a `<`, so `<a<a<a…` is not quadratic.
   let text = input
-    .replace(/<!--[\s\S]*?-->/g, ' ')
-    .replace(/<(script|style)\b[\s\S]*?<\/\1\s*>/gi, ' ')
-    .replace(/<\/?[a-zA-Z][^>]*>/g, ' ');
+    .replace(/<!--[\s\S]*?(?:-->|$)/g, ' ')
+    .replace(/<(script|style)\b[\s\S]*?(?:<\/\1\s*>|$)/gi, ' ')
+    .replace(/<\/?[a-zA-Z][^<>]*>/g, ' ');
   text = decodeEntities(text)
     // Decoded entities may form new tags (`&lt;script&gt;`): a text with angle brackets stays
     // text for us (we output JSON, clients escape), so only the unsafe characters go.
