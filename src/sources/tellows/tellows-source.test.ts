@@ -61,7 +61,7 @@ function serve(status: number, body: Buffer | string, headers: Record<string, st
 
 /** A fresh source (fresh pause and budget state) with separate API and site fetchers. */
 function makeSource(overrides: Partial<TellowsSourceOptions> = {}) {
-  const apiFetcher = createUpstreamFetcher({ upstream: 'tellows-api', client, requestsPerMinute: 600, maxConcurrency: 4, now });
+  const apiFetcher = createUpstreamFetcher({ upstream: 'tellows', client, requestsPerMinute: 600, maxConcurrency: 4, now });
   const webFetcher = createUpstreamFetcher({ upstream: 'tellows-web', client, requestsPerMinute: 600, maxConcurrency: 4, now });
   const warnings: Array<{ details: Record<string, unknown>; message: string }> = [];
   const logger: TellowsLogger = { warn: (details, message) => warnings.push({ details, message }) };

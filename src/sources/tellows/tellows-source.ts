@@ -149,8 +149,9 @@ export interface TellowsWiring {
 }
 
 /**
- * The service's wiring: API and site as two upstreams (`tellows-api`, `tellows-web`), each
- * with its own pause and a budget of TELLOWS_RPM, UPSTREAM_CONCURRENCY in flight.
+ * The service's wiring: the API (upstream `tellows`) and the site (`tellows-web`, the names
+ * src/composition.ts uses), each with its own pause, a budget of TELLOWS_RPM and
+ * UPSTREAM_CONCURRENCY requests in flight.
  */
 export function createTellowsSourceFromConfig(config: Config, wiring: TellowsWiring): Source<'primary'> {
   const makeFetcher = (upstream: string) =>
@@ -167,7 +168,7 @@ export function createTellowsSourceFromConfig(config: Config, wiring: TellowsWir
     webUrl: config.TELLOWS_WEB_URL,
     ...(config.TELLOWS_API_KEY === undefined ? {} : { apiKey: config.TELLOWS_API_KEY }),
     ...(config.TELLOWS_PARTNER === undefined ? {} : { partner: config.TELLOWS_PARTNER }),
-    apiFetcher: makeFetcher('tellows-api'),
+    apiFetcher: makeFetcher('tellows'),
     webFetcher: makeFetcher('tellows-web'),
     ...(wiring.logger === undefined ? {} : { logger: wiring.logger }),
   });
