@@ -63,6 +63,28 @@ describe('lookup service: fan-out and deadlines', () => {
     await waitFor(() => h.upstreams.primary.pendingCount() === 0);
   });
 
+  it('counts a fetch abandoned at the lookup deadline as an upstream timeout for the breaker', async () => {
+    const h = await start({
+      config: { ...TEST_CONFIG, SOURCE_TIMEOUT_MS: 2000, LOOKUP_TIMEOUT_MS: 200 },
+      resilience: { breakerThreshold: 1, breakerHalfOpenAfterMs: 10_000 },
+    });
+    h.upstreams.primary.respondWith({ blackHole: true });
+    await h.service.lookup(frenchMobile(14));
+    await waitFor(() => h.service.breakerState('primary') === 'open');
+    expect((await h.service.lookup(frenchMobile(15))).primary).toMatchObject({ status: 'error', reason: 'circuit_open' });
+  });
+
+  it('does not count a fetch abandoned by the caller against the upstream', async () => {
+    const h = await start({ resilience: { breakerThreshold: 1, breakerHalfOpenAfterMs: 10_000 } });
+    h.upstreams.primary.respondWith({ blackHole: true });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 30);
+    await h.service.lookup(frenchMobile(16), controller.signal);
+    await waitFor(() => h.upstreams.primary.pendingCount() === 0);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(h.service.breakerState('primary')).toBe('closed');
+  });
+
   it('answers error/aborted on every unfinished slot when the caller aborts', async () => {
     const h = await start();
     for (const upstream of Object.values(h.upstreams)) upstream.respondWith({ blackHole: true });
