@@ -132,7 +132,11 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     return sendProblem(reply, request.id, apiError);
   });
 
-  await registerOverloadProtection(app, { maxInFlight: config.MAX_IN_FLIGHT, maxEventLoopDelayMs: config.MAX_EVENT_LOOP_DELAY_MS });
+  await registerOverloadProtection(app, {
+    maxInFlight: config.MAX_IN_FLIGHT,
+    maxEventLoopDelayMs: config.MAX_EVENT_LOOP_DELAY_MS,
+    ...(deps.metrics ? { onShed: (reason: string) => deps.metrics?.recordLoadShed(reason) } : {}),
+  });
 
   app.setNotFoundHandler({ preHandler: rateLimit }, async (request, reply) => sendProblem(reply, request.id, new ApiError('route_not_found')));
 

@@ -48,6 +48,8 @@ export interface ServiceMetrics {
   recordSourceOutcome(sample: SourceOutcomeSample): void;
   recordCacheRead(layer: string, slot: string, result: CacheReadResult): void;
   recordRateLimitRejection(): void;
+  /** A request refused with 503 by load shedding, by signal (`in_flight`, `event_loop`). */
+  recordLoadShed(reason: string): void;
   /** Replaces the probes the pause and circuit gauges read at scrape time. */
   watchUpstreams(probes: UpstreamGaugeProbes): void;
 }
@@ -127,6 +129,12 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}): Servi
     help: 'Requests refused with 429 by the per-client rate limit',
     registers,
   });
+  const loadShed = new Counter({
+    name: `${METRICS_PREFIX}load_shed_total`,
+    help: 'Requests refused with 503 by load shedding, by signal (in_flight, event_loop)',
+    labelNames: ['reason'] as const,
+    registers,
+  });
   new Gauge({
     name: `${METRICS_PREFIX}upstream_paused`,
     help: '1 while the upstream is paused after a 403/429, else 0',
@@ -188,6 +196,9 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}): Servi
     },
     recordRateLimitRejection() {
       rateLimitRejections.inc();
+    },
+    recordLoadShed(reason) {
+      loadShed.inc({ reason: labelValue(reason) });
     },
     watchUpstreams(next) {
       probes = next;
