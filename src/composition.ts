@@ -72,6 +72,7 @@ export async function createServiceDependencies(config: Config, logger?: Logger,
     numberingPlan,
     fetchers,
     close: async () => {
+      lookupService.close();
       await httpClient.close();
     },
   };
