@@ -222,3 +222,28 @@ describe('the phone-rep launcher (bin/phone-rep.js) from another directory', () 
     expect(failedRun.stderr.trim()).toBe('All data sources failed');
   }, 120_000);
 });
+
+describe('phone-rep canary and data, dispatched by the same command table', () => {
+  let upstreams: FixtureUpstreams;
+  beforeAll(async () => {
+    upstreams = await startFixtureUpstreams();
+  });
+  afterAll(() => upstreams.close());
+
+  it('canary exits 0 when the (loopback) upstream pages carry their markers, 1 when a challenge page answers', async () => {
+    const healthy = capture({ env: upstreams.env });
+    expect(await runCli(['canary', '0612345678'], healthy.io)).toBe(0);
+    expect(healthy.out.at(-1)).toBe('canary: all upstreams answered and every required marker was found');
+    expect(healthy.out.join('\n')).not.toContain('0612345678');
+    upstreams.answerWith('tellows', { fixture: 'page-challenge.html' });
+    const challenged = capture({ env: upstreams.env });
+    expect(await runCli(['canary', '0612345678'], challenged.io)).toBe(1);
+    expect(challenged.out.join('\n')).toContain('MISSING');
+  });
+
+  it('data info names the ARCEP data in use, from any directory', async () => {
+    const run = capture();
+    expect(await runCli(['data', 'info'], run.io)).toBe(0);
+    expect(run.out[0]).toMatch(/^ARCEP data in .*data\/arcep: data date \d{4}-\d{2}-\d{2}, \d+ number blocks/);
+  });
+});
