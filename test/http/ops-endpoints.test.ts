@@ -7,6 +7,7 @@ import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/config.js';
 import { createServiceDependencies } from '../../src/composition.js';
 import { startServer } from '../../src/server.js';
+import type { RedisStatus } from '../../src/infra/readiness/readiness.js';
 import { healthyFakeSources } from '../support/fake-sources.js';
 import { startFixtureUpstreams, type FixtureUpstreams } from '../support/fixture-upstreams.js';
 import { startTestServer, testNumberingPlan, type TestServer } from '../support/test-server.js';
@@ -141,7 +142,7 @@ describe('metrics and readiness with the real adapters on loopback upstreams', (
 });
 
 describe('readiness states that need the composition root', () => {
-  async function build(options: { redisStatus?: () => 'ok' | 'degraded' | 'down' } = {}) {
+  async function build(options: { redisStatus?: () => RedisStatus | Promise<RedisStatus> } = {}) {
     const config = loadConfig({ HASH_SECRET: 'test-secret-0123456789', MAX_EVENT_LOOP_DELAY_MS: '0' });
     const deps = await createServiceDependencies(config, undefined, {
       numberingPlan: testNumberingPlan(),
@@ -160,6 +161,25 @@ describe('readiness states that need the composition root', () => {
     expect(down.json()).toMatchObject({ status: 'degraded', dependencies: { redis: { status: 'down' } } });
     redis = 'ok';
     expect((await app.inject({ url: '/health/ready' })).json()).toMatchObject({ status: 'ok', dependencies: { redis: { status: 'ok' } } });
+    await app.close();
+    await deps.close();
+  });
+
+  it('shares one evaluation among concurrent /health/ready callers', async () => {
+    let probes = 0;
+    const { deps, app } = await build({
+      redisStatus: async (): Promise<RedisStatus> => {
+        probes += 1;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        return 'ok';
+      },
+    });
+    const answers = await Promise.all(Array.from({ length: 25 }, () => app.inject({ url: '/health/ready' })));
+    expect(answers.every((answer) => answer.statusCode === 200)).toBe(true);
+    expect(probes).toBe(1);
+    expect(new Set(answers.map((answer) => answer.json<{ timestamp: string }>().timestamp)).size).toBe(1);
+    await app.inject({ url: '/health/ready' });
+    expect(probes).toBe(2);
     await app.close();
     await deps.close();
   });
