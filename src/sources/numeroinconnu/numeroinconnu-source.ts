@@ -5,9 +5,9 @@ import type { Config } from '../../config/config.js';
 import type { ParsedPhoneNumber } from '../../domain/phone-number.js';
 import type { UpstreamFetcher } from '../../infra/http/types.js';
 import type { MarkerReport } from '../markers.js';
-import { blocked, failed, notFound, ok } from '../source.js';
+import { notFound } from '../source.js';
 import type { Source, SourceOutcome } from '../source.js';
-import { frenchDigitsForUrl, joinUrl, outcomeOfUnexpectedError } from '../common/outcomes.js';
+import { fetchUpstreamPage, frenchDigitsForUrl, joinUrl, outcomeOfPage, outcomeOfUnexpectedError } from '../common/outcomes.js';
 import { createCommunitySiteFetcher } from '../common/wiring.js';
 import type { SourceWiring } from '../common/wiring.js';
 import { describeNumeroinconnuPage, parseNumeroinconnuPage } from './parse-numeroinconnu-page.js';
@@ -34,22 +34,9 @@ export function createNumeroinconnuSource(options: NumeroinconnuSourceOptions): 
     const url = number.isFrenchPlan ? buildNumeroinconnuUrl(baseUrl, number.frenchNationalDigits) : null;
     if (url === null) return notFound();
     try {
-      const result = await fetcher.fetch({ url, method: 'GET', headers: { accept: 'text/html' }, signal });
-      if (result.kind === 'outcome') return result.outcome;
-      const { status, body } = result.response;
-      if (status === 404 || status === 410) return notFound();
-      if (status < 200 || status > 299) return failed('http_status');
-      const page = parseNumeroinconnuPage(body);
-      switch (page.kind) {
-        case 'ok':
-          return ok(page.data);
-        case 'not_found':
-          return notFound();
-        case 'challenge':
-          return blocked('challenge');
-        case 'invalid':
-          return failed('parse');
-      }
+      const fetched = await fetchUpstreamPage(fetcher, { url, method: 'GET', headers: { accept: 'text/html' }, signal });
+      if (fetched.kind === 'outcome') return fetched.outcome;
+      return outcomeOfPage(parseNumeroinconnuPage(fetched.response.body));
     } catch {
       return outcomeOfUnexpectedError(signal);
     }
