@@ -124,10 +124,13 @@ describe('metrics and readiness with the real adapters on loopback upstreams', (
     for (const digits of ['0612345678', '612345678', '33612345678', '0698765432', '698765432']) expect(text).not.toContain(digits);
   });
 
-  it('is not rate limited: /metrics and /health/ready answer after the limit is spent', async () => {
+  it('is not rate limited: /metrics, /health/ready and the page answer after the limit is spent', async () => {
+    expect((await get(server.baseUrl, '/api/phone/12ab')).status).toBe(429);
     for (let i = 0; i < 3; i += 1) {
       expect((await get(server.baseUrl, '/metrics')).status).toBe(200);
       expect((await get(server.baseUrl, '/health/ready')).status).toBe(200);
+      expect((await get(server.baseUrl, '/?number=0612345678')).status).toBe(200);
+      expect((await get(server.baseUrl, '/assets/app.js')).status).toBe(200);
     }
   });
 
