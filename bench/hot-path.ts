@@ -8,7 +8,7 @@
 import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startFixtureUpstreams } from '../test/support/fixture-upstreams.js';
+import { startFixtureUpstreams, type FixtureUpstreams } from '../test/support/fixture-upstreams.js';
 import { canPinCores, findFreePort, runLoad, startNodeScript, waitUntilAnswering, type LoadResult, type RunningProcess } from './support/processes.js';
 import { formatMs, formatNumber, formatPercent, type BenchRow, type BenchSection } from './support/report.js';
 
@@ -65,6 +65,10 @@ async function warmRealServer(baseUrl: string): Promise<{ full: string; score: s
   throw new Error('the real server never answered the benched number from its cache');
 }
 
+function countUpstreamRequests(upstreams: FixtureUpstreams): number {
+  return upstreams.requestCount('tellows') + upstreams.requestCount('numeroinconnu') + upstreams.requestCount('telguarder');
+}
+
 function failuresNote(server: string, route: string, mode: string, result: LoadResult): string[] {
   return result.failures > 0 ? [`${server} ${route} ${mode}: ${result.failures} of ${result.requests} answers were not 2xx or failed.`] : [];
 }
@@ -90,7 +94,7 @@ export async function benchHotPath(options: HotPathOptions = {}): Promise<BenchS
     const realUrl = `http://127.0.0.1:${realPort}`;
     await waitUntilAnswering(`${realUrl}/health`, real);
     const bodies = await warmRealServer(realUrl);
-    const upstreamRequestsAfterWarmup = upstreams.requestCount();
+    const upstreamRequestsAfterWarmup = countUpstreamRequests(upstreams);
 
     const bodiesFile = join(workDirectory, 'bodies.json');
     writeFileSync(bodiesFile, JSON.stringify(bodies));
@@ -149,7 +153,7 @@ export async function benchHotPath(options: HotPathOptions = {}): Promise<BenchS
         ...failuresNote('bare', route.name, 'open loop', bareOpen),
       );
     }
-    const upstreamRequestsDuringRuns = upstreams.requestCount() - upstreamRequestsAfterWarmup;
+    const upstreamRequestsDuringRuns = countUpstreamRequests(upstreams) - upstreamRequestsAfterWarmup;
     notes.unshift(
       canPinCores()
         ? `Servers pinned to core ${SERVER_CORE} (taskset), autocannon to core ${LOAD_CORE}; each measured run ${durationSeconds} s after a ${warmupSeconds} s warm-up.`

@@ -1,6 +1,6 @@
 // Builds the HTTP application from its dependencies. Does no I/O: no socket, no file, no
 // upstream is touched here, so tests can build it with fakes and drive it with inject().
-import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { trustProxySetting, type Config } from './config/config.js';
@@ -14,6 +14,11 @@ import { registerOpenApi } from './http/plugins/openapi.js';
 import { registerPhoneRoutes } from './http/routes/phone-routes.js';
 import { registerHealthRoutes } from './http/routes/health-routes.js';
 import { registerOverloadProtection } from './http/plugins/overload.js';
+import { registerReadinessRoutes } from './http/routes/readiness-routes.js';
+import { registerMetrics } from './http/plugins/metrics.js';
+import { registerWebPage, WEB_PAGE_PATHS, type WebPageOptions } from './http/plugins/web-page.js';
+import type { ServiceMetrics } from './infra/metrics/service-metrics.js';
+import { createReadinessCheck, type ReadinessCheck } from './infra/readiness/readiness.js';
 
 export interface AppDependencies {
   config: Config;
@@ -26,10 +31,16 @@ export interface AppDependencies {
   version?: string;
   /** Epoch ms the process started, for /health's uptime. */
   startedAtMs?: number;
+  /** Prometheus instruments; absent when METRICS_ENABLED=false (nothing is recorded). */
+  metrics?: ServiceMetrics;
+  /** What /health/ready reports; absent, it reports no dependency. */
+  readiness?: ReadinessCheck;
+  /** The lookup page at `/` (default on); `false` leaves it out. */
+  webPage?: WebPageOptions | false;
 }
 
 /** Paths that exist, with the methods they answer; any other method gets 405 with Allow. */
-const KNOWN_PATHS = ['/api/phone/:number', '/api/phone/:number/score', '/health', '/openapi.json'];
+const KNOWN_PATHS = ['/api/phone/:number', '/api/phone/:number/score', '/health', '/health/ready', '/openapi.json'];
 const OTHER_METHODS = ['DELETE', 'PATCH', 'POST', 'PUT'] as const;
 
 // The API is public, read-only and credential-free: any web page may call it (CORS).
@@ -44,7 +55,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   const { config } = deps;
   const app = Fastify({
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
-    disableRequestLogging: true,
+    // Our own onResponse hook logs one line per request, with the route pattern only.
+    logController: new LogController({ disableRequestLogging: true }),
     trustProxy: trustProxySetting(config),
     // A caller's id is kept for correlation when it is short and plain; otherwise ours.
     genReqId: (request) => {
@@ -76,7 +88,11 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     windowSeconds: config.RATE_LIMIT_WINDOW_S,
     store: deps.rateLimitStore,
     hashKey: deps.hashKey,
+    onRejected: deps.metrics ? () => deps.metrics?.recordRateLimitRejection() : undefined,
   });
+  // /metrics lives here unless METRICS_PORT gives it a server of its own (server.ts).
+  const exposeMetricsRoute = deps.metrics !== undefined && config.METRICS_ENABLED && config.METRICS_PORT === undefined;
+  const knownPaths = [...KNOWN_PATHS, ...(deps.webPage === false ? [] : WEB_PAGE_PATHS), ...(exposeMetricsRoute ? ['/metrics'] : [])];
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
@@ -96,6 +112,18 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     );
   });
 
+  if (deps.metrics) registerMetrics(app, { metrics: deps.metrics, exposeRoute: exposeMetricsRoute });
+
+  // While shutting down, answers in flight tell their keep-alive connection to close, so the
+  // server does not wait on connections that turn idle after close() began.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('Connection', 'close');
+  });
+
   app.setErrorHandler(async (error: FastifyError | ApiError, request, reply) => {
     const apiError = toApiError(error, request);
     if (apiError.status >= 500 && apiError.code === 'internal') {
@@ -104,15 +132,21 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     return sendProblem(reply, request.id, apiError);
   });
 
-  await registerOverloadProtection(app, { maxInFlight: config.MAX_IN_FLIGHT, maxEventLoopDelayMs: config.MAX_EVENT_LOOP_DELAY_MS });
+  await registerOverloadProtection(app, {
+    maxInFlight: config.MAX_IN_FLIGHT,
+    maxEventLoopDelayMs: config.MAX_EVENT_LOOP_DELAY_MS,
+    ...(deps.metrics ? { onShed: (reason: string) => deps.metrics?.recordLoadShed(reason) } : {}),
+  });
 
   app.setNotFoundHandler({ preHandler: rateLimit }, async (request, reply) => sendProblem(reply, request.id, new ApiError('route_not_found')));
 
   await registerOpenApi(app, deps.version ?? '0.0.0');
   registerHealthRoutes(app, { startedAtMs: deps.startedAtMs ?? Date.now() - process.uptime() * 1000 });
+  registerReadinessRoutes(app, { readiness: deps.readiness ?? createReadinessCheck({ upstreams: [] }) });
+  if (deps.webPage !== false) registerWebPage(app, deps.webPage);
   await registerPhoneRoutes(app, { parsePhoneNumber: deps.parsePhoneNumber, lookupService: deps.lookupService, rateLimit });
 
-  for (const url of KNOWN_PATHS) {
+  for (const url of knownPaths) {
     app.route({
       method: [...OTHER_METHODS],
       url,
@@ -146,6 +180,7 @@ function toApiError(error: FastifyError | ApiError, request: FastifyRequest): Ap
 
 async function sendProblem(reply: FastifyReply, requestId: string, error: ApiError): Promise<FastifyReply> {
   if (error.headers) reply.headers(error.headers);
+  reply.header('X-Request-Id', requestId);
   return reply
     .code(error.status)
     .type(PROBLEM_CONTENT_TYPE)

@@ -18,17 +18,29 @@ import { createNumeroinconnuSource } from './sources/numeroinconnu/numeroinconnu
 import { createTelguarderSource } from './sources/telguarder/telguarder-source.js';
 import type { SourcesBySlot } from './sources/source.js';
 import type { UpstreamFetcher } from './infra/http/types.js';
+import { Registry } from 'prom-client';
+import { createServiceMetrics, type ServiceMetrics } from './infra/metrics/service-metrics.js';
+import { instrumentSourceCache, instrumentUpstreamFetcher } from './infra/metrics/instrument.js';
+import { createReadinessCheck, createUpstreamOutcomeTracker, type ReadinessCheck, type RedisStatus } from './infra/readiness/readiness.js';
+import { SOURCE_SLOTS, type SourceSlot } from './domain/report.js';
 
 export interface ServiceOverrides {
   /** Replaces the real adapters (contract tests inject fakes here). */
   sources?: SourcesBySlot;
   numberingPlan?: NumberingPlan;
+  /** What /health/ready reports for Redis (the Redis wiring passes its connection state). */
+  redisStatus?: () => RedisStatus | Promise<RedisStatus>;
 }
 
 export interface ServiceDependencies {
   app: Omit<AppDependencies, 'logger'>;
   numberingPlan: NumberingPlan;
   fetchers: UpstreamFetcher[];
+  /** Absent when METRICS_ENABLED=false; its registry also feeds the METRICS_PORT server. */
+  metrics?: ServiceMetrics;
+  readiness: ReadinessCheck;
+  /** Readiness turns `down` (503) from here on, so a load balancer stops sending traffic. */
+  beginShutdown(): void;
   close(): Promise<void>;
 }
 
@@ -37,10 +49,17 @@ export async function createServiceDependencies(config: Config, logger?: Logger,
   const numberingPlan = overrides.numberingPlan ?? loadNumberingPlan(resolve(config.ARCEP_DATA_DIR));
   const parsePhoneNumber = createPhoneNumberParser(numberingPlan, config.DEFAULT_REGION);
 
+  // A registry of our own, never prom-client's global one: two apps in one process (tests,
+  // the CLI) each count their own.
+  const metrics = config.METRICS_ENABLED ? createServiceMetrics({ registry: new Registry() }) : undefined;
+
   const httpClient = createHttpClient();
-  const fetcher = (upstream: string, requestsPerMinute: number): UpstreamFetcher =>
-    createUpstreamFetcher({ upstream, client: httpClient, requestsPerMinute, maxConcurrency: config.UPSTREAM_CONCURRENCY });
+  const fetcher = (upstream: string, requestsPerMinute: number): UpstreamFetcher => {
+    const created = createUpstreamFetcher({ upstream, client: httpClient, requestsPerMinute, maxConcurrency: config.UPSTREAM_CONCURRENCY });
+    return metrics ? instrumentUpstreamFetcher(created, metrics) : created;
+  };
   const fetchers: UpstreamFetcher[] = [];
+  const fetchersBySlot: Record<SourceSlot, UpstreamFetcher[]> = { primary: [], community: [], signals: [] };
   let sources = overrides.sources;
   if (!sources) {
     const tellowsApi = fetcher('tellows', config.TELLOWS_RPM);
@@ -48,6 +67,9 @@ export async function createServiceDependencies(config: Config, logger?: Logger,
     const numeroinconnu = fetcher('numeroinconnu', config.NUMEROINCONNU_RPM);
     const telguarder = fetcher('telguarder', config.TELGUARDER_RPM);
     fetchers.push(tellowsApi, tellowsWeb, numeroinconnu, telguarder);
+    fetchersBySlot.primary.push(tellowsApi, tellowsWeb);
+    fetchersBySlot.community.push(numeroinconnu);
+    fetchersBySlot.signals.push(telguarder);
     sources = {
       primary: createTellowsSource({
         apiUrl: config.TELLOWS_API_URL,
@@ -63,15 +85,59 @@ export async function createServiceDependencies(config: Config, logger?: Logger,
     };
   }
 
-  const cache = createMemorySourceCache({ maxEntries: config.CACHE_MAX_ENTRIES });
-  const lookupService = createLookupService({ sources, cache, hashKey, config, logger });
+  const memoryCache = createMemorySourceCache({ maxEntries: config.CACHE_MAX_ENTRIES });
+  const cache = metrics ? instrumentSourceCache(memoryCache, 'memory', metrics) : memoryCache;
+  const outcomes = createUpstreamOutcomeTracker();
+  const lookupService = createLookupService({
+    sources,
+    cache,
+    hashKey,
+    config,
+    logger,
+    onSourceOutcome: (event) => {
+      outcomes.record(event);
+      metrics?.recordSourceOutcome(event);
+    },
+  });
   const rateLimitStore = createMemoryRateLimitStore();
 
+  const sourcesBySlot = sources;
+  const upstreamNames = SOURCE_SLOTS.map((slot) => ({ slot, name: sourcesBySlot[slot].name }));
+  /** A source is paused when every fetcher behind it is (tellows falls back from its API to its site). */
+  const pausedUntilMs = (slot: SourceSlot): number => {
+    const pauses = fetchersBySlot[slot].map((f) => f.pausedUntil());
+    return pauses.length > 0 && pauses.every((until) => until > 0) ? Math.min(...pauses) : 0;
+  };
+  metrics?.watchUpstreams({
+    pauses: fetchers.map((f) => ({ upstream: f.upstream, pausedUntilMs: () => f.pausedUntil() })),
+    circuits: upstreamNames.map(({ slot, name }) => ({ slot, upstream: name, state: () => lookupService.breakerState(slot) })),
+  });
+  let shuttingDown = false;
+  const readiness = createReadinessCheck({
+    upstreams: upstreamNames.map(({ slot, name }) => ({
+      name,
+      slot,
+      circuit: () => lookupService.breakerState(slot),
+      pausedUntilMs: () => pausedUntilMs(slot),
+      lastOutcome: () => outcomes.lastOutcome(slot),
+    })),
+    numberingDataDate: () => numberingPlan.dataDate,
+    ...(overrides.redisStatus ? { redisStatus: overrides.redisStatus } : {}),
+    isShuttingDown: () => shuttingDown,
+  });
+
   return {
-    app: { config, parsePhoneNumber, lookupService, rateLimitStore, hashKey },
+    app: { config, parsePhoneNumber, lookupService, rateLimitStore, hashKey, metrics, readiness },
     numberingPlan,
     fetchers,
+    metrics,
+    readiness,
+    beginShutdown: () => {
+      shuttingDown = true;
+    },
     close: async () => {
+      shuttingDown = true;
+      lookupService.close();
       await httpClient.close();
     },
   };

@@ -30,7 +30,7 @@ export interface NumberingPlan {
   readonly dataDate: string;
   readonly blockCount: number;
   readonly rowCounts: { majnum: number; majrio: number; identifiants: number };
-  /** The block a 10-digit national number (0XXXXXXXXX) falls in (longest prefix), if allocated. */
+  /** The block a national number (0XXXXXXXXX) falls in (longest prefix), if allocated. */
   findBlock(nationalDigits: string): NumberBlock | undefined;
   /** libphonenumber's original-carrier name for a national significant number, or "". */
   findForeignCarrier(callingCode: string, nationalSignificantNumber: string): string;
@@ -174,7 +174,7 @@ export function parseNumberingPlan(files: NumberingPlanFiles, foreignCarriers: F
     if (cleanCode && cleanName && !rioNames.has(cleanCode)) rioNames.set(cleanCode, cleanName);
   }
 
-  // One Map per prefix length: a lookup is at most five slices and Map probes.
+  // Blocks by prefix, grouped by length (a repeated prefix keeps its last row).
   const blocksByLength = new Map<number, Map<string, NumberBlock>>();
   for (let length = MIN_PREFIX_LENGTH; length <= MAX_PREFIX_LENGTH; length += 1) blocksByLength.set(length, new Map());
   let blockCount = 0;
@@ -199,21 +199,46 @@ export function parseNumberingPlan(files: NumberingPlanFiles, foreignCarriers: F
   }
   if (blockCount === 0) return { ok: false, reason: `${ARCEP_FILE_NAMES.majnum}: no usable number block` };
 
-  const lookupTables: Array<[number, Map<string, NumberBlock>]> = [...blocksByLength.entries()]
-    .filter(([, table]) => table.size > 0)
-    .sort(([a], [b]) => b - a);
+  // A digit trie in one typed array (node × 10 digits → child node, 0 = none): a lookup walks
+  // at most 8 cells, with no string slicing or hashing, and building it allocates almost nothing.
+  let prefixDigits = 0;
+  for (const table of blocksByLength.values()) for (const prefix of table.keys()) prefixDigits += prefix.length;
+  const children = new Int32Array((prefixDigits + 1) * 10);
+  const blockAtNode: Array<NumberBlock | undefined> = [undefined];
+  let nodeCount = 1;
+  for (const table of blocksByLength.values()) {
+    for (const [prefix, block] of table) {
+      let node = 0;
+      for (let index = 0; index < prefix.length; index += 1) {
+        const cell = node * 10 + prefix.charCodeAt(index) - 48;
+        let child = children[cell] ?? 0;
+        if (child === 0) {
+          child = nodeCount;
+          nodeCount += 1;
+          children[cell] = child;
+          blockAtNode.push(undefined);
+        }
+        node = child;
+      }
+      blockAtNode[node] = block;
+    }
+  }
 
   const plan: NumberingPlan = {
     dataDate,
     blockCount,
     rowCounts: { majnum: majnum.rows.length, majrio: majrio.rows.length, identifiants: identifiants.rows.length },
     findBlock(nationalDigits) {
-      for (const [length, table] of lookupTables) {
-        if (nationalDigits.length < length) continue;
-        const block = table.get(nationalDigits.slice(0, length));
-        if (block) return block;
+      let node = 0;
+      let found: NumberBlock | undefined;
+      for (let index = 0; index < nationalDigits.length; index += 1) {
+        const digit = nationalDigits.charCodeAt(index) - 48;
+        if (digit < 0 || digit > 9) return undefined;
+        node = children[node * 10 + digit] ?? 0;
+        if (node === 0) break;
+        found = blockAtNode[node] ?? found;
       }
-      return undefined;
+      return found;
     },
     findForeignCarrier(callingCode, nationalSignificantNumber) {
       const table = foreignCarriers.get(callingCode);
