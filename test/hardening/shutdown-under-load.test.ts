@@ -1,0 +1,125 @@
+// Graceful shutdown under load: the real server process receives SIGTERM while eight clients
+// keep sending lookups (a bounded number), each answered only after slow upstreams. Every
+// request sent before the signal is answered in full (none lost), requests after it are either
+// answered or refused at the door (never cut off after being read), and the process exits 0
+// within its grace period.
+import { spawn } from 'node:child_process';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const UPSTREAM_DELAY_MS = 300;
+const GRACE_MS = 5000;
+const CLIENTS = 8;
+const MAX_REQUESTS = 400;
+
+interface Outcome {
+  sentBeforeSignal: boolean;
+  status?: number;
+  error?: string;
+}
+
+/** One request on a fresh connection, so a refusal at the door is told apart from a cut. */
+function lookupOnce(port: number, path: string): Promise<{ status: number } | { error: string }> {
+  return new Promise((resolve) => {
+    const request = http.get({ host: '127.0.0.1', port, path, agent: false, headers: { connection: 'close' } }, (response) => {
+      response.resume();
+      response.on('end', () => resolve({ status: response.statusCode ?? 0 }));
+      response.on('error', (error: NodeJS.ErrnoException) => resolve({ error: `body:${error.code ?? error.message}` }));
+    });
+    request.on('error', (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message }));
+  });
+}
+
+describe('hardening: graceful shutdown under load', () => {
+  let upstream: http.Server;
+  let upstreamUrl: string;
+  beforeAll(async () => {
+    upstream = http.createServer((request, response) => {
+      request.resume();
+      setTimeout(() => response.writeHead(404, { 'content-type': 'text/html' }).end('<html>404</html>'), UPSTREAM_DELAY_MS);
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    upstream.closeAllConnections();
+    await new Promise((resolve) => upstream.close(resolve));
+  });
+
+  it('loses no request sent before SIGTERM, refuses later ones cleanly, and exits 0 within the grace period', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+      env: {
+        ...process.env,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'info',
+        RATE_LIMIT_MAX: '0',
+        SHUTDOWN_GRACE_MS: String(GRACE_MS),
+        // Every lookup is a distinct number, so none is answered from the cache or coalesced.
+        TELLOWS_RPM: '100000',
+        NUMEROINCONNU_RPM: '100000',
+        TELGUARDER_RPM: '100000',
+        UPSTREAM_CONCURRENCY: '64',
+        TELLOWS_API_URL: upstreamUrl,
+        TELLOWS_WEB_URL: upstreamUrl,
+        NUMEROINCONNU_URL: upstreamUrl,
+        TELGUARDER_URL: upstreamUrl,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const port = await new Promise<number>((resolve, reject) => {
+      let output = '';
+      const timer = setTimeout(() => reject(new Error(`server did not start: ${output}`)), 15_000);
+      child.stdout.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+        const match = /Server listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(output);
+        if (match?.[1]) {
+          clearTimeout(timer);
+          resolve(Number(match[1]));
+        }
+      });
+      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    });
+    // The first lookups warm the process (lazy data, JIT) before the load is measured.
+    for (let attempt = 0; attempt < 20; attempt += 1) {
+      const warm = await lookupOnce(port, '/api/phone/0612345678');
+      if ('status' in warm && warm.status === 200) break;
+    }
+
+    let signalled = false;
+    let sent = 0;
+    const outcomes: Outcome[] = [];
+    const runClient = async (client: number): Promise<void> => {
+      while (sent < MAX_REQUESTS) {
+        sent += 1;
+        const sentBeforeSignal = !signalled;
+        const result = await lookupOnce(port, `/api/phone/06${String(40_000_000 + client * 1000 + sent).slice(-8)}`);
+        outcomes.push({ sentBeforeSignal, ...result });
+        if ('error' in result && result.error === 'ECONNREFUSED') return;
+      }
+    };
+    const clients = Array.from({ length: CLIENTS }, (_, client) => runClient(client));
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    signalled = true;
+    const signalledAt = Date.now();
+    child.kill('SIGTERM');
+    await Promise.all(clients);
+    const exitCode = await exited;
+    const exitedAfterMs = Date.now() - signalledAt;
+
+    const before = outcomes.filter((outcome) => outcome.sentBeforeSignal);
+    const after = outcomes.filter((outcome) => !outcome.sentBeforeSignal);
+    expect(before.length).toBeGreaterThanOrEqual(CLIENTS);
+    // In flight when the signal came, or sent just before: all answered in full.
+    expect(before.filter((outcome) => outcome.status !== 200)).toEqual([]);
+    // After it: answered (200, or 503 while closing) or refused/reset at connect, never cut mid-answer.
+    for (const outcome of after) {
+      if (outcome.status !== undefined) expect([200, 503]).toContain(outcome.status);
+      else expect(outcome.error, JSON.stringify(outcome)).toMatch(/^(ECONNREFUSED|ECONNRESET)$/);
+    }
+    expect(exitCode).toBe(0);
+    expect(exitedAfterMs).toBeLessThan(GRACE_MS);
+  }, 30_000);
+});
