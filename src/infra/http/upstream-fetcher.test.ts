@@ -1,0 +1,187 @@
+import { describe, expect, it } from 'vitest';
+import { createMemoryPolitenessStore } from './politeness-store.js';
+import type { HttpClient, HttpRequest, HttpResult } from './types.js';
+import { createUpstreamFetcher, parseRetryAfterMs } from './upstream-fetcher.js';
+
+function respond(status: number, headers: Record<string, string> = {}, body = ''): HttpResult {
+  return { kind: 'response', response: { status, headers, body, url: 'http://127.0.0.1/x' } };
+}
+
+/** A client answering from a script, counting calls. */
+function scriptedClient(answer: (call: number, request: HttpRequest) => HttpResult | Promise<HttpResult>) {
+  const calls: HttpRequest[] = [];
+  const client: HttpClient = {
+    request: async (request) => {
+      calls.push(request);
+      return answer(calls.length, request);
+    },
+  };
+  return { client, calls };
+}
+
+function fakeClock(startMs = Date.UTC(2026, 0, 1)) {
+  let nowMs = startMs;
+  return { now: () => nowMs, advance: (ms: number) => void (nowMs += ms) };
+}
+
+const request = (signal: AbortSignal = AbortSignal.timeout(2_000)): HttpRequest => ({ url: 'http://127.0.0.1/x', signal });
+
+describe('upstream fetcher: classification', () => {
+  it('hands 2xx and 404 responses to the adapter', async () => {
+    const { client } = scriptedClient((call) => respond(call === 1 ? 200 : 404));
+    const fetcher = createUpstreamFetcher({ upstream: 't', client, requestsPerMinute: 60, maxConcurrency: 2 });
+    expect(await fetcher.fetch(request())).toMatchObject({ kind: 'response', response: { status: 200 } });
+    expect(await fetcher.fetch(request())).toMatchObject({ kind: 'response', response: { status: 404 } });
+  });
+
+  it('turns 5xx into error(http_5xx) without pausing', async () => {
+    const { client } = scriptedClient(() => respond(503));
+    const fetcher = createUpstreamFetcher({ upstream: 't', client, requestsPerMinute: 60, maxConcurrency: 2 });
+    expect(await fetcher.fetch(request())).toEqual({ kind: 'outcome', outcome: { status: 'error', reason: 'http_5xx' } });
+    expect(fetcher.pausedUntil()).toBe(0);
+  });
+
+  it('turns transport failures into error with the client reason', async () => {
+    for (const reason of ['timeout', 'connection', 'too_large', 'redirect', 'decoding', 'aborted'] as const) {
+      const { client } = scriptedClient(() => ({ kind: 'failure', reason }));
+      const fetcher = createUpstreamFetcher({ upstream: 't', client, requestsPerMinute: 60, maxConcurrency: 2 });
+      expect(await fetcher.fetch(request())).toEqual({ kind: 'outcome', outcome: { status: 'error', reason } });
+    }
+  });
+});
+
+describe('upstream fetcher: pause after 403/429', () => {
+  it('honours Retry-After seconds: blocked at once, without calling, until it has passed', async () => {
+    const clock = fakeClock();
+    const { client, calls } = scriptedClient((call) => (call === 1 ? respond(429, { 'retry-after': '120' }) : respond(200)));
+    const fetcher = createUpstreamFetcher({ upstream: 't', client, requestsPerMinute: 60, maxConcurrency: 2, now: clock.now });
+    expect(await fetcher.fetch(request())).toEqual({ kind: 'outcome', outcome: { status: 'blocked', reason: 'http_429', retryAfterMs: 120_000 } });
+    expect(fetcher.pausedUntil()).toBe(clock.now() + 120_000);
+    clock.advance(119_000);
+    expect(await fetcher.fetch(request())).toEqual({ kind: 'outcome', outcome: { status: 'blocked', reason: 'paused', retryAfterMs: 1_000 } });
+    expect(calls).toHaveLength(1);
+    clock.advance(1_000);
+    expect(await fetcher.fetch(request())).toMatchObject({ kind: 'response', response: { status: 200 } });
+    expect(calls).toHaveLength(2);
+    expect(fetcher.pausedUntil()).toBe(0);
+  });
+
+  it('honours Retry-After as an HTTP date', async () => {
+    const clock = fakeClock();
+    const at = new Date(clock.now() + 600_000).toUTCString();
+    const { client } = scriptedClient(() => respond(429, { 'retry-after': at }));
+    const fetcher = createUpstreamFetcher({ upstream: 't', client, requestsPerMinute: 60, maxConcurrency: 2, now: clock.now });
+    expect(await fetcher.fetch(request())).toMatchObject({ outcome: { reason: 'http_429', retryAfterMs: 600_000 } });
+  });
+
+  it('backs off exponentially from 5 minutes on repeated 403s, capped at an hour, and resets after a success', async () => {
+    const clock = fakeClock();
+    let status = 403;
+    const { client } = scriptedClient(() => respond(status));
+    const fetcher = createUpstreamFetcher({ upstream: 't', client, requestsPerMinute: 1000, maxConcurrency: 2, now: clock.now });
+    const pauses: Array<number | undefined> = [];
+    for (let index = 0; index < 8; index += 1) {
+      const result = await fetcher.fetch(request());
+      if (result.kind !== 'outcome' || result.outcome.status !== 'blocked') throw new Error('expected blocked');
+      expect(result.outcome.reason).toBe('http_403');
+      pauses.push(result.outcome.retryAfterMs);
+      clock.advance(3_600_000);
+    }
+    expect(pauses).toEqual([300_000, 450_000, 675_000, 1_012_500, 1_518_750, 2_278_125, 3_417_188, 3_600_000]);
+    status = 200;
+    await fetcher.fetch(request());
+    status = 403;
+    expect(await fetcher.fetch(request())).toMatchObject({ outcome: { retryAfterMs: 300_000 } });
+  });
+
+  it('caps an absurd Retry-After at 24 hours', async () => {
+    const clock = fakeClock();
+    const { client } = scriptedClient(() => respond(429, { 'retry-after': '99999999' }));
+    const fetcher = createUpstreamFetcher({ upstream: 't', client, requestsPerMinute: 60, maxConcurrency: 2, now: clock.now });
+    expect(await fetcher.fetch(request())).toMatchObject({ outcome: { retryAfterMs: 86_400_000 } });
+  });
+
+  it('shares the pause through the politeness store with another fetcher of the same upstream', async () => {
+    const clock = fakeClock();
+    const politeness = createMemoryPolitenessStore();
+    const first = scriptedClient(() => respond(429, { 'retry-after': '60' }));
+    const second = scriptedClient(() => respond(200));
+    const a = createUpstreamFetcher({ upstream: 't', client: first.client, requestsPerMinute: 60, maxConcurrency: 2, now: clock.now, politeness });
+    const b = createUpstreamFetcher({ upstream: 't', client: second.client, requestsPerMinute: 60, maxConcurrency: 2, now: clock.now, politeness });
+    await a.fetch(request());
+    expect(await b.fetch(request())).toMatchObject({ outcome: { status: 'blocked', reason: 'paused' } });
+    expect(second.calls).toHaveLength(0);
+  });
+});
+
+describe('upstream fetcher: budget and concurrency', () => {
+  it('answers blocked(budget) when no slot of the per-minute budget frees up before the deadline', async () => {
+    const { client, calls } = scriptedClient(() => respond(200));
+    const fetcher = createUpstreamFetcher({ upstream: 't', client, requestsPerMinute: 2, maxConcurrency: 4 });
+    await fetcher.fetch(request());
+    await fetcher.fetch(request());
+    expect(await fetcher.fetch(request(AbortSignal.timeout(300)))).toEqual({ kind: 'outcome', outcome: { status: 'blocked', reason: 'budget' } });
+    expect(calls).toHaveLength(2);
+  });
+
+  it('lets an over-budget request wait for a slot that frees up within its deadline', async () => {
+    const clock = fakeClock();
+    const { client, calls } = scriptedClient(() => respond(200));
+    const fetcher = createUpstreamFetcher({ upstream: 't', client, requestsPerMinute: 1, maxConcurrency: 4, now: clock.now });
+    await fetcher.fetch(request());
+    const waiting = fetcher.fetch(request(AbortSignal.timeout(5_000)));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(calls).toHaveLength(1);
+    clock.advance(60_000);
+    expect(await waiting).toMatchObject({ kind: 'response' });
+    expect(calls).toHaveLength(2);
+  });
+
+  it('reports a caller abort while waiting as error(aborted)', async () => {
+    const { client } = scriptedClient(() => respond(200));
+    const fetcher = createUpstreamFetcher({ upstream: 't', client, requestsPerMinute: 1, maxConcurrency: 4 });
+    await fetcher.fetch(request());
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error('gone')), 50);
+    expect(await fetcher.fetch(request(controller.signal))).toEqual({ kind: 'outcome', outcome: { status: 'error', reason: 'aborted' } });
+  });
+
+  it('never runs more requests at once than the concurrency cap, queueing the rest', async () => {
+    let inFlight = 0;
+    let maxInFlight = 0;
+    const { client, calls } = scriptedClient(async () => {
+      inFlight += 1;
+      maxInFlight = Math.max(maxInFlight, inFlight);
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      inFlight -= 1;
+      return respond(200);
+    });
+    const fetcher = createUpstreamFetcher({ upstream: 't', client, requestsPerMinute: 100, maxConcurrency: 2 });
+    const results = await Promise.all(Array.from({ length: 6 }, () => fetcher.fetch(request())));
+    expect(results.every((result) => result.kind === 'response')).toBe(true);
+    expect(calls).toHaveLength(6);
+    expect(maxInFlight).toBe(2);
+  });
+
+  it('gives up a queued request at its deadline as blocked(budget)', async () => {
+    const { client } = scriptedClient(async () => {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      return respond(200);
+    });
+    const fetcher = createUpstreamFetcher({ upstream: 't', client, requestsPerMinute: 100, maxConcurrency: 1 });
+    const first = fetcher.fetch(request());
+    expect(await fetcher.fetch(request(AbortSignal.timeout(100)))).toEqual({ kind: 'outcome', outcome: { status: 'blocked', reason: 'budget' } });
+    expect(await first).toMatchObject({ kind: 'response' });
+  });
+});
+
+describe('parseRetryAfterMs', () => {
+  it('reads seconds and dates, ignores garbage', () => {
+    const nowMs = Date.UTC(2026, 0, 1);
+    expect(parseRetryAfterMs('30', nowMs)).toBe(30_000);
+    expect(parseRetryAfterMs(new Date(nowMs + 90_000).toUTCString(), nowMs)).toBe(90_000);
+    expect(parseRetryAfterMs(new Date(nowMs - 90_000).toUTCString(), nowMs)).toBe(0);
+    expect(parseRetryAfterMs('soon', nowMs)).toBeUndefined();
+    expect(parseRetryAfterMs(undefined, nowMs)).toBeUndefined();
+  });
+});
