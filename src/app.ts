@@ -1,7 +1,6 @@
 // Builds the HTTP application from its dependencies. Does no I/O: no socket, no file, no
 // upstream is touched here, so tests can build it with fakes and drive it with inject().
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import type { Logger } from 'pino';
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { trustProxySetting, type Config } from './config/config.js';
@@ -14,6 +13,7 @@ import { createRateLimitHook } from './http/plugins/rate-limit.js';
 import { registerOpenApi } from './http/plugins/openapi.js';
 import { registerPhoneRoutes } from './http/routes/phone-routes.js';
 import { registerHealthRoutes } from './http/routes/health-routes.js';
+import { registerOverloadProtection } from './http/plugins/overload.js';
 
 export interface AppDependencies {
   config: Config;
@@ -22,7 +22,7 @@ export interface AppDependencies {
   rateLimitStore: RateLimitStore;
   hashKey: KeyedHasher;
   /** A pino logger; when absent the app logs nothing (tests). */
-  logger?: Logger;
+  logger?: FastifyBaseLogger;
   version?: string;
   /** Epoch ms the process started, for /health's uptime. */
   startedAtMs?: number;
@@ -30,7 +30,13 @@ export interface AppDependencies {
 
 /** Paths that exist, with the methods they answer; any other method gets 405 with Allow. */
 const KNOWN_PATHS = ['/api/phone/:number', '/api/phone/:number/score', '/health', '/openapi.json'];
-const OTHER_METHODS = ['DELETE', 'PATCH', 'POST', 'PUT', 'OPTIONS'] as const;
+const OTHER_METHODS = ['DELETE', 'PATCH', 'POST', 'PUT'] as const;
+
+// The API is public, read-only and credential-free: any web page may call it (CORS).
+const CORS_HEADERS = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Expose-Headers': 'RateLimit, RateLimit-Policy, Retry-After, X-Request-Id',
+};
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
@@ -74,6 +80,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
+    if (request.url.startsWith('/api/') || request.url.startsWith('/health')) reply.headers(CORS_HEADERS);
     if (request.url.length > 2048) throw new ApiError('bad_request', 'The request URL is too long.');
   });
   // One line per request; the route pattern, never the URL, so no number reaches the log.
@@ -97,6 +104,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     return sendProblem(reply, request.id, apiError);
   });
 
+  await registerOverloadProtection(app, { maxInFlight: config.MAX_IN_FLIGHT, maxEventLoopDelayMs: config.MAX_EVENT_LOOP_DELAY_MS });
+
   app.setNotFoundHandler({ preHandler: rateLimit }, async (request, reply) => sendProblem(reply, request.id, new ApiError('route_not_found')));
 
   await registerOpenApi(app, deps.version ?? '0.0.0');
@@ -114,6 +123,12 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
         return sendProblem(reply, request.id, new ApiError('method_not_allowed', `${request.method} is not allowed here; use GET or HEAD.`));
       },
     });
+    app.options(url, { schema: { hide: true } }, async (_request, reply) =>
+      reply
+        .code(204)
+        .headers({ Allow: 'GET, HEAD', 'Access-Control-Allow-Methods': 'GET, HEAD', 'Access-Control-Allow-Headers': 'X-Request-Id', 'Access-Control-Max-Age': '86400' })
+        .send(),
+    );
   }
   return app;
 }

@@ -19,6 +19,8 @@ export const ConfigSchema = Type.Object({
   DEFAULT_REGION: Type.Optional(Type.String({ pattern: '^[A-Z]{2}$' })),
   SHUTDOWN_GRACE_MS: Type.Optional(PositiveInt),
   HASH_SECRET: Type.Optional(Type.String({ minLength: 16 })),
+  MAX_IN_FLIGHT: Type.Optional(PositiveInt),
+  MAX_EVENT_LOOP_DELAY_MS: Type.Optional(NonNegativeInt),
 
   TELLOWS_API_URL: Type.Optional(Url),
   TELLOWS_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
@@ -60,6 +62,8 @@ export const CONFIG_DEFAULTS = {
   TRUST_PROXY: 'off',
   DEFAULT_REGION: 'FR',
   SHUTDOWN_GRACE_MS: 10_000,
+  MAX_IN_FLIGHT: 1000,
+  MAX_EVENT_LOOP_DELAY_MS: 1000,
   TELLOWS_API_URL: 'https://www.tellows.de',
   TELLOWS_WEB_URL: 'https://www.tellows.fr',
   NUMEROINCONNU_URL: 'https://www.numeroinconnu.fr',
@@ -133,10 +137,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   return Object.freeze(merged) as Config;
 }
 
-/** TRUST_PROXY as Fastify's `trustProxy` option: false, a hop count, or a list of addresses/CIDRs. */
-export function trustProxySetting(config: Pick<Config, 'TRUST_PROXY'>): false | number | string[] {
+/**
+ * TRUST_PROXY as Fastify's `trustProxy` option: false, a list of addresses/CIDRs, or for a hop
+ * count a function trusting the nearest N hops (what proxy-addr does with a number).
+ */
+export function trustProxySetting(config: Pick<Config, 'TRUST_PROXY'>): false | string[] | ((address: string, hop: number) => boolean) {
   const value = config.TRUST_PROXY.trim();
   if (value === 'off' || value === 'false' || value === '0') return false;
-  if (/^\d+$/.test(value)) return Number(value);
+  if (/^\d+$/.test(value)) {
+    const hops = Number(value);
+    return (_address, hop) => hop < hops;
+  }
   return value.split(',').map((part) => part.trim()).filter((part) => part.length > 0);
 }

@@ -148,6 +148,15 @@ describe('contract: phone endpoints with every source answering', () => {
     expect(answer.headers.get('allow')).toBe('GET, HEAD');
   });
 
+  it('lets any web page call the API (CORS) and answers a preflight with 204', async () => {
+    const answer = await get(server, '/api/phone/0612345678/score', { headers: { origin: 'https://example.org' } });
+    expect(answer.headers.get('access-control-allow-origin')).toBe('*');
+    expect(answer.headers.get('access-control-expose-headers')).toContain('Retry-After');
+    const preflight = await fetch(`${server.baseUrl}/api/phone/0612345678`, { method: 'OPTIONS' });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-methods')).toBe('GET, HEAD');
+  });
+
   it('answers /health without envelope: status ok, uptime in seconds, ISO timestamp (rule 6)', async () => {
     const answer = await get(server, '/health');
     expect(answer.status).toBe(200);

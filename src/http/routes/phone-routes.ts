@@ -1,5 +1,5 @@
 // The two phone endpoints of spec part 4: the full report and the one-call score.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Static } from '@sinclair/typebox';
 import type { PhoneNumberParser, ParsedPhoneNumber } from '../../domain/phone-number.js';
@@ -28,8 +28,8 @@ export async function registerPhoneRoutes(app: FastifyInstance, options: PhoneRo
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
   const { parsePhoneNumber, lookupService } = options;
 
-  function parseOrThrow(request: FastifyRequest<{ Params: Static<typeof NumberParamsSchema> }>): ParsedPhoneNumber {
-    const parsed = parsePhoneNumber(request.params.number);
+  function parseOrThrow(params: Static<typeof NumberParamsSchema>): ParsedPhoneNumber {
+    const parsed = parsePhoneNumber(params.number);
     if (!parsed.ok) throw new ApiError('invalid_number', parsed.reason);
     return parsed.value;
   }
@@ -59,7 +59,7 @@ export async function registerPhoneRoutes(app: FastifyInstance, options: PhoneRo
       },
     },
     async (request) => {
-      const number = parseOrThrow(request);
+      const number = parseOrThrow(request.params);
       const { built } = await lookupOrThrow(number);
       return { success: true as const, data: built.report, meta: built.meta };
     },
@@ -77,7 +77,7 @@ export async function registerPhoneRoutes(app: FastifyInstance, options: PhoneRo
       },
     },
     async (request) => {
-      const number = parseOrThrow(request);
+      const number = parseOrThrow(request.params);
       const { result, built } = await lookupOrThrow(number);
       const { score, scoreSource } = computeScore(result);
       return {

