@@ -1,0 +1,339 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  COMMUNITY_DATA,
+  PRIMARY_DATA,
+  SIGNALS_DATA,
+  START_TIME_MS,
+  TEST_CONFIG,
+  startEngineHarness,
+  waitFor,
+  type EngineHarness,
+} from '../../../test/support/engine-harness.js';
+import { distinctNumber, frenchMobile } from '../../../test/support/parsed-number.js';
+import { upstreamPath } from '../../../test/support/loopback-source.js';
+import { buildReport, failureReasons } from '../report-builder.js';
+
+let harness: EngineHarness | undefined;
+
+async function start(...args: Parameters<typeof startEngineHarness>): Promise<EngineHarness> {
+  harness = await startEngineHarness(...args);
+  return harness;
+}
+
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+describe('lookup service: fan-out and deadlines', () => {
+  it('answers every slot ok from a cold cache, one request per upstream, with ISO fetchedAt', async () => {
+    const h = await start();
+    const result = await h.service.lookup(frenchMobile(1));
+    expect(result.primary).toEqual({ status: 'ok', fetchedAt: new Date(START_TIME_MS).toISOString(), cache: 'miss', data: PRIMARY_DATA });
+    expect(result.community).toMatchObject({ status: 'ok', cache: 'miss', data: COMMUNITY_DATA });
+    expect(result.signals).toMatchObject({ status: 'ok', cache: 'miss', data: SIGNALS_DATA });
+    expect(result.signals.fetchedAt).toMatch(ISO_MS);
+    expect(h.counts()).toEqual({ primary: 1, community: 1, signals: 1 });
+  });
+
+  it('answers within the lookup deadline when one upstream never answers: that slot error/timeout, the others full', async () => {
+    const h = await start();
+    h.upstreams.community.respondWith({ blackHole: true });
+    const started = Date.now();
+    const result = await h.service.lookup(frenchMobile(2));
+    const elapsedMs = Date.now() - started;
+    expect(elapsedMs).toBeLessThan(TEST_CONFIG.LOOKUP_TIMEOUT_MS + 150);
+    expect(result.community).toMatchObject({ status: 'error', reason: 'timeout', cache: 'miss', data: null });
+    expect(result.primary).toMatchObject({ status: 'ok', data: PRIMARY_DATA });
+    expect(result.signals).toMatchObject({ status: 'ok', data: SIGNALS_DATA });
+    // The abandoned request is aborted, not left hanging on the upstream.
+    await waitFor(() => h.upstreams.community.pendingCount() === 0);
+    expect(h.upstreams.community.requestCount()).toBe(1);
+  });
+
+  it('gives a slot still pending at the lookup deadline error/timeout and aborts its fetch', async () => {
+    // Source deadline longer than the lookup deadline: the lookup deadline is what cuts.
+    const h = await start({ config: { ...TEST_CONFIG, SOURCE_TIMEOUT_MS: 2000, LOOKUP_TIMEOUT_MS: 300 } });
+    h.upstreams.primary.respondWith({ blackHole: true });
+    const result = await h.service.lookup(frenchMobile(3));
+    expect(result.primary).toMatchObject({ status: 'error', reason: 'timeout', data: null });
+    expect(result.community.status).toBe('ok');
+    await waitFor(() => h.upstreams.primary.pendingCount() === 0);
+  });
+
+  it('answers error/aborted on every unfinished slot when the caller aborts', async () => {
+    const h = await start();
+    for (const upstream of Object.values(h.upstreams)) upstream.respondWith({ blackHole: true });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 30);
+    const result = await h.service.lookup(frenchMobile(4), controller.signal);
+    for (const slot of [result.primary, result.community, result.signals]) {
+      expect(slot).toMatchObject({ status: 'error', reason: 'aborted', data: null });
+    }
+    await waitFor(() => Object.values(h.upstreams).every((upstream) => upstream.pendingCount() === 0));
+  });
+
+  it('maps 404 to not_found, 429 to blocked and refused connections to error/connection', async () => {
+    const h = await start();
+    h.upstreams.primary.respondWith({ status: 404 });
+    h.upstreams.community.respondWith({ status: 429, headers: { 'retry-after': '120' } });
+    await h.upstreams.signals.close();
+    const result = await h.service.lookup(frenchMobile(5));
+    expect(result.primary).toMatchObject({ status: 'not_found', cache: 'miss', data: null });
+    expect(result.primary.reason).toBeUndefined();
+    expect(result.community).toMatchObject({ status: 'blocked', reason: 'http_429', data: null });
+    expect(result.signals).toMatchObject({ status: 'error', reason: 'connection', data: null });
+  });
+});
+
+describe('lookup service: every source down', () => {
+  it('with nothing cached: every slot failed, the report says allSourcesFailed with each reason', async () => {
+    const h = await start();
+    h.upstreams.primary.respondWith({ blackHole: true });
+    h.upstreams.community.respondWith({ status: 429, headers: { 'retry-after': '30' } });
+    await h.upstreams.signals.close();
+    const result = await h.service.lookup(frenchMobile(6));
+    const built = buildReport(frenchMobile(6), result);
+    expect(built.allSourcesFailed).toBe(true);
+    expect(failureReasons(result)).toEqual({ primary: 'timeout', community: 'http_429', signals: 'connection' });
+  });
+
+  it('with a stale copy: every slot ok from the stale copy, not allSourcesFailed', async () => {
+    const h = await start();
+    await h.service.lookup(frenchMobile(9));
+    h.advanceSeconds(TEST_CONFIG.CACHE_TTL_S * 2);
+    for (const upstream of Object.values(h.upstreams)) await upstream.close();
+    const result = await h.service.lookup(frenchMobile(9));
+    const built = buildReport(frenchMobile(9), result);
+    expect(built.allSourcesFailed).toBe(false);
+    expect(built.report.sources).toEqual({ primary: PRIMARY_DATA, community: COMMUNITY_DATA, signals: SIGNALS_DATA });
+    expect(Object.values(built.meta.sources).map((meta) => meta.cache)).toEqual(['stale', 'stale', 'stale']);
+  });
+});
+
+describe('lookup service: retry', () => {
+  it('retries a 5xx once and no more', async () => {
+    const h = await start();
+    h.upstreams.signals.respondWith({ status: 503 });
+    const result = await h.service.lookup(frenchMobile(10));
+    expect(result.signals).toMatchObject({ status: 'error', reason: 'http_5xx' });
+    expect(h.upstreams.signals.requestCount()).toBe(2);
+    expect(h.upstreams.primary.requestCount()).toBe(1);
+  });
+
+  it('serves the retry’s answer when the upstream recovers after one 5xx', async () => {
+    const h = await start();
+    h.upstreams.signals.respondWith(({ countForPath }) => (countForPath === 1 ? { status: 502 } : { status: 200, body: SIGNALS_DATA }));
+    const result = await h.service.lookup(frenchMobile(11));
+    expect(result.signals).toMatchObject({ status: 'ok', data: SIGNALS_DATA });
+    expect(h.upstreams.signals.requestCount()).toBe(2);
+  });
+
+  it('does not retry not_found, blocked or timeout', async () => {
+    const h = await start();
+    h.upstreams.primary.respondWith({ status: 404 });
+    h.upstreams.community.respondWith({ status: 429 });
+    h.upstreams.signals.respondWith({ blackHole: true });
+    await h.service.lookup(frenchMobile(12));
+    expect(h.counts()).toEqual({ primary: 1, community: 1, signals: 1 });
+  });
+
+  it('does not retry when too little of the source deadline remains', async () => {
+    const h = await start();
+    // Answers 503 after 200 of the 300 ms: 100 ms left is less than the retry needs (20 + 50 ms is
+    // the minimum in the harness, so make the margin explicit with a slower answer).
+    h.upstreams.signals.respondWith({ status: 503, delayMs: 250 });
+    const result = await h.service.lookup(frenchMobile(13));
+    expect(result.signals).toMatchObject({ status: 'error', reason: 'http_5xx' });
+    expect(h.upstreams.signals.requestCount()).toBe(1);
+  });
+});
+
+describe('lookup service: cache', () => {
+  it('answers a cached lookup without any upstream request', async () => {
+    const h = await start();
+    const first = await h.service.lookup(frenchMobile(20));
+    const second = await h.service.lookup(frenchMobile(20));
+    expect(h.counts()).toEqual({ primary: 1, community: 1, signals: 1 });
+    expect(second.primary).toEqual({ ...first.primary, cache: 'hit' });
+    expect(second.community.cache).toBe('hit');
+    expect(second.signals.cache).toBe('hit');
+  });
+
+  it('caches not_found for CACHE_NOT_FOUND_TTL_S and ok for CACHE_TTL_S', async () => {
+    const h = await start();
+    h.upstreams.primary.respondWith({ status: 404 });
+    await h.service.lookup(frenchMobile(21));
+    h.advanceSeconds(TEST_CONFIG.CACHE_NOT_FOUND_TTL_S - 1);
+    const within = await h.service.lookup(frenchMobile(21));
+    expect(within.primary).toMatchObject({ status: 'not_found', cache: 'hit' });
+    h.advanceSeconds(2);
+    const after = await h.service.lookup(frenchMobile(21));
+    expect(after.primary).toMatchObject({ status: 'not_found', cache: 'stale' });
+    expect(after.community).toMatchObject({ status: 'ok', cache: 'hit' });
+  });
+
+  it('does not cache failures', async () => {
+    const h = await start();
+    h.upstreams.primary.respondWith({ status: 503 });
+    await h.service.lookup(frenchMobile(22));
+    h.upstreams.primary.respondWith({ status: 200, body: PRIMARY_DATA });
+    const result = await h.service.lookup(frenchMobile(22));
+    expect(result.primary).toMatchObject({ status: 'ok', cache: 'miss' });
+    expect(h.upstreams.primary.requestCount()).toBe(3);
+  });
+
+  it('serves a stale copy at once and refreshes it once in the background', async () => {
+    const h = await start();
+    await h.service.lookup(frenchMobile(23));
+    h.advanceSeconds(TEST_CONFIG.CACHE_TTL_S + 1);
+    const refreshed = { ...PRIMARY_DATA, searches: 999 };
+    h.upstreams.primary.respondWith({ status: 200, body: refreshed, delayMs: 100 });
+    const staleAnswers = await Promise.all(Array.from({ length: 10 }, () => h.service.lookup(frenchMobile(23))));
+    for (const answer of staleAnswers) {
+      expect(answer.primary).toMatchObject({ status: 'ok', cache: 'stale', data: PRIMARY_DATA });
+      expect(answer.primary.reason).toBeUndefined();
+    }
+    await waitFor(() => h.upstreams.primary.requestCount() === 2 && h.upstreams.primary.pendingCount() === 0);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const after = await h.service.lookup(frenchMobile(23));
+    expect(after.primary).toMatchObject({ status: 'ok', cache: 'hit', data: refreshed });
+    expect(h.upstreams.primary.requestCount()).toBe(2);
+  });
+
+  it('keeps serving the stale copy when every upstream is down, with the refresh failure as reason', async () => {
+    const h = await start();
+    await h.service.lookup(frenchMobile(24));
+    h.advanceSeconds(TEST_CONFIG.CACHE_TTL_S + 1);
+    for (const upstream of Object.values(h.upstreams)) upstream.respondWith({ status: 500 });
+    const first = await h.service.lookup(frenchMobile(24));
+    expect(first.primary).toMatchObject({ status: 'ok', cache: 'stale', data: PRIMARY_DATA });
+    expect(first.community).toMatchObject({ status: 'ok', cache: 'stale', data: COMMUNITY_DATA });
+    expect(first.signals).toMatchObject({ status: 'ok', cache: 'stale', data: SIGNALS_DATA });
+    await waitFor(() => Object.values(h.upstreams).every((upstream) => upstream.requestCount() === 3 && upstream.pendingCount() === 0));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const second = await h.service.lookup(frenchMobile(24));
+    expect(second.primary).toMatchObject({ status: 'ok', cache: 'stale', reason: 'http_5xx', data: PRIMARY_DATA });
+    expect(second.primary.fetchedAt).toBe(new Date(START_TIME_MS).toISOString());
+  });
+
+  it('stops serving a copy older than CACHE_STALE_S', async () => {
+    const h = await start();
+    await h.service.lookup(frenchMobile(25));
+    h.advanceSeconds(TEST_CONFIG.CACHE_TTL_S + TEST_CONFIG.CACHE_STALE_S + 1);
+    h.upstreams.primary.respondWith({ status: 500 });
+    const result = await h.service.lookup(frenchMobile(25));
+    expect(result.primary).toMatchObject({ status: 'error', reason: 'http_5xx', cache: 'miss', data: null });
+  });
+
+  it('keys the cache by keyed hash of slot and number, never the number in clear', async () => {
+    const h = await start();
+    const number = frenchMobile(26);
+    await h.service.lookup(number);
+    expect(h.cache.keysWritten).toHaveLength(3);
+    for (const key of h.cache.keysWritten) {
+      expect(key).toMatch(/^v1:(primary|community|signals):[A-Za-z0-9_-]{22}$/);
+      expect(key).not.toContain('612345626');
+    }
+    expect(new Set(h.cache.keysWritten.map((key) => key.split(':')[2])).size).toBe(3);
+  });
+});
+
+describe('lookup service: coalescing', () => {
+  it('costs each upstream exactly one request for 200 concurrent cold lookups of one number', async () => {
+    const h = await start();
+    h.upstreams.primary.respondWith({ status: 200, body: PRIMARY_DATA, delayMs: 50 });
+    h.upstreams.community.respondWith({ status: 200, body: COMMUNITY_DATA, delayMs: 50 });
+    h.upstreams.signals.respondWith({ status: 404, delayMs: 50 });
+    const results = await Promise.all(Array.from({ length: 200 }, () => h.service.lookup(frenchMobile(30))));
+    expect(h.counts()).toEqual({ primary: 1, community: 1, signals: 1 });
+    for (const result of results) {
+      expect(result.primary).toMatchObject({ status: 'ok', cache: 'miss', data: PRIMARY_DATA });
+      expect(result.signals).toMatchObject({ status: 'not_found', cache: 'miss' });
+    }
+    expect(h.upstreams.primary.requestCount(upstreamPath(frenchMobile(30)))).toBe(1);
+  });
+
+  it('keeps a shared fetch running for the callers still waiting when one caller gives up', async () => {
+    const h = await start();
+    h.upstreams.primary.respondWith({ status: 200, body: PRIMARY_DATA, delayMs: 100 });
+    const impatient = new AbortController();
+    const first = h.service.lookup(frenchMobile(31), impatient.signal);
+    const second = h.service.lookup(frenchMobile(31));
+    setTimeout(() => impatient.abort(), 20);
+    expect((await first).primary).toMatchObject({ status: 'error', reason: 'aborted' });
+    expect((await second).primary).toMatchObject({ status: 'ok', data: PRIMARY_DATA });
+    expect(h.upstreams.primary.requestCount()).toBe(1);
+  });
+});
+
+describe('lookup service: circuit breaker', () => {
+  it('opens after consecutive failures, answers circuit_open at once while open, and closes after a successful probe', async () => {
+    const h = await start({ resilience: { breakerThreshold: 3, breakerHalfOpenAfterMs: 400, retryMinRemainingMs: 10_000 } });
+    h.upstreams.signals.respondWith({ blackHole: true });
+    for (let n = 0; n < 3; n += 1) {
+      const result = await h.service.lookup(distinctNumber(100 + n));
+      expect(result.signals).toMatchObject({ status: 'error', reason: 'timeout' });
+    }
+    expect(h.service.breakerState('signals')).toBe('open');
+    expect(h.upstreams.signals.requestCount()).toBe(3);
+
+    const started = Date.now();
+    const whileOpen = await h.service.lookup(distinctNumber(200));
+    expect(Date.now() - started).toBeLessThan(TEST_CONFIG.SOURCE_TIMEOUT_MS / 2);
+    expect(whileOpen.signals).toMatchObject({ status: 'error', reason: 'circuit_open', data: null });
+    expect(whileOpen.primary.status).toBe('ok');
+    expect(h.upstreams.signals.requestCount()).toBe(3);
+
+    h.upstreams.signals.respondWith({ status: 200, body: SIGNALS_DATA });
+    await new Promise((resolve) => setTimeout(resolve, 450));
+    const probe = await h.service.lookup(distinctNumber(201));
+    expect(probe.signals).toMatchObject({ status: 'ok', data: SIGNALS_DATA });
+    expect(h.service.breakerState('signals')).toBe('closed');
+    expect(h.upstreams.signals.requestCount()).toBe(4);
+  });
+
+  it('does not count not_found or blocked answers as failures', async () => {
+    const h = await start({ resilience: { breakerThreshold: 2, breakerHalfOpenAfterMs: 10_000 } });
+    h.upstreams.primary.respondWith({ status: 404 });
+    h.upstreams.community.respondWith({ status: 403, headers: { 'retry-after': '1' } });
+    for (let n = 0; n < 4; n += 1) await h.service.lookup(distinctNumber(300 + n));
+    expect(h.service.breakerState('primary')).toBe('closed');
+    expect(h.service.breakerState('community')).toBe('closed');
+  });
+});
+
+describe('lookup service: politeness pause', () => {
+  it('answers blocked for every number while one upstream pauses after a 429, the other slots unaffected', async () => {
+    const h = await start();
+    h.upstreams.community.respondWith({ status: 429, headers: { 'retry-after': '60' } });
+    const first = await h.service.lookup(distinctNumber(400));
+    expect(first.community).toMatchObject({ status: 'blocked', reason: 'http_429', data: null });
+    for (let n = 1; n <= 3; n += 1) {
+      const result = await h.service.lookup(distinctNumber(400 + n));
+      expect(result.community).toMatchObject({ status: 'blocked', reason: 'paused', data: null });
+      expect(result.primary).toMatchObject({ status: 'ok', data: PRIMARY_DATA });
+      expect(result.signals).toMatchObject({ status: 'ok', data: SIGNALS_DATA });
+    }
+    expect(h.counts()).toEqual({ primary: 4, community: 1, signals: 4 });
+  });
+});
+
+describe('lookup service: outcome hook', () => {
+  it('reports one event per slot per lookup, without the number', async () => {
+    const h = await start();
+    h.upstreams.signals.respondWith({ status: 404 });
+    await h.service.lookup(frenchMobile(50));
+    await h.service.lookup(frenchMobile(50));
+    expect(h.events).toHaveLength(6);
+    expect(h.events.slice(0, 3).map((event) => [event.slot, event.upstream, event.status, event.cache])).toEqual([
+      ['primary', 'tellows', 'ok', 'miss'],
+      ['community', 'numeroinconnu', 'ok', 'miss'],
+      ['signals', 'telguarder', 'not_found', 'miss'],
+    ]);
+    expect(h.events.slice(3).every((event) => event.cache === 'hit')).toBe(true);
+    expect(JSON.stringify(h.events)).not.toContain('6123456');
+  });
+});

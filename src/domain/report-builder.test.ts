@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { COMMUNITY_DATA, PRIMARY_DATA, SIGNALS_DATA } from '../../test/support/engine-harness.js';
+import { frenchMobile } from '../../test/support/parsed-number.js';
+import { FETCHED_AT, blockedSlot, errorSlot, lookupResult, notFoundSlot, okSlot } from '../../test/support/slot-results.js';
+import { buildReport, failureReasons, isAllSourcesFailed } from './report-builder.js';
+import { emptySourceData } from './report.js';
+
+const number = frenchMobile(8);
+
+describe('buildReport', () => {
+  it('renders every ok slot’s data with the number and phoneInfo', () => {
+    const built = buildReport(number, lookupResult(okSlot(PRIMARY_DATA), okSlot(COMMUNITY_DATA, 'hit'), okSlot(SIGNALS_DATA, 'stale')));
+    expect(built.report).toEqual({
+      number: number.number,
+      phoneInfo: number.phoneInfo,
+      sources: { primary: PRIMARY_DATA, community: COMMUNITY_DATA, signals: SIGNALS_DATA },
+    });
+    expect(built.meta.sources).toEqual({
+      primary: { status: 'ok', fetchedAt: FETCHED_AT, cache: 'miss' },
+      community: { status: 'ok', fetchedAt: FETCHED_AT, cache: 'hit' },
+      signals: { status: 'ok', fetchedAt: FETCHED_AT, cache: 'stale' },
+    });
+    expect(built.allSourcesFailed).toBe(false);
+  });
+
+  it('gives a slot that is not ok its empty fields, and says why in meta', () => {
+    const built = buildReport(number, lookupResult(errorSlot('timeout'), blockedSlot('http_429'), notFoundSlot()));
+    expect(built.report.sources).toEqual(emptySourceData());
+    expect(built.meta.sources.primary).toEqual({ status: 'error', reason: 'timeout', fetchedAt: FETCHED_AT, cache: 'miss' });
+    expect(built.meta.sources.community).toEqual({ status: 'blocked', reason: 'http_429', fetchedAt: FETCHED_AT, cache: 'miss' });
+    expect(built.meta.sources.signals).toEqual({ status: 'not_found', fetchedAt: FETCHED_AT, cache: 'miss' });
+    expect('reason' in built.meta.sources.signals).toBe(false);
+  });
+
+  it('keeps the reason of a stale slot served after a failed refresh', () => {
+    const stale = { ...okSlot<'primary'>(PRIMARY_DATA, 'stale'), reason: 'http_5xx' };
+    const built = buildReport(number, lookupResult(stale, errorSlot('connection'), errorSlot('connection')));
+    expect(built.report.sources.primary).toEqual(PRIMARY_DATA);
+    expect(built.meta.sources.primary).toEqual({ status: 'ok', reason: 'http_5xx', fetchedAt: FETCHED_AT, cache: 'stale' });
+    expect(built.allSourcesFailed).toBe(false);
+  });
+});
+
+describe('isAllSourcesFailed: the 502 rule', () => {
+  it.each([
+    ['every slot error or blocked', lookupResult(errorSlot('timeout'), blockedSlot('http_429'), errorSlot('connection')), true],
+    ['every slot error', lookupResult(errorSlot('circuit_open'), errorSlot('http_5xx'), errorSlot('parse')), true],
+    ['every slot not_found', lookupResult(notFoundSlot(), notFoundSlot(), notFoundSlot()), false],
+    ['one slot not_found', lookupResult(errorSlot('timeout'), notFoundSlot(), errorSlot('timeout')), false],
+    ['one slot ok', lookupResult(errorSlot('timeout'), errorSlot('timeout'), okSlot(SIGNALS_DATA)), false],
+    ['one slot stale ok', lookupResult(okSlot(PRIMARY_DATA, 'stale'), blockedSlot('paused'), errorSlot('timeout')), false],
+  ])('%s → %s', (_name, result, expected) => {
+    expect(isAllSourcesFailed(result)).toBe(expected);
+    expect(buildReport(number, result).allSourcesFailed).toBe(expected);
+  });
+});
+
+describe('failureReasons', () => {
+  it('lists each slot’s reason for the 502 body', () => {
+    expect(failureReasons(lookupResult(errorSlot('timeout'), blockedSlot('http_429'), errorSlot('connection')))).toEqual({
+      primary: 'timeout',
+      community: 'http_429',
+      signals: 'connection',
+    });
+  });
+
+  it('falls back to the status for a slot without a reason', () => {
+    expect(failureReasons(lookupResult(notFoundSlot(), okSlot(COMMUNITY_DATA), errorSlot('parse')))).toEqual({
+      primary: 'not_found',
+      community: 'ok',
+      signals: 'parse',
+    });
+  });
+});

@@ -1,0 +1,42 @@
+// The cache of per-source results: one entry per (slot, number), holding what one upstream
+// answered and until when it may be served. The memory implementation lives next door; a
+// Redis one (scale-out issue) implements the same interface, so values stay small and
+// JSON-serialisable and keys never contain a phone number in clear.
+import type { SourceSlot } from '../../domain/report.js';
+import type { KeyedHasher } from '../hash.js';
+
+/** Only answers worth remembering are cached: failures never are. */
+export type CachedStatus = 'ok' | 'not_found';
+
+export interface CachedSourceResult {
+  status: CachedStatus;
+  /** The slot's data for `ok` (the reader knows the slot's type from the key); null for `not_found`. */
+  data: unknown;
+  /** ISO 8601 time the upstream answered. */
+  fetchedAt: string;
+  /** Epoch ms until which the entry is served as a `hit`. */
+  freshUntil: number;
+  /** Epoch ms until which the entry may be served as `stale` (stale-while-revalidate / stale-if-error). */
+  staleUntil: number;
+  /** Reason of the last failed refresh, shown with the stale copy; absent after a successful fetch. */
+  lastFailure?: string;
+}
+
+export interface SourceResultCache {
+  /** Resolves undefined on a miss. An implementation that cannot reach its store answers a miss rather than rejecting. */
+  get(key: string): Promise<CachedSourceResult | undefined>;
+  /** `ttlSeconds` is how long the store keeps the entry (until `staleUntil`); it may evict earlier. */
+  set(key: string, value: CachedSourceResult, ttlSeconds: number): Promise<void>;
+}
+
+/** Bump when the shape of CachedSourceResult or of a slot's data changes, so old entries are ignored. */
+export const SOURCE_CACHE_KEY_VERSION = 'v1';
+
+/**
+ * The cache key of one slot's result for one number: `v1:<slot>:<keyed hash>`. The hash covers
+ * slot and E.164 together, so equal digits in different slots give unrelated keys, and a store
+ * dump reveals no number without the secret.
+ */
+export function toSourceCacheKey(hashKey: KeyedHasher, slot: SourceSlot, e164: string): string {
+  return `${SOURCE_CACHE_KEY_VERSION}:${slot}:${hashKey(`${slot}|${e164}`)}`;
+}
