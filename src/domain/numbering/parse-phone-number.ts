@@ -61,7 +61,7 @@ const OVERSEAS_FALLBACK_BY_PREFIX: ReadonlyMap<string, FrenchTerritory> = new Ma
   ['0590', 'GP'], ['0690', 'GP'], ['0691', 'GP'],
   ['0594', 'GF'], ['0694', 'GF'],
   ['0596', 'MQ'], ['0696', 'MQ'], ['0697', 'MQ'],
-  ['0508', 'PM'],
+  ['0508', 'PM'], ['0708', 'PM'],
   ['09475', 'GP'], ['09476', 'GF'], ['09477', 'MQ'], ['09478', 'RE'], ['09479', 'RE'],
 ]);
 
@@ -123,7 +123,8 @@ export function checkSpelling(raw: string): Spelling {
     const code = raw.charCodeAt(index);
     if (isDigitCode(code)) {
       if (separatorRun !== '') {
-        if (digits === '' ? separatorRun !== '(' : !/^(?:[ .-]|[ .-]?\(|\)[ .-]?)$/.test(separatorRun)) {
+        // Only a national spelling may open with a parenthesis ("(01) 40…"); "+" is followed by a digit.
+        if (digits === '' ? international || separatorRun !== '(' : !/^(?:[ .-]|[ .-]?\(|\)[ .-]?)$/.test(separatorRun)) {
           return { ok: false, reason: 'misplaced_separator' };
         }
         separatorRun = '';
@@ -155,7 +156,7 @@ export function checkSpelling(raw: string): Spelling {
   if (insideParenthesis || (separatorRun !== '' && separatorRun !== ')')) return { ok: false, reason: 'misplaced_separator' };
   if (digits === '') return { ok: false, reason: 'no_digits' };
   if (!international && digits.startsWith('00')) {
-    return { ok: true, international: true, digits: digits.slice(2), parenthesisedZeroAt: parenthesisedZeroAt - 2 };
+    return { ok: true, international: true, digits: digits.slice(2), parenthesisedZeroAt: parenthesisedZeroAt >= 2 ? parenthesisedZeroAt - 2 : -1 };
   }
   return { ok: true, international, digits, parenthesisedZeroAt };
 }
@@ -222,10 +223,9 @@ export function createPhoneNumberParser(plan: NumberingPlan, defaultRegion: stri
     const callingCode = CALLING_CODE_BY_TERRITORY[territory];
     if (expectedCallingCode !== undefined && expectedCallingCode !== callingCode) return INVALID;
     let significant: string;
-    if (territory === 'PM') {
-      // Saint-Pierre-et-Miquelon is dialled 0508 XX XX XX (and 0708 56…) in the French plan but
-      // its E.164 numbers have 6 digits after +508.
-      if (!national.startsWith('0508') && !national.startsWith('0708')) return INVALID;
+    if (territory === 'PM' && national.startsWith('0508')) {
+      // Saint-Pierre-et-Miquelon's classic numbers are dialled 0508 XX XX XX in the French plan
+      // but have 6 digits after +508; its newer 0708 mobiles keep 9 (+508 708 XX XX XX).
       significant = national.slice(4);
     } else {
       significant = national.slice(1);
@@ -269,6 +269,8 @@ export function createPhoneNumberParser(plan: NumberingPlan, defaultRegion: stri
     else if (type === 'fixed_line') rangeLabel = `Géographique (${zone})`;
     else rangeLabel = TYPE_LABELS_FR[type] ?? TYPE_LABELS_FR.unknown ?? 'Numéro';
 
+    // libphonenumber formats PM numbers in their own plan (41 12 34, 708 561 234); in the
+    // French plan they read like every other overseas number.
     const nationalFormat =
       territory === 'PM'
         ? `${national.slice(0, 4)} ${national.slice(4, 6)} ${national.slice(6, 8)} ${national.slice(8, 10)}`
@@ -297,12 +299,7 @@ export function createPhoneNumberParser(plan: NumberingPlan, defaultRegion: stri
 
   /** International digits (after + or 00) whose calling code belongs to the French plan. */
   function parseFrenchInternational(callingCode: string, significant: string): ParsePhoneNumberResult {
-    if (callingCode === '508') {
-      if (significant.length !== 6) return INVALID;
-      const mobileForm = `0708${significant}`;
-      const national = plan.findBlock(mobileForm)?.territory === 'PM' ? mobileForm : `0508${significant}`;
-      return parseFrenchNational(national, callingCode);
-    }
+    if (callingCode === '508' && significant.length === 6) return parseFrenchNational(`0508${significant}`, callingCode);
     if (significant.length !== 9) return INVALID;
     return parseFrenchNational(`0${significant}`, callingCode);
   }
@@ -343,9 +340,19 @@ export function createPhoneNumberParser(plan: NumberingPlan, defaultRegion: stri
       let significant = digits.slice(callingCode.length);
       // "+33 (0)6 12 34 56 78": the parenthesised trunk zero right after the country code.
       if (parenthesisedZeroAt === callingCode.length) significant = significant.slice(1);
-      return parseFrenchInternational(callingCode, significant);
+      const french = parseFrenchInternational(callingCode, significant);
+      // A few numbers of these calling codes have no 0XXXXXXXXX form (+508 80…): libphonenumber
+      // alone describes them, as for any other country.
+      if (french.ok || parenthesisedZeroAt >= 0) return french;
+      const parsed = safeParse(`+${callingCode}${significant}`);
+      return parsed?.isValid() ? describeForeign(parsed) : french;
     }
-    if (parenthesisedZeroAt >= 0) return INVALID;
+    if (parenthesisedZeroAt >= 0) {
+      // "+44 (0)20 7946 0958": a trunk zero is only dropped right after the country code.
+      const parsed = safeParse(`+${digits.slice(0, parenthesisedZeroAt)}${digits.slice(parenthesisedZeroAt + 1)}`);
+      if (!parsed?.isValid() || parsed.countryCallingCode.length !== parenthesisedZeroAt) return INVALID;
+      return describeForeign(parsed);
+    }
     const parsed = safeParse(`+${digits}`);
     if (!parsed?.isValid()) return INVALID;
     return describeForeign(parsed);

@@ -1,0 +1,136 @@
+import { readFileSync } from 'node:fs';
+import type { ServerResponse } from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createHttpClient } from '../../infra/http/http-client.js';
+import type { ClosableHttpClient } from '../../infra/http/http-client.js';
+import { createUpstreamFetcher } from '../../infra/http/upstream-fetcher.js';
+import { startLoopbackServer } from '../../../test/support/loopback-server.js';
+import type { LoopbackServer, ReceivedRequest } from '../../../test/support/loopback-server.js';
+import { belgianNumber, frenchNumber } from '../../../test/support/parsed-numbers.js';
+import { haveRequiredMarkers } from '../markers.js';
+import { buildNumeroinconnuUrl, createNumeroinconnuSource, describeNumeroinconnuMarkers } from './numeroinconnu-source.js';
+
+const fixtureBytes = (name: string): Buffer => readFileSync(new URL(`./fixtures/${name}`, import.meta.url));
+
+function serveHtml(response: ServerResponse, status: number, name: string, headers: Record<string, string> = {}): void {
+  response.writeHead(status, { 'content-type': 'text/html; charset=utf-8', ...headers });
+  response.end(fixtureBytes(name));
+}
+
+let server: LoopbackServer | undefined;
+let client: ClosableHttpClient | undefined;
+
+afterEach(async () => {
+  await client?.close();
+  await server?.close();
+  server = undefined;
+  client = undefined;
+});
+
+async function setUp(handler: (request: ReceivedRequest, response: ServerResponse) => void) {
+  server = await startLoopbackServer(handler);
+  client = createHttpClient();
+  const fetcher = createUpstreamFetcher({ upstream: 'numeroinconnu', client, requestsPerMinute: 600, maxConcurrency: 2 });
+  return { server, fetcher, source: createNumeroinconnuSource({ baseUrl: server.url, fetcher }) };
+}
+
+const deadline = (): AbortSignal => AbortSignal.timeout(3_000);
+
+describe('numeroinconnu source', () => {
+  it('fetches /numero/{digits} with French headers and answers the parsed page', async () => {
+    const { server, source } = await setUp((_request, response) => serveHtml(response, 200, 'normal.html'));
+    const outcome = await source.lookup(frenchNumber('0600000001'), deadline());
+    expect(outcome).toMatchObject({ status: 'ok', data: { dangerPercent: 84, visits: 2535, commentsCount: 4, topCategory: 'Dangereux' } });
+    expect(server.received).toHaveLength(1);
+    expect(server.received[0]).toMatchObject({ method: 'GET', url: '/numero/0600000001' });
+    expect(server.received[0]?.headers['accept-language']).toMatch(/^fr-FR/);
+    expect(server.received[0]?.headers['user-agent']).toMatch(/Mozilla/);
+    expect(source).toMatchObject({ slot: 'community', name: 'numeroinconnu' });
+  });
+
+  it('answers not_found for a 404 and for the unknown-number page', async () => {
+    const { source } = await setUp((request, response) =>
+      request.url.endsWith('0100000000') ? serveHtml(response, 200, 'unknown.html') : serveHtml(response, 404, 'challenge.html'),
+    );
+    expect(await source.lookup(frenchNumber('0100000000'), deadline())).toEqual({ status: 'not_found' });
+    expect(await source.lookup(frenchNumber('0100000009'), deadline())).toEqual({ status: 'not_found' });
+  });
+
+  it('answers not_found for a number outside the French plan without calling the site', async () => {
+    const { server, source } = await setUp((_request, response) => serveHtml(response, 200, 'normal.html'));
+    expect(await source.lookup(belgianNumber(), deadline())).toEqual({ status: 'not_found' });
+    expect(server.received).toHaveLength(0);
+  });
+
+  it('calls a 200 page without the markers a challenge', async () => {
+    const { source } = await setUp((_request, response) => serveHtml(response, 200, 'challenge.html'));
+    expect(await source.lookup(frenchNumber('0600000001'), deadline())).toEqual({ status: 'blocked', reason: 'challenge' });
+  });
+
+  it('answers error(parse) for a recognised page with an unreadable count', async () => {
+    const { source } = await setUp((_request, response) => serveHtml(response, 200, 'malformed-count.html'));
+    expect(await source.lookup(frenchNumber('0600000001'), deadline())).toEqual({ status: 'error', reason: 'parse' });
+  });
+
+  it('answers blocked on 403 and then pauses without calling the site', async () => {
+    const { server, source } = await setUp((_request, response) => serveHtml(response, 403, 'challenge.html'));
+    expect(await source.lookup(frenchNumber('0600000001'), deadline())).toMatchObject({ status: 'blocked', reason: 'http_403' });
+    expect(await source.lookup(frenchNumber('0600000002'), deadline())).toMatchObject({ status: 'blocked', reason: 'paused' });
+    expect(server.received).toHaveLength(1);
+  });
+
+  it('honours Retry-After on 429 for every number', async () => {
+    const { server, source } = await setUp((_request, response) => serveHtml(response, 429, 'challenge.html', { 'retry-after': '120' }));
+    expect(await source.lookup(frenchNumber('0600000001'), deadline())).toEqual({ status: 'blocked', reason: 'http_429', retryAfterMs: 120_000 });
+    const paused = await source.lookup(frenchNumber('0700000001'), deadline());
+    expect(paused).toMatchObject({ status: 'blocked', reason: 'paused' });
+    expect(paused.status === 'blocked' ? paused.retryAfterMs : 0).toBeGreaterThan(110_000);
+    expect(server.received).toHaveLength(1);
+  });
+
+  it('answers error(http_5xx) on a server error and error(http_status) on another 4xx', async () => {
+    const { source } = await setUp((request, response) => serveHtml(response, request.url.endsWith('1') ? 503 : 400, 'challenge.html'));
+    expect(await source.lookup(frenchNumber('0600000001'), deadline())).toEqual({ status: 'error', reason: 'http_5xx' });
+    expect(await source.lookup(frenchNumber('0600000002'), deadline())).toEqual({ status: 'error', reason: 'http_status' });
+  });
+
+  it('reads a page served in Latin-1', async () => {
+    const { source } = await setUp((_request, response) =>
+      serveHtml(response, 200, 'latin1.html', { 'content-type': 'text/html; charset=ISO-8859-1' }),
+    );
+    const outcome = await source.lookup(frenchNumber('0600000001'), deadline());
+    expect(outcome).toMatchObject({
+      status: 'ok',
+      data: { visits: 3210, commentList: [{ text: 'Numéro inventé qui réclame des données bancaires.', category: 'Dangereux' }] },
+    });
+  });
+
+  it('ends a slow-drip body at the deadline as error(timeout)', async () => {
+    const { source } = await setUp((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/html' });
+      const timer = setInterval(() => response.write('<p>.</p>'), 50);
+      response.on('close', () => clearInterval(timer));
+    });
+    expect(await source.lookup(frenchNumber('0600000001'), AbortSignal.timeout(400))).toEqual({ status: 'error', reason: 'timeout' });
+  });
+});
+
+describe('buildNumeroinconnuUrl', () => {
+  it('appends the path to a base with or without a trailing slash or prefix', () => {
+    expect(buildNumeroinconnuUrl('https://mirror.example/prefix/', '0600000001')).toBe('https://mirror.example/prefix/numero/0600000001');
+    expect(buildNumeroinconnuUrl('https://www.numeroinconnu.fr', '0600000001')).toBe('https://www.numeroinconnu.fr/numero/0600000001');
+  });
+
+  it('refuses anything but ten national digits', () => {
+    expect(buildNumeroinconnuUrl('https://x.example', '06/../admin')).toBeNull();
+    expect(buildNumeroinconnuUrl('https://x.example', null)).toBeNull();
+  });
+});
+
+describe('describeNumeroinconnuMarkers', () => {
+  it('has every required marker on the normal and unknown pages, not on the challenge page', () => {
+    expect(haveRequiredMarkers(describeNumeroinconnuMarkers(fixtureBytes('normal.html').toString('utf8')))).toBe(true);
+    expect(haveRequiredMarkers(describeNumeroinconnuMarkers(fixtureBytes('unknown.html').toString('utf8')))).toBe(true);
+    expect(haveRequiredMarkers(describeNumeroinconnuMarkers(fixtureBytes('challenge.html').toString('utf8')))).toBe(false);
+  });
+});

@@ -1,0 +1,130 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { describeTelguarderPage, parseTelguarderPage, securityLevelToSpamScore } from './parse-telguarder-page.js';
+import type { TelguarderPageResult } from './parse-telguarder-page.js';
+import type { SignalsData } from '../../domain/report.js';
+import { MAX_COMMENTS } from '../common/text.js';
+
+const fixture = (name: string): string => readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8');
+
+function expectOk(result: TelguarderPageResult): SignalsData {
+  if (result.kind !== 'ok') throw new Error(`expected ok, got ${JSON.stringify(result)}`);
+  return result.data;
+}
+
+const panel = (inner: string): string => `<div class="ai-number-stats-panel">${inner}</div>`;
+
+describe('parseTelguarderPage', () => {
+  it('reads every field of a normal page', () => {
+    expect(expectOk(parseTelguarderPage(fixture('normal.html')))).toEqual({
+      spamScore: 72,
+      reportsCount: 37,
+      callerType: 'Démarchage téléphonique',
+      commentList: [
+        { text: 'Propose des panneaux solaires inventés.', date: '12/03/2026', callerType: 'Démarchage téléphonique' },
+        { text: 'Demande un virement urgent.', date: '01/02/2026', callerType: 'Arnaque' },
+        { text: 'Rappelle sans arrêt.', date: '15/01/2026', callerType: 'Démarchage téléphonique' },
+        // No reason of its own: takes the number's main caller type.
+        { text: 'Pas de message laissé.', date: '03/01/2026', callerType: 'Démarchage téléphonique' },
+      ],
+    });
+  });
+
+  it('strips the user-comment trailer and does not repeat the latest-comment panel', () => {
+    const texts = expectOk(parseTelguarderPage(fixture('normal.html'))).commentList.map((comment) => comment.text);
+    expect(texts.filter((text) => text.startsWith('Propose'))).toHaveLength(1);
+    expect(texts.some((text) => text.includes('Commentaire de l'))).toBe(false);
+  });
+
+  it('answers not_found for a page with no reports, level 0 and no comment', () => {
+    expect(parseTelguarderPage(fixture('unknown.html'))).toEqual({ kind: 'not_found' });
+  });
+
+  it('leaves missing optional blocks empty on a partial page and labels a reason by its slug', () => {
+    expect(expectOk(parseTelguarderPage(fixture('partial.html')))).toEqual({
+      spamScore: null,
+      reportsCount: null,
+      callerType: 'Survey',
+      commentList: [{ text: 'Sondage inventé sur les transports.', date: '', callerType: 'Survey' }],
+    });
+  });
+
+  it('calls a page without the stats panel a challenge', () => {
+    expect(parseTelguarderPage(fixture('challenge.html'))).toEqual({ kind: 'challenge' });
+    expect(parseTelguarderPage('')).toEqual({ kind: 'challenge' });
+  });
+
+  it('is not fooled by a stats panel written inside a script', () => {
+    expect(parseTelguarderPage('<script>x = "<div class=\'ai-number-stats-panel\'>"</script>')).toEqual({ kind: 'challenge' });
+  });
+
+  it('breaks a caller-type tie by the most recent comment', () => {
+    const data = expectOk(parseTelguarderPage(fixture('caller-type-tie.html')));
+    expect(data.callerType).toBe('Sondage');
+    expect(data.reportsCount).toBe(4);
+    expect(data.spamScore).toBe(35);
+  });
+
+  it('calls a non-numeric security level invalid', () => {
+    expect(parseTelguarderPage(fixture('malformed-level.html'))).toEqual({ kind: 'invalid', reason: 'security level malformed' });
+    expect(parseTelguarderPage(panel('<div id="securityLevelValue" data-security-level="140"></div>'))).toEqual({
+      kind: 'invalid',
+      reason: 'security level malformed',
+    });
+  });
+
+  it('keeps a page with reports but no level as ok with a null score', () => {
+    const html = panel('<div class="ai-row-1-cell"><div>a</div><div>5</div></div><div class="ai-row-1-cell"><div>b</div><div>2</div></div>');
+    expect(expectOk(parseTelguarderPage(html))).toEqual({ spamScore: null, reportsCount: 2, callerType: '', commentList: [] });
+  });
+
+  it('reads the Latin-1 page once decoded', () => {
+    const html = new TextDecoder('latin1').decode(readFileSync(new URL('./fixtures/latin1.html', import.meta.url)));
+    expect(expectOk(parseTelguarderPage(html))).toEqual({
+      spamScore: 64,
+      reportsCount: 9,
+      callerType: 'Arnaque à la carte',
+      commentList: [{ text: 'Prétend être la banque (inventé).', date: '14/12/2025', callerType: 'Arnaque à la carte' }],
+    });
+  });
+
+  it('caps the comment list', () => {
+    const bodies = Array.from(
+      { length: MAX_COMMENTS + 5 },
+      (_, index) => `<div class="ai-assessment-body"><div class="ai-comment-text">c${index}</div></div>`,
+    );
+    expect(expectOk(parseTelguarderPage(panel('') + bodies.join(''))).commentList).toHaveLength(MAX_COMMENTS);
+  });
+
+  it('never throws on broken markup', () => {
+    for (const html of ['<', '<div class="ai-number-stats-panel"', '<div class="ai-number-stats-panel"><div id="securityLevelValue" data-security-level=', '\u0000']) {
+      expect(() => parseTelguarderPage(html)).not.toThrow();
+    }
+  });
+});
+
+describe('securityLevelToSpamScore', () => {
+  it('treats 0 and an absent level as no data', () => {
+    expect(securityLevelToSpamScore(0)).toBeNull();
+    expect(securityLevelToSpamScore(null)).toBeNull();
+  });
+
+  it('keeps the level as the score by default and inverts it on request', () => {
+    expect(securityLevelToSpamScore(72)).toBe(72);
+    expect(securityLevelToSpamScore(72, 'higher_is_safer')).toBe(28);
+  });
+});
+
+describe('describeTelguarderPage', () => {
+  it('counts the markers of a normal page', () => {
+    expect(describeTelguarderPage(fixture('normal.html'))).toEqual({
+      statsPanel: true, statsCells: 3, securityLevel: true, assessments: 5, assessmentDates: 5, spamReasons: 4,
+    });
+  });
+
+  it('finds nothing on a challenge page', () => {
+    expect(describeTelguarderPage(fixture('challenge.html'))).toEqual({
+      statsPanel: false, statsCells: 0, securityLevel: false, assessments: 0, assessmentDates: 0, spamReasons: 0,
+    });
+  });
+});

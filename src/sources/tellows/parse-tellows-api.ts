@@ -1,0 +1,159 @@
+// Pure parser of the tellows partner API answer (`/basic/num/{n}?json=1`). The body is JSON
+// served as text/html, possibly with a "Partner Data not correct" line before or after it;
+// every scalar is a string; each list may collapse to one object, a bare string, or vanish.
+import type { PrimaryComment, PrimaryData } from '../../domain/report.js';
+import { MAX_COMMENTS, cleanText, parseCount, parseDate } from '../common/text.js';
+import type { MarkerReport } from '../markers.js';
+
+export type TellowsApiResult =
+  | { kind: 'ok'; data: PrimaryData; mainCallerType: string }
+  | { kind: 'not_found' }
+  | { kind: 'auth_error' }
+  | { kind: 'invalid'; detail: string };
+
+const INVALID_KEY_TEXT = /NOT AUTHORIZED REQUEST|API Key not valid/i;
+/** How many `{` the extractor tries before giving up: the JSON sits at or near the start. */
+const MAX_OBJECT_STARTS = 20;
+
+/**
+ * The first complete JSON object in `text` (brace matching that skips strings and escapes),
+ * parsed; undefined when none parses. Text around it (the tellows trailer) is ignored.
+ */
+export function extractFirstJsonObject(text: string): unknown {
+  let from = 0;
+  for (let attempt = 0; attempt < MAX_OBJECT_STARTS; attempt += 1) {
+    const start = text.indexOf('{', from);
+    if (start < 0) return undefined;
+    const end = findObjectEnd(text, start);
+    if (end > start) {
+      try {
+        return JSON.parse(text.slice(start, end + 1)) as unknown;
+      } catch {
+        // Braces balanced but not JSON (e.g. a `{` in the trailer): try the next start.
+      }
+    }
+    from = start + 1;
+  }
+  return undefined;
+}
+
+function findObjectEnd(text: string, start: number): number {
+  let depth = 0;
+  let inString = false;
+  for (let index = start; index < text.length; index += 1) {
+    const character = text[index];
+    if (inString) {
+      if (character === '\\') index += 1;
+      else if (character === '"') inString = false;
+    } else if (character === '"') inString = true;
+    else if (character === '{') depth += 1;
+    else if (character === '}') {
+      depth -= 1;
+      if (depth === 0) return index;
+    }
+  }
+  return -1;
+}
+
+type JsonObject = Record<string, unknown>;
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A scalar as text: tellows sends strings, but a number would do as well. */
+function scalar(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  return '';
+}
+
+/**
+ * `{"caller": [...]}`, `{"caller": {...}}`, `{"caller": "x"}` or nothing, as a list. A bare
+ * string becomes `{name: string}` so that callers read one shape.
+ */
+export function collapseList(container: unknown, key: string): JsonObject[] {
+  if (!isObject(container)) return [];
+  const value = container[key];
+  const items = Array.isArray(value) ? value : value === undefined || value === null ? [] : [value];
+  return items.flatMap((item): JsonObject[] => {
+    if (isObject(item)) return [item];
+    if (typeof item === 'string' && item.trim() !== '') return [{ name: item }];
+    return [];
+  });
+}
+
+function parseScore(value: unknown): number | null {
+  const match = /^\s*(\d{1,2})(?:[.,]0+)?\s*$/.exec(scalar(value));
+  if (!match) return null;
+  const score = Number(match[1]);
+  return score >= 1 && score <= 9 ? score : null;
+}
+
+function mapComment(comment: JsonObject, mainCallerType: string): PrimaryComment | undefined {
+  const text = cleanText(scalar(comment.text));
+  const subject = cleanText(scalar(comment.subject));
+  const combined = subject !== '' && text !== '' && subject !== text ? cleanText(`${subject} – ${text}`) : text || subject;
+  if (combined === '') return undefined;
+  return {
+    author: cleanText(scalar(comment.userName)),
+    text: combined,
+    date: parseDate(scalar(comment.created)),
+    callerType: cleanText(scalar(comment.callerType)) || mainCallerType,
+  };
+}
+
+/**
+ * Unknown numbers: tellows answers 200 with a neutral score 5, no comment and no search.
+ * We call that `not_found`; a number searched but never rated is `ok` with a null score,
+ * because its searches count is real information.
+ */
+export function parseTellowsApi(body: string): TellowsApiResult {
+  if (INVALID_KEY_TEXT.test(body)) return { kind: 'auth_error' };
+  const root = extractFirstJsonObject(body);
+  if (!isObject(root)) return { kind: 'invalid', detail: 'no JSON object' };
+  const tellows = root.tellows;
+  if (!isObject(tellows)) return { kind: 'invalid', detail: 'no tellows object' };
+  const rawScore = parseScore(tellows.score);
+  const commentsCount = parseCount(scalar(tellows.comments));
+  if (rawScore === null || commentsCount === null) return { kind: 'invalid', detail: 'score or comments missing' };
+  const searches = parseCount(scalar(tellows.searches)) ?? 0;
+  if (commentsCount === 0 && searches === 0) return { kind: 'not_found' };
+
+  const callerTypes = collapseList(tellows.callerTypes, 'caller');
+  const mainCallerType = cleanText(scalar(callerTypes[0]?.name));
+  const commentList: PrimaryComment[] = [];
+  for (const comment of collapseList(tellows.commentList, 'comment')) {
+    if (commentList.length >= MAX_COMMENTS) break;
+    const mapped = mapComment(comment, mainCallerType);
+    if (mapped) commentList.push(mapped);
+  }
+  return {
+    kind: 'ok',
+    // A neutral 5 with no rating behind it is no data, not a verdict.
+    data: { score: commentsCount === 0 ? null : rawScore, searches, commentsCount, commentList },
+    mainCallerType,
+  };
+}
+
+/** The markers the API parser relies on, for the live canary. */
+export function describeTellowsApiMarkers(body: string): MarkerReport[] {
+  const root = extractFirstJsonObject(body);
+  const tellows = isObject(root) ? root.tellows : undefined;
+  const fields = isObject(tellows) ? tellows : {};
+  const comments = collapseList(fields.commentList, 'comment');
+  return [
+    { marker: 'no invalid-key text', found: !INVALID_KEY_TEXT.test(body) },
+    { marker: 'json: tellows object', found: isObject(tellows) },
+    { marker: 'json: tellows.score (1-9)', found: parseScore(fields.score) !== null },
+    { marker: 'json: tellows.comments', found: parseCount(scalar(fields.comments)) !== null },
+    { marker: 'json: tellows.searches', found: parseCount(scalar(fields.searches)) !== null, required: false },
+    { marker: 'json: tellows.callerTypes.caller', found: collapseList(fields.callerTypes, 'caller').length > 0, required: false },
+    { marker: 'json: tellows.commentList.comment', found: comments.length > 0, required: false },
+    {
+      marker: 'json: comment.created is a readable date',
+      found: comments.some((comment) => parseDate(scalar(comment.created)) !== ''),
+      required: false,
+    },
+  ];
+}

@@ -1,0 +1,138 @@
+// The `primary` source: tellows. With a partner key it asks the JSON API (and the HTML page
+// only to fill comments the API did not return); without a key it reads the HTML page. The
+// API and the site are different hosts, each behind its own fetcher (pause, budget).
+import { createHash } from 'node:crypto';
+import type { ParsedPhoneNumber } from '../../domain/phone-number.js';
+import type { PrimaryData } from '../../domain/report.js';
+import type { HttpResponse, UpstreamFetcher } from '../../infra/http/types.js';
+import type { MarkerReport } from '../markers.js';
+import { failed, notFound, ok, type Source, type SourceOutcome } from '../source.js';
+import { describeTellowsApiMarkers, parseTellowsApi } from './parse-tellows-api.js';
+import { describeTellowsPageMarkers, parseTellowsPage } from './parse-tellows-page.js';
+
+/** How many comments the API is asked for (the documented value; the list is capped at 50 anyway). */
+export const TELLOWS_API_COMMENTS = 10;
+
+export interface TellowsLogger {
+  warn(details: Record<string, unknown>, message: string): void;
+}
+
+export interface TellowsSourceOptions {
+  /** TELLOWS_API_URL, e.g. https://www.tellows.de */
+  apiUrl: string;
+  /** TELLOWS_WEB_URL, e.g. https://www.tellows.fr */
+  webUrl: string;
+  /** TELLOWS_API_KEY; without it only the HTML page is used. */
+  apiKey?: string;
+  /** TELLOWS_PARTNER, sent as the `partner` query parameter when set. */
+  partner?: string;
+  apiFetcher: UpstreamFetcher;
+  /** The site's fetcher; defaults to `apiFetcher` (one budget for both hosts). */
+  webFetcher?: UpstreamFetcher;
+  logger?: TellowsLogger;
+}
+
+type Outcome = SourceOutcome<PrimaryData>;
+type Fetched = { kind: 'response'; response: HttpResponse } | { kind: 'outcome'; outcome: Outcome };
+
+function trimBase(url: string): string {
+  return url.replace(/\/+$/, '');
+}
+
+/** French-plan numbers in their national digits, any other number as 00 + E.164 digits. */
+export function tellowsNumber(number: ParsedPhoneNumber): string {
+  if (number.isFrenchPlan && number.frenchNationalDigits !== null) return number.frenchNationalDigits;
+  return `00${number.e164.replace(/^\+/, '')}`;
+}
+
+export function buildTellowsApiUrl(apiUrl: string, number: ParsedPhoneNumber, partner?: string): string {
+  const query = new URLSearchParams({ json: '1', country: 'fr', lang: 'fr', showcomments: String(TELLOWS_API_COMMENTS) });
+  if (partner !== undefined) query.set('partner', partner);
+  return `${trimBase(apiUrl)}/basic/num/${encodeURIComponent(tellowsNumber(number))}?${query.toString()}`;
+}
+
+export function buildTellowsPageUrl(webUrl: string, number: ParsedPhoneNumber): string {
+  return `${trimBase(webUrl)}/num/${encodeURIComponent(tellowsNumber(number))}`;
+}
+
+/** The markers of either body the canary saw: the API's JSON or the site's page. */
+export function describeMarkers(body: string): MarkerReport[] {
+  const looksLikeApi = /"tellows"\s*:|NOT AUTHORIZED REQUEST/i.test(body) && !/<img\b[^>]*scoreimage/i.test(body);
+  return looksLikeApi ? describeTellowsApiMarkers(body) : describeTellowsPageMarkers(body);
+}
+
+export function createTellowsSource(options: TellowsSourceOptions): Source<'primary'> {
+  const { apiFetcher, apiKey, partner, logger } = options;
+  const webFetcher = options.webFetcher ?? apiFetcher;
+  // tellows accepts the key's MD5 in a header: the clear key never travels nor gets logged.
+  const authToken = apiKey === undefined ? undefined : createHash('md5').update(apiKey).digest('hex');
+
+  async function fetchAndCheck(fetcher: UpstreamFetcher, url: string, accept: string, signal: AbortSignal, headers: Record<string, string> = {}): Promise<Fetched> {
+    const result = await fetcher.fetch({ url, signal, headers: { accept, ...headers } });
+    if (result.kind === 'outcome') return result;
+    const { status } = result.response;
+    if (status === 404 || status === 410) return { kind: 'outcome', outcome: notFound() };
+    if (status < 200 || status >= 300) return { kind: 'outcome', outcome: failed('http_status') };
+    return result;
+  }
+
+  async function lookupPage(number: ParsedPhoneNumber, signal: AbortSignal): Promise<Outcome> {
+    const fetched = await fetchAndCheck(webFetcher, buildTellowsPageUrl(options.webUrl, number), 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.8', signal);
+    if (fetched.kind === 'outcome') return fetched.outcome;
+    const parsed = parseTellowsPage(fetched.response.body);
+    switch (parsed.kind) {
+      case 'ok':
+        return ok(parsed.data);
+      case 'not_found':
+        return notFound();
+      case 'challenge':
+        return { status: 'blocked', reason: 'challenge' };
+      case 'invalid':
+        return failed('parse');
+    }
+  }
+
+  async function lookupApi(number: ParsedPhoneNumber, token: string, signal: AbortSignal): Promise<Outcome> {
+    const fetched = await fetchAndCheck(apiFetcher, buildTellowsApiUrl(options.apiUrl, number, partner), 'application/json,text/html;q=0.9,*/*;q=0.5', signal, {
+      'x-auth-token': token,
+    });
+    if (fetched.kind === 'outcome') return fetched.outcome;
+    const parsed = parseTellowsApi(fetched.response.body);
+    switch (parsed.kind) {
+      case 'auth_error':
+        logger?.warn({ upstream: 'tellows' }, 'tellows refused the partner API key (TELLOWS_API_KEY): check the key and TELLOWS_PARTNER');
+        return failed('auth');
+      case 'invalid':
+        return failed('invalid_json');
+      case 'not_found':
+        return notFound();
+      case 'ok':
+        break;
+    }
+    const data = parsed.data;
+    if (data.commentList.length > 0 || data.commentsCount === 0 || !number.isFrenchPlan) return ok(data);
+    // The API counted comments but sent none (plan or `showcomments` limits): take them from
+    // the page. Whatever goes wrong there, the API's figures stand on their own.
+    const page = await lookupPage(number, signal);
+    if (page.status !== 'ok') return ok(data);
+    const mainCallerType = parsed.mainCallerType;
+    const commentList = page.data.commentList.map((comment) => ({ ...comment, callerType: mainCallerType || comment.callerType }));
+    return ok({ ...data, commentList });
+  }
+
+  return {
+    slot: 'primary',
+    name: 'tellows',
+    async lookup(number, signal) {
+      try {
+        if (authToken !== undefined) return await lookupApi(number, authToken, signal);
+        // The site serves French numbers; foreign ones need the API (documented).
+        if (!number.isFrenchPlan) return notFound();
+        return await lookupPage(number, signal);
+      } catch {
+        // Parsers and fetchers do not throw; this keeps the promise of never throwing anyway.
+        return failed('parse');
+      }
+    },
+  };
+}
