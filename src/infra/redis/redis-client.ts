@@ -66,12 +66,16 @@ export function createRedisClient(url: string, options: RedisClientOptions): Red
   const redisOptions: RedisOptions = {
     keyPrefix: options.keyPrefix,
     connectTimeout: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
-    commandTimeout: commandTimeoutMs,
+    // Our own deadline (in `attempt`) is the one that counts; this one only frees commands
+    // stuck on a stalled socket.
+    commandTimeout: commandTimeoutMs * 4,
     // Commands issued while disconnected fail at once instead of waiting in a queue.
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     retryStrategy: (times) => reconnectDelayMs(times),
-    enableAutoPipelining: true,
+    // Auto-pipelining breaks with commandTimeout in ioredis 5 (an uncaught TypeError when a
+    // pipelined batch times out), so it stays off.
+    enableAutoPipelining: false,
     lazyConnect: false,
   };
   const redis = new Redis(url, redisOptions);
@@ -116,7 +120,7 @@ export function createRedisClient(url: string, options: RedisClientOptions): Red
   function probe(): void {
     if (closed) return stopProbe();
     if (redis.status !== 'ready') return; // reconnection is ioredis' job; 'ready' ends the degraded period
-    redis.ping().then(
+    withDeadline(redis.ping(), commandTimeoutMs).then(
       () => {
         if (degraded) logState('redis answering again');
         degraded = false;
@@ -148,7 +152,7 @@ export function createRedisClient(url: string, options: RedisClientOptions): Red
     async attempt(op, fallback) {
       if (!isReady()) return fallback();
       try {
-        return await op(redis);
+        return await withDeadline(op(redis), commandTimeoutMs);
       } catch (error) {
         if (!closed && !degraded) {
           logState('redis command failed; using in-process fallbacks until it answers', error);
@@ -180,4 +184,41 @@ export function createRedisClient(url: string, options: RedisClientOptions): Red
       redis.disconnect();
     },
   };
+}
+
+export class RedisTimeoutError extends Error {
+  override name = 'RedisTimeoutError';
+}
+
+/**
+ * Rejects when `promise` has not settled `timeoutMs` after the call. The verdict waits one more
+ * turn of the event loop (setImmediate runs after the I/O poll): when the process itself was
+ * busy past the deadline, a reply already sitting in the socket is read first instead of being
+ * counted as a Redis timeout. Only a reply still missing then is late.
+ */
+export function withDeadline<T>(promise: Promise<T>, timeoutMs: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let settled = false;
+    const timer = setTimeout(() => {
+      setImmediate(() => {
+        if (settled) return;
+        settled = true;
+        reject(new RedisTimeoutError(`no reply within ${timeoutMs} ms`));
+      });
+    }, timeoutMs);
+    promise.then(
+      (value) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
 }
