@@ -1,6 +1,6 @@
 // Builds the HTTP application from its dependencies. Does no I/O: no socket, no file, no
 // upstream is touched here, so tests can build it with fakes and drive it with inject().
-import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { trustProxySetting, type Config } from './config/config.js';
@@ -44,7 +44,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   const { config } = deps;
   const app = Fastify({
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
-    disableRequestLogging: true,
+    // Our own onResponse hook logs one line per request, with the route pattern only.
+    logController: new LogController({ disableRequestLogging: true }),
     trustProxy: trustProxySetting(config),
     // A caller's id is kept for correlation when it is short and plain; otherwise ours.
     genReqId: (request) => {
@@ -94,6 +95,16 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       },
       'request',
     );
+  });
+
+  // While shutting down, answers in flight tell their keep-alive connection to close, so the
+  // server does not wait on connections that turn idle after close() began.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('Connection', 'close');
   });
 
   app.setErrorHandler(async (error: FastifyError | ApiError, request, reply) => {
@@ -146,6 +157,7 @@ function toApiError(error: FastifyError | ApiError, request: FastifyRequest): Ap
 
 async function sendProblem(reply: FastifyReply, requestId: string, error: ApiError): Promise<FastifyReply> {
   if (error.headers) reply.headers(error.headers);
+  reply.header('X-Request-Id', requestId);
   return reply
     .code(error.status)
     .type(PROBLEM_CONTENT_TYPE)

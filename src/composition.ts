@@ -95,6 +95,7 @@ export async function createServiceDependencies(config: Config, logger?: Logger,
     fetchers,
     ...(redisClient ? { redis: { health: () => redisClient.health() } } : {}),
     close: async () => {
+      lookupService.close();
       await httpClient.close();
       await redisClient?.quit();
     },

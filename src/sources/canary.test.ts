@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLoopbackServer, type LoopbackHandler, type LoopbackServer } from '../../test/support/loopback-server.js';
 import { loadConfig } from '../config/config.js';
-import { maskNumber, parseCanaryNumber, runCanary } from './canary.js';
+import { CANARY_TARGETS, maskNumber, parseCanaryNumber, runCanary } from './canary.js';
+import { tellowsCanaryTarget } from './tellows/tellows-canary.js';
 
 const fixture = (name: string) => readFileSync(new URL(`./tellows/fixtures/${name}`, import.meta.url));
 
@@ -19,7 +20,8 @@ afterAll(async () => {
 function runAgainst(env: Record<string, string>, numbers: string[]) {
   const lines: string[] = [];
   const config = loadConfig({ TELLOWS_API_URL: server.url, TELLOWS_WEB_URL: server.url, ...env });
-  return runCanary({ config, numbers, out: (line) => lines.push(line) }).then((healthy) => ({ healthy, lines }));
+  // Only the tellows target: the other upstreams' canary tests live beside their adapters.
+  return runCanary({ config, numbers, out: (line) => lines.push(line), targets: [tellowsCanaryTarget] }).then((healthy) => ({ healthy, lines }));
 }
 
 describe('runCanary (a loopback server standing in for tellows)', () => {
@@ -76,6 +78,10 @@ describe('runCanary (a loopback server standing in for tellows)', () => {
 });
 
 describe('canary helpers', () => {
+  it('checks every upstream', () => {
+    expect(CANARY_TARGETS.map((target) => target.name)).toEqual(['tellows', 'numeroinconnu', 'telguarder']);
+  });
+
   it('masks every long digit run', () => {
     expect(maskNumber('http://x/num/0600000001?n=0032470000000')).toBe('http://x/num/06••••••01?n=00•••••••••00');
   });

@@ -10,10 +10,12 @@ import type { HttpClient, HttpRequest, UpstreamFetcher } from '../infra/http/typ
 import { createUpstreamFetcher } from '../infra/http/upstream-fetcher.js';
 import { haveRequiredMarkers, type CanaryTarget } from './markers.js';
 import type { SourceOutcome } from './source.js';
+import { numeroinconnuCanaryTarget } from './numeroinconnu/numeroinconnu-canary.js';
+import { telguarderCanaryTarget } from './telguarder/telguarder-canary.js';
 import { tellowsCanaryTarget } from './tellows/tellows-canary.js';
 
 /** Every upstream the canary checks; each adapter adds its target here. */
-export const CANARY_TARGETS: readonly CanaryTarget[] = [tellowsCanaryTarget];
+export const CANARY_TARGETS: readonly CanaryTarget[] = [tellowsCanaryTarget, numeroinconnuCanaryTarget, telguarderCanaryTarget];
 
 /**
  * Numbers from ARCEP's ranges reserved for fiction (06 39 98, 01 99 00): never assigned, so

@@ -40,9 +40,9 @@ describe('graceful shutdown', () => {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    let output = '';
     const baseUrl = await new Promise<string>((resolve, reject) => {
-      let output = '';
-      const timer = setTimeout(() => reject(new Error(`server did not start: ${output}`)), 15_000);
+      const timer = setTimeout(() => reject(new Error(`server did not start: ${output}`)), 45_000);
       child.stdout.on('data', (chunk: Buffer) => {
         output += chunk.toString();
         const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
@@ -61,9 +61,9 @@ describe('graceful shutdown', () => {
     const response = await inFlight;
     expect(response.status).toBe(200);
     expect(await response.json()).toMatchObject({ success: true, data: { number: '0612345678', score: null, risk: 'unknown' } });
-    expect(await exited).toBe(0);
+    expect(await exited, output).toBe(0);
     expect(Date.now() - signalledAt).toBeLessThan(5000);
     // After shutdown nothing listens any more.
     await expect(fetch(`${baseUrl}/health`)).rejects.toThrow();
-  });
+  }, 90_000);
 });

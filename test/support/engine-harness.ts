@@ -71,7 +71,7 @@ export interface EngineHarness {
 }
 
 export async function startEngineHarness(
-  overrides: Partial<Pick<LookupServiceOptions, 'resilience' | 'config' | 'coalescer'>> = {},
+  overrides: Partial<Pick<LookupServiceOptions, 'resilience' | 'config' | 'coalescer' | 'random'>> = {},
 ): Promise<EngineHarness> {
   const upstreams = {
     primary: await startFakeUpstream({ status: 200, body: PRIMARY_DATA }),
@@ -92,7 +92,7 @@ export async function startEngineHarness(
     hashKey: createKeyedHasher('engine-test-secret-0123456789'),
     config: overrides.config ?? TEST_CONFIG,
     now: () => clock.nowMs,
-    random: () => 0.5, // no jitter unless a test asks for it
+    random: overrides.random ?? (() => 0.5), // 0.5 = no jitter unless a test asks for it
     resilience: overrides.resilience ?? { retryInitialDelayMs: 10, retryMaxDelayMs: 20, retryMinRemainingMs: 50 },
     onSourceOutcome: (event) => events.push(event),
     ...(overrides.coalescer === undefined ? {} : { coalescer: overrides.coalescer }),

@@ -71,6 +71,11 @@ interface FetchResult<S extends SourceSlot> {
 
 const DEFAULT_TTL_JITTER_RATIO = 0.1;
 
+/** Abort reason of a lookup whose deadline passed, so a fetch everyone abandoned for that reason counts as a timeout. */
+class LookupDeadlineExceeded extends Error {
+  override name = 'LookupDeadlineExceeded';
+}
+
 export function createLookupService(options: LookupServiceOptions): EngineLookupService {
   const { sources, cache, hashKey, config } = options;
   const coalescer = options.coalescer ?? createInProcessCoalescer();
@@ -153,7 +158,10 @@ export function createLookupService(options: LookupServiceOptions): EngineLookup
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(), config.SOURCE_TIMEOUT_MS);
     const signal = AbortSignal.any([sharedSignal, deadline.signal]);
-    const abortReason = (): 'timeout' | 'aborted' => (deadline.signal.aborted ? 'timeout' : 'aborted');
+    // Abandoned because the lookup deadline passed is still the upstream being too slow (it
+    // counts for the breaker); abandoned because the clients left is not.
+    const abortReason = (): 'timeout' | 'aborted' =>
+      deadline.signal.aborted || sharedSignal.reason instanceof LookupDeadlineExceeded ? 'timeout' : 'aborted';
     let outcome: SourceOutcome<SourceDataBySlot[S]>;
     try {
       outcome = await policies[slot].execute((attemptSignal) => callSource(source, number, attemptSignal, abortReason), {
@@ -163,8 +171,8 @@ export function createLookupService(options: LookupServiceOptions): EngineLookup
     } finally {
       clearTimeout(timer);
     }
-    // Everyone waiting gave up: whatever the adapter made of the abort, it was our doing.
-    if (sharedSignal.aborted && !deadline.signal.aborted) outcome = failed('aborted');
+    // Everyone waiting gave up: whatever the adapter made of the abort, say why we aborted.
+    if (sharedSignal.aborted && !deadline.signal.aborted) outcome = failed(abortReason());
     const fetchedAtMs = now();
     const fetchedAt = isoAt(fetchedAtMs);
     if (outcome.status === 'ok' || outcome.status === 'not_found') {
@@ -291,7 +299,7 @@ export function createLookupService(options: LookupServiceOptions): EngineLookup
   return {
     async lookup(number, signal) {
       const deadline = new AbortController();
-      const timer = setTimeout(() => deadline.abort(), config.LOOKUP_TIMEOUT_MS);
+      const timer = setTimeout(() => deadline.abort(new LookupDeadlineExceeded()), config.LOOKUP_TIMEOUT_MS);
       const callerSignal = signal === undefined ? deadline.signal : AbortSignal.any([deadline.signal, signal]);
       const callerAbortReason = (): 'timeout' | 'aborted' => (deadline.signal.aborted ? 'timeout' : 'aborted');
       try {

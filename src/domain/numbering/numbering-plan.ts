@@ -30,7 +30,7 @@ export interface NumberingPlan {
   readonly dataDate: string;
   readonly blockCount: number;
   readonly rowCounts: { majnum: number; majrio: number; identifiants: number };
-  /** The block a 10-digit national number (0XXXXXXXXX) falls in (longest prefix), if allocated. */
+  /** The block a national number (0XXXXXXXXX) falls in (longest prefix), if allocated. */
   findBlock(nationalDigits: string): NumberBlock | undefined;
   /** libphonenumber's original-carrier name for a national significant number, or "". */
   findForeignCarrier(callingCode: string, nationalSignificantNumber: string): string;
@@ -72,6 +72,15 @@ const TERRITORY_BY_LABEL: Readonly<Record<string, FrenchTerritory>> = {
   Mayotte: 'YT',
   'Saint Pierre et Miquelon': 'PM',
 };
+
+interface TrieNode {
+  children: Array<TrieNode | undefined>;
+  block: NumberBlock | undefined;
+}
+
+function createTrieNode(): TrieNode {
+  return { children: new Array<TrieNode | undefined>(10).fill(undefined), block: undefined };
+}
 
 export type NumberingPlanResult = { ok: true; plan: NumberingPlan } | { ok: false; reason: string };
 
@@ -174,7 +183,7 @@ export function parseNumberingPlan(files: NumberingPlanFiles, foreignCarriers: F
     if (cleanCode && cleanName && !rioNames.has(cleanCode)) rioNames.set(cleanCode, cleanName);
   }
 
-  // One Map per prefix length: a lookup is at most five slices and Map probes.
+  // Blocks by prefix, grouped by length (a repeated prefix keeps its last row).
   const blocksByLength = new Map<number, Map<string, NumberBlock>>();
   for (let length = MIN_PREFIX_LENGTH; length <= MAX_PREFIX_LENGTH; length += 1) blocksByLength.set(length, new Map());
   let blockCount = 0;
@@ -199,21 +208,38 @@ export function parseNumberingPlan(files: NumberingPlanFiles, foreignCarriers: F
   }
   if (blockCount === 0) return { ok: false, reason: `${ARCEP_FILE_NAMES.majnum}: no usable number block` };
 
-  const lookupTables: Array<[number, Map<string, NumberBlock>]> = [...blocksByLength.entries()]
-    .filter(([, table]) => table.size > 0)
-    .sort(([a], [b]) => b - a);
+  // A digit trie: a lookup walks at most 8 array cells, with no string slicing or hashing.
+  const root = createTrieNode();
+  for (const table of blocksByLength.values()) {
+    for (const [prefix, block] of table) {
+      let node = root;
+      for (let index = 0; index < prefix.length; index += 1) {
+        const digit = prefix.charCodeAt(index) - 48;
+        let child = node.children[digit];
+        if (!child) {
+          child = createTrieNode();
+          node.children[digit] = child;
+        }
+        node = child;
+      }
+      node.block = block;
+    }
+  }
 
   const plan: NumberingPlan = {
     dataDate,
     blockCount,
     rowCounts: { majnum: majnum.rows.length, majrio: majrio.rows.length, identifiants: identifiants.rows.length },
     findBlock(nationalDigits) {
-      for (const [length, table] of lookupTables) {
-        if (nationalDigits.length < length) continue;
-        const block = table.get(nationalDigits.slice(0, length));
-        if (block) return block;
+      let node: TrieNode | undefined = root;
+      let found: NumberBlock | undefined;
+      for (let index = 0; index < nationalDigits.length && node; index += 1) {
+        const digit = nationalDigits.charCodeAt(index) - 48;
+        if (digit < 0 || digit > 9) return undefined;
+        node = node.children[digit];
+        if (node?.block) found = node.block;
       }
-      return undefined;
+      return found;
     },
     findForeignCarrier(callingCode, nationalSignificantNumber) {
       const table = foreignCarriers.get(callingCode);

@@ -176,6 +176,19 @@ function spaceSeparated(formatted: string): string {
   return formatted.replace(/[^0-9]+/g, ' ').trim();
 }
 
+/**
+ * The national format of a French-plan number, as libphonenumber writes it (FR: `06 12 34 56 78`,
+ * `0 800 12 34 56`; overseas: `0262 12 34 56`), done here because formatNational() costs more
+ * than the rest of the enrichment. Saint-Pierre-et-Miquelon, which libphonenumber formats in its
+ * own plan (`41 12 34`), reads like every other overseas number.
+ */
+function formatFrenchNational(national: string, territory: FrenchTerritory): string {
+  const tail = `${national.slice(4, 6)} ${national.slice(6, 8)} ${national.slice(8, 10)}`;
+  if (territory !== 'FR') return `${national.slice(0, 4)} ${tail}`;
+  if (national.charCodeAt(1) === 56 /* 8 */) return `0 ${national.slice(1, 4)} ${tail}`;
+  return `${national.slice(0, 2)} ${national.slice(2, 4)} ${tail}`;
+}
+
 function safeParse(e164: string): PhoneNumber | undefined {
   try {
     return parsePhoneNumberFromString(e164);
@@ -231,7 +244,10 @@ export function createPhoneNumberParser(plan: NumberingPlan, defaultRegion: stri
       significant = national.slice(1);
     }
     const parsed = safeParse(`+${callingCode}${significant}`);
-    if (!parsed?.isValid()) return INVALID;
+    // With types in the metadata (the /max set), isValid() is exactly getType() !== undefined:
+    // asking once saves a full pass over the patterns.
+    const libType = parsed?.getType();
+    if (!parsed || libType === undefined) return INVALID;
 
     // ARCEP decides the territory; libphonenumber only refines Guadeloupe's block into
     // Saint-Martin/Saint-Barthélemy, and RE/Mayotte for blocks ARCEP has not allocated.
@@ -243,7 +259,7 @@ export function createPhoneNumberParser(plan: NumberingPlan, defaultRegion: stri
     }
     if (!block && (territory === 'RE' || territory === 'YT') && (parsed.country === 'RE' || parsed.country === 'YT')) regionCode = parsed.country;
 
-    const type = toLowerType(parsed.getType());
+    const type = toLowerType(libType);
     const isNPV = NPV_MAINLAND_PREFIXES.has(national.slice(0, 4)) || NPV_OVERSEAS_PREFIXES.has(national.slice(0, 5));
     const firstDigit = national.charAt(1);
     const regionName = FRENCH_REGION_NAMES[regionCode] ?? 'France';
@@ -269,12 +285,7 @@ export function createPhoneNumberParser(plan: NumberingPlan, defaultRegion: stri
     else if (type === 'fixed_line') rangeLabel = `Géographique (${zone})`;
     else rangeLabel = TYPE_LABELS_FR[type] ?? TYPE_LABELS_FR.unknown ?? 'Numéro';
 
-    // libphonenumber formats PM numbers in their own plan (41 12 34, 708 561 234); in the
-    // French plan they read like every other overseas number.
-    const nationalFormat =
-      territory === 'PM'
-        ? `${national.slice(0, 4)} ${national.slice(4, 6)} ${national.slice(6, 8)} ${national.slice(8, 10)}`
-        : spaceSeparated(parsed.formatNational());
+    const nationalFormat = formatFrenchNational(national, territory);
 
     return {
       ok: true,
@@ -304,8 +315,11 @@ export function createPhoneNumberParser(plan: NumberingPlan, defaultRegion: stri
     return parseFrenchNational(`0${significant}`, callingCode);
   }
 
-  function describeForeign(parsed: PhoneNumber): ParsePhoneNumberResult {
-    const type = toLowerType(parsed.getType());
+  /** Describes a number libphonenumber parsed, when it is valid (it has a type); else INVALID. */
+  function describeForeign(parsed: PhoneNumber | undefined): ParsePhoneNumberResult {
+    const libType = parsed?.getType();
+    if (!parsed || libType === undefined) return INVALID;
+    const type = toLowerType(libType);
     const regionCode = parsed.country ?? '';
     const countryName = regionCode === '' ? '' : nameCountry(regionCode);
     const typeLabel = TYPE_LABELS_FR[type] ?? 'Numéro';
@@ -344,18 +358,16 @@ export function createPhoneNumberParser(plan: NumberingPlan, defaultRegion: stri
       // A few numbers of these calling codes have no 0XXXXXXXXX form (+508 80…): libphonenumber
       // alone describes them, as for any other country.
       if (french.ok || parenthesisedZeroAt >= 0) return french;
-      const parsed = safeParse(`+${callingCode}${significant}`);
-      return parsed?.isValid() ? describeForeign(parsed) : french;
+      const foreignResult = describeForeign(safeParse(`+${callingCode}${significant}`));
+      return foreignResult.ok ? foreignResult : french;
     }
     if (parenthesisedZeroAt >= 0) {
       // "+44 (0)20 7946 0958": a trunk zero is only dropped right after the country code.
       const parsed = safeParse(`+${digits.slice(0, parenthesisedZeroAt)}${digits.slice(parenthesisedZeroAt + 1)}`);
-      if (!parsed?.isValid() || parsed.countryCallingCode.length !== parenthesisedZeroAt) return INVALID;
+      if (parsed?.countryCallingCode.length !== parenthesisedZeroAt) return INVALID;
       return describeForeign(parsed);
     }
-    const parsed = safeParse(`+${digits}`);
-    if (!parsed?.isValid()) return INVALID;
-    return describeForeign(parsed);
+    return describeForeign(safeParse(`+${digits}`));
   }
 
   return function parsePhoneNumber(raw: string): ParsePhoneNumberResult {

@@ -2,9 +2,11 @@
 // Retry-After) instead of queueing until every client times out. Two signals:
 // - API requests in flight over MAX_IN_FLIGHT (a burst of distinct cold lookups: the event
 //   loop stays idle while they wait on upstreams, so only a count catches it);
-// - event-loop delay over MAX_EVENT_LOOP_DELAY_MS (CPU saturation), measured by
-//   @fastify/under-pressure (https://github.com/fastify/under-pressure). 0 turns it off.
-import underPressure from '@fastify/under-pressure';
+// - mean event-loop delay over MAX_EVENT_LOOP_DELAY_MS in the last sampling interval (CPU
+//   saturation). 0 turns it off. Measured with node:perf_hooks rather than
+//   @fastify/under-pressure, which treats an interval without samples as infinite delay and
+//   so shed every request after any start-up pause.
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.js';
 
@@ -16,7 +18,7 @@ export interface OverloadOptions {
 
 const RETRY_AFTER = { 'Retry-After': '2' };
 
-export async function registerOverloadProtection(app: FastifyInstance, options: OverloadOptions): Promise<{ inFlight: () => number }> {
+export async function registerOverloadProtection(app: FastifyInstance, options: OverloadOptions): Promise<{ inFlight: () => number; eventLoopDelayMs: () => number }> {
   const counted = new WeakSet<FastifyRequest>();
   let inFlight = 0;
   const release = async (request: FastifyRequest): Promise<void> => {
@@ -33,15 +35,30 @@ export async function registerOverloadProtection(app: FastifyInstance, options: 
   });
   app.addHook('onResponse', release);
   app.addHook('onRequestAbort', release);
+  let eventLoopDelayMs = 0;
   if (options.maxEventLoopDelayMs > 0) {
-    await app.register(underPressure, {
-      maxEventLoopDelay: options.maxEventLoopDelayMs,
-      sampleInterval: 100,
-      pressureHandler: (_request, _reply, type) => {
-        options.onShed?.('event_loop');
-        throw new ApiError('overloaded', `Service under pressure (${type}); retry shortly.`, undefined, RETRY_AFTER);
-      },
+    const resolutionMs = 10;
+    const sampleIntervalMs = 500;
+    const histogram = monitorEventLoopDelay({ resolution: resolutionMs });
+    histogram.enable();
+    let lastSampleAt = performance.now();
+    const timer = setInterval(() => {
+      const now = performance.now();
+      // No sample in the interval means the loop was blocked for (about) all of it.
+      eventLoopDelayMs = histogram.count > 0 ? Math.max(0, histogram.mean / 1e6 - resolutionMs) : now - lastSampleAt;
+      lastSampleAt = now;
+      histogram.reset();
+    }, sampleIntervalMs);
+    timer.unref();
+    app.addHook('onClose', async () => {
+      clearInterval(timer);
+      histogram.disable();
+    });
+    app.addHook('onRequest', async (request) => {
+      if (!request.url.startsWith('/api/') || eventLoopDelayMs <= options.maxEventLoopDelayMs) return;
+      options.onShed?.('event_loop');
+      throw new ApiError('overloaded', 'Service under pressure; retry shortly.', undefined, RETRY_AFTER);
     });
   }
-  return { inFlight: () => inFlight };
+  return { inFlight: () => inFlight, eventLoopDelayMs: () => eventLoopDelayMs };
 }

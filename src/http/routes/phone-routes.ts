@@ -4,8 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Static } from '@sinclair/typebox';
 import type { PhoneNumberParser, ParsedPhoneNumber } from '../../domain/phone-number.js';
 import type { LookupResult, LookupService } from '../../domain/lookup/types.js';
-import { buildReport, failureReasons } from '../../domain/report-builder.js';
-import { computeScore, scoreToRisk } from '../../domain/score.js';
+import { buildReport, buildScoreResult, failureReasons, isAllSourcesFailed } from '../../domain/report-builder.js';
 import { ApiError } from '../errors.js';
 import { envelope, NumberParamsSchema, ProblemSchema, ReportSchema, ScoreSchema } from '../schemas.js';
 import type { RateLimitHook } from '../plugins/rate-limit.js';
@@ -36,15 +35,14 @@ export async function registerPhoneRoutes(app: FastifyInstance, options: PhoneRo
 
   // A client that disconnects does not cancel the lookup: its fetches are shared with other
   // callers and their results are cached, so finishing them is never wasted.
-  async function lookupOrThrow(number: ParsedPhoneNumber): Promise<{ result: LookupResult; built: ReturnType<typeof buildReport> }> {
+  async function lookupOrThrow(number: ParsedPhoneNumber): Promise<LookupResult> {
     const result = await lookupService.lookup(number);
-    const built = buildReport(number, result);
-    if (built.allSourcesFailed) {
+    if (isAllSourcesFailed(result)) {
       throw new ApiError('all_sources_failed', 'No upstream data source could be read; see `sources` for each outcome.', {
         sources: failureReasons(result),
       });
     }
-    return { result, built };
+    return result;
   }
 
   typed.get(
@@ -60,7 +58,7 @@ export async function registerPhoneRoutes(app: FastifyInstance, options: PhoneRo
     },
     async (request) => {
       const number = parseOrThrow(request.params);
-      const { built } = await lookupOrThrow(number);
+      const built = buildReport(number, await lookupOrThrow(number));
       return { success: true as const, data: built.report, meta: built.meta };
     },
   );
@@ -78,13 +76,8 @@ export async function registerPhoneRoutes(app: FastifyInstance, options: PhoneRo
     },
     async (request) => {
       const number = parseOrThrow(request.params);
-      const { result, built } = await lookupOrThrow(number);
-      const { score, scoreSource } = computeScore(result);
-      return {
-        success: true as const,
-        data: { number: number.number, score, risk: scoreToRisk(score) },
-        meta: { ...built.meta, scoreSource },
-      };
+      const built = buildScoreResult(number, await lookupOrThrow(number));
+      return { success: true as const, data: built.score, meta: built.meta };
     },
   );
 }

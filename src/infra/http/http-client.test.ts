@@ -210,6 +210,17 @@ describe('http client: redirects', () => {
     const result = await client.request({ url: `${server.url}/search`, method: 'POST', body: 'q=1', signal: AbortSignal.timeout(5_000) });
     expect(bodyOf(result)).toBe('GET /result');
   });
+
+  it('keeps method and body on a 307', async () => {
+    handler = (request, response) => {
+      if (request.url === '/first') {
+        response.writeHead(307, { location: '/second' });
+        response.end();
+      } else response.end(`${request.method} ${request.url} ${request.body}`);
+    };
+    const result = await client.request({ url: `${server.url}/first`, method: 'POST', body: 'q=2', signal: AbortSignal.timeout(5_000) });
+    expect(bodyOf(result)).toBe('POST /second q=2');
+  });
 });
 
 describe('http client: charsets', () => {

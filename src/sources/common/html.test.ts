@@ -42,6 +42,11 @@ describe('parseHtml', () => {
     expect(findFirst(root, (element) => element.tag === 'div')?.attributes.get('data-v')).toBe('a&b');
   });
 
+  it('treats tags named after Object properties as ordinary tags', () => {
+    const root = parseHtml('<constructor><tostring>x</tostring></constructor><a_b>y</a_b>');
+    expect(childElements(root).map((element) => element.tag)).toEqual(['constructor', 'a_b']);
+  });
+
   it('stays bounded on very deep nesting', () => {
     const root = parseHtml('<div>'.repeat(10_000) + 'deep');
     expect(cleanText(rawText(root))).toBe('deep');

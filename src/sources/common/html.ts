@@ -12,6 +12,8 @@ import { decodeEntities } from './text.js';
 
 export interface HtmlElement {
   readonly tag: string;
+  /** Index among the parent's children (text nodes included). */
+  readonly position: number;
   readonly attributes: ReadonlyMap<string, string>;
   readonly classes: readonly string[];
   readonly children: HtmlNode[];
@@ -36,10 +38,11 @@ const BLOCK_TAGS = new Set([
   'h5', 'h6', 'header', 'hr', 'main', 'nav', 'ol', 'p', 'pre', 'section', 'table', 'ul',
 ]);
 /** Opening one of these closes an open sibling of the same family. */
-const SELF_CLOSING_FAMILIES: Record<string, readonly string[]> = {
-  li: ['li'], dt: ['dt', 'dd'], dd: ['dt', 'dd'], tr: ['tr', 'td', 'th'], td: ['td', 'th'], th: ['td', 'th'],
-  option: ['option'],
-};
+// A Map, not an object literal: a tag named `constructor` must not find Object's prototype.
+const SELF_CLOSING_FAMILIES: ReadonlyMap<string, readonly string[]> = new Map([
+  ['li', ['li']], ['dt', ['dt', 'dd']], ['dd', ['dt', 'dd']], ['tr', ['tr', 'td', 'th']], ['td', ['td', 'th']],
+  ['th', ['td', 'th']], ['option', ['option']],
+]);
 /** Text joins across these without a space ("mer<span>de</span>" stays one word). */
 const INLINE_TAGS = new Set(['a', 'abbr', 'b', 'bdi', 'bdo', 'cite', 'code', 'em', 'font', 'i', 'mark', 'q', 's', 'small', 'span', 'strong', 'sub', 'sup', 'u']);
 
@@ -48,16 +51,20 @@ const MAX_DEPTH = 256;
 
 interface MutableElement {
   tag: string;
-  attributes: Map<string, string>;
-  classes: string[];
+  position: number;
+  attributes: ReadonlyMap<string, string>;
+  classes: readonly string[];
   children: HtmlNode[];
   parent: MutableElement | null;
 }
 
-function createElement(tag: string, attributes: Map<string, string>, parent: MutableElement | null): MutableElement {
+const NO_ATTRIBUTES: ReadonlyMap<string, string> = new Map();
+const NO_CLASSES: readonly string[] = Object.freeze([]);
+
+function createElement(tag: string, attributes: ReadonlyMap<string, string>, parent: MutableElement | null): MutableElement {
   const classAttribute = attributes.get('class');
-  const classes = classAttribute === undefined ? [] : classAttribute.split(/\s+/).filter((name) => name !== '');
-  return { tag, attributes, classes, children: [], parent };
+  const classes = classAttribute === undefined ? NO_CLASSES : classAttribute.split(/\s+/).filter((name) => name !== '');
+  return { tag, position: parent === null ? 0 : parent.children.length, attributes, classes, children: [], parent };
 }
 
 function isNameCharacter(code: number): boolean {
@@ -71,7 +78,7 @@ function isWhitespace(code: number): boolean {
 
 interface OpenTag {
   tag: string;
-  attributes: Map<string, string>;
+  attributes: ReadonlyMap<string, string>;
   selfClosing: boolean;
   end: number;
 }
@@ -82,15 +89,17 @@ function readOpenTag(html: string, start: number): OpenTag | null {
   const nameStart = index;
   while (index < html.length && isNameCharacter(html.charCodeAt(index))) index += 1;
   const tag = html.slice(nameStart, index).toLowerCase();
-  if (!/^[a-z][a-z0-9:-]*$/.test(tag)) return null;
-  const attributes = new Map<string, string>();
+  // As in browsers, any name starting with a letter opens a tag (`<a_b>` too), so a text node
+  // never holds `<` followed by a letter.
+  if (!/^[a-z]/.test(tag)) return null;
+  let attributes: Map<string, string> | null = null;
   let selfClosing = false;
   while (index < html.length) {
     const code = html.charCodeAt(index);
     if (isWhitespace(code)) {
       index += 1;
     } else if (code === 0x3e) {
-      return { tag, attributes, selfClosing, end: index + 1 };
+      return { tag, attributes: attributes ?? NO_ATTRIBUTES, selfClosing, end: index + 1 };
     } else if (code === 0x2f) {
       selfClosing = html.charCodeAt(index + 1) === 0x3e;
       index += 1;
@@ -118,11 +127,12 @@ function readOpenTag(html: string, start: number): OpenTag | null {
         }
         index = cursor;
       }
+      attributes ??= new Map<string, string>();
       if (name !== '' && !attributes.has(name)) attributes.set(name, decodeEntities(value));
     }
   }
   // Unterminated tag at the end of the input: keep what was read.
-  return { tag, attributes, selfClosing, end: html.length };
+  return { tag, attributes: attributes ?? NO_ATTRIBUTES, selfClosing, end: html.length };
 }
 
 /** Parses an HTML document into a tree under a synthetic `#root` element. Never throws. */
@@ -163,7 +173,7 @@ export function parseHtml(html: string): HtmlElement {
         continue;
       }
       index = open.end;
-      const family = SELF_CLOSING_FAMILIES[open.tag];
+      const family = SELF_CLOSING_FAMILIES.get(open.tag);
       if (family !== undefined && family.includes(current().tag)) stack.pop();
       if (BLOCK_TAGS.has(open.tag) && current().tag === 'p') stack.pop();
       const parent = current();
@@ -202,7 +212,16 @@ export function findAll(root: HtmlElement, predicate: (element: HtmlElement) => 
 }
 
 export function findFirst(root: HtmlElement, predicate: (element: HtmlElement) => boolean): HtmlElement | null {
-  return findAll(root, predicate)[0] ?? null;
+  const pending: HtmlNode[] = [...root.children].reverse();
+  for (let node = pending.pop(); node !== undefined; node = pending.pop()) {
+    if (!isElement(node)) continue;
+    if (predicate(node)) return node;
+    for (let child = node.children.length - 1; child >= 0; child -= 1) {
+      const childNode = node.children[child];
+      if (childNode !== undefined) pending.push(childNode);
+    }
+  }
+  return null;
 }
 
 export function hasClass(element: HtmlElement, className: string): boolean {
@@ -220,8 +239,7 @@ export function childElements(element: HtmlElement): HtmlElement[] {
 /** The next element among the parent's children, or null. */
 export function nextElementSibling(element: HtmlElement): HtmlElement | null {
   const siblings = element.parent?.children ?? [];
-  const position = siblings.indexOf(element);
-  for (let index = position + 1; index < siblings.length; index += 1) {
+  for (let index = element.position + 1; index < siblings.length; index += 1) {
     const sibling = siblings[index];
     if (sibling !== undefined && isElement(sibling)) return sibling;
   }
@@ -260,18 +278,23 @@ export function rawText(element: HtmlElement): string {
 export function shortRawText(element: HtmlElement, maxChars: number): string | null {
   const parts: string[] = [];
   let length = 0;
-  let visited = 0;
+  let budget = maxChars;
+  if (element.children.length > budget) return null;
   const pending: (HtmlNode | string)[] = [...element.children].reverse();
   for (let node = pending.pop(); node !== undefined; node = pending.pop()) {
-    visited += 1;
-    if (visited > maxChars) return null;
     if (typeof node === 'string') {
       parts.push(node);
-    } else if (!isElement(node)) {
+      continue;
+    }
+    budget -= 1;
+    if (budget < 0) return null;
+    if (!isElement(node)) {
       length += node.text.length;
       if (length > maxChars) return null;
       parts.push(node.text);
     } else {
+      // Checked before queuing, so one wide element cannot cost more than the budget.
+      if (node.children.length > budget) return null;
       const separator = INLINE_TAGS.has(node.tag) ? '' : ' ';
       pending.push(separator);
       for (let child = node.children.length - 1; child >= 0; child -= 1) {

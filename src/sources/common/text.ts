@@ -19,7 +19,8 @@ export function decodeEntities(text: string): string {
       if (!Number.isFinite(code) || code <= 0 || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) return '';
       return String.fromCodePoint(code);
     }
-    return NAMED_ENTITIES[body] ?? whole;
+    // Own keys only: `&valueOf;` must not find Object's prototype.
+    return Object.hasOwn(NAMED_ENTITIES, body) ? (NAMED_ENTITIES[body] ?? whole) : whole;
   });
 }
 
@@ -33,10 +34,12 @@ const UNSAFE_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e
  * collapsed, NFC, capped at `maxLength` characters (code points, never splitting a pair).
  */
 export function cleanText(input: string, maxLength = MAX_TEXT_LENGTH): string {
+  // Each pattern runs in linear time even on hostile input: an unclosed comment or script runs
+  // to the end (as in browsers) and a tag cannot span a `<`, so `<a<a<a…` is not quadratic.
   let text = input
-    .replace(/<!--[\s\S]*?-->/g, ' ')
-    .replace(/<(script|style)\b[\s\S]*?<\/\1\s*>/gi, ' ')
-    .replace(/<\/?[a-zA-Z][^>]*>/g, ' ');
+    .replace(/<!--[\s\S]*?(?:-->|$)/g, ' ')
+    .replace(/<(script|style)\b[\s\S]*?(?:<\/\1\s*>|$)/gi, ' ')
+    .replace(/<\/?[a-zA-Z][^<>]*>/g, ' ');
   text = decodeEntities(text)
     // Decoded entities may form new tags (`&lt;script&gt;`): a text with angle brackets stays
     // text for us (we output JSON, clients escape), so only the unsafe characters go.
@@ -98,7 +101,8 @@ export function parseDate(input: string | null | undefined): string {
   const folded = text.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
   match = /(\d{1,2})(?:er)?\s+([a-z]+)\.?\s+(\d{4})/.exec(folded);
   if (match) {
-    const month = FRENCH_MONTHS[match[2] ?? ''];
+    const name = match[2] ?? '';
+    const month = Object.hasOwn(FRENCH_MONTHS, name) ? FRENCH_MONTHS[name] : undefined;
     if (month !== undefined) return formatDate(Number(match[1]), month, Number(match[3]));
   }
   return '';

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
+import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHttpClient } from '../../infra/http/http-client.js';
 import type { ClosableHttpClient } from '../../infra/http/http-client.js';
@@ -81,7 +82,11 @@ describe('numeroinconnu source', () => {
 
   it('honours Retry-After on 429 for every number', async () => {
     const { server, source } = await setUp((_request, response) => serveHtml(response, 429, 'challenge.html', { 'retry-after': '120' }));
-    expect(await source.lookup(frenchNumber('0600000001'), deadline())).toEqual({ status: 'blocked', reason: 'http_429', retryAfterMs: 120_000 });
+    const first = await source.lookup(frenchNumber('0600000001'), deadline());
+    expect(first).toMatchObject({ status: 'blocked', reason: 'http_429' });
+    // The fetcher reads its clock twice: allow a few milliseconds under load.
+    expect(first.status === 'blocked' ? first.retryAfterMs : 0).toBeGreaterThan(119_000);
+    expect(first.status === 'blocked' ? first.retryAfterMs : 0).toBeLessThanOrEqual(120_000);
     const paused = await source.lookup(frenchNumber('0700000001'), deadline());
     expect(paused).toMatchObject({ status: 'blocked', reason: 'paused' });
     expect(paused.status === 'blocked' ? paused.retryAfterMs : 0).toBeGreaterThan(110_000);
@@ -103,6 +108,23 @@ describe('numeroinconnu source', () => {
       status: 'ok',
       data: { visits: 3210, commentList: [{ text: 'Numéro inventé qui réclame des données bancaires.', category: 'Dangereux' }] },
     });
+  });
+
+  it('answers error(too_large) for a body over the cap, never a partial parse', async () => {
+    const { source } = await setUp((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/html' });
+      response.end(`<span id="count-comments">3</span>${'<p>x</p>'.repeat(200_000)}`);
+    });
+    expect(await source.lookup(frenchNumber('0600000001'), deadline())).toEqual({ status: 'error', reason: 'too_large' });
+  });
+
+  it('answers error(too_large) for a gzip body that inflates past the cap', async () => {
+    const bomb = gzipSync(Buffer.alloc(8 * 1024 * 1024, 0x20));
+    const { source } = await setUp((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'gzip' });
+      response.end(bomb);
+    });
+    expect(await source.lookup(frenchNumber('0600000001'), deadline())).toEqual({ status: 'error', reason: 'too_large' });
   });
 
   it('ends a slow-drip body at the deadline as error(timeout)', async () => {

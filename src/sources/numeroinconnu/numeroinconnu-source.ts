@@ -1,6 +1,7 @@
 // The `community` source: numeroinconnu.fr's page for a French number, fetched through the
 // upstream's polite fetcher and read by the pure page parser. French numbers only.
 import type { CommunityData } from '../../domain/report.js';
+import type { ParsedPhoneNumber } from '../../domain/phone-number.js';
 import type { UpstreamFetcher } from '../../infra/http/types.js';
 import type { MarkerReport } from '../markers.js';
 import { blocked, failed, notFound, ok } from '../source.js';
@@ -25,7 +26,7 @@ export function buildNumeroinconnuUrl(baseUrl: string, frenchNationalDigits: str
 export function createNumeroinconnuSource(options: NumeroinconnuSourceOptions): Source<'community'> {
   const { baseUrl, fetcher } = options;
 
-  async function lookup(number: Parameters<Source<'community'>['lookup']>[0], signal: AbortSignal): Promise<SourceOutcome<CommunityData>> {
+  async function lookup(number: ParsedPhoneNumber, signal: AbortSignal): Promise<SourceOutcome<CommunityData>> {
     // A French-only site knows nothing of other plans: answer without calling it.
     const url = number.isFrenchPlan ? buildNumeroinconnuUrl(baseUrl, number.frenchNationalDigits) : null;
     if (url === null) return notFound();

@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { hostileHtml, isOutputDate, isPlainText } from '../../../test/support/html-arbitrary.js';
 import { describeNumeroinconnuPage, parseNumeroinconnuPage } from './parse-numeroinconnu-page.js';
 import type { NumeroinconnuPageResult } from './parse-numeroinconnu-page.js';
 import type { CommunityData } from '../../domain/report.js';
@@ -20,7 +22,8 @@ describe('parseNumeroinconnuPage', () => {
       visits: 2535,
       commentsCount: 4,
       topCategory: 'Dangereux',
-      lastCommentDate: '18/11/2026',
+      // From the last-rating row, not the newest listed comment (18/11) nor the last visit (20/11).
+      lastCommentDate: '19/11/2026',
       commentList: [
         { text: 'Appel inventé pour le test : une voix enregistrée propose une isolation à un euro.', date: '18/11/2026', category: 'Dangereux' },
         { text: 'Sonne trois fois par jour, ne laisse jamais de message.', date: '10/11/2026', category: 'Gênant' },
@@ -94,6 +97,21 @@ describe('parseNumeroinconnuPage', () => {
     expect(data).toMatchObject({ dangerPercent: 52, visits: 12000, commentsCount: 1, topCategory: 'Gênant', lastCommentDate: '05/03/2026' });
   });
 
+  it('reads rows written as "label : value" in one element, and French month dates', () => {
+    expect(expectOk(parseNumeroinconnuPage(fixture('inline-rows.html')))).toEqual({
+      dangerPercent: 8,
+      visits: 98765,
+      commentsCount: 3,
+      topCategory: 'Utile',
+      lastCommentDate: '15/10/2026',
+      commentList: [
+        { text: 'Transporteur inventé, colis bien livré.', date: '14/10/2026', category: 'Utile' },
+        { text: 'Mairie inventée.', date: '02/09/2026', category: 'Fiable' },
+        { text: 'Pharmacie inventée.', date: '01/08/2026', category: 'Utile' },
+      ],
+    });
+  });
+
   it('gives a null danger for a bar that carries only its colour class', () => {
     const data = expectOk(parseNumeroinconnuPage(fixture('bar-class-only.html')));
     expect(data.dangerPercent).toBeNull();
@@ -159,5 +177,27 @@ describe('describeNumeroinconnuPage', () => {
 
   it('lists none on a challenge page', () => {
     expect(Object.values(describeNumeroinconnuPage(fixture('challenge.html'))).some(Boolean)).toBe(false);
+  });
+});
+
+describe('parseNumeroinconnuPage on hostile input', () => {
+  it('never throws and never returns values outside the contract', () => {
+    fc.assert(
+      fc.property(hostileHtml(), (html) => {
+        const result = parseNumeroinconnuPage(html);
+        if (result.kind !== 'ok') return ['not_found', 'challenge', 'invalid'].includes(result.kind);
+        const { data } = result;
+        return (
+          (data.dangerPercent === null || (Number.isInteger(data.dangerPercent) && data.dangerPercent >= 0 && data.dangerPercent <= 100)) &&
+          (data.visits === null || Number.isSafeInteger(data.visits)) &&
+          Number.isSafeInteger(data.commentsCount) &&
+          isOutputDate(data.lastCommentDate) &&
+          isPlainText(data.topCategory) &&
+          data.commentList.length <= MAX_COMMENTS &&
+          data.commentList.every((comment) => isOutputDate(comment.date) && isPlainText(comment.text) && isPlainText(comment.category))
+        );
+      }),
+      { numRuns: 1500 },
+    );
   });
 });

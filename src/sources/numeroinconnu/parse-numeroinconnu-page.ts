@@ -64,6 +64,8 @@ function classifyRowLabel(folded: string): RowKind | null {
 
 const LABEL_MAX_CHARS = 40;
 const VALUE_MAX_CHARS = 200;
+/** A real stats table has a handful of rows; more is a hostile page and not worth the time. */
+const MAX_STATS_ROWS = 32;
 
 interface StatsRow {
   kind: RowKind;
@@ -72,24 +74,38 @@ interface StatsRow {
 
 /**
  * Finds label/value rows whatever the markup (`<tr><td>label</td><td>value</td>`,
- * `<dt>/<dd>`, `<li><b>label</b> value</li>`): the label is the outermost element whose whole
- * text is a known label; the value is its next sibling element, else the rest of its parent's text.
+ * `<dt>/<dd>`, `<li><b>label</b> value</li>`, `<p>label : value</p>`): the label is the
+ * outermost element whose whole text is a known label and the value its next sibling element,
+ * else the rest of its parent's text; or an element whose short text is "label : value".
  */
 function readStatsRows(root: HtmlElement): StatsRow[] {
   const rows: StatsRow[] = [];
   const seen = new Set<HtmlElement>();
   const shortText = (element: HtmlElement, maxChars: number): string | null => {
     const text = shortRawText(element, maxChars * 4);
-    return text === null ? null : cleanText(text, maxChars);
+    if (text === null) return null;
+    const clean = cleanText(text, maxChars + 1);
+    return clean.length > maxChars ? null : clean;
   };
   const candidates = findAll(root, (element) => element.children.length > 0 && element.children.length <= 4);
   for (const candidate of candidates) {
-    const labelText = shortText(candidate, LABEL_MAX_CHARS);
-    if (labelText === null || labelText.length >= LABEL_MAX_CHARS) continue;
-    const kind = classifyRowLabel(foldLabel(labelText));
-    if (kind === null) continue;
+    if (rows.length >= MAX_STATS_ROWS) break;
+    // Cheap first look: every label starts with one of these words (entities keep the prefix).
+    const raw = shortRawText(candidate, (LABEL_MAX_CHARS + VALUE_MAX_CHARS) * 4);
+    if (raw === null || !/niveau|nombre|derni/i.test(raw)) continue;
+    const text = shortText(candidate, LABEL_MAX_CHARS + VALUE_MAX_CHARS);
+    if (text === null) continue;
+    const kind = text.length <= LABEL_MAX_CHARS ? classifyRowLabel(foldLabel(text)) : null;
+    if (kind === null) {
+      const colon = text.indexOf(':');
+      if (colon <= 0 || colon > LABEL_MAX_CHARS) continue;
+      const inlineKind = classifyRowLabel(foldLabel(text.slice(0, colon)));
+      const value = text.slice(colon + 1).trim();
+      if (inlineKind !== null && value !== '') rows.push({ kind: inlineKind, value });
+      continue;
+    }
     let cell = candidate;
-    while (cell.parent !== null && cell.parent.tag !== '#root' && shortText(cell.parent, LABEL_MAX_CHARS) === labelText) cell = cell.parent;
+    while (cell.parent !== null && cell.parent.tag !== '#root' && shortText(cell.parent, LABEL_MAX_CHARS) === text) cell = cell.parent;
     if (seen.has(cell)) continue;
     seen.add(cell);
     const sibling = nextElementSibling(cell);
@@ -97,8 +113,8 @@ function readStatsRows(root: HtmlElement): StatsRow[] {
     if (sibling !== null) {
       value = shortText(sibling, VALUE_MAX_CHARS) ?? '';
     } else {
-      const parentText = cell.parent === null ? '' : (shortText(cell.parent, VALUE_MAX_CHARS) ?? '');
-      value = parentText.startsWith(labelText) ? parentText.slice(labelText.length).replace(/^\s*:?\s*/, '') : '';
+      const parentText = cell.parent === null ? '' : (shortText(cell.parent, LABEL_MAX_CHARS + VALUE_MAX_CHARS) ?? '');
+      value = parentText.startsWith(text) ? parentText.slice(text.length).replace(/^\s*:?\s*/, '') : '';
     }
     rows.push({ kind, value });
   }

@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { hostileHtml, isOutputDate, isPlainText } from '../../../test/support/html-arbitrary.js';
 import { describeTelguarderPage, parseTelguarderPage, securityLevelToSpamScore } from './parse-telguarder-page.js';
 import type { TelguarderPageResult } from './parse-telguarder-page.js';
 import type { SignalsData } from '../../domain/report.js';
@@ -126,5 +128,25 @@ describe('describeTelguarderPage', () => {
     expect(describeTelguarderPage(fixture('challenge.html'))).toEqual({
       statsPanel: false, statsCells: 0, securityLevel: false, assessments: 0, assessmentDates: 0, spamReasons: 0,
     });
+  });
+});
+
+describe('parseTelguarderPage on hostile input', () => {
+  it('never throws and never returns values outside the contract', () => {
+    fc.assert(
+      fc.property(hostileHtml(), (html) => {
+        const result = parseTelguarderPage(html);
+        if (result.kind !== 'ok') return ['not_found', 'challenge', 'invalid'].includes(result.kind);
+        const { data } = result;
+        return (
+          (data.spamScore === null || (Number.isInteger(data.spamScore) && data.spamScore > 0 && data.spamScore <= 100)) &&
+          (data.reportsCount === null || Number.isSafeInteger(data.reportsCount)) &&
+          isPlainText(data.callerType) &&
+          data.commentList.length <= MAX_COMMENTS &&
+          data.commentList.every((comment) => isOutputDate(comment.date) && isPlainText(comment.text) && isPlainText(comment.callerType))
+        );
+      }),
+      { numRuns: 1500 },
+    );
   });
 });

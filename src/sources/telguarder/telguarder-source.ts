@@ -2,6 +2,7 @@
 // (POST /fr/search, then a same-host redirect that the HTTP client follows with a GET), read by
 // the pure page parser. French numbers only.
 import type { SignalsData } from '../../domain/report.js';
+import type { ParsedPhoneNumber } from '../../domain/phone-number.js';
 import type { UpstreamFetcher } from '../../infra/http/types.js';
 import type { MarkerReport } from '../markers.js';
 import { blocked, failed, notFound, ok } from '../source.js';
@@ -26,7 +27,7 @@ export function buildTelguarderSearch(baseUrl: string, frenchNationalDigits: str
 export function createTelguarderSource(options: TelguarderSourceOptions): Source<'signals'> {
   const { baseUrl, fetcher } = options;
 
-  async function lookup(number: Parameters<Source<'signals'>['lookup']>[0], signal: AbortSignal): Promise<SourceOutcome<SignalsData>> {
+  async function lookup(number: ParsedPhoneNumber, signal: AbortSignal): Promise<SourceOutcome<SignalsData>> {
     const search = number.isFrenchPlan ? buildTelguarderSearch(baseUrl, number.frenchNationalDigits) : null;
     if (search === null) return notFound();
     try {

@@ -11,13 +11,15 @@ export interface HtmlElement {
   end: number;
 }
 
-const OPEN_TAG = /<([a-zA-Z][a-zA-Z0-9-]*)((?:[^>"']|"[^"]*"|'[^']*')*)>/g;
 const ATTRIBUTE = /([^\s=/"'>]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+)))?/g;
 const VOID_TAGS = new Set(['img', 'br', 'hr', 'meta', 'link', 'input', 'source', 'area', 'base', 'col', 'embed', 'wbr']);
 
+/** Attributes past this many characters of a tag are ignored: bounds the work on a hostile tag. */
+const MAX_TAG_TEXT = 4096;
+
 function parseAttributes(text: string): Record<string, string> {
   const attributes: Record<string, string> = {};
-  for (const match of text.matchAll(ATTRIBUTE)) {
+  for (const match of text.slice(0, MAX_TAG_TEXT).matchAll(ATTRIBUTE)) {
     const name = match[1]?.toLowerCase();
     if (name === undefined || name in attributes) continue;
     attributes[name] = match[2] ?? match[3] ?? match[4] ?? '';
@@ -32,7 +34,7 @@ export function hasClass(attributes: Attributes, className: string): boolean {
 }
 
 function findClose(html: string, tag: string, from: number): { innerEnd: number; end: number } {
-  const pattern = new RegExp(`<(/?)${tag}\\b(?:[^>"']|"[^"]*"|'[^']*')*>`, 'gi');
+  const pattern = new RegExp(`<(/?)${tag}\\b[^<>]*>`, 'gi');
   pattern.lastIndex = from;
   let depth = 1;
   for (let match = pattern.exec(html); match; match = pattern.exec(html)) {
@@ -44,15 +46,29 @@ function findClose(html: string, tag: string, from: number): { innerEnd: number;
   return { innerEnd: html.length, end: html.length };
 }
 
+export interface FindOptions {
+  /** Stop after this many elements. */
+  limit?: number;
+  /** Skip elements nested in an earlier match (e.g. `li` in `li`), and do not scan inside it. */
+  outermostOnly?: boolean;
+}
+
 /**
- * Every element with that tag (in document order) whose attributes `accept` holds. The inner
- * HTML is only cut out for accepted elements, so scanning a large page stays linear-ish.
+ * Elements with that tag (in document order) whose attributes `accept` holds. The inner HTML
+ * is only cut out for accepted elements; with `limit` or `outermostOnly` the scan stays linear
+ * even when a hostile page leaves thousands of elements unclosed.
  */
-export function findElements(html: string, tag: string, accept: (attributes: Attributes) => boolean = () => true): HtmlElement[] {
+export function findElements(
+  html: string,
+  tag: string,
+  accept: (attributes: Attributes) => boolean = () => true,
+  options: FindOptions = {},
+): HtmlElement[] {
   const wanted = tag.toLowerCase();
+  const limit = options.limit ?? Number.POSITIVE_INFINITY;
+  const pattern = new RegExp(`<(${wanted})\\b([^<>]*)>`, 'gi');
   const found: HtmlElement[] = [];
-  for (const match of html.matchAll(OPEN_TAG)) {
-    if (match[1]?.toLowerCase() !== wanted) continue;
+  for (let match = pattern.exec(html); match && found.length < limit; match = pattern.exec(html)) {
     const start = match.index;
     const openEnd = start + match[0].length;
     const attributes = parseAttributes(match[2] ?? '');
@@ -65,27 +81,26 @@ export function findElements(html: string, tag: string, accept: (attributes: Att
       element = { tag: wanted, attributes, inner: html.slice(openEnd, close.innerEnd), start, end: close.end };
     }
     found.push(element);
+    if (options.outermostOnly) pattern.lastIndex = Math.max(pattern.lastIndex, element.end);
   }
   return found;
 }
 
-/** Like findElements but drops elements nested inside an earlier match (e.g. `li` in `li`). */
+/** The first matching element, or undefined. */
+export function findElement(html: string, tag: string, accept?: (attributes: Attributes) => boolean): HtmlElement | undefined {
+  return findElements(html, tag, accept, { limit: 1 })[0];
+}
+
+/** Elements not nested in an earlier match (e.g. the `li` of a list, not the `li` inside them). */
 export function findOutermostElements(html: string, tag: string, accept?: (attributes: Attributes) => boolean): HtmlElement[] {
-  const outermost: HtmlElement[] = [];
-  let coveredUntil = -1;
-  for (const element of findElements(html, tag, accept)) {
-    if (element.start < coveredUntil) continue;
-    outermost.push(element);
-    coveredUntil = element.end;
-  }
-  return outermost;
+  return findElements(html, tag, accept, { outermostOnly: true });
 }
 
 /** The first element of any tag in the list matching `accept`, or undefined. */
 export function findFirst(html: string, tags: readonly string[], accept: (attributes: Attributes) => boolean): HtmlElement | undefined {
   let first: HtmlElement | undefined;
   for (const tag of tags) {
-    const element = findElements(html, tag, accept)[0];
+    const element = findElement(html, tag, accept);
     if (element && (first === undefined || element.start < first.start)) first = element;
   }
   return first;

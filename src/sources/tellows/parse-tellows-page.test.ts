@@ -85,3 +85,21 @@ describe('describeTellowsPageMarkers', () => {
     expect(haveRequiredMarkers(describeTellowsPageMarkers(fixture('page-challenge.html')))).toBe(false);
   });
 });
+
+describe('parseTellowsPage on hostile input (about 1 MiB, must not go quadratic)', () => {
+  const MIB = 1024 * 1024;
+  const hostilePages: Array<[string, string]> = [
+    ['unclosed tag starts', '<a'.repeat(MIB / 2)],
+    ['unclosed comments', '<!--'.repeat(MIB / 4)],
+    ['unclosed scripts', '<script'.repeat(MIB / 7)],
+    ['unclosed list items', `<img class="scoreimage" alt="Score 8"><ol id="singlecomments">${'<li>x'.repeat(MIB / 5)}`],
+    ['unclosed comment bodies', `<img class="scoreimage" alt="Score 8"><ol id="singlecomments"><li>${'<div class="comment-body">'.repeat(MIB / 26)}`],
+    ['one giant tag of unmatched quotes', `<img class="scoreimage" ${'a="'.repeat(MIB / 3)}>`],
+  ];
+  for (const [name, html] of hostilePages) {
+    it(`finishes on ${name}`, { timeout: 10_000 }, () => {
+      expect(['ok', 'not_found', 'challenge', 'invalid']).toContain(parseTellowsPage(html).kind);
+      expect(describeTellowsPageMarkers(html).length).toBeGreaterThan(0);
+    });
+  }
+});

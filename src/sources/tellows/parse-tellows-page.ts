@@ -4,7 +4,7 @@
 import type { PrimaryComment, PrimaryData } from '../../domain/report.js';
 import type { MarkerReport } from '../markers.js';
 import { MAX_COMMENTS, cleanText, parseCount, parseDate } from '../common/text.js';
-import { findElements, findFirst, findOutermostElements, hasClass, type Attributes } from './html-fragments.js';
+import { findElement, findFirst, findOutermostElements, hasClass, type Attributes } from './html-fragments.js';
 
 export type TellowsPageResult =
   | { kind: 'ok'; data: PrimaryData; mainCallerType: string }
@@ -21,7 +21,7 @@ const SEARCHES_LABEL = /(?:recherches|suchanfragen|anfragen|searches|b[uú]squed
 const AUTHOR_SUFFIX = /\s*(?:a écrit|schrieb|wrote|escribió|escribio)\s*:?\s*$/i;
 
 function readScore(html: string): number | null | undefined {
-  const image = findElements(html, 'img', isScoreImage)[0];
+  const image = findElement(html, 'img', isScoreImage);
   if (!image) return undefined;
   const fromAlt = /score\s*(\d)\b/i.exec(image.attributes.alt ?? '');
   const fromSrc = /score(\d)\.png(?:$|[?#])/i.exec(image.attributes.src ?? '');
@@ -41,11 +41,11 @@ function readSearches(html: string): number | null {
 
 /** Caller types of `table.table-rating`, most frequent first. */
 function readCallerTypes(html: string): Array<{ name: string; count: number }> {
-  const table = findElements(html, 'table', isRatingTable)[0];
+  const table = findElement(html, 'table', isRatingTable);
   if (!table) return [];
-  const rows = findElements(table.inner, 'tr').flatMap((row) => {
-    const name = cleanText(findElements(row.inner, 'th')[0]?.inner ?? '');
-    const count = parseCount(cleanText(findElements(row.inner, 'span', (attributes) => hasClass(attributes, 'small'))[0]?.inner ?? ''));
+  const rows = findOutermostElements(table.inner, 'tr').flatMap((row) => {
+    const name = cleanText(findElement(row.inner, 'th')?.inner ?? '');
+    const count = parseCount(cleanText(findElement(row.inner, 'span', (attributes) => hasClass(attributes, 'small'))?.inner ?? ''));
     return name === '' ? [] : [{ name, count: count ?? 0 }];
   });
   // Stable sort keeps the page's order among equal counts.
@@ -58,12 +58,12 @@ function readComments(html: string, callerType: string): PrimaryComment[] {
   const comments: PrimaryComment[] = [];
   for (const item of findOutermostElements(container.inner, 'li')) {
     if (comments.length >= MAX_COMMENTS) break;
-    const body = findElements(item.inner, 'div', (attributes) => hasClass(attributes, 'comment-body'))[0];
-    const paragraph = body ? findElements(body.inner, 'p', (attributes) => hasClass(attributes, 'mb-0'))[0] : undefined;
+    const body = findElement(item.inner, 'div', (attributes) => hasClass(attributes, 'comment-body'));
+    const paragraph = body ? findElement(body.inner, 'p', (attributes) => hasClass(attributes, 'mb-0')) : undefined;
     const text = cleanText(paragraph?.inner ?? body?.inner ?? '');
     if (text === '') continue;
-    const meta = findElements(item.inner, 'div', (attributes) => hasClass(attributes, 'comment-meta'))[0];
-    const lead = findElements(item.inner, 'p', (attributes) => hasClass(attributes, 'lead'))[0];
+    const meta = findElement(item.inner, 'div', (attributes) => hasClass(attributes, 'comment-meta'));
+    const lead = findElement(item.inner, 'p', (attributes) => hasClass(attributes, 'lead'));
     comments.push({
       author: cleanText(lead?.inner ?? '').replace(AUTHOR_SUFFIX, ''),
       text,

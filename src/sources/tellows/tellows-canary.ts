@@ -11,7 +11,7 @@ export const tellowsCanaryTarget: CanaryTarget = {
       webUrl: config.TELLOWS_WEB_URL,
       ...(config.TELLOWS_API_KEY === undefined ? {} : { apiKey: config.TELLOWS_API_KEY }),
       ...(config.TELLOWS_PARTNER === undefined ? {} : { partner: config.TELLOWS_PARTNER }),
-      apiFetcher: makeFetcher('tellows-api', config.TELLOWS_RPM),
+      apiFetcher: makeFetcher('tellows', config.TELLOWS_RPM),
       webFetcher: makeFetcher('tellows-web', config.TELLOWS_RPM),
     }),
   describeMarkers,

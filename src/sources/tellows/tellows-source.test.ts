@@ -6,7 +6,8 @@ import { startLoopbackServer, type LoopbackHandler, type LoopbackServer } from '
 import type { ParsedPhoneNumber } from '../../domain/phone-number.js';
 import { createHttpClient, type ClosableHttpClient } from '../../infra/http/http-client.js';
 import { createUpstreamFetcher } from '../../infra/http/upstream-fetcher.js';
-import { createTellowsSource, type TellowsLogger, type TellowsSourceOptions } from './tellows-source.js';
+import { loadConfig } from '../../config/config.js';
+import { createTellowsSource, createTellowsSourceFromConfig, type TellowsLogger, type TellowsSourceOptions } from './tellows-source.js';
 
 const fixtureBytes = (name: string) => readFileSync(new URL(`./fixtures/${name}`, import.meta.url));
 const API_KEY = 'invented-partner-key-123';
@@ -60,7 +61,7 @@ function serve(status: number, body: Buffer | string, headers: Record<string, st
 
 /** A fresh source (fresh pause and budget state) with separate API and site fetchers. */
 function makeSource(overrides: Partial<TellowsSourceOptions> = {}) {
-  const apiFetcher = createUpstreamFetcher({ upstream: 'tellows-api', client, requestsPerMinute: 600, maxConcurrency: 4, now });
+  const apiFetcher = createUpstreamFetcher({ upstream: 'tellows', client, requestsPerMinute: 600, maxConcurrency: 4, now });
   const webFetcher = createUpstreamFetcher({ upstream: 'tellows-web', client, requestsPerMinute: 600, maxConcurrency: 4, now });
   const warnings: Array<{ details: Record<string, unknown>; message: string }> = [];
   const logger: TellowsLogger = { warn: (details, message) => warnings.push({ details, message }) };
@@ -249,5 +250,25 @@ describe('tellows source: unsafe bodies', () => {
       setTimeout(() => response.socket?.resetAndDestroy(), 20);
     };
     expect(await makeSource().source.lookup(frenchNumber('0600000001'), deadline())).toEqual({ status: 'error', reason: 'connection' });
+  });
+});
+
+describe('createTellowsSourceFromConfig', () => {
+  it('pauses the site and the API separately: a 429 on the page leaves the API working', async () => {
+    handler = (request, response) => {
+      if (request.url?.startsWith('/basic/')) {
+        response.writeHead(200, { 'content-type': 'text/html' });
+        response.end(fixtureBytes('api-missing-lists.json'));
+      } else {
+        response.writeHead(429, { 'retry-after': '600' });
+        response.end();
+      }
+    };
+    const config = loadConfig({ TELLOWS_API_URL: server.url, TELLOWS_WEB_URL: server.url, TELLOWS_API_KEY: API_KEY });
+    const source = createTellowsSourceFromConfig(config, { client, now });
+    const expected = { status: 'ok', data: { score: 7, searches: 410, commentsCount: 5, commentList: [] } };
+    expect(await source.lookup(frenchNumber('0600000004'), deadline())).toEqual(expected);
+    expect(await source.lookup(frenchNumber('0600000009'), deadline())).toEqual(expected);
+    expect(server.received.map((request) => request.url?.split('?')[0])).toEqual(['/basic/num/0600000004', '/num/0600000004', '/basic/num/0600000009']);
   });
 });

@@ -4,7 +4,10 @@
 import { createHash } from 'node:crypto';
 import type { ParsedPhoneNumber } from '../../domain/phone-number.js';
 import type { PrimaryData } from '../../domain/report.js';
-import type { HttpResponse, UpstreamFetcher } from '../../infra/http/types.js';
+import type { Config } from '../../config/config.js';
+import type { PolitenessStore } from '../../infra/http/politeness-store.js';
+import type { HttpClient, HttpResponse, UpstreamFetcher } from '../../infra/http/types.js';
+import { createUpstreamFetcher } from '../../infra/http/upstream-fetcher.js';
 import type { MarkerReport } from '../markers.js';
 import { failed, notFound, ok, type Source, type SourceOutcome } from '../source.js';
 import { describeTellowsApiMarkers, parseTellowsApi } from './parse-tellows-api.js';
@@ -135,4 +138,38 @@ export function createTellowsSource(options: TellowsSourceOptions): Source<'prim
       }
     },
   };
+}
+
+export interface TellowsWiring {
+  client: HttpClient;
+  /** Shared politeness state (Redis) for several instances; in memory when absent. */
+  politeness?: PolitenessStore;
+  logger?: TellowsLogger;
+  now?: () => number;
+}
+
+/**
+ * The service's wiring: the API (upstream `tellows`) and the site (`tellows-web`, the names
+ * src/composition.ts uses), each with its own pause, a budget of TELLOWS_RPM and
+ * UPSTREAM_CONCURRENCY requests in flight.
+ */
+export function createTellowsSourceFromConfig(config: Config, wiring: TellowsWiring): Source<'primary'> {
+  const makeFetcher = (upstream: string) =>
+    createUpstreamFetcher({
+      upstream,
+      client: wiring.client,
+      requestsPerMinute: config.TELLOWS_RPM,
+      maxConcurrency: config.UPSTREAM_CONCURRENCY,
+      ...(wiring.now === undefined ? {} : { now: wiring.now }),
+      ...(wiring.politeness === undefined ? {} : { politeness: wiring.politeness }),
+    });
+  return createTellowsSource({
+    apiUrl: config.TELLOWS_API_URL,
+    webUrl: config.TELLOWS_WEB_URL,
+    ...(config.TELLOWS_API_KEY === undefined ? {} : { apiKey: config.TELLOWS_API_KEY }),
+    ...(config.TELLOWS_PARTNER === undefined ? {} : { partner: config.TELLOWS_PARTNER }),
+    apiFetcher: makeFetcher('tellows'),
+    webFetcher: makeFetcher('tellows-web'),
+    ...(wiring.logger === undefined ? {} : { logger: wiring.logger }),
+  });
 }
