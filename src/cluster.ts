@@ -66,6 +66,10 @@ export function runPrimary(options: PrimaryOptions): Primary {
     restartTimers.add(timer);
   });
 
+  cluster.on('listening', (worker, address) => {
+    options.log(`worker ${worker.process.pid ?? '?'} listening on port ${address.port}`);
+  });
+
   for (let i = 0; i < options.workers; i += 1) fork();
   options.log(`primary ${process.pid} started ${options.workers} workers`);
 
