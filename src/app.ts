@@ -14,6 +14,11 @@ import { registerOpenApi } from './http/plugins/openapi.js';
 import { registerPhoneRoutes } from './http/routes/phone-routes.js';
 import { registerHealthRoutes } from './http/routes/health-routes.js';
 import { registerOverloadProtection } from './http/plugins/overload.js';
+import { registerReadinessRoutes } from './http/routes/readiness-routes.js';
+import { registerMetrics } from './http/plugins/metrics.js';
+import { registerWebPage, WEB_PAGE_PATHS, type WebPageOptions } from './http/plugins/web-page.js';
+import type { ServiceMetrics } from './infra/metrics/service-metrics.js';
+import { createReadinessCheck, type ReadinessCheck } from './infra/readiness/readiness.js';
 
 export interface AppDependencies {
   config: Config;
@@ -26,10 +31,16 @@ export interface AppDependencies {
   version?: string;
   /** Epoch ms the process started, for /health's uptime. */
   startedAtMs?: number;
+  /** Prometheus instruments; absent when METRICS_ENABLED=false (nothing is recorded). */
+  metrics?: ServiceMetrics;
+  /** What /health/ready reports; absent, it reports no dependency. */
+  readiness?: ReadinessCheck;
+  /** The lookup page at `/` (default on); `false` leaves it out. */
+  webPage?: WebPageOptions | false;
 }
 
 /** Paths that exist, with the methods they answer; any other method gets 405 with Allow. */
-const KNOWN_PATHS = ['/api/phone/:number', '/api/phone/:number/score', '/health', '/openapi.json'];
+const KNOWN_PATHS = ['/api/phone/:number', '/api/phone/:number/score', '/health', '/health/ready', '/openapi.json'];
 const OTHER_METHODS = ['DELETE', 'PATCH', 'POST', 'PUT'] as const;
 
 // The API is public, read-only and credential-free: any web page may call it (CORS).
@@ -77,7 +88,11 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     windowSeconds: config.RATE_LIMIT_WINDOW_S,
     store: deps.rateLimitStore,
     hashKey: deps.hashKey,
+    onRejected: deps.metrics ? () => deps.metrics?.recordRateLimitRejection() : undefined,
   });
+  // /metrics lives here unless METRICS_PORT gives it a server of its own (server.ts).
+  const exposeMetricsRoute = deps.metrics !== undefined && config.METRICS_ENABLED && config.METRICS_PORT === undefined;
+  const knownPaths = [...KNOWN_PATHS, ...(deps.webPage === false ? [] : WEB_PAGE_PATHS), ...(exposeMetricsRoute ? ['/metrics'] : [])];
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
@@ -97,6 +112,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     );
   });
 
+  if (deps.metrics) registerMetrics(app, { metrics: deps.metrics, exposeRoute: exposeMetricsRoute });
+
   // While shutting down, answers in flight tell their keep-alive connection to close, so the
   // server does not wait on connections that turn idle after close() began.
   let closing = false;
@@ -115,15 +132,21 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     return sendProblem(reply, request.id, apiError);
   });
 
-  await registerOverloadProtection(app, { maxInFlight: config.MAX_IN_FLIGHT, maxEventLoopDelayMs: config.MAX_EVENT_LOOP_DELAY_MS });
+  await registerOverloadProtection(app, {
+    maxInFlight: config.MAX_IN_FLIGHT,
+    maxEventLoopDelayMs: config.MAX_EVENT_LOOP_DELAY_MS,
+    ...(deps.metrics ? { onShed: (reason: string) => deps.metrics?.recordLoadShed(reason) } : {}),
+  });
 
   app.setNotFoundHandler({ preHandler: rateLimit }, async (request, reply) => sendProblem(reply, request.id, new ApiError('route_not_found')));
 
   await registerOpenApi(app, deps.version ?? '0.0.0');
   registerHealthRoutes(app, { startedAtMs: deps.startedAtMs ?? Date.now() - process.uptime() * 1000 });
+  registerReadinessRoutes(app, { readiness: deps.readiness ?? createReadinessCheck({ upstreams: [] }) });
+  if (deps.webPage !== false) registerWebPage(app, deps.webPage);
   await registerPhoneRoutes(app, { parsePhoneNumber: deps.parsePhoneNumber, lookupService: deps.lookupService, rateLimit });
 
-  for (const url of KNOWN_PATHS) {
+  for (const url of knownPaths) {
     app.route({
       method: [...OTHER_METHODS],
       url,

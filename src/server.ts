@@ -8,23 +8,31 @@ import { ConfigError, loadConfig, type Config } from './config/config.js';
 import { buildApp } from './app.js';
 import { createServiceDependencies } from './composition.js';
 import { resolveWorkerCount, runPrimary } from './cluster.js';
+import { startMetricsServer, type MetricsServer } from './http/plugins/metrics.js';
 
-export async function startServer(config: Config): Promise<{ close: () => Promise<void>; port: number }> {
+export async function startServer(config: Config): Promise<{ close: () => Promise<void>; port: number; metricsPort?: number }> {
   const logger = pino({ level: config.LOG_LEVEL, base: { pid: process.pid } });
   const deps = await createServiceDependencies(config, logger);
   const app = await buildApp({ ...deps.app, logger });
   await app.listen({ port: config.PORT, host: config.HOST });
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.PORT;
+  // METRICS_PORT: the scrape endpoint on a port of its own (often kept off the public interface).
+  let metricsServer: MetricsServer | undefined;
+  if (deps.metrics && config.METRICS_PORT !== undefined) {
+    metricsServer = await startMetricsServer({ registry: deps.metrics.registry, port: config.METRICS_PORT, host: config.HOST });
+  }
   let closing: Promise<void> | undefined;
   const close = async (): Promise<void> => {
     closing ??= (async () => {
+      deps.beginShutdown();
       await app.close();
+      await metricsServer?.close();
       await deps.close();
     })();
     return closing;
   };
-  return { close, port };
+  return { close, port, ...(metricsServer ? { metricsPort: metricsServer.port } : {}) };
 }
 
 export function installShutdown(close: () => Promise<void>, graceMs: number, log: (message: string) => void): void {

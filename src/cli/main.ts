@@ -1,31 +1,236 @@
 // The `phone-rep` command line: a table of subcommands, each an async handler that returns the
-// process exit code. Add a command by adding an entry to `commands`.
-import { pathToFileURL } from 'node:url';
-import { loadConfig, type Config } from '../config/config.js';
+// process exit code. Add a command by adding an entry to `createCommands`.
+// Exit codes: 0 found / done, 2 invalid input (bad number, bad usage), 3 every upstream failed,
+// 1 anything else.
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig, type Config } from '../config/config.js';
+import type { ServiceOverrides } from '../composition.js';
 import { loadNumberingPlan } from '../domain/numbering/numbering-plan.js';
 import { updateArcepData } from '../domain/numbering/update-arcep-data.js';
+import { EXIT_CODES, exitCodeForStatus, readProblemTitle, readReportBody } from './api-answer.js';
+import { createPacer, csvHeader, deduplicate, formatRow, readBatchLines, renderProgress, runBatch, type BatchRow } from './batch.js';
+import { formatReportSummary } from './format-report.js';
+import { createInProcessApi, createRemoteApi, type PhoneApi } from './phone-api.js';
 
 export type CommandHandler = (args: string[]) => Promise<number>;
 
 export interface CliIo {
+  /** One line of output (the newline is added). */
   out: (line: string) => void;
+  /** One line of diagnostics on stderr. */
   err: (line: string) => void;
   env: Record<string, string | undefined>;
+  /** Where `batch -` reads from. */
+  stdin?: AsyncIterable<Buffer | string>;
+  /** Raw stderr writes for the batch progress bar; set only when stderr is a terminal. */
+  progress?: (text: string) => void;
+  /** In-process runs only: replaces parts of the service (tests inject fake sources here). */
+  overrides?: ServiceOverrides;
 }
 
 const defaultIo: CliIo = {
   out: (line) => process.stdout.write(`${line}\n`),
   err: (line) => process.stderr.write(`${line}\n`),
   env: process.env,
+  stdin: process.stdin,
+  ...(process.stderr.isTTY ? { progress: (text: string) => process.stderr.write(text) } : {}),
 };
+
+class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+/** The package's own ARCEP data, so the CLI works from any directory unless ARCEP_DATA_DIR says otherwise. */
+const PACKAGE_ARCEP_DIR = fileURLToPath(new URL('../../data/arcep', import.meta.url));
+
+function cliEnv(io: CliIo): Record<string, string | undefined> {
+  return { ARCEP_DATA_DIR: PACKAGE_ARCEP_DIR, ...io.env };
+}
 
 function readConfig(io: CliIo): Config | undefined {
   try {
-    return loadConfig(io.env);
+    return loadConfig(cliEnv(io));
   } catch (error) {
     io.err(error instanceof Error ? error.message : String(error));
     return undefined;
   }
+}
+
+/**
+ * The service config for an in-process lookup: no API rate limit (the upstream budgets still
+ * apply), no load shedding (the start-up's own data loading would read as event-loop
+ * pressure), no metrics, no logs.
+ */
+function loadInProcessConfig(io: CliIo): Config {
+  return loadConfig({ LOG_LEVEL: 'silent', ...cliEnv(io), RATE_LIMIT_MAX: '0', MAX_EVENT_LOOP_DELAY_MS: '0', METRICS_ENABLED: 'false' });
+}
+
+async function openApi(url: string | undefined, io: CliIo, onRateLimited?: (seconds: number) => void): Promise<PhoneApi> {
+  if (url !== undefined) {
+    if (!/^https?:\/\/[^\s/]+/.test(url)) throw new UsageError(`--url must be an http(s) URL, got ${JSON.stringify(url)}`);
+    return createRemoteApi({ baseUrl: url, defaultRegion: io.env.DEFAULT_REGION ?? 'FR', ...(onRateLimited ? { onRateLimited } : {}) });
+  }
+  return createInProcessApi(loadInProcessConfig(io), io.overrides);
+}
+
+type ParseOptions = NonNullable<NonNullable<Parameters<typeof parseArgs>[0]>['options']>;
+
+function parse<O extends ParseOptions>(args: string[], options: O) {
+  try {
+    return parseArgs({ args, options, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+}
+
+const withoutFinalNewline = (text: string): string => text.replace(/\n$/, '');
+
+/** Runs a command, turning usage and config mistakes into their exit codes. */
+function guarded(io: CliIo, usage: string, run: CommandHandler): CommandHandler {
+  return async (args) => {
+    try {
+      return await run(args);
+    } catch (error) {
+      if (error instanceof UsageError) {
+        io.err(error.message);
+        io.err(`usage: ${usage}`);
+        return EXIT_CODES.invalidInput;
+      }
+      if (error instanceof ConfigError) {
+        io.err(error.message);
+        return EXIT_CODES.error;
+      }
+      io.err(`phone-rep: ${error instanceof Error ? error.message : String(error)}`);
+      return EXIT_CODES.error;
+    }
+  };
+}
+
+/** `lookup <number> [--json] [--url URL]`: a readable summary, or the API's exact JSON. */
+function createLookupCommand(io: CliIo): CommandHandler {
+  return guarded(io, 'phone-rep lookup <number> [--json] [--url URL]', async (args) => {
+    const { values, positionals } = parse(args, { json: { type: 'boolean' }, url: { type: 'string' } });
+    const number = positionals[0];
+    if (number === undefined || positionals.length > 1) throw new UsageError('lookup takes exactly one number');
+    const api = await openApi(values.url, io, (seconds) => io.err(`rate limited by the server: retrying in ${seconds} s`));
+    try {
+      const answer = await api.getReport(number);
+      const code = exitCodeForStatus(answer.status);
+      if (values.json === true) {
+        io.out(answer.body);
+        return code;
+      }
+      const body = answer.status === 200 ? readReportBody(answer.body) : undefined;
+      if (body !== undefined) {
+        io.out(withoutFinalNewline(formatReportSummary(body)));
+        return code;
+      }
+      if (answer.status === 200) {
+        io.err('The server answered something that is not a report.');
+        return EXIT_CODES.error;
+      }
+      const title = readProblemTitle(answer.body) ?? `HTTP ${answer.status}`;
+      const hint = answer.status === 429 && answer.retryAfterSeconds !== undefined ? ` (retry in ${answer.retryAfterSeconds} s)` : '';
+      io.err(`${title}${hint}`);
+      return code;
+    } finally {
+      await api.close();
+    }
+  });
+}
+
+async function readInput(source: string, io: CliIo): Promise<string> {
+  if (source === '-') {
+    if (io.stdin === undefined) throw new UsageError('no standard input to read');
+    const chunks: string[] = [];
+    for await (const chunk of io.stdin) chunks.push(typeof chunk === 'string' ? chunk : chunk.toString('utf8'));
+    return chunks.join('');
+  }
+  try {
+    return await readFile(source, 'utf8');
+  } catch (error) {
+    throw new UsageError(`cannot read ${source}: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`);
+  }
+}
+
+/** `batch <file|-> [--format csv|ndjson] [--concurrency N] [--url URL]`: one row per distinct number. */
+function createBatchCommand(io: CliIo): CommandHandler {
+  return guarded(io, 'phone-rep batch <file|-> [--format csv|ndjson] [--concurrency N] [--url URL]', async (args) => {
+    const { values, positionals } = parse(args, {
+      format: { type: 'string', default: 'csv' },
+      concurrency: { type: 'string', default: '4' },
+      url: { type: 'string' },
+    });
+    const source = positionals[0];
+    if (source === undefined || positionals.length > 1) throw new UsageError('batch takes one file name, or - for standard input');
+    const format = values.format;
+    if (format !== 'csv' && format !== 'ndjson') throw new UsageError('--format must be csv or ndjson');
+    const concurrency = Number(values.concurrency);
+    if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) throw new UsageError('--concurrency must be a whole number from 1 to 64');
+
+    const lines = readBatchLines(await readInput(source, io));
+    const progress = io.progress;
+    const api = await openApi(values.url, io, (seconds) => {
+      progress?.('\n');
+      io.err(`rate limited by the server: waiting ${seconds} s`);
+    });
+    try {
+      const { items, duplicates } = deduplicate(lines, (raw) => api.normalise(raw));
+      const pace =
+        api.requestsPerMinute === undefined
+          ? undefined
+          : createPacer(api.requestsPerMinute, 60_000, (ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+      if (format === 'csv') io.out(withoutFinalNewline(csvHeader()));
+      const counts: Record<BatchRow['status'], number> = { found: 0, invalid: 0, failed: 0, error: 0 };
+      await runBatch({
+        items,
+        concurrency,
+        lookup: (raw) => api.getReport(raw),
+        ...(pace ? { pace } : {}),
+        onRow: (row) => {
+          counts[row.status] += 1;
+          io.out(withoutFinalNewline(formatRow(row, format)));
+        },
+        ...(progress ? { onProgress: (done: number, total: number) => progress(`\r${renderProgress(done, total)}`) } : {}),
+      });
+      progress?.('\n');
+      io.err(
+        `${items.length} numbers: ${counts.found} found, ${counts.invalid} invalid, ${counts.failed} failed, ${counts.error} errors; ${duplicates} duplicate lines skipped`,
+      );
+      return EXIT_CODES.found;
+    } finally {
+      await api.close();
+    }
+  });
+}
+
+/** `serve`: the HTTP server, as `npm start`. */
+function createServeCommand(io: CliIo): CommandHandler {
+  return guarded(io, 'phone-rep serve', async (args) => {
+    if (args.length > 0) throw new UsageError('serve takes no argument; configure it with environment variables');
+    const config = readConfig(io);
+    if (!config) return EXIT_CODES.error;
+    const { startServer, installShutdown } = await import('../server.js');
+    const { close, port } = await startServer(config);
+    io.err(`listening on ${config.HOST}:${port}`);
+    installShutdown(close, config.SHUTDOWN_GRACE_MS, (message) => io.err(message));
+    // Runs until a signal: installShutdown exits the process.
+    return new Promise<number>(() => {});
+  });
+}
+
+/** `canary [number…]`: fetch real upstream pages and check the markers the parsers rely on. 0 healthy, 1 not. */
+function createCanaryCommand(io: CliIo): CommandHandler {
+  return guarded(io, 'phone-rep canary [number…]', async (args) => {
+    const config = readConfig(io);
+    if (!config) return EXIT_CODES.error;
+    const { runCanary } = await import('../sources/canary.js');
+    const healthy = await runCanary({ config, numbers: args, out: io.out });
+    return healthy ? 0 : 1;
+  });
 }
 
 /** `data update`: refresh the ARCEP snapshot from the configured URLs; `data info`: show what is in use. */
@@ -67,22 +272,41 @@ function createDataCommand(io: CliIo): CommandHandler {
 export function createCommands(io: CliIo = defaultIo): Record<string, CommandHandler> {
   return {
     data: createDataCommand(io),
+    lookup: createLookupCommand(io),
+    batch: createBatchCommand(io),
+    serve: createServeCommand(io),
+    canary: createCanaryCommand(io),
   };
 }
+
+const HELP = `Usage:
+  phone-rep lookup <number> [--json] [--url URL]     one number: readable summary, or the API JSON
+  phone-rep batch <file|-> [--format csv|ndjson] [--concurrency N] [--url URL]
+                                                     one row per distinct number of a list
+  phone-rep serve                                    start the HTTP server
+  phone-rep canary [number…]                         check the real upstream pages' markers
+  phone-rep data <update|info>                       refresh / show the ARCEP numbering data
+
+In-process by default; --url sends the requests to a running server instead.
+Exit codes: 0 found, 2 invalid input, 3 every upstream failed, 1 other errors.`;
 
 export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<number> {
   const commands = createCommands(io);
   const [name, ...rest] = argv;
+  if (name === 'help' || name === '--help' || name === '-h') {
+    io.out(HELP);
+    return 0;
+  }
   const handler = name === undefined ? undefined : commands[name];
   if (!handler) {
-    io.err(`usage: phone-rep <${Object.keys(commands).join('|')}> …`);
+    io.err(`usage: phone-rep <${Object.keys(commands).join('|')}> …  (phone-rep help for more)`);
     return 2;
   }
   return handler(rest);
 }
 
 // Run only when executed directly (tsx src/cli/main.ts …, or the built file), not when imported.
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
   runCli(process.argv.slice(2)).then(
     (code) => {
       process.exitCode = code;

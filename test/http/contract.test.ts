@@ -174,7 +174,8 @@ describe('contract: phone endpoints with every source answering', () => {
     expect(answer.status).toBe(200);
     expect(answer.body.openapi).toBe('3.1.0');
     const paths = answer.body.paths as Record<string, Record<string, { responses: Record<string, unknown> }>>;
-    expect(Object.keys(paths).sort()).toEqual(['/api/phone/{number}', '/api/phone/{number}/score', '/health']);
+    // The spec's three routes, plus the operator's readiness endpoint (not in the spec; documented all the same).
+    expect(Object.keys(paths).sort()).toEqual(['/api/phone/{number}', '/api/phone/{number}/score', '/health', '/health/ready']);
     expect(Object.keys(paths['/api/phone/{number}']?.get?.responses ?? {})).toEqual(expect.arrayContaining(['200', '400', '429', '502']));
     const docs = await fetch(`${server.baseUrl}/docs`);
     expect(docs.status).toBe(200);

@@ -73,15 +73,6 @@ const TERRITORY_BY_LABEL: Readonly<Record<string, FrenchTerritory>> = {
   'Saint Pierre et Miquelon': 'PM',
 };
 
-interface TrieNode {
-  children: Array<TrieNode | undefined>;
-  block: NumberBlock | undefined;
-}
-
-function createTrieNode(): TrieNode {
-  return { children: new Array<TrieNode | undefined>(10).fill(undefined), block: undefined };
-}
-
 export type NumberingPlanResult = { ok: true; plan: NumberingPlan } | { ok: false; reason: string };
 
 /**
@@ -208,21 +199,28 @@ export function parseNumberingPlan(files: NumberingPlanFiles, foreignCarriers: F
   }
   if (blockCount === 0) return { ok: false, reason: `${ARCEP_FILE_NAMES.majnum}: no usable number block` };
 
-  // A digit trie: a lookup walks at most 8 array cells, with no string slicing or hashing.
-  const root = createTrieNode();
+  // A digit trie in one typed array (node × 10 digits → child node, 0 = none): a lookup walks
+  // at most 8 cells, with no string slicing or hashing, and building it allocates almost nothing.
+  let prefixDigits = 0;
+  for (const table of blocksByLength.values()) for (const prefix of table.keys()) prefixDigits += prefix.length;
+  const children = new Int32Array((prefixDigits + 1) * 10);
+  const blockAtNode: Array<NumberBlock | undefined> = [undefined];
+  let nodeCount = 1;
   for (const table of blocksByLength.values()) {
     for (const [prefix, block] of table) {
-      let node = root;
+      let node = 0;
       for (let index = 0; index < prefix.length; index += 1) {
-        const digit = prefix.charCodeAt(index) - 48;
-        let child = node.children[digit];
-        if (!child) {
-          child = createTrieNode();
-          node.children[digit] = child;
+        const cell = node * 10 + prefix.charCodeAt(index) - 48;
+        let child = children[cell] ?? 0;
+        if (child === 0) {
+          child = nodeCount;
+          nodeCount += 1;
+          children[cell] = child;
+          blockAtNode.push(undefined);
         }
         node = child;
       }
-      node.block = block;
+      blockAtNode[node] = block;
     }
   }
 
@@ -231,13 +229,14 @@ export function parseNumberingPlan(files: NumberingPlanFiles, foreignCarriers: F
     blockCount,
     rowCounts: { majnum: majnum.rows.length, majrio: majrio.rows.length, identifiants: identifiants.rows.length },
     findBlock(nationalDigits) {
-      let node: TrieNode | undefined = root;
+      let node = 0;
       let found: NumberBlock | undefined;
-      for (let index = 0; index < nationalDigits.length && node; index += 1) {
+      for (let index = 0; index < nationalDigits.length; index += 1) {
         const digit = nationalDigits.charCodeAt(index) - 48;
         if (digit < 0 || digit > 9) return undefined;
-        node = node.children[digit];
-        if (node?.block) found = node.block;
+        node = children[node * 10 + digit] ?? 0;
+        if (node === 0) break;
+        found = blockAtNode[node] ?? found;
       }
       return found;
     },

@@ -2,6 +2,7 @@
 // files (grep of MAJNUM for the longest prefix, then identifiants_ce / MAJRIO for the name) and
 // from libphonenumber-js itself (type, national format, country), libphonenumber-geo-carrier's
 // own async `carrier()` for foreign carriers; region and label follow the rules of issue 3.
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ParsedPhoneNumber } from '../phone-number.js';
 import { loadNumberingPlan } from './numbering-plan.js';
@@ -317,6 +318,30 @@ describe('createPhoneNumberParser: French-plan and foreign numbers', () => {
   });
 });
 
+describe('createPhoneNumberParser: normal forms', () => {
+  const rows = [...npvNumbers, ...mainlandNumbers, ...overseasNumbers, ...foreignNumbers];
+
+  it.each(rows)('reads the E.164 form of %j to the same answer', (_input, expected) => {
+    expect(parse(expected.e164)).toEqual({ ok: true, value: expected });
+  });
+
+  it.each(rows)('reads the normalised number of %j to the same answer', (_input, expected) => {
+    expect(parse(expected.number)).toEqual({ ok: true, value: expected });
+  });
+
+  it('gives every spelling of a French number (spaces, dots, dashes, +33, 0033) the same answer', () => {
+    const separator = fc.constantFrom('', ' ', '.', '-');
+    fc.assert(
+      fc.property(fc.constantFrom(...mainlandNumbers.map(([, value]) => value)), separator, fc.constantFrom('', '+33', '0033'), (expected, sep, prefix) => {
+        const digits = expected.number;
+        const pairs = [digits.slice(2, 4), digits.slice(4, 6), digits.slice(6, 8), digits.slice(8, 10)];
+        const spelled = prefix === '' ? [digits.slice(0, 2), ...pairs].join(sep) : `${prefix}${sep}${digits.charAt(1)}${sep}${pairs.join(sep)}`;
+        expect(parse(spelled)).toEqual({ ok: true, value: expected });
+      }),
+    );
+  });
+});
+
 describe('createPhoneNumberParser: refused inputs', () => {
   it.each(invalidInputs)('refuses %j (%s)', (input) => {
     const result = parse(input);
@@ -334,6 +359,19 @@ describe('createPhoneNumberParser: refused inputs', () => {
   it('never throws, whatever the input', () => {
     const hostile = ['\uD800', '\u0000'.repeat(32), '+'.repeat(32), '('.repeat(16) + ')'.repeat(16), '9'.repeat(32), '+9'.repeat(16)];
     for (const input of hostile) expect(() => parse(input)).not.toThrow();
+    fc.assert(fc.property(fc.string({ maxLength: 40 }), (input) => typeof parse(input).ok === 'boolean'));
+    const phoneLike = fc.array(fc.constantFrom('0', '1', '3', '6', '9', '+', ' ', '.', '-', '(', ')'), { maxLength: 20 }).map((chars) => chars.join(''));
+    fc.assert(fc.property(phoneLike, (input) => typeof parse(input).ok === 'boolean'));
+  });
+
+  it('refuses any input with a character outside digits, separators and a leading +', () => {
+    const stray = fc.constantFrom('a', 'Z', '#', '*', '/', ',', ';', '_', '\t', '\n', '\u00a0', '٣', '３', 'é');
+    fc.assert(
+      fc.property(fc.constantFrom(...mainlandNumbers.map(([input]) => input)), stray, fc.nat(10), (input, character, at) => {
+        const position = at % (input.length + 1);
+        expect(parse(`${input.slice(0, position)}${character}${input.slice(position)}`).ok).toBe(false);
+      }),
+    );
   });
 });
 

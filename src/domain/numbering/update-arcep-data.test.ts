@@ -99,6 +99,12 @@ describe('updateArcepData', () => {
     expectUntouched();
   });
 
+  it('fails with a reason, and leaves no temporary file, when the directory does not exist', async () => {
+    const missing = join(dir, 'missing');
+    expect(await updateArcepData({ dir: missing, urls: urls() })).toEqual({ ok: false, reason: `cannot write into ${missing}` });
+    expectUntouched();
+  });
+
   it('keeps the old files when a download does not answer in time', async () => {
     routes['/MAJNUM.csv'] = 'hang';
     expect(await updateArcepData({ dir, urls: urls(), fetchTimeoutMs: 300 })).toEqual({ ok: false, reason: 'MAJNUM.csv: download failed (timeout)' });

@@ -108,8 +108,13 @@ export async function updateArcepData(options: UpdateArcepDataOptions): Promise<
   }
   // Each rename is atomic; the three together are not, but every file is validated before the
   // first rename, so a reader sees old or new files, each one whole.
-  for (const file of FILES) {
-    await rename(join(options.dir, `${ARCEP_FILE_NAMES[file]}${suffix}`), join(options.dir, ARCEP_FILE_NAMES[file]));
+  try {
+    for (const file of FILES) {
+      await rename(join(options.dir, `${ARCEP_FILE_NAMES[file]}${suffix}`), join(options.dir, ARCEP_FILE_NAMES[file]));
+    }
+  } catch {
+    await Promise.all(written.map((path) => rm(path, { force: true })));
+    return { ok: false, reason: `cannot replace the files in ${options.dir}` };
   }
   return { ok: true, dataDate: parsed.plan.dataDate, rows };
 }

@@ -2,8 +2,8 @@
 // Retry-After) instead of queueing until every client times out. Two signals:
 // - API requests in flight over MAX_IN_FLIGHT (a burst of distinct cold lookups: the event
 //   loop stays idle while they wait on upstreams, so only a count catches it);
-// - mean event-loop delay over MAX_EVENT_LOOP_DELAY_MS in the last sampling interval (CPU
-//   saturation). 0 turns it off. Measured with node:perf_hooks rather than
+// - mean event-loop delay over MAX_EVENT_LOOP_DELAY_MS in two sampling intervals in a row
+//   (sustained CPU saturation). 0 turns it off. Measured with node:perf_hooks rather than
 //   @fastify/under-pressure, which treats an interval without samples as infinite delay and
 //   so shed every request after any start-up pause.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -42,10 +42,15 @@ export async function registerOverloadProtection(app: FastifyInstance, options: 
     const histogram = monitorEventLoopDelay({ resolution: resolutionMs });
     histogram.enable();
     let lastSampleAt = performance.now();
+    let previousIntervalDelayMs = 0;
     const timer = setInterval(() => {
       const now = performance.now();
       // No sample in the interval means the loop was blocked for (about) all of it.
-      eventLoopDelayMs = histogram.count > 0 ? Math.max(0, histogram.mean / 1e6 - resolutionMs) : now - lastSampleAt;
+      const intervalDelayMs = histogram.count > 0 ? Math.max(0, histogram.mean / 1e6 - resolutionMs) : now - lastSampleAt;
+      // Only a sustained delay (two intervals in a row) sheds load: one long pause (start-up,
+      // a large GC) is over by the time we would refuse anyone.
+      eventLoopDelayMs = Math.min(intervalDelayMs, previousIntervalDelayMs);
+      previousIntervalDelayMs = intervalDelayMs;
       lastSampleAt = now;
       histogram.reset();
     }, sampleIntervalMs);

@@ -1,7 +1,8 @@
 // Small pieces every HTML adapter shares: the base-URL join and the last-resort classification
 // of an unexpected exception, so that a source never throws to its caller.
-import { failed } from '../source.js';
+import { blocked, failed, notFound, ok } from '../source.js';
 import type { SourceOutcome } from '../source.js';
+import type { HttpRequest, HttpResponse, UpstreamFetcher } from '../../infra/http/types.js';
 
 /** `base` may end with a slash or carry a path prefix (a proxy, a mirror): the path is appended. */
 export function joinUrl(baseUrl: string, path: string): string {
@@ -18,4 +19,36 @@ export function outcomeOfUnexpectedError<T>(signal: AbortSignal): SourceOutcome<
   if (!signal.aborted) return failed('connection');
   const reason: unknown = signal.reason;
   return failed(reason instanceof Error && reason.name === 'TimeoutError' ? 'timeout' : 'aborted');
+}
+
+/** What every page parser answers: the page read, the upstream's "unknown", a challenge, or a page it cannot read. */
+export type PageParseResult<T> = { kind: 'ok'; data: T } | { kind: 'not_found' } | { kind: 'challenge' } | { kind: 'invalid'; reason?: string };
+
+/** The one mapping from a parsed page to an outcome: a challenge is `blocked`, an unreadable page `error(parse)`. */
+export function outcomeOfPage<T>(parsed: PageParseResult<T>): SourceOutcome<T> {
+  switch (parsed.kind) {
+    case 'ok':
+      return ok(parsed.data);
+    case 'not_found':
+      return notFound();
+    case 'challenge':
+      return blocked('challenge');
+    case 'invalid':
+      return failed('parse');
+  }
+}
+
+export type FetchedPage = { kind: 'response'; response: HttpResponse } | { kind: 'outcome'; outcome: SourceOutcome<never> };
+
+/**
+ * Fetches through the upstream's fetcher and judges the status every adapter judges alike:
+ * 404/410 say the site does not know the number; any other non-2xx is unexpected.
+ */
+export async function fetchUpstreamPage(fetcher: UpstreamFetcher, request: HttpRequest): Promise<FetchedPage> {
+  const result = await fetcher.fetch(request);
+  if (result.kind === 'outcome') return result;
+  const { status } = result.response;
+  if (status === 404 || status === 410) return { kind: 'outcome', outcome: notFound() };
+  if (status < 200 || status > 299) return { kind: 'outcome', outcome: failed('http_status') };
+  return result;
 }

@@ -1,12 +1,15 @@
 // The `community` source: numeroinconnu.fr's page for a French number, fetched through the
 // upstream's polite fetcher and read by the pure page parser. French numbers only.
 import type { CommunityData } from '../../domain/report.js';
+import type { Config } from '../../config/config.js';
 import type { ParsedPhoneNumber } from '../../domain/phone-number.js';
 import type { UpstreamFetcher } from '../../infra/http/types.js';
 import type { MarkerReport } from '../markers.js';
-import { blocked, failed, notFound, ok } from '../source.js';
+import { notFound } from '../source.js';
 import type { Source, SourceOutcome } from '../source.js';
-import { frenchDigitsForUrl, joinUrl, outcomeOfUnexpectedError } from '../common/outcomes.js';
+import { fetchUpstreamPage, frenchDigitsForUrl, joinUrl, outcomeOfPage, outcomeOfUnexpectedError } from '../common/outcomes.js';
+import { createCommunitySiteFetcher } from '../common/wiring.js';
+import type { SourceWiring } from '../common/wiring.js';
 import { describeNumeroinconnuPage, parseNumeroinconnuPage } from './parse-numeroinconnu-page.js';
 
 export const NUMEROINCONNU_UPSTREAM = 'numeroinconnu';
@@ -31,28 +34,28 @@ export function createNumeroinconnuSource(options: NumeroinconnuSourceOptions): 
     const url = number.isFrenchPlan ? buildNumeroinconnuUrl(baseUrl, number.frenchNationalDigits) : null;
     if (url === null) return notFound();
     try {
-      const result = await fetcher.fetch({ url, method: 'GET', headers: { accept: 'text/html' }, signal });
-      if (result.kind === 'outcome') return result.outcome;
-      const { status, body } = result.response;
-      if (status === 404 || status === 410) return notFound();
-      if (status < 200 || status > 299) return failed('http_status');
-      const page = parseNumeroinconnuPage(body);
-      switch (page.kind) {
-        case 'ok':
-          return ok(page.data);
-        case 'not_found':
-          return notFound();
-        case 'challenge':
-          return blocked('challenge');
-        case 'invalid':
-          return failed('parse');
-      }
+      const fetched = await fetchUpstreamPage(fetcher, { url, method: 'GET', headers: { accept: 'text/html' }, signal });
+      if (fetched.kind === 'outcome') return fetched.outcome;
+      return outcomeOfPage(parseNumeroinconnuPage(fetched.response.body));
     } catch {
       return outcomeOfUnexpectedError(signal);
     }
   }
 
   return { slot: 'community', name: NUMEROINCONNU_UPSTREAM, lookup };
+}
+
+/**
+ * The service's wiring: `NUMEROINCONNU_URL`, a budget of `NUMEROINCONNU_RPM` requests per minute and at
+ * most min(UPSTREAM_CONCURRENCY, COMMUNITY_SITE_MAX_CONCURRENCY = 2) requests in flight.
+ */
+export function createNumeroinconnuSourceFromConfig(config: Config, wiring: SourceWiring): Source<'community'> {
+  const fetcher = createCommunitySiteFetcher(
+    NUMEROINCONNU_UPSTREAM,
+    { requestsPerMinute: config.NUMEROINCONNU_RPM, concurrency: config.UPSTREAM_CONCURRENCY },
+    wiring,
+  );
+  return createNumeroinconnuSource({ baseUrl: config.NUMEROINCONNU_URL, fetcher });
 }
 
 /** The markers the parser relies on, found or not in a real page (for the live canary). */

@@ -150,9 +150,13 @@ describe('parseNumeroinconnuPage', () => {
     expect(parseNumeroinconnuPage('<span id="count-comments">0</span>')).toEqual({ kind: 'not_found' });
   });
 
-  it('keeps ok for a zero count when the page still shows a danger level', () => {
-    const data = expectOk(parseNumeroinconnuPage('<div id="progress-bar-inner">10</div><span id="count-comments">0</span>'));
-    expect(data).toMatchObject({ dangerPercent: 10, commentsCount: 0, commentList: [] });
+  it('treats a zero count with no comments as not_found even when the bar shows a level', () => {
+    expect(parseNumeroinconnuPage('<div id="progress-bar-inner">0</div><span id="count-comments">0</span>')).toEqual({ kind: 'not_found' });
+  });
+
+  it('keeps ok when comments are listed under a stale zero count', () => {
+    const data = expectOk(parseNumeroinconnuPage('<span id="count-comments">0</span><div class="comment-item"><p class="comment-text">a</p></div>'));
+    expect(data).toMatchObject({ commentsCount: 1, commentList: [{ text: 'a', date: '', category: '' }] });
   });
 
   it('never throws on broken markup', () => {

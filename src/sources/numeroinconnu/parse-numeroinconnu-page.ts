@@ -255,12 +255,10 @@ export function parseNumeroinconnuPage(html: string): NumeroinconnuPageResult {
   const comments = readComments(root);
 
   // Unknown number: the site answers 200 with a zero count and its own notice
-  // (`strong.comment-heading`) in place of comments. We call that not_found rather than
-  // ok-with-zeros, so a number nobody rated is never shown as clean.
-  const siteNotice = findFirst(root, isSiteNotice);
-  if (commentsCount === 0 && comments.length === 0 && (siteNotice !== null || dangerPercent === null)) {
-    return { kind: 'not_found' };
-  }
+  // (`strong.comment-heading`) in place of comments. We call any page with no comment at all
+  // not_found rather than ok-with-zeros: a danger bar computed from no rating (often 0 %) is
+  // no data, and a number nobody rated must never look clean.
+  if (commentsCount === 0 && comments.length === 0) return { kind: 'not_found' };
 
   const filter = findFirst(root, byId('filter-rank-only'));
   const filterTop = filter === null ? '' : readTopCategoryFromFilter(filter);
@@ -273,6 +271,7 @@ export function parseNumeroinconnuPage(html: string): NumeroinconnuPageResult {
 
   return {
     kind: 'ok',
-    data: { dangerPercent, visits, commentsCount, topCategory, lastCommentDate, commentList: comments },
+    // The listed comments are a lower bound of the count, should the count be stale.
+    data: { dangerPercent, visits, commentsCount: Math.max(commentsCount, comments.length), topCategory, lastCommentDate, commentList: comments },
   };
 }

@@ -2,12 +2,15 @@
 // (POST /fr/search, then a same-host redirect that the HTTP client follows with a GET), read by
 // the pure page parser. French numbers only.
 import type { SignalsData } from '../../domain/report.js';
+import type { Config } from '../../config/config.js';
 import type { ParsedPhoneNumber } from '../../domain/phone-number.js';
 import type { UpstreamFetcher } from '../../infra/http/types.js';
 import type { MarkerReport } from '../markers.js';
-import { blocked, failed, notFound, ok } from '../source.js';
+import { notFound } from '../source.js';
 import type { Source, SourceOutcome } from '../source.js';
-import { frenchDigitsForUrl, joinUrl, outcomeOfUnexpectedError } from '../common/outcomes.js';
+import { fetchUpstreamPage, frenchDigitsForUrl, joinUrl, outcomeOfPage, outcomeOfUnexpectedError } from '../common/outcomes.js';
+import { createCommunitySiteFetcher } from '../common/wiring.js';
+import type { SourceWiring } from '../common/wiring.js';
 import { describeTelguarderPage, parseTelguarderPage } from './parse-telguarder-page.js';
 
 export const TELGUARDER_UPSTREAM = 'telguarder';
@@ -31,34 +34,34 @@ export function createTelguarderSource(options: TelguarderSourceOptions): Source
     const search = number.isFrenchPlan ? buildTelguarderSearch(baseUrl, number.frenchNationalDigits) : null;
     if (search === null) return notFound();
     try {
-      const result = await fetcher.fetch({
+      const fetched = await fetchUpstreamPage(fetcher, {
         url: search.url,
         method: 'POST',
         headers: { accept: 'text/html', 'content-type': 'application/x-www-form-urlencoded' },
         body: search.body,
         signal,
       });
-      if (result.kind === 'outcome') return result.outcome;
-      const { status, body } = result.response;
-      if (status === 404 || status === 410) return notFound();
-      if (status < 200 || status > 299) return failed('http_status');
-      const page = parseTelguarderPage(body);
-      switch (page.kind) {
-        case 'ok':
-          return ok(page.data);
-        case 'not_found':
-          return notFound();
-        case 'challenge':
-          return blocked('challenge');
-        case 'invalid':
-          return failed('parse');
-      }
+      if (fetched.kind === 'outcome') return fetched.outcome;
+      return outcomeOfPage(parseTelguarderPage(fetched.response.body));
     } catch {
       return outcomeOfUnexpectedError(signal);
     }
   }
 
   return { slot: 'signals', name: TELGUARDER_UPSTREAM, lookup };
+}
+
+/**
+ * The service's wiring: `TELGUARDER_URL`, a budget of `TELGUARDER_RPM` requests per minute and at
+ * most min(UPSTREAM_CONCURRENCY, COMMUNITY_SITE_MAX_CONCURRENCY = 2) requests in flight.
+ */
+export function createTelguarderSourceFromConfig(config: Config, wiring: SourceWiring): Source<'signals'> {
+  const fetcher = createCommunitySiteFetcher(
+    TELGUARDER_UPSTREAM,
+    { requestsPerMinute: config.TELGUARDER_RPM, concurrency: config.UPSTREAM_CONCURRENCY },
+    wiring,
+  );
+  return createTelguarderSource({ baseUrl: config.TELGUARDER_URL, fetcher });
 }
 
 /** The markers the parser relies on, found or not in a real page (for the live canary). */

@@ -1,12 +1,13 @@
 // The `primary` source: tellows. With a partner key it asks the JSON API (and the HTML page
 // only to fill comments the API did not return); without a key it reads the HTML page. The
 // API and the site are different hosts, each behind its own fetcher (pause, budget).
+import { fetchUpstreamPage, outcomeOfPage } from '../common/outcomes.js';
 import { createHash } from 'node:crypto';
 import type { ParsedPhoneNumber } from '../../domain/phone-number.js';
 import type { PrimaryData } from '../../domain/report.js';
 import type { Config } from '../../config/config.js';
 import type { PolitenessStore } from '../../infra/http/politeness-store.js';
-import type { HttpClient, HttpResponse, UpstreamFetcher } from '../../infra/http/types.js';
+import type { HttpClient, UpstreamFetcher } from '../../infra/http/types.js';
 import { createUpstreamFetcher } from '../../infra/http/upstream-fetcher.js';
 import type { MarkerReport } from '../markers.js';
 import { failed, notFound, ok, type Source, type SourceOutcome } from '../source.js';
@@ -36,7 +37,6 @@ export interface TellowsSourceOptions {
 }
 
 type Outcome = SourceOutcome<PrimaryData>;
-type Fetched = { kind: 'response'; response: HttpResponse } | { kind: 'outcome'; outcome: Outcome };
 
 function trimBase(url: string): string {
   return url.replace(/\/+$/, '');
@@ -70,34 +70,21 @@ export function createTellowsSource(options: TellowsSourceOptions): Source<'prim
   // tellows accepts the key's MD5 in a header: the clear key never travels nor gets logged.
   const authToken = apiKey === undefined ? undefined : createHash('md5').update(apiKey).digest('hex');
 
-  async function fetchAndCheck(fetcher: UpstreamFetcher, url: string, accept: string, signal: AbortSignal, headers: Record<string, string> = {}): Promise<Fetched> {
-    const result = await fetcher.fetch({ url, signal, headers: { accept, ...headers } });
-    if (result.kind === 'outcome') return result;
-    const { status } = result.response;
-    if (status === 404 || status === 410) return { kind: 'outcome', outcome: notFound() };
-    if (status < 200 || status >= 300) return { kind: 'outcome', outcome: failed('http_status') };
-    return result;
-  }
-
   async function lookupPage(number: ParsedPhoneNumber, signal: AbortSignal): Promise<Outcome> {
-    const fetched = await fetchAndCheck(webFetcher, buildTellowsPageUrl(options.webUrl, number), 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.8', signal);
+    const fetched = await fetchUpstreamPage(webFetcher, {
+      url: buildTellowsPageUrl(options.webUrl, number),
+      headers: { accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.8' },
+      signal,
+    });
     if (fetched.kind === 'outcome') return fetched.outcome;
-    const parsed = parseTellowsPage(fetched.response.body);
-    switch (parsed.kind) {
-      case 'ok':
-        return ok(parsed.data);
-      case 'not_found':
-        return notFound();
-      case 'challenge':
-        return { status: 'blocked', reason: 'challenge' };
-      case 'invalid':
-        return failed('parse');
-    }
+    return outcomeOfPage(parseTellowsPage(fetched.response.body));
   }
 
   async function lookupApi(number: ParsedPhoneNumber, token: string, signal: AbortSignal): Promise<Outcome> {
-    const fetched = await fetchAndCheck(apiFetcher, buildTellowsApiUrl(options.apiUrl, number, partner), 'application/json,text/html;q=0.9,*/*;q=0.5', signal, {
-      'x-auth-token': token,
+    const fetched = await fetchUpstreamPage(apiFetcher, {
+      url: buildTellowsApiUrl(options.apiUrl, number, partner),
+      headers: { accept: 'application/json,text/html;q=0.9,*/*;q=0.5', 'x-auth-token': token },
+      signal,
     });
     if (fetched.kind === 'outcome') return fetched.outcome;
     const parsed = parseTellowsApi(fetched.response.body);

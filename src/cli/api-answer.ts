@@ -1,0 +1,66 @@
+// What the CLI reads back from the API (in-process or remote): the status, the raw body, and
+// the report when the body is one. The shape is checked, not trusted: with --url the other
+// end could be anything.
+import type { Report, SourceSlot } from '../domain/report.js';
+
+export interface SourceMetaView {
+  status: 'ok' | 'not_found' | 'blocked' | 'error';
+  reason?: string;
+  cache?: string;
+  fetchedAt?: string;
+}
+
+export interface ReportBody {
+  success: true;
+  data: Report;
+  meta: { sources: Record<SourceSlot, SourceMetaView> };
+}
+
+export interface ApiAnswer {
+  status: number;
+  /** The body exactly as the API sent it. */
+  body: string;
+  /** Seconds from Retry-After, on a 429. */
+  retryAfterSeconds?: number;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The report body, or undefined when the text is not one (malformed, or another shape). */
+export function readReportBody(text: string): ReportBody | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!isObject(parsed) || parsed.success !== true || !isObject(parsed.data) || !isObject(parsed.meta)) return undefined;
+  const { data, meta } = parsed;
+  if (typeof data.number !== 'string' || !isObject(data.phoneInfo) || !isObject(data.sources) || !isObject(meta.sources)) return undefined;
+  for (const slot of ['primary', 'community', 'signals'] as const) {
+    const source = data.sources[slot];
+    const sourceMeta = meta.sources[slot];
+    if (!isObject(source) || !Array.isArray(source.commentList) || !isObject(sourceMeta) || typeof sourceMeta.status !== 'string') return undefined;
+  }
+  return parsed as unknown as ReportBody;
+}
+
+/** The `title` of a problem+json body, if readable. */
+export function readProblemTitle(text: string): string | undefined {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return isObject(parsed) && typeof parsed.title === 'string' ? parsed.title : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Exit codes: 0 found, 2 invalid input, 3 every upstream failed, 1 anything else. */
+export const EXIT_CODES = { found: 0, error: 1, invalidInput: 2, upstreamsFailed: 3 } as const;
+
+export function exitCodeForStatus(status: number): number {
+  if (status === 200) return EXIT_CODES.found;
+  if (status === 400) return EXIT_CODES.invalidInput;
+  if (status === 502) return EXIT_CODES.upstreamsFailed;
+  return EXIT_CODES.error;
+}

@@ -1,0 +1,268 @@
+// `phone-rep batch`: numbers one per line in, one row per distinct number out (CSV or NDJSON),
+// in the order they first appear. Lines are de-duplicated by normalised number before any
+// request; an invalid line gets its row and the run goes on. Requests run N at a time, paced by
+// a sliding-window budget so a long list never exhausts the upstreams' per-minute budgets.
+import type { SourceSlot } from '../domain/report.js';
+import { readProblemTitle, readReportBody, type ApiAnswer } from './api-answer.js';
+import { sanitizeForTerminal, verdictOf } from './format-report.js';
+
+export interface BatchInputLine {
+  /** 1-based line number in the input. */
+  line: number;
+  raw: string;
+}
+
+export interface BatchItem extends BatchInputLine {
+  /** The de-duplication key: the normalised number, or the trimmed text when it does not parse. */
+  key: string;
+}
+
+/** Non-empty lines, without `#` comments; a BOM and surrounding spaces are ignored. */
+export function readBatchLines(text: string): BatchInputLine[] {
+  const lines: BatchInputLine[] = [];
+  text
+    .replace(/^\uFEFF/, '')
+    .split(/\r?\n/)
+    .forEach((content, index) => {
+      const raw = content.trim();
+      if (raw === '' || raw.startsWith('#')) return;
+      lines.push({ line: index + 1, raw });
+    });
+  return lines;
+}
+
+/** Keeps the first line of each normalised number. */
+export function deduplicate(lines: readonly BatchInputLine[], normalise: (raw: string) => string | undefined): { items: BatchItem[]; duplicates: number } {
+  const seen = new Set<string>();
+  const items: BatchItem[] = [];
+  for (const line of lines) {
+    const key = normalise(line.raw) ?? `raw:${line.raw}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    items.push({ ...line, key });
+  }
+  return { items, duplicates: lines.length - items.length };
+}
+
+export type RowStatus = 'found' | 'invalid' | 'failed' | 'error';
+
+export interface BatchRow {
+  line: number;
+  input: string;
+  number: string | null;
+  status: RowStatus;
+  verdict: string | null;
+  score: number | null;
+  risk: string | null;
+  score_source: string | null;
+  primary_status: string | null;
+  primary_score: number | null;
+  primary_searches: number | null;
+  primary_comments: number | null;
+  community_status: string | null;
+  community_danger_percent: number | null;
+  community_visits: number | null;
+  community_comments: number | null;
+  signals_status: string | null;
+  signals_spam_score: number | null;
+  signals_reports: number | null;
+  error: string | null;
+}
+
+export const BATCH_COLUMNS: ReadonlyArray<keyof BatchRow> = [
+  'line',
+  'input',
+  'number',
+  'status',
+  'verdict',
+  'score',
+  'risk',
+  'score_source',
+  'primary_status',
+  'primary_score',
+  'primary_searches',
+  'primary_comments',
+  'community_status',
+  'community_danger_percent',
+  'community_visits',
+  'community_comments',
+  'signals_status',
+  'signals_spam_score',
+  'signals_reports',
+  'error',
+];
+
+function emptyRow(item: BatchInputLine, status: RowStatus, error: string | null): BatchRow {
+  return {
+    line: item.line,
+    input: item.raw,
+    number: null,
+    status,
+    verdict: null,
+    score: null,
+    risk: null,
+    score_source: null,
+    primary_status: null,
+    primary_score: null,
+    primary_searches: null,
+    primary_comments: null,
+    community_status: null,
+    community_danger_percent: null,
+    community_visits: null,
+    community_comments: null,
+    signals_status: null,
+    signals_spam_score: null,
+    signals_reports: null,
+    error,
+  };
+}
+
+/** `ok`, `not_found`, or `error:timeout` / `blocked:http_429`. */
+function slotStatus(meta: { status: string; reason?: string }): string {
+  return meta.reason === undefined || meta.status === 'ok' ? meta.status : `${meta.status}:${meta.reason}`;
+}
+
+/** One row from one API answer. */
+export function toBatchRow(item: BatchInputLine, answer: ApiAnswer): BatchRow {
+  if (answer.status === 400) return emptyRow(item, 'invalid', 'Invalid phone number format');
+  if (answer.status === 502) {
+    const row = emptyRow(item, 'failed', 'All data sources failed');
+    try {
+      const parsed = JSON.parse(answer.body) as { sources?: Partial<Record<SourceSlot, unknown>> };
+      const reasons = parsed.sources ?? {};
+      const reasonOf = (slot: SourceSlot): string | null => {
+        const reason = reasons[slot];
+        return typeof reason === 'string' ? `error:${sanitizeForTerminal(reason)}` : null;
+      };
+      row.primary_status = reasonOf('primary');
+      row.community_status = reasonOf('community');
+      row.signals_status = reasonOf('signals');
+    } catch {
+      // The row already says the lookup failed.
+    }
+    return row;
+  }
+  const body = answer.status === 200 ? readReportBody(answer.body) : undefined;
+  if (body === undefined) {
+    const title = readProblemTitle(answer.body);
+    return emptyRow(item, 'error', `HTTP ${answer.status}${title === undefined ? '' : ` ${sanitizeForTerminal(title)}`}`);
+  }
+  const { data, meta } = body;
+  const verdict = verdictOf(body);
+  const okSlot = (slot: SourceSlot): boolean => meta.sources[slot].status === 'ok';
+  return {
+    line: item.line,
+    input: item.raw,
+    number: data.number,
+    status: 'found',
+    verdict: verdict.verdict,
+    score: verdict.score,
+    risk: verdict.risk,
+    score_source: verdict.scoreSource,
+    primary_status: slotStatus(meta.sources.primary),
+    primary_score: data.sources.primary.score,
+    primary_searches: okSlot('primary') ? data.sources.primary.searches : null,
+    primary_comments: okSlot('primary') ? data.sources.primary.commentsCount : null,
+    community_status: slotStatus(meta.sources.community),
+    community_danger_percent: data.sources.community.dangerPercent,
+    community_visits: data.sources.community.visits,
+    community_comments: okSlot('community') ? data.sources.community.commentsCount : null,
+    signals_status: slotStatus(meta.sources.signals),
+    signals_spam_score: data.sources.signals.spamScore,
+    signals_reports: data.sources.signals.reportsCount,
+    error: null,
+  };
+}
+
+/** RFC 4180 field: quoted when it holds a comma, a quote or a line break. Leading formula characters are neutralised for spreadsheets. */
+export function csvField(value: string | number | null): string {
+  if (value === null) return '';
+  let text = String(value);
+  if (typeof value === 'string' && /^[=+\-@\t\r]/.test(text) && !/^[+-]?\d[\d\s().-]*$/.test(text)) text = `'${text}`;
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+export function csvHeader(): string {
+  return `${BATCH_COLUMNS.join(',')}\n`;
+}
+
+export function formatRow(row: BatchRow, format: 'csv' | 'ndjson'): string {
+  if (format === 'ndjson') return `${JSON.stringify(row)}\n`;
+  return `${BATCH_COLUMNS.map((column) => csvField(row[column])).join(',')}\n`;
+}
+
+/** `[#######-------]  12/40` for a terminal. */
+export function renderProgress(done: number, total: number, width = 30): string {
+  const ratio = total === 0 ? 1 : Math.min(1, done / total);
+  const filled = Math.round(ratio * width);
+  return `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${String(done).padStart(String(total).length)}/${total}`;
+}
+
+/** At most `max` starts in any `windowMs` span (a sliding log, like the upstream budgets). */
+export function createPacer(max: number, windowMs: number, sleep: (ms: number) => Promise<void>, now: () => number = Date.now): () => Promise<void> {
+  const starts: number[] = [];
+  let queue: Promise<void> = Promise.resolve();
+  return () => {
+    const turn = queue.then(async () => {
+      for (;;) {
+        const t = now();
+        while (starts.length > 0 && (starts[0] ?? t) <= t - windowMs) starts.shift();
+        if (starts.length < max) {
+          starts.push(t);
+          return;
+        }
+        await sleep((starts[0] ?? t) + windowMs - t);
+      }
+    });
+    queue = turn;
+    return turn;
+  };
+}
+
+export interface BatchRunOptions {
+  items: readonly BatchItem[];
+  concurrency: number;
+  lookup: (raw: string) => Promise<ApiAnswer>;
+  /** Called before each request; resolves when the request may start. */
+  pace?: () => Promise<void>;
+  /** Called with each row as soon as it can be written in input order. */
+  onRow: (row: BatchRow) => void;
+  onProgress?: (done: number, total: number) => void;
+}
+
+/** Runs the lookups N at a time and emits rows in input order. */
+export async function runBatch(options: BatchRunOptions): Promise<BatchRow[]> {
+  const { items } = options;
+  const rows: Array<BatchRow | undefined> = new Array<BatchRow | undefined>(items.length).fill(undefined);
+  let nextToStart = 0;
+  let nextToEmit = 0;
+  let done = 0;
+  const emitReady = (): void => {
+    for (let row = rows[nextToEmit]; row !== undefined; row = rows[nextToEmit]) {
+      options.onRow(row);
+      nextToEmit += 1;
+    }
+  };
+  const worker = async (): Promise<void> => {
+    for (;;) {
+      const index = nextToStart;
+      const item = items[index];
+      if (item === undefined) return;
+      nextToStart += 1;
+      let row: BatchRow;
+      try {
+        await options.pace?.();
+        row = toBatchRow(item, await options.lookup(item.raw));
+      } catch (error) {
+        row = emptyRow(item, 'error', sanitizeForTerminal(error instanceof Error ? error.message : String(error)).slice(0, 200));
+      }
+      rows[index] = row;
+      done += 1;
+      options.onProgress?.(done, items.length);
+      emitReady();
+    }
+  };
+  const workers = Array.from({ length: Math.max(1, Math.min(options.concurrency, items.length)) }, () => worker());
+  await Promise.all(workers);
+  return rows.filter((row): row is BatchRow => row !== undefined);
+}

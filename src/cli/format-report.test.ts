@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { formatReportSummary, sanitizeForTerminal } from './format-report.js';
+import { readReportBody, type ReportBody } from './api-answer.js';
+
+function body(): ReportBody {
+  return {
+    success: true,
+    data: {
+      number: '0612345678',
+      phoneInfo: { national: '06 12 34 56 78', e164: '+33612345678', type: 'mobile', rangeLabel: 'Mobile', originalCarrier: 'Orange', region: 'France', isNPV: true },
+      sources: {
+        primary: {
+          score: 8,
+          searches: 1234,
+          commentsCount: 1,
+          commentList: [{ author: 'Camille', text: 'Appel insistant\u001b[31m rouge\u0007', date: '12/03/2024', callerType: 'Démarchage' }],
+        },
+        community: {
+          dangerPercent: 84,
+          visits: 2535,
+          commentsCount: 1,
+          topCategory: 'Gênant',
+          lastCommentDate: '11/03/2024',
+          commentList: [{ text: 'Toujours le même message.', date: '11/03/2024', category: 'Gênant' }],
+        },
+        signals: { spamScore: null, reportsCount: null, callerType: '', commentList: [] },
+      },
+    },
+    meta: {
+      sources: {
+        primary: { status: 'ok', cache: 'miss' },
+        community: { status: 'ok', cache: 'stale', reason: 'http_5xx' },
+        signals: { status: 'error', reason: 'timeout', cache: 'miss' },
+      },
+    },
+  };
+}
+
+describe('the lookup summary', () => {
+  it('puts the verdict first, then the facts, then each source with its comments', () => {
+    const text = formatReportSummary(body());
+    const lines = text.split('\n');
+    expect(lines[0]).toBe('Verdict: LIKELY UNWANTED (score 8/9, suspicious, from the primary source)');
+    const order = ['Verdict', 'Number 0612345678', 'Original carrier  Orange', 'NPV               yes', 'Primary (tellows): ok', 'Camille', 'Community (numeroinconnu.fr): ok, older copy (http_5xx)', 'Toujours le même message.', 'Signals (telguarder): error (timeout)'];
+    const positions = order.map((needle) => text.indexOf(needle));
+    expect(positions.every((position) => position >= 0)).toBe(true);
+    expect([...positions].sort((a, b) => a - b)).toEqual(positions);
+  });
+
+  it('never prints control characters from scraped text (no terminal escape sequences)', () => {
+    const text = formatReportSummary(body());
+    // eslint-disable-next-line no-control-regex -- asserting their absence
+    expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f]/);
+    expect(text).toContain('Appel insistant[31m rouge');
+  });
+
+  it('says there is no rating when no source has one', () => {
+    const b = body();
+    b.data.sources.primary.score = null;
+    b.data.sources.community.dangerPercent = null;
+    expect(formatReportSummary(b).split('\n')[0]).toBe('Verdict: NO RATING (no source has a rating; risk unknown)');
+  });
+
+  it('strips bidi overrides and folds line breaks', () => {
+    expect(sanitizeForTerminal('a\u202eb\nc\td')).toBe('ab c d');
+  });
+});
+
+describe('reading an API answer', () => {
+  it('accepts a report body and refuses other shapes', () => {
+    expect(readReportBody(JSON.stringify(body()))?.data.number).toBe('0612345678');
+    expect(readReportBody('{"success":false}')).toBeUndefined();
+    expect(readReportBody('not json')).toBeUndefined();
+    expect(readReportBody(JSON.stringify({ ...body(), meta: {} }))).toBeUndefined();
+  });
+});

@@ -1,0 +1,110 @@
+// The readable summary `phone-rep lookup` prints: the verdict first, then the number's facts,
+// then each source with its figures and comments. Pure. Scraped text is stripped of control
+// characters before it reaches a terminal, so a comment cannot carry escape sequences.
+import type { Risk, SourceSlot } from '../domain/report.js';
+import { computeScore, scoreToRisk, type ScoreSource } from '../domain/score.js';
+import type { ReportBody, SourceMetaView } from './api-answer.js';
+
+export const SLOT_TITLES: Record<SourceSlot, string> = {
+  primary: 'Primary (tellows)',
+  community: 'Community (numeroinconnu.fr)',
+  signals: 'Signals (telguarder)',
+};
+
+/** Plain words for the risk level: what a person should make of the number. */
+export const VERDICTS: Record<Risk, string> = {
+  trustworthy: 'likely safe',
+  neutral: 'neutral',
+  suspicious: 'likely unwanted',
+  unknown: 'no rating',
+};
+
+export interface Verdict {
+  verdict: string;
+  score: number | null;
+  risk: Risk;
+  scoreSource: ScoreSource | null;
+}
+
+/** The score endpoint's rule applied to a full report, so one request gives both. */
+export function verdictOf(body: ReportBody): Verdict {
+  const { score, scoreSource } = computeScore(body.data.sources);
+  const risk = scoreToRisk(score);
+  return { verdict: VERDICTS[risk], score, risk, scoreSource };
+}
+
+/** Control characters (C0, DEL, C1) and bidi overrides out, line breaks folded: safe to print. */
+export function sanitizeForTerminal(text: string): string {
+  return text
+    .replace(/[\r\n\t]+/g, ' ')
+    // eslint-disable-next-line no-control-regex -- matching control characters is the point
+    .replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '')
+    .trim();
+}
+
+/** `status (reason)`, with the cache state when the data is an older copy. */
+export function describeSourceStatus(meta: SourceMetaView | undefined): string {
+  if (meta === undefined) return 'unknown';
+  const reason = meta.reason === undefined ? '' : ` (${sanitizeForTerminal(meta.reason)})`;
+  if (meta.status === 'ok' && meta.cache === 'stale') return `ok, older copy${reason}`;
+  return `${meta.status}${reason}`;
+}
+
+const show = (value: string | number | null): string => (value === null || value === '' ? '—' : String(value));
+const plural = (count: number, word: string): string => `${count} ${word}${count === 1 ? '' : 's'}`;
+
+export function formatReportSummary(body: ReportBody): string {
+  const { data, meta } = body;
+  const verdict = verdictOf(body);
+  const lines: string[] = [];
+  const from = verdict.scoreSource === 'primary' ? ', from the primary source' : verdict.scoreSource === 'derived' ? ', derived from community and signals' : '';
+  lines.push(
+    verdict.score === null
+      ? `Verdict: ${verdict.verdict.toUpperCase()} (no source has a rating; risk unknown)`
+      : `Verdict: ${verdict.verdict.toUpperCase()} (score ${verdict.score}/9, ${verdict.risk}${from})`,
+  );
+  lines.push('');
+  const info = data.phoneInfo;
+  lines.push(`Number ${sanitizeForTerminal(data.number)}`);
+  const facts: Array<[string, string]> = [
+    ['National', info.national],
+    ['International', info.e164],
+    ['Line type', info.type.replaceAll('_', ' ')],
+    ['Range', info.rangeLabel],
+    ['Original carrier', info.originalCarrier],
+    ['Region', info.region],
+    ['NPV', info.isNPV ? 'yes (verified commercial range)' : 'no'],
+  ];
+  for (const [label, value] of facts) lines.push(`  ${label.padEnd(17)} ${show(sanitizeForTerminal(value))}`);
+
+  const { primary, community, signals } = data.sources;
+  lines.push('');
+  lines.push(`${SLOT_TITLES.primary}: ${describeSourceStatus(meta.sources.primary)}`);
+  if (meta.sources.primary.status === 'ok') {
+    lines.push(`  score ${show(primary.score)} · ${plural(primary.searches, 'search')} · ${plural(primary.commentsCount, 'comment')}`);
+    for (const c of primary.commentList) lines.push(formatComment(c.date, [c.author, c.callerType], c.text));
+  }
+  lines.push(`${SLOT_TITLES.community}: ${describeSourceStatus(meta.sources.community)}`);
+  if (meta.sources.community.status === 'ok') {
+    lines.push(
+      `  danger ${community.dangerPercent === null ? '—' : `${community.dangerPercent} %`} · ${show(community.visits)} visits · ${plural(community.commentsCount, 'comment')}` +
+        (community.topCategory === '' ? '' : ` · top category ${sanitizeForTerminal(community.topCategory)}`) +
+        (community.lastCommentDate === '' ? '' : ` · last comment ${sanitizeForTerminal(community.lastCommentDate)}`),
+    );
+    for (const c of community.commentList) lines.push(formatComment(c.date, [c.category], c.text));
+  }
+  lines.push(`${SLOT_TITLES.signals}: ${describeSourceStatus(meta.sources.signals)}`);
+  if (meta.sources.signals.status === 'ok') {
+    lines.push(
+      `  spam score ${signals.spamScore === null ? '—' : `${signals.spamScore} %`} · ${show(signals.reportsCount)} reports` +
+        (signals.callerType === '' ? '' : ` · caller type ${sanitizeForTerminal(signals.callerType)}`),
+    );
+    for (const c of signals.commentList) lines.push(formatComment(c.date, [c.callerType], c.text));
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+function formatComment(date: string, tags: string[], text: string): string {
+  const head = [date, ...tags.filter((tag) => tag !== '').map((tag) => `[${tag}]`)].filter((part) => part !== '').map(sanitizeForTerminal);
+  return `  - ${head.join(' ')}${head.length > 0 ? ': ' : ''}${sanitizeForTerminal(text)}`;
+}

@@ -1,0 +1,195 @@
+// Readiness (`/health/ready`): what each dependency looks like now – every upstream (its last
+// real outcome, its pause and its breaker), Redis when configured, the ARCEP data's date – each
+// `ok`, `degraded` or `down`, and an overall status.
+//
+// Readiness only reads state the service already keeps; it never calls an upstream (that
+// would spend the budgets it reports on). Only `down` overall – the service cannot answer at
+// all: shutting down, or no numbering data – turns into a 503: a dead upstream still leaves
+// the other sources and the cache, so the instance stays in rotation, `degraded`.
+import type { SourceSlot } from '../../domain/report.js';
+
+export type DependencyStatus = 'ok' | 'degraded' | 'down';
+export type BreakerState = 'closed' | 'open' | 'half_open';
+
+export interface LastOutcome {
+  status: 'ok' | 'not_found' | 'blocked' | 'error';
+  reason?: string;
+  atMs: number;
+}
+
+export interface UpstreamProbe {
+  /** The source's upstream name (`tellows`, `numeroinconnu`, `telguarder`). */
+  name: string;
+  slot: SourceSlot;
+  /** The slot's breaker state, when the engine has one. */
+  circuit?: () => BreakerState;
+  /** Epoch ms until which every fetcher of this source is paused, or 0. */
+  pausedUntilMs?: () => number;
+  /** The last outcome of a real fetch (not a cache answer), if any yet. */
+  lastOutcome?: () => LastOutcome | undefined;
+}
+
+export type RedisStatus = 'ok' | 'degraded' | 'down';
+
+export interface ReadinessProbes {
+  upstreams: readonly UpstreamProbe[];
+  /** The ARCEP data's date (YYYY-MM-DD); undefined when the data is missing. Absent: not checked. */
+  numberingDataDate?: () => string | undefined;
+  /** Present only when Redis is configured. */
+  redisStatus?: () => RedisStatus | Promise<RedisStatus>;
+  isShuttingDown?: () => boolean;
+}
+
+export interface ReadinessOptions {
+  now?: () => number;
+  /** ARCEP data older than this is `degraded` (still used; `phone-rep data update` refreshes it). Default 365. */
+  numberingMaxAgeDays?: number;
+  /** A Redis probe slower than this counts as `down`. Default 1000 ms. */
+  redisTimeoutMs?: number;
+}
+
+export interface UpstreamReadiness {
+  status: DependencyStatus;
+  slot: SourceSlot;
+  circuit: BreakerState | null;
+  pausedUntil: string | null;
+  lastOutcome: { status: LastOutcome['status']; reason?: string; at: string } | null;
+}
+
+export interface ReadinessReport {
+  status: DependencyStatus;
+  timestamp: string;
+  /** Why the service cannot answer, when status is `down`. */
+  reason?: string;
+  dependencies: {
+    upstreams: Record<string, UpstreamReadiness>;
+    numberingData?: NumberingDataReadiness;
+    redis?: { status: DependencyStatus };
+  };
+}
+
+export interface NumberingDataReadiness {
+  status: DependencyStatus;
+  dataDate: string | null;
+  ageDays: number | null;
+}
+
+export interface ReadinessCheck {
+  /** Concurrent callers share one evaluation. Never rejects. */
+  evaluate(): Promise<ReadinessReport>;
+}
+
+const DAY_MS = 86_400_000;
+
+export function assessUpstream(probe: UpstreamProbe, nowMs: number): UpstreamReadiness {
+  const circuit = probe.circuit?.() ?? null;
+  const pausedUntilMs = probe.pausedUntilMs?.() ?? 0;
+  const paused = pausedUntilMs > nowMs;
+  const last = probe.lastOutcome?.();
+  let status: DependencyStatus = 'ok';
+  // Paused or open: the upstream will not be asked for now; lookups get its cached copies only.
+  if (paused || circuit === 'open') status = 'down';
+  else if (circuit === 'half_open' || (last !== undefined && (last.status === 'error' || last.status === 'blocked'))) status = 'degraded';
+  return {
+    status,
+    slot: probe.slot,
+    circuit,
+    pausedUntil: paused ? new Date(pausedUntilMs).toISOString() : null,
+    lastOutcome:
+      last === undefined
+        ? null
+        : { status: last.status, ...(last.reason === undefined ? {} : { reason: last.reason }), at: new Date(last.atMs).toISOString() },
+  };
+}
+
+export function assessNumberingData(dataDate: string | undefined, nowMs: number, maxAgeDays: number): NumberingDataReadiness {
+  if (dataDate === undefined) return { status: 'down', dataDate: null, ageDays: null };
+  const dateMs = Date.parse(`${dataDate}T00:00:00Z`);
+  if (Number.isNaN(dateMs)) return { status: 'degraded', dataDate, ageDays: null };
+  const ageDays = Math.max(0, Math.floor((nowMs - dateMs) / DAY_MS));
+  return { status: ageDays > maxAgeDays ? 'degraded' : 'ok', dataDate, ageDays };
+}
+
+async function probeRedis(probe: NonNullable<ReadinessProbes['redisStatus']>, timeoutMs: number): Promise<DependencyStatus> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const timeout = new Promise<DependencyStatus>((resolve) => {
+      timer = setTimeout(() => resolve('down'), timeoutMs);
+    });
+    return await Promise.race([Promise.resolve().then(probe), timeout]);
+  } catch {
+    return 'down';
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export function createReadinessCheck(probes: ReadinessProbes, options: ReadinessOptions = {}): ReadinessCheck {
+  const now = options.now ?? Date.now;
+  const maxAgeDays = options.numberingMaxAgeDays ?? 365;
+  const redisTimeoutMs = options.redisTimeoutMs ?? 1000;
+  let inflight: Promise<ReadinessReport> | undefined;
+
+  async function run(): Promise<ReadinessReport> {
+    const redis = probes.redisStatus === undefined ? undefined : { status: await probeRedis(probes.redisStatus, redisTimeoutMs) };
+    const nowMs = now();
+    const upstreams: Record<string, UpstreamReadiness> = {};
+    for (const probe of probes.upstreams) {
+      try {
+        upstreams[probe.name] = assessUpstream(probe, nowMs);
+      } catch {
+        upstreams[probe.name] = { status: 'degraded', slot: probe.slot, circuit: null, pausedUntil: null, lastOutcome: null };
+      }
+    }
+    const numberingData = probes.numberingDataDate === undefined ? undefined : assessNumberingData(probes.numberingDataDate(), nowMs, maxAgeDays);
+    const dependencies: ReadinessReport['dependencies'] = {
+      upstreams,
+      ...(numberingData === undefined ? {} : { numberingData }),
+      ...(redis === undefined ? {} : { redis }),
+    };
+
+    let status: DependencyStatus;
+    let reason: string | undefined;
+    if (probes.isShuttingDown?.() === true) {
+      status = 'down';
+      reason = 'shutting down';
+    } else if (numberingData?.status === 'down') {
+      status = 'down';
+      reason = 'numbering data missing';
+    } else {
+      const statuses = [
+        ...Object.values(upstreams).map((u) => u.status),
+        ...(numberingData === undefined ? [] : [numberingData.status]),
+        ...(redis === undefined ? [] : [redis.status]),
+      ];
+      status = statuses.every((s) => s === 'ok') ? 'ok' : 'degraded';
+    }
+    return { status, timestamp: new Date(nowMs).toISOString(), ...(reason === undefined ? {} : { reason }), dependencies };
+  }
+
+  return {
+    evaluate() {
+      inflight ??= run().finally(() => {
+        inflight = undefined;
+      });
+      return inflight;
+    },
+  };
+}
+
+/** Remembers each source's last real fetch outcome (cache answers say nothing about the upstream). */
+export interface UpstreamOutcomeTracker {
+  record(event: { slot: SourceSlot; status: LastOutcome['status']; reason?: string; cache: string }): void;
+  lastOutcome(slot: SourceSlot): LastOutcome | undefined;
+}
+
+export function createUpstreamOutcomeTracker(now: () => number = Date.now): UpstreamOutcomeTracker {
+  const last = new Map<SourceSlot, LastOutcome>();
+  return {
+    record(event) {
+      if (event.cache !== 'miss' || event.reason === 'aborted') return;
+      last.set(event.slot, { status: event.status, ...(event.reason === undefined ? {} : { reason: event.reason }), atMs: now() });
+    },
+    lastOutcome: (slot) => last.get(slot),
+  };
+}

@@ -1,0 +1,249 @@
+// `phone-rep` as a user runs it: lookup in both formats, batch in both formats (duplicates, an
+// invalid line), the exit codes, --url against a running server (429s honoured), and the bin
+// launcher from another directory against the upstream sites' fixture pages on loopback.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, type CliIo } from '../../src/cli/main.js';
+import { failed, type SourcesBySlot } from '../../src/sources/source.js';
+import { fakeSource, healthyFakeSources, type FakeSources } from '../support/fake-sources.js';
+import { startFixtureUpstreams, type FixtureUpstreams } from '../support/fixture-upstreams.js';
+import { startLoopbackServer } from '../support/loopback-server.js';
+import { startTestServer, testNumberingPlan, type TestServer } from '../support/test-server.js';
+
+const BIN = fileURLToPath(new URL('../../bin/phone-rep.js', import.meta.url));
+
+interface Captured {
+  io: CliIo;
+  out: string[];
+  err: string[];
+  progress: string[];
+}
+
+function capture(options: { sources?: SourcesBySlot; stdin?: string; tty?: boolean; env?: Record<string, string> } = {}): Captured {
+  const out: string[] = [];
+  const err: string[] = [];
+  const progress: string[] = [];
+  const io: CliIo = {
+    out: (line) => out.push(line),
+    err: (line) => err.push(line),
+    env: { HASH_SECRET: 'test-secret-0123456789', ...options.env },
+    overrides: { numberingPlan: testNumberingPlan(), sources: options.sources ?? healthyFakeSources() },
+    ...(options.stdin === undefined ? {} : { stdin: Readable.from([Buffer.from(options.stdin)]) }),
+    ...(options.tty === true ? { progress: (text: string) => progress.push(text) } : {}),
+  };
+  return { io, out, err, progress };
+}
+
+function failingSources(): SourcesBySlot {
+  return {
+    primary: fakeSource('primary', () => failed('timeout')),
+    community: fakeSource('community', () => failed('http_5xx')),
+    signals: fakeSource('signals', () => failed('connection')),
+  };
+}
+
+let tempDir: string;
+beforeAll(() => {
+  tempDir = mkdtempSync(join(tmpdir(), 'phone-rep-cli-'));
+});
+afterAll(() => rmSync(tempDir, { recursive: true, force: true }));
+
+const BATCH_INPUT = ['0612345678', '06 12 34 56 78', '+33612345678', 'abc', '', '# a comment', '0698765432', '0033698765432', ''].join('\n');
+
+describe('phone-rep lookup (in-process)', () => {
+  it('prints the verdict first, then the facts, then each source with its comments, and exits 0', async () => {
+    const run = capture();
+    expect(await runCli(['lookup', '06 12 34 56 78'], run.io)).toBe(0);
+    const text = run.out.join('\n');
+    expect(run.out[0]?.split('\n')[0]).toBe('Verdict: LIKELY UNWANTED (score 8/9, suspicious, from the primary source)');
+    const order = ['Verdict', 'Number 0612345678', 'National          06 12 34 56 78', 'Primary (tellows): ok', 'Appel insistant', 'Community (numeroinconnu.fr): ok', 'Toujours le même message', 'Signals (telguarder): ok'];
+    const positions = order.map((needle) => text.indexOf(needle));
+    expect(positions.every((p) => p >= 0)).toBe(true);
+    expect([...positions].sort((a, b) => a - b)).toEqual(positions);
+  });
+
+  it('--json prints exactly the API body', async () => {
+    const server = await startTestServer({ env: { MAX_EVENT_LOOP_DELAY_MS: '0' }, overrides: { sources: healthyFakeSources() } });
+    try {
+      const run = capture();
+      expect(await runCli(['lookup', '0612345678', '--json'], run.io)).toBe(0);
+      expect(run.out).toHaveLength(1);
+      const fromCli = JSON.parse(run.out[0] ?? '');
+      const fromApi = await (await fetch(`${server.baseUrl}/api/phone/0612345678`)).json();
+      const withoutTimes = (body: { meta: { sources: Record<string, { fetchedAt?: string }> } }) => {
+        for (const source of Object.values(body.meta.sources)) delete source.fetchedAt;
+        return body;
+      };
+      expect(withoutTimes(fromCli)).toEqual(withoutTimes(fromApi));
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('exits 2 with the API message for an invalid number, without asking any source', async () => {
+    const sources = healthyFakeSources();
+    const run = capture({ sources });
+    expect(await runCli(['lookup', '06 12 ab'], run.io)).toBe(2);
+    expect(run.err).toEqual(['Invalid phone number format']);
+    expect(sources.primary.calls).toBe(0);
+    const json = capture();
+    expect(await runCli(['lookup', '12', '--json'], json.io)).toBe(2);
+    expect(JSON.parse(json.out[0] ?? '')).toMatchObject({ status: 400, title: 'Invalid phone number format' });
+  });
+
+  it('exits 3 when every upstream failed', async () => {
+    const run = capture({ sources: failingSources() });
+    expect(await runCli(['lookup', '0612345678'], run.io)).toBe(3);
+    expect(run.err).toEqual(['All data sources failed']);
+  });
+
+  it('exits 2 on a usage mistake and 1 when the server cannot be reached', async () => {
+    const missing = capture();
+    expect(await runCli(['lookup'], missing.io)).toBe(2);
+    expect(missing.err.join('\n')).toContain('usage: phone-rep lookup <number>');
+    expect(await runCli(['lookup', '0612345678', '--colour'], capture().io)).toBe(2);
+    const closed = await startLoopbackServer(() => undefined);
+    await closed.close();
+    const unreachable = capture();
+    expect(await runCli(['lookup', '0612345678', '--url', closed.url], unreachable.io)).toBe(1);
+    expect(unreachable.err.join('\n')).toMatch(/fetch failed|ECONNREFUSED/);
+  });
+});
+
+describe('phone-rep batch (in-process)', () => {
+  it('writes one CSV row per distinct number, reports the invalid line in its row and exits 0', async () => {
+    const file = join(tempDir, 'numbers.txt');
+    writeFileSync(file, BATCH_INPUT);
+    const sources: FakeSources = healthyFakeSources();
+    const run = capture({ sources });
+    expect(await runCli(['batch', file], run.io)).toBe(0);
+    const [header, ...rows] = run.out;
+    expect(header?.split(',').slice(0, 7)).toEqual(['line', 'input', 'number', 'status', 'verdict', 'score', 'risk']);
+    expect(rows).toHaveLength(3);
+    expect(rows[0]).toMatch(/^1,0612345678,0612345678,found,likely unwanted,8,suspicious,primary,ok,8,1234,2,ok,84,2535,1,ok,50,17,$/);
+    expect(rows[1]).toBe('4,abc,,invalid,,,,,,,,,,,,,,,,Invalid phone number format');
+    expect(rows[2]).toMatch(/^7,0698765432,0698765432,found,/);
+    // Duplicates cost nothing: one lookup per distinct valid number.
+    expect(sources.primary.calls).toBe(2);
+    expect(run.err).toEqual(['3 numbers: 2 found, 1 invalid, 0 failed, 0 errors; 3 duplicate lines skipped']);
+  });
+
+  it('reads standard input with -, writes NDJSON, and draws a progress bar on a terminal', async () => {
+    const run = capture({ stdin: BATCH_INPUT, tty: true });
+    expect(await runCli(['batch', '-', '--format', 'ndjson', '--concurrency', '2'], run.io)).toBe(0);
+    const rows = run.out.map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(rows.map((row) => [row.line, row.number, row.status])).toEqual([
+      [1, '0612345678', 'found'],
+      [4, null, 'invalid'],
+      [7, '0698765432', 'found'],
+    ]);
+    expect(rows[0]).toMatchObject({ verdict: 'likely unwanted', score: 8, risk: 'suspicious', community_danger_percent: 84, signals_spam_score: 50 });
+    expect(run.progress.join('')).toContain('] 3/3');
+  });
+
+  it('reports each source failure in the row when every upstream failed, and goes on', async () => {
+    const run = capture({ sources: failingSources(), stdin: '0612345678\n' });
+    expect(await runCli(['batch', '-', '--format', 'ndjson'], run.io)).toBe(0);
+    expect(JSON.parse(run.out[0] ?? '')).toMatchObject({ status: 'failed', primary_status: 'error:timeout', community_status: 'error:http_5xx', signals_status: 'error:connection' });
+  });
+
+  it('exits 2 for an unreadable file or a bad option', async () => {
+    const run = capture();
+    expect(await runCli(['batch', join(tempDir, 'missing.txt')], run.io)).toBe(2);
+    expect(run.err[0]).toContain('ENOENT');
+    expect(await runCli(['batch', '-', '--format', 'xml'], capture({ stdin: '' }).io)).toBe(2);
+    expect(await runCli(['batch', '-', '--concurrency', '0'], capture({ stdin: '' }).io)).toBe(2);
+  });
+});
+
+describe('phone-rep against a running server (--url)', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ env: { RATE_LIMIT_MAX: '2', RATE_LIMIT_WINDOW_S: '1', MAX_EVENT_LOOP_DELAY_MS: '0' }, overrides: { sources: healthyFakeSources() } });
+  });
+  afterAll(() => server.close());
+
+  it('honours 429 Retry-After in a batch and still gets every row', async () => {
+    const run = capture({ stdin: '0612345678\n0698765432\n0611111111\n0622222222\n' });
+    expect(await runCli(['batch', '-', '--format', 'ndjson', '--concurrency', '1', '--url', server.baseUrl], run.io)).toBe(0);
+    expect(run.out.map((line) => (JSON.parse(line) as { status: string }).status)).toEqual(['found', 'found', 'found', 'found']);
+    expect(run.err.some((line) => line.startsWith('rate limited by the server: waiting'))).toBe(true);
+  });
+});
+
+function runBin(args: string[], options: { env?: Record<string, string>; stdin?: string } = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = execFile(
+      process.execPath,
+      [BIN, ...args],
+      { cwd: tmpdir(), env: { PATH: process.env.PATH ?? '', HASH_SECRET: 'test-secret-0123456789', NODE_NO_WARNINGS: '1', ...options.env }, timeout: 60_000 },
+      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    );
+    child.stdin?.end(options.stdin ?? '');
+  });
+}
+
+describe('the phone-rep launcher (bin/phone-rep.js) from another directory', () => {
+  let upstreams: FixtureUpstreams;
+  beforeAll(async () => {
+    upstreams = await startFixtureUpstreams();
+  });
+  afterAll(() => upstreams.close());
+
+  it('looks a number up in-process against the upstream sites on loopback, and batches from stdin', async () => {
+    const lookup = await runBin(['lookup', '0612345678'], { env: upstreams.env });
+    expect(lookup.stderr).toBe('');
+    expect(lookup.code).toBe(0);
+    expect(lookup.stdout).toMatch(/^Verdict: /);
+    expect(lookup.stdout).toContain('Primary (tellows): ok');
+    expect(lookup.stdout).toContain('Community (numeroinconnu.fr): ok');
+    expect(lookup.stdout).toContain('Signals (telguarder): ok');
+
+    const batch = await runBin(['batch', '-', '--format', 'csv'], { env: upstreams.env, stdin: '0612345678\nnot a number\n06.12.34.56.78\n' });
+    expect(batch.code).toBe(0);
+    const lines = batch.stdout.trim().split('\n');
+    expect(lines).toHaveLength(3);
+    expect(lines[1]).toMatch(/^1,0612345678,0612345678,found,/);
+    expect(lines[2]).toMatch(/^2,not a number,,invalid,/);
+  }, 120_000);
+
+  it('exits 2 for an invalid number and 3 when every upstream fails', async () => {
+    expect((await runBin(['lookup', '06 12 ab'], { env: upstreams.env })).code).toBe(2);
+    upstreams.answerWith('tellows', { status: 500 });
+    upstreams.answerWith('numeroinconnu', { status: 500 });
+    upstreams.answerWith('telguarder', { status: 500 });
+    const failedRun = await runBin(['lookup', '0698765432'], { env: upstreams.env });
+    expect(failedRun.code).toBe(3);
+    expect(failedRun.stderr.trim()).toBe('All data sources failed');
+  }, 120_000);
+});
+
+describe('phone-rep canary and data, dispatched by the same command table', () => {
+  let upstreams: FixtureUpstreams;
+  beforeAll(async () => {
+    upstreams = await startFixtureUpstreams();
+  });
+  afterAll(() => upstreams.close());
+
+  it('canary exits 0 when the (loopback) upstream pages carry their markers, 1 when a challenge page answers', async () => {
+    const healthy = capture({ env: upstreams.env });
+    expect(await runCli(['canary', '0612345678'], healthy.io)).toBe(0);
+    expect(healthy.out.at(-1)).toBe('canary: all upstreams answered and every required marker was found');
+    expect(healthy.out.join('\n')).not.toContain('0612345678');
+    upstreams.answerWith('tellows', { fixture: 'page-challenge.html' });
+    const challenged = capture({ env: upstreams.env });
+    expect(await runCli(['canary', '0612345678'], challenged.io)).toBe(1);
+    expect(challenged.out.join('\n')).toContain('MISSING');
+  });
+
+  it('data info names the ARCEP data in use, from any directory', async () => {
+    const run = capture();
+    expect(await runCli(['data', 'info'], run.io)).toBe(0);
+    expect(run.out[0]).toMatch(/^ARCEP data in .*data\/arcep: data date \d{4}-\d{2}-\d{2}, \d+ number blocks/);
+  });
+});

@@ -1,0 +1,229 @@
+// The operator's endpoints over real HTTP: /metrics and /health/ready with the real adapters
+// against the upstream sites' fixture pages on loopback, then the configuration switches
+// (metrics off, metrics on their own port) and the readiness states that need the composition
+// root (Redis down, shutting down).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config/config.js';
+import { createServiceDependencies } from '../../src/composition.js';
+import { startServer } from '../../src/server.js';
+import type { RedisStatus } from '../../src/infra/readiness/readiness.js';
+import { healthyFakeSources } from '../support/fake-sources.js';
+import { startFixtureUpstreams, type FixtureUpstreams } from '../support/fixture-upstreams.js';
+import { startTestServer, testNumberingPlan, type TestServer } from '../support/test-server.js';
+
+interface Answer {
+  status: number;
+  headers: Headers;
+  text: string;
+}
+
+async function get(baseUrl: string, path: string): Promise<Answer> {
+  const response = await fetch(`${baseUrl}${path}`);
+  return { status: response.status, headers: response.headers, text: await response.text() };
+}
+
+/** Every label value of a Prometheus text exposition. */
+function labelValues(exposition: string): string[] {
+  const values: string[] = [];
+  for (const match of exposition.matchAll(/[a-z_]+="((?:[^"\\]|\\.)*)"/g)) values.push(match[1] ?? '');
+  return values;
+}
+
+/** The value of one series, by its exact name and labels as printed. */
+function sample(exposition: string, series: string): number | undefined {
+  const line = exposition.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+
+describe('metrics and readiness with the real adapters on loopback upstreams', () => {
+  let upstreams: FixtureUpstreams;
+  let server: TestServer;
+
+  beforeAll(async () => {
+    upstreams = await startFixtureUpstreams();
+    server = await startTestServer({ env: { ...upstreams.env, RATE_LIMIT_MAX: '5', MAX_EVENT_LOOP_DELAY_MS: '0' } });
+  });
+  afterAll(async () => {
+    await server.close();
+    await upstreams.close();
+  });
+
+  it('is ready with every dependency ok before any lookup, and never calls an upstream to say so', async () => {
+    const answer = await get(server.baseUrl, '/health/ready');
+    expect(answer.status).toBe(200);
+    const body = JSON.parse(answer.text);
+    expect(body.status).toBe('ok');
+    expect(Object.keys(body.dependencies.upstreams).sort()).toEqual(['numeroinconnu', 'telguarder', 'tellows']);
+    expect(body.dependencies.upstreams.tellows).toEqual({ status: 'ok', slot: 'primary', circuit: 'closed', pausedUntil: null, lastOutcome: null });
+    expect(body.dependencies.numberingData).toMatchObject({ status: 'ok', dataDate: testNumberingPlan().dataDate });
+    expect(body.dependencies.redis).toBeUndefined();
+    expect(answer.headers.get('cache-control')).toBe('no-store');
+    expect(upstreams.requestCount('tellows') + upstreams.requestCount('numeroinconnu') + upstreams.requestCount('telguarder')).toBe(0);
+  });
+
+  it('after a few lookups, shows a paused upstream as down (service degraded, still 200) and counts it all in /metrics', async () => {
+    const first = await get(server.baseUrl, '/api/phone/0612345678');
+    expect(first.status).toBe(200);
+    expect(JSON.parse(first.text).meta.sources).toMatchObject({ primary: { status: 'ok' }, community: { status: 'ok' }, signals: { status: 'ok' } });
+    expect((await get(server.baseUrl, '/api/phone/06%2012%2034%2056%2078')).status).toBe(200); // cache hit
+    upstreams.answerWith('numeroinconnu', { status: 429, headers: { 'retry-after': '120' } });
+    const blocked = await get(server.baseUrl, '/api/phone/0698765432');
+    expect(JSON.parse(blocked.text).meta.sources.community).toMatchObject({ status: 'blocked', reason: 'http_429' });
+    expect((await get(server.baseUrl, '/api/phone/12ab')).status).toBe(400);
+    expect((await get(server.baseUrl, '/no/such/route')).status).toBe(404);
+    let limited = 0;
+    for (let i = 0; i < 3; i += 1) if ((await get(server.baseUrl, '/api/phone/12ab')).status === 429) limited += 1;
+    expect(limited).toBe(3);
+
+    const ready = JSON.parse((await get(server.baseUrl, '/health/ready')).text);
+    expect(ready.status).toBe('degraded');
+    expect(ready.dependencies.upstreams.numeroinconnu).toMatchObject({ status: 'down', lastOutcome: { status: 'blocked', reason: 'http_429' } });
+    expect(Date.parse(ready.dependencies.upstreams.numeroinconnu.pausedUntil)).toBeGreaterThan(Date.now() + 60_000);
+    expect(ready.dependencies.upstreams.tellows).toMatchObject({ status: 'ok', lastOutcome: { status: 'ok' } });
+
+    const metrics = await get(server.baseUrl, '/metrics');
+    expect(metrics.status).toBe(200);
+    expect(metrics.headers.get('content-type')).toContain('text/plain');
+    const text = metrics.text;
+    // HTTP requests by route pattern and status.
+    expect(sample(text, 'phone_rep_http_requests_total{method="GET",route="/api/phone/:number",status_code="200"}')).toBe(3);
+    expect(sample(text, 'phone_rep_http_requests_total{method="GET",route="/api/phone/:number",status_code="400"}')).toBe(1);
+    expect(sample(text, 'phone_rep_http_requests_total{method="GET",route="/api/phone/:number",status_code="429"}')).toBe(limited);
+    expect(sample(text, 'phone_rep_http_requests_total{method="GET",route="(unmatched)",status_code="404"}')).toBe(1);
+    expect(sample(text, 'phone_rep_http_request_duration_seconds_count{method="GET",route="/api/phone/:number",status_code="200"}')).toBe(3);
+    expect(sample(text, 'phone_rep_http_request_duration_seconds_sum{method="GET",route="/api/phone/:number",status_code="200"}')).toBeGreaterThan(0);
+    // Upstream requests by outcome, pause and circuit gauges.
+    expect(sample(text, 'phone_rep_upstream_requests_total{upstream="numeroinconnu",status="200",reason=""}')).toBe(1);
+    expect(sample(text, 'phone_rep_upstream_requests_total{upstream="numeroinconnu",status="blocked",reason="http_429"}')).toBe(1);
+    expect(sample(text, 'phone_rep_upstream_request_duration_seconds_count{upstream="tellows-web"}')).toBe(2);
+    expect(sample(text, 'phone_rep_upstream_paused{upstream="numeroinconnu"}')).toBe(1);
+    expect(sample(text, 'phone_rep_upstream_paused{upstream="telguarder"}')).toBe(0);
+    expect(sample(text, 'phone_rep_upstream_pause_remaining_seconds{upstream="numeroinconnu"}')).toBeGreaterThan(60);
+    expect(sample(text, 'phone_rep_circuit_state{slot="primary",upstream="tellows",state="closed"}')).toBe(1);
+    // Per-slot outcomes and cache reads by layer.
+    expect(sample(text, 'phone_rep_source_results_total{slot="primary",upstream="tellows",status="ok",reason="",cache="miss"}')).toBe(2);
+    expect(sample(text, 'phone_rep_source_results_total{slot="primary",upstream="tellows",status="ok",reason="",cache="hit"}')).toBe(1);
+    expect(sample(text, 'phone_rep_source_results_total{slot="community",upstream="numeroinconnu",status="blocked",reason="http_429",cache="miss"}')).toBe(1);
+    expect(sample(text, 'phone_rep_cache_reads_total{layer="memory",slot="primary",result="hit"}')).toBe(1);
+    expect(sample(text, 'phone_rep_cache_reads_total{layer="memory",slot="primary",result="miss"}')).toBeGreaterThanOrEqual(2);
+    // Rate-limit rejections and process metrics.
+    expect(sample(text, 'phone_rep_rate_limit_rejections_total')).toBe(limited);
+    expect(sample(text, 'process_cpu_user_seconds_total')).toBeGreaterThan(0);
+    expect(text).toContain('nodejs_eventloop_lag_seconds');
+  });
+
+  it('never puts a phone number or a hash-looking value in a metric label', async () => {
+    const text = (await get(server.baseUrl, '/metrics')).text;
+    const values = labelValues(text);
+    expect(values.length).toBeGreaterThan(50);
+    for (const value of values) {
+      expect(value).not.toMatch(/\d{6,}/);
+      expect(value).not.toMatch(/[A-Za-z0-9_-]{24,}/);
+    }
+    for (const digits of ['0612345678', '612345678', '33612345678', '0698765432', '698765432']) expect(text).not.toContain(digits);
+  });
+
+  it('is not rate limited: /metrics, /health/ready and the page answer after the limit is spent', async () => {
+    expect((await get(server.baseUrl, '/api/phone/12ab')).status).toBe(429);
+    for (let i = 0; i < 3; i += 1) {
+      expect((await get(server.baseUrl, '/metrics')).status).toBe(200);
+      expect((await get(server.baseUrl, '/health/ready')).status).toBe(200);
+      expect((await get(server.baseUrl, '/?number=0612345678')).status).toBe(200);
+      expect((await get(server.baseUrl, '/assets/app.js')).status).toBe(200);
+    }
+  });
+
+  it('documents /health/ready and its schema in the OpenAPI document', async () => {
+    const doc = JSON.parse((await get(server.baseUrl, '/openapi.json')).text);
+    const operation = doc.paths['/health/ready'].get;
+    expect(Object.keys(operation.responses).sort()).toEqual(['200', '503']);
+    const schema = operation.responses['200'].content['application/json'].schema;
+    expect(Object.keys(schema.properties).sort()).toEqual(['dependencies', 'reason', 'status', 'timestamp']);
+    expect(doc.paths['/metrics']).toBeUndefined();
+  });
+});
+
+describe('readiness states that need the composition root', () => {
+  async function build(options: { redisStatus?: () => RedisStatus | Promise<RedisStatus> } = {}) {
+    const config = loadConfig({ HASH_SECRET: 'test-secret-0123456789', MAX_EVENT_LOOP_DELAY_MS: '0' });
+    const deps = await createServiceDependencies(config, undefined, {
+      numberingPlan: testNumberingPlan(),
+      sources: healthyFakeSources(),
+      ...(options.redisStatus ? { redisStatus: options.redisStatus } : {}),
+    });
+    const app = await buildApp({ ...deps.app });
+    return { deps, app };
+  }
+
+  it('reports Redis down as degraded with 200 (the service falls back to memory), and ok when Redis is', async () => {
+    let redis: 'ok' | 'down' = 'down';
+    const { deps, app } = await build({ redisStatus: () => redis });
+    const down = await app.inject({ url: '/health/ready' });
+    expect(down.statusCode).toBe(200);
+    expect(down.json()).toMatchObject({ status: 'degraded', dependencies: { redis: { status: 'down' } } });
+    redis = 'ok';
+    expect((await app.inject({ url: '/health/ready' })).json()).toMatchObject({ status: 'ok', dependencies: { redis: { status: 'ok' } } });
+    await app.close();
+    await deps.close();
+  });
+
+  it('shares one evaluation among concurrent /health/ready callers', async () => {
+    let probes = 0;
+    const { deps, app } = await build({
+      redisStatus: async (): Promise<RedisStatus> => {
+        probes += 1;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        return 'ok';
+      },
+    });
+    const answers = await Promise.all(Array.from({ length: 25 }, () => app.inject({ url: '/health/ready' })));
+    expect(answers.every((answer) => answer.statusCode === 200)).toBe(true);
+    expect(probes).toBe(1);
+    expect(new Set(answers.map((answer) => answer.json<{ timestamp: string }>().timestamp)).size).toBe(1);
+    await app.inject({ url: '/health/ready' });
+    expect(probes).toBe(2);
+    await app.close();
+    await deps.close();
+  });
+
+  it('answers 503 down once shutdown has begun, so a load balancer stops sending traffic', async () => {
+    const { deps, app } = await build();
+    expect((await app.inject({ url: '/health/ready' })).statusCode).toBe(200);
+    deps.beginShutdown();
+    const answer = await app.inject({ url: '/health/ready' });
+    expect(answer.statusCode).toBe(503);
+    expect(answer.json()).toMatchObject({ status: 'down', reason: 'shutting down' });
+    // The spec's /health is untouched by readiness.
+    expect((await app.inject({ url: '/health' })).json()).toMatchObject({ status: 'ok' });
+    await app.close();
+    await deps.close();
+  });
+});
+
+describe('metrics configuration', () => {
+  it('METRICS_ENABLED=false: no /metrics route', async () => {
+    const server = await startTestServer({ env: { METRICS_ENABLED: 'false', MAX_EVENT_LOOP_DELAY_MS: '0' }, overrides: { sources: healthyFakeSources() } });
+    try {
+      expect((await get(server.baseUrl, '/metrics')).status).toBe(404);
+      expect((await get(server.baseUrl, '/health/ready')).status).toBe(200);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('METRICS_PORT: /metrics on its own port, not on the API port', async () => {
+    const config = loadConfig({ HOST: '127.0.0.1', PORT: '0', METRICS_PORT: '0', LOG_LEVEL: 'silent', MAX_EVENT_LOOP_DELAY_MS: '0' });
+    const running = await startServer(config);
+    try {
+      expect(running.metricsPort).toBeGreaterThan(0);
+      const scrape = await get(`http://127.0.0.1:${running.metricsPort}`, '/metrics');
+      expect(scrape.status).toBe(200);
+      expect(scrape.text).toContain('phone_rep_http_requests_total');
+      expect((await get(`http://127.0.0.1:${running.metricsPort}`, '/other')).status).toBe(404);
+      expect((await get(`http://127.0.0.1:${running.port}`, '/metrics')).status).toBe(404);
+    } finally {
+      await running.close();
+    }
+  });
+});
