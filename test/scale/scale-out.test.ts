@@ -133,6 +133,10 @@ describe('Redis failing under two instances', () => {
     // Per-instance memory limits take over.
     expect(results.map((result) => result.status)).toEqual([200, 200, 200, 200, 200, 429, 429]);
     expect(results[1]?.body.meta?.sources?.primary?.cache).toBe('hit');
+    // Readiness names Redis degraded but the service stays ready.
+    const ready = await fetch(`${instance.baseUrl}/health/ready`);
+    expect(ready.status).toBe(200);
+    expect(JSON.stringify(await ready.json())).toMatch(/"redis":\{"status":"degraded"\}/);
   });
 
   it('keeps answering when Redis hangs or is cut mid-run, and shares state again once it is back', async () => {
@@ -167,6 +171,9 @@ describe('Redis failing under two instances', () => {
       proxy.setMode('pass');
       await waitFor(() => first.deps.redis?.health() === 'ok' && second.deps.redis?.health() === 'ok', 10_000);
     }
+
+    const ready = await fetch(`${first.baseUrl}/health/ready`);
+    expect(JSON.stringify(await ready.json())).toMatch(/"redis":\{"status":"ok"\}/);
 
     // Recovered: a number looked up on one is shared with the other again.
     const number = '0612345678';
