@@ -1,6 +1,9 @@
 // The composition root: turns a Config into the running parts (numbering plan, HTTP client,
 // upstream fetchers and adapters, cache, engine, rate-limit store) and knows how to close
 // them. The only place that decides which implementation of each interface is used.
+// With REDIS_URL, one Redis connection is shared by the cache, the rate limiter, the
+// cross-instance coalescer and the upstream politeness store; each falls back to memory on its
+// own while Redis is unusable.
 import type { Logger } from 'pino';
 import { resolve } from 'node:path';
 import type { Config } from './config/config.js';
@@ -18,6 +21,12 @@ import { createNumeroinconnuSource } from './sources/numeroinconnu/numeroinconnu
 import { createTelguarderSource } from './sources/telguarder/telguarder-source.js';
 import type { SourcesBySlot } from './sources/source.js';
 import type { UpstreamFetcher } from './infra/http/types.js';
+import { createRedisClient, type RedisClient, type RedisHealth } from './infra/redis/redis-client.js';
+import { createRedisRateLimitStore } from './infra/rate-limit/redis-rate-limit-store.js';
+import { createRedisSourceCache, DEFAULT_LOCAL_MAX_ENTRIES } from './infra/cache/redis-source-cache.js';
+import { createRedisFetchCoalescer } from './infra/redis/redis-fetch-coalescer.js';
+import { createRedisPolitenessStore } from './infra/http/redis-politeness-store.js';
+import type { PolitenessStore } from './infra/http/politeness-store.js';
 import { Registry } from 'prom-client';
 import { createServiceMetrics, type ServiceMetrics } from './infra/metrics/service-metrics.js';
 import { instrumentSourceCache, instrumentUpstreamFetcher } from './infra/metrics/instrument.js';
@@ -36,6 +45,8 @@ export interface ServiceDependencies {
   app: Omit<AppDependencies, 'logger'>;
   numberingPlan: NumberingPlan;
   fetchers: UpstreamFetcher[];
+  /** Present when REDIS_URL is set: its health for the readiness report. */
+  redis?: { health(): RedisHealth };
   /** Absent when METRICS_ENABLED=false; its registry also feeds the METRICS_PORT server. */
   metrics?: ServiceMetrics;
   readiness: ReadinessCheck;
@@ -44,10 +55,18 @@ export interface ServiceDependencies {
   close(): Promise<void>;
 }
 
+/** A coalescing lock outlives one fetch (the source deadline, retries included) by this margin. */
+const LOCK_MARGIN_MS = 1000;
+
 export async function createServiceDependencies(config: Config, logger?: Logger, overrides: ServiceOverrides = {}): Promise<ServiceDependencies> {
   const hashKey = createKeyedHasher(config.HASH_SECRET);
   const numberingPlan = overrides.numberingPlan ?? loadNumberingPlan(resolve(config.ARCEP_DATA_DIR));
   const parsePhoneNumber = createPhoneNumberParser(numberingPlan, config.DEFAULT_REGION);
+
+  const redisClient: RedisClient | undefined =
+    config.REDIS_URL === undefined ? undefined : createRedisClient(config.REDIS_URL, { keyPrefix: config.REDIS_KEY_PREFIX, logger });
+  // One store for every upstream: its keys are per upstream.
+  const politeness: PolitenessStore | undefined = redisClient ? createRedisPolitenessStore({ client: redisClient }) : undefined;
 
   // A registry of our own, never prom-client's global one: two apps in one process (tests,
   // the CLI) each count their own.
@@ -55,7 +74,7 @@ export async function createServiceDependencies(config: Config, logger?: Logger,
 
   const httpClient = createHttpClient();
   const fetcher = (upstream: string, requestsPerMinute: number): UpstreamFetcher => {
-    const created = createUpstreamFetcher({ upstream, client: httpClient, requestsPerMinute, maxConcurrency: config.UPSTREAM_CONCURRENCY });
+    const created = createUpstreamFetcher({ upstream, client: httpClient, requestsPerMinute, maxConcurrency: config.UPSTREAM_CONCURRENCY, politeness });
     return metrics ? instrumentUpstreamFetcher(created, metrics) : created;
   };
   const fetchers: UpstreamFetcher[] = [];
@@ -85,8 +104,11 @@ export async function createServiceDependencies(config: Config, logger?: Logger,
     };
   }
 
-  const memoryCache = createMemorySourceCache({ maxEntries: config.CACHE_MAX_ENTRIES });
-  const cache = metrics ? instrumentSourceCache(memoryCache, 'memory', metrics) : memoryCache;
+  const sharedCache = redisClient
+    ? createRedisSourceCache({ client: redisClient, localMaxEntries: Math.min(config.CACHE_MAX_ENTRIES, DEFAULT_LOCAL_MAX_ENTRIES) })
+    : createMemorySourceCache({ maxEntries: config.CACHE_MAX_ENTRIES });
+  const cache = metrics ? instrumentSourceCache(sharedCache, redisClient ? 'redis' : 'memory', metrics) : sharedCache;
+  const coalescer = redisClient ? createRedisFetchCoalescer({ client: redisClient, lockTtlMs: config.SOURCE_TIMEOUT_MS + LOCK_MARGIN_MS }) : undefined;
   const outcomes = createUpstreamOutcomeTracker();
   const lookupService = createLookupService({
     sources,
@@ -94,12 +116,13 @@ export async function createServiceDependencies(config: Config, logger?: Logger,
     hashKey,
     config,
     logger,
+    coalescer,
     onSourceOutcome: (event) => {
       outcomes.record(event);
       metrics?.recordSourceOutcome(event);
     },
   });
-  const rateLimitStore = createMemoryRateLimitStore();
+  const rateLimitStore = redisClient ? createRedisRateLimitStore({ client: redisClient }) : createMemoryRateLimitStore();
 
   const sourcesBySlot = sources;
   const upstreamNames = SOURCE_SLOTS.map((slot) => ({ slot, name: sourcesBySlot[slot].name }));
@@ -122,7 +145,11 @@ export async function createServiceDependencies(config: Config, logger?: Logger,
       lastOutcome: () => outcomes.lastOutcome(slot),
     })),
     numberingDataDate: () => numberingPlan.dataDate,
-    ...(overrides.redisStatus ? { redisStatus: overrides.redisStatus } : {}),
+    ...(overrides.redisStatus
+      ? { redisStatus: overrides.redisStatus }
+      : redisClient
+        ? { redisStatus: (): RedisStatus => redisClient.health() }
+        : {}),
     isShuttingDown: () => shuttingDown,
   });
 
@@ -130,6 +157,7 @@ export async function createServiceDependencies(config: Config, logger?: Logger,
     app: { config, parsePhoneNumber, lookupService, rateLimitStore, hashKey, metrics, readiness },
     numberingPlan,
     fetchers,
+    ...(redisClient ? { redis: { health: () => redisClient.health() } } : {}),
     metrics,
     readiness,
     beginShutdown: () => {
@@ -139,6 +167,7 @@ export async function createServiceDependencies(config: Config, logger?: Logger,
       shuttingDown = true;
       lookupService.close();
       await httpClient.close();
+      await redisClient?.quit();
     },
   };
 }

@@ -1,10 +1,13 @@
 // The process entry: reads config, builds the dependencies and the app, listens, and shuts
 // down gracefully on SIGTERM/SIGINT (stop accepting, finish in-flight requests, then exit,
-// or exit anyway when SHUTDOWN_GRACE_MS runs out).
+// or exit anyway when SHUTDOWN_GRACE_MS runs out). With WORKERS > 1 it becomes the cluster
+// primary (cluster.ts) and each forked worker runs this same entry as a server.
+import cluster from 'node:cluster';
 import { pino } from 'pino';
 import { ConfigError, loadConfig, type Config } from './config/config.js';
 import { buildApp } from './app.js';
 import { createServiceDependencies } from './composition.js';
+import { resolveWorkerCount, runPrimary } from './cluster.js';
 import { startMetricsServer, type MetricsServer } from './http/plugins/metrics.js';
 
 export async function startServer(config: Config): Promise<{ close: () => Promise<void>; port: number; metricsPort?: number }> {
@@ -63,8 +66,23 @@ async function main(): Promise<void> {
     }
     throw error;
   }
+  const log = (message: string): void => void process.stderr.write(`${message}\n`);
+  const workers = resolveWorkerCount(config.WORKERS);
+  if (workers > 1 && cluster.isPrimary) {
+    const primary = runPrimary({ workers, shutdownGraceMs: config.SHUTDOWN_GRACE_MS, log });
+    const onSignal = (signal: NodeJS.Signals): void => {
+      log(`${signal} received: stopping ${workers} workers`);
+      primary.stop().then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
+    };
+    process.once('SIGTERM', onSignal);
+    process.once('SIGINT', onSignal);
+    return;
+  }
   const { close } = await startServer(config);
-  installShutdown(close, config.SHUTDOWN_GRACE_MS, (message) => process.stderr.write(`${message}\n`));
+  installShutdown(close, config.SHUTDOWN_GRACE_MS, log);
 }
 
 const isEntry = process.argv[1] !== undefined && import.meta.url === new URL(`file://${process.argv[1]}`).href;

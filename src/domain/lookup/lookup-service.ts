@@ -213,11 +213,20 @@ export function createLookupService(options: LookupServiceOptions): EngineLookup
     }
   }
 
+  /** A fresh entry another instance (or an earlier flight) stored, as a fetch result; undefined until there is one. */
+  async function readSettledFromCache<S extends SourceSlot>(key: string, slot: SourceSlot): Promise<FetchResult<S> | undefined> {
+    const entry = await readCache(key, slot);
+    if (entry === undefined || entry.freshUntil <= now()) return undefined;
+    return { outcome: entry.status === 'ok' ? ok(entry.data as SourceDataBySlot[S]) : notFound(), fetchedAt: entry.fetchedAt };
+  }
+
   function refreshInBackground<S extends SourceSlot>(source: Source<S>, number: ParsedPhoneNumber, key: string, previous: CachedSourceResult): void {
     if (closing.signal.aborted || refreshing.has(key)) return;
     refreshing.add(key);
     coalescer
-      .run(key, (shared) => fetchAndStore(source, number, key, previous, shared), { signal: closing.signal })
+      // readSettled: with a shared coalescer, a refresh another instance is already making
+      // ends this one as soon as its result is in the shared cache.
+      .run(key, (shared) => fetchAndStore(source, number, key, previous, shared), { signal: closing.signal, readSettled: () => readSettledFromCache<S>(key, source.slot) })
       .catch(() => undefined) // a failed refresh is recorded in the entry; nobody waits for it
       .finally(() => refreshing.delete(key));
   }
@@ -240,11 +249,7 @@ export function createLookupService(options: LookupServiceOptions): EngineLookup
     try {
       const fetched = await coalescer.run<FetchResult<S>>(key, (shared) => fetchAndStore(source, number, key, undefined, shared), {
         signal: callerSignal,
-        readSettled: async () => {
-          const entry = await readCache(key, slot);
-          if (entry === undefined || entry.freshUntil <= now()) return undefined;
-          return { outcome: entry.status === 'ok' ? ok(entry.data as SourceDataBySlot[S]) : notFound(), fetchedAt: entry.fetchedAt };
-        },
+        readSettled: () => readSettledFromCache<S>(key, slot),
       });
       return fromFetch(fetched);
     } catch {

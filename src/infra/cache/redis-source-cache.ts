@@ -1,0 +1,128 @@
+// The per-source result cache shared by every instance: entries live in Redis (compact JSON,
+// hashed keys, expiring at the entry's `staleUntil`), under a small in-process LRU so a hot
+// number does not pay a round trip on every lookup. A local copy is trusted for a few seconds
+// only (LOCAL_TTL), so a refresh made by another instance reaches this one quickly; a local
+// copy that needs refreshing is always re-read from Redis first, in case another instance has
+// refreshed it already. When Redis is unusable, the local tier is the whole cache: reads and
+// writes go on in memory, with entries kept until they go stale.
+import { LRUCache } from 'lru-cache';
+import type { RedisClient } from '../redis/redis-client.js';
+import type { CachedSourceResult, SourceResultCache } from './source-cache.js';
+
+export interface RedisSourceCacheOptions {
+  client: RedisClient;
+  /** Entries held in process (default 10 000). */
+  localMaxEntries?: number;
+  /** How long a local copy is served without asking Redis (default 10 s). */
+  localTtlMs?: number;
+  now?: () => number;
+}
+
+export interface RedisSourceCache extends SourceResultCache {
+  /** Entries in the local tier (tests, metrics). */
+  localSize(): number;
+  clearLocal(): void;
+}
+
+export const DEFAULT_LOCAL_MAX_ENTRIES = 10_000;
+export const DEFAULT_LOCAL_TTL_MS = 10_000;
+
+interface LocalEntry {
+  value: CachedSourceResult;
+  /** Until when this copy is served without asking Redis. */
+  trustedUntilMs: number;
+}
+
+/** The stored form: short member names, since one entry is kept per (slot, number). */
+interface StoredEntry {
+  s: 'o' | 'n';
+  d: unknown;
+  f: string;
+  u: number;
+  x: number;
+  e?: string;
+}
+
+export function encodeCachedResult(value: CachedSourceResult): string {
+  const stored: StoredEntry = { s: value.status === 'ok' ? 'o' : 'n', d: value.data, f: value.fetchedAt, u: value.freshUntil, x: value.staleUntil };
+  if (value.lastFailure !== undefined) stored.e = value.lastFailure;
+  return JSON.stringify(stored);
+}
+
+/** Undefined for anything that is not an entry this version wrote (a miss, never an error). */
+export function decodeCachedResult(text: string): CachedSourceResult | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof parsed !== 'object' || parsed === null) return undefined;
+  const stored = parsed as Partial<Record<keyof StoredEntry, unknown>>;
+  if ((stored.s !== 'o' && stored.s !== 'n') || typeof stored.f !== 'string' || typeof stored.u !== 'number' || typeof stored.x !== 'number') {
+    return undefined;
+  }
+  const value: CachedSourceResult = {
+    status: stored.s === 'o' ? 'ok' : 'not_found',
+    data: stored.s === 'o' ? stored.d : null,
+    fetchedAt: stored.f,
+    freshUntil: stored.u,
+    staleUntil: stored.x,
+  };
+  if (typeof stored.e === 'string') value.lastFailure = stored.e;
+  return value;
+}
+
+/** Keys are `cache:<key>` under the client's prefix; `key` is already a keyed hash (toSourceCacheKey). */
+export function createRedisSourceCache(options: RedisSourceCacheOptions): RedisSourceCache {
+  const { client } = options;
+  const now = options.now ?? Date.now;
+  const localTtlMs = options.localTtlMs ?? DEFAULT_LOCAL_TTL_MS;
+  const local = new LRUCache<string, LocalEntry>({ max: options.localMaxEntries ?? DEFAULT_LOCAL_MAX_ENTRIES, ttlAutopurge: false, allowStale: false });
+
+  function keepLocally(key: string, value: CachedSourceResult): void {
+    const lifetimeMs = value.staleUntil - now();
+    if (lifetimeMs <= 0) {
+      local.delete(key);
+      return;
+    }
+    local.set(key, { value, trustedUntilMs: now() + localTtlMs }, { ttl: lifetimeMs });
+  }
+
+  return {
+    async get(key) {
+      const held = local.get(key);
+      const nowMs = now();
+      if (held !== undefined && held.trustedUntilMs > nowMs && held.value.freshUntil > nowMs) return held.value;
+      return client.attempt(
+        async (redis) => {
+          const text = await redis.get(`cache:${key}`);
+          const value = text === null ? undefined : decodeCachedResult(text);
+          if (value === undefined) {
+            // Evicted from Redis, or written here while Redis was away: the local copy still counts.
+            return held !== undefined && held.value.staleUntil > now() ? held.value : undefined;
+          }
+          keepLocally(key, value);
+          return value;
+        },
+        () => held?.value,
+      );
+    },
+    async set(key, value, ttlSeconds) {
+      if (ttlSeconds <= 0) {
+        local.delete(key);
+        await client.attempt(async (redis) => void (await redis.del(`cache:${key}`)), () => undefined);
+        return;
+      }
+      keepLocally(key, value);
+      // Issued synchronously within this call: a coalescing lock released after this call is
+      // released after the write on the same connection, so waiters on other instances find it.
+      await client.attempt(
+        async (redis) => void (await redis.set(`cache:${key}`, encodeCachedResult(value), 'PX', Math.ceil(ttlSeconds * 1000))),
+        () => undefined,
+      );
+    },
+    localSize: () => local.size,
+    clearLocal: () => local.clear(),
+  };
+}

@@ -1,0 +1,89 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { createRedisClient, type RedisClient } from '../redis/redis-client.js';
+import { connectAdmin, deleteKeys, listKeys, TEST_REDIS_URL, uniqueKeyPrefix, waitFor } from '../../../test/support/redis.js';
+import { createRedisPolitenessStore } from './redis-politeness-store.js';
+import { createUpstreamFetcher } from './upstream-fetcher.js';
+import type { HttpClient, HttpRequest, HttpResult } from './types.js';
+
+const prefix = uniqueKeyPrefix('politeness');
+const admin = connectAdmin();
+const clients: RedisClient[] = [];
+
+async function readyClient(url = TEST_REDIS_URL): Promise<RedisClient> {
+  const client = createRedisClient(url, { keyPrefix: prefix });
+  clients.push(client);
+  if (url === TEST_REDIS_URL) await waitFor(() => client.isReady());
+  return client;
+}
+
+afterAll(async () => {
+  await Promise.all(clients.map((client) => client.quit()));
+  await deleteKeys(admin, prefix);
+  admin.disconnect();
+});
+
+function countingClient(status: () => number): HttpClient & { calls: number } {
+  const client = {
+    calls: 0,
+    async request(request: HttpRequest): Promise<HttpResult> {
+      client.calls += 1;
+      return { kind: 'response', response: { status: status(), headers: { 'retry-after': '120' }, body: '', url: request.url } };
+    },
+  };
+  return client;
+}
+
+const request = (): HttpRequest => ({ url: 'http://127.0.0.1:9/x', signal: AbortSignal.timeout(2000) });
+
+describe('Redis politeness store', () => {
+  it('a 429 seen by one instance pauses the upstream for the other instance too', async () => {
+    const upstream = 'shared-pause';
+    let status = 429;
+    const httpA = countingClient(() => status);
+    const httpB = countingClient(() => 200);
+    const fetcherA = createUpstreamFetcher({ upstream, client: httpA, requestsPerMinute: 100, maxConcurrency: 4, politeness: createRedisPolitenessStore({ client: await readyClient() }) });
+    const fetcherB = createUpstreamFetcher({ upstream, client: httpB, requestsPerMinute: 100, maxConcurrency: 4, politeness: createRedisPolitenessStore({ client: await readyClient() }) });
+
+    const blockedOnA = await fetcherA.fetch(request());
+    expect(blockedOnA).toMatchObject({ kind: 'outcome', outcome: { status: 'blocked', reason: 'http_429' } });
+    status = 200;
+    const onB = await fetcherB.fetch(request());
+    expect(onB).toMatchObject({ kind: 'outcome', outcome: { status: 'blocked', reason: 'paused' } });
+    expect(httpB.calls).toBe(0);
+    expect(fetcherB.pausedUntil()).toBeGreaterThan(Date.now() + 100_000);
+  });
+
+  it('never shortens a longer pause another instance stored', async () => {
+    const store = createRedisPolitenessStore({ client: await readyClient() });
+    const other = createRedisPolitenessStore({ client: await readyClient() });
+    const later = Date.now() + 600_000;
+    await store.writePause('longest', { untilMs: later, consecutiveBlocks: 2 });
+    await other.writePause('longest', { untilMs: Date.now() + 1000, consecutiveBlocks: 3 });
+    expect(await store.readPause('longest')).toEqual({ untilMs: later, consecutiveBlocks: 3 });
+  });
+
+  it('counts every instance against one per-minute budget', async () => {
+    const first = createRedisPolitenessStore({ client: await readyClient() });
+    const second = createRedisPolitenessStore({ client: await readyClient() });
+    const decisions = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? first : second).takeBudgetSlot('budget', 4, Date.now())));
+    expect(decisions.filter((d) => d.granted)).toHaveLength(4);
+    const refused = decisions.find((d) => !d.granted);
+    expect(refused).toMatchObject({ granted: false });
+    if (refused?.granted === false) expect(refused.retryInMs).toBeGreaterThan(59_000);
+  });
+
+  it('keeps per-instance politeness when Redis is unreachable', async () => {
+    const store = createRedisPolitenessStore({ client: await readyClient('redis://127.0.0.1:1') });
+    const decisions = [];
+    for (let i = 0; i < 3; i += 1) decisions.push(await store.takeBudgetSlot('down', 2, Date.now()));
+    expect(decisions.map((d) => d.granted)).toEqual([true, true, false]);
+    await store.writePause('down', { untilMs: Date.now() + 5000, consecutiveBlocks: 1 });
+    expect((await store.readPause('down')).consecutiveBlocks).toBe(1);
+  });
+
+  it('writes only per-upstream keys under its prefix', async () => {
+    const keys = await listKeys(admin, prefix);
+    expect(keys.length).toBeGreaterThan(0);
+    for (const key of keys) expect(key).toMatch(/^test:politeness:[0-9a-f]+:polite:(pause|budget):[a-z-]+$/);
+  });
+});

@@ -1,0 +1,224 @@
+// The one Redis connection an instance shares between its cache, rate limiter, coalescer and
+// politeness store, and the rule they all follow: Redis is an accelerator, never a dependency.
+// Every use goes through `attempt(op, fallback)`, which answers from the fallback at once when
+// Redis is not connected or was just seen failing, and after any error or timeout of `op`.
+//
+// Timeouts are short on purpose (connect 500 ms, command 250 ms) and the offline queue is off,
+// so a dead Redis costs nothing (commands fail immediately while disconnected) and a slow one
+// costs at most one command timeout per request. After a failure the client stays "degraded"
+// and skips Redis until a background PING succeeds, so a stalled Redis is not paid for again by
+// every following request. ioredis reconnects by itself, with backoff, forever.
+import { Redis, type RedisOptions } from 'ioredis';
+
+export type RedisHealth = 'ok' | 'degraded';
+
+export interface RedisClientLogger {
+  warn(obj: object, msg: string): void;
+  info(obj: object, msg: string): void;
+}
+
+export interface RedisClientOptions {
+  /** Prepended to every key (REDIS_KEY_PREFIX), so several deployments can share one Redis. */
+  keyPrefix: string;
+  logger?: RedisClientLogger;
+  connectTimeoutMs?: number;
+  commandTimeoutMs?: number;
+  /** Interval of the background PING that ends a degraded period. */
+  probeIntervalMs?: number;
+}
+
+export interface RedisClient {
+  /** The ioredis connection (key prefix applied). Use it through `attempt`. */
+  readonly redis: Redis;
+  readonly keyPrefix: string;
+  /** Connected, and no failure seen since the last successful probe. */
+  isReady(): boolean;
+  /** For readiness: `degraded` while Redis is down, slow or reconnecting. */
+  health(): RedisHealth;
+  /**
+   * Runs `op` against Redis, or `fallback` when Redis is not usable or `op` fails. Never
+   * rejects because of Redis (only if `fallback` itself throws).
+   */
+  attempt<T>(op: (redis: Redis) => Promise<T>, fallback: () => T | Promise<T>): Promise<T>;
+  /** Reports a failure seen outside `attempt` (marks the client degraded). */
+  reportFailure(error: unknown): void;
+  quit(): Promise<void>;
+}
+
+export const DEFAULT_CONNECT_TIMEOUT_MS = 500;
+export const DEFAULT_COMMAND_TIMEOUT_MS = 250;
+const DEFAULT_PROBE_INTERVAL_MS = 500;
+/** A probe timing out this many times in a row means a half-dead socket: reconnect. */
+const PROBE_FAILURES_BEFORE_RECONNECT = 3;
+const MAX_RECONNECT_DELAY_MS = 2000;
+
+/** Reconnect delay: exponential from 50 ms to 2 s, with jitter so instances do not reconnect in step. */
+export function reconnectDelayMs(attempt: number, random: () => number = Math.random): number {
+  const base = Math.min(MAX_RECONNECT_DELAY_MS, 50 * 2 ** Math.min(attempt, 10));
+  return Math.round(base / 2 + random() * (base / 2));
+}
+
+/** Creates the client and starts connecting (in the background: the call itself never waits). */
+export function createRedisClient(url: string, options: RedisClientOptions): RedisClient {
+  const { logger } = options;
+  const commandTimeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
+  const probeIntervalMs = options.probeIntervalMs ?? DEFAULT_PROBE_INTERVAL_MS;
+  const redisOptions: RedisOptions = {
+    keyPrefix: options.keyPrefix,
+    connectTimeout: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+    // Our own deadline (in `attempt`) is the one that counts; this one only frees commands
+    // stuck on a stalled socket.
+    commandTimeout: commandTimeoutMs * 4,
+    // Commands issued while disconnected fail at once instead of waiting in a queue.
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    retryStrategy: (times) => reconnectDelayMs(times),
+    // Auto-pipelining breaks with commandTimeout in ioredis 5 (an uncaught TypeError when a
+    // pipelined batch times out), so it stays off.
+    enableAutoPipelining: false,
+    lazyConnect: false,
+  };
+  const redis = new Redis(url, redisOptions);
+  let degraded = false;
+  let closed = false;
+  let probeTimer: NodeJS.Timeout | undefined;
+  let probeFailures = 0;
+  let lastErrorLogMs = 0;
+
+  function logState(message: string, error?: unknown): void {
+    if (!logger) return;
+    // The error text of ioredis names host and port, never data; still keep it short.
+    const detail = error instanceof Error ? `${error.name}: ${error.message}`.slice(0, 200) : undefined;
+    if (detail === undefined) logger.info({ redis: 'ok' }, message);
+    else logger.warn({ redis: 'degraded', err: detail }, message);
+  }
+
+  redis.on('error', (error: unknown) => {
+    // ioredis emits an error per failed reconnect attempt; one line per 10 s is enough.
+    const nowMs = Date.now();
+    if (nowMs - lastErrorLogMs > 10_000) {
+      lastErrorLogMs = nowMs;
+      logState('redis connection error; using in-process fallbacks', error);
+    }
+  });
+  redis.on('ready', () => {
+    if (degraded) logState('redis reachable again');
+    degraded = false;
+    probeFailures = 0;
+  });
+  redis.on('close', () => {
+    if (!closed) markDegraded();
+  });
+
+  function markDegraded(): void {
+    degraded = true;
+    if (probeTimer !== undefined || closed) return;
+    probeTimer = setInterval(probe, probeIntervalMs);
+    probeTimer.unref();
+  }
+
+  function probe(): void {
+    if (closed) return stopProbe();
+    if (redis.status !== 'ready') return; // reconnection is ioredis' job; 'ready' ends the degraded period
+    withDeadline(redis.ping(), commandTimeoutMs).then(
+      () => {
+        if (degraded) logState('redis answering again');
+        degraded = false;
+        probeFailures = 0;
+        stopProbe();
+      },
+      () => {
+        probeFailures += 1;
+        if (probeFailures >= PROBE_FAILURES_BEFORE_RECONNECT) {
+          probeFailures = 0;
+          redis.disconnect(true);
+        }
+      },
+    );
+  }
+
+  function stopProbe(): void {
+    if (probeTimer !== undefined) clearInterval(probeTimer);
+    probeTimer = undefined;
+  }
+
+  const isReady = (): boolean => !closed && !degraded && redis.status === 'ready';
+
+  return {
+    redis,
+    keyPrefix: options.keyPrefix,
+    isReady,
+    health: () => (isReady() ? 'ok' : 'degraded'),
+    async attempt(op, fallback) {
+      if (!isReady()) return fallback();
+      try {
+        return await withDeadline(op(redis), commandTimeoutMs);
+      } catch (error) {
+        if (!closed && !degraded) {
+          logState('redis command failed; using in-process fallbacks until it answers', error);
+          markDegraded();
+        }
+        return fallback();
+      }
+    },
+    reportFailure(error) {
+      if (closed || degraded) return;
+      logState('redis command failed; using in-process fallbacks until it answers', error);
+      markDegraded();
+    },
+    async quit() {
+      if (closed) return;
+      closed = true;
+      stopProbe();
+      if (redis.status !== 'ready') {
+        redis.disconnect();
+        return;
+      }
+      // QUIT lets replies in flight arrive; a stalled Redis gets a hard disconnect instead.
+      let timer: NodeJS.Timeout | undefined;
+      const stalled = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, commandTimeoutMs * 2);
+      });
+      await Promise.race([redis.quit().then(() => undefined, () => undefined), stalled]);
+      clearTimeout(timer);
+      redis.disconnect();
+    },
+  };
+}
+
+export class RedisTimeoutError extends Error {
+  override name = 'RedisTimeoutError';
+}
+
+/**
+ * Rejects when `promise` has not settled `timeoutMs` after the call. The verdict waits one more
+ * turn of the event loop (setImmediate runs after the I/O poll): when the process itself was
+ * busy past the deadline, a reply already sitting in the socket is read first instead of being
+ * counted as a Redis timeout. Only a reply still missing then is late.
+ */
+export function withDeadline<T>(promise: Promise<T>, timeoutMs: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let settled = false;
+    const timer = setTimeout(() => {
+      setImmediate(() => {
+        if (settled) return;
+        settled = true;
+        reject(new RedisTimeoutError(`no reply within ${timeoutMs} ms`));
+      });
+    }, timeoutMs);
+    promise.then(
+      (value) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
+}

@@ -1,0 +1,40 @@
+// Real Redis for tests: every test file works under its own random key prefix and deletes its
+// keys afterwards, so files run in parallel (and other projects' keys) never interfere.
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+
+export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+export function uniqueKeyPrefix(label: string): string {
+  return `test:${label}:${randomBytes(5).toString('hex')}:`;
+}
+
+/** A plain connection without prefix, for inspecting and cleaning what the code under test wrote. */
+export function connectAdmin(): Redis {
+  return new Redis(TEST_REDIS_URL, { lazyConnect: false, maxRetriesPerRequest: 1 });
+}
+
+export async function listKeys(admin: Redis, prefix: string): Promise<string[]> {
+  const keys: string[] = [];
+  let cursor = '0';
+  do {
+    const [next, batch] = await admin.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+    cursor = next;
+    keys.push(...batch);
+  } while (cursor !== '0');
+  return keys;
+}
+
+export async function deleteKeys(admin: Redis, prefix: string): Promise<void> {
+  const keys = await listKeys(admin, prefix);
+  if (keys.length > 0) await admin.del(...keys);
+}
+
+/** Resolves when `check` holds, polling every 20 ms; rejects after `timeoutMs`. */
+export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
