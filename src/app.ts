@@ -189,7 +189,11 @@ async function sendProblem(reply: FastifyReply, requestId: string, error: ApiErr
 
 /** Node-level parse errors (hostile headers, broken request lines) never reach Fastify. */
 function writeRawProblem(socket: Socket, error: Error & { code?: string }): void {
-  if (!socket.writable) {
+  // A parse error can come after the request line and headers were read and answered (a body
+  // framed by a bogus Transfer-Encoding): the client already has its answer, so a second one
+  // on the same socket would be a stray response. Node's own default handler makes the same check.
+  const answered = (socket as Socket & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage?.headersSent === true;
+  if (!socket.writable || answered) {
     socket.destroy();
     return;
   }

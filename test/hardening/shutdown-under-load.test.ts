@@ -12,9 +12,10 @@ const UPSTREAM_DELAY_MS = 300;
 const GRACE_MS = 5000;
 const CLIENTS = 8;
 const MAX_REQUESTS = 400;
+const ACCEPTED_MS = 150;
 
 interface Outcome {
-  sentBeforeSignal: boolean;
+  sentAtMs: number;
   status?: number;
   error?: string;
 }
@@ -88,34 +89,34 @@ describe('hardening: graceful shutdown under load', () => {
       if ('status' in warm && warm.status === 200) break;
     }
 
-    let signalled = false;
     let sent = 0;
     const outcomes: Outcome[] = [];
     const runClient = async (client: number): Promise<void> => {
       while (sent < MAX_REQUESTS) {
         sent += 1;
-        const sentBeforeSignal = !signalled;
+        const sentAtMs = Date.now();
         const result = await lookupOnce(port, `/api/phone/06${String(40_000_000 + client * 1000 + sent).slice(-8)}`);
-        outcomes.push({ sentBeforeSignal, ...result });
+        outcomes.push({ sentAtMs, ...result });
         if ('error' in result && result.error === 'ECONNREFUSED') return;
       }
     };
     const clients = Array.from({ length: CLIENTS }, (_, client) => runClient(client));
     await new Promise((resolve) => setTimeout(resolve, 1000));
-    signalled = true;
     const signalledAt = Date.now();
     child.kill('SIGTERM');
     await Promise.all(clients);
     const exitCode = await exited;
     const exitedAfterMs = Date.now() - signalledAt;
 
-    const before = outcomes.filter((outcome) => outcome.sentBeforeSignal);
-    const after = outcomes.filter((outcome) => !outcome.sentBeforeSignal);
-    expect(before.length).toBeGreaterThanOrEqual(CLIENTS);
-    // In flight when the signal came, or sent just before: all answered in full.
-    expect(before.filter((outcome) => outcome.status !== 200)).toEqual([]);
-    // After it: answered (200, or 503 while closing) or refused/reset at connect, never cut mid-answer.
-    for (const outcome of after) {
+    // Sent at least ACCEPTED_MS before the signal: read by the server and waiting on the slow
+    // upstreams when it came (a request sent in the last instants may still be in a socket
+    // queue, which is not an accepted request).
+    const accepted = outcomes.filter((outcome) => outcome.sentAtMs <= signalledAt - ACCEPTED_MS);
+    const rest = outcomes.filter((outcome) => outcome.sentAtMs > signalledAt - ACCEPTED_MS);
+    expect(accepted.length).toBeGreaterThanOrEqual(CLIENTS);
+    expect(accepted.filter((outcome) => outcome.status !== 200)).toEqual([]);
+    // The rest: answered (200, or 503 while closing) or refused/reset at connect, never cut mid-answer.
+    for (const outcome of rest) {
       if (outcome.status !== undefined) expect([200, 503]).toContain(outcome.status);
       else expect(outcome.error, JSON.stringify(outcome)).toMatch(/^(ECONNREFUSED|ECONNRESET)$/);
     }

@@ -3,6 +3,8 @@
 // application/problem+json carrying both RFC 9457 members and the envelope's error style).
 import type { FastifyInstance } from 'fastify';
 
+const WEB_PAGE_PATHS: ReadonlySet<string> = new Set(['/', '/assets/app.js', '/assets/styles.css']);
+
 export const DOCUMENTED_STATUSES: ReadonlySet<number> = new Set([200, 400, 404, 405, 429, 502, 503]);
 
 const TITLES: Record<number, string[]> = {
@@ -28,6 +30,9 @@ export function describeUndocumentedAnswer(answer: SeenAnswer): string | undefin
   const { method, path, status, contentType, body } = answer;
   // The browsable reference serves its own static files and redirects: not part of the API contract.
   if (/^\/docs(\/|$|\?)/.test(path) && (status === 200 || status === 302 || status === 404)) return undefined;
+  const pathname = normalisedPathname(path);
+  // The web page and its assets, and the Prometheus text: their own content types, by design.
+  if ((WEB_PAGE_PATHS.has(pathname.replace(/(.)\/$/, '$1')) || pathname === '/metrics' || pathname === '/metrics/') && status === 200) return undefined;
   if (!DOCUMENTED_STATUSES.has(status)) return `status ${status}`;
   if (method === 'HEAD') return body === '' ? undefined : 'HEAD answer with a body';
   if (status === 200) return describeUndocumentedSuccess(path, contentType, body);
@@ -49,6 +54,17 @@ export function describeUndocumentedAnswer(answer: SeenAnswer): string | undefin
   return undefined;
 }
 
+/** The path as the router sees it: `/..` and `/a/../` resolved, query dropped. */
+function normalisedPathname(path: string): string {
+  // The asterisk form (`GET *`) is routed as the root by Node and Fastify.
+  if (path === '*') return '/';
+  try {
+    return new URL(path, 'http://127.0.0.1').pathname;
+  } catch {
+    return path.split('?')[0] ?? path;
+  }
+}
+
 function describeUndocumentedSuccess(path: string, contentType: string | undefined, body: string): string | undefined {
   if (!contentType?.startsWith('application/json')) return `200 with content type ${contentType ?? 'none'}`;
   let parsed: Record<string, unknown>;
@@ -67,6 +83,7 @@ function describeUndocumentedSuccess(path: string, contentType: string | undefin
     if (Object.keys(data).sort().join() !== expected.join()) return `200 data members ${Object.keys(data).join()}`;
     return undefined;
   }
+  if (/^\/health\/ready\/?$/.test(pathname)) return typeof parsed.status === 'string' ? undefined : 'readiness body';
   if (pathname.startsWith('/health')) {
     return parsed.status === 'ok' && typeof parsed.uptime === 'number' && typeof parsed.timestamp === 'string' ? undefined : 'health body';
   }
