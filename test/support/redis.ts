@@ -2,6 +2,8 @@
 // keys afterwards, so files run in parallel (and other projects' keys) never interfere.
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { afterAll } from 'vitest';
+import { createRedisClient, type RedisClient } from '../../src/infra/redis/redis-client.js';
 
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -37,4 +39,34 @@ export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs
     if (Date.now() > deadline) throw new Error('condition not met in time');
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/**
+ * The usual set-up of a Redis test file: a random key prefix, an admin connection, and
+ * `readyClient()` for clients under that prefix (ready when the URL is the test Redis). Every
+ * client is quit and every key deleted after the file's tests.
+ */
+export function useRedisTestClients(label: string): {
+  prefix: string;
+  admin: Redis;
+  readyClient: (url?: string) => Promise<RedisClient>;
+} {
+  const prefix = uniqueKeyPrefix(label);
+  const admin = connectAdmin();
+  const clients: RedisClient[] = [];
+  afterAll(async () => {
+    await Promise.all(clients.map((client) => client.quit()));
+    await deleteKeys(admin, prefix);
+    admin.disconnect();
+  });
+  return {
+    prefix,
+    admin,
+    readyClient: async (url = TEST_REDIS_URL) => {
+      const client = createRedisClient(url, { keyPrefix: prefix });
+      clients.push(client);
+      if (url === TEST_REDIS_URL) await waitFor(() => client.isReady());
+      return client;
+    },
+  };
 }

@@ -1,25 +1,9 @@
-import { afterAll, describe, expect, it } from 'vitest';
-import { createRedisClient, type RedisClient } from '../redis/redis-client.js';
-import { connectAdmin, deleteKeys, TEST_REDIS_URL, uniqueKeyPrefix, waitFor } from '../../../test/support/redis.js';
+import { describe, expect, it } from 'vitest';
+import { useRedisTestClients } from '../../../test/support/redis.js';
 import { createRedisSourceCache, decodeCachedResult, encodeCachedResult } from './redis-source-cache.js';
 import type { CachedSourceResult } from './source-cache.js';
 
-const prefix = uniqueKeyPrefix('cache');
-const admin = connectAdmin();
-const clients: RedisClient[] = [];
-
-async function readyClient(url = TEST_REDIS_URL): Promise<RedisClient> {
-  const client = createRedisClient(url, { keyPrefix: prefix });
-  clients.push(client);
-  if (url === TEST_REDIS_URL) await waitFor(() => client.isReady());
-  return client;
-}
-
-afterAll(async () => {
-  await Promise.all(clients.map((client) => client.quit()));
-  await deleteKeys(admin, prefix);
-  admin.disconnect();
-});
+const { prefix, admin, readyClient } = useRedisTestClients('cache');
 
 function entry(overrides: Partial<CachedSourceResult> = {}): CachedSourceResult {
   const nowMs = Date.now();

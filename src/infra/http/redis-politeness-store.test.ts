@@ -1,26 +1,10 @@
-import { afterAll, describe, expect, it } from 'vitest';
-import { createRedisClient, type RedisClient } from '../redis/redis-client.js';
-import { connectAdmin, deleteKeys, listKeys, TEST_REDIS_URL, uniqueKeyPrefix, waitFor } from '../../../test/support/redis.js';
+import { describe, expect, it } from 'vitest';
+import { listKeys, useRedisTestClients } from '../../../test/support/redis.js';
 import { createRedisPolitenessStore } from './redis-politeness-store.js';
 import { createUpstreamFetcher } from './upstream-fetcher.js';
 import type { HttpClient, HttpRequest, HttpResult } from './types.js';
 
-const prefix = uniqueKeyPrefix('politeness');
-const admin = connectAdmin();
-const clients: RedisClient[] = [];
-
-async function readyClient(url = TEST_REDIS_URL): Promise<RedisClient> {
-  const client = createRedisClient(url, { keyPrefix: prefix });
-  clients.push(client);
-  if (url === TEST_REDIS_URL) await waitFor(() => client.isReady());
-  return client;
-}
-
-afterAll(async () => {
-  await Promise.all(clients.map((client) => client.quit()));
-  await deleteKeys(admin, prefix);
-  admin.disconnect();
-});
+const { prefix, admin, readyClient } = useRedisTestClients('politeness');
 
 function countingClient(status: () => number): HttpClient & { calls: number } {
   const client = {

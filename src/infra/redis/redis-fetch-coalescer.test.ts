@@ -1,24 +1,8 @@
-import { afterAll, describe, expect, it } from 'vitest';
-import { createRedisClient, type RedisClient } from './redis-client.js';
-import { connectAdmin, deleteKeys, TEST_REDIS_URL, uniqueKeyPrefix, waitFor } from '../../../test/support/redis.js';
+import { describe, expect, it } from 'vitest';
+import { useRedisTestClients } from '../../../test/support/redis.js';
 import { createRedisFetchCoalescer } from './redis-fetch-coalescer.js';
 
-const prefix = uniqueKeyPrefix('coalesce');
-const admin = connectAdmin();
-const clients: RedisClient[] = [];
-
-async function readyClient(url = TEST_REDIS_URL): Promise<RedisClient> {
-  const client = createRedisClient(url, { keyPrefix: prefix });
-  clients.push(client);
-  if (url === TEST_REDIS_URL) await waitFor(() => client.isReady());
-  return client;
-}
-
-afterAll(async () => {
-  await Promise.all(clients.map((client) => client.quit()));
-  await deleteKeys(admin, prefix);
-  admin.disconnect();
-});
+const { prefix, admin, readyClient } = useRedisTestClients('coalesce');
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
