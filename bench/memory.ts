@@ -39,6 +39,7 @@ export async function benchMemory(numbers = 100_000): Promise<BenchSection> {
       { label: 'RSS growth per cached number (3 source results)', value: `${formatNumber(rssDelta / figures.numbers)} bytes` },
       { label: 'RSS growth per cache entry (one source result)', value: `${formatNumber(rssDelta / figures.entries)} bytes` },
       { label: 'JS heap growth per cache entry', value: `${formatNumber(heapDelta / figures.entries)} bytes` },
+      { label: 'RSS the default CACHE_MAX_ENTRIES=100000 costs when full (estimate)', value: `${formatNumber((rssDelta / figures.entries) * 100_000 / MIB, 0)} MiB` },
     ],
     notes: [
       `Lookups driven in-process through createLookupService with in-memory sources answering the sample data (two primary comments, one community comment) at once; ${formatNumber(figures.entries)} entries in the cache after ${formatNumber(figures.elapsedMs / 1000, 1)} s.`,
