@@ -16,6 +16,7 @@ import { createMemorySourceCache } from './infra/cache/memory-cache.js';
 import { createLookupService } from './domain/lookup/lookup-service.js';
 import { loadNumberingPlan, type NumberingPlan } from './domain/numbering/numbering-plan.js';
 import { createPhoneNumberParser } from './domain/numbering/parse-phone-number.js';
+import { memoizeParser } from './domain/numbering/memoize-parser.js';
 import { createTellowsSource } from './sources/tellows/tellows-source.js';
 import { createNumeroinconnuSource } from './sources/numeroinconnu/numeroinconnu-source.js';
 import { createTelguarderSource } from './sources/telguarder/telguarder-source.js';
@@ -61,7 +62,7 @@ const LOCK_MARGIN_MS = 1000;
 export async function createServiceDependencies(config: Config, logger?: Logger, overrides: ServiceOverrides = {}): Promise<ServiceDependencies> {
   const hashKey = createKeyedHasher(config.HASH_SECRET);
   const numberingPlan = overrides.numberingPlan ?? loadNumberingPlan(resolve(config.ARCEP_DATA_DIR));
-  const parsePhoneNumber = createPhoneNumberParser(numberingPlan, config.DEFAULT_REGION);
+  const parsePhoneNumber = memoizeParser(createPhoneNumberParser(numberingPlan, config.DEFAULT_REGION));
 
   const redisClient: RedisClient | undefined =
     config.REDIS_URL === undefined ? undefined : createRedisClient(config.REDIS_URL, { keyPrefix: config.REDIS_KEY_PREFIX, logger });

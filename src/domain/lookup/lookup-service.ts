@@ -13,7 +13,7 @@
 import { setMaxListeners } from 'node:events';
 import type { Config } from '../../config/config.js';
 import type { KeyedHasher } from '../../infra/hash.js';
-import { toSourceCacheKey, type CachedSourceResult, type SourceResultCache } from '../../infra/cache/source-cache.js';
+import { sourceCacheKeyOf, type CachedSourceResult, type SourceResultCache } from '../../infra/cache/source-cache.js';
 import { failed, notFound, ok, type Source, type SourceOutcome, type SourcesBySlot, type SourceStatus } from '../../sources/source.js';
 import type { ParsedPhoneNumber } from '../phone-number.js';
 import type { SourceDataBySlot, SourceSlot } from '../report.js';
@@ -234,11 +234,12 @@ export function createLookupService(options: LookupServiceOptions): EngineLookup
   async function resolveSlot<S extends SourceSlot>(
     source: Source<S>,
     number: ParsedPhoneNumber,
+    numberHash: string,
     callerSignal: AbortSignal,
     callerAbortReason: () => 'timeout' | 'aborted',
   ): Promise<SlotResult<S>> {
     const slot = source.slot;
-    const key = toSourceCacheKey(hashKey, slot, number.e164);
+    const key = sourceCacheKeyOf(slot, numberHash);
     const cached = await readCache(key, slot);
     const nowMs = now();
     if (cached !== undefined && cached.freshUntil > nowMs) return fromCache<S>(cached, 'hit');
@@ -261,6 +262,7 @@ export function createLookupService(options: LookupServiceOptions): EngineLookup
   async function lookupSlot<S extends SourceSlot>(
     source: Source<S>,
     number: ParsedPhoneNumber,
+    numberHash: string,
     callerSignal: AbortSignal,
     callerAbortReason: () => 'timeout' | 'aborted',
   ): Promise<SlotResult<S>> {
@@ -271,7 +273,7 @@ export function createLookupService(options: LookupServiceOptions): EngineLookup
       : await new Promise<SlotResult<S>>((resolve) => {
           const onAbort = (): void => resolve(abandoned());
           callerSignal.addEventListener('abort', onAbort, { once: true });
-          resolveSlot(source, number, callerSignal, callerAbortReason)
+          resolveSlot(source, number, numberHash, callerSignal, callerAbortReason)
             .then(resolve, (error: unknown) => {
               logger?.warn({ slot: source.slot, err: describeError(error) }, 'lookup slot failed unexpectedly');
               resolve(abandoned());
@@ -302,11 +304,12 @@ export function createLookupService(options: LookupServiceOptions): EngineLookup
       const timer = setTimeout(() => deadline.abort(new LookupDeadlineExceeded()), config.LOOKUP_TIMEOUT_MS);
       const callerSignal = signal === undefined ? deadline.signal : AbortSignal.any([deadline.signal, signal]);
       const callerAbortReason = (): 'timeout' | 'aborted' => (deadline.signal.aborted ? 'timeout' : 'aborted');
+      const numberHash = hashKey(number.e164);
       try {
         const [primary, community, signals] = await Promise.all([
-          lookupSlot(sources.primary, number, callerSignal, callerAbortReason),
-          lookupSlot(sources.community, number, callerSignal, callerAbortReason),
-          lookupSlot(sources.signals, number, callerSignal, callerAbortReason),
+          lookupSlot(sources.primary, number, numberHash, callerSignal, callerAbortReason),
+          lookupSlot(sources.community, number, numberHash, callerSignal, callerAbortReason),
+          lookupSlot(sources.signals, number, numberHash, callerSignal, callerAbortReason),
         ]);
         return { primary, community, signals } satisfies LookupResult;
       } finally {

@@ -29,14 +29,18 @@ export interface SourceResultCache {
   set(key: string, value: CachedSourceResult, ttlSeconds: number): Promise<void>;
 }
 
-/** Bump when the shape of CachedSourceResult or of a slot's data changes, so old entries are ignored. */
-export const SOURCE_CACHE_KEY_VERSION = 'v1';
+/** Bump when the shape of CachedSourceResult, of a slot's data or of the key changes, so old entries are ignored. */
+export const SOURCE_CACHE_KEY_VERSION = 'v2';
 
 /**
- * The cache key of one slot's result for one number: `v1:<slot>:<keyed hash>`. The hash covers
- * slot and E.164 together, so equal digits in different slots give unrelated keys, and a store
- * dump reveals no number without the secret.
+ * The cache key of one slot's result for one number: `v2:<slot>:<keyed hash of the E.164>`.
+ * A store dump reveals no number without the secret. One hash per number serves its three
+ * slots (`toSourceCacheKeys`), since a keyed hash is the dearest step of a cached lookup.
  */
 export function toSourceCacheKey(hashKey: KeyedHasher, slot: SourceSlot, e164: string): string {
-  return `${SOURCE_CACHE_KEY_VERSION}:${slot}:${hashKey(`${slot}|${e164}`)}`;
+  return sourceCacheKeyOf(slot, hashKey(e164));
+}
+
+export function sourceCacheKeyOf(slot: SourceSlot, numberHash: string): string {
+  return `${SOURCE_CACHE_KEY_VERSION}:${slot}:${numberHash}`;
 }

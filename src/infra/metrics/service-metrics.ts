@@ -66,8 +66,17 @@ const SAFE_LABEL = /^[A-Za-z0-9_.:/\-() ]{0,64}$/;
 const LOOKS_PERSONAL = /\d{6,}|[A-Za-z0-9_-]{24,}/;
 
 /** A label value from a closed vocabulary, or `other`: nothing personal can slip into a label. */
+// Label values come from small closed sets (routes, statuses, reasons): remember the verdict
+// so the check costs a map lookup per observation; bounded in case a caller passes more.
+const checkedLabels = new Map<string, string>();
+const MAX_CHECKED_LABELS = 1000;
+
 export function labelValue(value: string): string {
-  return SAFE_LABEL.test(value) && !LOOKS_PERSONAL.test(value) ? value : 'other';
+  const known = checkedLabels.get(value);
+  if (known !== undefined) return known;
+  const safe = SAFE_LABEL.test(value) && !LOOKS_PERSONAL.test(value) ? value : 'other';
+  if (checkedLabels.size < MAX_CHECKED_LABELS) checkedLabels.set(value, safe);
+  return safe;
 }
 
 const LATENCY_BUCKETS_SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8];
