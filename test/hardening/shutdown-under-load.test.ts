@@ -3,10 +3,9 @@
 // request sent before the signal is answered in full (none lost), requests after it are either
 // answered or refused at the door (never cut off after being read), and the process exits 0
 // within its grace period.
-import { spawn } from 'node:child_process';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnServer, startSlowUnknownUpstream, type SlowUpstream } from '../support/server-process.js';
 
 const UPSTREAM_DELAY_MS = 300;
 const GRACE_MS = 5000;
@@ -33,55 +32,22 @@ function lookupOnce(port: number, path: string): Promise<{ status: number } | { 
 }
 
 describe('hardening: graceful shutdown under load', () => {
-  let upstream: http.Server;
-  let upstreamUrl: string;
+  let upstream: SlowUpstream;
   beforeAll(async () => {
-    upstream = http.createServer((request, response) => {
-      request.resume();
-      setTimeout(() => response.writeHead(404, { 'content-type': 'text/html' }).end('<html>404</html>'), UPSTREAM_DELAY_MS);
-    });
-    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
-    upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+    upstream = await startSlowUnknownUpstream(UPSTREAM_DELAY_MS);
   });
-  afterAll(async () => {
-    upstream.closeAllConnections();
-    await new Promise((resolve) => upstream.close(resolve));
-  });
+  afterAll(async () => upstream.close());
 
   it('loses no request sent before SIGTERM, refuses later ones cleanly, and exits 0 within the grace period', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-      env: {
-        ...process.env,
-        PORT: '0',
-        HOST: '127.0.0.1',
-        LOG_LEVEL: 'info',
-        RATE_LIMIT_MAX: '0',
-        SHUTDOWN_GRACE_MS: String(GRACE_MS),
-        // Every lookup is a distinct number, so none is answered from the cache or coalesced.
-        TELLOWS_RPM: '100000',
-        NUMEROINCONNU_RPM: '100000',
-        TELGUARDER_RPM: '100000',
-        UPSTREAM_CONCURRENCY: '64',
-        TELLOWS_API_URL: upstreamUrl,
-        TELLOWS_WEB_URL: upstreamUrl,
-        NUMEROINCONNU_URL: upstreamUrl,
-        TELGUARDER_URL: upstreamUrl,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    const port = await new Promise<number>((resolve, reject) => {
-      let output = '';
-      const timer = setTimeout(() => reject(new Error(`server did not start: ${output}`)), 15_000);
-      child.stdout.on('data', (chunk: Buffer) => {
-        output += chunk.toString();
-        const match = /Server listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(output);
-        if (match?.[1]) {
-          clearTimeout(timer);
-          resolve(Number(match[1]));
-        }
-      });
-      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const { child, port, exited } = await spawnServer({
+      ...upstream.env,
+      RATE_LIMIT_MAX: '0',
+      SHUTDOWN_GRACE_MS: String(GRACE_MS),
+      // Every lookup is a distinct number, so none is answered from the cache or coalesced.
+      TELLOWS_RPM: '100000',
+      NUMEROINCONNU_RPM: '100000',
+      TELGUARDER_RPM: '100000',
+      UPSTREAM_CONCURRENCY: '64',
     });
     // The first lookups warm the process (lazy data, JIT) before the load is measured.
     for (let attempt = 0; attempt < 20; attempt += 1) {
@@ -122,5 +88,5 @@ describe('hardening: graceful shutdown under load', () => {
     }
     expect(exitCode).toBe(0);
     expect(exitedAfterMs).toBeLessThan(GRACE_MS);
-  }, 30_000);
+  }, 60_000);
 });
