@@ -12,6 +12,10 @@ import {
 import { distinctNumber, frenchMobile } from '../../../test/support/parsed-number.js';
 import { upstreamPath } from '../../../test/support/loopback-source.js';
 import { buildReport, failureReasons } from '../report-builder.js';
+import { createMemorySourceCache } from '../../infra/cache/memory-cache.js';
+import { createKeyedHasher } from '../../infra/hash.js';
+import { ok, type SourcesBySlot } from '../../sources/source.js';
+import { createLookupService, type EngineLookupService, type LookupServiceOptions } from './lookup-service.js';
 
 let harness: EngineHarness | undefined;
 
@@ -374,5 +378,81 @@ describe('lookup service: outcome hook', () => {
     ]);
     expect(h.events.slice(3).every((event) => event.cache === 'hit')).toBe(true);
     expect(JSON.stringify(h.events)).not.toContain('6123456');
+  });
+});
+
+describe('lookup service: misbehaving dependencies', () => {
+  const okSources = {
+    primary: { slot: 'primary', name: 'tellows', lookup: async () => ok(PRIMARY_DATA) },
+    community: { slot: 'community', name: 'numeroinconnu', lookup: async () => ok(COMMUNITY_DATA) },
+    signals: { slot: 'signals', name: 'telguarder', lookup: async () => ok(SIGNALS_DATA) },
+  } satisfies SourcesBySlot;
+
+  function serviceWith(options: Partial<LookupServiceOptions>): { service: EngineLookupService; warnings: object[] } {
+    const warnings: object[] = [];
+    const service = createLookupService({
+      sources: okSources,
+      cache: createMemorySourceCache({ maxEntries: 100 }),
+      hashKey: createKeyedHasher('misbehaving-test-secret-123'),
+      config: TEST_CONFIG,
+      logger: { warn: (obj) => warnings.push(obj) },
+      ...options,
+    });
+    return { service, warnings };
+  }
+
+  it('treats a cache that fails to read as a miss and logs it without the number', async () => {
+    const { service, warnings } = serviceWith({
+      cache: { get: () => Promise.reject(new Error('store down')), set: async () => undefined },
+    });
+    const result = await service.lookup(frenchMobile(60));
+    expect(result.primary).toMatchObject({ status: 'ok', cache: 'miss', data: PRIMARY_DATA });
+    expect(warnings.length).toBeGreaterThan(0);
+    expect(JSON.stringify(warnings)).not.toContain('6123456');
+  });
+
+  it('still settles every slot by the lookup deadline when the cache never answers', async () => {
+    const { service } = serviceWith({ cache: { get: () => new Promise(() => undefined), set: async () => undefined } });
+    const result = await service.lookup(frenchMobile(61));
+    for (const slot of [result.primary, result.community, result.signals]) expect(slot).toMatchObject({ status: 'error', reason: 'timeout' });
+  });
+
+  it('answers an error for a source that throws instead of returning an outcome', async () => {
+    const { service, warnings } = serviceWith({
+      sources: {
+        ...okSources,
+        community: {
+          slot: 'community',
+          name: 'numeroinconnu',
+          lookup: () => {
+            throw new Error('adapter bug');
+          },
+        },
+      },
+    });
+    const result = await service.lookup(frenchMobile(62));
+    expect(result.community).toMatchObject({ status: 'error', reason: 'parse', data: null });
+    expect(result.primary.status).toBe('ok');
+    expect(warnings).toHaveLength(1);
+  });
+
+  it('answers timeout for a source that ignores its abort signal', async () => {
+    const { service } = serviceWith({
+      sources: { ...okSources, signals: { slot: 'signals', name: 'telguarder', lookup: () => new Promise(() => undefined) } },
+    });
+    const result = await service.lookup(frenchMobile(63));
+    expect(result.signals).toMatchObject({ status: 'error', reason: 'timeout' });
+    expect(result.primary.status).toBe('ok');
+  });
+
+  it('keeps answering when the outcome hook throws', async () => {
+    const { service, warnings } = serviceWith({
+      onSourceOutcome: () => {
+        throw new Error('metrics broke');
+      },
+    });
+    const result = await service.lookup(frenchMobile(64));
+    expect(result.primary.status).toBe('ok');
+    expect(warnings).toHaveLength(3);
   });
 });
