@@ -5,6 +5,7 @@
 import { blocked, failed, type SourceOutcome } from '../../sources/source.js';
 import { createMemoryPolitenessStore, type PauseState, type PolitenessStore } from './politeness-store.js';
 import type { HttpClient, HttpRequest, HttpResponse, UpstreamFetcher } from './types.js';
+import { sleepUnlessAborted } from '../abortable-sleep.js';
 
 /** First pause after a 403/429 without Retry-After (another scraper of these sites uses the same). */
 export const INITIAL_PAUSE_MS = 5 * 60_000;
@@ -72,7 +73,7 @@ export function createUpstreamFetcher(options: UpstreamFetcherOptions): Upstream
         return true;
       }
       if (decision.granted) return true;
-      if (!(await sleep(Math.min(decision.retryInMs, BUDGET_POLL_MS), signal))) return false;
+      if (!(await sleepUnlessAborted(Math.min(decision.retryInMs, BUDGET_POLL_MS), signal))) return false;
     }
   }
 
@@ -145,20 +146,6 @@ export function parseRetryAfterMs(value: string | undefined, nowMs: number): num
   return Math.min(Math.max(0, delayMs), MAX_RETRY_AFTER_MS);
 }
 
-function sleep(delayMs: number, signal: AbortSignal): Promise<boolean> {
-  if (signal.aborted) return Promise.resolve(false);
-  return new Promise((resolve) => {
-    const onAbort = () => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve(true);
-    }, delayMs);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
 
 interface Semaphore {
   acquire(signal: AbortSignal): Promise<boolean>;

@@ -8,6 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { createInProcessCoalescer, type CoalesceOptions, type InProcessCoalescer } from '../../domain/lookup/coalescer.js';
 import type { RedisClient } from './redis-client.js';
+import { sleepUnlessAborted } from '../abortable-sleep.js';
 
 export interface RedisFetchCoalescerOptions {
   client: RedisClient;
@@ -79,7 +80,7 @@ export function createRedisFetchCoalescer(options: RedisFetchCoalescerOptions): 
           release(lockKey, token);
         }
       }
-      if (!(await sleep(pollIntervalMs / 2 + Math.random() * pollIntervalMs, signal))) throw signal.reason;
+      if (!(await sleepUnlessAborted(pollIntervalMs / 2 + Math.random() * pollIntervalMs, signal))) throw signal.reason;
       const settled = await readSettledSafely(readSettled);
       if (settled !== undefined) return settled;
     }
@@ -94,17 +95,3 @@ export function createRedisFetchCoalescer(options: RedisFetchCoalescerOptions): 
   };
 }
 
-function sleep(delayMs: number, signal: AbortSignal): Promise<boolean> {
-  if (signal.aborted) return Promise.resolve(false);
-  return new Promise((resolve) => {
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve(true);
-    }, delayMs);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
