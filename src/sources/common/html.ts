@@ -251,24 +251,8 @@ export function nextElementSibling(element: HtmlElement): HtmlElement | null {
  * boundaries become spaces; inline elements join without one.
  */
 export function rawText(element: HtmlElement): string {
-  const parts: string[] = [];
-  const pending: (HtmlNode | string)[] = [...element.children].reverse();
-  for (let node = pending.pop(); node !== undefined; node = pending.pop()) {
-    if (typeof node === 'string') {
-      parts.push(node);
-    } else if (!isElement(node)) {
-      parts.push(node.text);
-    } else {
-      const separator = INLINE_TAGS.has(node.tag) ? '' : ' ';
-      pending.push(separator);
-      for (let child = node.children.length - 1; child >= 0; child -= 1) {
-        const childNode = node.children[child];
-        if (childNode !== undefined) pending.push(childNode);
-      }
-      pending.push(separator);
-    }
-  }
-  return parts.join('');
+  // No bound: the same walk as shortRawText with an unlimited budget, which never gives up.
+  return shortRawText(element, Number.POSITIVE_INFINITY) ?? '';
 }
 
 /**
