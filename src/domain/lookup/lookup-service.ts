@@ -191,6 +191,11 @@ export function createLookupService(options: LookupServiceOptions): EngineLookup
     return { outcome, fetchedAt };
   }
 
+  /** The slot of a caller that stopped waiting (lookup deadline or client gone): no data, says why. */
+  function abandonedSlot<S extends SourceSlot>(reason: 'timeout' | 'aborted'): SlotResult<S> {
+    return { status: 'error', reason, fetchedAt: isoAt(now()), cache: 'miss', data: null };
+  }
+
   function fromCache<S extends SourceSlot>(entry: CachedSourceResult, cacheState: CacheState): SlotResult<S> {
     const result: SlotResult<S> = {
       status: entry.status,
@@ -254,7 +259,7 @@ export function createLookupService(options: LookupServiceOptions): EngineLookup
       });
       return fromFetch(fetched);
     } catch {
-      return { status: 'error', reason: callerAbortReason(), fetchedAt: isoAt(now()), cache: 'miss', data: null };
+      return abandonedSlot<S>(callerAbortReason());
     }
   }
 
@@ -267,7 +272,7 @@ export function createLookupService(options: LookupServiceOptions): EngineLookup
     callerAbortReason: () => 'timeout' | 'aborted',
   ): Promise<SlotResult<S>> {
     const startedAt = performance.now();
-    const abandoned = (): SlotResult<S> => ({ status: 'error', reason: callerAbortReason(), fetchedAt: isoAt(now()), cache: 'miss', data: null });
+    const abandoned = (): SlotResult<S> => abandonedSlot<S>(callerAbortReason());
     const result = callerSignal.aborted
       ? abandoned()
       : await new Promise<SlotResult<S>>((resolve) => {
