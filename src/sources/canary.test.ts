@@ -1,12 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { useCanaryLoopback } from '../../test/support/canary-loopback.js';
-import { CANARY_TARGETS, maskNumber, parseCanaryNumber } from './canary.js';
-import { tellowsCanaryTarget } from './tellows/tellows-canary.js';
+import { useCanaryLoopback } from '../../test/support/loopback-http.js';
+import { canaryNumbersFor, DEFAULT_CANARY_NUMBERS, maskNumber, parseCanaryNumber } from './canary.js';
+import { UPSTREAMS } from './upstreams.js';
+import { loadConfig } from '../config/config.js';
+import { tellowsUpstream } from './tellows/tellows-upstream.js';
 
 const fixture = (name: string) => readFileSync(new URL(`./tellows/fixtures/${name}`, import.meta.url));
 
-const site = useCanaryLoopback(tellowsCanaryTarget, ['TELLOWS_API_URL', 'TELLOWS_WEB_URL']);
+const site = useCanaryLoopback(tellowsUpstream, ['TELLOWS_API_URL', 'TELLOWS_WEB_URL']);
 
 describe('runCanary (a loopback server standing in for tellows)', () => {
   it('passes and lists the found markers when the page has them', async () => {
@@ -63,7 +65,24 @@ describe('runCanary (a loopback server standing in for tellows)', () => {
 
 describe('canary helpers', () => {
   it('checks every upstream', () => {
-    expect(CANARY_TARGETS.map((target) => target.name)).toEqual(['tellows', 'numeroinconnu', 'telguarder']);
+    expect(UPSTREAMS.map((upstream) => upstream.name)).toEqual(['tellows', 'numeroinconnu', 'telguarder']);
+  });
+
+  it('reads CANARY_NUMBERS: the numbers of an upstream first, then the bare ones, then the defaults', () => {
+    const setting = 'telguarder:0612345678,0699999999,telguarder:+33612345679';
+    expect(canaryNumbersFor('telguarder', setting)).toEqual(['0612345678', '+33612345679']);
+    expect(canaryNumbersFor('tellows', setting)).toEqual(['0699999999']);
+    expect(canaryNumbersFor('numeroinconnu', 'telguarder:0612345678')).toEqual([...DEFAULT_CANARY_NUMBERS]);
+    expect(canaryNumbersFor('tellows', undefined)).toEqual([...DEFAULT_CANARY_NUMBERS]);
+  });
+
+  it('refuses a malformed CANARY_NUMBERS, an unknown TELGUARDER_LOOKUP or a negative CANARY_INTERVAL_S, naming the variable', () => {
+    expect(() => loadConfig({ CANARY_NUMBERS: 'tellow:0612345678' })).toThrow(/CANARY_NUMBERS="tellow:0612345678" is not valid/);
+    expect(() => loadConfig({ CANARY_NUMBERS: '0612345678;0699999999' })).toThrow(/CANARY_NUMBERS/);
+    expect(() => loadConfig({ TELGUARDER_LOOKUP: 'get' })).toThrow(/TELGUARDER_LOOKUP="get" is not valid: expected one of search, number/);
+    expect(() => loadConfig({ CANARY_INTERVAL_S: '-5' })).toThrow(/CANARY_INTERVAL_S/);
+    expect(loadConfig({ CANARY_NUMBERS: 'telguarder:0612345678,+32470000000' }).CANARY_NUMBERS).toBe('telguarder:0612345678,+32470000000');
+    expect(loadConfig({})).toMatchObject({ TELGUARDER_LOOKUP: 'search', CANARY_INTERVAL_S: 0 });
   });
 
   it('masks every long digit run', () => {

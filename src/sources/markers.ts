@@ -1,9 +1,9 @@
 // What the live canary checks on a real upstream body: each marker a parser relies on, and
-// whether the body had it. Every adapter exports a `describeMarkers(body)` built on these types,
-// next to its parser, so the list of markers and the parser that needs them change together.
-import type { Config } from '../config/config.js';
-import type { UpstreamFetcher } from '../infra/http/types.js';
-import type { Source } from './source.js';
+// whether the body had it. Each parser reports its markers from the same pass that reads the
+// body, so the list of markers and the parser that needs them cannot drift apart; each
+// upstream folder exports `markersOf<Upstream>(body)`, which its description (`markers`) hands
+// to the canary.
+import type { SourceOutcome } from '../domain/ports/source.js';
 
 export interface MarkerReport {
   /** A short name an operator can read, e.g. `img.scoreimage` or `json: tellows.score`. */
@@ -13,21 +13,15 @@ export interface MarkerReport {
   required?: boolean;
 }
 
+/** What every parser returns: the outcome of the body, and which markers the same pass found. */
+export interface ParseResult<T> {
+  outcome: SourceOutcome<T>;
+  markers: MarkerReport[];
+}
+
 export type DescribeMarkers = (body: string) => MarkerReport[];
 
 /** True when every required marker (those not marked `required: false`) was found. */
 export function haveRequiredMarkers(reports: readonly MarkerReport[]): boolean {
   return reports.every((report) => report.found || report.required === false);
-}
-
-/**
- * How the live canary drives one upstream: it builds the adapter's real source over fetchers
- * it provides (they record every body), looks numbers up, then checks each body's markers.
- * Each adapter exports one of these next to its source.
- */
-export interface CanaryTarget {
-  /** Upstream name as printed (`tellows`, `numeroinconnu`, `telguarder`). */
-  name: string;
-  createSource(config: Config, makeFetcher: (upstream: string, requestsPerMinute: number) => UpstreamFetcher): Source;
-  describeMarkers: DescribeMarkers;
 }

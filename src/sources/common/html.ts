@@ -1,207 +1,85 @@
-// A small, forgiving HTML reader for the scraped upstream pages: a linear scanner that builds
-// an element tree, plus the few queries the parsers need (by tag, class, id, attribute).
+// The one HTML reader of the three page adapters: htmlparser2 (a maintained, forgiving,
+// streaming parser) builds a domhandler tree, and this module adds the few queries the parsers
+// need (by class, id, tag, attribute, text). Entities, in text and attributes, are decoded by
+// the parser itself, so every string read here is plain text.
 //
-// Why not a library: the pages are read for a dozen markers, not rendered, and what matters is
-// that malformed or hostile input never throws, never backtracks and never recurses deeply.
-// A hand-written scanner gives that in ~200 lines with no dependency (the maintained parsers
-// either pull a chain of packages or require a newer Node 20 minor than the project's floor).
-// It tolerates what real pages do: unquoted and valueless attributes, any attribute order,
-// upper-case tags, stray or missing end tags, `<p>`/`<li>`/`<td>` closed implicitly, comments,
-// and script/style bodies containing `<`.
-import { decodeEntities } from './text.js';
+// One bound is ours: htmlparser2 keeps its open-element stack with `Array#unshift`, which makes
+// a hostile page of thousands of unclosed elements quadratic. Past MAX_DEPTH open elements a new
+// element is treated as empty (its content goes to its parent), which keeps the parse linear and
+// every walk of the tree shallow; real pages nest a few dozen levels.
+import { Parser } from 'htmlparser2';
+import { DomHandler, isTag, isText } from 'domhandler';
+import type { AnyNode, Document, Element, ParentNode } from 'domhandler';
+import { cleanText, MAX_TEXT_LENGTH } from './text.js';
 
-export interface HtmlElement {
-  readonly tag: string;
-  /** Index among the parent's children (text nodes included). */
-  readonly position: number;
-  readonly attributes: ReadonlyMap<string, string>;
-  readonly classes: readonly string[];
-  readonly children: HtmlNode[];
-  readonly parent: HtmlElement | null;
-}
+export type HtmlElement = Element;
+export type HtmlParent = ParentNode;
 
-export interface HtmlText {
-  readonly text: string;
-}
+/** Deeper nesting than this is flattened (see above). */
+export const MAX_DEPTH = 256;
 
-export type HtmlNode = HtmlElement | HtmlText;
-
-/** Elements that never have content. */
-const VOID_TAGS = new Set([
-  'area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'param', 'source', 'track', 'wbr',
-]);
-/** Elements whose body is raw text up to their end tag; their content is dropped. */
-const RAW_TEXT_TAGS = new Set(['script', 'style', 'noscript', 'template', 'textarea', 'iframe', 'svg']);
-/** Opening one of these closes an open `<p>` at the top of the stack, as browsers do. */
-const BLOCK_TAGS = new Set([
-  'address', 'article', 'aside', 'blockquote', 'div', 'dl', 'fieldset', 'footer', 'form', 'h1', 'h2', 'h3', 'h4',
-  'h5', 'h6', 'header', 'hr', 'main', 'nav', 'ol', 'p', 'pre', 'section', 'table', 'ul',
-]);
-/** Opening one of these closes an open sibling of the same family. */
-// A Map, not an object literal: a tag named `constructor` must not find Object's prototype.
-const SELF_CLOSING_FAMILIES: ReadonlyMap<string, readonly string[]> = new Map([
-  ['li', ['li']], ['dt', ['dt', 'dd']], ['dd', ['dt', 'dd']], ['tr', ['tr', 'td', 'th']], ['td', ['td', 'th']],
-  ['th', ['td', 'th']], ['option', ['option']],
-]);
-/** Text joins across these without a space ("mer<span>de</span>" stays one word). */
-const INLINE_TAGS = new Set(['a', 'abbr', 'b', 'bdi', 'bdo', 'cite', 'code', 'em', 'font', 'i', 'mark', 'q', 's', 'small', 'span', 'strong', 'sub', 'sup', 'u']);
-
-/** Deeper nesting than this is flattened: keeps every walk bounded on hostile input. */
-const MAX_DEPTH = 256;
-
-interface MutableElement {
-  tag: string;
-  position: number;
-  attributes: ReadonlyMap<string, string>;
-  classes: readonly string[];
-  children: HtmlNode[];
-  parent: MutableElement | null;
-}
-
-const NO_ATTRIBUTES: ReadonlyMap<string, string> = new Map();
-const NO_CLASSES: readonly string[] = Object.freeze([]);
-
-function createElement(tag: string, attributes: ReadonlyMap<string, string>, parent: MutableElement | null): MutableElement {
-  const classAttribute = attributes.get('class');
-  const classes = classAttribute === undefined ? NO_CLASSES : classAttribute.split(/\s+/).filter((name) => name !== '');
-  return { tag, position: parent === null ? 0 : parent.children.length, attributes, classes, children: [], parent };
-}
-
-function isNameCharacter(code: number): boolean {
-  // Anything but whitespace, `/`, `>`, `=`, quotes and `<`.
-  return !(code <= 0x20 || code === 0x2f || code === 0x3e || code === 0x3d || code === 0x22 || code === 0x27 || code === 0x3c);
-}
-
-function isWhitespace(code: number): boolean {
-  return code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0c || code === 0x0d;
-}
-
-interface OpenTag {
-  tag: string;
-  attributes: ReadonlyMap<string, string>;
-  selfClosing: boolean;
-  end: number;
-}
-
-/** Reads `<name attr=... >` starting at `start` (the `<`); null when it is not a tag. */
-function readOpenTag(html: string, start: number): OpenTag | null {
-  let index = start + 1;
-  const nameStart = index;
-  while (index < html.length && isNameCharacter(html.charCodeAt(index))) index += 1;
-  const tag = html.slice(nameStart, index).toLowerCase();
-  // As in browsers, any name starting with a letter opens a tag (`<a_b>` too), so a text node
-  // never holds `<` followed by a letter.
-  if (!/^[a-z]/.test(tag)) return null;
-  let attributes: Map<string, string> | null = null;
-  let selfClosing = false;
-  while (index < html.length) {
-    const code = html.charCodeAt(index);
-    if (isWhitespace(code)) {
-      index += 1;
-    } else if (code === 0x3e) {
-      return { tag, attributes: attributes ?? NO_ATTRIBUTES, selfClosing, end: index + 1 };
-    } else if (code === 0x2f) {
-      selfClosing = html.charCodeAt(index + 1) === 0x3e;
-      index += 1;
-    } else {
-      const attributeStart = index;
-      index += 1;
-      while (index < html.length && isNameCharacter(html.charCodeAt(index))) index += 1;
-      const name = html.slice(attributeStart, index).toLowerCase();
-      let value = '';
-      let cursor = index;
-      while (cursor < html.length && isWhitespace(html.charCodeAt(cursor))) cursor += 1;
-      if (html.charCodeAt(cursor) === 0x3d) {
-        cursor += 1;
-        while (cursor < html.length && isWhitespace(html.charCodeAt(cursor))) cursor += 1;
-        const quote = html.charCodeAt(cursor);
-        if (quote === 0x22 || quote === 0x27) {
-          const close = html.indexOf(quote === 0x22 ? '"' : "'", cursor + 1);
-          const valueEnd = close === -1 ? html.length : close;
-          value = html.slice(cursor + 1, valueEnd);
-          cursor = valueEnd + 1;
-        } else {
-          const valueStart = cursor;
-          while (cursor < html.length && !isWhitespace(html.charCodeAt(cursor)) && html.charCodeAt(cursor) !== 0x3e) cursor += 1;
-          value = html.slice(valueStart, cursor);
-        }
-        index = cursor;
-      }
-      attributes ??= new Map<string, string>();
-      if (name !== '' && !attributes.has(name)) attributes.set(name, decodeEntities(value));
-    }
+class DepthTrackingHandler extends DomHandler {
+  get depth(): number {
+    // The stack holds the document itself under the open elements.
+    return this.tagStack.length - 1;
   }
-  // Unterminated tag at the end of the input: keep what was read.
-  return { tag, attributes: attributes ?? NO_ATTRIBUTES, selfClosing, end: html.length };
 }
 
-/** Parses an HTML document into a tree under a synthetic `#root` element. Never throws. */
-export function parseHtml(html: string): HtmlElement {
-  const root = createElement('#root', new Map(), null);
-  const stack: MutableElement[] = [root];
-  const current = (): MutableElement => stack[stack.length - 1] ?? root;
-  let index = 0;
-  while (index < html.length) {
-    const lessThan = html.indexOf('<', index);
-    const textEnd = lessThan === -1 ? html.length : lessThan;
-    if (textEnd > index) current().children.push({ text: html.slice(index, textEnd) });
-    if (lessThan === -1) break;
-    index = lessThan;
-    const next = html.charCodeAt(index + 1);
-    if (html.startsWith('<!--', index)) {
-      const close = html.indexOf('-->', index + 4);
-      index = close === -1 ? html.length : close + 3;
-    } else if (next === 0x21 || next === 0x3f) {
-      // <!DOCTYPE …>, <![CDATA[…]]>, <?xml …?>
-      const close = html.indexOf('>', index + 2);
-      index = close === -1 ? html.length : close + 1;
-    } else if (next === 0x2f) {
-      const close = html.indexOf('>', index + 2);
-      const tag = (/^\s*([^\s/>]*)/.exec(html.slice(index + 2, close === -1 ? html.length : close))?.[1] ?? '').toLowerCase();
-      index = close === -1 ? html.length : close + 1;
-      for (let depth = stack.length - 1; depth > 0; depth -= 1) {
-        if (stack[depth]?.tag === tag) {
-          while (stack.length > depth) stack.pop();
-          break;
-        }
-      }
-    } else {
-      const open = readOpenTag(html, index);
-      if (open === null) {
-        current().children.push({ text: '<' });
-        index += 1;
-        continue;
-      }
-      index = open.end;
-      const family = SELF_CLOSING_FAMILIES.get(open.tag);
-      if (family !== undefined && family.includes(current().tag)) stack.pop();
-      if (BLOCK_TAGS.has(open.tag) && current().tag === 'p') stack.pop();
-      const parent = current();
-      const element = createElement(open.tag, open.attributes, parent);
-      parent.children.push(element);
-      if (RAW_TEXT_TAGS.has(open.tag) && !open.selfClosing) {
-        const endTag = new RegExp(`</${open.tag}`, 'gi');
-        endTag.lastIndex = index;
-        const close = endTag.exec(html);
-        index = close === null ? html.length : close.index;
-      } else if (!VOID_TAGS.has(open.tag) && !open.selfClosing && stack.length < MAX_DEPTH) {
-        stack.push(element);
-      }
-    }
+class BoundedParser extends Parser {
+  private flattenCurrentTag = false;
+
+  constructor(private readonly handler: DepthTrackingHandler) {
+    super(handler, { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true });
   }
-  return root;
+
+  override onopentagname(start: number, endIndex: number): void {
+    this.flattenCurrentTag = this.handler.depth >= MAX_DEPTH;
+    super.onopentagname(start, endIndex);
+  }
+
+  override onclosetag(start: number, endIndex: number): void {
+    this.flattenCurrentTag = false;
+    super.onclosetag(start, endIndex);
+  }
+
+  // htmlparser2 asks this while opening a tag and when its open tag ends: a void element is
+  // never pushed on the parser's stack, and the tree handler closes it at once.
+  protected override isVoidElement(name: string): boolean {
+    return this.flattenCurrentTag || super.isVoidElement(name);
+  }
 }
 
-function isElement(node: HtmlNode): node is HtmlElement {
-  return 'tag' in node;
+/** Parses an HTML document into a tree. Never throws, whatever the input. */
+export function parseHtml(html: string): Document {
+  const handler = new DepthTrackingHandler();
+  const parser = new BoundedParser(handler);
+  parser.end(html);
+  return handler.root;
 }
+
+/** An attribute's value (decoded), or undefined; own keys only (`constructor` is no attribute). */
+export function attribute(element: Element, name: string): string | undefined {
+  return Object.hasOwn(element.attribs, name) ? element.attribs[name] : undefined;
+}
+
+export function classesOf(element: Element): string[] {
+  return (attribute(element, 'class') ?? '').split(/\s+/).filter((name) => name !== '');
+}
+
+export function hasClass(element: Element, className: string): boolean {
+  return classesOf(element).includes(className);
+}
+
+export const byClass = (className: string) => (element: Element): boolean => hasClass(element, className);
+export const byId = (id: string) => (element: Element): boolean => attribute(element, 'id') === id;
+export const byTag = (...tags: string[]) => (element: Element): boolean => tags.includes(element.name);
 
 /** Every element under `root` (not `root` itself) matching `predicate`, in document order. */
-export function findAll(root: HtmlElement, predicate: (element: HtmlElement) => boolean): HtmlElement[] {
-  const found: HtmlElement[] = [];
-  const pending: HtmlNode[] = [...root.children].reverse();
+export function findAll(root: ParentNode, predicate: (element: Element) => boolean): Element[] {
+  const found: Element[] = [];
+  const pending: AnyNode[] = [...root.children].reverse();
   for (let node = pending.pop(); node !== undefined; node = pending.pop()) {
-    if (!isElement(node)) continue;
+    if (!isTag(node)) continue;
     if (predicate(node)) found.push(node);
     for (let child = node.children.length - 1; child >= 0; child -= 1) {
       const childNode = node.children[child];
@@ -211,10 +89,10 @@ export function findAll(root: HtmlElement, predicate: (element: HtmlElement) => 
   return found;
 }
 
-export function findFirst(root: HtmlElement, predicate: (element: HtmlElement) => boolean): HtmlElement | null {
-  const pending: HtmlNode[] = [...root.children].reverse();
+export function findFirst(root: ParentNode, predicate: (element: Element) => boolean): Element | null {
+  const pending: AnyNode[] = [...root.children].reverse();
   for (let node = pending.pop(); node !== undefined; node = pending.pop()) {
-    if (!isElement(node)) continue;
+    if (!isTag(node)) continue;
     if (predicate(node)) return node;
     for (let child = node.children.length - 1; child >= 0; child -= 1) {
       const childNode = node.children[child];
@@ -224,69 +102,132 @@ export function findFirst(root: HtmlElement, predicate: (element: HtmlElement) =
   return null;
 }
 
-export function hasClass(element: HtmlElement, className: string): boolean {
-  return element.classes.includes(className);
-}
+/** How many elements a look inside one item (a comment, a row, a cell) covers: real ones hold a few dozen. */
+export const ITEM_ELEMENTS = 200;
 
-export const byClass = (className: string) => (element: HtmlElement): boolean => element.classes.includes(className);
-export const byId = (id: string) => (element: HtmlElement): boolean => element.attributes.get('id') === id;
-
-/** Child elements only, without text nodes. */
-export function childElements(element: HtmlElement): HtmlElement[] {
-  return element.children.filter(isElement);
-}
-
-/** The next element among the parent's children, or null. */
-export function nextElementSibling(element: HtmlElement): HtmlElement | null {
-  const siblings = element.parent?.children ?? [];
-  for (let index = element.position + 1; index < siblings.length; index += 1) {
-    const sibling = siblings[index];
-    if (sibling !== undefined && isElement(sibling)) return sibling;
+/**
+ * Like `findFirst`, but looks at no more than `maxElements` elements: a bounded look inside one
+ * item (a comment, a row) that a hostile page may have made contain the whole rest of the page.
+ */
+export function findFirstNear(root: ParentNode, predicate: (element: Element) => boolean, maxElements: number): Element | null {
+  const pending: AnyNode[] = [...root.children].reverse();
+  let budget = maxElements;
+  for (let node = pending.pop(); node !== undefined && budget > 0; node = pending.pop()) {
+    if (!isTag(node)) continue;
+    budget -= 1;
+    if (predicate(node)) return node;
+    for (let child = node.children.length - 1; child >= 0; child -= 1) {
+      const childNode = node.children[child];
+      if (childNode !== undefined) pending.push(childNode);
+    }
   }
   return null;
 }
 
-/**
- * The raw text under an element (entities still encoded: feed it to `cleanText`). Block
- * boundaries become spaces; inline elements join without one.
- */
-export function rawText(element: HtmlElement): string {
-  // No bound: the same walk as shortRawText with an unlimited budget, which never gives up.
-  return shortRawText(element, Number.POSITIVE_INFINITY) ?? '';
+/** The nearest ancestor matching `predicate`, or null. */
+export function closest(element: Element, predicate: (element: Element) => boolean): Element | null {
+  for (let node = element.parent; node !== null; node = node.parent) {
+    if (isTag(node) && predicate(node)) return node;
+  }
+  return null;
 }
 
+/** Child elements only, without text nodes. */
+export function childElements(element: ParentNode): Element[] {
+  return element.children.filter(isTag);
+}
+
+export function nextElementSibling(element: Element): Element | null {
+  for (let node = element.next; node !== null; node = node.next) if (isTag(node)) return node;
+  return null;
+}
+
+export function previousElementSibling(element: Element): Element | null {
+  for (let node = element.prev; node !== null; node = node.prev) if (isTag(node)) return node;
+  return null;
+}
+
+/** Text joins across these without a space ("mer<span>de</span>" stays one word). */
+const INLINE_TAGS = new Set(['a', 'abbr', 'b', 'bdi', 'bdo', 'cite', 'code', 'em', 'font', 'i', 'mark', 'q', 's', 'small', 'span', 'strong', 'sub', 'sup', 'u']);
+/** Their content is never text a user wrote. */
+const SKIPPED_TAGS = new Set(['script', 'style', 'noscript', 'template', 'textarea', 'iframe', 'svg', 'head']);
+
 /**
- * Like `rawText`, but gives up (null) once the text passes `maxChars` or the walk passes as
- * many nodes: lets a parser test every element as a possible short label in linear time.
+ * The text under a node, decoded, not yet cleaned; null once it passes `maxChars` characters or
+ * as many nodes (lets a parser try every element as a short label in linear time), or with
+ * `truncate` the text read until then. Block boundaries become spaces; inline elements join
+ * without one.
  */
-export function shortRawText(element: HtmlElement, maxChars: number): string | null {
+export function boundedText(root: AnyNode, maxChars: number, skip?: (element: Element) => boolean, truncate = false): string | null {
+  if (isText(root)) return root.data.length <= maxChars ? root.data : truncate ? root.data.slice(0, maxChars) : null;
+  if (!isTag(root) && !('children' in root)) return '';
   const parts: string[] = [];
   let length = 0;
   let budget = maxChars;
-  if (element.children.length > budget) return null;
-  const pending: (HtmlNode | string)[] = [...element.children].reverse();
+  const overflow = (): string | null => (truncate ? parts.join('') : null);
+  // A truncated read only ever needs the first `budget` children of a wide element.
+  const childrenToRead = (children: readonly AnyNode[]): AnyNode[] => (truncate ? children.slice(0, Math.max(0, budget)) : [...children]);
+  const rootChildren = 'children' in root ? root.children : [];
+  if (!truncate && rootChildren.length > budget) return null;
+  const pending: (AnyNode | string)[] = childrenToRead(rootChildren).reverse();
   for (let node = pending.pop(); node !== undefined; node = pending.pop()) {
     if (typeof node === 'string') {
       parts.push(node);
       continue;
     }
     budget -= 1;
-    if (budget < 0) return null;
-    if (!isElement(node)) {
-      length += node.text.length;
-      if (length > maxChars) return null;
-      parts.push(node.text);
-    } else {
-      // Checked before queuing, so one wide element cannot cost more than the budget.
-      if (node.children.length > budget) return null;
-      const separator = INLINE_TAGS.has(node.tag) ? '' : ' ';
+    if (budget < 0) return overflow();
+    if (isText(node)) {
+      length += node.data.length;
+      if (length > maxChars) {
+        if (truncate) parts.push(node.data.slice(0, Math.max(0, maxChars - (length - node.data.length))));
+        return overflow();
+      }
+      parts.push(node.data);
+    } else if (isTag(node)) {
+      if (SKIPPED_TAGS.has(node.name) || (skip !== undefined && skip(node))) continue;
+      if (!truncate && node.children.length > budget) return null;
+      const separator = INLINE_TAGS.has(node.name) ? '' : ' ';
       pending.push(separator);
-      for (let child = node.children.length - 1; child >= 0; child -= 1) {
-        const childNode = node.children[child];
+      const children = childrenToRead(node.children);
+      for (let child = children.length - 1; child >= 0; child -= 1) {
+        const childNode = children[child];
         if (childNode !== undefined) pending.push(childNode);
       }
       pending.push(separator);
     }
   }
   return parts.join('');
+}
+
+/** The whole text under a node, decoded, not yet cleaned. */
+export function rawText(root: AnyNode, skip?: (element: Element) => boolean): string {
+  return boundedText(root, Number.POSITIVE_INFINITY, skip) ?? '';
+}
+
+/** How much of a subtree a field's text is read from: enough for any capped field, bounded on hostile pages. */
+const FIELD_TEXT_READ = MAX_TEXT_LENGTH * 8;
+
+/** The clean, capped text under a node: what a parser puts in a field. */
+export function textOf(root: AnyNode | null, skip?: (element: Element) => boolean): string {
+  return root === null ? '' : cleanText(boundedText(root, FIELD_TEXT_READ, skip, true) ?? '');
+}
+
+/** The clean text under a node when it is short (at most `maxChars`), else null. */
+export function shortTextOf(root: AnyNode, maxChars: number): string | null {
+  const text = boundedText(root, maxChars * 4);
+  if (text === null) return null;
+  const clean = cleanText(text, maxChars + 1);
+  return clean.length > maxChars ? null : clean;
+}
+
+/** An element's own text: its text children only, not its descendants' ("Démarchage" of `<th>Démarchage <span>(9)</span></th>`). */
+export function ownTextOf(element: Element): string {
+  return cleanText(element.children.filter(isText).map((node) => node.data).join(' '));
+}
+
+/** Plain text from a string that may hold markup or entities (an API field): parsed like a page, then cleaned. */
+export function plainText(fragment: string, maxLength = MAX_TEXT_LENGTH): string {
+  if (!/[<&]/.test(fragment)) return cleanText(fragment, maxLength);
+  return cleanText(rawText(parseHtml(fragment)), maxLength);
 }

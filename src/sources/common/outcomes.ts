@@ -1,8 +1,8 @@
 // Small pieces every HTML adapter shares: the base-URL join and the last-resort classification
 // of an unexpected exception, so that a source never throws to its caller.
-import { blocked, failed, notFound, ok } from '../source.js';
-import type { SourceOutcome } from '../source.js';
-import type { HttpRequest, HttpResponse, UpstreamFetcher } from '../../infra/http/types.js';
+import { blocked, failed, notFound, ok } from '../../domain/ports/source.js';
+import type { SourceOutcome } from '../../domain/ports/source.js';
+import type { FetchFailure, HttpRequest, HttpResponse, UpstreamFetcher } from '../../infra/http/types.js';
 
 /** `base` may end with a slash or carry a path prefix (a proxy, a mirror): the path is appended. */
 export function joinUrl(baseUrl: string, path: string): string {
@@ -38,6 +38,11 @@ export function outcomeOfPage<T>(parsed: PageParseResult<T>): SourceOutcome<T> {
   }
 }
 
+/** The fetcher's failure as the source's outcome: same status and reason, the pause carried along. */
+export function outcomeOfFetchFailure<T>(failure: FetchFailure): SourceOutcome<T> {
+  return failure.kind === 'blocked' ? blocked(failure.reason, failure.retryAfterMs) : failed(failure.reason);
+}
+
 export type FetchedPage = { kind: 'response'; response: HttpResponse } | { kind: 'outcome'; outcome: SourceOutcome<never> };
 
 /**
@@ -46,7 +51,7 @@ export type FetchedPage = { kind: 'response'; response: HttpResponse } | { kind:
  */
 export async function fetchUpstreamPage(fetcher: UpstreamFetcher, request: HttpRequest): Promise<FetchedPage> {
   const result = await fetcher.fetch(request);
-  if (result.kind === 'outcome') return result;
+  if (result.kind === 'failure') return { kind: 'outcome', outcome: outcomeOfFetchFailure(result.failure) };
   const { status } = result.response;
   if (status === 404 || status === 410) return { kind: 'outcome', outcome: notFound() };
   if (status < 200 || status > 299) return { kind: 'outcome', outcome: failed('http_status') };

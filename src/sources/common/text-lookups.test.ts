@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { cleanText, parseDate } from './text.js';
+import { plainText } from './html.js';
+import { parseDate } from './text.js';
 
 describe('text lookups keyed by scraped words', () => {
   it('leaves an entity named after an Object method as it is', () => {
-    expect(cleanText('a &valueOf; b &toString; c')).toBe('a &valueOf; b &toString; c');
+    expect(plainText('a &valueOf; b &toString; c')).toBe('a &valueOf; b &toString; c');
   });
 
   it('reads no date from a month word that names an Object property', () => {

@@ -4,45 +4,19 @@
 export const MAX_TEXT_LENGTH = 1000;
 export const MAX_COMMENTS = 50;
 
-const NAMED_ENTITIES: Record<string, string> = {
-  amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0', eacute: 'é', egrave: 'è',
-  ecirc: 'ê', agrave: 'à', acirc: 'â', ccedil: 'ç', ocirc: 'ô', ucirc: 'û', ugrave: 'ù', icirc: 'î',
-  iuml: 'ï', euml: 'ë', Eacute: 'É', Egrave: 'È', Agrave: 'À', Ccedil: 'Ç', laquo: '«', raquo: '»',
-  rsquo: '’', lsquo: '‘', ldquo: '“', rdquo: '”', hellip: '…', ndash: '–', mdash: '—', times: '×', euro: '€',
-};
-
-/** Decodes HTML character references; unknown named ones are left as they are. */
-export function decodeEntities(text: string): string {
-  return text.replace(/&(#x[0-9a-fA-F]{1,6}|#[0-9]{1,7}|[a-zA-Z]{2,8});/g, (whole, body: string) => {
-    if (body.startsWith('#')) {
-      const code = body[1] === 'x' || body[1] === 'X' ? parseInt(body.slice(2), 16) : parseInt(body.slice(1), 10);
-      if (!Number.isFinite(code) || code <= 0 || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) return '';
-      return String.fromCodePoint(code);
-    }
-    // Own keys only: `&valueOf;` must not find Object's prototype.
-    return Object.hasOwn(NAMED_ENTITIES, body) ? (NAMED_ENTITIES[body] ?? whole) : whole;
-  });
-}
-
 // C0/C1 controls, zero-width and bidi formatting characters (Trojan-source style tricks).
 // eslint-disable-next-line no-control-regex -- removing control characters is the point
 const UNSAFE_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff\ufff9-\ufffb]/g;
 
 /**
- * Plain, safe text from an HTML fragment or a raw string: tags removed (a tag becomes a
- * space so words do not glue), entities decoded, unsafe characters removed, whitespace
- * collapsed, NFC, capped at `maxLength` characters (code points, never splitting a pair).
+ * Safe plain text from text already decoded by the HTML parser (or a JSON string): unsafe
+ * characters removed, whitespace collapsed, NFC, capped at `maxLength` characters (code
+ * points, never splitting a pair). Markup in an API field goes through `plainText` (html.ts).
  */
 export function cleanText(input: string, maxLength = MAX_TEXT_LENGTH): string {
-  // Each pattern runs in linear time even on hostile input: an unclosed comment or script runs
-  // to the end (as in browsers) and a tag cannot span a `<`, so `<a<a<a…` is not quadratic.
+  // Angle brackets in decoded text stay text for us (we output JSON, clients escape): only the
+  // unsafe characters go.
   let text = input
-    .replace(/<!--[\s\S]*?(?:-->|$)/g, ' ')
-    .replace(/<(script|style)\b[\s\S]*?(?:<\/\1\s*>|$)/gi, ' ')
-    .replace(/<\/?[a-zA-Z][^<>]*>/g, ' ');
-  text = decodeEntities(text)
-    // Decoded entities may form new tags (`&lt;script&gt;`): a text with angle brackets stays
-    // text for us (we output JSON, clients escape), so only the unsafe characters go.
     .replace(UNSAFE_CHARACTERS, ' ')
     .replace(/[\s\u00a0\u202f]+/g, ' ')
     .trim()
@@ -58,7 +32,7 @@ export function cleanText(input: string, maxLength = MAX_TEXT_LENGTH): string {
  */
 export function parseCount(input: string | null | undefined): number | null {
   if (input === null || input === undefined) return null;
-  const text = decodeEntities(input).replace(/[×xX]\s*$/, '').trim();
+  const text = input.replace(/[×xX]\s*$/, '').trim();
   const match = /\d{1,3}(?:[ \u00a0\u202f.,'’]\d{3})+(?!\d)|\d+/.exec(text);
   if (!match) return null;
   const value = Number(match[0].replace(/[^\d]/g, ''));
@@ -88,18 +62,20 @@ function expandYear(year: number, digits: number): number {
 
 /**
  * Any date form the upstreams use, as DD/MM/YYYY; "" when the text holds no valid date.
- * Accepted: YYYY-MM-DD (optionally with time / ISO 8601), DD/MM/YYYY, DD.MM.YY, DD.MM.YYYY,
- * D. M. YYYY, "12 mars 2024", "1er mars 2024", each with or without a time.
+ * Accepted, each with or without a time: YYYY-MM-DD, YYYY.MM.DD, YYYY/MM/DD (and ISO 8601),
+ * DD/MM/YYYY, DD.MM.YY, DD.MM.YYYY, D. M. YYYY, "12 mars 2024", "1er mars 2024". A number never
+ * starts mid-digits, so a year-first date is never read day-first ("2025.10.26" is not
+ * "25.10.26"), and a date-like text that fits no form, or names no real day, gives "".
  */
 export function parseDate(input: string | null | undefined): string {
   if (input === null || input === undefined) return '';
-  const text = decodeEntities(input).replace(/[\u00a0\u202f]/g, ' ').trim();
-  let match = /(\d{4})-(\d{1,2})-(\d{1,2})/.exec(text);
-  if (match) return formatDate(Number(match[3]), Number(match[2]), Number(match[1]));
-  match = /(\d{1,2})\s*[./-]\s*(\d{1,2})\s*[./-]\s*(\d{4}|\d{2})(?!\d)/.exec(text);
-  if (match) return formatDate(Number(match[1]), Number(match[2]), expandYear(Number(match[3]), match[3]?.length ?? 4));
+  const text = input.replace(/[\u00a0\u202f]/g, ' ').trim();
+  let match = /(?<!\d)(\d{4})\s*([./-])\s*(\d{1,2})\s*\2\s*(\d{1,2})(?!\d)/.exec(text);
+  if (match) return formatDate(Number(match[4]), Number(match[3]), Number(match[1]));
+  match = /(?<!\d)(\d{1,2})\s*([./-])\s*(\d{1,2})\s*\2\s*(\d{4}|\d{2})(?!\d)/.exec(text);
+  if (match) return formatDate(Number(match[1]), Number(match[3]), expandYear(Number(match[4]), match[4]?.length ?? 4));
   const folded = text.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
-  match = /(\d{1,2})(?:er)?\s+([a-z]+)\.?\s+(\d{4})/.exec(folded);
+  match = /(?<!\d)(\d{1,2})(?:er)?\s+([a-z]+)\.?\s+(\d{4})(?!\d)/.exec(folded);
   if (match) {
     const name = match[2] ?? '';
     const month = Object.hasOwn(FRENCH_MONTHS, name) ? FRENCH_MONTHS[name] : undefined;

@@ -1,33 +1,100 @@
-// What the composition root hands an adapter built from config: the shared client and, when
-// several instances run, the shared politeness store.
+// One description per upstream, and the one path that turns a description and the config into
+// fetchers and a source. The service (src/composition.ts) and the live canary
+// (src/sources/canary.ts) both build through here, so the caps, budgets and URLs a test checks
+// are the ones production uses.
+import type { Config } from '../../config/config.js';
+import type { SourceSlot } from '../../domain/report.js';
 import type { PolitenessStore } from '../../infra/http/politeness-store.js';
 import type { HttpClient, UpstreamFetcher } from '../../infra/http/types.js';
 import { createUpstreamFetcher } from '../../infra/http/upstream-fetcher.js';
+import type { MarkerReport } from '../markers.js';
+import type { Source } from '../../domain/ports/source.js';
+
+type KeysOfType<T, V> = { [K in keyof T]-?: T[K] extends V ? K : never }[keyof T];
+/** Config keys whose value is a base URL or a request budget. */
+export type UrlConfigKey = Extract<keyof Config, `${string}_URL`>;
+export type BudgetConfigKey = Extract<KeysOfType<Config, number>, `${string}_RPM`>;
+
+export interface SourceContext {
+  logger?: { warn(details: Record<string, unknown>, message: string): void };
+}
+
+/** One host of an upstream, behind its own fetcher (own pause and budget). */
+export interface UpstreamHost {
+  /** The fetcher's name in logs, metrics and the politeness store (`tellows`, `tellows-web`, …). */
+  fetcherName: string;
+  baseUrlKey: UrlConfigKey;
+  budgetKey: BudgetConfigKey;
+}
+
+/** A request form the manual canary tries (telguarder's two): the settings that select it. */
+export interface CanaryForm {
+  label: string;
+  setting: Partial<Config>;
+}
+
+export interface UpstreamDescription<S extends SourceSlot = SourceSlot> {
+  /** Upstream name in logs, metrics, readiness and the canary (`tellows`, `numeroinconnu`, `telguarder`). */
+  name: string;
+  slot: S;
+  hosts: readonly UpstreamHost[];
+  /**
+   * At most this many requests in flight to each host, whatever UPSTREAM_CONCURRENCY says;
+   * undefined leaves UPSTREAM_CONCURRENCY alone.
+   */
+  maxConcurrency?: number;
+  /** Builds the source over fetchers keyed by `fetcherName` (each host's fetcher is present). */
+  createSource(config: Config, fetchers: ReadonlyMap<string, UpstreamFetcher>, context: SourceContext): Source<S>;
+  /**
+   * Which markers the parser relies on, found or not in a body the upstream answered; the
+   * required ones are those not marked `required: false`.
+   */
+  markers: (body: string) => MarkerReport[];
+  /** Request forms the manual canary tries in turn (absent: the configured one only). */
+  canaryForms?: readonly CanaryForm[];
+}
 
 export interface SourceWiring {
   client: HttpClient;
   /** Shared politeness state (Redis) for several instances; in memory when absent. */
   politeness?: PolitenessStore;
   now?: () => number;
+  /** Wraps each fetcher as it is created (metrics). */
+  decorate?: (fetcher: UpstreamFetcher) => UpstreamFetcher;
+}
+
+/** The concurrency cap a host of this upstream gets under this config. */
+export function concurrencyOf(description: Pick<UpstreamDescription, 'maxConcurrency'>, config: Pick<Config, 'UPSTREAM_CONCURRENCY'>): number {
+  return Math.min(config.UPSTREAM_CONCURRENCY, description.maxConcurrency ?? Number.POSITIVE_INFINITY);
 }
 
 /**
- * The two community sites ban clients that open many connections: whatever
- * UPSTREAM_CONCURRENCY says, at most this many requests are in flight to each.
+ * A request that cannot get a budget slot in time for at least this long a fetch within its
+ * source deadline ends blocked("budget") at once instead of waiting the deadline out.
  */
-export const COMMUNITY_SITE_MAX_CONCURRENCY = 2;
+const MIN_REQUEST_TIME_MS = 1000;
 
-export function createCommunitySiteFetcher(
-  upstream: string,
-  limits: { requestsPerMinute: number; concurrency: number },
-  wiring: SourceWiring,
-): UpstreamFetcher {
-  return createUpstreamFetcher({
-    upstream,
-    client: wiring.client,
-    requestsPerMinute: limits.requestsPerMinute,
-    maxConcurrency: Math.min(limits.concurrency, COMMUNITY_SITE_MAX_CONCURRENCY),
-    ...(wiring.now === undefined ? {} : { now: wiring.now }),
-    ...(wiring.politeness === undefined ? {} : { politeness: wiring.politeness }),
-  });
+/** One fetcher per host of the upstream, with its budget and concurrency cap from the config. */
+export function createUpstreamFetchers(description: UpstreamDescription, config: Config, wiring: SourceWiring): Map<string, UpstreamFetcher> {
+  const fetchers = new Map<string, UpstreamFetcher>();
+  for (const host of description.hosts) {
+    const created = createUpstreamFetcher({
+      upstream: host.fetcherName,
+      client: wiring.client,
+      requestsPerMinute: config[host.budgetKey],
+      maxConcurrency: concurrencyOf(description, config),
+      maxBudgetWaitMs: Math.max(0, config.SOURCE_TIMEOUT_MS - MIN_REQUEST_TIME_MS),
+      ...(wiring.now === undefined ? {} : { now: wiring.now }),
+      ...(wiring.politeness === undefined ? {} : { politeness: wiring.politeness }),
+    });
+    fetchers.set(host.fetcherName, wiring.decorate ? wiring.decorate(created) : created);
+  }
+  return fetchers;
+}
+
+/** The fetcher of one host; a description that names a host it did not declare is a programming error. */
+export function fetcherFor(fetchers: ReadonlyMap<string, UpstreamFetcher>, fetcherName: string): UpstreamFetcher {
+  const fetcher = fetchers.get(fetcherName);
+  if (fetcher === undefined) throw new Error(`no fetcher named ${fetcherName} was built for this upstream`);
+  return fetcher;
 }

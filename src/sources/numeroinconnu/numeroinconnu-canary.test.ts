@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { useCanaryLoopback } from '../../../test/support/canary-loopback.js';
-import { numeroinconnuCanaryTarget } from './numeroinconnu-canary.js';
+import { useCanaryLoopback } from '../../../test/support/loopback-http.js';
+import { numeroinconnuUpstream } from './numeroinconnu-upstream.js';
 
 const fixture = (name: string): Buffer => readFileSync(new URL(`./fixtures/${name}`, import.meta.url));
 
-const site = useCanaryLoopback(numeroinconnuCanaryTarget, ['NUMEROINCONNU_URL']);
+const site = useCanaryLoopback(numeroinconnuUpstream, ['NUMEROINCONNU_URL']);
 
 describe('canary for numeroinconnu (a loopback server standing in for the site)', () => {
   it('passes and lists the markers found on a normal page, without the number in clear', async () => {
@@ -17,7 +17,7 @@ describe('canary for numeroinconnu (a loopback server standing in for the site)'
     expect(healthy).toBe(true);
     expect(lines[0]).toBe('== numeroinconnu');
     expect(lines).toContain('      found   #progress-bar-inner (optional)');
-    expect(lines.some((line) => line.includes('ok {"dangerPercent":84'))).toBe(true);
+    expect(lines.some((line) => line.includes('ok {"dangerPercent":48'))).toBe(true);
     expect(lines.join('\n')).not.toContain('0600000001');
   });
 

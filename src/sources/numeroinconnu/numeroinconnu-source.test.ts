@@ -5,11 +5,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createHttpClient } from '../../infra/http/http-client.js';
 import type { ClosableHttpClient } from '../../infra/http/http-client.js';
 import { createUpstreamFetcher } from '../../infra/http/upstream-fetcher.js';
-import { startLoopbackServer } from '../../../test/support/loopback-server.js';
-import type { LoopbackServer, ReceivedRequest } from '../../../test/support/loopback-server.js';
+import { startLoopbackServer } from '../../../test/support/loopback-http.js';
+import type { LoopbackServer, ReceivedRequest } from '../../../test/support/loopback-http.js';
 import { belgianNumber, frenchNumber } from '../../../test/support/parsed-numbers.js';
-import { haveRequiredMarkers } from '../markers.js';
-import { buildNumeroinconnuUrl, createNumeroinconnuSource, describeNumeroinconnuMarkers } from './numeroinconnu-source.js';
+import { buildNumeroinconnuUrl, createNumeroinconnuSource } from './numeroinconnu-source.js';
 
 const fixtureBytes = (name: string): Buffer => readFileSync(new URL(`./fixtures/${name}`, import.meta.url));
 
@@ -41,7 +40,7 @@ describe('numeroinconnu source', () => {
   it('fetches /numero/{digits} with French headers and answers the parsed page', async () => {
     const { server, source } = await setUp((_request, response) => serveHtml(response, 200, 'normal.html'));
     const outcome = await source.lookup(frenchNumber('0600000001'), deadline());
-    expect(outcome).toMatchObject({ status: 'ok', data: { dangerPercent: 84, visits: 2535, commentsCount: 4, topCategory: 'Dangereux' } });
+    expect(outcome).toMatchObject({ status: 'ok', data: { dangerPercent: 48, visits: 1393, commentsCount: 6, topCategory: 'Gênant' } });
     expect(server.received).toHaveLength(1);
     expect(server.received[0]).toMatchObject({ method: 'GET', url: '/numero/0600000001' });
     expect(server.received[0]?.headers['accept-language']).toMatch(/^fr-FR/);
@@ -146,13 +145,5 @@ describe('buildNumeroinconnuUrl', () => {
   it('refuses anything but ten national digits', () => {
     expect(buildNumeroinconnuUrl('https://x.example', '06/../admin')).toBeNull();
     expect(buildNumeroinconnuUrl('https://x.example', null)).toBeNull();
-  });
-});
-
-describe('describeNumeroinconnuMarkers', () => {
-  it('has every required marker on the normal and unknown pages, not on the challenge page', () => {
-    expect(haveRequiredMarkers(describeNumeroinconnuMarkers(fixtureBytes('normal.html').toString('utf8')))).toBe(true);
-    expect(haveRequiredMarkers(describeNumeroinconnuMarkers(fixtureBytes('unknown.html').toString('utf8')))).toBe(true);
-    expect(haveRequiredMarkers(describeNumeroinconnuMarkers(fixtureBytes('challenge.html').toString('utf8')))).toBe(false);
   });
 });

@@ -2,85 +2,121 @@ import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { hostileHtml, isOutputDate, isPlainText } from '../../../test/support/html-arbitrary.js';
-import { describeNumeroinconnuPage, parseNumeroinconnuPage } from './parse-numeroinconnu-page.js';
-import type { NumeroinconnuPageResult } from './parse-numeroinconnu-page.js';
+import { markersOfNumeroinconnu, parseNumeroinconnuPage } from './parse-numeroinconnu-page.js';
 import type { CommunityData } from '../../domain/report.js';
 import { MAX_COMMENTS } from '../common/text.js';
+import { haveRequiredMarkers } from '../markers.js';
+import type { SourceOutcome } from '../../domain/ports/source.js';
 
 const fixture = (name: string): string => readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8');
+const outcomeOf = (html: string): SourceOutcome<CommunityData> => parseNumeroinconnuPage(html).outcome;
 
-function expectOk(result: NumeroinconnuPageResult): CommunityData {
-  if (result.kind !== 'ok') throw new Error(`expected ok, got ${JSON.stringify(result)}`);
-  return result.data;
+function expectOk(outcome: SourceOutcome<CommunityData>): CommunityData {
+  if (outcome.status !== 'ok') throw new Error(`expected ok, got ${JSON.stringify(outcome)}`);
+  return outcome.data;
 }
+
+const comment = (html: string): string =>
+  `<div class="comment-item"><strong class="rank r1">Dangereux</strong><p class="comment-text">${html}</p><span class="date">01.02.2026</span></div>`;
 
 describe('parseNumeroinconnuPage', () => {
   it('reads every field of a normal page', () => {
-    const data = expectOk(parseNumeroinconnuPage(fixture('normal.html')));
-    expect(data).toEqual({
-      dangerPercent: 84,
-      visits: 2535,
-      commentsCount: 4,
-      topCategory: 'Dangereux',
-      // From the last-rating row, not the newest listed comment (18/11) nor the last visit (20/11).
-      lastCommentDate: '19/11/2026',
+    expect(expectOk(outcomeOf(fixture('normal.html')))).toEqual({
+      dangerPercent: 48,
+      visits: 1393,
+      commentsCount: 6,
+      topCategory: 'Gênant',
+      lastCommentDate: '20/11/2026',
       commentList: [
-        { text: 'Appel inventé pour le test : une voix enregistrée propose une isolation à un euro.', date: '18/11/2026', category: 'Dangereux' },
-        { text: 'Sonne trois fois par jour, ne laisse jamais de message.', date: '10/11/2026', category: 'Gênant' },
-        { text: "Faux conseiller bancaire, c'est une arnaque.", date: '03/09/2026', category: 'Dangereux' },
+        { text: 'Sonne trois fois par jour, ne laisse jamais de message. Un vrai cœur de pierre.', date: '19/11/2026', category: 'Gênant' },
+        { text: "Faux conseiller bancaire inventé, c'est une arnaque.", date: '18/11/2026', category: 'Dangereux' },
+        { text: 'Enquête inventée d\'un institut münchnois, répétée chaque semaine ; il fait 30° dehors.', date: '10/11/2026', category: 'Gênant' },
         { text: 'Demande un code reçu par SMS <script> & raccroche.', date: '01/08/2026', category: 'Dangereux' },
       ],
     });
   });
 
   it('ignores markup inside scripts and styles', () => {
-    // The normal fixture's script writes a fake #count-comments of 999.
-    expect(expectOk(parseNumeroinconnuPage(fixture('normal.html'))).commentsCount).toBe(4);
+    // The fixture's script writes a fake `#count-comments` of 999.
+    expect(expectOk(outcomeOf(fixture('normal.html'))).commentsCount).toBe(6);
   });
 
-  it('skips hidden and advert comment items', () => {
-    const texts = expectOk(parseNumeroinconnuPage(fixture('normal.html'))).commentList.map((comment) => comment.text);
-    expect(texts.some((text) => text.includes('Publicité') || text.includes('masqué'))).toBe(false);
+  it('reads a comment marked comment-item-ad as a real comment, and skips the advert after it', () => {
+    const texts = expectOk(outcomeOf(fixture('normal.html'))).commentList.map((item) => item.text);
+    expect(texts).toContain("Faux conseiller bancaire inventé, c'est une arnaque.");
+    expect(texts.some((text) => text.includes('Publicité'))).toBe(false);
+  });
+
+  it("never reads the site's notices (partner pointer, removed placeholder) as comments", () => {
+    const texts = expectOk(outcomeOf(fixture('normal.html'))).commentList.map((item) => item.text);
+    expect(texts.some((text) => text.includes('partenaire') || text.includes('temporairement retiré'))).toBe(false);
+  });
+
+  it('skips a comment item marked comment-disabled', () => {
+    const texts = expectOk(outcomeOf(fixture('normal.html'))).commentList.map((item) => item.text);
+    expect(texts.some((text) => text.includes('modération'))).toBe(false);
+  });
+
+  it('takes the views count from the views table, not the locality table', () => {
+    // The hidden locality table earlier in the page says "Nombre de visites : 1 727 800" (a population).
+    expect(expectOk(outcomeOf(fixture('normal.html'))).visits).toBe(1393);
+  });
+
+  it('reads the last-rating date before the button text in its cell', () => {
+    expect(expectOk(outcomeOf(fixture('normal.html'))).lastCommentDate).toBe('20/11/2026');
+  });
+
+  it('decodes &oelig; as œ, &uuml; as ü, &deg; and numeric and hex references in comment texts', () => {
+    const texts = expectOk(outcomeOf(fixture('normal.html'))).commentList.map((item) => item.text);
+    expect(texts.some((text) => text.includes('cœur'))).toBe(true);
+    expect(texts.some((text) => text.includes('münchnois, répétée') && text.includes('30°'))).toBe(true);
   });
 
   it('keeps the text of profanity spans without a gap', () => {
-    const data = expectOk(parseNumeroinconnuPage(fixture('normal.html')));
-    expect(data.commentList[2]?.text).toContain('arnaque');
+    const data = expectOk(outcomeOf(fixture('normal.html')));
+    expect(data.commentList.some((item) => item.text.endsWith("c'est une arnaque."))).toBe(true);
   });
 
-  it('maps a rank class to its label when the rank text is empty', () => {
-    const data = expectOk(parseNumeroinconnuPage(fixture('normal.html')));
-    expect(data.commentList[3]?.category).toBe('Dangereux');
-    const partial = expectOk(parseNumeroinconnuPage(fixture('partial.html')));
+  it('maps a rank class to its label when the rank text is empty (r2 = Gênant, r5 = Utile)', () => {
+    const data = expectOk(outcomeOf(fixture('normal.html')));
+    expect(data.commentList[2]?.category).toBe('Gênant');
+    const partial = expectOk(outcomeOf(fixture('partial.html')));
     expect(partial.commentList[1]?.category).toBe('Utile');
   });
 
-  it('answers not_found for the unknown-number page with its pseudo-comment', () => {
-    expect(parseNumeroinconnuPage(fixture('unknown.html'))).toEqual({ kind: 'not_found' });
+  it("an unknown number whose only item is the site's notice is not_found", () => {
+    expect(outcomeOf(fixture('unknown.html'))).toEqual({ status: 'not_found' });
+  });
+
+  it('an item without a rating or without a readable date is not a comment', () => {
+    const withoutRating = '<div class="comment-item"><p class="comment-text">a</p><span class="date">01.02.2026</span></div>';
+    const withoutDate = '<div class="comment-item"><strong class="rank r1">Dangereux</strong><p class="comment-text">b</p></div>';
+    const data = expectOk(outcomeOf(`<table><tr><td><span id="count-comments">3</span></td></tr></table>${withoutRating}${withoutDate}${comment('c')}`));
+    expect(data.commentList.map((item) => item.text)).toEqual(['c']);
   });
 
   it('answers ok with empty optional fields on a partial page', () => {
-    expect(expectOk(parseNumeroinconnuPage(fixture('partial.html')))).toEqual({
+    expect(expectOk(outcomeOf(fixture('partial.html')))).toEqual({
       dangerPercent: null,
       visits: null,
       commentsCount: 2,
       // A tie (one Neutre, one Utile) goes to the most recent.
-      topCategory: 'Utile',
-      lastCommentDate: '07/07/2026',
+      topCategory: 'Neutre',
+      lastCommentDate: '09/07/2026',
       commentList: [
-        { text: 'Un institut de sondage inventé.', date: '', category: 'Neutre' },
+        { text: 'Un institut de sondage inventé.', date: '09/07/2026', category: 'Neutre' },
         { text: 'Livreur inventé, tout va bien.', date: '07/07/2026', category: 'Utile' },
       ],
     });
   });
 
   it('calls a page without any marker a challenge', () => {
-    expect(parseNumeroinconnuPage(fixture('challenge.html'))).toEqual({ kind: 'challenge' });
-    expect(parseNumeroinconnuPage('')).toEqual({ kind: 'challenge' });
+    expect(outcomeOf(fixture('challenge.html'))).toEqual({ status: 'blocked', reason: 'challenge' });
+    expect(outcomeOf('')).toEqual({ status: 'blocked', reason: 'challenge' });
   });
 
   it('reads the danger from the table row, separators and × in counts, and the filter counts', () => {
-    const data = expectOk(parseNumeroinconnuPage(fixture('danger-row-only.html')));
+    const data = expectOk(outcomeOf(fixture('danger-row-only.html')));
     expect(data.dangerPercent).toBe(37);
     expect(data.commentsCount).toBe(1204);
     expect(data.visits).toBe(1234567);
@@ -88,17 +124,17 @@ describe('parseNumeroinconnuPage', () => {
   });
 
   it('takes the newest comment date, never the last visit, when there is no last-rating row', () => {
-    const data = expectOk(parseNumeroinconnuPage(fixture('danger-row-only.html')));
+    const data = expectOk(outcomeOf(fixture('danger-row-only.html')));
     expect(data.lastCommentDate).toBe('20/11/2026');
   });
 
   it('reads a bar written with a percent sign, unquoted attributes and any class order', () => {
-    const data = expectOk(parseNumeroinconnuPage(fixture('bar-percent-sign.html')));
+    const data = expectOk(outcomeOf(fixture('bar-percent-sign.html')));
     expect(data).toMatchObject({ dangerPercent: 52, visits: 12000, commentsCount: 1, topCategory: 'Gênant', lastCommentDate: '05/03/2026' });
   });
 
   it('reads rows written as "label : value" in one element, and French month dates', () => {
-    expect(expectOk(parseNumeroinconnuPage(fixture('inline-rows.html')))).toEqual({
+    expect(expectOk(outcomeOf(fixture('inline-rows.html')))).toEqual({
       dangerPercent: 8,
       visits: 98765,
       commentsCount: 3,
@@ -113,23 +149,23 @@ describe('parseNumeroinconnuPage', () => {
   });
 
   it('gives a null danger for a bar that carries only its colour class', () => {
-    const data = expectOk(parseNumeroinconnuPage(fixture('bar-class-only.html')));
+    const data = expectOk(outcomeOf(fixture('bar-class-only.html')));
     expect(data.dangerPercent).toBeNull();
     expect(data.commentsCount).toBe(1);
   });
 
   it('calls a recognised page with an unreadable count invalid, never zero', () => {
-    expect(parseNumeroinconnuPage(fixture('malformed-count.html'))).toEqual({ kind: 'invalid', reason: 'comments count missing or unreadable' });
+    expect(outcomeOf(fixture('malformed-count.html'))).toEqual({ status: 'error', reason: 'parse' });
   });
 
   it('calls a danger above 100 invalid', () => {
     const html = '<div id="progress-bar-inner">140</div><span id="count-comments">3</span>';
-    expect(parseNumeroinconnuPage(html)).toEqual({ kind: 'invalid', reason: 'danger percent out of range' });
+    expect(outcomeOf(html)).toEqual({ status: 'error', reason: 'parse' });
   });
 
   it('reads the Latin-1 page once decoded', () => {
     const html = new TextDecoder('latin1').decode(readFileSync(new URL('./fixtures/latin1.html', import.meta.url)));
-    expect(expectOk(parseNumeroinconnuPage(html))).toEqual({
+    expect(expectOk(outcomeOf(html))).toEqual({
       dangerPercent: 91,
       visits: 3210,
       commentsCount: 1,
@@ -140,23 +176,23 @@ describe('parseNumeroinconnuPage', () => {
   });
 
   it('caps the comment list', () => {
-    const items = Array.from({ length: MAX_COMMENTS + 10 }, (_, index) => `<div class="comment-item"><p class="comment-text">c${index}</p></div>`);
-    const data = expectOk(parseNumeroinconnuPage(`<span id="count-comments">${MAX_COMMENTS + 10}</span>${items.join('')}`));
+    const items = Array.from({ length: MAX_COMMENTS + 10 }, (_, index) => comment(`c${index}`));
+    const data = expectOk(outcomeOf(`<span id="count-comments">${MAX_COMMENTS + 10}</span>${items.join('')}`));
     expect(data.commentList).toHaveLength(MAX_COMMENTS);
     expect(data.commentsCount).toBe(MAX_COMMENTS + 10);
   });
 
   it('treats a zero count with no comments and no danger as not_found even without the notice', () => {
-    expect(parseNumeroinconnuPage('<span id="count-comments">0</span>')).toEqual({ kind: 'not_found' });
+    expect(outcomeOf('<span id="count-comments">0</span>')).toEqual({ status: 'not_found' });
   });
 
   it('treats a zero count with no comments as not_found even when the bar shows a level', () => {
-    expect(parseNumeroinconnuPage('<div id="progress-bar-inner">0</div><span id="count-comments">0</span>')).toEqual({ kind: 'not_found' });
+    expect(outcomeOf('<div id="progress-bar-inner">0</div><span id="count-comments">0</span>')).toEqual({ status: 'not_found' });
   });
 
   it('keeps ok when comments are listed under a stale zero count', () => {
-    const data = expectOk(parseNumeroinconnuPage('<span id="count-comments">0</span><div class="comment-item"><p class="comment-text">a</p></div>'));
-    expect(data).toMatchObject({ commentsCount: 1, commentList: [{ text: 'a', date: '', category: '' }] });
+    const data = expectOk(outcomeOf(`<span id="count-comments">0</span>${comment('a')}`));
+    expect(data).toMatchObject({ commentsCount: 1, commentList: [{ text: 'a', date: '01/02/2026', category: 'Dangereux' }] });
   });
 
   it('never throws on broken markup', () => {
@@ -166,21 +202,32 @@ describe('parseNumeroinconnuPage', () => {
   });
 });
 
-describe('describeNumeroinconnuPage', () => {
-  it('lists the markers found on a normal page', () => {
-    expect(describeNumeroinconnuPage(fixture('normal.html'))).toEqual({
-      countComments: true, commentsRow: true, dangerBar: true, dangerBarPercent: true, statsTable: true, dangerRow: true,
-      visitsRow: true, lastRatingRow: true, commentItems: true, commentTexts: true, ranks: true, readableDates: true,
-      rankFilter: true, siteNotice: false,
+describe('numeroinconnu markers, from the parse itself', () => {
+  const found = (html: string): Record<string, boolean> =>
+    Object.fromEntries(parseNumeroinconnuPage(html).markers.map((report) => [report.marker, report.found]));
+
+  it('finds every marker of a normal page, the site notice and the advert included', () => {
+    const markers = parseNumeroinconnuPage(fixture('normal.html')).markers;
+    expect(markers.filter((report) => !report.found).map((report) => report.marker)).toEqual([]);
+    expect(haveRequiredMarkers(markers)).toBe(true);
+  });
+
+  it('reports the notice and no real comment on the unknown-number page', () => {
+    expect(found(fixture('unknown.html'))).toMatchObject({
+      'site notice (comment item without rating or date)': true,
+      'real comment (strong.rank.rN + p.comment-text + readable span.date)': false,
     });
+    expect(haveRequiredMarkers(markersOfNumeroinconnu(fixture('unknown.html')))).toBe(true);
   });
 
   it('tells a class-only bar from a bar with a percentage', () => {
-    expect(describeNumeroinconnuPage(fixture('bar-class-only.html'))).toMatchObject({ dangerBar: true, dangerBarPercent: false });
+    expect(found(fixture('bar-class-only.html'))).toMatchObject({ '#progress-bar-inner': true, '#progress-bar-inner with a percentage': false });
   });
 
-  it('lists none on a challenge page', () => {
-    expect(Object.values(describeNumeroinconnuPage(fixture('challenge.html'))).some(Boolean)).toBe(false);
+  it('finds none on a challenge page', () => {
+    const markers = markersOfNumeroinconnu(fixture('challenge.html'));
+    expect(markers.some((report) => report.found)).toBe(false);
+    expect(haveRequiredMarkers(markers)).toBe(false);
   });
 });
 
@@ -188,8 +235,8 @@ describe('parseNumeroinconnuPage on hostile input', () => {
   it('never throws and never returns values outside the contract', () => {
     fc.assert(
       fc.property(hostileHtml(), (html) => {
-        const result = parseNumeroinconnuPage(html);
-        if (result.kind !== 'ok') return ['not_found', 'challenge', 'invalid'].includes(result.kind);
+        const result = outcomeOf(html);
+        if (result.status !== 'ok') return ['not_found', 'blocked', 'error'].includes(result.status);
         const { data } = result;
         return (
           (data.dangerPercent === null || (Number.isInteger(data.dangerPercent) && data.dangerPercent >= 0 && data.dangerPercent <= 100)) &&

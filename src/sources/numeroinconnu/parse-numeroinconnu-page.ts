@@ -1,40 +1,23 @@
-// Reads a numeroinconnu.fr number page (GET /numero/{n}) into the `community` slot's data.
-// Pure: HTML text in, typed result out; never throws. The markup is the one the site's template
-// family shares (see shared/upstreams/numeroinconnu.md); what is unverified is tolerated in
-// its plausible variants and reported as `invalid` when a required value cannot be read.
+// Reads a numeroinconnu.fr number page (GET /numero/{n}) into the `community` slot's data, with
+// the markers the canary checks. Pure: HTML text in, typed result out; never throws. The markup
+// is the one the site's template family shares (see docs/upstreams/numeroinconnu.md); what is
+// unverified is tolerated in its plausible variants and reported as `invalid` when a required
+// value cannot be read.
+import { isTag } from 'domhandler';
 import type { CommunityComment, CommunityData } from '../../domain/report.js';
-import { byClass, byId, findAll, findFirst, nextElementSibling, parseHtml, rawText, shortRawText } from '../common/html.js';
-import type { HtmlElement } from '../common/html.js';
+import {
+  boundedText, byClass, byId, byTag, classesOf, closest, findAll, findFirst, findFirstNear, hasClass, ITEM_ELEMENTS, nextElementSibling, parseHtml,
+  previousElementSibling, shortTextOf, textOf,
+} from '../common/html.js';
+import type { HtmlElement, HtmlParent } from '../common/html.js';
+import { outcomeOfPage } from '../common/outcomes.js';
+import type { PageParseResult } from '../common/outcomes.js';
+import type { MarkerReport, ParseResult } from '../markers.js';
 import { mostFrequentLabel } from '../common/most-frequent.js';
-import { cleanText, dateSortKey, MAX_COMMENTS, parseCount, parseDate } from '../common/text.js';
+import { dateSortKey, MAX_COMMENTS, parseCount, parseDate } from '../common/text.js';
 
-export type NumeroinconnuPageResult =
-  | { kind: 'ok'; data: CommunityData }
-  | { kind: 'not_found' }
-  /** None of the page's markers: a captcha, an interstitial or a different page. */
-  | { kind: 'challenge' }
-  /** The page is the site's, but a required value is missing or malformed. */
-  | { kind: 'invalid'; reason: string };
-
-/** Labels in danger order; `strong.rank.rN` maps to entry N-1 when the text gives no label (inferred order). */
+/** Labels in danger order; `strong.rank.rN` maps to entry N-1 (order confirmed by the twin's rating form). */
 export const NUMEROINCONNU_CATEGORIES = ['Dangereux', 'Gênant', 'Neutre', 'Fiable', 'Utile'] as const;
-
-export interface NumeroinconnuMarkers {
-  countComments: boolean;
-  commentsRow: boolean;
-  dangerBar: boolean;
-  dangerBarPercent: boolean;
-  statsTable: boolean;
-  dangerRow: boolean;
-  visitsRow: boolean;
-  lastRatingRow: boolean;
-  commentItems: boolean;
-  commentTexts: boolean;
-  ranks: boolean;
-  readableDates: boolean;
-  rankFilter: boolean;
-  siteNotice: boolean;
-}
 
 function foldLabel(text: string): string {
   return text
@@ -73,27 +56,23 @@ interface StatsRow {
 }
 
 /**
- * Finds label/value rows whatever the markup (`<tr><td>label</td><td>value</td>`,
+ * Finds label/value rows inside one scope whatever the markup (`<tr><td>label</td><td>value</td>`,
  * `<dt>/<dd>`, `<li><b>label</b> value</li>`, `<p>label : value</p>`): the label is the
- * outermost element whose whole text is a known label and the value its next sibling element,
- * else the rest of its parent's text; or an element whose short text is "label : value".
+ * outermost element (within the scope) whose whole text is a known label and the value its next
+ * sibling element, else the rest of its parent's text; or an element whose short text is
+ * "label : value".
  */
-function readStatsRows(root: HtmlElement): StatsRow[] {
+function readStatsRows(scope: HtmlElement): StatsRow[] {
   const rows: StatsRow[] = [];
   const seen = new Set<HtmlElement>();
-  const shortText = (element: HtmlElement, maxChars: number): string | null => {
-    const text = shortRawText(element, maxChars * 4);
-    if (text === null) return null;
-    const clean = cleanText(text, maxChars + 1);
-    return clean.length > maxChars ? null : clean;
-  };
-  const candidates = findAll(root, (element) => element.children.length > 0 && element.children.length <= 4);
+  const candidates = [scope, ...findAll(scope, (element) => element.children.length > 0 && element.children.length <= 4)];
   for (const candidate of candidates) {
     if (rows.length >= MAX_STATS_ROWS) break;
-    // Cheap first look: every label starts with one of these words (entities keep the prefix).
-    const raw = shortRawText(candidate, (LABEL_MAX_CHARS + VALUE_MAX_CHARS) * 4);
+    if (candidate.children.length === 0 || candidate.children.length > 4) continue;
+    // Cheap first look: every label starts with one of these words.
+    const raw = boundedText(candidate, (LABEL_MAX_CHARS + VALUE_MAX_CHARS) * 4);
     if (raw === null || !/niveau|nombre|derni/i.test(raw)) continue;
-    const text = shortText(candidate, LABEL_MAX_CHARS + VALUE_MAX_CHARS);
+    const text = shortTextOf(candidate, LABEL_MAX_CHARS + VALUE_MAX_CHARS);
     if (text === null) continue;
     const kind = text.length <= LABEL_MAX_CHARS ? classifyRowLabel(foldLabel(text)) : null;
     if (kind === null) {
@@ -105,20 +84,67 @@ function readStatsRows(root: HtmlElement): StatsRow[] {
       continue;
     }
     let cell = candidate;
-    while (cell.parent !== null && cell.parent.tag !== '#root' && shortText(cell.parent, LABEL_MAX_CHARS) === text) cell = cell.parent;
+    for (let parent = cell.parent; cell !== scope && parent !== null && isTag(parent); parent = cell.parent) {
+      if (shortTextOf(parent, LABEL_MAX_CHARS) !== text) break;
+      cell = parent;
+    }
     if (seen.has(cell)) continue;
     seen.add(cell);
     const sibling = nextElementSibling(cell);
     let value: string;
     if (sibling !== null) {
-      value = shortText(sibling, VALUE_MAX_CHARS) ?? '';
+      value = shortTextOf(sibling, VALUE_MAX_CHARS) ?? '';
     } else {
-      const parentText = cell.parent === null ? '' : (shortText(cell.parent, LABEL_MAX_CHARS + VALUE_MAX_CHARS) ?? '');
+      const parentText = cell.parent === null ? '' : (shortTextOf(cell.parent, LABEL_MAX_CHARS + VALUE_MAX_CHARS) ?? '');
       value = parentText.startsWith(text) ? parentText.slice(text.length).replace(/^\s*:?\s*/, '') : '';
     }
     rows.push({ kind, value });
   }
   return rows;
+}
+
+const isTable = byTag('table');
+
+/** How far into a table its header is looked for: a header opens the table. */
+const HEADER_SEARCH_ELEMENTS = 40;
+
+/** A views table is announced by a short "Visites"-like header: its first caption or `th`, or the heading just before it. */
+function hasViewsHeader(table: HtmlElement): boolean {
+  const headers = [findFirstNear(table, byTag('caption', 'th'), HEADER_SEARCH_ELEMENTS), previousElementSibling(table)];
+  return headers.some((header) => {
+    if (header === null || !/^(?:caption|th|h[1-6])$/.test(header.name)) return false;
+    const text = shortTextOf(header, LABEL_MAX_CHARS);
+    if (text === null) return false;
+    const folded = foldLabel(text);
+    return folded.includes('visite') && classifyRowLabel(folded) === null;
+  });
+}
+
+interface Scopes {
+  statsTable: HtmlElement | null;
+  viewsTables: HtmlElement[];
+  /** Older family layouts without tables: a block marked `stats`. */
+  statsBlocks: HtmlElement[];
+}
+
+/**
+ * Where label rows may be read: the table holding `#count-comments` or the bar, the tables under
+ * a views header, and `.stats` blocks. Never the whole page: a hidden locality table earlier in
+ * the page reuses the views label for the region's population.
+ */
+function findScopes(root: HtmlParent, countElement: HtmlElement | null, bar: HtmlElement | null): Scopes {
+  const statsTable = (countElement === null ? null : closest(countElement, isTable)) ?? (bar === null ? null : closest(bar, isTable)) ?? null;
+  const viewsTables = outermost(findAll(root, (element) => isTable(element) && element !== statsTable && hasViewsHeader(element)));
+  const statsBlocks = outermost(
+    findAll(root, (element) => hasClass(element, 'stats') && element !== statsTable && !viewsTables.includes(element)),
+  );
+  return { statsTable, viewsTables, statsBlocks };
+}
+
+/** Drops the elements nested in another of the list: each subtree is read once. */
+function outermost(elements: readonly HtmlElement[]): HtmlElement[] {
+  const members = new Set(elements);
+  return elements.filter((element) => closest(element, (ancestor) => members.has(ancestor)) === null);
 }
 
 type Percent = { kind: 'value'; value: number } | { kind: 'absent' } | { kind: 'out_of_range' };
@@ -139,45 +165,60 @@ function canonicalCategory(text: string): string {
   return CATEGORY_BY_FOLDED.get(foldLabel(text)) ?? text;
 }
 
-function readCategory(item: HtmlElement): string {
-  const rank = findFirst(item, byClass('rank'));
-  if (rank === null) return '';
-  const text = cleanText(rawText(rank));
+function readCategory(rank: HtmlElement): string {
+  const text = textOf(rank);
   // A prefix such as "Évaluation : " precedes the label in some versions.
   const label = text.includes(':') ? text.slice(text.lastIndexOf(':') + 1).trim() : text;
   if (label !== '') return canonicalCategory(label);
-  for (const className of rank.classes) {
+  return categoryOfRankClass(rank);
+}
+
+/** `r1`…`r5` → its label; '' when the element carries no rating class. */
+function categoryOfRankClass(rank: HtmlElement): string {
+  for (const className of classesOf(rank)) {
     const match = /^r([1-5])$/.exec(className);
     if (match !== null) return NUMEROINCONNU_CATEGORIES[Number(match[1]) - 1] ?? '';
   }
   return '';
 }
 
-function readComments(root: HtmlElement): CommunityComment[] {
-  const comments: CommunityComment[] = [];
-  const items = findAll(
-    root,
-    (element) =>
-      element.classes.includes('comment-item') &&
-      !element.classes.includes('comment-disabled') &&
-      !element.classes.includes('comment-item-ad'),
-  );
-  for (const item of items) {
-    if (comments.length >= MAX_COMMENTS) break;
-    const textElement = findFirst(item, byClass('comment-text'));
-    // The site's own notice on unknown numbers is a comment item without a comment text.
-    if (textElement === null) continue;
-    // `rawText` joins inline elements without a space, so `span.profanity` loses only its wrapper.
-    const text = cleanText(rawText(textElement));
-    const dateElement = findFirst(item, byClass('date'));
-    comments.push({ text, date: dateElement === null ? '' : parseDate(cleanText(rawText(dateElement))), category: readCategory(item) });
-  }
-  return comments;
+interface CommentScan {
+  comments: CommunityComment[];
+  items: number;
+  /** Items that are the site's own notices: no rating or no readable date. */
+  notices: number;
+  adverts: number;
 }
 
-/** "Gênant 14 Dangereux 17" (any markup, any separator) → the label with the highest count. */
+/**
+ * A real comment is a `div.comment-item` (an advert follows a `comment-item-ad` one, but that
+ * item is a user's comment too) with a rating (`strong.rank.rN`) and a readable date. The
+ * site's notices (administrator message, partner pointers, removed placeholders) are items
+ * too, without either, and are no comment.
+ */
+function readComments(root: HtmlParent): CommentScan {
+  const comments: CommunityComment[] = [];
+  let notices = 0;
+  const items = findAll(root, (element) => hasClass(element, 'comment-item') && !hasClass(element, 'comment-disabled'));
+  for (const item of items) {
+    if (comments.length >= MAX_COMMENTS) break;
+    const rank = findFirstNear(item, (element) => hasClass(element, 'rank') && categoryOfRankClass(element) !== '', ITEM_ELEMENTS);
+    const dateElement = findFirstNear(item, byClass('date'), ITEM_ELEMENTS);
+    const date = parseDate(textOf(dateElement));
+    const textElement = findFirstNear(item, byClass('comment-text'), ITEM_ELEMENTS);
+    if (rank === null || date === '' || textElement === null) {
+      notices += 1;
+      continue;
+    }
+    // Inline elements join without a space, so `span.profanity` loses only its wrapper.
+    comments.push({ text: textOf(textElement), date, category: readCategory(rank) });
+  }
+  return { comments, items: items.length, notices, adverts: findAll(root, byClass('ad-comments')).length };
+}
+
+/** "Gênant 14 Dangereux 17" (any markup, any separator) → the label with the highest count; ties: the first listed. */
 function readTopCategoryFromFilter(filter: HtmlElement): string {
-  const text = cleanText(rawText(filter));
+  const text = textOf(filter);
   let best = '';
   let bestCount = -1;
   const pattern = /([\p{L}]+)\s*[:(]?\s*(\d{1,3}(?:[ .\u00a0\u202f]\d{3})+|\d+)\s*[)×x]?/gu;
@@ -199,45 +240,45 @@ function newestDate(dates: readonly string[]): string {
   return newest;
 }
 
-const isSiteNotice = (element: HtmlElement): boolean => element.tag === 'strong' && element.classes.includes('comment-heading');
-
-/** Which of the markers the parser relies on are present (for the live canary). */
-export function describeNumeroinconnuPage(html: string): NumeroinconnuMarkers {
-  const root = parseHtml(html);
-  const rows = readStatsRows(root);
-  const bar = findFirst(root, byId('progress-bar-inner'));
-  const hasRow = (kind: RowKind): boolean => rows.some((row) => row.kind === kind);
-  return {
-    countComments: findFirst(root, byId('count-comments')) !== null,
-    commentsRow: hasRow('comments'),
-    dangerBar: bar !== null,
-    dangerBarPercent: bar !== null && readPercent(cleanText(rawText(bar))).kind === 'value',
-    statsTable: rows.length > 0,
-    dangerRow: hasRow('danger'),
-    visitsRow: hasRow('visits'),
-    lastRatingRow: hasRow('lastRating'),
-    commentItems: findFirst(root, byClass('comment-item')) !== null,
-    commentTexts: findFirst(root, byClass('comment-text')) !== null,
-    ranks: findFirst(root, byClass('rank')) !== null,
-    readableDates: findAll(root, byClass('date')).some((element) => parseDate(cleanText(rawText(element))) !== ''),
-    rankFilter: findFirst(root, byId('filter-rank-only')) !== null,
-    siteNotice: findFirst(root, isSiteNotice) !== null,
-  };
-}
-
-export function parseNumeroinconnuPage(html: string): NumeroinconnuPageResult {
-  const root = parseHtml(html);
+function readPage(root: HtmlParent, markers: MarkerReport[]): PageParseResult<CommunityData> {
   const countElement = findFirst(root, byId('count-comments'));
   const bar = findFirst(root, byId('progress-bar-inner'));
-  const rows = readStatsRows(root);
-  if (countElement === null && bar === null && rows.length === 0) return { kind: 'challenge' };
-  const row = (kind: RowKind): StatsRow | undefined => rows.find((candidate) => candidate.kind === kind);
+  const scopes = findScopes(root, countElement, bar);
+  const statsRows = [scopes.statsTable, ...scopes.statsBlocks].flatMap((scope) => (scope === null ? [] : readStatsRows(scope)));
+  const viewsRows = scopes.viewsTables.flatMap(readStatsRows);
+  const row = (kind: RowKind): StatsRow | undefined => statsRows.find((candidate) => candidate.kind === kind);
+  const visitsRow = viewsRows.find((candidate) => candidate.kind === 'visits') ?? row('visits');
+  const lastRatingRow = row('lastRating') ?? viewsRows.find((candidate) => candidate.kind === 'lastRating');
+  const scan = readComments(root);
+
+  const countFromElement = countElement === null ? null : parseCount(textOf(countElement));
+  const commentsRow = row('comments');
+  const commentsCount = countFromElement ?? (commentsRow === undefined ? null : parseCount(commentsRow.value));
+  const barPercent = bar === null ? ({ kind: 'absent' } as const) : readPercent(textOf(bar));
+
+  markers.push(
+    // The comment count is the one value the parser cannot do without (from either place).
+    { marker: 'comments count (#count-comments or row "Nombre de commentaires")', found: commentsCount !== null },
+    { marker: '#count-comments', found: countElement !== null, required: false },
+    { marker: 'stats table (the table holding #count-comments or #progress-bar-inner)', found: scopes.statsTable !== null, required: false },
+    { marker: '#progress-bar-inner', found: bar !== null, required: false },
+    { marker: '#progress-bar-inner with a percentage', found: barPercent.kind === 'value', required: false },
+    { marker: 'row "Niveau de danger"', found: row('danger') !== undefined, required: false },
+    { marker: 'views table (a "Visites" header)', found: scopes.viewsTables.length > 0, required: false },
+    { marker: 'row "Nombre de visites" in the views table', found: viewsRows.some((candidate) => candidate.kind === 'visits'), required: false },
+    { marker: 'row last rating ("Dernière évaluation" or similar; label unverified)', found: lastRatingRow !== undefined, required: false },
+    { marker: 'div.comment-item', found: scan.items > 0, required: false },
+    { marker: 'real comment (strong.rank.rN + p.comment-text + readable span.date)', found: scan.comments.length > 0, required: false },
+    { marker: 'site notice (comment item without rating or date)', found: scan.notices > 0, required: false },
+    { marker: 'div.ad-comments', found: scan.adverts > 0, required: false },
+    { marker: '#filter-rank-only', found: findFirst(root, byId('filter-rank-only')) !== null, required: false },
+  );
+
+  if (countElement === null && bar === null && statsRows.length === 0 && viewsRows.length === 0) return { kind: 'challenge' };
 
   // Danger: the bar's text first, then the table row; a bar with only its colour class gives no value.
   let dangerPercent: number | null = null;
-  for (const source of [bar === null ? undefined : cleanText(rawText(bar)), row('danger')?.value]) {
-    if (source === undefined) continue;
-    const percent = readPercent(source);
+  for (const percent of [barPercent, readPercent(row('danger')?.value ?? '')]) {
     if (percent.kind === 'out_of_range') return { kind: 'invalid', reason: 'danger percent out of range' };
     if (percent.kind === 'value') {
       dangerPercent = percent.value;
@@ -245,19 +286,12 @@ export function parseNumeroinconnuPage(html: string): NumeroinconnuPageResult {
     }
   }
 
-  const countFromElement = countElement === null ? null : parseCount(cleanText(rawText(countElement)));
-  const commentsRow = row('comments');
-  const commentsCount = countFromElement ?? (commentsRow === undefined ? null : parseCount(commentsRow.value));
   if (commentsCount === null) return { kind: 'invalid', reason: 'comments count missing or unreadable' };
-
-  const visitsRow = row('visits');
   const visits = visitsRow === undefined ? null : parseCount(visitsRow.value);
-  const comments = readComments(root);
+  const comments = scan.comments;
 
-  // Unknown number: the site answers 200 with a zero count and its own notice
-  // (`strong.comment-heading`) in place of comments. We call any page with no comment at all
-  // not_found rather than ok-with-zeros: a danger bar computed from no rating (often 0 %) is
-  // no data, and a number nobody rated must never look clean.
+  // Unknown number: a zero count, and at most the site's own notice in place of comments. A
+  // danger bar computed from no rating is no data, and a number nobody rated must never look clean.
   if (commentsCount === 0 && comments.length === 0) return { kind: 'not_found' };
 
   const filter = findFirst(root, byId('filter-rank-only'));
@@ -265,7 +299,6 @@ export function parseNumeroinconnuPage(html: string): NumeroinconnuPageResult {
   const topCategory =
     filterTop !== '' ? filterTop : mostFrequentLabel(comments.map((comment) => ({ label: comment.category, date: comment.date })));
 
-  const lastRatingRow = row('lastRating');
   const lastRatingDate = lastRatingRow === undefined ? '' : parseDate(lastRatingRow.value);
   const lastCommentDate = lastRatingDate !== '' ? lastRatingDate : newestDate(comments.map((comment) => comment.date));
 
@@ -274,4 +307,15 @@ export function parseNumeroinconnuPage(html: string): NumeroinconnuPageResult {
     // The listed comments are a lower bound of the count, should the count be stale.
     data: { dangerPercent, visits, commentsCount: Math.max(commentsCount, comments.length), topCategory, lastCommentDate, commentList: comments },
   };
+}
+
+export function parseNumeroinconnuPage(html: string): ParseResult<CommunityData> {
+  const markers: MarkerReport[] = [];
+  const outcome = outcomeOfPage(readPage(parseHtml(html), markers));
+  return { outcome, markers };
+}
+
+/** The markers the parser relies on, found or not in a real page (for the live canary). */
+export function markersOfNumeroinconnu(body: string): MarkerReport[] {
+  return parseNumeroinconnuPage(body).markers;
 }

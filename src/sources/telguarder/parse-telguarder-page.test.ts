@@ -2,15 +2,17 @@ import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { hostileHtml, isOutputDate, isPlainText } from '../../../test/support/html-arbitrary.js';
-import { describeTelguarderPage, parseTelguarderPage, securityLevelToSpamScore } from './parse-telguarder-page.js';
-import type { TelguarderPageResult } from './parse-telguarder-page.js';
+import { markersOfTelguarder, parseTelguarderPage as parse, securityLevelToSpamScore } from './parse-telguarder-page.js';
 import type { SignalsData } from '../../domain/report.js';
 import { MAX_COMMENTS } from '../common/text.js';
+import { haveRequiredMarkers } from '../markers.js';
+import type { SourceOutcome } from '../../domain/ports/source.js';
 
 const fixture = (name: string): string => readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8');
+const parseTelguarderPage = (html: string): SourceOutcome<SignalsData> => parse(html).outcome;
 
-function expectOk(result: TelguarderPageResult): SignalsData {
-  if (result.kind !== 'ok') throw new Error(`expected ok, got ${JSON.stringify(result)}`);
+function expectOk(result: SourceOutcome<SignalsData>): SignalsData {
+  if (result.status !== 'ok') throw new Error(`expected ok, got ${JSON.stringify(result)}`);
   return result.data;
 }
 
@@ -19,17 +21,31 @@ const panel = (inner: string): string => `<div class="ai-number-stats-panel">${i
 describe('parseTelguarderPage', () => {
   it('reads every field of a normal page', () => {
     expect(expectOk(parseTelguarderPage(fixture('normal.html')))).toEqual({
-      spamScore: 72,
+      spamScore: 74,
       reportsCount: 37,
       callerType: 'Démarchage téléphonique',
       commentList: [
         { text: 'Propose des panneaux solaires inventés.', date: '12/03/2026', callerType: 'Démarchage téléphonique' },
-        { text: 'Demande un virement urgent.', date: '01/02/2026', callerType: 'Arnaque' },
+        { text: 'Demande un virement urgent à un soi-disant naïf « conseiller » ; il insiste – cœur ❤.', date: '01/02/2026', callerType: 'Arnaque' },
         { text: 'Rappelle sans arrêt.', date: '15/01/2026', callerType: 'Démarchage téléphonique' },
         // No reason of its own: takes the number's main caller type.
         { text: 'Pas de message laissé.', date: '03/01/2026', callerType: 'Démarchage téléphonique' },
       ],
     });
+  });
+
+  it('a security level of 26 is a spam score of 74', () => {
+    expect(expectOk(parseTelguarderPage(fixture('normal.html'))).spamScore).toBe(74);
+  });
+
+  it('a security level of 90 is a spam score of 10, and an unreported clean number stays ok', () => {
+    expect(expectOk(parseTelguarderPage(fixture('clean-company.html')))).toEqual({ spamScore: 10, reportsCount: 0, callerType: '', commentList: [] });
+  });
+
+  it('reads 2026.2.1 and 2026.01.15 18:42 year-first, as 01/02/2026 and 15/01/2026', () => {
+    const dates = expectOk(parseTelguarderPage(fixture('normal.html'))).commentList.map((comment) => comment.date);
+    expect(dates).toContain('01/02/2026');
+    expect(dates).toContain('15/01/2026');
   });
 
   it('strips the user-comment trailer and does not repeat the latest-comment panel', () => {
@@ -39,7 +55,13 @@ describe('parseTelguarderPage', () => {
   });
 
   it('answers not_found for a page with no reports, level 0 and no comment', () => {
-    expect(parseTelguarderPage(fixture('unknown.html'))).toEqual({ kind: 'not_found' });
+    expect(parseTelguarderPage(fixture('unknown.html'))).toEqual({ status: 'not_found' });
+  });
+
+  it('answers not_found for a page with no reports, no level attribute and no comment', () => {
+    const html = fixture('unknown.html').replace(/<div id="securityLevelValue"[^>]*><\/div>/, '');
+    expect(html).not.toContain('securityLevelValue');
+    expect(parseTelguarderPage(html)).toEqual({ status: 'not_found' });
   });
 
   it('leaves missing optional blocks empty on a partial page and labels a reason by its slug', () => {
@@ -52,27 +74,24 @@ describe('parseTelguarderPage', () => {
   });
 
   it('calls a page without the stats panel a challenge', () => {
-    expect(parseTelguarderPage(fixture('challenge.html'))).toEqual({ kind: 'challenge' });
-    expect(parseTelguarderPage('')).toEqual({ kind: 'challenge' });
+    expect(parseTelguarderPage(fixture('challenge.html'))).toEqual({ status: 'blocked', reason: 'challenge' });
+    expect(parseTelguarderPage('')).toEqual({ status: 'blocked', reason: 'challenge' });
   });
 
   it('is not fooled by a stats panel written inside a script', () => {
-    expect(parseTelguarderPage('<script>x = "<div class=\'ai-number-stats-panel\'>"</script>')).toEqual({ kind: 'challenge' });
+    expect(parseTelguarderPage('<script>x = "<div class=\'ai-number-stats-panel\'>"</script>')).toEqual({ status: 'blocked', reason: 'challenge' });
   });
 
   it('breaks a caller-type tie by the most recent comment', () => {
     const data = expectOk(parseTelguarderPage(fixture('caller-type-tie.html')));
     expect(data.callerType).toBe('Sondage');
     expect(data.reportsCount).toBe(4);
-    expect(data.spamScore).toBe(35);
+    expect(data.spamScore).toBe(65);
   });
 
   it('calls a non-numeric security level invalid', () => {
-    expect(parseTelguarderPage(fixture('malformed-level.html'))).toEqual({ kind: 'invalid', reason: 'security level malformed' });
-    expect(parseTelguarderPage(panel('<div id="securityLevelValue" data-security-level="140"></div>'))).toEqual({
-      kind: 'invalid',
-      reason: 'security level malformed',
-    });
+    expect(parseTelguarderPage(fixture('malformed-level.html'))).toEqual({ status: 'error', reason: 'parse' });
+    expect(parseTelguarderPage(panel('<div id="securityLevelValue" data-security-level="140"></div>'))).toEqual({ status: 'error', reason: 'parse' });
   });
 
   it('keeps a page with reports but no level as ok with a null score', () => {
@@ -83,7 +102,7 @@ describe('parseTelguarderPage', () => {
   it('reads the Latin-1 page once decoded', () => {
     const html = new TextDecoder('latin1').decode(readFileSync(new URL('./fixtures/latin1.html', import.meta.url)));
     expect(expectOk(parseTelguarderPage(html))).toEqual({
-      spamScore: 64,
+      spamScore: 36,
       reportsCount: 9,
       callerType: 'Arnaque à la carte',
       commentList: [{ text: 'Prétend être la banque (inventé).', date: '14/12/2025', callerType: 'Arnaque à la carte' }],
@@ -111,23 +130,29 @@ describe('securityLevelToSpamScore', () => {
     expect(securityLevelToSpamScore(null)).toBeNull();
   });
 
-  it('keeps the level as the score by default and inverts it on request', () => {
-    expect(securityLevelToSpamScore(72)).toBe(72);
-    expect(securityLevelToSpamScore(72, 'higher_is_safer')).toBe(28);
+  it('reads the level as a security level: higher is safer', () => {
+    expect(securityLevelToSpamScore(26)).toBe(74);
+    expect(securityLevelToSpamScore(50)).toBe(50);
+    expect(securityLevelToSpamScore(90)).toBe(10);
+    expect(securityLevelToSpamScore(100)).toBe(0);
   });
 });
 
-describe('describeTelguarderPage', () => {
-  it('counts the markers of a normal page', () => {
-    expect(describeTelguarderPage(fixture('normal.html'))).toEqual({
-      statsPanel: true, statsCells: 3, securityLevel: true, assessments: 5, assessmentDates: 5, spamReasons: 4,
-    });
+describe('telguarder markers, from the parse itself', () => {
+  it('finds every marker of a normal page', () => {
+    const markers = markersOfTelguarder(fixture('normal.html'));
+    expect(markers.filter((report) => !report.found).map((report) => report.marker)).toEqual([]);
+    expect(haveRequiredMarkers(markers)).toBe(true);
+  });
+
+  it('keeps the required marker on the unknown-number page', () => {
+    expect(haveRequiredMarkers(markersOfTelguarder(fixture('unknown.html')))).toBe(true);
   });
 
   it('finds nothing on a challenge page', () => {
-    expect(describeTelguarderPage(fixture('challenge.html'))).toEqual({
-      statsPanel: false, statsCells: 0, securityLevel: false, assessments: 0, assessmentDates: 0, spamReasons: 0,
-    });
+    const markers = markersOfTelguarder(fixture('challenge.html'));
+    expect(markers.some((report) => report.found)).toBe(false);
+    expect(haveRequiredMarkers(markers)).toBe(false);
   });
 });
 
@@ -136,10 +161,10 @@ describe('parseTelguarderPage on hostile input', () => {
     fc.assert(
       fc.property(hostileHtml(), (html) => {
         const result = parseTelguarderPage(html);
-        if (result.kind !== 'ok') return ['not_found', 'challenge', 'invalid'].includes(result.kind);
+        if (result.status !== 'ok') return ['not_found', 'blocked', 'error'].includes(result.status);
         const { data } = result;
         return (
-          (data.spamScore === null || (Number.isInteger(data.spamScore) && data.spamScore > 0 && data.spamScore <= 100)) &&
+          (data.spamScore === null || (Number.isInteger(data.spamScore) && data.spamScore >= 0 && data.spamScore <= 100)) &&
           (data.reportsCount === null || Number.isSafeInteger(data.reportsCount)) &&
           isPlainText(data.callerType) &&
           data.commentList.length <= MAX_COMMENTS &&

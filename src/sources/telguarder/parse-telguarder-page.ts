@@ -1,67 +1,48 @@
-// Reads a telguarder number page (the answer to POST /fr/search) into the `signals` slot's data.
-// Pure: HTML text in, typed result out; never throws. The `ai-*` class names are shared by
-// every locale of the site (see shared/upstreams/telguarder.md); the French date format, the
-// level's direction and the unknown-number page are unverified and handled as noted below.
+// Reads a telguarder number page (the answer to POST /fr/search or GET /fr/number/{n}) into
+// the `signals` slot's data, with the markers the canary checks. Pure: HTML text in, typed
+// result out; never throws. The `ai-*` class names are shared by every locale of the site (see
+// docs/upstreams/telguarder.md); the French date format, the level on the web page and the
+// unknown-number page are unverified and tolerated as noted below.
 import type { SignalsComment, SignalsData } from '../../domain/report.js';
-import { byClass, byId, childElements, findAll, findFirst, parseHtml, rawText } from '../common/html.js';
-import type { HtmlElement } from '../common/html.js';
+import { attribute, byClass, byId, childElements, classesOf, findAll, findFirst, findFirstNear, ITEM_ELEMENTS, parseHtml, textOf } from '../common/html.js';
+import type { HtmlElement, HtmlParent } from '../common/html.js';
+import { outcomeOfPage } from '../common/outcomes.js';
+import type { PageParseResult } from '../common/outcomes.js';
+import type { MarkerReport, ParseResult } from '../markers.js';
 import { mostFrequentLabel } from '../common/most-frequent.js';
 import { cleanText, MAX_COMMENTS, parseCount, parseDate } from '../common/text.js';
 
-export type TelguarderPageResult =
-  | { kind: 'ok'; data: SignalsData }
-  | { kind: 'not_found' }
-  /** No stats panel: a captcha, an interstitial or a different page. */
-  | { kind: 'challenge' }
-  /** The page is the site's, but a required value is malformed. */
-  | { kind: 'invalid'; reason: string };
-
-export interface TelguarderMarkers {
-  statsPanel: boolean;
-  statsCells: number;
-  securityLevel: boolean;
-  assessments: number;
-  assessmentDates: number;
-  spamReasons: number;
-}
-
 /**
- * Which way `data-security-level` points. Evidence (the mobile app marks a number reported as
- * telephone spam with 50) says higher = riskier, but it is unverified: if the canary shows the
- * opposite, flip this one constant.
+ * telguarder's `data-security-level` is a *security* level, higher = safer (its own app API
+ * gives 26 to a number reported thousands of times as spam and 90 to a clean company): the
+ * spec's spamScore (higher = riskier) is 100 − level; 0 ("not enough data") or no level is null.
  */
-export const TELGUARDER_LEVEL_DIRECTION: 'higher_is_riskier' | 'higher_is_safer' = 'higher_is_riskier';
-
-/** `data-security-level` (0–100, 0 = not enough data) as the spec's spamScore (0–100, higher = riskier) or null. */
-export function securityLevelToSpamScore(
-  level: number | null,
-  direction: 'higher_is_riskier' | 'higher_is_safer' = TELGUARDER_LEVEL_DIRECTION,
-): number | null {
+export function securityLevelToSpamScore(level: number | null): number | null {
   if (level === null || level === 0) return null;
-  return direction === 'higher_is_riskier' ? level : 100 - level;
+  return 100 - level;
 }
 
 type Level = { kind: 'value'; value: number } | { kind: 'absent' } | { kind: 'malformed' };
 
-function readSecurityLevel(root: HtmlElement): Level {
+function readSecurityLevel(root: HtmlParent): Level {
   const element = findFirst(root, byId('securityLevelValue'));
-  const attribute = element?.attributes.get('data-security-level');
-  if (attribute === undefined || attribute.trim() === '') return { kind: 'absent' };
-  const match = /^\s*(\d{1,3})(?:[.,]\d+)?\s*%?\s*$/.exec(attribute);
+  const value = element === null ? undefined : attribute(element, 'data-security-level');
+  if (value === undefined || value.trim() === '') return { kind: 'absent' };
+  const match = /^\s*(\d{1,3})(?:[.,]\d+)?\s*%?\s*$/.exec(value);
   if (match === null) return { kind: 'malformed' };
-  const value = Number(match[1]);
-  return value > 100 ? { kind: 'malformed' } : { kind: 'value', value };
+  const level = Number(match[1]);
+  return level > 100 ? { kind: 'malformed' } : { kind: 'value', value: level };
 }
 
 /** A stats cell is a label then a value: `.ai-row-info-value`, else the cell's second element. */
 function readCellValue(cell: HtmlElement): string {
-  const value = findFirst(cell, byClass('ai-row-info-value')) ?? childElements(cell)[1] ?? null;
-  return value === null ? '' : cleanText(rawText(value));
+  const value = findFirstNear(cell, byClass('ai-row-info-value'), ITEM_ELEMENTS) ?? childElements(cell)[1] ?? null;
+  return textOf(value);
 }
 
 /** Slug class → label, for a reason element with no text ("ai-sr-telephone-seller" → "Telephone seller"). */
 function labelFromSlug(element: HtmlElement): string {
-  for (const className of element.classes) {
+  for (const className of classesOf(element)) {
     const match = /^ai-sr-([a-z0-9-]+)$/.exec(className);
     if (match?.[1] !== undefined) {
       const words = match[1].replace(/-+/g, ' ').trim();
@@ -74,17 +55,17 @@ function labelFromSlug(element: HtmlElement): string {
 /** The site appends where a comment came from: "… Commentaire de l'utilisateur (France, web)". */
 const COMMENT_TRAILER = /\s*Commentaire de l['’]utilisateur\s*(?:\([^)]*\))?\s*$/i;
 
-function readComments(root: HtmlElement): SignalsComment[] {
+function readComments(root: HtmlParent): SignalsComment[] {
   const comments: SignalsComment[] = [];
   const seen = new Set<string>();
   for (const body of findAll(root, byClass('ai-assessment-body'))) {
     if (comments.length >= MAX_COMMENTS) break;
-    const textElement = findFirst(body, byClass('ai-comment-text'));
-    const text = textElement === null ? '' : cleanText(rawText(textElement)).replace(COMMENT_TRAILER, '');
-    const dateElement = findFirst(body, byClass('ai-assessment-date'));
-    const date = dateElement === null ? '' : parseDate(cleanText(rawText(dateElement)));
-    const reason = findFirst(body, byClass('ai-spam-reason'));
-    const reasonText = reason === null ? '' : cleanText(rawText(reason));
+    const textElement = findFirstNear(body, byClass('ai-comment-text'), ITEM_ELEMENTS);
+    const text = textOf(textElement).replace(COMMENT_TRAILER, '');
+    const dateElement = findFirstNear(body, byClass('ai-assessment-date'), ITEM_ELEMENTS);
+    const date = parseDate(textOf(dateElement));
+    const reason = findFirstNear(body, byClass('ai-spam-reason'), ITEM_ELEMENTS);
+    const reasonText = textOf(reason);
     const callerType = reason === null ? '' : reasonText !== '' ? reasonText : labelFromSlug(reason);
     if (text === '' && callerType === '') continue;
     // The latest-comment panel may repeat an assessment listed in the container.
@@ -96,34 +77,26 @@ function readComments(root: HtmlElement): SignalsComment[] {
   return comments;
 }
 
-/** Which of the markers the parser relies on are present (for the live canary). */
-export function describeTelguarderPage(html: string): TelguarderMarkers {
-  const root = parseHtml(html);
+function readPage(root: HtmlParent, markers: MarkerReport[]): PageParseResult<SignalsData> {
   const panel = findFirst(root, byClass('ai-number-stats-panel'));
-  return {
-    statsPanel: panel !== null,
-    statsCells: panel === null ? 0 : findAll(panel, byClass('ai-row-1-cell')).length,
-    securityLevel: readSecurityLevel(root).kind !== 'absent',
-    assessments: findAll(root, byClass('ai-assessment-body')).length,
-    assessmentDates: findAll(root, byClass('ai-assessment-date')).filter((element) => parseDate(cleanText(rawText(element))) !== '').length,
-    spamReasons: findAll(root, byClass('ai-spam-reason')).length,
-  };
-}
-
-export function parseTelguarderPage(html: string): TelguarderPageResult {
-  const root = parseHtml(html);
-  const panel = findFirst(root, byClass('ai-number-stats-panel'));
+  markers.push({ marker: 'div.ai-number-stats-panel', found: panel !== null });
   if (panel === null) return { kind: 'challenge' };
 
   const cells = findAll(panel, byClass('ai-row-1-cell'));
+  markers.push({ marker: 'div.ai-row-1-cell x3 (searches, reports, last search)', found: cells.length >= 3, required: false });
   const reportsCell = cells[1];
   const reportsCount = reportsCell === undefined ? null : parseCount(readCellValue(reportsCell));
+  markers.push({ marker: 'div.ai-row-1-cell #2 (reports) with a count', found: reportsCount !== null, required: false });
 
   const level = readSecurityLevel(root);
+  markers.push({ marker: '#securityLevelValue[data-security-level] (web page: unverified)', found: level.kind === 'value', required: false });
   if (level.kind === 'malformed') return { kind: 'invalid', reason: 'security level malformed' };
   const spamScore = securityLevelToSpamScore(level.kind === 'value' ? level.value : null);
 
   const ownComments = readComments(root);
+  markers.push({ marker: '.ai-assessment-body', found: findFirst(root, byClass('ai-assessment-body')) !== null, required: false });
+  markers.push({ marker: '.ai-assessment-date with a readable date (French format unverified)', found: ownComments.some((comment) => comment.date !== ''), required: false });
+  markers.push({ marker: '.ai-spam-reason', found: findFirst(root, byClass('ai-spam-reason')) !== null, required: false });
   const callerType = mostFrequentLabel(ownComments.map((comment) => ({ label: comment.callerType, date: comment.date })));
 
   // Unknown number (unverified): nothing reported, no level, no assessment. The search count
@@ -135,4 +108,15 @@ export function parseTelguarderPage(html: string): TelguarderPageResult {
   // A comment without its own caller type takes the number's main caller type.
   const commentList = ownComments.map((comment) => (comment.callerType === '' ? { ...comment, callerType } : comment));
   return { kind: 'ok', data: { spamScore, reportsCount, callerType, commentList } };
+}
+
+export function parseTelguarderPage(html: string): ParseResult<SignalsData> {
+  const markers: MarkerReport[] = [];
+  const outcome = outcomeOfPage(readPage(parseHtml(html), markers));
+  return { outcome, markers };
+}
+
+/** The markers the parser relies on, found or not in a real page (for the live canary). */
+export function markersOfTelguarder(body: string): MarkerReport[] {
+  return parseTelguarderPage(body).markers;
 }

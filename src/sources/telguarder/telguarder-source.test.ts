@@ -4,11 +4,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createHttpClient } from '../../infra/http/http-client.js';
 import type { ClosableHttpClient } from '../../infra/http/http-client.js';
 import { createUpstreamFetcher } from '../../infra/http/upstream-fetcher.js';
-import { startLoopbackServer } from '../../../test/support/loopback-server.js';
-import type { LoopbackServer, ReceivedRequest } from '../../../test/support/loopback-server.js';
+import { startLoopbackServer } from '../../../test/support/loopback-http.js';
+import type { LoopbackServer, ReceivedRequest } from '../../../test/support/loopback-http.js';
 import { belgianNumber, frenchNumber } from '../../../test/support/parsed-numbers.js';
-import { haveRequiredMarkers } from '../markers.js';
-import { buildTelguarderSearch, createTelguarderSource, describeTelguarderMarkers } from './telguarder-source.js';
+import { buildTelguarderSearch, createTelguarderSource } from './telguarder-source.js';
 
 const fixtureBytes = (name: string): Buffer => readFileSync(new URL(`./fixtures/${name}`, import.meta.url));
 
@@ -47,20 +46,45 @@ afterEach(async () => {
   client = undefined;
 });
 
-async function setUp(handler: (request: ReceivedRequest, response: ServerResponse) => void) {
+async function setUp(handler: (request: ReceivedRequest, response: ServerResponse) => void, lookup?: 'search' | 'number') {
   server = await startLoopbackServer(handler);
   client = createHttpClient();
   const fetcher = createUpstreamFetcher({ upstream: 'telguarder', client, requestsPerMinute: 600, maxConcurrency: 2 });
-  return { server, fetcher, source: createTelguarderSource({ baseUrl: server.url, fetcher }) };
+  return { server, fetcher, source: createTelguarderSource({ baseUrl: server.url, fetcher, ...(lookup === undefined ? {} : { lookup }) }) };
+}
+
+/** The site's number page asked directly: GET /fr/number/{digits}; anything else is refused. */
+function numberPage(name: string) {
+  return (request: ReceivedRequest, response: ServerResponse): void => {
+    if (request.method === 'GET' && /^\/fr\/number\/0\d{9}$/.test(request.url)) {
+      serveHtml(response, 200, name);
+      return;
+    }
+    response.writeHead(405);
+    response.end();
+  };
 }
 
 const deadline = (): AbortSignal => AbortSignal.timeout(3_000);
 
 describe('telguarder source', () => {
+  it('with TELGUARDER_LOOKUP=number, asks GET /fr/number/{0XXXXXXXXX} and answers the parsed page', async () => {
+    const { server, source } = await setUp(numberPage('normal.html'), 'number');
+    const outcome = await source.lookup(frenchNumber('0600000003'), deadline());
+    expect(outcome).toMatchObject({ status: 'ok', data: { spamScore: 74, reportsCount: 37 } });
+    expect(server.received.map((request) => [request.method, request.url, request.body])).toEqual([['GET', '/fr/number/0600000003', '']]);
+  });
+
+  it('with TELGUARDER_LOOKUP=number, answers not_found for a foreign number without calling the site', async () => {
+    const { server, source } = await setUp(numberPage('normal.html'), 'number');
+    expect(await source.lookup(belgianNumber(), deadline())).toEqual({ status: 'not_found' });
+    expect(server.received).toHaveLength(0);
+  });
+
   it('posts the search form, follows the redirect with a GET and answers the parsed page', async () => {
     const { server, source } = await setUp(searchThenPage(() => ({ status: 200, name: 'normal.html' })));
     const outcome = await source.lookup(frenchNumber('0600000003'), deadline());
-    expect(outcome).toMatchObject({ status: 'ok', data: { spamScore: 72, reportsCount: 37, callerType: 'Démarchage téléphonique' } });
+    expect(outcome).toMatchObject({ status: 'ok', data: { spamScore: 74, reportsCount: 37, callerType: 'Démarchage téléphonique' } });
     expect(server.received.map((request) => [request.method, request.url])).toEqual([
       ['POST', '/fr/search'],
       ['GET', '/fr/numero/0600000003'],
@@ -139,7 +163,7 @@ describe('telguarder source', () => {
     );
     expect(await source.lookup(frenchNumber('0600000003'), deadline())).toMatchObject({
       status: 'ok',
-      data: { spamScore: 64, callerType: 'Arnaque à la carte', commentList: [{ date: '14/12/2025', text: 'Prétend être la banque (inventé).' }] },
+      data: { spamScore: 36, callerType: 'Arnaque à la carte', commentList: [{ date: '14/12/2025', text: 'Prétend être la banque (inventé).' }] },
     });
   });
 });
@@ -148,13 +172,5 @@ describe('buildTelguarderSearch', () => {
   it('posts to /fr/search under the base with the digits as q', () => {
     expect(buildTelguarderSearch('https://www.telguarder.com/', '0600000003')).toEqual({ url: 'https://www.telguarder.com/fr/search', body: 'q=0600000003' });
     expect(buildTelguarderSearch('https://www.telguarder.com', '+33600000003')).toBeNull();
-  });
-});
-
-describe('describeTelguarderMarkers', () => {
-  it('has every required marker on the normal and unknown pages, not on the challenge page', () => {
-    expect(haveRequiredMarkers(describeTelguarderMarkers(fixtureBytes('normal.html').toString('utf8')))).toBe(true);
-    expect(haveRequiredMarkers(describeTelguarderMarkers(fixtureBytes('unknown.html').toString('utf8')))).toBe(true);
-    expect(haveRequiredMarkers(describeTelguarderMarkers(fixtureBytes('challenge.html').toString('utf8')))).toBe(false);
   });
 });

@@ -1,9 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import type { PrimaryData } from '../../domain/report.js';
 import { haveRequiredMarkers } from '../markers.js';
-import { collapseList, describeTellowsApiMarkers, extractFirstJsonObject, parseTellowsApi } from './parse-tellows-api.js';
+import type { SourceOutcome } from '../../domain/ports/source.js';
+import { collapseList, extractFirstJsonObject, markersOfTellowsApi, parseTellowsApi } from './parse-tellows-api.js';
 
 const fixture = (name: string) => readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8');
+const outcomeOf = (body: string): SourceOutcome<PrimaryData> => parseTellowsApi(body).outcome;
 
 const NORMAL_DATA = {
   score: 8,
@@ -12,35 +15,48 @@ const NORMAL_DATA = {
   commentList: [
     {
       author: 'Camille',
-      text: "Isolation – Appel insistant pour une isolation à 1 euro, raccroche dès qu'on répond.",
+      text: "Isolation – Appel insistant pour une isolation à 1 euro, raccroche dès qu'on répond, j'en ai gros sur le cœur.",
       date: '12/03/2024',
       callerType: 'Démarchage',
     },
     // subject equal to text: not repeated
     { author: 'Dominique', text: 'Message vocal demandant de rappeler un numéro surtaxé.', date: '05/02/2024', callerType: 'Arnaque' },
-    // no caller type of its own: the number's first caller type; tags and bidi characters gone
-    { author: '', text: "Encore eux , trois fois aujourd'hui.", date: '30/01/2024', callerType: 'Démarchage' },
+    // no caller type of its own: the number's most frequent caller type; tags and bidi characters gone
+    { author: '', text: "Encore eux, trois fois aujourd'hui.", date: '30/01/2024', callerType: 'Démarchage' },
   ],
 };
 
 describe('parseTellowsApi', () => {
   it('maps a normal answer field by field', () => {
-    expect(parseTellowsApi(fixture('api-normal.json'))).toEqual({ kind: 'ok', data: NORMAL_DATA, mainCallerType: 'Démarchage' });
+    const parsed = parseTellowsApi(fixture('api-normal.json'));
+    expect(parsed.outcome).toEqual({ status: 'ok', data: NORMAL_DATA });
+    expect(parsed.mainCallerType).toBe('Démarchage');
+  });
+
+  it('sorts the caller types by count: the most frequent one is the main caller type, whatever the order sent', () => {
+    // The fixture lists Arnaque (1) before Démarchage (2).
+    expect(parseTellowsApi(fixture('api-normal.json')).mainCallerType).toBe('Démarchage');
+  });
+
+  it('decodes &oelig; as œ in an API comment text', () => {
+    const data = parseTellowsApi(fixture('api-normal.json')).outcome;
+    expect(data.status === 'ok' ? data.data.commentList[0]?.text : '').toContain('cœur');
   });
 
   it('ignores the "Partner Data not correct" line after the JSON', () => {
     expect(fixture('api-trailer-after.txt')).toContain('Partner Data not correct');
-    expect(parseTellowsApi(fixture('api-trailer-after.txt'))).toEqual({ kind: 'ok', data: NORMAL_DATA, mainCallerType: 'Démarchage' });
+    expect(outcomeOf(fixture('api-trailer-after.txt'))).toEqual({ status: 'ok', data: NORMAL_DATA });
   });
 
   it('ignores the "Partner Data not correct" line before the JSON', () => {
-    expect(parseTellowsApi(fixture('api-trailer-before.txt'))).toEqual({ kind: 'ok', data: NORMAL_DATA, mainCallerType: 'Démarchage' });
+    expect(outcomeOf(fixture('api-trailer-before.txt'))).toEqual({ status: 'ok', data: NORMAL_DATA });
   });
 
   it('reads lists collapsed to a single object', () => {
-    expect(parseTellowsApi(fixture('api-single-object-lists.json'))).toEqual({
-      kind: 'ok',
-      mainCallerType: 'Service client',
+    const parsed = parseTellowsApi(fixture('api-single-object-lists.json'));
+    expect(parsed.mainCallerType).toBe('Service client');
+    expect(parsed.outcome).toEqual({
+      status: 'ok',
       data: {
         score: 3,
         searches: 87,
@@ -51,9 +67,9 @@ describe('parseTellowsApi', () => {
   });
 
   it('accepts callerNames as a bare string and counts with a thousands separator', () => {
-    const result = parseTellowsApi(fixture('api-bare-string-caller-names.json'));
-    expect(result).toMatchObject({ kind: 'ok', data: { score: 6, searches: 2345, commentsCount: 2 } });
-    if (result.kind !== 'ok') throw new Error('expected ok');
+    const result = outcomeOf(fixture('api-bare-string-caller-names.json'));
+    expect(result).toMatchObject({ status: 'ok', data: { score: 6, searches: 2345, commentsCount: 2 } });
+    if (result.status !== 'ok') throw new Error('expected ok');
     expect(result.data.commentList.map((comment) => [comment.date, comment.callerType])).toEqual([
       ['01/05/2024', 'Sondage'],
       ['02/05/2024', 'Sondage'],
@@ -61,42 +77,34 @@ describe('parseTellowsApi', () => {
   });
 
   it('leaves comments empty when every list is missing, keeping the counts', () => {
-    expect(parseTellowsApi(fixture('api-missing-lists.json'))).toEqual({
-      kind: 'ok',
-      mainCallerType: '',
-      data: { score: 7, searches: 410, commentsCount: 5, commentList: [] },
-    });
+    expect(outcomeOf(fixture('api-missing-lists.json'))).toEqual({ status: 'ok', data: { score: 7, searches: 410, commentsCount: 5, commentList: [] } });
   });
 
   it('calls an unknown number (score 5, no comment, no search) not_found', () => {
-    expect(parseTellowsApi(fixture('api-unknown-number.json'))).toEqual({ kind: 'not_found' });
+    expect(outcomeOf(fixture('api-unknown-number.json'))).toEqual({ status: 'not_found' });
   });
 
   it('gives a searched but unrated number a null score, never the neutral 5', () => {
-    expect(parseTellowsApi(fixture('api-searched-unrated.json'))).toEqual({
-      kind: 'ok',
-      mainCallerType: '',
-      data: { score: null, searches: 17, commentsCount: 0, commentList: [] },
-    });
+    expect(outcomeOf(fixture('api-searched-unrated.json'))).toEqual({ status: 'ok', data: { score: null, searches: 17, commentsCount: 0, commentList: [] } });
   });
 
   it('recognises the invalid-key text as an auth error', () => {
-    expect(parseTellowsApi(fixture('api-invalid-key.txt'))).toEqual({ kind: 'auth_error' });
+    expect(outcomeOf(fixture('api-invalid-key.txt'))).toEqual({ status: 'error', reason: 'auth' });
   });
 
   it('rejects bodies that are not the expected JSON', () => {
-    expect(parseTellowsApi('<html>maintenance</html>')).toMatchObject({ kind: 'invalid' });
-    expect(parseTellowsApi('{"other":{}}')).toMatchObject({ kind: 'invalid' });
-    expect(parseTellowsApi('{"tellows":{"score":"","comments":"3"}}')).toMatchObject({ kind: 'invalid' });
-    expect(parseTellowsApi('{"tellows":{"score":"12","comments":"3"}}')).toMatchObject({ kind: 'invalid' });
-    expect(parseTellowsApi('{"tellows":{"score":"8"')).toMatchObject({ kind: 'invalid' });
+    expect(outcomeOf('<html>maintenance</html>')).toEqual({ status: 'error', reason: 'invalid_json' });
+    expect(outcomeOf('{"other":{}}')).toEqual({ status: 'error', reason: 'invalid_json' });
+    expect(outcomeOf('{"tellows":{"score":"","comments":"3"}}')).toEqual({ status: 'error', reason: 'invalid_json' });
+    expect(outcomeOf('{"tellows":{"score":"12","comments":"3"}}')).toEqual({ status: 'error', reason: 'invalid_json' });
+    expect(outcomeOf('{"tellows":{"score":"8"')).toEqual({ status: 'error', reason: 'invalid_json' });
   });
 
   it('caps the comment list at 50', () => {
     const comments = Array.from({ length: 80 }, (_, index) => ({ userName: `u${index}`, text: `t${index}`, created: '2024-01-01' }));
     const body = JSON.stringify({ tellows: { score: '9', searches: '1', comments: '80', commentList: { comment: comments } } });
-    const result = parseTellowsApi(body);
-    expect(result.kind === 'ok' ? result.data.commentList.length : -1).toBe(50);
+    const result = outcomeOf(body);
+    expect(result.status === 'ok' ? result.data.commentList.length : -1).toBe(50);
   });
 });
 
@@ -126,13 +134,13 @@ describe('collapseList', () => {
   });
 });
 
-describe('describeTellowsApiMarkers', () => {
+describe('tellows API markers, from the parse itself', () => {
   it('finds every required marker in a normal answer', () => {
-    expect(haveRequiredMarkers(describeTellowsApiMarkers(fixture('api-trailer-after.txt')))).toBe(true);
+    expect(haveRequiredMarkers(markersOfTellowsApi(fixture('api-trailer-after.txt')))).toBe(true);
   });
 
   it('reports the invalid-key text and the missing object', () => {
-    const reports = describeTellowsApiMarkers(fixture('api-invalid-key.txt'));
+    const reports = markersOfTellowsApi(fixture('api-invalid-key.txt'));
     expect(haveRequiredMarkers(reports)).toBe(false);
     expect(reports.filter((report) => !report.found).map((report) => report.marker)).toContain('no invalid-key text');
   });

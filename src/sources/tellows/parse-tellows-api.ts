@@ -1,15 +1,15 @@
-// Pure parser of the tellows partner API answer (`/basic/num/{n}?json=1`). The body is JSON
-// served as text/html, possibly with a "Partner Data not correct" line before or after it;
-// every scalar is a string; each list may collapse to one object, a bare string, or vanish.
+// Pure parser of the tellows partner API answer (`/basic/num/{n}?json=1`), with the markers the
+// canary checks. The body is JSON served as text/html, possibly with a "Partner Data not
+// correct" line before or after it; every scalar is a string; each list may collapse to one
+// object, a bare string, or vanish.
 import type { PrimaryComment, PrimaryData } from '../../domain/report.js';
+import { plainText } from '../common/html.js';
 import { MAX_COMMENTS, cleanText, parseCount, parseDate } from '../common/text.js';
-import type { MarkerReport } from '../markers.js';
+import type { MarkerReport, ParseResult } from '../markers.js';
+import { failed, notFound, ok } from '../../domain/ports/source.js';
 
-export type TellowsApiResult =
-  | { kind: 'ok'; data: PrimaryData; mainCallerType: string }
-  | { kind: 'not_found' }
-  | { kind: 'auth_error' }
-  | { kind: 'invalid'; detail: string };
+/** The answer's outcome (`error(auth)` for a refused key), its markers, and the number's most frequent caller type. */
+export type TellowsApiParse = ParseResult<PrimaryData> & { mainCallerType: string };
 
 const INVALID_KEY_TEXT = /NOT AUTHORIZED REQUEST|API Key not valid/i;
 /** How many `{` the extractor tries before giving up: the JSON sits at or near the start. */
@@ -91,16 +91,26 @@ function parseScore(value: unknown): number | null {
 }
 
 function mapComment(comment: JsonObject, mainCallerType: string): PrimaryComment | undefined {
-  const text = cleanText(scalar(comment.text));
-  const subject = cleanText(scalar(comment.subject));
+  // Users' texts may carry entities or markup: read them as the pages are read.
+  const text = plainText(scalar(comment.text));
+  const subject = plainText(scalar(comment.subject));
   const combined = subject !== '' && text !== '' && subject !== text ? cleanText(`${subject} – ${text}`) : text || subject;
   if (combined === '') return undefined;
   return {
-    author: cleanText(scalar(comment.userName)),
+    author: plainText(scalar(comment.userName)),
     text: combined,
     date: parseDate(scalar(comment.created)),
-    callerType: cleanText(scalar(comment.callerType)) || mainCallerType,
+    callerType: plainText(scalar(comment.callerType)) || mainCallerType,
   };
+}
+
+/** `callerTypes.caller` most frequent first (tellows' order is not known to be sorted); ties keep its order. */
+function sortedCallerTypes(tellows: JsonObject): string[] {
+  return collapseList(tellows.callerTypes, 'caller')
+    .map((caller) => ({ name: plainText(scalar(caller.name)), count: parseCount(scalar(caller.count)) ?? 0 }))
+    .filter((caller) => caller.name !== '')
+    .sort((left, right) => right.count - left.count)
+    .map((caller) => caller.name);
 }
 
 /**
@@ -108,52 +118,48 @@ function mapComment(comment: JsonObject, mainCallerType: string): PrimaryComment
  * We call that `not_found`; a number searched but never rated is `ok` with a null score,
  * because its searches count is real information.
  */
-export function parseTellowsApi(body: string): TellowsApiResult {
-  if (INVALID_KEY_TEXT.test(body)) return { kind: 'auth_error' };
+export function parseTellowsApi(body: string): TellowsApiParse {
+  const invalidKey = INVALID_KEY_TEXT.test(body);
   const root = extractFirstJsonObject(body);
-  if (!isObject(root)) return { kind: 'invalid', detail: 'no JSON object' };
-  const tellows = root.tellows;
-  if (!isObject(tellows)) return { kind: 'invalid', detail: 'no tellows object' };
-  const rawScore = parseScore(tellows.score);
-  const commentsCount = parseCount(scalar(tellows.comments));
-  if (rawScore === null || commentsCount === null) return { kind: 'invalid', detail: 'score or comments missing' };
-  const searches = parseCount(scalar(tellows.searches)) ?? 0;
-  if (commentsCount === 0 && searches === 0) return { kind: 'not_found' };
+  const tellows = isObject(root) && isObject(root.tellows) ? root.tellows : undefined;
+  const fields: JsonObject = tellows ?? {};
+  const rawScore = parseScore(fields.score);
+  const commentsCount = parseCount(scalar(fields.comments));
+  const searchesField = parseCount(scalar(fields.searches));
+  const callerTypes = sortedCallerTypes(fields);
+  const rawComments = collapseList(fields.commentList, 'comment');
+  const markers: MarkerReport[] = [
+    { marker: 'no invalid-key text', found: !invalidKey },
+    { marker: 'json: tellows object', found: tellows !== undefined },
+    { marker: 'json: tellows.score (1-9)', found: rawScore !== null },
+    { marker: 'json: tellows.comments', found: commentsCount !== null },
+    { marker: 'json: tellows.searches', found: searchesField !== null, required: false },
+    { marker: 'json: tellows.callerTypes.caller', found: callerTypes.length > 0, required: false },
+    { marker: 'json: tellows.commentList.comment', found: rawComments.length > 0, required: false },
+    {
+      marker: 'json: comment.created is a readable date',
+      found: rawComments.some((comment) => parseDate(scalar(comment.created)) !== ''),
+      required: false,
+    },
+  ];
+  const mainCallerType = callerTypes[0] ?? '';
+  const result = (outcome: TellowsApiParse['outcome']): TellowsApiParse => ({ outcome, markers, mainCallerType });
+  if (invalidKey) return result(failed('auth'));
+  if (tellows === undefined || rawScore === null || commentsCount === null) return result(failed('invalid_json'));
+  const searches = searchesField ?? 0;
+  if (commentsCount === 0 && searches === 0) return result(notFound());
 
-  const callerTypes = collapseList(tellows.callerTypes, 'caller');
-  const mainCallerType = cleanText(scalar(callerTypes[0]?.name));
   const commentList: PrimaryComment[] = [];
-  for (const comment of collapseList(tellows.commentList, 'comment')) {
+  for (const comment of rawComments) {
     if (commentList.length >= MAX_COMMENTS) break;
     const mapped = mapComment(comment, mainCallerType);
     if (mapped) commentList.push(mapped);
   }
-  return {
-    kind: 'ok',
-    // A neutral 5 with no rating behind it is no data, not a verdict.
-    data: { score: commentsCount === 0 ? null : rawScore, searches, commentsCount, commentList },
-    mainCallerType,
-  };
+  // A neutral 5 with no rating behind it is no data, not a verdict.
+  return result(ok({ score: commentsCount === 0 ? null : rawScore, searches, commentsCount, commentList }));
 }
 
-/** The markers the API parser relies on, for the live canary. */
-export function describeTellowsApiMarkers(body: string): MarkerReport[] {
-  const root = extractFirstJsonObject(body);
-  const tellows = isObject(root) ? root.tellows : undefined;
-  const fields = isObject(tellows) ? tellows : {};
-  const comments = collapseList(fields.commentList, 'comment');
-  return [
-    { marker: 'no invalid-key text', found: !INVALID_KEY_TEXT.test(body) },
-    { marker: 'json: tellows object', found: isObject(tellows) },
-    { marker: 'json: tellows.score (1-9)', found: parseScore(fields.score) !== null },
-    { marker: 'json: tellows.comments', found: parseCount(scalar(fields.comments)) !== null },
-    { marker: 'json: tellows.searches', found: parseCount(scalar(fields.searches)) !== null, required: false },
-    { marker: 'json: tellows.callerTypes.caller', found: collapseList(fields.callerTypes, 'caller').length > 0, required: false },
-    { marker: 'json: tellows.commentList.comment', found: comments.length > 0, required: false },
-    {
-      marker: 'json: comment.created is a readable date',
-      found: comments.some((comment) => parseDate(scalar(comment.created)) !== ''),
-      required: false,
-    },
-  ];
+/** The markers of an API answer, for the live canary. */
+export function markersOfTellowsApi(body: string): MarkerReport[] {
+  return parseTellowsApi(body).markers;
 }

@@ -2,12 +2,14 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startLoopbackServer, type LoopbackHandler, type LoopbackServer } from '../../../test/support/loopback-server.js';
+import { startLoopbackServer, type LoopbackHandler, type LoopbackServer } from '../../../test/support/loopback-http.js';
 import type { ParsedPhoneNumber } from '../../domain/phone-number.js';
 import { createHttpClient, type ClosableHttpClient } from '../../infra/http/http-client.js';
 import { createUpstreamFetcher } from '../../infra/http/upstream-fetcher.js';
 import { loadConfig } from '../../config/config.js';
-import { createTellowsSource, createTellowsSourceFromConfig, type TellowsLogger, type TellowsSourceOptions } from './tellows-source.js';
+import { createTellowsSource, type TellowsLogger, type TellowsSourceOptions } from './tellows-source.js';
+import { createUpstreamFetchers } from '../common/wiring.js';
+import { tellowsUpstream } from './tellows-upstream.js';
 
 const fixtureBytes = (name: string) => readFileSync(new URL(`./fixtures/${name}`, import.meta.url));
 const API_KEY = 'invented-partner-key-123';
@@ -86,10 +88,22 @@ describe('tellows source: partner API', () => {
     expect(Object.fromEntries(url.searchParams)).toEqual({ json: '1', country: 'fr', lang: 'fr', showcomments: '10', partner: 'invented-partner' });
   });
 
-  it('asks about a foreign number in its 00 international form', async () => {
+  it('asks about a foreign number in its 00 international form, with its own country (be for a Belgian number)', async () => {
     handler = serve(200, fixtureBytes('api-normal.json'));
     await makeSource().source.lookup(belgianNumber, deadline());
-    expect(new URL(server.received[0]?.url ?? '', server.url).pathname).toBe('/basic/num/0032470000000');
+    const url = new URL(server.received[0]?.url ?? '', server.url);
+    expect(url.pathname).toBe('/basic/num/0032470000000');
+    expect(url.searchParams.get('country')).toBe('be');
+    expect(url.searchParams.get('lang')).toBe('fr');
+  });
+
+  it('asks about an overseas French-plan number with country fr, in its national form', async () => {
+    handler = serve(200, fixtureBytes('api-normal.json'));
+    const reunion: ParsedPhoneNumber = { ...frenchNumber('0692000000'), e164: '+262692000000', regionCode: 'RE' };
+    await makeSource().source.lookup(reunion, deadline());
+    const url = new URL(server.received[0]?.url ?? '', server.url);
+    expect(url.pathname).toBe('/basic/num/0692000000');
+    expect(url.searchParams.get('country')).toBe('fr');
   });
 
   it('answers error(auth) for the invalid-key text, with a warning that names neither key nor number', async () => {
@@ -122,7 +136,7 @@ describe('tellows source: partner API', () => {
     };
     const outcome = await makeSource().source.lookup(frenchNumber('0600000004'), deadline());
     expect(outcome).toMatchObject({ status: 'ok', data: { score: 7, searches: 410, commentsCount: 5 } });
-    expect(outcome.status === 'ok' ? outcome.data.commentList.map((comment) => comment.author) : []).toEqual(['Camille', 'Dominique', 'Anonyme']);
+    expect(outcome.status === 'ok' ? outcome.data.commentList.map((comment) => comment.author) : []).toEqual(['Camille', 'Jürgen', 'Anonyme']);
     expect(server.received.map((request) => request.url?.split('?')[0])).toEqual(['/basic/num/0600000004', '/num/0600000004']);
     // the page request carries no API credentials
     expect(server.received[1]?.headers['x-auth-token']).toBeUndefined();
@@ -253,7 +267,7 @@ describe('tellows source: unsafe bodies', () => {
   });
 });
 
-describe('createTellowsSourceFromConfig', () => {
+describe('tellows built from its upstream description', () => {
   it('pauses the site and the API separately: a 429 on the page leaves the API working', async () => {
     handler = (request, response) => {
       if (request.url?.startsWith('/basic/')) {
@@ -265,7 +279,7 @@ describe('createTellowsSourceFromConfig', () => {
       }
     };
     const config = loadConfig({ TELLOWS_API_URL: server.url, TELLOWS_WEB_URL: server.url, TELLOWS_API_KEY: API_KEY });
-    const source = createTellowsSourceFromConfig(config, { client, now });
+    const source = tellowsUpstream.createSource(config, createUpstreamFetchers(tellowsUpstream, config, { client, now }), {});
     const expected = { status: 'ok', data: { score: 7, searches: 410, commentsCount: 5, commentList: [] } };
     expect(await source.lookup(frenchNumber('0600000004'), deadline())).toEqual(expected);
     expect(await source.lookup(frenchNumber('0600000009'), deadline())).toEqual(expected);

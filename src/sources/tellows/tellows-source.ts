@@ -1,18 +1,18 @@
 // The `primary` source: tellows. With a partner key it asks the JSON API (and the HTML page
 // only to fill comments the API did not return); without a key it reads the HTML page. The
 // API and the site are different hosts, each behind its own fetcher (pause, budget).
-import { fetchUpstreamPage, outcomeOfPage } from '../common/outcomes.js';
+import { fetchUpstreamPage } from '../common/outcomes.js';
 import { createHash } from 'node:crypto';
 import type { ParsedPhoneNumber } from '../../domain/phone-number.js';
 import type { PrimaryData } from '../../domain/report.js';
-import type { Config } from '../../config/config.js';
-import type { PolitenessStore } from '../../infra/http/politeness-store.js';
-import type { HttpClient, UpstreamFetcher } from '../../infra/http/types.js';
-import { createUpstreamFetcher } from '../../infra/http/upstream-fetcher.js';
-import type { MarkerReport } from '../markers.js';
-import { failed, notFound, ok, type Source, type SourceOutcome } from '../source.js';
-import { describeTellowsApiMarkers, parseTellowsApi } from './parse-tellows-api.js';
-import { describeTellowsPageMarkers, parseTellowsPage } from './parse-tellows-page.js';
+import type { UpstreamFetcher } from '../../infra/http/types.js';
+import { failed, notFound, ok, type Source, type SourceOutcome } from '../../domain/ports/source.js';
+import { parseTellowsApi } from './parse-tellows-api.js';
+import { parseTellowsPage } from './parse-tellows-page.js';
+
+/** The fetchers' names (logs, metrics, politeness keys): the API host and the site host. */
+export const TELLOWS_API_FETCHER = 'tellows';
+export const TELLOWS_WEB_FETCHER = 'tellows-web';
 
 /** How many comments the API is asked for (the documented value; the list is capped at 50 anyway). */
 export const TELLOWS_API_COMMENTS = 10;
@@ -48,20 +48,25 @@ export function tellowsNumber(number: ParsedPhoneNumber): string {
   return `00${number.e164.replace(/^\+/, '')}`;
 }
 
+/**
+ * The `country=` the API is asked with: `fr` for the French plan (overseas included, the number
+ * goes in national form), otherwise the number's own region in lower case (`be` for a Belgian
+ * number), so tellows reads it against that country's reports. `lang` stays `fr`: it is the
+ * language of our users, not of the caller.
+ */
+export function tellowsCountry(number: Pick<ParsedPhoneNumber, 'isFrenchPlan' | 'regionCode'>): string {
+  if (number.isFrenchPlan) return 'fr';
+  return /^[A-Z]{2}$/.test(number.regionCode) ? number.regionCode.toLowerCase() : 'fr';
+}
+
 export function buildTellowsApiUrl(apiUrl: string, number: ParsedPhoneNumber, partner?: string): string {
-  const query = new URLSearchParams({ json: '1', country: 'fr', lang: 'fr', showcomments: String(TELLOWS_API_COMMENTS) });
+  const query = new URLSearchParams({ json: '1', country: tellowsCountry(number), lang: 'fr', showcomments: String(TELLOWS_API_COMMENTS) });
   if (partner !== undefined) query.set('partner', partner);
   return `${trimBase(apiUrl)}/basic/num/${encodeURIComponent(tellowsNumber(number))}?${query.toString()}`;
 }
 
 export function buildTellowsPageUrl(webUrl: string, number: ParsedPhoneNumber): string {
   return `${trimBase(webUrl)}/num/${encodeURIComponent(tellowsNumber(number))}`;
-}
-
-/** The markers of either body the canary saw: the API's JSON or the site's page. */
-export function describeMarkers(body: string): MarkerReport[] {
-  const looksLikeApi = /"tellows"\s*:|NOT AUTHORIZED REQUEST/i.test(body) && !/<img\b[^>]*scoreimage/i.test(body);
-  return looksLikeApi ? describeTellowsApiMarkers(body) : describeTellowsPageMarkers(body);
 }
 
 export function createTellowsSource(options: TellowsSourceOptions): Source<'primary'> {
@@ -77,7 +82,7 @@ export function createTellowsSource(options: TellowsSourceOptions): Source<'prim
       signal,
     });
     if (fetched.kind === 'outcome') return fetched.outcome;
-    return outcomeOfPage(parseTellowsPage(fetched.response.body));
+    return parseTellowsPage(fetched.response.body).outcome;
   }
 
   async function lookupApi(number: ParsedPhoneNumber, token: string, signal: AbortSignal): Promise<Outcome> {
@@ -88,18 +93,12 @@ export function createTellowsSource(options: TellowsSourceOptions): Source<'prim
     });
     if (fetched.kind === 'outcome') return fetched.outcome;
     const parsed = parseTellowsApi(fetched.response.body);
-    switch (parsed.kind) {
-      case 'auth_error':
-        logger?.warn({ upstream: 'tellows' }, 'tellows refused the partner API key (TELLOWS_API_KEY): check the key and TELLOWS_PARTNER');
-        return failed('auth');
-      case 'invalid':
-        return failed('invalid_json');
-      case 'not_found':
-        return notFound();
-      case 'ok':
-        break;
+    const outcome = parsed.outcome;
+    if (outcome.status === 'error' && outcome.reason === 'auth') {
+      logger?.warn({ upstream: 'tellows' }, 'tellows refused the partner API key (TELLOWS_API_KEY): check the key and TELLOWS_PARTNER');
     }
-    const data = parsed.data;
+    if (outcome.status !== 'ok') return outcome;
+    const data = outcome.data;
     if (data.commentList.length > 0 || data.commentsCount === 0 || !number.isFrenchPlan) return ok(data);
     // The API counted comments but sent none (plan or `showcomments` limits): take them from
     // the page. Whatever goes wrong there, the API's figures stand on their own.
@@ -125,38 +124,4 @@ export function createTellowsSource(options: TellowsSourceOptions): Source<'prim
       }
     },
   };
-}
-
-export interface TellowsWiring {
-  client: HttpClient;
-  /** Shared politeness state (Redis) for several instances; in memory when absent. */
-  politeness?: PolitenessStore;
-  logger?: TellowsLogger;
-  now?: () => number;
-}
-
-/**
- * The service's wiring: the API (upstream `tellows`) and the site (`tellows-web`, the names
- * src/composition.ts uses), each with its own pause, a budget of TELLOWS_RPM and
- * UPSTREAM_CONCURRENCY requests in flight.
- */
-export function createTellowsSourceFromConfig(config: Config, wiring: TellowsWiring): Source<'primary'> {
-  const makeFetcher = (upstream: string) =>
-    createUpstreamFetcher({
-      upstream,
-      client: wiring.client,
-      requestsPerMinute: config.TELLOWS_RPM,
-      maxConcurrency: config.UPSTREAM_CONCURRENCY,
-      ...(wiring.now === undefined ? {} : { now: wiring.now }),
-      ...(wiring.politeness === undefined ? {} : { politeness: wiring.politeness }),
-    });
-  return createTellowsSource({
-    apiUrl: config.TELLOWS_API_URL,
-    webUrl: config.TELLOWS_WEB_URL,
-    ...(config.TELLOWS_API_KEY === undefined ? {} : { apiKey: config.TELLOWS_API_KEY }),
-    ...(config.TELLOWS_PARTNER === undefined ? {} : { partner: config.TELLOWS_PARTNER }),
-    apiFetcher: makeFetcher('tellows'),
-    webFetcher: makeFetcher('tellows-web'),
-    ...(wiring.logger === undefined ? {} : { logger: wiring.logger }),
-  });
 }

@@ -1,0 +1,202 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { updateArcepData } from './update-arcep-data.js';
+import { loadNumberingPlan } from './load-numbering-plan.js';
+import { loadConfig } from '../../config/config.js';
+import { runCli } from '../../cli/main.js';
+
+const SNAPSHOT = 'data/arcep';
+const original = {
+  majnum: readFileSync(join(SNAPSHOT, 'MAJNUM.csv')),
+  majrio: readFileSync(join(SNAPSHOT, 'MAJRIO.csv')),
+  identifiants: readFileSync(join(SNAPSHOT, 'identifiants_ce.csv')),
+};
+// A newer MAJNUM: one more block, allocated after the snapshot's newest date (Latin-1 bytes).
+const newerMajnum = Buffer.concat([original.majnum, Buffer.from('0799999;0799999000;0799999999;FRTE;Métropole;01/05/2026\n', 'latin1')]);
+
+type Served = { status: number; body: Buffer } | 'hang';
+let routes: Record<string, Served> = {};
+let server: Server;
+let baseUrl = '';
+let dir = '';
+
+beforeAll(async () => {
+  server = createServer((request, response) => {
+    const served = routes[request.url ?? ''];
+    if (served === 'hang') return;
+    if (!served) {
+      response.writeHead(404).end();
+      return;
+    }
+    response.writeHead(served.status, { 'content-type': 'text/csv' }).end(served.body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+});
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'arcep-'));
+  cpSync(SNAPSHOT, dir, { recursive: true });
+  routes = {
+    '/MAJNUM.csv': { status: 200, body: newerMajnum },
+    '/MAJRIO.csv': { status: 200, body: original.majrio },
+    '/identifiants_ce.csv': { status: 200, body: original.identifiants },
+  };
+});
+
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function urls(): { majnum: string; majrio: string; identifiants: string } {
+  return { majnum: `${baseUrl}/MAJNUM.csv`, majrio: `${baseUrl}/MAJRIO.csv`, identifiants: `${baseUrl}/identifiants_ce.csv` };
+}
+
+function expectUntouched(): void {
+  expect(readFileSync(join(dir, 'MAJNUM.csv')).equals(original.majnum)).toBe(true);
+  expect(readFileSync(join(dir, 'MAJRIO.csv')).equals(original.majrio)).toBe(true);
+  expect(readFileSync(join(dir, 'identifiants_ce.csv')).equals(original.identifiants)).toBe(true);
+  expect(readdirSync(dir).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+}
+
+describe('updateArcepData', () => {
+  it('swaps in valid downloads byte for byte and reports their date and row counts', async () => {
+    const result = await updateArcepData({ dir, urls: urls() });
+    expect(result).toEqual({ ok: true, dataDate: '2026-05-01', rows: { majnum: 19_992, majrio: 236, identifiants: 1554 }, majrio: { status: 'updated' } });
+    expect(readFileSync(join(dir, 'MAJNUM.csv')).equals(newerMajnum)).toBe(true);
+    expect(readdirSync(dir).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('keeps the old files when a download answers 500', async () => {
+    routes['/identifiants_ce.csv'] = { status: 500, body: Buffer.from('oops') };
+    expect(await updateArcepData({ dir, urls: urls() })).toEqual({ ok: false, reason: 'identifiants_ce.csv: download failed (HTTP 500)' });
+    expectUntouched();
+  });
+
+  it('updates MAJNUM and identifiants_CE and keeps the previous MAJRIO when only MAJRIO cannot be fetched', async () => {
+    delete routes['/MAJRIO.csv'];
+    const result = await updateArcepData({ dir, urls: urls() });
+    expect(result).toEqual({
+      ok: true,
+      dataDate: '2026-05-01',
+      rows: { majnum: 19_992, majrio: 236, identifiants: 1554 },
+      majrio: { status: 'kept', reason: 'MAJRIO.csv: download failed (HTTP 404)' },
+    });
+    expect(readFileSync(join(dir, 'MAJNUM.csv')).equals(newerMajnum)).toBe(true);
+    expect(readFileSync(join(dir, 'MAJRIO.csv')).equals(original.majrio)).toBe(true);
+    expect(readdirSync(dir).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('keeps the previous MAJRIO when the downloaded one is not ARCEP\'s, and still updates the others', async () => {
+    routes['/MAJRIO.csv'] = { status: 200, body: Buffer.from('<html>not found</html>\n', 'latin1') };
+    const result = await updateArcepData({ dir, urls: urls() });
+    expect(result).toMatchObject({ ok: true, dataDate: '2026-05-01', majrio: { status: 'kept', reason: 'MAJRIO.csv: unexpected header' } });
+    expect(readFileSync(join(dir, 'MAJNUM.csv')).equals(newerMajnum)).toBe(true);
+    expect(readFileSync(join(dir, 'MAJRIO.csv')).equals(original.majrio)).toBe(true);
+  });
+
+  it('writes a header-only MAJRIO when none existed and MAJRIO cannot be fetched, so the plan still loads with names from identifiants_CE', async () => {
+    rmSync(join(dir, 'MAJRIO.csv'));
+    delete routes['/MAJRIO.csv'];
+    const result = await updateArcepData({ dir, urls: urls() });
+    expect(result).toMatchObject({ ok: true, rows: { majrio: 0 }, majrio: { status: 'empty' } });
+    const plan = loadNumberingPlan(dir, { foreignCarriers: false });
+    expect(plan.dataDate).toBe('2026-05-01');
+    expect(plan.blockCount).toBe(19_730);
+  });
+
+  it('keeps the old files when a header is not ARCEP\'s', async () => {
+    routes['/MAJNUM.csv'] = { status: 200, body: Buffer.from(newerMajnum.toString('latin1').replace('Mnémo', 'Operateur'), 'latin1') };
+    expect(await updateArcepData({ dir, urls: urls() })).toEqual({ ok: false, reason: 'MAJNUM.csv: unexpected header' });
+    expectUntouched();
+  });
+
+  it('keeps the old files when MAJNUM has too few rows', async () => {
+    const truncated = newerMajnum.toString('latin1').split('\n').slice(0, 5_000).join('\n');
+    routes['/MAJNUM.csv'] = { status: 200, body: Buffer.from(truncated, 'latin1') };
+    expect(await updateArcepData({ dir, urls: urls() })).toEqual({ ok: false, reason: 'MAJNUM.csv: 4999 rows, expected 10000–60000' });
+    expectUntouched();
+  });
+
+  it('keeps the old files when a file arrives re-encoded as UTF-8', async () => {
+    routes['/identifiants_ce.csv'] = { status: 200, body: Buffer.from(original.identifiants.toString('latin1'), 'utf8') };
+    expect(await updateArcepData({ dir, urls: urls() })).toEqual({ ok: false, reason: 'identifiants_ce.csv: UTF-8 content where Latin-1 was expected' });
+    expectUntouched();
+  });
+
+  it('fails with a reason, and leaves no temporary file, when the directory does not exist', async () => {
+    const missing = join(dir, 'missing');
+    expect(await updateArcepData({ dir: missing, urls: urls() })).toEqual({ ok: false, reason: `cannot write into ${missing}` });
+    expectUntouched();
+  });
+
+  it('keeps the old files when a download does not answer in time', async () => {
+    routes['/MAJNUM.csv'] = 'hang';
+    expect(await updateArcepData({ dir, urls: urls(), fetchTimeoutMs: 300 })).toEqual({ ok: false, reason: 'MAJNUM.csv: download failed (timeout)' });
+    expectUntouched();
+  });
+});
+
+describe('ARCEP download defaults', () => {
+  it('are the addresses ARCEP publishes the files at (identifiants_CE with its capitals)', () => {
+    const config = loadConfig({});
+    expect([config.ARCEP_MAJNUM_URL, config.ARCEP_IDENTIFIANTS_URL, config.ARCEP_MAJRIO_URL]).toEqual([
+      'https://extranet.arcep.fr/uploads/MAJNUM.csv',
+      'https://extranet.arcep.fr/uploads/identifiants_CE.csv',
+      'https://extranet.arcep.fr/uploads/MAJRIO.csv',
+    ]);
+  });
+});
+
+describe('phone-rep data', () => {
+  function capture(env: Record<string, string>): { io: Parameters<typeof runCli>[1]; out: string[]; err: string[] } {
+    const out: string[] = [];
+    const err: string[] = [];
+    return { io: { out: (line) => out.push(line), err: (line) => err.push(line), env }, out, err };
+  }
+  function env(): Record<string, string> {
+    const { majnum, majrio, identifiants } = urls();
+    return { ARCEP_DATA_DIR: dir, ARCEP_MAJNUM_URL: majnum, ARCEP_MAJRIO_URL: majrio, ARCEP_IDENTIFIANTS_URL: identifiants };
+  }
+
+  it('`data update` exits 0 after a successful update and `data info` shows the new date', async () => {
+    const update = capture(env());
+    expect(await runCli(['data', 'update'], update.io)).toBe(0);
+    expect(update.out.join('\n')).toContain('data date 2026-05-01');
+    const info = capture(env());
+    expect(await runCli(['data', 'info'], info.io)).toBe(0);
+    expect(info.out).toEqual([`ARCEP data in ${dir}: data date 2026-05-01, 19730 number blocks (Source : ARCEP)`]);
+  });
+
+  it('`data update` exits 4 and says MAJRIO was kept when only MAJRIO cannot be fetched', async () => {
+    routes['/MAJRIO.csv'] = { status: 503, body: Buffer.alloc(0) };
+    const update = capture(env());
+    expect(await runCli(['data', 'update'], update.io)).toBe(4);
+    expect(update.out.join('\n')).toContain('data date 2026-05-01');
+    expect(update.err.join('\n')).toContain('MAJRIO.csv not updated (MAJRIO.csv: download failed (HTTP 503)): the previous MAJRIO.csv is kept');
+    expect(readFileSync(join(dir, 'MAJNUM.csv')).equals(newerMajnum)).toBe(true);
+  });
+
+  it('`data update` exits 1 and says the old files are kept when the download fails', async () => {
+    routes['/MAJNUM.csv'] = { status: 500, body: Buffer.alloc(0) };
+    const update = capture(env());
+    expect(await runCli(['data', 'update'], update.io)).toBe(1);
+    expect(update.err.join('\n')).toContain('previous files are kept');
+    expectUntouched();
+  });
+
+  it('answers an unknown command with its usage and exit code 2', async () => {
+    const run = capture(env());
+    expect(await runCli(['nope'], run.io)).toBe(2);
+    expect(run.err.join('\n')).toContain('usage: phone-rep <data');
+  });
+});
