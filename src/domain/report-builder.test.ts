@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { COMMUNITY_DATA, PRIMARY_DATA, SIGNALS_DATA } from '../../test/support/engine-harness.js';
-import { frenchMobile } from '../../test/support/parsed-number.js';
+import { frenchMobile } from '../../test/support/parsed-numbers.js';
 import { FETCHED_AT, blockedSlot, errorSlot, lookupResult, notFoundSlot, okSlot } from '../../test/support/slot-results.js';
 import { buildReport, failureReasons, isAllSourcesFailed } from './report-builder.js';
 import { emptySourceData } from './report.js';
+import type { SlotResult } from './lookup/types.js';
 
 const number = frenchMobile(8);
 
@@ -33,7 +34,7 @@ describe('buildReport', () => {
   });
 
   it('keeps the reason of a stale slot served after a failed refresh', () => {
-    const stale = { ...okSlot<'primary'>(PRIMARY_DATA, 'stale'), reason: 'http_5xx' };
+    const stale: SlotResult<'primary'> = { ...okSlot<'primary'>(PRIMARY_DATA, 'stale'), reason: 'http_5xx' };
     const built = buildReport(number, lookupResult(stale, errorSlot('connection'), errorSlot('connection')));
     expect(built.report.sources.primary).toEqual(PRIMARY_DATA);
     expect(built.meta.sources.primary).toEqual({ status: 'ok', reason: 'http_5xx', fetchedAt: FETCHED_AT, cache: 'stale' });

@@ -8,12 +8,13 @@ import type { CacheState, LookupResult, SlotResult } from './lookup/types.js';
 import type { ParsedPhoneNumber } from './phone-number.js';
 import { SOURCE_SLOTS, emptySourceData, type Report, type ScoreResult, type SourceDataBySlot, type SourceSlot } from './report.js';
 import { computeScore, scoreToRisk, type ScoreSource } from './score.js';
-import type { SourceStatus } from '../sources/source.js';
+import type { FailureReason, SourceStatus } from './ports/source.js';
+import { computeHints, type Hint } from './hints.js';
 
 export interface SourceMeta {
   status: SourceStatus;
   /** Why the slot is not ok, or why stale data was served (the last refresh failure). */
-  reason?: string;
+  reason?: FailureReason;
   /** ISO 8601 time the data (or failure) was obtained from the upstream. */
   fetchedAt: string;
   cache: CacheState;
@@ -23,6 +24,8 @@ export type SourcesMeta = Record<SourceSlot, SourceMeta>;
 
 export interface ReportMeta {
   sources: SourcesMeta;
+  /** Facts from the number alone that bear on the verdict (see hints.ts); [] when none. */
+  hints: Hint[];
 }
 
 export interface ScoreMeta extends ReportMeta {
@@ -83,7 +86,7 @@ export function failureReasons(result: LookupResult): Record<SourceSlot, string>
 export function buildReport(number: ParsedPhoneNumber, result: LookupResult): BuiltReport {
   return {
     report: { number: number.number, phoneInfo: number.phoneInfo, sources: buildSourceData(result) },
-    meta: { sources: buildSourcesMeta(result) },
+    meta: { sources: buildSourcesMeta(result), hints: computeHints(number) },
     allSourcesFailed: isAllSourcesFailed(result),
   };
 }
@@ -92,7 +95,7 @@ export function buildScoreResult(number: ParsedPhoneNumber, result: LookupResult
   const { score, scoreSource } = computeScore(buildSourceData(result));
   return {
     score: { number: number.number, score, risk: scoreToRisk(score) },
-    meta: { sources: buildSourcesMeta(result), scoreSource },
+    meta: { sources: buildSourcesMeta(result), hints: computeHints(number), scoreSource },
     allSourcesFailed: isAllSourcesFailed(result),
   };
 }

@@ -62,7 +62,10 @@ export interface SourceDataBySlot {
 }
 
 export type SourceSlot = keyof SourceDataBySlot;
-export const SOURCE_SLOTS: readonly SourceSlot[] = ['primary', 'community', 'signals'];
+/** The three slots of a report, in their order on the wire. */
+export const SOURCE_SLOTS = ['primary', 'community', 'signals'] as const satisfies readonly SourceSlot[];
+const SOURCE_SLOT_SET: ReadonlySet<string> = new Set(SOURCE_SLOTS);
+export const isSourceSlot = (value: string): value is SourceSlot => SOURCE_SLOT_SET.has(value);
 
 export interface Report {
   number: string;

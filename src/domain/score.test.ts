@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { COMMUNITY_DATA, PRIMARY_DATA, SIGNALS_DATA } from '../../test/support/engine-harness.js';
-import { frenchMobile } from '../../test/support/parsed-number.js';
+import { frenchMobile } from '../../test/support/parsed-numbers.js';
 import { errorSlot, lookupResult, notFoundSlot, okSlot } from '../../test/support/slot-results.js';
 import { buildScoreResult } from './report-builder.js';
 import { emptySourceData, type SourceDataBySlot } from './report.js';

@@ -1,29 +1,14 @@
 // Single-flight: concurrent fetches of the same key share one execution, so a burst of
-// identical lookups costs each upstream one request. The in-process version is here; the
-// scale-out issue extends it across instances with a short Redis lock (same interface).
+// identical lookups costs each upstream one request. This is the in-process version; across
+// instances, src/infra/redis/redis-fetch-coalescer.ts adds a short Redis lock (same port).
 //
 // Cancellation is reference-counted: each caller may give up (its lookup deadline passed, its
 // client left) and is released at once, but the shared work is aborted only when every caller
 // has given up – one impatient caller never cancels the fetch others still wait for.
 
-export interface CoalesceOptions<T> {
-  /** When this aborts, this caller stops waiting (rejected with the signal's reason). */
-  signal?: AbortSignal;
-  /**
-   * For a distributed coalescer: reads the result another instance produced while it holds the
-   * lock (typically from the shared cache), polled until `signal` aborts. Unused in-process.
-   */
-  readSettled?: () => Promise<T | undefined>;
-}
+import type { CoalesceOptions, FetchCoalescer } from '../ports/coalescer.js';
 
-export interface FetchCoalescer {
-  /**
-   * Runs `work` unless a run with the same key is in flight, in which case the caller joins it.
-   * `work`'s signal aborts when every caller that passed a signal has given up and no caller
-   * without one remains; `work` must bound its own duration.
-   */
-  run<T>(key: string, work: (signal: AbortSignal) => Promise<T>, options?: CoalesceOptions<T>): Promise<T>;
-}
+export type { CoalesceOptions, FetchCoalescer };
 
 export interface InProcessCoalescer extends FetchCoalescer {
   /** Keys with a run in flight (tests, metrics). */

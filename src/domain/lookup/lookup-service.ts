@@ -3,32 +3,53 @@
 // answer separately; shares one fetch among concurrent lookups of a number; and says, slot by
 // slot, what it got and from where. It never rejects: every failure is a slot result.
 //
-// Cache semantics (per slot, per number):
-// - `ok` lives CACHE_TTL_S, `not_found` CACHE_NOT_FOUND_TTL_S, ±10 % jitter so entries written
-//   together do not expire together; failures are never cached.
-// - Past its TTL but within CACHE_STALE_S an entry is served at once as `stale` while one
-//   background refresh runs (stale-while-revalidate). A failed refresh leaves the entry in place
-//   and records its reason, which later stale answers carry (stale-if-error): a banned or broken
-//   upstream degrades to old data, not to no data.
+// What is fresh, stale or expired, and what a failure leaves behind, is the cache policy
+// (cache-policy.ts); this file orchestrates deadlines, coalescing and background refreshes.
+// A lookup whose three slots are fresh hits in a cache that can be read synchronously (`peek`)
+// is answered without any timer, abort signal or promise per slot (`peekFresh`).
 import { setMaxListeners } from 'node:events';
-import type { Config } from '../../config/config.js';
-import type { KeyedHasher } from '../../infra/hash.js';
-import { sourceCacheKeyOf, type CachedSourceResult, type SourceResultCache } from '../../infra/cache/source-cache.js';
-import { failed, notFound, ok, type Source, type SourceOutcome, type SourcesBySlot, type SourceStatus } from '../../sources/source.js';
+import type { KeyedHasher } from '../ports/key-hasher.js';
+import { sourceCacheKeyOf, type CachedSourceResult, type SourceResultCache } from '../ports/source-cache.js';
+import { failed, notFound, ok, type Source, type SourceOutcome, type SourcesBySlot, type SourceStatus, type FailureReason } from '../ports/source.js';
 import type { ParsedPhoneNumber } from '../phone-number.js';
 import type { SourceDataBySlot, SourceSlot } from '../report.js';
+import { DEFAULT_TTL_JITTER_RATIO, entryAfterFailure, entryForAnswer, freshnessOf, slotFromEntry, storeTtlSeconds, type CachePolicy } from './cache-policy.js';
 import { createInProcessCoalescer, type FetchCoalescer } from './coalescer.js';
 import { createUpstreamPolicy, type BreakerState, type ResilienceOptions, type UpstreamPolicy } from './resilience.js';
-import type { CacheState, LookupResult, LookupService, SlotResult } from './types.js';
+import type { CacheState, FreshLookup, LookupResult, LookupService, SlotResult } from './types.js';
 
-export type LookupConfig = Pick<Config, 'SOURCE_TIMEOUT_MS' | 'LOOKUP_TIMEOUT_MS' | 'CACHE_TTL_S' | 'CACHE_NOT_FOUND_TTL_S' | 'CACHE_STALE_S'>;
+export type { FreshLookup } from './types.js';
 
-/** One slot's outcome in one lookup: the hook metrics plug into. Carries no number. */
+/** The engine's deadlines and cache lifetimes, in the units their names say. */
+export interface LookupTimings {
+  /** Deadline of one upstream request, retries included. */
+  sourceTimeoutMs: number;
+  /** Deadline of a whole lookup: a slot not settled by then answers `timeout`. */
+  lookupTimeoutMs: number;
+  /** Lifetime of an `ok` answer. */
+  cacheTtlSeconds: number;
+  /** Lifetime of a `not_found` answer. */
+  notFoundTtlSeconds: number;
+  /** How long past its lifetime an answer may still be served as `stale`. */
+  staleSeconds: number;
+}
+
+/** Timers the deadlines use; tests inject their own to run deadlines without real waits. */
+export interface EngineTimers {
+  setTimeout(callback: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+const REAL_TIMERS: EngineTimers = {
+  setTimeout: (callback, ms) => setTimeout(callback, ms),
+  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+};
+
 export interface SourceOutcomeEvent {
   slot: SourceSlot;
   upstream: string;
   status: SourceStatus;
-  reason?: string;
+  reason?: FailureReason;
   /** Time this lookup waited for the slot (0-ish for hits and stale answers). */
   durationMs: number;
   cache: CacheState;
@@ -42,34 +63,45 @@ export interface LookupServiceOptions {
   sources: SourcesBySlot;
   cache: SourceResultCache;
   hashKey: KeyedHasher;
-  config: LookupConfig;
-  /** Defaults to an in-process single-flight; the Redis issue passes a distributed one. */
+  timings: LookupTimings;
+  /** Defaults to an in-process single-flight; a shared deployment passes the Redis one. */
   coalescer?: FetchCoalescer;
   /** Retry and breaker settings, the same for every upstream (each gets its own breaker). */
   resilience?: ResilienceOptions;
-  /** Clock for cache freshness and `fetchedAt` (epoch ms). Deadlines use real timers. */
+  /** Clock for cache freshness and `fetchedAt` (epoch ms). */
   now?: () => number;
+  /** Timers for the deadlines (default: the real ones). */
+  timers?: EngineTimers;
   /** Source of randomness for TTL jitter, in [0, 1). */
   random?: () => number;
   /** Relative TTL jitter: 0.1 means ±10 %. */
   ttlJitterRatio?: number;
   logger?: LookupLogger;
   onSourceOutcome?: (event: SourceOutcomeEvent) => void;
+  /** Told after any slot of a number is written to the cache (a refresh, a recorded failure): caches built on top of the slots drop their copy. */
+  onSlotWritten?: (numberHash: string) => void;
 }
+
 
 export interface EngineLookupService extends LookupService {
   /** Aborts background refreshes still running (shutdown). Lookups keep working. */
   close(): void;
   /** The breaker of the upstream behind a slot (readiness, tests). */
   breakerState(slot: SourceSlot): BreakerState;
+  /**
+   * Synchronous: the lookup when its three slots are fresh hits in a cache that can be peeked,
+   * else undefined. Creates no timer, signal or promise; reports the hits like `lookup` does.
+   */
+  peekFresh(number: ParsedPhoneNumber, numberHash?: string): FreshLookup | undefined;
+  freshUntilOf(result: LookupResult): number | undefined;
 }
 
 interface FetchResult<S extends SourceSlot> {
   outcome: SourceOutcome<SourceDataBySlot[S]>;
   fetchedAt: string;
+  /** The cached entry's freshness bound, when the outcome was cached. */
+  freshUntil?: number;
 }
-
-const DEFAULT_TTL_JITTER_RATIO = 0.1;
 
 /** Abort reason of a lookup whose deadline passed, so a fetch everyone abandoned for that reason counts as a timeout. */
 class LookupDeadlineExceeded extends Error {
@@ -77,16 +109,23 @@ class LookupDeadlineExceeded extends Error {
 }
 
 export function createLookupService(options: LookupServiceOptions): EngineLookupService {
-  const { sources, cache, hashKey, config } = options;
+  const { sources, cache, hashKey, timings } = options;
+  const timers = options.timers ?? REAL_TIMERS;
   const coalescer = options.coalescer ?? createInProcessCoalescer();
   const now = options.now ?? Date.now;
   const random = options.random ?? Math.random;
-  const jitterRatio = options.ttlJitterRatio ?? DEFAULT_TTL_JITTER_RATIO;
+  const policy: CachePolicy = {
+    okTtlSeconds: timings.cacheTtlSeconds,
+    notFoundTtlSeconds: timings.notFoundTtlSeconds,
+    staleSeconds: timings.staleSeconds,
+    jitterRatio: options.ttlJitterRatio ?? DEFAULT_TTL_JITTER_RATIO,
+  };
   const logger = options.logger;
+  const resilience: ResilienceOptions = { now, ...options.resilience };
   const policies: Record<SourceSlot, UpstreamPolicy> = {
-    primary: createUpstreamPolicy(options.resilience),
-    community: createUpstreamPolicy(options.resilience),
-    signals: createUpstreamPolicy(options.resilience),
+    primary: createUpstreamPolicy(resilience),
+    community: createUpstreamPolicy(resilience),
+    signals: createUpstreamPolicy(resilience),
   };
   const closing = new AbortController();
   // Every running background refresh listens to `closing`; their number is bounded by the
@@ -94,13 +133,13 @@ export function createLookupService(options: LookupServiceOptions): EngineLookup
   setMaxListeners(0, closing.signal);
   /** Keys with a background refresh running in this process: one refresh per key. */
   const refreshing = new Set<string>();
+  // Freshness bounds of the slot results and whole results this engine returned, for
+  // freshUntilOf: kept beside the results so their shape (and the answers) stay as they are.
+  const slotFreshUntil = new WeakMap<SlotResult, number>();
+  const resultFreshUntil = new WeakMap<LookupResult, number>();
 
   function isoAt(epochMs: number): string {
     return new Date(epochMs).toISOString();
-  }
-
-  function jitteredTtlMs(ttlSeconds: number): number {
-    return Math.round(ttlSeconds * 1000 * (1 + (random() * 2 - 1) * jitterRatio));
   }
 
   async function readCache(key: string, slot: SourceSlot): Promise<CachedSourceResult | undefined> {
@@ -112,12 +151,18 @@ export function createLookupService(options: LookupServiceOptions): EngineLookup
     }
   }
 
-  function writeCache(key: string, slot: SourceSlot, value: CachedSourceResult): void {
-    const ttlSeconds = Math.ceil((value.staleUntil - now()) / 1000);
+  function writeCache(key: string, slot: SourceSlot, numberHash: string, value: CachedSourceResult): void {
     // Not awaited: the answer does not wait for a remote store; a lost write only costs a refetch.
-    cache.set(key, value, ttlSeconds).catch((error: unknown) => {
+    cache.set(key, value, storeTtlSeconds(value, now())).catch((error: unknown) => {
       logger?.warn({ slot, err: describeError(error) }, 'source cache write failed');
     });
+    if (options.onSlotWritten !== undefined) {
+      try {
+        options.onSlotWritten(numberHash);
+      } catch (error) {
+        logger?.warn({ slot, err: describeError(error) }, 'onSlotWritten hook threw');
+      }
+    }
   }
 
   /** One upstream request, raced against its signal: an adapter that ignores the signal still cannot hold the lookup. */
@@ -151,12 +196,13 @@ export function createLookupService(options: LookupServiceOptions): EngineLookup
     source: Source<S>,
     number: ParsedPhoneNumber,
     key: string,
+    numberHash: string,
     previous: CachedSourceResult | undefined,
     sharedSignal: AbortSignal,
   ): Promise<FetchResult<S>> {
     const slot = source.slot;
     const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(), config.SOURCE_TIMEOUT_MS);
+    const timer = timers.setTimeout(() => deadline.abort(), timings.sourceTimeoutMs);
     const signal = AbortSignal.any([sharedSignal, deadline.signal]);
     // Abandoned because the lookup deadline passed is still the upstream being too slow (it
     // counts for the breaker); abandoned because the clients left is not.
@@ -166,45 +212,30 @@ export function createLookupService(options: LookupServiceOptions): EngineLookup
     try {
       outcome = await policies[slot].execute((attemptSignal) => callSource(source, number, attemptSignal, abortReason), {
         signal,
-        deadlineAt: Date.now() + config.SOURCE_TIMEOUT_MS,
+        deadlineAt: Date.now() + timings.sourceTimeoutMs,
+        // The per-slot cache key carries the number's keyed hash: the breaker counts distinct numbers by it.
+        numberKey: key,
       });
     } finally {
-      clearTimeout(timer);
+      timers.clearTimeout(timer);
     }
     // Everyone waiting gave up: whatever the adapter made of the abort, say why we aborted.
     if (sharedSignal.aborted && !deadline.signal.aborted) outcome = failed(abortReason());
     const fetchedAtMs = now();
-    const fetchedAt = isoAt(fetchedAtMs);
     if (outcome.status === 'ok' || outcome.status === 'not_found') {
-      const freshUntil =
-        fetchedAtMs + jitteredTtlMs(outcome.status === 'ok' ? config.CACHE_TTL_S : config.CACHE_NOT_FOUND_TTL_S);
-      writeCache(key, slot, {
-        status: outcome.status,
-        data: outcome.status === 'ok' ? outcome.data : null,
-        fetchedAt,
-        freshUntil,
-        staleUntil: freshUntil + config.CACHE_STALE_S * 1000,
-      });
-    } else if (previous !== undefined && previous.staleUntil > fetchedAtMs && outcome.reason !== 'aborted' && previous.lastFailure !== outcome.reason) {
-      writeCache(key, slot, { ...previous, lastFailure: outcome.reason });
+      const entry = entryForAnswer(outcome.status, outcome.status === 'ok' ? outcome.data : null, fetchedAtMs, policy, random());
+      writeCache(key, slot, numberHash, entry);
+      return { outcome, fetchedAt: entry.fetchedAt, freshUntil: entry.freshUntil };
     }
+    const kept = entryAfterFailure(previous, outcome.reason, fetchedAtMs);
+    if (kept !== undefined) writeCache(key, slot, numberHash, kept);
+    const fetchedAt = isoAt(fetchedAtMs);
     return { outcome, fetchedAt };
   }
 
   /** The slot of a caller that stopped waiting (lookup deadline or client gone): no data, says why. */
   function abandonedSlot<S extends SourceSlot>(reason: 'timeout' | 'aborted'): SlotResult<S> {
     return { status: 'error', reason, fetchedAt: isoAt(now()), cache: 'miss', data: null };
-  }
-
-  function fromCache<S extends SourceSlot>(entry: CachedSourceResult, cacheState: CacheState): SlotResult<S> {
-    const result: SlotResult<S> = {
-      status: entry.status,
-      fetchedAt: entry.fetchedAt,
-      cache: cacheState,
-      data: entry.status === 'ok' ? (entry.data as SourceDataBySlot[S]) : null,
-    };
-    if (cacheState === 'stale' && entry.lastFailure !== undefined) result.reason = entry.lastFailure;
-    return result;
   }
 
   function fromFetch<S extends SourceSlot>({ outcome, fetchedAt }: FetchResult<S>): SlotResult<S> {
@@ -222,16 +253,16 @@ export function createLookupService(options: LookupServiceOptions): EngineLookup
   async function readSettledFromCache<S extends SourceSlot>(key: string, slot: SourceSlot): Promise<FetchResult<S> | undefined> {
     const entry = await readCache(key, slot);
     if (entry === undefined || entry.freshUntil <= now()) return undefined;
-    return { outcome: entry.status === 'ok' ? ok(entry.data as SourceDataBySlot[S]) : notFound(), fetchedAt: entry.fetchedAt };
+    return { outcome: entry.status === 'ok' ? ok(entry.data as SourceDataBySlot[S]) : notFound(), fetchedAt: entry.fetchedAt, freshUntil: entry.freshUntil };
   }
 
-  function refreshInBackground<S extends SourceSlot>(source: Source<S>, number: ParsedPhoneNumber, key: string, previous: CachedSourceResult): void {
+  function refreshInBackground<S extends SourceSlot>(source: Source<S>, number: ParsedPhoneNumber, key: string, numberHash: string, previous: CachedSourceResult): void {
     if (closing.signal.aborted || refreshing.has(key)) return;
     refreshing.add(key);
     coalescer
       // readSettled: with a shared coalescer, a refresh another instance is already making
       // ends this one as soon as its result is in the shared cache.
-      .run(key, (shared) => fetchAndStore(source, number, key, previous, shared), { signal: closing.signal, readSettled: () => readSettledFromCache<S>(key, source.slot) })
+      .run(key, (shared) => fetchAndStore(source, number, key, numberHash, previous, shared), { signal: closing.signal, readSettled: () => readSettledFromCache<S>(key, source.slot) })
       .catch(() => undefined) // a failed refresh is recorded in the entry; nobody waits for it
       .finally(() => refreshing.delete(key));
   }
@@ -246,18 +277,24 @@ export function createLookupService(options: LookupServiceOptions): EngineLookup
     const slot = source.slot;
     const key = sourceCacheKeyOf(slot, numberHash);
     const cached = await readCache(key, slot);
-    const nowMs = now();
-    if (cached !== undefined && cached.freshUntil > nowMs) return fromCache<S>(cached, 'hit');
-    if (cached !== undefined && cached.staleUntil > nowMs) {
-      refreshInBackground(source, number, key, cached);
-      return fromCache<S>(cached, 'stale');
+    const freshness = freshnessOf(cached, now());
+    if (cached !== undefined && freshness === 'fresh') {
+      const hit = slotFromEntry<S>(cached, 'hit');
+      slotFreshUntil.set(hit, cached.freshUntil);
+      return hit;
+    }
+    if (cached !== undefined && freshness === 'stale') {
+      refreshInBackground(source, number, key, numberHash, cached);
+      return slotFromEntry<S>(cached, 'stale');
     }
     try {
-      const fetched = await coalescer.run<FetchResult<S>>(key, (shared) => fetchAndStore(source, number, key, undefined, shared), {
+      const fetched = await coalescer.run<FetchResult<S>>(key, (shared) => fetchAndStore(source, number, key, numberHash, undefined, shared), {
         signal: callerSignal,
         readSettled: () => readSettledFromCache<S>(key, slot),
       });
-      return fromFetch(fetched);
+      const fetchedSlot = fromFetch(fetched);
+      if (fetched.freshUntil !== undefined) slotFreshUntil.set(fetchedSlot, fetched.freshUntil);
+      return fetchedSlot;
     } catch {
       return abandonedSlot<S>(callerAbortReason());
     }
@@ -285,41 +322,87 @@ export function createLookupService(options: LookupServiceOptions): EngineLookup
             })
             .finally(() => callerSignal.removeEventListener('abort', onAbort));
         });
-    if (options.onSourceOutcome !== undefined) {
-      const event: SourceOutcomeEvent = {
-        slot: source.slot,
-        upstream: source.name,
-        status: result.status,
-        durationMs: performance.now() - startedAt,
-        cache: result.cache,
-      };
-      if (result.reason !== undefined) event.reason = result.reason;
-      try {
-        options.onSourceOutcome(event);
-      } catch (error) {
-        logger?.warn({ slot: source.slot, err: describeError(error) }, 'onSourceOutcome hook threw');
-      }
-    }
+    reportOutcome(source, result, performance.now() - startedAt);
     return result;
   }
 
+  function reportOutcome(source: Source<SourceSlot>, result: SlotResult, durationMs: number): void {
+    if (options.onSourceOutcome === undefined) return;
+    const event: SourceOutcomeEvent = { slot: source.slot, upstream: source.name, status: result.status, durationMs, cache: result.cache };
+    if (result.reason !== undefined) event.reason = result.reason;
+    try {
+      options.onSourceOutcome(event);
+    } catch (error) {
+      logger?.warn({ slot: source.slot, err: describeError(error) }, 'onSourceOutcome hook threw');
+    }
+  }
+
+  /** A slot's entry when it is fresh in a synchronously readable cache; undefined otherwise. */
+  function peekFreshEntry(slot: SourceSlot, numberHash: string, nowMs: number): CachedSourceResult | undefined {
+    if (cache.peek === undefined) return undefined;
+    let entry: CachedSourceResult | undefined;
+    try {
+      entry = cache.peek(sourceCacheKeyOf(slot, numberHash));
+    } catch {
+      return undefined;
+    }
+    return entry !== undefined && entry.freshUntil > nowMs ? entry : undefined;
+  }
+
+  function peekFresh(number: ParsedPhoneNumber, numberHash: string): FreshLookup | undefined {
+    const nowMs = now();
+    const primary = peekFreshEntry('primary', numberHash, nowMs);
+    if (primary === undefined) return undefined;
+    const community = peekFreshEntry('community', numberHash, nowMs);
+    if (community === undefined) return undefined;
+    const signals = peekFreshEntry('signals', numberHash, nowMs);
+    if (signals === undefined) return undefined;
+    const result: LookupResult = {
+      primary: slotFromEntry<'primary'>(primary, 'hit'),
+      community: slotFromEntry<'community'>(community, 'hit'),
+      signals: slotFromEntry<'signals'>(signals, 'hit'),
+    };
+    reportOutcome(sources.primary, result.primary, 0);
+    reportOutcome(sources.community, result.community, 0);
+    reportOutcome(sources.signals, result.signals, 0);
+    return { result, freshUntilMs: Math.min(primary.freshUntil, community.freshUntil, signals.freshUntil) };
+  }
+
   return {
-    async lookup(number, signal) {
+    async lookup(number, signal, givenHash) {
+      const numberHash = givenHash ?? hashKey(number.e164);
+      const fresh = peekFresh(number, numberHash);
+      if (fresh !== undefined) {
+        resultFreshUntil.set(fresh.result, fresh.freshUntilMs);
+        return fresh.result;
+      }
       const deadline = new AbortController();
-      const timer = setTimeout(() => deadline.abort(new LookupDeadlineExceeded()), config.LOOKUP_TIMEOUT_MS);
+      const timer = timers.setTimeout(() => deadline.abort(new LookupDeadlineExceeded()), timings.lookupTimeoutMs);
       const callerSignal = signal === undefined ? deadline.signal : AbortSignal.any([deadline.signal, signal]);
       const callerAbortReason = (): 'timeout' | 'aborted' => (deadline.signal.aborted ? 'timeout' : 'aborted');
-      const numberHash = hashKey(number.e164);
       try {
         const [primary, community, signals] = await Promise.all([
           lookupSlot(sources.primary, number, numberHash, callerSignal, callerAbortReason),
           lookupSlot(sources.community, number, numberHash, callerSignal, callerAbortReason),
           lookupSlot(sources.signals, number, numberHash, callerSignal, callerAbortReason),
         ]);
-        return { primary, community, signals } satisfies LookupResult;
+        const result: LookupResult = { primary, community, signals };
+        const primaryUntil = slotFreshUntil.get(primary);
+        const communityUntil = slotFreshUntil.get(community);
+        const signalsUntil = slotFreshUntil.get(signals);
+        if (primaryUntil !== undefined && communityUntil !== undefined && signalsUntil !== undefined) {
+          resultFreshUntil.set(result, Math.min(primaryUntil, communityUntil, signalsUntil));
+        }
+        return result;
       } finally {
-        clearTimeout(timer);
+        timers.clearTimeout(timer);
       }
+    },
+    peekFresh(number, numberHash) {
+      return peekFresh(number, numberHash ?? hashKey(number.e164));
+    },
+    freshUntilOf(result) {
+      return resultFreshUntil.get(result);
     },
     close() {
       closing.abort();

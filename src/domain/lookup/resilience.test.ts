@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { blocked, failed, notFound, ok, type SourceOutcome } from '../../sources/source.js';
+import { blocked, failed, notFound, ok, type ErrorReason, type SourceOutcome } from '../ports/source.js';
 import { createUpstreamPolicy, type ResilienceOptions } from './resilience.js';
 
 const FAST: ResilienceOptions = { retryInitialDelayMs: 1, retryMaxDelayMs: 2, retryMinRemainingMs: 10 };
@@ -22,7 +22,7 @@ function context(remainingMs = 1000): { signal: AbortSignal; deadlineAt: number 
 }
 
 describe('upstream policy: retry', () => {
-  it.each([['connection'], ['http_5xx']])('retries %s once, no more, and returns the last outcome', async (reason) => {
+  it.each<[ErrorReason]>([['connection'], ['http_5xx']])('retries %s once, no more, and returns the last outcome', async (reason) => {
     const policy = createUpstreamPolicy(FAST);
     const source = scripted(failed(reason));
     expect(await policy.execute(source.attempt, context())).toEqual(failed(reason));
@@ -120,5 +120,71 @@ describe('upstream policy: circuit breaker', () => {
     expect(source.calls()).toBe(3);
     expect(policy.breakerState()).toBe('open');
     expect(await policy.execute(source.attempt, context())).toEqual(failed('circuit_open'));
+  });
+});
+
+describe('upstream policy: failures of one number are not failures of the upstream', () => {
+  const withKey = (numberKey: string) => ({ ...context(), numberKey });
+
+  it('never opens on one number failing, however often it is asked, and asks the upstream once per memory period', async () => {
+    let nowMs = 1_000_000;
+    const policy = createUpstreamPolicy({ ...FAST, breakerThreshold: 3, numberFailureMemoryMs: 10_000, now: () => nowMs });
+    const poisoned = scripted(failed('parse'));
+    for (let i = 0; i < 50; i += 1) {
+      expect(await policy.execute(poisoned.attempt, withKey('poisoned'))).toEqual(failed('parse'));
+      nowMs += 1_000;
+    }
+    expect(policy.breakerState()).toBe('closed');
+    // 50 s of asking with a 10 s memory: one real attempt per 10 s.
+    expect(poisoned.calls()).toBe(5);
+    const fresh = scripted(ok('data'));
+    expect(await policy.execute(fresh.attempt, withKey('fresh'))).toEqual(ok('data'));
+  });
+
+  it('answers a remembered failure without calling the upstream, and asks again once the memory has passed', async () => {
+    let nowMs = 0;
+    const policy = createUpstreamPolicy({ ...FAST, numberFailureMemoryMs: 5_000, now: () => nowMs });
+    const source = scripted(failed('timeout'), ok('data'));
+    expect(await policy.execute(source.attempt, withKey('n'))).toEqual(failed('timeout'));
+    nowMs = 4_999;
+    expect(await policy.execute(source.attempt, withKey('n'))).toEqual(failed('timeout'));
+    expect(source.calls()).toBe(1);
+    nowMs = 5_000;
+    expect(await policy.execute(source.attempt, withKey('n'))).toEqual(ok('data'));
+    expect(source.calls()).toBe(2);
+  });
+
+  it('opens when failures were seen for the threshold of distinct numbers within the window', async () => {
+    const policy = createUpstreamPolicy({ ...FAST, breakerThreshold: 3 });
+    const source = scripted(failed('http_5xx'));
+    for (const key of ['a', 'b']) await policy.execute(source.attempt, withKey(key));
+    expect(policy.breakerState()).toBe('closed');
+    await policy.execute(source.attempt, withKey('c'));
+    expect(policy.breakerState()).toBe('open');
+    const other = scripted(ok('data'));
+    expect(await policy.execute(other.attempt, withKey('d'))).toEqual(failed('circuit_open'));
+    expect(other.calls()).toBe(0);
+  });
+
+  it('forgets failures older than the window, so slow scattered failures never add up to opening', async () => {
+    let nowMs = 0;
+    const policy = createUpstreamPolicy({ ...FAST, breakerThreshold: 3, breakerWindowMs: 60_000, now: () => nowMs });
+    const source = scripted(failed('timeout'));
+    for (const key of ['a', 'b', 'c', 'd', 'e']) {
+      await policy.execute(source.attempt, withKey(key));
+      nowMs += 31_000;
+    }
+    expect(policy.breakerState()).toBe('closed');
+  });
+
+  it('keeps a bounded memory of failing numbers', async () => {
+    const policy = createUpstreamPolicy({ ...FAST, breakerThreshold: 1_000, numberFailureMemoryMax: 2 });
+    const source = scripted(failed('parse'));
+    for (const key of ['a', 'b', 'c']) await policy.execute(source.attempt, withKey(key));
+    expect(source.calls()).toBe(3);
+    // 'a' was forgotten to keep the memory at two numbers: it is asked again; 'c' is not.
+    await policy.execute(source.attempt, withKey('a'));
+    await policy.execute(source.attempt, withKey('c'));
+    expect(source.calls()).toBe(4);
   });
 });

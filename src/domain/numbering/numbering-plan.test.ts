@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decodeCarrierBson, loadNumberingPlan, parseNumberingPlan, splitSemicolonCsv } from './numbering-plan.js';
+import { decodeCarrierBson, parseNumberingPlan, splitSemicolonCsv } from './numbering-plan.js';
+import { loadNumberingPlan } from '../../infra/arcep/load-numbering-plan.js';
 
 const MAJNUM_HEADER = 'EZABPQM;Tranche_Debut;Tranche_Fin;Mnémo;Territoire;Date_Attribution';
 const MAJRIO_HEADER = 'Ressource;"Code Attributaire";Attributaire;"Date d\'effet (attribution)";"N° décision d\'attribution"';

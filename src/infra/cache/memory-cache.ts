@@ -1,40 +1,118 @@
-// In-process implementation of the per-source result cache: a bounded LRU (lru-cache 11), so
-// memory stays flat whatever the traffic (`CACHE_MAX_ENTRIES`). Also the small front tier the
-// Redis cache will sit behind.
+// In-process implementation of the per-source result cache. Each entry is held as its stored
+// form (entry-codec: one flat ASCII string, serialised once when written), not as the object
+// graph the engine builds, and the LRU (lru-cache 11) is bounded by bytes (`CACHE_MAX_MB`):
+// each entry is charged its key and text length plus a fixed overhead, so memory stays under a
+// stated cap whatever the traffic. `CACHE_MAX_ENTRIES`, when set, adds a count cap.
+//
+// The LRU keeps no per-entry TTL bookkeeping: the engine judges fresh, stale and expired from
+// the entry's own freshUntil/staleUntil on its own clock, and an expired entry is either
+// rewritten by the refetch it causes or, never read again, evicted like any cold entry. The
+// most recently decoded entries also keep their object (a bounded ring), so a hit on a hot
+// number costs one LRU read, not a JSON parse.
 import { LRUCache } from 'lru-cache';
-import type { CachedSourceResult, SourceResultCache } from './source-cache.js';
+import { decodeCachedResult, encodeCachedResult } from './entry-codec.js';
+import type { CachedSourceResult, SourceResultCache } from '../../domain/ports/source-cache.js';
 
 export interface MemorySourceCacheOptions {
-  /** CACHE_MAX_ENTRIES: the least recently used entry is dropped beyond this count. */
-  maxEntries: number;
+  /** CACHE_MAX_MB in bytes: the least recently used entries are dropped beyond it (default DEFAULT_CACHE_MAX_BYTES). */
+  maxBytes?: number;
+  /** CACHE_MAX_ENTRIES: an optional count cap on top of the byte cap. */
+  maxEntries?: number;
+  /** How many of the most recently read entries are also kept decoded (default 1000; 0 turns it off). */
+  decodedMaxEntries?: number;
 }
 
 export interface MemorySourceCache extends SourceResultCache {
+  /** Synchronous read (the engine's all-fresh path): same answer and same recency effect as `get`. */
+  peek(key: string): CachedSourceResult | undefined;
   /** Current entry count (readiness, metrics, tests). */
   size(): number;
+  /** Bytes charged against the cap: the sum of entryCost() over the entries held. */
+  chargedBytes(): number;
+  /** The stored form of an entry (the same text Redis holds), without touching its recency. */
+  peekStored(key: string): string | undefined;
   clear(): void;
 }
 
-export function createMemorySourceCache(options: MemorySourceCacheOptions): MemorySourceCache {
-  const entries = new LRUCache<string, CachedSourceResult>({
-    max: options.maxEntries,
-    // Expired entries are dropped lazily on read; the service itself judges fresh/stale by
-    // freshUntil/staleUntil, this TTL only bounds how long a dead entry holds memory.
-    ttlAutopurge: false,
-    allowStale: false,
+export const DEFAULT_CACHE_MAX_BYTES = 256 * 1024 * 1024;
+export const DEFAULT_DECODED_MAX_ENTRIES = 1000;
+
+/**
+ * What one entry costs beyond the characters of its key and text, in bytes (64-bit V8, no
+ * pointer compression): two string headers (16 each, plus alignment), the slot object (40),
+ * the Map entry and its share of the hash table, and the LRU's per-entry list slots. Checked against the measured
+ * heap growth per entry in the memory bench (docs/cache.md).
+ */
+export const ENTRY_OVERHEAD_BYTES = 128;
+
+/** The bytes an entry is charged against the cap; key and text are ASCII, one byte per character. */
+export function entryCost(key: string, stored: string): number {
+  return key.length + stored.length + ENTRY_OVERHEAD_BYTES;
+}
+
+/** One entry: its stored text, and the decoded object while the entry is among the recently decoded. */
+interface Slot {
+  readonly stored: string;
+  value: CachedSourceResult | undefined;
+}
+
+export function createMemorySourceCache(options: MemorySourceCacheOptions = {}): MemorySourceCache {
+  const maxBytes = options.maxBytes ?? DEFAULT_CACHE_MAX_BYTES;
+  if (!Number.isSafeInteger(maxBytes) || maxBytes < 1) throw new RangeError(`maxBytes must be a positive whole number, got ${maxBytes}`);
+  const store = new LRUCache<string, Slot>({
+    maxSize: maxBytes,
+    sizeCalculation: (slot, key) => entryCost(key, slot.stored),
+    ...(options.maxEntries === undefined ? {} : { max: options.maxEntries }),
   });
+  // The decoded tier is a ring of the last slots decoded: a slot pushed out of the ring drops
+  // its object and keeps its text, so at most `decodedMax` objects are held whatever the size.
+  const decodedMax = options.decodedMaxEntries ?? DEFAULT_DECODED_MAX_ENTRIES;
+  const recentlyDecoded: (Slot | undefined)[] = new Array<Slot | undefined>(decodedMax).fill(undefined);
+  let nextRingIndex = 0;
+
+  function keepDecoded(slot: Slot, value: CachedSourceResult): void {
+    if (decodedMax === 0) return;
+    const pushedOut = recentlyDecoded[nextRingIndex];
+    if (pushedOut !== undefined) pushedOut.value = undefined;
+    slot.value = value;
+    recentlyDecoded[nextRingIndex] = slot;
+    nextRingIndex = (nextRingIndex + 1) % decodedMax;
+  }
+
+  /** One LRU read, which also keeps a hot entry recent; the JSON is parsed only when the entry is not among the recently decoded. */
+  function read(key: string): CachedSourceResult | undefined {
+    const slot = store.get(key);
+    if (slot === undefined) return undefined;
+    if (slot.value !== undefined) return slot.value;
+    const value = decodeCachedResult(slot.stored);
+    if (value === undefined) {
+      store.delete(key);
+      return undefined;
+    }
+    keepDecoded(slot, value);
+    return value;
+  }
+
   return {
     async get(key) {
-      return entries.get(key);
+      return read(key);
     },
+    peek: read,
     async set(key, value, ttlSeconds) {
       if (ttlSeconds <= 0) {
-        entries.delete(key);
+        store.delete(key);
         return;
       }
-      entries.set(key, value, { ttl: Math.ceil(ttlSeconds * 1000) });
+      // A new slot, decoded again on its first read, so what is served is always what the
+      // stored form says. An entry larger than the whole cap is refused (and an older copy dropped).
+      store.set(key, { stored: encodeCachedResult(value), value: undefined });
     },
-    size: () => entries.size,
-    clear: () => entries.clear(),
+    size: () => store.size,
+    chargedBytes: () => store.calculatedSize,
+    peekStored: (key) => store.peek(key)?.stored,
+    clear: () => {
+      store.clear();
+      recentlyDecoded.fill(undefined);
+    },
   };
 }

@@ -1,4 +1,4 @@
-// The per-source result cache shared by every instance: entries live in Redis (compact JSON,
+// The per-source result cache shared by every instance: entries live in Redis (entry-codec's ASCII form,
 // hashed keys, expiring at the entry's `staleUntil`), under a small in-process LRU so a hot
 // number does not pay a round trip on every lookup. A local copy is trusted for a few seconds
 // only (LOCAL_TTL), so a refresh made by another instance reaches this one quickly; a local
@@ -7,7 +7,8 @@
 // writes go on in memory, with entries kept until they go stale.
 import { LRUCache } from 'lru-cache';
 import type { RedisClient } from '../redis/redis-client.js';
-import type { CachedSourceResult, SourceResultCache } from './source-cache.js';
+import { decodeCachedResult, encodeCachedResult } from './entry-codec.js';
+import type { CachedSourceResult, SourceResultCache } from '../../domain/ports/source-cache.js';
 
 export interface RedisSourceCacheOptions {
   client: RedisClient;
@@ -33,45 +34,8 @@ interface LocalEntry {
   trustedUntilMs: number;
 }
 
-/** The stored form: short member names, since one entry is kept per (slot, number). */
-interface StoredEntry {
-  s: 'o' | 'n';
-  d: unknown;
-  f: string;
-  u: number;
-  x: number;
-  e?: string;
-}
-
-export function encodeCachedResult(value: CachedSourceResult): string {
-  const stored: StoredEntry = { s: value.status === 'ok' ? 'o' : 'n', d: value.data, f: value.fetchedAt, u: value.freshUntil, x: value.staleUntil };
-  if (value.lastFailure !== undefined) stored.e = value.lastFailure;
-  return JSON.stringify(stored);
-}
-
-/** Undefined for anything that is not an entry this version wrote (a miss, never an error). */
-export function decodeCachedResult(text: string): CachedSourceResult | undefined {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  if (typeof parsed !== 'object' || parsed === null) return undefined;
-  const stored = parsed as Partial<Record<keyof StoredEntry, unknown>>;
-  if ((stored.s !== 'o' && stored.s !== 'n') || typeof stored.f !== 'string' || typeof stored.u !== 'number' || typeof stored.x !== 'number') {
-    return undefined;
-  }
-  const value: CachedSourceResult = {
-    status: stored.s === 'o' ? 'ok' : 'not_found',
-    data: stored.s === 'o' ? stored.d : null,
-    fetchedAt: stored.f,
-    freshUntil: stored.u,
-    staleUntil: stored.x,
-  };
-  if (typeof stored.e === 'string') value.lastFailure = stored.e;
-  return value;
-}
+// The stored form is the memory cache's (entry-codec): what one writes, the other reads.
+export { decodeCachedResult, encodeCachedResult } from './entry-codec.js';
 
 /** Keys are `cache:<key>` under the client's prefix; `key` is already a keyed hash (toSourceCacheKey). */
 export function createRedisSourceCache(options: RedisSourceCacheOptions): RedisSourceCache {
@@ -121,6 +85,12 @@ export function createRedisSourceCache(options: RedisSourceCacheOptions): RedisS
         async (redis) => void (await redis.set(`cache:${key}`, encodeCachedResult(value), 'PX', Math.ceil(ttlSeconds * 1000))),
         () => undefined,
       );
+    },
+    // Only a local copy still trusted and fresh: anything else needs Redis.
+    peek(key) {
+      const held = local.get(key);
+      const nowMs = now();
+      return held !== undefined && held.trustedUntilMs > nowMs && held.value.freshUntil > nowMs ? held.value : undefined;
     },
     localSize: () => local.size,
     clearLocal: () => local.clear(),

@@ -23,11 +23,29 @@ export interface PolitenessStore {
 
 export const BUDGET_WINDOW_MS = 60_000;
 
+export interface MemoryPolitenessStore extends PolitenessStore {
+  /**
+   * Makes the upstream's budget log hold at least `count` requests in the window ending at
+   * `nowMs`, adding the missing ones at `atMs`: what a shared store last reported, carried into
+   * this instance while it is away (placed at `atMs`, they leave no sooner than the real ones).
+   */
+  seedBudget(upstream: string, count: number, atMs: number, nowMs: number): void;
+  /** True while this instance has requests of its own (or seeded ones) in the upstream's window. */
+  hasLiveBudget(upstream: string, nowMs: number): boolean;
+}
+
 /** One process's state: a sliding-window log of request times and the pause per upstream. */
-export function createMemoryPolitenessStore(): PolitenessStore {
+export function createMemoryPolitenessStore(): MemoryPolitenessStore {
   const pauses = new Map<string, PauseState>();
   const requestTimes = new Map<string, number[]>();
   return {
+    seedBudget(upstream, count, atMs, nowMs) {
+      if (atMs <= nowMs - BUDGET_WINDOW_MS) return;
+      const times = (requestTimes.get(upstream) ?? []).filter((time) => time > nowMs - BUDGET_WINDOW_MS);
+      const missing = Math.max(0, Math.floor(count) - times.length);
+      requestTimes.set(upstream, [...times, ...Array.from({ length: missing }, () => atMs)].sort((a, b) => a - b));
+    },
+    hasLiveBudget: (upstream, nowMs) => (requestTimes.get(upstream) ?? []).some((time) => time > nowMs - BUDGET_WINDOW_MS),
     readPause: async (upstream) => pauses.get(upstream) ?? { untilMs: 0, consecutiveBlocks: 0 },
     writePause: async (upstream, state) => {
       pauses.set(upstream, { ...state });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { listKeys, useRedisTestClients } from '../../../test/support/redis.js';
+import { listKeys, useRedisTestClients, waitFor } from '../../../test/support/redis.js';
+import { startTcpProxy } from '../../../test/support/tcp-proxy.js';
 import { createRedisPolitenessStore } from './redis-politeness-store.js';
 import { createUpstreamFetcher } from './upstream-fetcher.js';
 import type { HttpClient, HttpRequest, HttpResult } from './types.js';
@@ -29,10 +30,10 @@ describe('Redis politeness store', () => {
     const fetcherB = createUpstreamFetcher({ upstream, client: httpB, requestsPerMinute: 100, maxConcurrency: 4, politeness: createRedisPolitenessStore({ client: await readyClient() }) });
 
     const blockedOnA = await fetcherA.fetch(request());
-    expect(blockedOnA).toMatchObject({ kind: 'outcome', outcome: { status: 'blocked', reason: 'http_429' } });
+    expect(blockedOnA).toMatchObject({ kind: 'failure', failure: { kind: 'blocked', reason: 'http_429' } });
     status = 200;
     const onB = await fetcherB.fetch(request());
-    expect(onB).toMatchObject({ kind: 'outcome', outcome: { status: 'blocked', reason: 'paused' } });
+    expect(onB).toMatchObject({ kind: 'failure', failure: { kind: 'blocked', reason: 'paused' } });
     expect(httpB.calls).toBe(0);
     expect(fetcherB.pausedUntil()).toBeGreaterThan(Date.now() + 100_000);
   });
@@ -69,5 +70,30 @@ describe('Redis politeness store', () => {
     const keys = await listKeys(admin, prefix);
     expect(keys.length).toBeGreaterThan(0);
     for (const key of keys) expect(key).toMatch(/^test:politeness:[0-9a-f]+:polite:(pause|budget):[a-z-]+$/);
+  });
+
+  it('across a Redis outage mid-minute, one instance never sends more than its budget: memory starts from the count Redis last reported, and counts on after Redis returns', async () => {
+    const proxy = await startTcpProxy(6379);
+    try {
+      const client = await readyClient(proxy.url);
+      await waitFor(() => client.isReady());
+      const store = createRedisPolitenessStore({ client });
+      const upstream = 'outage-budget';
+      const take = async (times: number): Promise<number> => {
+        let granted = 0;
+        for (let i = 0; i < times; i += 1) if ((await store.takeBudgetSlot(upstream, 30, Date.now())).granted) granted += 1;
+        return granted;
+      };
+      expect(await take(20)).toBe(20);
+      proxy.setMode('cut');
+      await waitFor(() => client.health() === 'degraded');
+      expect(await take(30)).toBe(10);
+      proxy.setMode('pass');
+      await waitFor(() => client.isReady(), 8000);
+      // Redis holds 20, memory 30: the minute's budget is spent either way.
+      expect(await take(30)).toBe(0);
+    } finally {
+      await proxy.close();
+    }
   });
 });

@@ -1,35 +1,19 @@
 // Upstream politeness shared by every instance: a pause after 403/429 set by one instance stops
 // all of them, and the per-minute budget counts every instance's requests (the same sliding-log
 // script as the client rate limit, on Redis' clock). While Redis is unusable each instance
-// keeps its own memory state, so politeness degrades to per-instance, never to none.
+// keeps its own memory state, so politeness degrades to per-instance, never to none; and that
+// state remembers: the budget count Redis last reported seeds it, and the requests made in
+// memory keep counting after Redis returns until they leave the minute (docs/reliability.md).
 import type { RedisClient } from '../redis/redis-client.js';
-import { hitSlidingLog } from '../redis/sliding-log-script.js';
-import { BUDGET_WINDOW_MS, createMemoryPolitenessStore, type PauseState, type PolitenessStore } from './politeness-store.js';
+import { hitSlidingLog } from '../redis/scripts.js';
+import { BUDGET_WINDOW_MS, createMemoryPolitenessStore, type MemoryPolitenessStore, type PauseState, type PolitenessStore } from './politeness-store.js';
 
 /** How long the block count outlives the pause, so a block soon after a pause grows the backoff. */
 const BLOCK_MEMORY_MS = 6 * 60 * 60_000;
 
-/**
- * KEYS[1] = the upstream's pause hash; ARGV = untilMs, consecutiveBlocks, expiry in ms.
- * Keeps the later of the stored and the given pause: an instance never shortens a pause another
- * one set (two instances blocked at once both write).
- */
-const WRITE_PAUSE_LUA = `
-local stored = tonumber(redis.call('HGET', KEYS[1], 'until') or '0')
-local untilMs = math.max(stored, tonumber(ARGV[1]))
-redis.call('HSET', KEYS[1], 'until', untilMs, 'blocks', ARGV[2])
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
-return untilMs
-`;
-const WRITE_PAUSE_COMMAND = 'phonerepWritePause';
-
-type WithWritePause = RedisClient['redis'] & {
-  [WRITE_PAUSE_COMMAND](key: string, untilMs: number, blocks: number, expiryMs: number): Promise<unknown>;
-};
-
 export interface RedisPolitenessStoreOptions {
   client: RedisClient;
-  fallback?: PolitenessStore;
+  fallback?: MemoryPolitenessStore;
   now?: () => number;
 }
 
@@ -40,12 +24,8 @@ export function createRedisPolitenessStore(options: RedisPolitenessStoreOptions)
   const now = options.now ?? Date.now;
   let sequence = 0;
   const instanceId = Math.random().toString(36).slice(2, 10);
-
-  function withWritePause(): WithWritePause {
-    const redis = client.redis;
-    if (!(WRITE_PAUSE_COMMAND in redis)) redis.defineCommand(WRITE_PAUSE_COMMAND, { numberOfKeys: 1, lua: WRITE_PAUSE_LUA });
-    return redis as WithWritePause;
-  }
+  /** Per upstream: the budget count Redis last reported, and when (this instance's clock). */
+  const lastShared = new Map<string, { count: number; atMs: number }>();
 
   return {
     readPause: (upstream) =>
@@ -66,9 +46,9 @@ export function createRedisPolitenessStore(options: RedisPolitenessStoreOptions)
       // The local copy is kept too: it is what this instance falls back to if Redis goes away.
       await fallback.writePause(upstream, state);
       await client.attempt(
-        async () => {
+        async (redis) => {
           const expiryMs = Math.max(1000, state.untilMs - now()) + BLOCK_MEMORY_MS;
-          await withWritePause()[WRITE_PAUSE_COMMAND](`polite:pause:${upstream}`, state.untilMs, state.consecutiveBlocks, expiryMs);
+          await redis.phonerepWritePause(`polite:pause:${upstream}`, state.untilMs, state.consecutiveBlocks, expiryMs);
         },
         () => undefined,
       );
@@ -79,9 +59,21 @@ export function createRedisPolitenessStore(options: RedisPolitenessStoreOptions)
           sequence = (sequence + 1) % Number.MAX_SAFE_INTEGER;
           // Redis' clock, not `nowMs`: instances must agree on the minute.
           const result = await hitSlidingLog(redis, `polite:budget:${upstream}`, requestsPerMinute, BUDGET_WINDOW_MS, `${instanceId}:${sequence}`);
-          return result.allowed ? { granted: true as const } : { granted: false as const, retryInMs: Math.max(1, result.resetMs) };
+          lastShared.set(upstream, { count: result.count, atMs: now() });
+          if (!result.allowed) return { granted: false as const, retryInMs: Math.max(1, result.resetMs) };
+          // Requests made here while Redis was away are not in its log: until they leave the
+          // minute, the memory log must grant the slot too.
+          if (fallback.hasLiveBudget(upstream, nowMs)) return fallback.takeBudgetSlot(upstream, requestsPerMinute, nowMs);
+          return { granted: true as const };
         },
-        () => fallback.takeBudgetSlot(upstream, requestsPerMinute, nowMs),
+        async () => {
+          const known = lastShared.get(upstream);
+          if (known !== undefined) {
+            fallback.seedBudget(upstream, known.count, known.atMs, nowMs);
+            lastShared.delete(upstream);
+          }
+          return fallback.takeBudgetSlot(upstream, requestsPerMinute, nowMs);
+        },
       ),
   };
 }

@@ -1,8 +1,6 @@
 // The contract between adapters and the shared HTTP layer (implemented in http-client.ts and
 // upstream-fetcher.ts). Adapters build a request and parse a body; everything about sockets,
 // deadlines, caps, charsets, redirects, budgets and pauses happens behind these types.
-import type { SourceOutcome } from '../../sources/source.js';
-
 export interface HttpRequest {
   url: string;
   method?: 'GET' | 'POST';
@@ -29,6 +27,15 @@ export type HttpFailureReason = 'timeout' | 'aborted' | 'connection' | 'too_larg
 
 export type HttpResult = { kind: 'response'; response: HttpResponse } | { kind: 'failure'; reason: HttpFailureReason };
 
+/** Why the fetcher refused to send, or the upstream refused us: the upstream is paused after these. */
+export type FetchBlockedReason = 'http_403' | 'http_429' | 'paused' | 'budget';
+export type FetchErrorReason = HttpFailureReason | 'http_5xx';
+
+/** How a fetch failed, in the fetcher's own terms; each adapter maps it to its source outcome. */
+export type FetchFailure = { kind: 'blocked'; reason: FetchBlockedReason; retryAfterMs?: number } | { kind: 'error'; reason: FetchErrorReason };
+
+export type FetchResult = { kind: 'response'; response: HttpResponse } | { kind: 'failure'; failure: FetchFailure };
+
 export interface HttpClient {
   request(request: HttpRequest): Promise<HttpResult>;
 }
@@ -37,11 +44,11 @@ export interface HttpClient {
  * One per upstream: applies the pause after 403/429, the per-minute budget and the
  * concurrency cap, then classifies transport-level results. What it returns as `response`
  * is any status the adapter must judge itself (2xx, 404, other 4xx); 403/429/5xx and
- * transport failures come back already as an outcome.
+ * transport failures come back already classified as a `FetchFailure`.
  */
 export interface UpstreamFetcher {
   readonly upstream: string;
-  fetch(request: HttpRequest): Promise<{ kind: 'response'; response: HttpResponse } | { kind: 'outcome'; outcome: SourceOutcome<never> }>;
+  fetch(request: HttpRequest): Promise<FetchResult>;
   /** Epoch ms until which the upstream is paused, or 0. */
   pausedUntil(): number;
 }

@@ -37,7 +37,7 @@ describe('upstream fetcher: classification', () => {
   it('turns 5xx into error(http_5xx) without pausing', async () => {
     const { client } = scriptedClient(() => respond(503));
     const fetcher = createUpstreamFetcher({ upstream: 't', client, requestsPerMinute: 60, maxConcurrency: 2 });
-    expect(await fetcher.fetch(request())).toEqual({ kind: 'outcome', outcome: { status: 'error', reason: 'http_5xx' } });
+    expect(await fetcher.fetch(request())).toEqual({ kind: 'failure', failure: { kind: 'error', reason: 'http_5xx' } });
     expect(fetcher.pausedUntil()).toBe(0);
   });
 
@@ -45,7 +45,7 @@ describe('upstream fetcher: classification', () => {
     for (const reason of ['timeout', 'connection', 'too_large', 'redirect', 'decoding', 'aborted'] as const) {
       const { client } = scriptedClient(() => ({ kind: 'failure', reason }));
       const fetcher = createUpstreamFetcher({ upstream: 't', client, requestsPerMinute: 60, maxConcurrency: 2 });
-      expect(await fetcher.fetch(request())).toEqual({ kind: 'outcome', outcome: { status: 'error', reason } });
+      expect(await fetcher.fetch(request())).toEqual({ kind: 'failure', failure: { kind: 'error', reason } });
     }
   });
 });
@@ -55,10 +55,10 @@ describe('upstream fetcher: pause after 403/429', () => {
     const clock = fakeClock();
     const { client, calls } = scriptedClient((call) => (call === 1 ? respond(429, { 'retry-after': '120' }) : respond(200)));
     const fetcher = createUpstreamFetcher({ upstream: 't', client, requestsPerMinute: 60, maxConcurrency: 2, now: clock.now });
-    expect(await fetcher.fetch(request())).toEqual({ kind: 'outcome', outcome: { status: 'blocked', reason: 'http_429', retryAfterMs: 120_000 } });
+    expect(await fetcher.fetch(request())).toEqual({ kind: 'failure', failure: { kind: 'blocked', reason: 'http_429', retryAfterMs: 120_000 } });
     expect(fetcher.pausedUntil()).toBe(clock.now() + 120_000);
     clock.advance(119_000);
-    expect(await fetcher.fetch(request())).toEqual({ kind: 'outcome', outcome: { status: 'blocked', reason: 'paused', retryAfterMs: 1_000 } });
+    expect(await fetcher.fetch(request())).toEqual({ kind: 'failure', failure: { kind: 'blocked', reason: 'paused', retryAfterMs: 1_000 } });
     expect(calls).toHaveLength(1);
     clock.advance(1_000);
     expect(await fetcher.fetch(request())).toMatchObject({ kind: 'response', response: { status: 200 } });
@@ -71,7 +71,7 @@ describe('upstream fetcher: pause after 403/429', () => {
     const at = new Date(clock.now() + 600_000).toUTCString();
     const { client } = scriptedClient(() => respond(429, { 'retry-after': at }));
     const fetcher = createUpstreamFetcher({ upstream: 't', client, requestsPerMinute: 60, maxConcurrency: 2, now: clock.now });
-    expect(await fetcher.fetch(request())).toMatchObject({ outcome: { reason: 'http_429', retryAfterMs: 600_000 } });
+    expect(await fetcher.fetch(request())).toMatchObject({ failure: { reason: 'http_429', retryAfterMs: 600_000 } });
   });
 
   it('backs off exponentially from 5 minutes on repeated 403s, capped at an hour, and resets after a success', async () => {
@@ -82,23 +82,23 @@ describe('upstream fetcher: pause after 403/429', () => {
     const pauses: Array<number | undefined> = [];
     for (let index = 0; index < 8; index += 1) {
       const result = await fetcher.fetch(request());
-      if (result.kind !== 'outcome' || result.outcome.status !== 'blocked') throw new Error('expected blocked');
-      expect(result.outcome.reason).toBe('http_403');
-      pauses.push(result.outcome.retryAfterMs);
+      if (result.kind !== 'failure' || result.failure.kind !== 'blocked') throw new Error('expected blocked');
+      expect(result.failure.reason).toBe('http_403');
+      pauses.push(result.failure.retryAfterMs);
       clock.advance(3_600_000);
     }
     expect(pauses).toEqual([300_000, 450_000, 675_000, 1_012_500, 1_518_750, 2_278_125, 3_417_188, 3_600_000]);
     status = 200;
     await fetcher.fetch(request());
     status = 403;
-    expect(await fetcher.fetch(request())).toMatchObject({ outcome: { retryAfterMs: 300_000 } });
+    expect(await fetcher.fetch(request())).toMatchObject({ failure: { retryAfterMs: 300_000 } });
   });
 
   it('caps an absurd Retry-After at 24 hours', async () => {
     const clock = fakeClock();
     const { client } = scriptedClient(() => respond(429, { 'retry-after': '99999999' }));
     const fetcher = createUpstreamFetcher({ upstream: 't', client, requestsPerMinute: 60, maxConcurrency: 2, now: clock.now });
-    expect(await fetcher.fetch(request())).toMatchObject({ outcome: { retryAfterMs: 86_400_000 } });
+    expect(await fetcher.fetch(request())).toMatchObject({ failure: { retryAfterMs: 86_400_000 } });
   });
 
   it('shares the pause through the politeness store with another fetcher of the same upstream', async () => {
@@ -109,7 +109,7 @@ describe('upstream fetcher: pause after 403/429', () => {
     const a = createUpstreamFetcher({ upstream: 't', client: first.client, requestsPerMinute: 60, maxConcurrency: 2, now: clock.now, politeness });
     const b = createUpstreamFetcher({ upstream: 't', client: second.client, requestsPerMinute: 60, maxConcurrency: 2, now: clock.now, politeness });
     await a.fetch(request());
-    expect(await b.fetch(request())).toMatchObject({ outcome: { status: 'blocked', reason: 'paused' } });
+    expect(await b.fetch(request())).toMatchObject({ failure: { kind: 'blocked', reason: 'paused' } });
     expect(second.calls).toHaveLength(0);
   });
 });
@@ -120,14 +120,14 @@ describe('upstream fetcher: budget and concurrency', () => {
     const fetcher = createUpstreamFetcher({ upstream: 't', client, requestsPerMinute: 2, maxConcurrency: 4 });
     await fetcher.fetch(request());
     await fetcher.fetch(request());
-    expect(await fetcher.fetch(request(AbortSignal.timeout(300)))).toEqual({ kind: 'outcome', outcome: { status: 'blocked', reason: 'budget' } });
+    expect(await fetcher.fetch(request(AbortSignal.timeout(300)))).toEqual({ kind: 'failure', failure: { kind: 'blocked', reason: 'budget' } });
     expect(calls).toHaveLength(2);
   });
 
   it('lets an over-budget request wait for a slot that frees up within its deadline', async () => {
     const clock = fakeClock();
     const { client, calls } = scriptedClient(() => respond(200));
-    const fetcher = createUpstreamFetcher({ upstream: 't', client, requestsPerMinute: 1, maxConcurrency: 4, now: clock.now });
+    const fetcher = createUpstreamFetcher({ upstream: 't', client, requestsPerMinute: 1, maxConcurrency: 4, now: clock.now, maxBudgetWaitMs: 120_000 });
     await fetcher.fetch(request());
     const waiting = fetcher.fetch(request(AbortSignal.timeout(5_000)));
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -137,13 +137,23 @@ describe('upstream fetcher: budget and concurrency', () => {
     expect(calls).toHaveLength(2);
   });
 
+  it('answers blocked(budget) at once, without waiting out its deadline, when the next slot is further away than the wait allowed', async () => {
+    const { client, calls } = scriptedClient(() => respond(200));
+    const fetcher = createUpstreamFetcher({ upstream: 't', client, requestsPerMinute: 1, maxConcurrency: 4, maxBudgetWaitMs: 2_000 });
+    await fetcher.fetch(request());
+    // The caller's own signal never fires: only the fit check can end this fetch.
+    const never = new AbortController();
+    expect(await fetcher.fetch(request(never.signal))).toEqual({ kind: 'failure', failure: { kind: 'blocked', reason: 'budget' } });
+    expect(calls).toHaveLength(1);
+  });
+
   it('reports a caller abort while waiting as error(aborted)', async () => {
     const { client } = scriptedClient(() => respond(200));
-    const fetcher = createUpstreamFetcher({ upstream: 't', client, requestsPerMinute: 1, maxConcurrency: 4 });
+    const fetcher = createUpstreamFetcher({ upstream: 't', client, requestsPerMinute: 1, maxConcurrency: 4, maxBudgetWaitMs: 120_000 });
     await fetcher.fetch(request());
     const controller = new AbortController();
     setTimeout(() => controller.abort(new Error('gone')), 50);
-    expect(await fetcher.fetch(request(controller.signal))).toEqual({ kind: 'outcome', outcome: { status: 'error', reason: 'aborted' } });
+    expect(await fetcher.fetch(request(controller.signal))).toEqual({ kind: 'failure', failure: { kind: 'error', reason: 'aborted' } });
   });
 
   it('never runs more requests at once than the concurrency cap, queueing the rest', async () => {
@@ -164,13 +174,20 @@ describe('upstream fetcher: budget and concurrency', () => {
   });
 
   it('gives up a queued request at its deadline as blocked(budget)', async () => {
-    const { client } = scriptedClient(async () => {
-      await new Promise((resolve) => setTimeout(resolve, 500));
+    // The one slot stays taken until the queued request has been answered: only its deadline can end its wait.
+    let freeSlot = (): void => undefined;
+    const slotTaken = new Promise<void>((resolve) => {
+      freeSlot = resolve;
+    });
+    const { client, calls } = scriptedClient(async () => {
+      await slotTaken;
       return respond(200);
     });
     const fetcher = createUpstreamFetcher({ upstream: 't', client, requestsPerMinute: 100, maxConcurrency: 1 });
     const first = fetcher.fetch(request());
-    expect(await fetcher.fetch(request(AbortSignal.timeout(100)))).toEqual({ kind: 'outcome', outcome: { status: 'blocked', reason: 'budget' } });
+    expect(await fetcher.fetch(request(AbortSignal.timeout(100)))).toEqual({ kind: 'failure', failure: { kind: 'blocked', reason: 'budget' } });
+    expect(calls).toHaveLength(1);
+    freeSlot();
     expect(await first).toMatchObject({ kind: 'response' });
   });
 });

@@ -1,10 +1,9 @@
 // Politeness for one upstream, in front of the shared HTTP client: answers at once during a
 // pause after 403/429 (per upstream, never per number), keeps a per-minute request budget and
 // a concurrency cap (a request waits for a slot within its own deadline), and turns
-// transport-level results into outcomes so adapters only judge the pages themselves.
-import { blocked, failed, type SourceOutcome } from '../../sources/source.js';
-import { createMemoryPolitenessStore, type PauseState, type PolitenessStore } from './politeness-store.js';
-import type { HttpClient, HttpRequest, HttpResponse, UpstreamFetcher } from './types.js';
+// transport-level results into its own failures so adapters only judge the pages themselves.
+import { createMemoryPolitenessStore, type BudgetDecision, type PauseState, type PolitenessStore } from './politeness-store.js';
+import type { FetchResult, HttpClient, HttpRequest, HttpResponse, UpstreamFetcher } from './types.js';
 import { sleepUnlessAborted } from '../abortable-sleep.js';
 
 /** First pause after a 403/429 without Retry-After (another scraper of these sites uses the same). */
@@ -26,9 +25,17 @@ export interface UpstreamFetcherOptions {
   now?: () => number;
   /** Shared state for several instances; in-memory by default. */
   politeness?: PolitenessStore;
+  /**
+   * Longest a request may wait for a budget slot: the source deadline less the time a request
+   * needs. A slot further away than this answers `blocked(budget)` at once instead of waiting
+   * out the deadline. Default DEFAULT_MAX_BUDGET_WAIT_MS.
+   */
+  maxBudgetWaitMs?: number;
 }
 
-type FetchResult = Awaited<ReturnType<UpstreamFetcher['fetch']>>;
+/** The default source deadline (3 s) less a second for the request itself. */
+export const DEFAULT_MAX_BUDGET_WAIT_MS = 2_000;
+
 
 export function createUpstreamFetcher(options: UpstreamFetcherOptions): UpstreamFetcher {
   const { upstream, client } = options;
@@ -36,6 +43,7 @@ export function createUpstreamFetcher(options: UpstreamFetcherOptions): Upstream
   const store = options.politeness ?? createMemoryPolitenessStore();
   const requestsPerMinute = Math.max(1, Math.floor(options.requestsPerMinute));
   const semaphore = createSemaphore(Math.max(1, Math.floor(options.maxConcurrency)));
+  const maxBudgetWaitMs = Math.max(0, options.maxBudgetWaitMs ?? DEFAULT_MAX_BUDGET_WAIT_MS);
   // Last pause seen in the store, so that pausedUntil() can stay synchronous (readiness, metrics).
   let knownPauseUntilMs = 0;
 
@@ -61,19 +69,28 @@ export function createUpstreamFetcher(options: UpstreamFetcherOptions): Upstream
 
   function pausedOutcome(state: PauseState): FetchResult | undefined {
     const remainingMs = state.untilMs - now();
-    return remainingMs > 0 ? { kind: 'outcome', outcome: blocked('paused', remainingMs) } : undefined;
+    return remainingMs > 0 ? { kind: 'failure', failure: { kind: 'blocked', reason: 'paused', retryAfterMs: remainingMs } } : undefined;
   }
 
-  async function waitForBudgetSlot(signal: AbortSignal): Promise<boolean> {
+  /**
+   * `granted` (at the first try), `waited` (granted after waiting), or why not: `budget` when the next slot is further away than the wait allowed
+   * (decided at once, so a spent budget never runs out the source deadline), `signal` when the
+   * caller's signal ended the wait.
+   */
+  async function waitForBudgetSlot(signal: AbortSignal, first: Promise<BudgetDecision>): Promise<'granted' | 'waited' | 'budget' | 'signal'> {
+    const waitStartedAt = now();
+    let pending: Promise<BudgetDecision> | undefined = first;
     for (;;) {
       let decision;
       try {
-        decision = await store.takeBudgetSlot(upstream, requestsPerMinute, now());
+        decision = await (pending ?? store.takeBudgetSlot(upstream, requestsPerMinute, now()));
       } catch {
-        return true;
+        return pending === undefined ? 'waited' : 'granted';
       }
-      if (decision.granted) return true;
-      if (!(await sleepUnlessAborted(Math.min(decision.retryInMs, BUDGET_POLL_MS), signal))) return false;
+      if (decision.granted) return pending === undefined ? 'waited' : 'granted';
+      pending = undefined;
+      if (now() - waitStartedAt + decision.retryInMs > maxBudgetWaitMs) return 'budget';
+      if (!(await sleepUnlessAborted(Math.min(decision.retryInMs, BUDGET_POLL_MS), signal))) return 'signal';
     }
   }
 
@@ -89,29 +106,48 @@ export function createUpstreamFetcher(options: UpstreamFetcherOptions): Upstream
     return untilMs - now();
   }
 
-  async function classify(response: HttpResponse): Promise<FetchResult> {
+  /** `blocksBefore`: the 403/429 count read before the request; a success resets it (only then is the store asked again). */
+  async function classify(response: HttpResponse, blocksBefore: number): Promise<FetchResult> {
     if (response.status === 403 || response.status === 429) {
       const pauseMs = await pauseAfterBlock(response);
-      return { kind: 'outcome', outcome: blocked(response.status === 403 ? 'http_403' : 'http_429', pauseMs) };
+      return { kind: 'failure', failure: { kind: 'blocked', reason: response.status === 403 ? 'http_403' : 'http_429', retryAfterMs: pauseMs } };
     }
-    if (response.status >= 500) return { kind: 'outcome', outcome: failed('http_5xx') };
-    const state = await readPause();
-    if (state.consecutiveBlocks > 0) await writePause({ untilMs: state.untilMs, consecutiveBlocks: 0 });
+    if (response.status >= 500) return { kind: 'failure', failure: { kind: 'error', reason: 'http_5xx' } };
+    if (blocksBefore > 0) {
+      const state = await readPause();
+      if (state.consecutiveBlocks > 0) await writePause({ untilMs: state.untilMs, consecutiveBlocks: 0 });
+    }
     return { kind: 'response', response };
   }
 
   async function fetch(request: HttpRequest): Promise<FetchResult> {
-    const paused = pausedOutcome(await readPause());
-    if (paused) return paused;
+    // A pause is known locally as soon as this instance saw it: no need to ask the store first.
+    const pausedLocally = pausedOutcome({ untilMs: knownPauseUntilMs, consecutiveBlocks: 0 });
+    if (pausedLocally) return pausedLocally;
     if (!(await semaphore.acquire(request.signal))) return noSlot(request.signal);
     try {
-      if (!(await waitForBudgetSlot(request.signal))) return noSlot(request.signal);
-      // A 403/429 may have arrived while this request waited.
-      const pausedMeanwhile = pausedOutcome(await readPause());
-      if (pausedMeanwhile) return pausedMeanwhile;
+      // The shared pause and the first budget try go to the store together (one round trip
+      // instead of two on a remote store). During a pause the slot taken is not given back:
+      // the budget only ever errs on the side of fewer requests.
+      const firstTry = store.takeBudgetSlot(upstream, requestsPerMinute, now());
+      firstTry.catch(() => undefined);
+      const pause = await readPause();
+      const paused = pausedOutcome(pause);
+      if (paused) return paused;
+      const budget = await waitForBudgetSlot(request.signal, firstTry);
+      if (budget === 'budget') return { kind: 'failure', failure: { kind: 'blocked', reason: 'budget' } };
+      if (budget === 'signal') return noSlot(request.signal);
+      let blocksBefore = pause.consecutiveBlocks;
+      if (budget === 'waited') {
+        // A 403/429 may have arrived while this request waited.
+        const pauseMeanwhile = await readPause();
+        const pausedMeanwhile = pausedOutcome(pauseMeanwhile);
+        if (pausedMeanwhile) return pausedMeanwhile;
+        blocksBefore = pauseMeanwhile.consecutiveBlocks;
+      }
       const result = await client.request(request);
-      if (result.kind === 'failure') return { kind: 'outcome', outcome: failed(result.reason) };
-      return await classify(result.response);
+      if (result.kind === 'failure') return { kind: 'failure', failure: { kind: 'error', reason: result.reason } };
+      return await classify(result.response, blocksBefore);
     } finally {
       semaphore.release();
     }
@@ -128,8 +164,7 @@ export function createUpstreamFetcher(options: UpstreamFetcherOptions): Upstream
 function noSlot(signal: AbortSignal): FetchResult {
   const reason: unknown = signal.reason;
   const byDeadline = !(reason instanceof Error) || reason.name === 'TimeoutError';
-  const outcome: SourceOutcome<never> = byDeadline ? blocked('budget') : failed('aborted');
-  return { kind: 'outcome', outcome };
+  return { kind: 'failure', failure: byDeadline ? { kind: 'blocked', reason: 'budget' } : { kind: 'error', reason: 'aborted' } };
 }
 
 /** Retry-After as delay-seconds or an HTTP date, capped; undefined when absent or unreadable. */

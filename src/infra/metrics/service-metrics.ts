@@ -6,6 +6,9 @@
 // upstream names, failure reasons, cache states – never a phone number, a hash, a URL or a
 // client address. `labelValue` enforces that for values that come from elsewhere.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { BLOCKED_REASONS, ERROR_REASONS } from '../../domain/ports/source.js';
+import { CACHE_STATES, type CacheState } from '../../domain/lookup/types.js';
+import { SOURCE_SLOTS } from '../../domain/report.js';
 
 export const METRICS_PREFIX = 'phone_rep_';
 
@@ -19,17 +22,47 @@ export interface SourceOutcomeSample {
   cache: string;
 }
 
-/** One real request to an upstream, as seen by its fetcher. */
+/**
+ * How a fetcher's request ended: `response` when it handed an HTTP answer to the adapter,
+ * else the outcome it decided itself (403/429 are `blocked`, the rest `error`).
+ */
+export type UpstreamRequestOutcome = 'response' | 'blocked' | 'error';
+
+/** One request to an upstream, as seen by its fetcher. */
 export interface UpstreamRequestSample {
   upstream: string;
-  /** The HTTP status code answered ("200", "404"), or the outcome status (`blocked`, `error`). */
-  status: string;
-  /** The failure reason for outcomes; "" for plain responses. */
+  outcome: UpstreamRequestOutcome;
+  /**
+   * The HTTP status answered ("200", "404", "429"), "5xx" when the fetcher only kept the class,
+   * or "" when no HTTP answer came back (transport failure).
+   */
+  statusCode: string;
+  /** The failure reason of `blocked` and `error`; "" for `response`. */
   reason: string;
   durationSeconds: number;
 }
 
-export type CacheReadResult = 'hit' | 'miss' | 'stale';
+export type CacheReadResult = CacheState;
+const LOAD_SHED_REASONS = ['in_flight', 'event_loop'] as const;
+
+/**
+ * Every way a request sent to an upstream can end other than with a response (a pause or a
+ * spent budget sends nothing, so it is not a request here): the series of
+ * `upstream_requests_total` that exist at zero for each upstream from the start.
+ */
+const FETCHER_OUTCOMES: ReadonlyArray<{ outcome: UpstreamRequestOutcome; statusCode: string; reason: string }> = [
+  { outcome: 'blocked', statusCode: '403', reason: 'http_403' },
+  { outcome: 'blocked', statusCode: '429', reason: 'http_429' },
+  { outcome: 'error', statusCode: '5xx', reason: 'http_5xx' },
+  ...(['timeout', 'connection', 'too_large', 'redirect', 'decoding', 'aborted'] as const).map((reason) => ({ outcome: 'error' as const, statusCode: '', reason })),
+];
+
+/**
+ * prom-client's default gauges named `*_total` (promtool: "non-counter metrics should not have
+ * _total suffix"). Dropped rather than renamed: each is the sum over the per-type gauge of the
+ * same name without the suffix (`sum(nodejs_active_handles)`), so nothing is lost.
+ */
+const REJECTED_DEFAULT_METRICS = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'] as const;
 export type CircuitState = 'closed' | 'open' | 'half_open';
 const CIRCUIT_STATES: readonly CircuitState[] = ['closed', 'half_open', 'open'];
 
@@ -43,15 +76,28 @@ export interface UpstreamGaugeProbes {
 
 export interface ServiceMetrics {
   readonly registry: Registry;
+  /** Makes a route's success series exist at zero before its first request. */
+  declareHttpRoute(method: string, route: string): void;
   observeHttpRequest(sample: { method: string; route: string; statusCode: number; durationSeconds: number }): void;
+  /** Makes every outcome series of one upstream's fetcher exist at zero. */
+  declareUpstream(upstream: string): void;
   recordUpstreamRequest(sample: UpstreamRequestSample): void;
   recordSourceOutcome(sample: SourceOutcomeSample): void;
+  /** Makes every slot and result series of one cache layer exist at zero. */
+  declareCacheLayer(layer: string): void;
   recordCacheRead(layer: string, slot: string, result: CacheReadResult): void;
   recordRateLimitRejection(): void;
   /** A request refused with 503 by load shedding, by signal (`in_flight`, `event_loop`). */
   recordLoadShed(reason: string): void;
-  /** Replaces the probes the pause and circuit gauges read at scrape time. */
+  /**
+   * Replaces the probes the pause and circuit gauges read at scrape time; the slots named in
+   * `circuits` get their per-lookup outcome series at zero.
+   */
   watchUpstreams(probes: UpstreamGaugeProbes): void;
+  /** The scheduled canary's verdict on one required marker of an upstream: 1 missing, 0 found. */
+  setCanaryMarkerMissing(upstream: string, marker: string, missing: boolean): void;
+  /** When the scheduled canary last finished a round on this upstream (epoch seconds). */
+  setCanaryLastRun(upstream: string, epochSeconds: number): void;
 }
 
 export interface ServiceMetricsOptions {
@@ -71,6 +117,16 @@ const LOOKS_PERSONAL = /\d{6,}|[A-Za-z0-9_-]{24,}/;
 const checkedLabels = new Map<string, string>();
 const MAX_CHECKED_LABELS = 1000;
 
+/**
+ * A marker name as a label value. Marker names come from the adapters' code (a closed set),
+ * but they hold selectors and quotes that `labelValue` refuses; they still never carry a
+ * digit run that could be a number, nor control characters.
+ */
+export function markerLabelValue(value: string): string {
+  const hasControl = [...value].some((char) => char.charCodeAt(0) < 0x20 || char.charCodeAt(0) === 0x7f);
+  return hasControl || /\d{6,}/.test(value) ? 'other' : value.slice(0, 120);
+}
+
 export function labelValue(value: string): string {
   const known = checkedLabels.get(value);
   if (known !== undefined) return known;
@@ -84,7 +140,10 @@ const LATENCY_BUCKETS_SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2,
 export function createServiceMetrics(options: ServiceMetricsOptions = {}): ServiceMetrics {
   const registry = options.registry ?? new Registry();
   const now = options.now ?? Date.now;
-  if (options.collectProcessMetrics !== false) collectDefaultMetrics({ register: registry });
+  if (options.collectProcessMetrics !== false) {
+    collectDefaultMetrics({ register: registry });
+    for (const name of REJECTED_DEFAULT_METRICS) registry.removeSingleMetric(name);
+  }
   let probes: UpstreamGaugeProbes = { pauses: [], circuits: [] };
   const registers = [registry];
 
@@ -103,8 +162,8 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}): Servi
   });
   const upstreamRequests = new Counter({
     name: `${METRICS_PREFIX}upstream_requests_total`,
-    help: 'Requests to each upstream, by HTTP status or outcome (blocked/error) and reason',
-    labelNames: ['upstream', 'status', 'reason'] as const,
+    help: 'Requests to each upstream by outcome (response, blocked, error), HTTP status code and failure reason',
+    labelNames: ['upstream', 'outcome', 'status_code', 'reason'] as const,
     registers,
   });
   const upstreamDuration = new Histogram({
@@ -144,6 +203,7 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}): Servi
     labelNames: ['reason'] as const,
     registers,
   });
+  for (const reason of LOAD_SHED_REASONS) loadShed.inc({ reason }, 0);
   new Gauge({
     name: `${METRICS_PREFIX}upstream_paused`,
     help: '1 while the upstream is paused after a 403/429, else 0',
@@ -182,15 +242,85 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}): Servi
     },
   });
 
+  function declareSourceSlot(slot: string, upstream: string): void {
+    const zero = (status: string, reason: string, cache: string): void => {
+      sourceResults.inc({ slot: labelValue(slot), upstream: labelValue(upstream), status, reason, cache }, 0);
+    };
+    for (const cache of CACHE_STATES) {
+      zero('ok', '', cache);
+      zero('not_found', '', cache);
+    }
+    // Failures are never cached: they are always read as a miss.
+    for (const reason of BLOCKED_REASONS) zero('blocked', reason, 'miss');
+    for (const reason of ERROR_REASONS) zero('error', reason, 'miss');
+  }
+
+  const canaryMarkerMissing = new Gauge({
+    name: `${METRICS_PREFIX}canary_marker_missing`,
+    help: 'Scheduled canary: 1 when a required marker of the upstream was missing from its last judged page, 0 when found',
+    labelNames: ['upstream', 'marker'] as const,
+    registers,
+  });
+  const canaryLastRun = new Gauge({
+    name: `${METRICS_PREFIX}canary_last_run_timestamp_seconds`,
+    help: 'Scheduled canary: when its last round on the upstream ended (epoch seconds)',
+    labelNames: ['upstream'] as const,
+    registers,
+  });
+
+  // Label children bound once per (method, route, status): a request then costs two
+  // increments, not label validation and hashing. Bounded: routes are patterns, never URLs,
+  // and methods and statuses are finite.
+  const httpSeries = new Map<string, Map<number, { record(durationSeconds: number): void }>>();
+  function boundHttpSeries(method: string, route: string, statusCode: number): { record(durationSeconds: number): void } {
+    const routeKey = method === 'GET' ? route : `${method} ${route}`;
+    let byStatus = httpSeries.get(routeKey);
+    if (byStatus === undefined) {
+      byStatus = new Map();
+      httpSeries.set(routeKey, byStatus);
+    }
+    let bound = byStatus.get(statusCode);
+    if (bound === undefined) {
+      const labels = { method: labelValue(method), route: labelValue(route), status_code: String(statusCode) };
+      const counter = httpRequests.labels(labels);
+      const histogram = httpDuration.labels(labels);
+      bound = {
+        record(durationSeconds) {
+          counter.inc();
+          histogram.observe(durationSeconds);
+        },
+      };
+      byStatus.set(statusCode, bound);
+    }
+    return bound;
+  }
+
   return {
     registry,
-    observeHttpRequest({ method, route, statusCode, durationSeconds }) {
-      const labels = { method: labelValue(method), route: labelValue(route), status_code: String(statusCode) };
-      httpRequests.inc(labels);
-      httpDuration.observe(labels, durationSeconds);
+    setCanaryMarkerMissing(upstream, marker, missing) {
+      canaryMarkerMissing.set({ upstream: labelValue(upstream), marker: markerLabelValue(marker) }, missing ? 1 : 0);
     },
-    recordUpstreamRequest({ upstream, status, reason, durationSeconds }) {
-      upstreamRequests.inc({ upstream: labelValue(upstream), status: labelValue(status), reason: labelValue(reason) });
+    setCanaryLastRun(upstream, epochSeconds) {
+      canaryLastRun.set({ upstream: labelValue(upstream) }, epochSeconds);
+    },
+    declareHttpRoute(method, route) {
+      // Bound now, so the first request of the route does not pay for it.
+      boundHttpSeries(method, route, 200);
+      httpRequests.inc({ method: labelValue(method), route: labelValue(route), status_code: '200' }, 0);
+    },
+    declareUpstream(upstream) {
+      const name = labelValue(upstream);
+      upstreamRequests.inc({ upstream: name, outcome: 'response', status_code: '200', reason: '' }, 0);
+      for (const { outcome, statusCode, reason } of FETCHER_OUTCOMES) upstreamRequests.inc({ upstream: name, outcome, status_code: statusCode, reason }, 0);
+    },
+    declareCacheLayer(layer) {
+      for (const slot of SOURCE_SLOTS) for (const result of CACHE_STATES) cacheReads.inc({ layer: labelValue(layer), slot, result }, 0);
+    },
+    observeHttpRequest({ method, route, statusCode, durationSeconds }) {
+      boundHttpSeries(method, route, statusCode).record(durationSeconds);
+    },
+    recordUpstreamRequest({ upstream, outcome, statusCode, reason, durationSeconds }) {
+      upstreamRequests.inc({ upstream: labelValue(upstream), outcome, status_code: labelValue(statusCode), reason: labelValue(reason) });
       upstreamDuration.observe({ upstream: labelValue(upstream) }, durationSeconds);
     },
     recordSourceOutcome(sample) {
@@ -211,6 +341,7 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}): Servi
     },
     watchUpstreams(next) {
       probes = next;
+      for (const circuit of next.circuits) declareSourceSlot(circuit.slot, circuit.upstream);
     },
   };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createMemoryRateLimitStore } from './rate-limit-store.js';
+import { createMemoryRateLimitStore, SWEEP_STEP } from './rate-limit-store.js';
 
 describe('memory sliding-log rate limit', () => {
   it('lets exactly `limit` requests through in one window and refuses the next', () => {
@@ -51,5 +51,39 @@ describe('memory sliding-log rate limit', () => {
     now = 5000;
     store.hitSync('c', 1, 1000);
     expect(store.size()).toBe(1);
+  });
+
+  it('cleans up with bounded work per request at any number of clients, and still forgets every idle client', () => {
+    let now = 0;
+    const store = createMemoryRateLimitStore({ now: () => now });
+    const clients = 600_000;
+    for (let i = 0; i < clients; i += 1) store.hitSync(`client-${i}`, 30, 60_000);
+    expect(store.size()).toBe(clients);
+    // Every bucket is now idle; each request examines at most SWEEP_STEP of them.
+    now = 61_000;
+    let before = store.sweepWork();
+    for (let i = 0; i < 1_000; i += 1) {
+      store.hitSync('busy', 30, 60_000);
+      const work = store.sweepWork() - before;
+      expect(work).toBeLessThanOrEqual(SWEEP_STEP);
+      expect(work).toBeGreaterThan(0);
+      before = store.sweepWork();
+    }
+    // One pass of the cursor removes them all.
+    for (let i = 0; i < clients / SWEEP_STEP; i += 1) store.hitSync('busy', 1_000_000, 60_000);
+    expect(store.size()).toBe(1);
+  });
+
+  it('seeds a client with the accepts a shared store last reported, placed so that they leave no sooner than the real ones', () => {
+    let now = 10_000;
+    const store = createMemoryRateLimitStore({ now: () => now });
+    store.seed('c', 28, 9_000, 60_000);
+    expect(store.hitSync('c', 30, 60_000).allowed).toBe(true);
+    expect(store.hitSync('c', 30, 60_000).allowed).toBe(true);
+    expect(store.hitSync('c', 30, 60_000).allowed).toBe(false);
+    now = 69_000; // the seeded accepts (at 9 000) leave the window
+    expect(store.hitSync('c', 30, 60_000)).toMatchObject({ allowed: true, remaining: 27 });
+    expect(store.hasLiveLog('c')).toBe(true);
+    expect(store.hasLiveLog('never-seen')).toBe(false);
   });
 });

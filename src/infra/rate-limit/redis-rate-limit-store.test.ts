@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createRedisClient, type RedisClient } from '../redis/redis-client.js';
-import { connectAdmin, deleteKeys, listKeys, TEST_REDIS_URL, uniqueKeyPrefix, waitFor } from '../../../test/support/redis.js';
+import { createRedisClient, DEFAULT_COMMAND_TIMEOUT_MS, type RedisClient } from '../redis/redis-client.js';
+import { connectAdmin, deleteKeys, listKeys, recordCommands, TEST_REDIS_URL, uniqueKeyPrefix, waitFor } from '../../../test/support/redis.js';
 import { startTcpProxy, type TcpProxy } from '../../../test/support/tcp-proxy.js';
 import { createRedisRateLimitStore } from './redis-rate-limit-store.js';
 import { createMemoryRateLimitStore } from './rate-limit-store.js';
@@ -93,13 +93,13 @@ describe('Redis rate limit when Redis fails', () => {
   afterEach(() => proxy.setMode('pass'));
   afterAll(async () => proxy.close());
 
-  it('answers from memory at once when Redis is on a closed port, and still limits per instance', async () => {
+  it('answers from memory without sending Redis a command when it is on a closed port, and still limits per instance', async () => {
     const client = newClient('redis://127.0.0.1:1');
+    const commands = recordCommands(client);
     const store = createRedisRateLimitStore({ client });
-    const startedAt = performance.now();
     const decisions = [];
     for (let i = 0; i < 4; i += 1) decisions.push(await store.hit('down', 3, 60_000));
-    expect(performance.now() - startedAt).toBeLessThan(100);
+    expect(commands.names()).toEqual([]);
     expect(decisions.map((d) => d.allowed)).toEqual([true, true, true, false]);
     expect(client.health()).toBe('degraded');
   });
@@ -113,13 +113,15 @@ describe('Redis rate limit when Redis fails', () => {
     proxy.setMode('stall');
     const startedAt = performance.now();
     const during = await store.hit('stall', 100, 60_000);
-    expect(performance.now() - startedAt).toBeLessThan(400);
+    // The command deadline is the behaviour here (250 ms): generous slack for a loaded machine,
+    // still far below what an unbounded wait on a stalled socket would cost.
+    expect(performance.now() - startedAt).toBeLessThan(DEFAULT_COMMAND_TIMEOUT_MS + 2_000);
     expect(during.allowed).toBe(true);
     expect(client.health()).toBe('degraded');
     // Degraded: further requests skip Redis instead of paying the timeout again.
-    const again = performance.now();
-    await store.hit('stall', 100, 60_000);
-    expect(performance.now() - again).toBeLessThan(50);
+    const commands = recordCommands(client);
+    expect((await store.hit('stall', 100, 60_000)).allowed).toBe(true);
+    expect(commands.names()).toEqual([]);
 
     proxy.setMode('pass');
     await waitFor(() => client.isReady(), 8000);
@@ -133,12 +135,29 @@ describe('Redis rate limit when Redis fails', () => {
     const store = createRedisRateLimitStore({ client });
     proxy.setMode('cut');
     await waitFor(() => client.health() === 'degraded');
-    const startedAt = performance.now();
+    const commands = recordCommands(client);
     expect((await store.hit('cut', 5, 60_000)).allowed).toBe(true);
-    expect(performance.now() - startedAt).toBeLessThan(50);
+    expect(commands.names()).toEqual([]);
     proxy.setMode('pass');
     await waitFor(() => client.isReady(), 8000);
     await store.hit('cut', 5, 60_000);
     expect(await admin.zcard(`${prefix}rl:cut`)).toBe(1);
+  });
+
+  it('across an outage mid-window lets a client through at most the limit in the window: memory starts from the count Redis last reported, and its accepts still count after Redis returns', async () => {
+    const client = await readyClient(proxy.url);
+    const store = createRedisRateLimitStore({ client });
+    const through = async (times: number): Promise<number> => {
+      let allowed = 0;
+      for (let i = 0; i < times; i += 1) if ((await store.hit('outage', 30, 60_000)).allowed) allowed += 1;
+      return allowed;
+    };
+    expect(await through(20)).toBe(20);
+    proxy.setMode('cut');
+    await waitFor(() => client.health() === 'degraded');
+    expect(await through(30)).toBe(10);
+    proxy.setMode('pass');
+    await waitFor(() => client.isReady(), 8000);
+    expect(await through(30)).toBe(0);
   });
 });

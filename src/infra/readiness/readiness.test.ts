@@ -33,6 +33,20 @@ describe('readiness', () => {
     expect(report.dependencies.redis).toEqual({ status: 'ok' });
   });
 
+  it('marks an upstream degraded with the reason "layout changed" while the canary finds a required marker missing', async () => {
+    const changed = upstream('telguarder', 'signals', { layoutChanged: () => true });
+    const report = await check(probes({ upstreams: [upstream('tellows', 'primary'), changed] })).evaluate();
+    expect(report.status).toBe('degraded');
+    expect(report.dependencies.upstreams.telguarder).toMatchObject({ status: 'degraded', reason: 'layout changed' });
+    expect(report.dependencies.upstreams.tellows).not.toHaveProperty('reason');
+  });
+
+  it('keeps a paused upstream down when its layout also changed', async () => {
+    const both = upstream('telguarder', 'signals', { layoutChanged: () => true, pausedUntilMs: () => NOW + 60_000 });
+    const report = await check(probes({ upstreams: [both] })).evaluate();
+    expect(report.dependencies.upstreams.telguarder).toMatchObject({ status: 'down', reason: 'layout changed' });
+  });
+
   it('marks a paused upstream down and the service degraded, not down', async () => {
     const paused = upstream('numeroinconnu', 'community', {
       pausedUntilMs: () => NOW + 300_000,

@@ -7,13 +7,15 @@
 // all: shutting down, or no numbering data – turns into a 503: a dead upstream still leaves
 // the other sources and the cache, so the instance stays in rotation, `degraded`.
 import type { SourceSlot } from '../../domain/report.js';
+import type { BreakerState } from '../../domain/lookup/resilience.js';
+import type { FailureReason, SourceStatus } from '../../domain/ports/source.js';
 
 export type DependencyStatus = 'ok' | 'degraded' | 'down';
-export type BreakerState = 'closed' | 'open' | 'half_open';
+export type { BreakerState };
 
 export interface LastOutcome {
-  status: 'ok' | 'not_found' | 'blocked' | 'error';
-  reason?: string;
+  status: SourceStatus;
+  reason?: FailureReason;
   atMs: number;
 }
 
@@ -27,6 +29,8 @@ export interface UpstreamProbe {
   pausedUntilMs?: () => number;
   /** The last outcome of a real fetch (not a cache answer), if any yet. */
   lastOutcome?: () => LastOutcome | undefined;
+  /** True while the scheduled canary finds a required marker missing from the upstream's pages. */
+  layoutChanged?: () => boolean;
 }
 
 export type RedisStatus = 'ok' | 'degraded' | 'down';
@@ -53,7 +57,9 @@ export interface UpstreamReadiness {
   slot: SourceSlot;
   circuit: BreakerState | null;
   pausedUntil: string | null;
-  lastOutcome: { status: LastOutcome['status']; reason?: string; at: string } | null;
+  lastOutcome: { status: SourceStatus; reason?: FailureReason; at: string } | null;
+  /** Why the upstream is not `ok`, when a probe says so (`layout changed`). */
+  reason?: string;
 }
 
 export interface ReadinessReport {
@@ -90,8 +96,12 @@ export function assessUpstream(probe: UpstreamProbe, nowMs: number): UpstreamRea
   // Paused or open: the upstream will not be asked for now; lookups get its cached copies only.
   if (paused || circuit === 'open') status = 'down';
   else if (circuit === 'half_open' || (last !== undefined && (last.status === 'error' || last.status === 'blocked'))) status = 'degraded';
+  // The site still answers, but its pages lack what the parser needs: answers will be empty.
+  const layoutChanged = probe.layoutChanged?.() === true;
+  if (layoutChanged && status === 'ok') status = 'degraded';
   return {
     status,
+    ...(layoutChanged ? { reason: 'layout changed' } : {}),
     slot: probe.slot,
     circuit,
     pausedUntil: paused ? new Date(pausedUntilMs).toISOString() : null,
@@ -179,7 +189,7 @@ export function createReadinessCheck(probes: ReadinessProbes, options: Readiness
 
 /** Remembers each source's last real fetch outcome (cache answers say nothing about the upstream). */
 export interface UpstreamOutcomeTracker {
-  record(event: { slot: SourceSlot; status: LastOutcome['status']; reason?: string; cache: string }): void;
+  record(event: { slot: SourceSlot; status: SourceStatus; reason?: FailureReason; cache: string }): void;
   lastOutcome(slot: SourceSlot): LastOutcome | undefined;
 }
 

@@ -8,7 +8,15 @@
 // costs at most one command timeout per request. After a failure the client stays "degraded"
 // and skips Redis until a background PING succeeds, so a stalled Redis is not paid for again by
 // every following request. ioredis reconnects by itself, with backoff, forever.
+//
+// A Redis that answers, but slowly, is degraded too: SLOW_STRIKES replies in a row slower than
+// half the command timeout put the instance on its memory fallbacks for at least
+// SLOW_DEGRADED_MS, and it returns only once a PING answers fast again. Otherwise a Redis at
+// 200 ms per round trip (under the timeout, never an error) would add every round trip of a
+// cold lookup to its time.
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Redis, type RedisOptions } from 'ioredis';
+import { REDIS_SCRIPTS, type ScriptedRedis } from './scripts.js';
 
 export type RedisHealth = 'ok' | 'degraded';
 
@@ -29,7 +37,7 @@ export interface RedisClientOptions {
 
 export interface RedisClient {
   /** The ioredis connection (key prefix applied). Use it through `attempt`. */
-  readonly redis: Redis;
+  readonly redis: ScriptedRedis;
   readonly keyPrefix: string;
   /** Connected, and no failure seen since the last successful probe. */
   isReady(): boolean;
@@ -39,7 +47,9 @@ export interface RedisClient {
    * Runs `op` against Redis, or `fallback` when Redis is not usable or `op` fails. Never
    * rejects because of Redis (only if `fallback` itself throws).
    */
-  attempt<T>(op: (redis: Redis) => Promise<T>, fallback: () => T | Promise<T>): Promise<T>;
+  attempt<T>(op: (redis: ScriptedRedis) => Promise<T>, fallback: () => T | Promise<T>): Promise<T>;
+  /** Times this client went over to its fallbacks because Redis was slow (not down). */
+  slowFallbacks(): number;
   /** Reports a failure seen outside `attempt` (marks the client degraded). */
   reportFailure(error: unknown): void;
   quit(): Promise<void>;
@@ -51,6 +61,12 @@ const DEFAULT_PROBE_INTERVAL_MS = 500;
 /** A probe timing out this many times in a row means a half-dead socket: reconnect. */
 const PROBE_FAILURES_BEFORE_RECONNECT = 3;
 const MAX_RECONNECT_DELAY_MS = 2000;
+/** Slow replies in a row (each slower than half the command timeout) that make Redis count as degraded. */
+export const SLOW_STRIKES = 3;
+/** Least time on the fallbacks after Redis was found slow, so a slow Redis is not re-tried on every lookup. */
+export const SLOW_DEGRADED_MS = 5_000;
+/** Period of the event-loop delay measure that excuses a reply read late by a busy process. */
+const LOOP_DELAY_PERIOD_MS = 250;
 
 /** Reconnect delay: exponential from 50 ms to 2 s, with jitter so instances do not reconnect in step. */
 export function reconnectDelayMs(attempt: number, random: () => number = Math.random): number {
@@ -77,13 +93,32 @@ export function createRedisClient(url: string, options: RedisClientOptions): Red
     // pipelined batch times out), so it stays off.
     enableAutoPipelining: false,
     lazyConnect: false,
+    // Every Lua script, defined once here; callers use them as commands.
+    scripts: REDIS_SCRIPTS,
   };
-  const redis = new Redis(url, redisOptions);
+  // ioredis adds the `scripts` as methods at construction but cannot type them.
+  const redis = new Redis(url, redisOptions) as ScriptedRedis;
   let degraded = false;
   let closed = false;
   let probeTimer: NodeJS.Timeout | undefined;
   let probeFailures = 0;
   let lastErrorLogMs = 0;
+  const slowReplyMs = commandTimeoutMs / 2;
+  let slowStrikes = 0;
+  let slowFallbacks = 0;
+  /** While Redis was found slow: no return to it before this time (epoch ms). */
+  let degradedUntilMs = 0;
+  // A reply read late because this process was busy is not a slow Redis: the event-loop delay
+  // of the last 250–500 ms (longer than any command may take) is taken off a reply's time
+  // before judging it.
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  loopDelay.enable();
+  let previousLoopDelayMaxNs = 0;
+  const loopDelayReset = setInterval(() => {
+    previousLoopDelayMaxNs = loopDelay.max;
+    loopDelay.reset();
+  }, LOOP_DELAY_PERIOD_MS);
+  loopDelayReset.unref();
 
   function logState(message: string, error?: unknown): void {
     if (!logger) return;
@@ -102,6 +137,8 @@ export function createRedisClient(url: string, options: RedisClientOptions): Red
     }
   });
   redis.on('ready', () => {
+    // A reconnection says nothing of speed: a Redis found slow keeps its minimum period.
+    if (Date.now() < degradedUntilMs) return;
     if (degraded) logState('redis reachable again');
     degraded = false;
     probeFailures = 0;
@@ -120,8 +157,12 @@ export function createRedisClient(url: string, options: RedisClientOptions): Red
   function probe(): void {
     if (closed) return stopProbe();
     if (redis.status !== 'ready') return; // reconnection is ioredis' job; 'ready' ends the degraded period
+    const startedAt = performance.now();
     withDeadline(redis.ping(), commandTimeoutMs).then(
       () => {
+        // A slow Redis stays degraded for its minimum period and until it answers fast again.
+        if (Date.now() < degradedUntilMs || performance.now() - startedAt > slowReplyMs) return;
+        slowStrikes = 0;
         if (degraded) logState('redis answering again');
         degraded = false;
         probeFailures = 0;
@@ -142,6 +183,20 @@ export function createRedisClient(url: string, options: RedisClientOptions): Red
     probeTimer = undefined;
   }
 
+  function noteReplyTime(replyMs: number): void {
+    const elapsedMs = replyMs - Math.max(previousLoopDelayMaxNs, loopDelay.max) / 1e6;
+    if (elapsedMs <= slowReplyMs) {
+      slowStrikes = 0;
+      return;
+    }
+    slowStrikes += 1;
+    if (slowStrikes < SLOW_STRIKES || closed || degraded) return;
+    slowFallbacks += 1;
+    degradedUntilMs = Date.now() + SLOW_DEGRADED_MS;
+    if (logger) logger.warn({ redis: 'degraded', replyMs: Math.round(elapsedMs) }, 'redis replies near its timeout; using in-process fallbacks for a while');
+    markDegraded();
+  }
+
   const isReady = (): boolean => !closed && !degraded && redis.status === 'ready';
 
   return {
@@ -151,8 +206,11 @@ export function createRedisClient(url: string, options: RedisClientOptions): Red
     health: () => (isReady() ? 'ok' : 'degraded'),
     async attempt(op, fallback) {
       if (!isReady()) return fallback();
+      const startedAt = performance.now();
       try {
-        return await withDeadline(op(redis), commandTimeoutMs);
+        const result = await withDeadline(op(redis), commandTimeoutMs);
+        noteReplyTime(performance.now() - startedAt);
+        return result;
       } catch (error) {
         if (!closed && !degraded) {
           logState('redis command failed; using in-process fallbacks until it answers', error);
@@ -161,6 +219,7 @@ export function createRedisClient(url: string, options: RedisClientOptions): Red
         return fallback();
       }
     },
+    slowFallbacks: () => slowFallbacks,
     reportFailure(error) {
       if (closed || degraded) return;
       logState('redis command failed; using in-process fallbacks until it answers', error);
@@ -170,6 +229,8 @@ export function createRedisClient(url: string, options: RedisClientOptions): Red
       if (closed) return;
       closed = true;
       stopProbe();
+      clearInterval(loopDelayReset);
+      loopDelay.disable();
       if (redis.status !== 'ready') {
         redis.disconnect();
         return;

@@ -1,39 +1,37 @@
 // Single-flight across instances: concurrent cold lookups of one number on several instances
 // still cost each upstream one request. Within an instance callers share one flight (the
 // in-process coalescer); that flight then takes a short Redis lock for its key
-// (`SET lock:<key> <token> NX PX`). The holder fetches (and the engine writes the shared cache);
-// the others poll the shared cache through `readSettled` until the result appears, the lock
+// (`SET lock:<key> <token> NX PX`), a short lease (DEFAULT_LOCK_LEASE_MS) that the holder renews
+// every third of a lease while it fetches. A holder that dies stops renewing, so the others are
+// stalled for at most one lease before one of them takes the lock. The holder fetches (and the
+// engine writes the shared cache); the others poll the shared cache through `readSettled` until the result appears, the lock
 // frees (the holder failed: then one of them takes the lock and fetches), or their callers give
 // up. Without Redis (down, slow, degraded) a flight simply fetches: in-process coalescing only.
 import { randomBytes } from 'node:crypto';
-import { createInProcessCoalescer, type CoalesceOptions, type InProcessCoalescer } from '../../domain/lookup/coalescer.js';
+import { createInProcessCoalescer, type InProcessCoalescer } from '../../domain/lookup/coalescer.js';
+import type { CoalesceOptions } from '../../domain/ports/coalescer.js';
 import type { RedisClient } from './redis-client.js';
 import { sleepUnlessAborted } from '../abortable-sleep.js';
 
 export interface RedisFetchCoalescerOptions {
   client: RedisClient;
   /**
-   * Lock lifetime: longer than one fetch may take (SOURCE_TIMEOUT_MS plus a margin), so it only
-   * expires by itself when its holder died mid-fetch.
+   * Lease of the lock: the holder renews it every third of a lease while it works, so it only
+   * expires when its holder died (or lost Redis) mid-fetch. Default DEFAULT_LOCK_LEASE_MS.
    */
-  lockTtlMs: number;
+  lockTtlMs?: number;
   /** Pause between two looks at the shared cache while another instance fetches (default 25 ms). */
   pollIntervalMs?: number;
 }
 
-/** Compare-and-delete: a holder whose lock expired never deletes the next holder's lock. */
-const RELEASE_LUA = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
-`;
-const RELEASE_COMMAND = 'phonerepReleaseLock';
-
-type WithRelease = RedisClient['redis'] & { [RELEASE_COMMAND](key: string, token: string): Promise<unknown> };
+/** How long a dead holder can stall the others: about a second. */
+export const DEFAULT_LOCK_LEASE_MS = 1000;
 
 type LockAttempt = 'acquired' | 'held' | 'unavailable';
 
 export function createRedisFetchCoalescer(options: RedisFetchCoalescerOptions): InProcessCoalescer {
-  const { client, lockTtlMs } = options;
+  const { client } = options;
+  const lockTtlMs = options.lockTtlMs ?? DEFAULT_LOCK_LEASE_MS;
   const pollIntervalMs = options.pollIntervalMs ?? 25;
   const local = createInProcessCoalescer();
   const instanceId = randomBytes(6).toString('base64url');
@@ -47,10 +45,17 @@ export function createRedisFetchCoalescer(options: RedisFetchCoalescerOptions): 
   }
 
   function release(lockKey: string, token: string): void {
-    const redis = client.redis;
-    if (!(RELEASE_COMMAND in redis)) redis.defineCommand(RELEASE_COMMAND, { numberOfKeys: 1, lua: RELEASE_LUA });
     // Not awaited: the answer does not wait; a lost release only makes others wait for the TTL.
-    void client.attempt(async () => void (await (redis as WithRelease)[RELEASE_COMMAND](lockKey, token)), () => undefined);
+    void client.attempt(async (redis) => void (await redis.phonerepReleaseLock(lockKey, token)), () => undefined);
+  }
+
+  /** Renews the lease every third of it until stopped; a failed renewal only risks a second fetch elsewhere. */
+  function keepRenewing(lockKey: string, token: string): () => void {
+    const timer = setInterval(() => {
+      void client.attempt(async (redis) => void (await redis.phonerepRenewLock(lockKey, token, lockTtlMs)), () => undefined);
+    }, Math.max(1, Math.floor(lockTtlMs / 3)));
+    timer.unref();
+    return () => clearInterval(timer);
   }
 
   async function readSettledSafely<T>(readSettled: (() => Promise<T | undefined>) | undefined): Promise<T | undefined> {
@@ -68,21 +73,25 @@ export function createRedisFetchCoalescer(options: RedisFetchCoalescerOptions): 
     const token = `${instanceId}:${sequence}`;
     for (;;) {
       if (signal.aborted) throw signal.reason;
-      const attempt = await tryLock(lockKey, token);
+      // The lock and the look at the shared cache go out together, the lock first on the same
+      // connection: when the lock is ours, the previous holder's cache write (made before its
+      // release) is already visible to the read that follows.
+      const [attempt, settled] = await Promise.all([tryLock(lockKey, token), readSettledSafely(readSettled)]);
+      if (settled !== undefined) {
+        if (attempt === 'acquired') release(lockKey, token);
+        return settled;
+      }
       if (attempt === 'unavailable') return work(signal);
       if (attempt === 'acquired') {
+        const stopRenewing = keepRenewing(lockKey, token);
         try {
-          // The previous holder may have finished between our cache miss and our lock.
-          const settled = await readSettledSafely(readSettled);
-          if (settled !== undefined) return settled;
           return await work(signal);
         } finally {
+          stopRenewing();
           release(lockKey, token);
         }
       }
       if (!(await sleepUnlessAborted(pollIntervalMs / 2 + Math.random() * pollIntervalMs, signal))) throw signal.reason;
-      const settled = await readSettledSafely(readSettled);
-      if (settled !== undefined) return settled;
     }
   }
 

@@ -1,9 +1,10 @@
 // The cache of per-source results: one entry per (slot, number), holding what one upstream
-// answered and until when it may be served. The memory implementation lives next door; a
-// Redis one (scale-out issue) implements the same interface, so values stay small and
-// JSON-serialisable and keys never contain a phone number in clear.
-import type { SourceSlot } from '../../domain/report.js';
-import type { KeyedHasher } from '../hash.js';
+// answered and until when it may be served. The memory and Redis implementations both hold an
+// entry in one stored form (entry-codec.ts), so values stay JSON-serialisable, and keys never
+// contain a phone number in clear.
+import type { SourceSlot } from '../report.js';
+import type { KeyedHasher } from './key-hasher.js';
+import type { FailureReason } from './source.js';
 
 /** Only answers worth remembering are cached: failures never are. */
 export type CachedStatus = 'ok' | 'not_found';
@@ -19,7 +20,7 @@ export interface CachedSourceResult {
   /** Epoch ms until which the entry may be served as `stale` (stale-while-revalidate / stale-if-error). */
   staleUntil: number;
   /** Reason of the last failed refresh, shown with the stale copy; absent after a successful fetch. */
-  lastFailure?: string;
+  lastFailure?: FailureReason;
 }
 
 export interface SourceResultCache {
@@ -27,13 +28,18 @@ export interface SourceResultCache {
   get(key: string): Promise<CachedSourceResult | undefined>;
   /** `ttlSeconds` is how long the store keeps the entry (until `staleUntil`); it may evict earlier. */
   set(key: string, value: CachedSourceResult, ttlSeconds: number): Promise<void>;
+  /**
+   * A synchronous read, for stores that hold entries in this process; absent on stores that
+   * cannot answer without I/O. Counts as a read (keeps the entry recent) like `get`.
+   */
+  peek?(key: string): CachedSourceResult | undefined;
 }
 
-/** Bump when the shape of CachedSourceResult, of a slot's data or of the key changes, so old entries are ignored. */
-export const SOURCE_CACHE_KEY_VERSION = 'v2';
+/** Bump when the stored form (entry-codec), a slot's data or the key changes, so old entries are ignored. */
+export const SOURCE_CACHE_KEY_VERSION = 'v3';
 
 /**
- * The cache key of one slot's result for one number: `v2:<slot>:<keyed hash of the E.164>`.
+ * The cache key of one slot's result for one number: `v3:<slot>:<keyed hash of the E.164>`.
  * A store dump reveals no number without the secret. One hash per number serves its three
  * slots (`toSourceCacheKeys`), since a keyed hash is the dearest step of a cached lookup.
  */

@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { testNumberingPlan } from '../../test/support/test-server.js';
+import { buildReport, buildScoreResult } from './report-builder.js';
+import { computeHints } from './hints.js';
+import { createPhoneNumberParser } from './numbering/parse-phone-number.js';
+import type { ParsedPhoneNumber } from './phone-number.js';
+import { lookupResult, notFoundSlot } from '../../test/support/slot-results.js';
+
+const parse = createPhoneNumberParser(testNumberingPlan(), 'FR');
+
+function parsed(raw: string): ParsedPhoneNumber {
+  const result = parse(raw);
+  if (!result.ok) throw new Error(`test number ${raw} did not parse: ${result.reason}`);
+  return result.value;
+}
+
+describe('meta.hints', () => {
+  it('marks a number of an NPV automated-calling range with npv', () => {
+    const number = parsed('0162123456');
+    expect(number.phoneInfo.isNPV).toBe(true);
+    expect(computeHints(number)).toEqual(['npv']);
+  });
+
+  it.each(['0937123456', '0938123456', '0939012345', '0939412345'])('marks the technical-platform number %s with technical_platform', (raw) => {
+    expect(computeHints(parsed(raw))).toEqual(['technical_platform']);
+  });
+
+  it.each(['0939512345', '0612345678', '+32470123456'])('gives no hint for %s', (raw) => {
+    expect(computeHints(parsed(raw))).toEqual([]);
+  });
+
+  it('puts the hints on both the full report and the score, without changing the score', () => {
+    const result = lookupResult(notFoundSlot(), notFoundSlot(), notFoundSlot());
+    const npv = parsed('0162123456');
+    expect(buildReport(npv, result).meta.hints).toEqual(['npv']);
+    const score = buildScoreResult(npv, result);
+    expect(score.meta.hints).toEqual(['npv']);
+    expect(score.score).toEqual({ number: '0162123456', score: null, risk: 'unknown' });
+  });
+});

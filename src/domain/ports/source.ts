@@ -1,0 +1,70 @@
+// The one interface every upstream adapter implements, and the four outcomes a fetch can end in.
+// Failures are values: a source never throws to its caller and never returns zeros for a page
+// it could not read.
+import type { ParsedPhoneNumber } from '../phone-number.js';
+import type { SourceDataBySlot, SourceSlot } from '../report.js';
+
+export type SourceOutcome<T> =
+  | { status: 'ok'; data: T }
+  | { status: 'not_found' }
+  | { status: 'blocked'; reason: BlockedReason; retryAfterMs?: number }
+  | { status: 'error'; reason: ErrorReason };
+
+export type SourceStatus = (typeof SOURCE_STATUSES)[number];
+
+export interface Source<S extends SourceSlot = SourceSlot> {
+  readonly slot: S;
+  /** Upstream name used in logs, metrics and readiness (`tellows`, `numeroinconnu`, `telguarder`). */
+  readonly name: string;
+  lookup(number: ParsedPhoneNumber, signal: AbortSignal): Promise<SourceOutcome<SourceDataBySlot[S]>>;
+}
+
+export type SourcesBySlot = { [S in SourceSlot]: Source<S> };
+
+export const ok = <T>(data: T): SourceOutcome<T> => ({ status: 'ok', data });
+export const notFound = <T>(): SourceOutcome<T> => ({ status: 'not_found' });
+export const blocked = <T>(reason: BlockedReason, retryAfterMs?: number): SourceOutcome<T> =>
+  retryAfterMs === undefined ? { status: 'blocked', reason } : { status: 'blocked', reason, retryAfterMs };
+export const failed = <T>(reason: ErrorReason): SourceOutcome<T> => ({ status: 'error', reason });
+
+/** The four statuses a source's answer can have. */
+export const SOURCE_STATUSES = ['ok', 'not_found', 'blocked', 'error'] as const;
+
+/** Why a fetch ended `error(...)`. Retry policies key on it (only `connection` and `http_5xx` are retried). */
+export const ERROR_REASONS = [
+  'timeout', // deadline passed (per source or whole lookup)
+  'connection', // refused, reset, DNS, socket closed mid-body
+  'http_5xx', // upstream answered 5xx
+  'http_status', // another unexpected status
+  'too_large', // decoded body over the cap
+  'redirect', // redirect to another host, or too many redirects
+  'decoding', // bad content encoding or charset
+  'invalid_json', // body is not the JSON expected
+  'parse', // page recognised as the upstream's but a required marker is missing or malformed
+  'auth', // the partner API refused our key
+  'circuit_open', // breaker open after consecutive failures
+  'aborted', // cancelled by the caller
+] as const;
+export type ErrorReason = (typeof ERROR_REASONS)[number];
+
+/** Why a fetch ended `blocked(...)`: the upstream refused us, or we held back. */
+export const BLOCKED_REASONS = [
+  'http_403',
+  'http_429',
+  'challenge', // a 200 page without the markers: captcha or interstitial
+  'paused', // we are pausing this upstream after a 403/429
+  'budget', // the per-minute request budget had no slot within the deadline
+] as const;
+export type BlockedReason = (typeof BLOCKED_REASONS)[number];
+
+/**
+ * The closed vocabulary of `reason` values: `meta` and the 502 body show it, metrics count it,
+ * a stale cache entry remembers it.
+ */
+export const FAILURE_REASONS = [...ERROR_REASONS, ...BLOCKED_REASONS] as const;
+export type FailureReason = (typeof FAILURE_REASONS)[number];
+
+const FAILURE_REASON_SET: ReadonlySet<string> = new Set(FAILURE_REASONS);
+export const isFailureReason = (value: unknown): value is FailureReason => typeof value === 'string' && FAILURE_REASON_SET.has(value);
+
+export const RETRYABLE_REASONS: ReadonlySet<FailureReason> = new Set<FailureReason>(['connection', 'http_5xx']);

@@ -1,0 +1,101 @@
+// Every Lua script the service runs, registered once per connection through ioredis' `scripts`
+// option (createRedisClient), so each is sent by EVALSHA with a fallback to EVAL after a Redis
+// restart, and callers call it as a typed command.
+//
+// The sliding log is the memory rate-limit store's exact algorithm as one atomic script: shared
+// by the client rate limiter and the per-upstream request budget, so every instance counts
+// against the same log. Time is Redis' own clock (TIME), not the caller's: instances whose clocks disagree
+// still agree on the window. Scripts may call TIME before writing since Redis 5 (effects
+// replication), which is the only mode from Redis 7 on.
+import type { Redis, RedisOptions } from 'ioredis';
+
+/**
+ * KEYS[1] = the log (a ZSET of accept times in ms); ARGV = limit, windowMs, a unique member suffix.
+ * Returns {allowed (0|1), count after this request, ms until the oldest counted request leaves}.
+ * Only accepted requests are added, like the memory store, so a refused client regains quota
+ * as the window slides. The key expires one window after its newest entry.
+ */
+export const SLIDING_LOG_LUA = `
+local limit = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+local count = redis.call('ZCARD', KEYS[1])
+local allowed = 0
+if count < limit then
+  redis.call('ZADD', KEYS[1], now, now .. ':' .. ARGV[3])
+  redis.call('PEXPIRE', KEYS[1], window)
+  count = count + 1
+  allowed = 1
+end
+local reset = 0
+if count > 0 then
+  local index = 0
+  if allowed == 0 and count > limit then index = count - limit end
+  local oldest = redis.call('ZRANGE', KEYS[1], index, index, 'WITHSCORES')
+  if oldest[2] then reset = math.max(0, tonumber(oldest[2]) + window - now) end
+end
+return {allowed, count, reset}
+`;
+
+export interface SlidingLogResult {
+  allowed: boolean;
+  count: number;
+  resetMs: number;
+}
+
+/** Compare-and-extend: only the holder's own token renews its lease (redis-fetch-coalescer). */
+export const RENEW_LOCK_LUA = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0
+`;
+
+/** Compare-and-delete: a holder whose lock expired never deletes the next holder's lock (redis-fetch-coalescer). */
+export const RELEASE_LOCK_LUA = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+`;
+
+/**
+ * KEYS[1] = an upstream's pause hash; ARGV = untilMs, consecutiveBlocks, expiry in ms.
+ * Keeps the later of the stored and the given pause: an instance never shortens a pause another
+ * one set (two instances blocked at once both write). Used by redis-politeness-store.
+ */
+export const WRITE_PAUSE_LUA = `
+local stored = tonumber(redis.call('HGET', KEYS[1], 'until') or '0')
+local untilMs = math.max(stored, tonumber(ARGV[1]))
+redis.call('HSET', KEYS[1], 'until', untilMs, 'blocks', ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return untilMs
+`;
+
+/** The `scripts` option of every connection createRedisClient opens. */
+export const REDIS_SCRIPTS = {
+  phonerepSlidingLog: { numberOfKeys: 1, lua: SLIDING_LOG_LUA },
+  phonerepRenewLock: { numberOfKeys: 1, lua: RENEW_LOCK_LUA },
+  phonerepReleaseLock: { numberOfKeys: 1, lua: RELEASE_LOCK_LUA },
+  phonerepWritePause: { numberOfKeys: 1, lua: WRITE_PAUSE_LUA },
+} as const satisfies NonNullable<RedisOptions['scripts']>;
+
+/** The commands REDIS_SCRIPTS adds to a connection (ioredis cannot infer them from the option). */
+export interface ScriptCommands {
+  phonerepSlidingLog(key: string, limit: number, windowMs: number, member: string): Promise<unknown>;
+  phonerepRenewLock(key: string, token: string, leaseMs: number): Promise<unknown>;
+  phonerepReleaseLock(key: string, token: string): Promise<unknown>;
+  phonerepWritePause(key: string, untilMs: number, blocks: number, expiryMs: number): Promise<unknown>;
+}
+
+/** A connection opened with REDIS_SCRIPTS. */
+export type ScriptedRedis = Redis & ScriptCommands;
+
+/** Runs one sliding-log step on `key` (the connection's key prefix is applied by ioredis). */
+export async function hitSlidingLog(redis: ScriptedRedis, key: string, limit: number, windowMs: number, member: string): Promise<SlidingLogResult> {
+  const reply = await redis.phonerepSlidingLog(key, limit, windowMs, member);
+  if (!Array.isArray(reply) || reply.length !== 3) throw new Error('unexpected sliding-log reply');
+  const [allowed, count, resetMs] = reply.map(Number);
+  if (allowed === undefined || count === undefined || resetMs === undefined || !Number.isFinite(count + resetMs)) {
+    throw new Error('unexpected sliding-log reply');
+  }
+  return { allowed: allowed === 1, count, resetMs };
+}
