@@ -1,23 +1,30 @@
 // Builds the HTTP application from its dependencies. Does no I/O: no socket, no file, no
 // upstream is touched here, so tests can build it with fakes and drive it with inject().
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { trustProxySetting, type Config } from './config/config.js';
+import { fastifyTrustProxy, type Config } from './config/config.js';
 import type { PhoneNumberParser } from './domain/phone-number.js';
 import type { LookupService } from './domain/lookup/types.js';
-import type { KeyedHasher } from './infra/hash.js';
+import type { KeyedHasher } from './domain/ports/key-hasher.js';
 import type { RateLimitStore } from './infra/rate-limit/rate-limit-store.js';
-import { ApiError, problemBody, PROBLEM_CONTENT_TYPE, ERROR_CODES, type ErrorCode } from './http/errors.js';
-import { createRateLimitHook } from './http/plugins/rate-limit.js';
-import { registerOpenApi } from './http/plugins/openapi.js';
-import { registerPhoneRoutes } from './http/routes/phone-routes.js';
-import { registerHealthRoutes } from './http/routes/health-routes.js';
-import { registerOverloadProtection } from './http/plugins/overload.js';
-import { registerReadinessRoutes } from './http/routes/readiness-routes.js';
-import { registerMetrics } from './http/plugins/metrics.js';
-import { registerWebPage, WEB_PAGE_PATHS, type WebPageOptions } from './http/plugins/web-page.js';
+import { rawProblemResponse, type ErrorCode } from './http/errors.js';
+import './http/route-config.js';
+import { guardConnections, type ConnectionGuard } from './http/connection-guard.js';
+import { RouteTable } from './http/route-table.js';
+import { acceptEveryMethod, methodFallbacksPlugin, problemsPlugin, routerFailure, sendProblem } from './http/plugins/problems.js';
+import { MAX_HEADER_FIELDS, requestContextPlugin, singleOnRequestPlugin } from './http/plugins/request-context.js';
+import { rateLimitPlugin } from './http/plugins/rate-limit.js';
+import { docsRoutes, openApiPlugin } from './http/plugins/openapi.js';
+import { phoneRoutes } from './http/routes/phone-routes.js';
+import { healthRoutes } from './http/routes/health-routes.js';
+import { overloadPlugin } from './http/plugins/overload.js';
+import { readinessRoutes } from './http/routes/readiness-routes.js';
+import { metricsRoutes, observabilityPlugin } from './http/plugins/metrics.js';
+import { webPageRoutes, type WebPageOptions } from './http/plugins/web-page.js';
 import type { ServiceMetrics } from './infra/metrics/service-metrics.js';
+import type { FrontCache } from './http/front-cache.js';
 import { createReadinessCheck, type ReadinessCheck } from './infra/readiness/readiness.js';
 
 export interface AppDependencies {
@@ -35,29 +42,32 @@ export interface AppDependencies {
   metrics?: ServiceMetrics;
   /** What /health/ready reports; absent, it reports no dependency. */
   readiness?: ReadinessCheck;
+  /** Finished answers of all-fresh numbers (composition root); absent, every answer is built. */
+  frontCache?: FrontCache;
+  /** The engine's clock (epoch ms), which the front cache's freshness follows (default Date.now). */
+  now?: () => number;
   /** The lookup page at `/` (default on); `false` leaves it out. */
   webPage?: WebPageOptions | false;
 }
 
-/** Paths that exist, with the methods they answer; any other method gets 405 with Allow. */
-const KNOWN_PATHS = ['/api/phone/:number', '/api/phone/:number/score', '/health', '/health/ready', '/openapi.json'];
-const OTHER_METHODS = ['DELETE', 'PATCH', 'POST', 'PUT'] as const;
-
-// The API is public, read-only and credential-free: any web page may call it (CORS).
-const CORS_HEADERS = {
-  'Access-Control-Allow-Origin': '*',
-  'Access-Control-Expose-Headers': 'RateLimit, RateLimit-Policy, Retry-After, X-Request-Id',
-};
-
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    connections: ConnectionGuard;
+  }
+}
 
 export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
   const { config } = deps;
+  // Filled by the problems plugin as routes are registered; read by the framework-level
+  // handlers below, which see requests Fastify's router could not take.
+  const routeTable = new RouteTable();
   const app = Fastify({
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
-    // Our own onResponse hook logs one line per request, with the route pattern only.
+    // The observability plugin logs one line per request, with the route pattern only.
     logController: new LogController({ disableRequestLogging: true }),
-    trustProxy: trustProxySetting(config),
+    trustProxy: fastifyTrustProxy(config.trustProxy),
     // A caller's id is kept for correlation when it is short and plain; otherwise ours.
     genReqId: (request) => {
       const given = request.headers['x-request-id'];
@@ -66,129 +76,89 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     routerOptions: { maxParamLength: 512, ignoreTrailingSlash: true },
     // Every route is GET: nothing legitimate has a body.
     bodyLimit: 1024,
-    requestTimeout: 15_000,
+    http: {
+      // Node checks the headers and request deadlines on this sweep (30 s by default, which
+      // let a dribbling connection live up to 45 s past a 15 s deadline).
+      connectionsCheckingInterval: 500,
+      // Checked by the request-context plugin, so a missing Host gets the problem shape.
+      requireHostHeader: false,
+    },
+    requestTimeout: config.REQUEST_TIMEOUT_MS,
     connectionTimeout: 30_000,
     // Longer than common load balancers' idle timeout (60 s), so the proxy closes first.
     keepAliveTimeout: 65_000,
-    return503OnClosing: true,
+    // The request-context plugin answers requests arriving during shutdown, in the problem shape.
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
     frameworkErrors: (error, request, reply) => {
-      // Malformed percent-encoding and similar router failures: a number-shaped path is an
-      // invalid number, anything else a bad request, never a bare framework page.
-      const code: ErrorCode = request.url.startsWith('/api/phone/') ? 'invalid_number' : 'bad_request';
-      void sendProblem(reply, request.id, new ApiError(code, error.code === 'FST_ERR_BAD_URL' ? 'Malformed URL encoding.' : undefined));
+      // Malformed percent-encoding, an over-long parameter: the route the path's shape
+      // belongs to decides the error, never a bare framework page.
+      const apiError = routerFailure(routeTable, request.url, error.code);
+      void sendProblem(reply, request.id, apiError);
     },
-    clientErrorHandler: (error, socket) => writeRawProblem(socket, error),
+    clientErrorHandler: (error, socket) => writeRawProblem(socket, error, routeTable),
   });
-  app.server.headersTimeout = 10_000;
-  app.server.maxHeadersCount = 100;
+  app.server.headersTimeout = config.HEADERS_TIMEOUT_MS;
+  // One more than allowed, so the request-context plugin sees an excess and refuses it.
+  app.server.maxHeadersCount = MAX_HEADER_FIELDS + 1;
+  app.server.on('checkExpectation', answerUnsupportedExpectation);
+  const connections = guardConnections(app.server, {
+    maxConnections: config.MAX_CONNECTIONS,
+    maxPerAddress: config.MAX_CONNECTIONS_PER_ADDRESS,
+  });
+  app.decorate('connections', connections);
+  // While shutting down, answers in flight tell their keep-alive connection to close.
+  app.addHook('preClose', async () => connections.closeAfterResponses());
+  acceptEveryMethod(app);
 
-  const rateLimit = createRateLimitHook({
+  // Cross-cutting plugins first: their onRoute hooks must see every route.
+  await app.register(problemsPlugin, { table: routeTable });
+  await app.register(requestContextPlugin);
+  await app.register(overloadPlugin, {
+    maxInFlight: config.MAX_IN_FLIGHT,
+    maxEventLoopDelayMs: config.MAX_EVENT_LOOP_DELAY_MS,
+    ...(deps.metrics ? { onShed: (reason: 'in_flight' | 'event_loop') => deps.metrics?.recordLoadShed(reason) } : {}),
+  });
+  await app.register(rateLimitPlugin, {
     max: config.RATE_LIMIT_MAX,
     windowSeconds: config.RATE_LIMIT_WINDOW_S,
     store: deps.rateLimitStore,
     hashKey: deps.hashKey,
-    onRejected: deps.metrics ? () => deps.metrics?.recordRateLimitRejection() : undefined,
+    ...(deps.metrics ? { onRejected: () => deps.metrics?.recordRateLimitRejection() } : {}),
   });
+  // After every plugin that adds a route's onRequest hooks: one hook per route instead of three.
+  await app.register(singleOnRequestPlugin);
+  await app.register(observabilityPlugin, deps.metrics ? { metrics: deps.metrics } : {});
+  await app.register(openApiPlugin, deps.version === undefined ? {} : { version: deps.version });
+
+  // Route groups, each encapsulated.
+  await app.register(phoneRoutes, {
+    parsePhoneNumber: deps.parsePhoneNumber,
+    lookupService: deps.lookupService,
+    hashKey: deps.hashKey,
+    ...(deps.frontCache === undefined ? {} : { frontCache: deps.frontCache }),
+    ...(deps.now === undefined ? {} : { now: deps.now }),
+  });
+  await app.register(healthRoutes, { startedAtMs: deps.startedAtMs ?? Date.now() - process.uptime() * 1000 });
+  await app.register(readinessRoutes, { readiness: deps.readiness ?? createReadinessCheck({ upstreams: [] }) });
+  await app.register(docsRoutes);
+  if (deps.webPage !== false) await app.register(webPageRoutes, deps.webPage ?? {});
   // /metrics lives here unless METRICS_PORT gives it a server of its own (server.ts).
-  const exposeMetricsRoute = deps.metrics !== undefined && config.METRICS_ENABLED && config.METRICS_PORT === undefined;
-  const knownPaths = [...KNOWN_PATHS, ...(deps.webPage === false ? [] : WEB_PAGE_PATHS), ...(exposeMetricsRoute ? ['/metrics'] : [])];
+  if (deps.metrics && config.METRICS_ENABLED && config.METRICS_PORT === undefined) await app.register(metricsRoutes, { metrics: deps.metrics });
 
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header('X-Request-Id', request.id);
-    if (request.url.startsWith('/api/') || request.url.startsWith('/health')) reply.headers(CORS_HEADERS);
-    if (request.url.length > 2048) throw new ApiError('bad_request', 'The request URL is too long.');
-  });
-  // One line per request; the route pattern, never the URL, so no number reaches the log.
-  app.addHook('onResponse', async (request, reply) => {
-    request.log.info(
-      {
-        method: request.method,
-        route: request.routeOptions.url ?? '(unmatched)',
-        status: reply.statusCode,
-        durationMs: Math.round(reply.elapsedTime * 10) / 10,
-      },
-      'request',
-    );
-  });
-
-  if (deps.metrics) registerMetrics(app, { metrics: deps.metrics, exposeRoute: exposeMetricsRoute });
-
-  // While shutting down, answers in flight tell their keep-alive connection to close, so the
-  // server does not wait on connections that turn idle after close() began.
-  let closing = false;
-  app.addHook('preClose', async () => {
-    closing = true;
-  });
-  app.addHook('onSend', async (_request, reply) => {
-    if (closing) reply.header('Connection', 'close');
-  });
-
-  app.setErrorHandler(async (error: FastifyError | ApiError, request, reply) => {
-    const apiError = toApiError(error, request);
-    if (apiError.status >= 500 && apiError.code === 'internal') {
-      request.log.error({ err: { type: error.name, code: (error as FastifyError).code } }, 'unhandled error');
-    }
-    return sendProblem(reply, request.id, apiError);
-  });
-
-  await registerOverloadProtection(app, {
-    maxInFlight: config.MAX_IN_FLIGHT,
-    maxEventLoopDelayMs: config.MAX_EVENT_LOOP_DELAY_MS,
-    ...(deps.metrics ? { onShed: (reason: string) => deps.metrics?.recordLoadShed(reason) } : {}),
-  });
-
-  app.setNotFoundHandler({ preHandler: rateLimit }, async (request, reply) => sendProblem(reply, request.id, new ApiError('route_not_found')));
-
-  await registerOpenApi(app, deps.version ?? '0.0.0');
-  registerHealthRoutes(app, { startedAtMs: deps.startedAtMs ?? Date.now() - process.uptime() * 1000 });
-  registerReadinessRoutes(app, { readiness: deps.readiness ?? createReadinessCheck({ upstreams: [] }) });
-  if (deps.webPage !== false) registerWebPage(app, deps.webPage);
-  await registerPhoneRoutes(app, { parsePhoneNumber: deps.parsePhoneNumber, lookupService: deps.lookupService, rateLimit });
-
-  for (const url of knownPaths) {
-    app.route({
-      method: [...OTHER_METHODS],
-      url,
-      schema: { hide: true },
-      onRequest: url.startsWith('/api/') ? rateLimit : undefined,
-      handler: async (request, reply) => {
-        reply.header('Allow', 'GET, HEAD');
-        return sendProblem(reply, request.id, new ApiError('method_not_allowed', `${request.method} is not allowed here; use GET or HEAD.`));
-      },
-    });
-    app.options(url, { schema: { hide: true } }, async (_request, reply) =>
-      reply
-        .code(204)
-        .headers({ Allow: 'GET, HEAD', 'Access-Control-Allow-Methods': 'GET, HEAD', 'Access-Control-Allow-Headers': 'X-Request-Id', 'Access-Control-Max-Age': '86400' })
-        .send(),
-    );
-  }
+  // Last: 405/OPTIONS for every registered path and 404 for the rest.
+  await app.register(methodFallbacksPlugin);
   return app;
 }
 
-function toApiError(error: FastifyError | ApiError, request: FastifyRequest): ApiError {
-  if (error instanceof ApiError) return error;
-  const status = typeof error.statusCode === 'number' ? error.statusCode : 500;
-  if (error.validation || error.code === 'FST_ERR_VALIDATION') {
-    return new ApiError(request.url.startsWith('/api/phone/') ? 'invalid_number' : 'bad_request');
-  }
-  if (status === 503) return new ApiError('shutting_down');
-  if (status >= 400 && status < 500) return new ApiError('bad_request');
-  return new ApiError('internal');
+/** `Expect` other than 100-continue: 417 in the problem shape instead of Node's bare answer. */
+function answerUnsupportedExpectation(_request: IncomingMessage, response: ServerResponse): void {
+  response.shouldKeepAlive = false;
+  response.socket?.end(rawProblemResponse('expectation_failed', randomUUID(), 'Only "Expect: 100-continue" is understood.'));
 }
 
-async function sendProblem(reply: FastifyReply, requestId: string, error: ApiError): Promise<FastifyReply> {
-  if (error.headers) reply.headers(error.headers);
-  reply.header('X-Request-Id', requestId);
-  return reply
-    .code(error.status)
-    .type(PROBLEM_CONTENT_TYPE)
-    .send(JSON.stringify(problemBody(error.code, requestId, error.detail, error.extra)));
-}
-
-/** Node-level parse errors (hostile headers, broken request lines) never reach Fastify. */
-function writeRawProblem(socket: Socket, error: Error & { code?: string }): void {
+/** Node-level parse errors (hostile headers, broken request lines, deadlines) never reach Fastify. */
+function writeRawProblem(socket: Socket, error: Error & { code?: string; rawPacket?: unknown }, table: RouteTable): void {
   // A parse error can come after the request line and headers were read and answered (a body
   // framed by a bogus Transfer-Encoding): the client already has its answer, so a second one
   // on the same socket would be a stray response. Node's own default handler makes the same check.
@@ -197,11 +167,21 @@ function writeRawProblem(socket: Socket, error: Error & { code?: string }): void
     socket.destroy();
     return;
   }
-  // Oversized headers included: the contract allows only 400 for a malformed request.
-  void error;
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    socket.end(rawProblemResponse('request_timeout', randomUUID(), 'The request was not received in time.'));
+    return;
+  }
+  // A method Node's parser does not know, on a path that exists: 405 like any other method.
+  if (error.code === 'HPE_INVALID_METHOD' && Buffer.isBuffer(error.rawPacket)) {
+    const path = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+ (\/[^ ?\r\n]*)/.exec(error.rawPacket.subarray(0, 4096).toString('latin1'))?.[1];
+    const entry = path === undefined ? undefined : table.match(path);
+    if (path !== undefined && entry && entry.pattern !== '*') {
+      const allow = table.allowOf(entry.pattern);
+      socket.end(rawProblemResponse('method_not_allowed', randomUUID(), 'This method is not allowed here.', { Allow: allow }));
+      return;
+    }
+  }
+  // Oversized headers included: the contract answers 400 for a malformed request.
   const code: ErrorCode = 'bad_request';
-  const body = JSON.stringify(problemBody(code, randomUUID()));
-  socket.end(
-    `HTTP/1.1 ${ERROR_CODES[code].status} Bad Request\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-  );
+  socket.end(rawProblemResponse(code, randomUUID()));
 }

@@ -4,16 +4,9 @@
 // on SIGTERM/SIGINT asks every worker to finish its in-flight requests, exiting when all have.
 // The primary itself serves nothing and opens no connection to Redis or upstreams.
 import cluster, { type Worker } from 'node:cluster';
-import { availableParallelism } from 'node:os';
-
-/** WORKERS as a count: `auto` is one per core; the config schema guarantees 1..99 otherwise. */
-export function resolveWorkerCount(setting: string, cores: number = availableParallelism()): number {
-  if (setting === 'auto') return Math.max(1, cores);
-  const count = Number(setting);
-  return Number.isInteger(count) && count >= 1 ? count : 1;
-}
 
 export interface PrimaryOptions {
+  /** How many server processes to fork (the configuration's `workers`, parsed from WORKERS). */
   workers: number;
   /** How long workers get to finish in-flight requests before they are killed (SHUTDOWN_GRACE_MS). */
   shutdownGraceMs: number;

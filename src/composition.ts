@@ -10,17 +10,18 @@ import type { Config } from './config/config.js';
 import type { AppDependencies } from './app.js';
 import { createKeyedHasher } from './infra/hash.js';
 import { createHttpClient } from './infra/http/http-client.js';
-import { createUpstreamFetcher } from './infra/http/upstream-fetcher.js';
 import { createMemoryRateLimitStore } from './infra/rate-limit/rate-limit-store.js';
 import { createMemorySourceCache } from './infra/cache/memory-cache.js';
-import { createLookupService } from './domain/lookup/lookup-service.js';
-import { loadNumberingPlan, type NumberingPlan } from './domain/numbering/numbering-plan.js';
+import { createLookupService, type LookupTimings } from './domain/lookup/lookup-service.js';
+import { createFrontCache, FRONT_CACHE_SHARE } from './http/front-cache.js';
+import type { NumberingPlan } from './domain/numbering/numbering-plan.js';
+import { loadNumberingPlan } from './infra/arcep/load-numbering-plan.js';
 import { createPhoneNumberParser } from './domain/numbering/parse-phone-number.js';
 import { memoizeParser } from './domain/numbering/memoize-parser.js';
-import { createTellowsSource } from './sources/tellows/tellows-source.js';
-import { createNumeroinconnuSource } from './sources/numeroinconnu/numeroinconnu-source.js';
-import { createTelguarderSource } from './sources/telguarder/telguarder-source.js';
-import type { SourcesBySlot } from './sources/source.js';
+import { UPSTREAMS, UPSTREAMS_BY_SLOT } from './sources/upstreams.js';
+import { createScheduledCanary, type ScheduledCanary } from './sources/canary.js';
+import { createUpstreamFetchers, type SourceWiring, type UpstreamDescription } from './sources/common/wiring.js';
+import type { SourcesBySlot } from './domain/ports/source.js';
 import type { UpstreamFetcher } from './infra/http/types.js';
 import { createRedisClient, type RedisClient, type RedisHealth } from './infra/redis/redis-client.js';
 import { createRedisRateLimitStore } from './infra/rate-limit/redis-rate-limit-store.js';
@@ -51,13 +52,24 @@ export interface ServiceDependencies {
   /** Absent when METRICS_ENABLED=false; its registry also feeds the METRICS_PORT server. */
   metrics?: ServiceMetrics;
   readiness: ReadinessCheck;
+  /** Present when CANARY_INTERVAL_S > 0 (and the real adapters are in use): the scheduled canary, already started. */
+  canary?: ScheduledCanary;
   /** Readiness turns `down` (503) from here on, so a load balancer stops sending traffic. */
   beginShutdown(): void;
   close(): Promise<void>;
 }
 
-/** A coalescing lock outlives one fetch (the source deadline, retries included) by this margin. */
-const LOCK_MARGIN_MS = 1000;
+
+/** The engine's deadlines and lifetimes, from the variables that set them. */
+export function lookupTimingsOf(config: Config): LookupTimings {
+  return {
+    sourceTimeoutMs: config.SOURCE_TIMEOUT_MS,
+    lookupTimeoutMs: config.LOOKUP_TIMEOUT_MS,
+    cacheTtlSeconds: config.CACHE_TTL_S,
+    notFoundTtlSeconds: config.CACHE_NOT_FOUND_TTL_S,
+    staleSeconds: config.CACHE_STALE_S,
+  };
+}
 
 export async function createServiceDependencies(config: Config, logger?: Logger, overrides: ServiceOverrides = {}): Promise<ServiceDependencies> {
   const hashKey = createKeyedHasher(config.HASH_SECRET);
@@ -74,56 +86,70 @@ export async function createServiceDependencies(config: Config, logger?: Logger,
   const metrics = config.METRICS_ENABLED ? createServiceMetrics({ registry: new Registry() }) : undefined;
 
   const httpClient = createHttpClient();
-  const fetcher = (upstream: string, requestsPerMinute: number): UpstreamFetcher => {
-    const created = createUpstreamFetcher({ upstream, client: httpClient, requestsPerMinute, maxConcurrency: config.UPSTREAM_CONCURRENCY, politeness });
-    return metrics ? instrumentUpstreamFetcher(created, metrics) : created;
+  const wiring: SourceWiring = {
+    client: httpClient,
+    ...(politeness === undefined ? {} : { politeness }),
+    ...(metrics === undefined ? {} : { decorate: (created: UpstreamFetcher) => instrumentUpstreamFetcher(created, metrics) }),
   };
   const fetchers: UpstreamFetcher[] = [];
   const fetchersBySlot: Record<SourceSlot, UpstreamFetcher[]> = { primary: [], community: [], signals: [] };
-  let sources = overrides.sources;
-  if (!sources) {
-    const tellowsApi = fetcher('tellows', config.TELLOWS_RPM);
-    const tellowsWeb = fetcher('tellows-web', config.TELLOWS_RPM);
-    const numeroinconnu = fetcher('numeroinconnu', config.NUMEROINCONNU_RPM);
-    const telguarder = fetcher('telguarder', config.TELGUARDER_RPM);
-    fetchers.push(tellowsApi, tellowsWeb, numeroinconnu, telguarder);
-    fetchersBySlot.primary.push(tellowsApi, tellowsWeb);
-    fetchersBySlot.community.push(numeroinconnu);
-    fetchersBySlot.signals.push(telguarder);
-    sources = {
-      primary: createTellowsSource({
-        apiUrl: config.TELLOWS_API_URL,
-        webUrl: config.TELLOWS_WEB_URL,
-        apiKey: config.TELLOWS_API_KEY,
-        partner: config.TELLOWS_PARTNER,
-        apiFetcher: tellowsApi,
-        webFetcher: tellowsWeb,
-        logger,
-      }),
-      community: createNumeroinconnuSource({ baseUrl: config.NUMEROINCONNU_URL, fetcher: numeroinconnu }),
-      signals: createTelguarderSource({ baseUrl: config.TELGUARDER_URL, fetcher: telguarder }),
-    };
-  }
+  // Each upstream's fetchers are built once, from its description: lookups and the scheduled
+  // canary share them, so the canary spends the same budget and honours the same pauses.
+  const fetchersByUpstream = new Map<string, ReadonlyMap<string, UpstreamFetcher>>();
+  const buildSource = <S extends SourceSlot>(description: UpstreamDescription<S>) => {
+    const built = createUpstreamFetchers(description, config, wiring);
+    fetchersByUpstream.set(description.name, built);
+    fetchers.push(...built.values());
+    fetchersBySlot[description.slot].push(...built.values());
+    return description.createSource(config, built, logger === undefined ? {} : { logger });
+  };
+  const sources: SourcesBySlot = overrides.sources ?? {
+    primary: buildSource(UPSTREAMS_BY_SLOT.primary),
+    community: buildSource(UPSTREAMS_BY_SLOT.community),
+    signals: buildSource(UPSTREAMS_BY_SLOT.signals),
+  };
 
+  // CACHE_MAX_MB is shared: the front cache of finished answers takes FRONT_CACHE_SHARE of it,
+  // the per-slot memory cache the rest, so the stated cap holds for both together.
+  const cacheBytes = config.CACHE_MAX_MB * 1024 * 1024;
+  const frontCacheBytes = Math.floor(cacheBytes * FRONT_CACHE_SHARE);
+  const frontCache = createFrontCache({ maxBytes: frontCacheBytes });
   const sharedCache = redisClient
-    ? createRedisSourceCache({ client: redisClient, localMaxEntries: Math.min(config.CACHE_MAX_ENTRIES, DEFAULT_LOCAL_MAX_ENTRIES) })
-    : createMemorySourceCache({ maxEntries: config.CACHE_MAX_ENTRIES });
+    ? createRedisSourceCache({ client: redisClient, localMaxEntries: Math.min(config.CACHE_MAX_ENTRIES ?? DEFAULT_LOCAL_MAX_ENTRIES, DEFAULT_LOCAL_MAX_ENTRIES) })
+    : createMemorySourceCache({ maxBytes: cacheBytes - frontCacheBytes, ...(config.CACHE_MAX_ENTRIES === undefined ? {} : { maxEntries: config.CACHE_MAX_ENTRIES }) });
   const cache = metrics ? instrumentSourceCache(sharedCache, redisClient ? 'redis' : 'memory', metrics) : sharedCache;
-  const coalescer = redisClient ? createRedisFetchCoalescer({ client: redisClient, lockTtlMs: config.SOURCE_TIMEOUT_MS + LOCK_MARGIN_MS }) : undefined;
+  const coalescer = redisClient ? createRedisFetchCoalescer({ client: redisClient }) : undefined;
   const outcomes = createUpstreamOutcomeTracker();
   const lookupService = createLookupService({
     sources,
     cache,
     hashKey,
-    config,
+    timings: lookupTimingsOf(config),
     logger,
     coalescer,
     onSourceOutcome: (event) => {
       outcomes.record(event);
       metrics?.recordSourceOutcome(event);
     },
+    onSlotWritten: (numberHash) => frontCache.invalidate(numberHash),
   });
   const rateLimitStore = redisClient ? createRedisRateLimitStore({ client: redisClient }) : createMemoryRateLimitStore();
+
+  // CANARY_INTERVAL_S: rounds through the lookups' own fetchers (same budget, same pauses).
+  const canary: ScheduledCanary | undefined =
+    config.CANARY_INTERVAL_S > 0 && overrides.sources === undefined
+      ? createScheduledCanary({
+          config,
+          upstreams: UPSTREAMS,
+          fetchersByUpstream,
+          // The canary's own parser, as the manual canary: the default numbers come from
+          // ARCEP's fiction ranges, which the service's plan-aware parser refuses as unassigned.
+          intervalMs: config.CANARY_INTERVAL_S * 1000,
+          ...(metrics === undefined ? {} : { reporter: metrics }),
+          ...(logger === undefined ? {} : { logger }),
+        })
+      : undefined;
+  canary?.start();
 
   const sourcesBySlot = sources;
   const upstreamNames = SOURCE_SLOTS.map((slot) => ({ slot, name: sourcesBySlot[slot].name }));
@@ -144,6 +170,7 @@ export async function createServiceDependencies(config: Config, logger?: Logger,
       circuit: () => lookupService.breakerState(slot),
       pausedUntilMs: () => pausedUntilMs(slot),
       lastOutcome: () => outcomes.lastOutcome(slot),
+      ...(canary === undefined ? {} : { layoutChanged: () => canary.layoutChanged(name) }),
     })),
     numberingDataDate: () => numberingPlan.dataDate,
     ...(overrides.redisStatus
@@ -155,17 +182,20 @@ export async function createServiceDependencies(config: Config, logger?: Logger,
   });
 
   return {
-    app: { config, parsePhoneNumber, lookupService, rateLimitStore, hashKey, metrics, readiness },
+    app: { config, parsePhoneNumber, lookupService, rateLimitStore, hashKey, metrics, readiness, frontCache },
     numberingPlan,
     fetchers,
     ...(redisClient ? { redis: { health: () => redisClient.health() } } : {}),
     metrics,
     readiness,
+    ...(canary === undefined ? {} : { canary }),
     beginShutdown: () => {
       shuttingDown = true;
+      void canary?.stop();
     },
     close: async () => {
       shuttingDown = true;
+      await canary?.stop();
       lookupService.close();
       await httpClient.close();
       await redisClient?.quit();

@@ -3,15 +3,19 @@
 // or exit anyway when SHUTDOWN_GRACE_MS runs out). With WORKERS > 1 it becomes the cluster
 // primary (cluster.ts) and each forked worker runs this same entry as a server.
 import cluster from 'node:cluster';
-import { pino } from 'pino';
+import { destination as pinoDestination, pino } from 'pino';
 import { ConfigError, loadConfig, type Config } from './config/config.js';
 import { buildApp } from './app.js';
 import { createServiceDependencies } from './composition.js';
-import { resolveWorkerCount, runPrimary } from './cluster.js';
+import { runPrimary } from './cluster.js';
 import { startMetricsServer, type MetricsServer } from './http/plugins/metrics.js';
 
 export async function startServer(config: Config): Promise<{ close: () => Promise<void>; port: number; metricsPort?: number }> {
-  const logger = pino({ level: config.LOG_LEVEL, base: { pid: process.pid } });
+  // Asynchronous writes: a line goes out at once when the log is idle, and lines that arrive
+  // while a write is in flight are batched into the next one, so a busy server pays one write
+  // per batch instead of one synchronous write per request. Flushed at close (and by pino at exit).
+  const destination = pinoDestination({ dest: 1, sync: false });
+  const logger = pino({ level: config.LOG_LEVEL, base: { pid: process.pid } }, destination);
   const deps = await createServiceDependencies(config, logger);
   const app = await buildApp({ ...deps.app, logger });
   await app.listen({ port: config.PORT, host: config.HOST });
@@ -29,17 +33,29 @@ export async function startServer(config: Config): Promise<{ close: () => Promis
       await app.close();
       await metricsServer?.close();
       await deps.close();
+      await new Promise<void>((resolve) => logger.flush(() => resolve()));
     })();
     return closing;
   };
   return { close, port, ...(metricsServer ? { metricsPort: metricsServer.port } : {}) };
 }
 
+/**
+ * Graceful shutdown on SIGTERM/SIGINT. Only the first signal starts it; later ones (an impatient
+ * orchestrator, Ctrl-C pressed twice, the cluster primary forwarding a terminal's SIGINT) are
+ * logged and ignored, so they never cut the requests in flight: the grace period alone bounds
+ * the exit. A listener stays installed throughout, since without one Node's default action
+ * for the signal would kill the process at once.
+ */
 export function installShutdown(close: () => Promise<void>, graceMs: number, log: (message: string) => void): void {
-  let signalled = false;
+  let signalledAt: number | undefined;
   const onSignal = (signal: NodeJS.Signals): void => {
-    if (signalled) return;
-    signalled = true;
+    if (signalledAt !== undefined) {
+      const leftMs = Math.max(0, graceMs - (Date.now() - signalledAt));
+      log(`${signal} received again: already shutting down (exit in at most ${leftMs} ms)`);
+      return;
+    }
+    signalledAt = Date.now();
     log(`${signal} received: finishing in-flight requests (at most ${graceMs} ms)`);
     const timer = setTimeout(() => {
       log('grace period over: exiting with requests still open');
@@ -51,8 +67,8 @@ export function installShutdown(close: () => Promise<void>, graceMs: number, log
       () => process.exit(1),
     );
   };
-  process.once('SIGTERM', onSignal);
-  process.once('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
 }
 
 async function main(): Promise<void> {
@@ -67,18 +83,26 @@ async function main(): Promise<void> {
     throw error;
   }
   const log = (message: string): void => void process.stderr.write(`${message}\n`);
-  const workers = resolveWorkerCount(config.WORKERS);
+  const { workers } = config;
   if (workers > 1 && cluster.isPrimary) {
     const primary = runPrimary({ workers, shutdownGraceMs: config.SHUTDOWN_GRACE_MS, log });
+    let stopping = false;
     const onSignal = (signal: NodeJS.Signals): void => {
+      // A repeated signal must not reach Node's default action (exit at once, orphaning the
+      // workers mid-request); the first one already bounds the stop by the grace period.
+      if (stopping) {
+        log(`${signal} received again: already stopping ${workers} workers`);
+        return;
+      }
+      stopping = true;
       log(`${signal} received: stopping ${workers} workers`);
       primary.stop().then(
         () => process.exit(0),
         () => process.exit(1),
       );
     };
-    process.once('SIGTERM', onSignal);
-    process.once('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
     return;
   }
   const { close } = await startServer(config);

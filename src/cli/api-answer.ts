@@ -2,6 +2,7 @@
 // the report when the body is one. The shape is checked, not trusted: with --url the other
 // end could be anything.
 import type { Report, SourceSlot } from '../domain/report.js';
+import type { NumberFacts } from './facts.js';
 
 export interface SourceMetaView {
   status: 'ok' | 'not_found' | 'blocked' | 'error';
@@ -13,7 +14,8 @@ export interface SourceMetaView {
 export interface ReportBody {
   success: true;
   data: Report;
-  meta: { sources: Record<SourceSlot, SourceMetaView> };
+  /** `hints` comes from servers that send it; read it with readHints. */
+  meta: { sources: Record<SourceSlot, SourceMetaView>; hints?: unknown };
 }
 
 export interface ApiAnswer {
@@ -22,6 +24,8 @@ export interface ApiAnswer {
   body: string;
   /** Seconds from Retry-After, on a 429. */
   retryAfterSeconds?: number;
+  /** On a 502: the number's facts, from the body's `phoneInfo` or computed locally in-process. */
+  facts?: NumberFacts;
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -52,6 +56,22 @@ export function readProblemTitle(text: string): string | undefined {
     return isObject(parsed) && typeof parsed.title === 'string' ? parsed.title : undefined;
   } catch {
     return undefined;
+  }
+}
+
+/** The per-source failure reasons of a 502 body (`sources`: slot → reason), empty when unreadable. */
+export function readFailureReasons(text: string): Partial<Record<SourceSlot, string>> {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (!isObject(parsed) || !isObject(parsed.sources)) return {};
+    const reasons: Partial<Record<SourceSlot, string>> = {};
+    for (const slot of ['primary', 'community', 'signals'] as const) {
+      const reason = parsed.sources[slot];
+      if (typeof reason === 'string') reasons[slot] = reason;
+    }
+    return reasons;
+  } catch {
+    return {};
   }
 }
 

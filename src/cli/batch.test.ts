@@ -88,6 +88,41 @@ describe('a batch row', () => {
   it('reports each source reason when every upstream failed', () => {
     const row = toBatchRow(item, { status: 502, body: JSON.stringify({ title: 'All data sources failed', sources: { primary: 'timeout', community: 'http_429', signals: 'connection' } }) });
     expect(row).toMatchObject({ status: 'failed', primary_status: 'error:timeout', community_status: 'error:http_429', signals_status: 'error:connection' });
+    expect(row).toMatchObject({ number: null, national: null, is_npv: null, hints: null });
+  });
+
+  it('fills the facts columns of a row whose sources all failed from the facts the answer carries', () => {
+    const phoneInfo = { national: '01 62 00 56 78', e164: '+33162005678', type: 'fixed_line', rangeLabel: 'NPV', originalCarrier: 'SFR', region: 'Île-de-France', isNPV: true };
+    const row = toBatchRow(item, {
+      status: 502,
+      body: JSON.stringify({ title: 'All data sources failed', sources: { primary: 'timeout', community: 'http_5xx', signals: 'connection' } }),
+      facts: { number: '0162005678', phoneInfo, hints: ['npv'] },
+    });
+    expect(row).toMatchObject({
+      number: '0162005678',
+      status: 'failed',
+      national: '01 62 00 56 78',
+      international: '+33162005678',
+      line_type: 'fixed_line',
+      original_carrier: 'SFR',
+      region: 'Île-de-France',
+      is_npv: true,
+      hints: ['npv'],
+      verdict: null,
+      score: null,
+      primary_status: 'error:timeout',
+      error: 'All data sources failed',
+    });
+    expect(formatRow(row, 'csv')).toMatch(/^3,06 12 34 56 78,0162005678,failed,01 62 00 56 78,\+33162005678,fixed_line,NPV,SFR,Île-de-France,true,npv,,/);
+  });
+
+  it('fills the facts columns of a found row, hints from meta.hints or else from the facts', () => {
+    const found = toBatchRow(item, report('0612345678'));
+    expect(found).toMatchObject({ national: '06 12 34 56 78', international: '+33612345678', line_type: 'mobile', original_carrier: 'Orange', region: 'France', is_npv: false, hints: [] });
+    const answer = report('0612345678');
+    const body = JSON.parse(answer.body) as { meta: { hints?: string[] } };
+    body.meta.hints = ['technical_platform'];
+    expect(toBatchRow(item, { status: 200, body: JSON.stringify(body) }).hints).toEqual(['technical_platform']);
   });
 
   it('reports any other answer as an error with its status', () => {

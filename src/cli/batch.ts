@@ -4,6 +4,7 @@
 // a sliding-window budget so a long list never exhausts the upstreams' per-minute budgets.
 import type { SourceSlot } from '../domain/report.js';
 import { readProblemTitle, readReportBody, type ApiAnswer } from './api-answer.js';
+import { hintsOf, readHints, type NumberFacts } from './facts.js';
 import { sanitizeForTerminal, verdictOf } from './format-report.js';
 
 export interface BatchInputLine {
@@ -51,6 +52,15 @@ export interface BatchRow {
   input: string;
   number: string | null;
   status: RowStatus;
+  national: string | null;
+  international: string | null;
+  line_type: string | null;
+  range: string | null;
+  original_carrier: string | null;
+  region: string | null;
+  is_npv: boolean | null;
+  /** `meta.hints`: an array in NDJSON, space-separated in CSV. */
+  hints: string[] | null;
   verdict: string | null;
   score: number | null;
   risk: string | null;
@@ -74,6 +84,14 @@ export const BATCH_COLUMNS: ReadonlyArray<keyof BatchRow> = [
   'input',
   'number',
   'status',
+  'national',
+  'international',
+  'line_type',
+  'range',
+  'original_carrier',
+  'region',
+  'is_npv',
+  'hints',
   'verdict',
   'score',
   'risk',
@@ -98,6 +116,14 @@ function emptyRow(item: BatchInputLine, status: RowStatus, error: string | null)
     input: item.raw,
     number: null,
     status,
+    national: null,
+    international: null,
+    line_type: null,
+    range: null,
+    original_carrier: null,
+    region: null,
+    is_npv: null,
+    hints: null,
     verdict: null,
     score: null,
     risk: null,
@@ -117,6 +143,23 @@ function emptyRow(item: BatchInputLine, status: RowStatus, error: string | null)
   };
 }
 
+/** The facts columns, which need no source: filled for found rows and for rows whose sources all failed. */
+function withFacts(row: BatchRow, facts: NumberFacts): BatchRow {
+  const info = facts.phoneInfo;
+  return {
+    ...row,
+    number: facts.number,
+    national: info.national,
+    international: info.e164,
+    line_type: info.type,
+    range: info.rangeLabel,
+    original_carrier: info.originalCarrier,
+    region: info.region,
+    is_npv: info.isNPV,
+    hints: facts.hints,
+  };
+}
+
 /** `ok`, `not_found`, or `error:timeout` / `blocked:http_429`. */
 function slotStatus(meta: { status: string; reason?: string }): string {
   return meta.reason === undefined || meta.status === 'ok' ? meta.status : `${meta.status}:${meta.reason}`;
@@ -126,7 +169,7 @@ function slotStatus(meta: { status: string; reason?: string }): string {
 export function toBatchRow(item: BatchInputLine, answer: ApiAnswer): BatchRow {
   if (answer.status === 400) return emptyRow(item, 'invalid', 'Invalid phone number format');
   if (answer.status === 502) {
-    const row = emptyRow(item, 'failed', 'All data sources failed');
+    const row = answer.facts === undefined ? emptyRow(item, 'failed', 'All data sources failed') : withFacts(emptyRow(item, 'failed', 'All data sources failed'), answer.facts);
     try {
       const parsed = JSON.parse(answer.body) as { sources?: Partial<Record<SourceSlot, unknown>> };
       const reasons = parsed.sources ?? {};
@@ -150,11 +193,9 @@ export function toBatchRow(item: BatchInputLine, answer: ApiAnswer): BatchRow {
   const { data, meta } = body;
   const verdict = verdictOf(body);
   const okSlot = (slot: SourceSlot): boolean => meta.sources[slot].status === 'ok';
+  const facts: NumberFacts = { number: data.number, phoneInfo: data.phoneInfo, hints: readHints(meta) ?? hintsOf(data.phoneInfo) };
   return {
-    line: item.line,
-    input: item.raw,
-    number: data.number,
-    status: 'found',
+    ...withFacts(emptyRow(item, 'found', null), facts),
     verdict: verdict.verdict,
     score: verdict.score,
     risk: verdict.risk,
@@ -175,9 +216,9 @@ export function toBatchRow(item: BatchInputLine, answer: ApiAnswer): BatchRow {
 }
 
 /** RFC 4180 field: quoted when it holds a comma, a quote or a line break. Leading formula characters are neutralised for spreadsheets. */
-export function csvField(value: string | number | null): string {
+export function csvField(value: string | number | boolean | string[] | null): string {
   if (value === null) return '';
-  let text = String(value);
+  let text = Array.isArray(value) ? value.join(' ') : String(value);
   if (typeof value === 'string' && /^[=+\-@\t\r]/.test(text) && !/^[+-]?\d[\d\s().-]*$/.test(text)) text = `'${text}`;
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }

@@ -37,11 +37,11 @@ function body(): ReportBody {
 }
 
 describe('the lookup summary', () => {
-  it('puts the verdict first, then the facts, then each source with its comments', () => {
+  it('puts the number\'s facts first, then the verdict, then each source with its comments', () => {
     const text = formatReportSummary(body());
     const lines = text.split('\n');
-    expect(lines[0]).toBe('Verdict: LIKELY UNWANTED (score 8/9, suspicious, from the primary source)');
-    const order = ['Verdict', 'Number 0612345678', 'Original carrier  Orange', 'NPV               yes', 'Primary (tellows): ok', 'Camille', 'Community (numeroinconnu.fr): ok, older copy (http_5xx)', 'Toujours le même message.', 'Signals (telguarder): error (timeout)'];
+    expect(lines[0]).toBe('Number 0612345678');
+    const order = ['Number 0612345678', 'Original carrier  Orange', 'NPV               yes, a range reserved for automated calls and messages', 'Hints             npv: ', 'Verdict: LIKELY UNWANTED (score 8/9, suspicious, from the primary source)', 'Primary (tellows): ok', 'Camille', 'Community (numeroinconnu.fr): ok, older copy (http_5xx)', 'Toujours le même message.', 'Signals (telguarder): error (timeout)'];
     const positions = order.map((needle) => text.indexOf(needle));
     expect(positions.every((position) => position >= 0)).toBe(true);
     expect([...positions].sort((a, b) => a - b)).toEqual(positions);
@@ -58,7 +58,16 @@ describe('the lookup summary', () => {
     const b = body();
     b.data.sources.primary.score = null;
     b.data.sources.community.dangerPercent = null;
-    expect(formatReportSummary(b).split('\n')[0]).toBe('Verdict: NO RATING (no source has a rating; risk unknown)');
+    expect(formatReportSummary(b).split('\n')).toContain('Verdict: NO RATING (no source has a rating; risk unknown)');
+  });
+
+  it('shows the server\'s meta.hints when it sends them, in words where the hint is known', () => {
+    const b = body();
+    b.meta.hints = ['technical_platform', 'future_hint'];
+    const lines = formatReportSummary(b).split('\n');
+    expect(lines).toContain('  Hints             technical_platform: technical platform range (0937, 0938, 09390–09394): not a person dialling');
+    expect(lines).toContain('                    future_hint');
+    expect(lines.join('\n')).not.toContain('npv:');
   });
 
   it('strips bidi overrides and folds line breaks', () => {

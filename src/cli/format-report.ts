@@ -1,9 +1,13 @@
-// The readable summary `phone-rep lookup` prints: the verdict first, then the number's facts,
-// then each source with its figures and comments. Pure. Scraped text is stripped of control
+// The readable summary `phone-rep lookup` prints: the number's facts first (they hold whatever
+// the sources say), then the verdict, then each source with its figures and comments. Pure. Scraped text is stripped of control
 // characters before it reaches a terminal, so a comment cannot carry escape sequences.
 import type { Risk, SourceSlot } from '../domain/report.js';
 import { computeScore, scoreToRisk, type ScoreSource } from '../domain/score.js';
 import type { ReportBody, SourceMetaView } from './api-answer.js';
+import { formatFacts, hintsOf, readHints } from './facts.js';
+import { sanitizeForTerminal } from './sanitize.js';
+
+export { sanitizeForTerminal } from './sanitize.js';
 
 export const SLOT_TITLES: Record<SourceSlot, string> = {
   primary: 'Primary (tellows)',
@@ -33,14 +37,6 @@ export function verdictOf(body: ReportBody): Verdict {
   return { verdict: VERDICTS[risk], score, risk, scoreSource };
 }
 
-/** Control characters (C0, DEL, C1) and bidi overrides out, line breaks folded: safe to print. */
-export function sanitizeForTerminal(text: string): string {
-  return text
-    .replace(/[\r\n\t]+/g, ' ')
-    // eslint-disable-next-line no-control-regex -- matching control characters is the point
-    .replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '')
-    .trim();
-}
 
 /** `status (reason)`, with the cache state when the data is an older copy. */
 export function describeSourceStatus(meta: SourceMetaView | undefined): string {
@@ -56,26 +52,14 @@ const plural = (count: number, word: string): string => `${count} ${word}${count
 export function formatReportSummary(body: ReportBody): string {
   const { data, meta } = body;
   const verdict = verdictOf(body);
-  const lines: string[] = [];
+  const lines: string[] = formatFacts({ number: data.number, phoneInfo: data.phoneInfo, hints: readHints(meta) ?? hintsOf(data.phoneInfo) });
+  lines.push('');
   const from = verdict.scoreSource === 'primary' ? ', from the primary source' : verdict.scoreSource === 'derived' ? ', derived from community and signals' : '';
   lines.push(
     verdict.score === null
       ? `Verdict: ${verdict.verdict.toUpperCase()} (no source has a rating; risk unknown)`
       : `Verdict: ${verdict.verdict.toUpperCase()} (score ${verdict.score}/9, ${verdict.risk}${from})`,
   );
-  lines.push('');
-  const info = data.phoneInfo;
-  lines.push(`Number ${sanitizeForTerminal(data.number)}`);
-  const facts: Array<[string, string]> = [
-    ['National', info.national],
-    ['International', info.e164],
-    ['Line type', info.type.replaceAll('_', ' ')],
-    ['Range', info.rangeLabel],
-    ['Original carrier', info.originalCarrier],
-    ['Region', info.region],
-    ['NPV', info.isNPV ? 'yes (verified commercial range)' : 'no'],
-  ];
-  for (const [label, value] of facts) lines.push(`  ${label.padEnd(17)} ${show(sanitizeForTerminal(value))}`);
 
   const { primary, community, signals } = data.sources;
   lines.push('');

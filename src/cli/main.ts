@@ -8,11 +8,14 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config/config.js';
 import type { ServiceOverrides } from '../composition.js';
-import { loadNumberingPlan } from '../domain/numbering/numbering-plan.js';
-import { updateArcepData } from '../domain/numbering/update-arcep-data.js';
-import { EXIT_CODES, exitCodeForStatus, readProblemTitle, readReportBody } from './api-answer.js';
+import { loadNumberingPlan } from '../infra/arcep/load-numbering-plan.js';
+import { updateArcepData } from '../infra/arcep/update-arcep-data.js';
+import { createPhoneNumberParser } from '../domain/numbering/parse-phone-number.js';
+import { SOURCE_SLOTS } from '../domain/report.js';
+import { EXIT_CODES, exitCodeForStatus, readFailureReasons, readProblemTitle, readReportBody } from './api-answer.js';
 import { createPacer, csvHeader, deduplicate, formatRow, readBatchLines, renderProgress, runBatch, type BatchRow } from './batch.js';
-import { formatReportSummary } from './format-report.js';
+import { factsOfParsedNumber, formatFacts } from './facts.js';
+import { describeSourceStatus, formatReportSummary, SLOT_TITLES } from './format-report.js';
 import { createInProcessApi, createRemoteApi, type PhoneApi } from './phone-api.js';
 
 export type CommandHandler = (args: string[]) => Promise<number>;
@@ -109,7 +112,11 @@ function guarded(io: CliIo, usage: string, run: CommandHandler): CommandHandler 
   };
 }
 
-/** `lookup <number> [--json] [--url URL]`: a readable summary, or the API's exact JSON. */
+/**
+ * `lookup <number> [--json] [--url URL]`: a readable summary, or the API's exact JSON. When
+ * every source failed, the number's facts still go to stdout, then the failure and each
+ * source's reason to stderr, with exit code 3.
+ */
 function createLookupCommand(io: CliIo): CommandHandler {
   return guarded(io, 'phone-rep lookup <number> [--json] [--url URL]', async (args) => {
     const { values, positionals } = parse(args, { json: { type: 'boolean' }, url: { type: 'string' } });
@@ -132,13 +139,47 @@ function createLookupCommand(io: CliIo): CommandHandler {
         io.err('The server answered something that is not a report.');
         return EXIT_CODES.error;
       }
+      if (answer.facts !== undefined) io.out(formatFacts(answer.facts).join('\n'));
       const title = readProblemTitle(answer.body) ?? `HTTP ${answer.status}`;
       const hint = answer.status === 429 && answer.retryAfterSeconds !== undefined ? ` (retry in ${answer.retryAfterSeconds} s)` : '';
       io.err(`${title}${hint}`);
+      if (answer.status === 502) {
+        const reasons = readFailureReasons(answer.body);
+        for (const slot of SOURCE_SLOTS) {
+          const reason = reasons[slot];
+          if (reason !== undefined) io.err(`  ${SLOT_TITLES[slot]}: ${describeSourceStatus({ status: 'error', reason })}`);
+        }
+      }
       return code;
     } finally {
       await api.close();
     }
+  });
+}
+
+/**
+ * `info <number> [--json]`: the number's facts from the local numbering plan alone. No server,
+ * no upstream, no Redis, no DNS: it works with every outbound connection blocked. `--json`
+ * prints the body of the API's `GET /api/phone/{number}/info`.
+ */
+function createInfoCommand(io: CliIo): CommandHandler {
+  return guarded(io, 'phone-rep info <number> [--json]', async (args) => {
+    const { values, positionals } = parse(args, { json: { type: 'boolean' } });
+    const number = positionals[0];
+    if (number === undefined || positionals.length > 1) throw new UsageError('info takes exactly one number');
+    // Only what parsing reads: a setting for the service (REDIS_URL…) cannot stop an offline answer.
+    const env = cliEnv(io);
+    const config = loadConfig({ ARCEP_DATA_DIR: env.ARCEP_DATA_DIR, DEFAULT_REGION: env.DEFAULT_REGION });
+    const plan = io.overrides?.numberingPlan ?? loadNumberingPlan(resolve(config.ARCEP_DATA_DIR));
+    const parsed = createPhoneNumberParser(plan, config.DEFAULT_REGION)(number);
+    if (!parsed.ok) {
+      io.err('Invalid phone number format');
+      return EXIT_CODES.invalidInput;
+    }
+    const facts = factsOfParsedNumber(parsed.value);
+    if (values.json === true) io.out(JSON.stringify({ success: true, data: { number: facts.number, phoneInfo: facts.phoneInfo } }));
+    else io.out(formatFacts(facts).join('\n'));
+    return EXIT_CODES.found;
   });
 }
 
@@ -233,6 +274,9 @@ function createCanaryCommand(io: CliIo): CommandHandler {
   });
 }
 
+/** `data update` exit status when MAJNUM and identifiants_CE were updated but MAJRIO was not. */
+export const DATA_UPDATE_WITHOUT_MAJRIO = 4;
+
 /** `data update`: refresh the ARCEP snapshot from the configured URLs; `data info`: show what is in use. */
 function createDataCommand(io: CliIo): CommandHandler {
   return async (args) => {
@@ -252,7 +296,15 @@ function createDataCommand(io: CliIo): CommandHandler {
         `ARCEP data updated in ${config.ARCEP_DATA_DIR}: data date ${result.dataDate}, ` +
           `${result.rows.majnum} MAJNUM rows, ${result.rows.majrio} MAJRIO rows, ${result.rows.identifiants} operators`,
       );
-      return 0;
+      if (result.majrio.status === 'updated') return 0;
+      // Partly updated: a distinct status so that a scheduled job notices, while the new
+      // MAJNUM and identifiants_CE are in use.
+      io.err(
+        `MAJRIO.csv not updated (${result.majrio.reason}): ` +
+          (result.majrio.status === 'kept' ? 'the previous MAJRIO.csv is kept' : 'none existed, an empty one (header only) was written') +
+          '; operator names come from identifiants_CE.csv, else the operator code is shown',
+      );
+      return DATA_UPDATE_WITHOUT_MAJRIO;
     }
     if (action === 'info') {
       try {
@@ -273,6 +325,7 @@ export function createCommands(io: CliIo = defaultIo): Record<string, CommandHan
   return {
     data: createDataCommand(io),
     lookup: createLookupCommand(io),
+    info: createInfoCommand(io),
     batch: createBatchCommand(io),
     serve: createServeCommand(io),
     canary: createCanaryCommand(io),
@@ -280,14 +333,17 @@ export function createCommands(io: CliIo = defaultIo): Record<string, CommandHan
 }
 
 const HELP = `Usage:
-  phone-rep lookup <number> [--json] [--url URL]     one number: readable summary, or the API JSON
+  phone-rep lookup <number> [--json] [--url URL]     one number: its facts, verdict and sources, or the API JSON
+  phone-rep info <number> [--json]                   one number's facts from the local numbering plan, no network
   phone-rep batch <file|-> [--format csv|ndjson] [--concurrency N] [--url URL]
                                                      one row per distinct number of a list
   phone-rep serve                                    start the HTTP server
   phone-rep canary [number…]                         check the real upstream pages' markers
   phone-rep data <update|info>                       refresh / show the ARCEP numbering data
+                                                     (update: 0 done, 4 done but MAJRIO kept, 1 nothing changed)
 
-In-process by default; --url sends the requests to a running server instead.
+lookup and batch run in-process by default; --url sends the requests to a running server instead.
+When every source fails, lookup still prints the number's facts and batch still fills its facts columns.
 Exit codes: 0 found, 2 invalid input, 3 every upstream failed, 1 other errors.`;
 
 export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<number> {

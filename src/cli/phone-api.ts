@@ -6,6 +6,7 @@ import { buildApp } from '../app.js';
 import type { Config } from '../config/config.js';
 import { createServiceDependencies, type ServiceOverrides } from '../composition.js';
 import type { ApiAnswer } from './api-answer.js';
+import { factsOfParsedNumber, readProblemFacts } from './facts.js';
 
 export interface PhoneApi {
   getReport(raw: string): Promise<ApiAnswer>;
@@ -33,7 +34,14 @@ export async function createInProcessApi(config: Config, overrides: ServiceOverr
     async getReport(raw) {
       const response = await app.inject({ method: 'GET', url: reportPath(raw) });
       const retryAfterSeconds = retryAfterOf(response.headers['retry-after']);
-      return { status: response.statusCode, body: response.body, ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }) };
+      // The numbering plan is right here: the facts of a 502 need nothing from its body.
+      const parsed = response.statusCode === 502 ? parse(raw) : undefined;
+      return {
+        status: response.statusCode,
+        body: response.body,
+        ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
+        ...(parsed?.ok === true ? { facts: factsOfParsedNumber(parsed.value) } : {}),
+      };
     },
     normalise(raw) {
       const parsed = parse(raw);
@@ -82,7 +90,8 @@ export function createRemoteApi(options: RemoteApiOptions): PhoneApi {
           await sleep(waitSeconds * 1000);
           continue;
         }
-        return { status: response.status, body, ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }) };
+        const facts = response.status === 502 ? readProblemFacts(body) : undefined;
+        return { status: response.status, body, ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }), ...(facts === undefined ? {} : { facts }) };
       }
     },
     normalise(raw) {

@@ -1,30 +1,48 @@
+import { Value } from '@sinclair/typebox/value';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, trustProxySetting } from './config.js';
+import { CONFIG_DEFAULTS, ConfigError, ConfigSchema, configVariables, fastifyTrustProxy, loadConfig, parseTrustProxy, parseWorkers } from './config.js';
+
+const PARSED = new Set(['WORKERS', 'TRUST_PROXY']);
+
+describe('the schema', () => {
+  it('describes every variable, and every default is a value its own schema accepts', () => {
+    const properties = Object.entries(ConfigSchema.properties);
+    expect(properties.length).toBeGreaterThan(0);
+    for (const [name, schema] of properties) {
+      expect(schema.description, `${name} has no description`).toMatch(/\S{3,}/);
+      if (schema.default !== undefined) expect(Value.Check(schema, schema.default), `${name}'s default ${String(schema.default)} fails its own schema`).toBe(true);
+    }
+  });
+
+  it('derives CONFIG_DEFAULTS from exactly the variables that carry a default', () => {
+    const withDefault = Object.entries(ConfigSchema.properties).filter(([, schema]) => schema.default !== undefined);
+    expect(Object.keys(CONFIG_DEFAULTS).sort()).toEqual(withDefault.map(([name]) => name).sort());
+    expect(CONFIG_DEFAULTS.PORT).toBe(3000);
+    expect('REDIS_URL' in CONFIG_DEFAULTS).toBe(false);
+  });
+
+  it('lists each variable once for the docs, with its default as text or none', () => {
+    const variables = configVariables();
+    expect(variables.map((v) => v.name)).toEqual(Object.keys(ConfigSchema.properties));
+    expect(variables.find((v) => v.name === 'CACHE_TTL_S')).toMatchObject({ defaultValue: '21600', accepts: 'a whole number ≥ 1' });
+    expect(variables.find((v) => v.name === 'HASH_SECRET')).toMatchObject({ defaultValue: undefined, accepts: 'a string of 16+ characters' });
+  });
+});
 
 describe('loadConfig', () => {
-  it('gives the documented defaults on an empty environment', () => {
-    const config = loadConfig({});
-    expect(config).toMatchObject({
-      PORT: 3000,
-      HOST: '0.0.0.0',
-      RATE_LIMIT_MAX: 30,
-      RATE_LIMIT_WINDOW_S: 60,
-      TRUST_PROXY: 'off',
-      DEFAULT_REGION: 'FR',
-      TELLOWS_API_URL: 'https://www.tellows.de',
-      TELLOWS_WEB_URL: 'https://www.tellows.fr',
-      NUMEROINCONNU_URL: 'https://www.numeroinconnu.fr',
-      TELGUARDER_URL: 'https://www.telguarder.com',
-      SOURCE_TIMEOUT_MS: 3000,
-      LOOKUP_TIMEOUT_MS: 4000,
-      CACHE_MAX_ENTRIES: 100_000,
-      CACHE_TTL_S: 21_600,
-      CACHE_NOT_FOUND_TTL_S: 3600,
-      CACHE_STALE_S: 604_800,
-      WORKERS: '1',
-    });
-    expect(config.TELLOWS_API_KEY).toBeUndefined();
-    expect(config.REDIS_URL).toBeUndefined();
+  it('gives every variable its schema default on an empty environment, and leaves the others unset', () => {
+    const config = loadConfig({}) as unknown as Record<string, unknown>;
+    for (const [name, value] of Object.entries(CONFIG_DEFAULTS)) {
+      if (PARSED.has(name)) continue;
+      expect(config[name], name).toEqual(value);
+    }
+    for (const [name, schema] of Object.entries(ConfigSchema.properties)) {
+      if (schema.default === undefined) expect(config[name], name).toBeUndefined();
+    }
+    expect(config.workers).toBe(1);
+    expect(config.trustProxy).toBe(false);
+    expect(config.CACHE_MAX_MB).toBe(256);
+    expect(config.CACHE_MAX_ENTRIES).toBeUndefined();
   });
 
   it('converts numbers and booleans and treats empty strings as unset', () => {
@@ -40,16 +58,31 @@ describe('loadConfig', () => {
     expect(Object.isFrozen(config)).toBe(true);
   });
 
+  it('exposes WORKERS and TRUST_PROXY only parsed, never as raw text', () => {
+    const config = loadConfig({ WORKERS: '3', TRUST_PROXY: '10.0.0.1, 10.0.0.0/8' }) as unknown as Record<string, unknown>;
+    expect(config.workers).toBe(3);
+    expect(config.trustProxy).toEqual(['10.0.0.1', '10.0.0.0/8']);
+    expect('WORKERS' in config).toBe(false);
+    expect('TRUST_PROXY' in config).toBe(false);
+  });
+
   it('fails fast naming every bad variable and what it takes', () => {
-    expect(() => loadConfig({ PORT: 'eighty', RATE_LIMIT_MAX: '-1', TELGUARDER_URL: 'ftp://x' })).toThrow(ConfigError);
+    let thrown: unknown;
     try {
       loadConfig({ PORT: 'eighty', RATE_LIMIT_MAX: '-1', TELGUARDER_URL: 'ftp://x' });
     } catch (error) {
-      const message = (error as Error).message;
-      expect(message).toContain('PORT="eighty" is not valid: expected a whole number');
-      expect(message).toContain('RATE_LIMIT_MAX');
-      expect(message).toContain('TELGUARDER_URL');
+      thrown = error;
     }
+    expect(thrown).toBeInstanceOf(ConfigError);
+    const message = (thrown as Error).message;
+    expect(message).toContain('PORT="eighty" is not valid: expected a whole number');
+    expect(message).toContain('RATE_LIMIT_MAX');
+    expect(message).toContain('TELGUARDER_URL');
+  });
+
+  it('refuses a bad WORKERS value rather than guessing a count', () => {
+    expect(() => loadConfig({ WORKERS: 'many' })).toThrow(/WORKERS="many" is not valid/);
+    expect(() => loadConfig({ WORKERS: '0' })).toThrow(/WORKERS/);
   });
 
   it('refuses TRUST_PROXY=true, which would let anyone forge X-Forwarded-For', () => {
@@ -62,20 +95,38 @@ describe('loadConfig', () => {
   });
 });
 
-describe('trustProxySetting', () => {
+describe('parseWorkers', () => {
+  it('reads a count as itself and `auto` as one per core, at least one', () => {
+    expect(parseWorkers('1', 8)).toBe(1);
+    expect(parseWorkers('3', 8)).toBe(3);
+    expect(parseWorkers('auto', 8)).toBe(8);
+    expect(parseWorkers('auto', 0)).toBe(1);
+  });
+});
+
+describe('parseTrustProxy', () => {
+  it.each([
+    ['off', false],
+    ['false', false],
+    ['0', false],
+    ['2', 2],
+    ['10.0.0.1, 10.0.0.0/8', ['10.0.0.1', '10.0.0.0/8']],
+    ['loopback', ['loopback']],
+  ])('reads %s as %j', (value, expected) => {
+    expect(parseTrustProxy(value)).toEqual(expected);
+  });
+});
+
+describe('fastifyTrustProxy', () => {
   it('trusts exactly the nearest N hops for a hop count', () => {
-    const trust = trustProxySetting({ TRUST_PROXY: '2' });
+    const trust = fastifyTrustProxy(2);
     expect(typeof trust).toBe('function');
     if (typeof trust !== 'function') return;
     expect([0, 1, 2].map((hop) => trust('10.0.0.1', hop))).toEqual([true, true, false]);
   });
 
-  it.each([
-    ['off', false],
-    ['0', false],
-    ['10.0.0.1, 10.0.0.0/8', ['10.0.0.1', '10.0.0.0/8']],
-    ['loopback', ['loopback']],
-  ])('reads %s', (value, expected) => {
-    expect(trustProxySetting({ TRUST_PROXY: value })).toEqual(expected);
+  it('passes off and address lists through unchanged', () => {
+    expect(fastifyTrustProxy(false)).toBe(false);
+    expect(fastifyTrustProxy(['loopback'])).toEqual(['loopback']);
   });
 });

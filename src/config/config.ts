@@ -1,95 +1,144 @@
 // The service's configuration: one schema, read once from the environment, frozen.
+// Each variable is one entry below (name, type, default, description); the defaults, the typed
+// Config, docs/configuration.md and .env.example are all derived from it (`npm run docs:config`).
 // A bad value stops the start with a message that names the variable and what it takes.
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { availableParallelism } from 'node:os';
+import { CloneType, Type, type Static, type TOptional, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 
-const Url = Type.String({ pattern: '^https?://[^\\s/]+(/[^\\s]*)?$', description: 'http(s) base URL' });
+const Url = Type.String({ pattern: '^https?://[^\\s/]+(/[^\\s]*)?$' });
 const Port = Type.Integer({ minimum: 0, maximum: 65535 });
 const PositiveInt = Type.Integer({ minimum: 1 });
 const NonNegativeInt = Type.Integer({ minimum: 0 });
+const NonEmpty = Type.String({ minLength: 1 });
 
-/** Every variable the service reads, with its default. The README table mirrors this list. */
+/** A variable with a default: the schema carries it, so the Config type makes it always present. */
+function setting<T extends TSchema>(schema: T, defaultValue: Static<T>, description: string): TOptional<T & { default: Static<T> }>;
+/** A variable without a default: absent from Config when unset. */
+function setting<T extends TSchema>(schema: T, defaultValue: undefined, description: string): TOptional<T>;
+function setting(schema: TSchema, defaultValue: unknown, description: string): TSchema {
+  return Type.Optional(CloneType(schema, defaultValue === undefined ? { description } : { description, default: defaultValue }));
+}
+
+/** Every variable the service reads. To add one, add one entry (at the end when on a branch). */
 export const ConfigSchema = Type.Object({
-  PORT: Type.Optional(Port),
-  HOST: Type.Optional(Type.String({ minLength: 1 })),
-  LOG_LEVEL: Type.Optional(Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)))),
-  RATE_LIMIT_MAX: Type.Optional(NonNegativeInt),
-  RATE_LIMIT_WINDOW_S: Type.Optional(PositiveInt),
-  TRUST_PROXY: Type.Optional(Type.String({ pattern: '^(off|false|0|[1-9][0-9]?|[0-9a-fA-F:./, ]+|loopback|linklocal|uniquelocal)$' })),
-  DEFAULT_REGION: Type.Optional(Type.String({ pattern: '^[A-Z]{2}$' })),
-  SHUTDOWN_GRACE_MS: Type.Optional(PositiveInt),
-  HASH_SECRET: Type.Optional(Type.String({ minLength: 16 })),
-  MAX_IN_FLIGHT: Type.Optional(PositiveInt),
-  MAX_EVENT_LOOP_DELAY_MS: Type.Optional(NonNegativeInt),
+  PORT: setting(Port, 3000, 'HTTP port of the API and the page.'),
+  HOST: setting(NonEmpty, '0.0.0.0', 'Listen address.'),
+  LOG_LEVEL: setting(
+    Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level))),
+    'info',
+    'Log level: fatal, error, warn, info, debug, trace or silent.',
+  ),
+  RATE_LIMIT_MAX: setting(NonNegativeInt, 30, 'Requests per client per window on /api/* and 404s; 0 turns limiting off.'),
+  RATE_LIMIT_WINDOW_S: setting(PositiveInt, 60, 'Window of the sliding rate limit, in seconds.'),
+  TRUST_PROXY: setting(
+    Type.String({ pattern: '^(off|false|0|[1-9][0-9]?|[0-9a-fA-F:./, ]+|loopback|linklocal|uniquelocal)$' }),
+    'off',
+    "Which proxies' X-Forwarded-For to believe: off, a hop count (1 = one proxy in front), or comma-separated proxy addresses/CIDRs (10.0.0.0/8, loopback). true is refused: it would let anyone forge their address.",
+  ),
+  DEFAULT_REGION: setting(Type.String({ pattern: '^[A-Z]{2}$' }), 'FR', 'Region (ISO 3166 alpha-2) for numbers without + or 00 that do not start with 0.'),
+  SHUTDOWN_GRACE_MS: setting(PositiveInt, 10_000, 'How long SIGTERM/SIGINT wait for in-flight requests before exiting anyway.'),
+  HASH_SECRET: setting(
+    Type.String({ minLength: 16 }),
+    undefined,
+    'Key of the HMAC that hashes numbers (cache keys) and client addresses (rate-limit keys), 16+ characters. Random per process when unset; required, and the same on every instance, with REDIS_URL.',
+  ),
+  MAX_IN_FLIGHT: setting(PositiveInt, 1000, 'API requests in progress above which new ones get 503 with Retry-After.'),
+  MAX_EVENT_LOOP_DELAY_MS: setting(NonNegativeInt, 1000, 'Mean event-loop delay, sustained over two 0.5 s intervals, above which API requests get 503; 0 = off.'),
 
-  TELLOWS_API_URL: Type.Optional(Url),
-  TELLOWS_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
-  TELLOWS_PARTNER: Type.Optional(Type.String({ minLength: 1 })),
-  TELLOWS_WEB_URL: Type.Optional(Url),
-  NUMEROINCONNU_URL: Type.Optional(Url),
-  TELGUARDER_URL: Type.Optional(Url),
-  TELLOWS_RPM: Type.Optional(PositiveInt),
-  NUMEROINCONNU_RPM: Type.Optional(PositiveInt),
-  TELGUARDER_RPM: Type.Optional(PositiveInt),
-  UPSTREAM_CONCURRENCY: Type.Optional(PositiveInt),
+  TELLOWS_API_URL: setting(Url, 'https://www.tellows.de', "Base URL of tellows' partner API (/basic/num/{n}); may point at a mirror or a proxy."),
+  TELLOWS_API_KEY: setting(NonEmpty, undefined, "tellows partner API key; unset = tellows' HTML page only."),
+  TELLOWS_PARTNER: setting(NonEmpty, undefined, 'Partner name sent with the tellows key, if the plan needs one.'),
+  TELLOWS_WEB_URL: setting(Url, 'https://www.tellows.fr', "Base URL of tellows' site (/num/{n})."),
+  NUMEROINCONNU_URL: setting(Url, 'https://www.numeroinconnu.fr', 'Base URL of numeroinconnu.fr (/numero/{n}).'),
+  TELGUARDER_URL: setting(Url, 'https://www.telguarder.com', 'Base URL of telguarder (/fr/search or /fr/number/{n}, see TELGUARDER_LOOKUP).'),
+  TELLOWS_RPM: setting(PositiveInt, 120, 'Requests per minute to tellows (API and site each), for the whole deployment when Redis is shared.'),
+  NUMEROINCONNU_RPM: setting(PositiveInt, 30, 'Requests per minute to numeroinconnu.fr.'),
+  TELGUARDER_RPM: setting(PositiveInt, 30, 'Requests per minute to telguarder.'),
+  UPSTREAM_CONCURRENCY: setting(PositiveInt, 4, 'Requests in flight per upstream (numeroinconnu and telguarder are capped at 2 whatever this says).'),
 
-  SOURCE_TIMEOUT_MS: Type.Optional(PositiveInt),
-  LOOKUP_TIMEOUT_MS: Type.Optional(PositiveInt),
-  CACHE_MAX_ENTRIES: Type.Optional(PositiveInt),
-  CACHE_TTL_S: Type.Optional(PositiveInt),
-  CACHE_NOT_FOUND_TTL_S: Type.Optional(PositiveInt),
-  CACHE_STALE_S: Type.Optional(NonNegativeInt),
+  SOURCE_TIMEOUT_MS: setting(PositiveInt, 3000, 'Deadline of one source, retry included.'),
+  LOOKUP_TIMEOUT_MS: setting(PositiveInt, 4000, 'Deadline of a whole lookup.'),
+  CACHE_MAX_ENTRIES: setting(PositiveInt, undefined, 'Optional count cap of the in-process source cache, in per-source results (three per number), on top of CACHE_MAX_MB. Unset = no count cap.'),
+  CACHE_TTL_S: setting(PositiveInt, 21_600, 'Freshness of an ok result, in seconds (±10 % jitter).'),
+  CACHE_NOT_FOUND_TTL_S: setting(PositiveInt, 3600, 'Freshness of a not_found result, in seconds (±10 % jitter).'),
+  CACHE_STALE_S: setting(NonNegativeInt, 604_800, 'How long past freshness a result may still be served stale, in seconds; 0 = never.'),
 
-  REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
-  REDIS_KEY_PREFIX: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-  WORKERS: Type.Optional(Type.String({ pattern: '^(auto|[1-9][0-9]?)$' })),
+  REDIS_URL: setting(
+    Type.String({ pattern: '^rediss?://' }),
+    undefined,
+    'redis://[:password@]host:port[/db] or rediss://… (TLS): shares the cache, rate limit, coalescing and upstream politeness between instances. Unset = memory only.',
+  ),
+  REDIS_KEY_PREFIX: setting(Type.String({ minLength: 1, maxLength: 64 }), 'phonerep:', 'Prefix of every Redis key, so several deployments can share one Redis.'),
+  WORKERS: setting(Type.String({ pattern: '^(auto|[1-9][0-9]?)$' }), '1', 'Server processes on this machine sharing PORT: a number (1-99) or auto (one per core).'),
 
-  METRICS_ENABLED: Type.Optional(Type.Boolean()),
-  METRICS_PORT: Type.Optional(Port),
+  METRICS_ENABLED: setting(Type.Boolean(), true, 'Serve Prometheus metrics at /metrics.'),
+  METRICS_PORT: setting(Port, undefined, 'Serve /metrics on this port instead of the API port (unset = same port).'),
 
-  ARCEP_DATA_DIR: Type.Optional(Type.String({ minLength: 1 })),
-  ARCEP_MAJNUM_URL: Type.Optional(Url),
-  ARCEP_MAJRIO_URL: Type.Optional(Url),
-  ARCEP_IDENTIFIANTS_URL: Type.Optional(Url),
+  ARCEP_DATA_DIR: setting(NonEmpty, 'data/arcep', 'Where the ARCEP numbering files are read from (and updated into by phone-rep data update).'),
+  ARCEP_MAJNUM_URL: setting(Url, 'https://extranet.arcep.fr/uploads/MAJNUM.csv', 'Source of MAJNUM.csv for phone-rep data update.'),
+  ARCEP_MAJRIO_URL: setting(Url, 'https://extranet.arcep.fr/uploads/MAJRIO.csv', 'Source of MAJRIO.csv for phone-rep data update.'),
+  ARCEP_IDENTIFIANTS_URL: setting(Url, 'https://extranet.arcep.fr/uploads/identifiants_CE.csv', 'Source of the operator identifiers file for phone-rep data update.'),
+
+  TELGUARDER_LOOKUP: setting(
+    Type.Union([Type.Literal('search'), Type.Literal('number')]),
+    'search',
+    'How the telguarder number page is reached: search (POST /fr/search with q=) or number (GET /fr/number/{0XXXXXXXXX}).',
+  ),
+  CANARY_INTERVAL_S: setting(NonNegativeInt, 0, 'Seconds between scheduled canary rounds inside the service (markers checked against the live sites, within each budget); 0 = off.'),
+  CANARY_NUMBERS: setting(
+    Type.String({ pattern: '^((tellows|numeroinconnu|telguarder):)?\\+?[0-9]{4,20}(,((tellows|numeroinconnu|telguarder):)?\\+?[0-9]{4,20})*$' }),
+    undefined,
+    'Numbers the canary checks: comma-separated [upstream:]number items; a bare number applies to every upstream without its own. Unset = 0639980000,0199000000.',
+  ),
+  MAX_CONNECTIONS: setting(PositiveInt, 10_000, 'Open connections per process; lowered at start to the file-descriptor limit minus 256. New connections past it are closed at once.'),
+  MAX_CONNECTIONS_PER_ADDRESS: setting(
+    NonNegativeInt,
+    512,
+    'Open connections per client socket address, per process; 0 = no cap. Behind a reverse proxy every connection comes from the proxy: raise it or set 0 there.',
+  ),
+  HEADERS_TIMEOUT_MS: setting(PositiveInt, 10_000, 'A request whose headers have not all arrived within this is answered 408 and closed (checked every 0.5 s). At most REQUEST_TIMEOUT_MS.'),
+  REQUEST_TIMEOUT_MS: setting(PositiveInt, 15_000, 'A request that has not fully arrived within this is answered 408 and closed (checked every 0.5 s).'),
+  CACHE_MAX_MB: setting(PositiveInt, 256, 'Memory cap of the in-process caches, in MiB: one eighth holds finished answers of fresh numbers (docs/hot-path.md), the rest the per-source results, least recently used dropped first (about 180,000 numbers of the size of the sample data; larger pages, fewer).'),
 });
 
-export const CONFIG_DEFAULTS = {
-  PORT: 3000,
-  HOST: '0.0.0.0',
-  LOG_LEVEL: 'info',
-  RATE_LIMIT_MAX: 30,
-  RATE_LIMIT_WINDOW_S: 60,
-  TRUST_PROXY: 'off',
-  DEFAULT_REGION: 'FR',
-  SHUTDOWN_GRACE_MS: 10_000,
-  MAX_IN_FLIGHT: 1000,
-  MAX_EVENT_LOOP_DELAY_MS: 1000,
-  TELLOWS_API_URL: 'https://www.tellows.de',
-  TELLOWS_WEB_URL: 'https://www.tellows.fr',
-  NUMEROINCONNU_URL: 'https://www.numeroinconnu.fr',
-  TELGUARDER_URL: 'https://www.telguarder.com',
-  TELLOWS_RPM: 120,
-  NUMEROINCONNU_RPM: 30,
-  TELGUARDER_RPM: 30,
-  UPSTREAM_CONCURRENCY: 4,
-  SOURCE_TIMEOUT_MS: 3000,
-  LOOKUP_TIMEOUT_MS: 4000,
-  CACHE_MAX_ENTRIES: 100_000,
-  CACHE_TTL_S: 21_600,
-  CACHE_NOT_FOUND_TTL_S: 3600,
-  CACHE_STALE_S: 604_800,
-  REDIS_KEY_PREFIX: 'phonerep:',
-  WORKERS: '1',
-  METRICS_ENABLED: true,
-  ARCEP_DATA_DIR: 'data/arcep',
-  ARCEP_MAJNUM_URL: 'https://www.arcep.fr/fileadmin/reprise/dossiers/numerotation/opendata/MAJNUM.csv',
-  ARCEP_MAJRIO_URL: 'https://www.arcep.fr/fileadmin/reprise/dossiers/numerotation/opendata/MAJRIO.csv',
-  ARCEP_IDENTIFIANTS_URL: 'https://www.data.gouv.fr/fr/datasets/r/identifiants_ce.csv',
-} as const;
-
+type Properties = (typeof ConfigSchema)['properties'];
+type DefaultedName = { [K in keyof Properties]: Properties[K] extends { default: unknown } ? K : never }[keyof Properties];
 type RawConfig = Static<typeof ConfigSchema>;
-type Defaulted = { [K in keyof typeof CONFIG_DEFAULTS]-?: NonNullable<RawConfig[K]> };
-export type Config = Readonly<Omit<RawConfig, keyof Defaulted> & Defaulted>;
+type EnvConfig = Omit<RawConfig, DefaultedName> & { [K in DefaultedName]-?: NonNullable<RawConfig[K]> };
+
+/** Fastify's `trustProxy`: off, the proxy addresses/CIDRs to trust, or how many nearest hops. */
+export type TrustProxy = false | string[] | number;
+
+/**
+ * The environment, defaulted and converted. WORKERS and TRUST_PROXY are only present parsed, as
+ * `workers` and `trustProxy`, so that no caller reads the raw text again.
+ */
+export type Config = Readonly<
+  Omit<EnvConfig, 'WORKERS' | 'TRUST_PROXY'> & {
+    /** Server processes to run (WORKERS, with `auto` resolved to the core count). */
+    workers: number;
+    trustProxy: TrustProxy;
+  }
+>;
+
+/** Name, default (when it has one) and description of every variable, in schema order. */
+export interface VariableDoc {
+  name: string;
+  defaultValue: string | undefined;
+  description: string;
+  /** What a valid value looks like, as shown in error messages. */
+  accepts: string;
+}
+
+function schemaProperties(): Record<string, TSchema> {
+  return ConfigSchema.properties;
+}
+
+/** The defaults, read from the schema. */
+export const CONFIG_DEFAULTS = Object.freeze(
+  Object.fromEntries(Object.entries(schemaProperties()).flatMap(([name, schema]) => (schema.default === undefined ? [] : [[name, schema.default as unknown]]))),
+) as { readonly [K in DefaultedName]: NonNullable<RawConfig[K]> };
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -104,7 +153,45 @@ function describeSchema(schema: TSchema): string {
   if (schema.type === 'boolean') return 'true or false';
   if (Array.isArray(schema.anyOf)) return `one of ${(schema.anyOf as TSchema[]).map((s) => String(s.const)).join(', ')}`;
   if (typeof schema.pattern === 'string') return `a value matching ${schema.pattern}`;
+  if (typeof schema.minLength === 'number' && schema.minLength > 1) return `a string of ${schema.minLength}+ characters`;
   return 'a non-empty string';
+}
+
+export function configVariables(): VariableDoc[] {
+  return Object.entries(schemaProperties()).map(([name, schema]) => ({
+    name,
+    defaultValue: schema.default === undefined ? undefined : String(schema.default),
+    description: typeof schema.description === 'string' ? schema.description : '',
+    accepts: describeSchema(schema),
+  }));
+}
+
+/** WORKERS as a count: `auto` is one per core; the schema guarantees 1..99 otherwise. */
+export function parseWorkers(setting: string, cores: number = availableParallelism()): number {
+  if (setting === 'auto') return Math.max(1, cores);
+  const count = Number(setting);
+  return Number.isInteger(count) && count >= 1 ? count : 1;
+}
+
+/** TRUST_PROXY as Fastify reads it: false, a hop count, or a list of addresses/CIDRs. */
+export function parseTrustProxy(setting: string): TrustProxy {
+  const value = setting.trim();
+  if (value === 'off' || value === 'false' || value === '0') return false;
+  if (/^\d+$/.test(value)) return Number(value);
+  return value
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part.length > 0);
+}
+
+/**
+ * `trustProxy` as Fastify's option. Fastify reads a bare number as "trust nothing" (it cannot
+ * check the nearest peer), so a hop count becomes a function trusting the nearest N hops, which
+ * is what proxy-addr does with a count.
+ */
+export function fastifyTrustProxy(trust: TrustProxy): false | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof trust !== 'number') return trust;
+  return (_address, hop) => hop < trust;
 }
 
 /**
@@ -112,7 +199,7 @@ function describeSchema(schema: TSchema): string {
  * `.env` line `TELLOWS_API_KEY=` leaves the default. Throws ConfigError listing every bad variable.
  */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
-  const properties = ConfigSchema.properties as Record<string, TSchema>;
+  const properties = schemaProperties();
   const picked: Record<string, unknown> = {};
   for (const name of Object.keys(properties)) {
     const value = env[name];
@@ -131,22 +218,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (typeof merged.REDIS_URL === 'string' && merged.HASH_SECRET === undefined) {
     problems.push('HASH_SECRET must be set (16+ characters, the same on every instance) when REDIS_URL is set, so that instances share cache keys');
   }
+  if (Number(merged.HEADERS_TIMEOUT_MS) > Number(merged.REQUEST_TIMEOUT_MS)) {
+    problems.push('HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS (the headers are part of the request)');
+  }
   if (problems.length > 0) {
     throw new ConfigError(`Invalid configuration:\n  - ${[...new Set(problems)].join('\n  - ')}`);
   }
-  return Object.freeze(merged) as Config;
-}
-
-/**
- * TRUST_PROXY as Fastify's `trustProxy` option: false, a list of addresses/CIDRs, or for a hop
- * count a function trusting the nearest N hops (what proxy-addr does with a number).
- */
-export function trustProxySetting(config: Pick<Config, 'TRUST_PROXY'>): false | string[] | ((address: string, hop: number) => boolean) {
-  const value = config.TRUST_PROXY.trim();
-  if (value === 'off' || value === 'false' || value === '0') return false;
-  if (/^\d+$/.test(value)) {
-    const hops = Number(value);
-    return (_address, hop) => hop < hops;
-  }
-  return value.split(',').map((part) => part.trim()).filter((part) => part.length > 0);
+  const { WORKERS, TRUST_PROXY, ...rest } = merged;
+  return Object.freeze({ ...rest, workers: parseWorkers(String(WORKERS)), trustProxy: parseTrustProxy(String(TRUST_PROXY)) }) as Config;
 }

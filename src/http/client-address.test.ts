@@ -14,6 +14,8 @@ describe('clientBucket', () => {
     ['fe80::1%eth0', 'fe80:0:0:0::/64'],
     [undefined, 'unknown'],
     ['not-an-address', 'unknown'],
+    ['1.2.3.4:5678', '1.2.3.4'],
+    ['[2001:db8::1]:443', '2001:db8:0:0::/64'],
   ])('buckets %s as %s', (address, bucket) => {
     expect(clientBucket(address)).toBe(bucket);
   });
@@ -21,5 +23,11 @@ describe('clientBucket', () => {
   it('puts every address of one /64 in the same bucket and another /64 elsewhere', () => {
     expect(clientBucket('2001:db8:aa:bb::1')).toBe(clientBucket('2001:db8:aa:bb:ffff:ffff:ffff:ffff'));
     expect(clientBucket('2001:db8:aa:bb::1')).not.toBe(clientBucket('2001:db8:aa:bc::1'));
+  });
+
+  it('counts an unparseable forwarded entry as the socket address, never as a shared bucket', () => {
+    expect(clientBucket('not-an-address', '198.51.100.4')).toBe('198.51.100.4');
+    expect(clientBucket('1.2.3.4:port', '::ffff:198.51.100.5')).toBe('198.51.100.5');
+    expect(clientBucket('1.2.3.4:5678', '198.51.100.4')).toBe('1.2.3.4');
   });
 });

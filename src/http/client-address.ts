@@ -6,14 +6,24 @@ import net from 'node:net';
 /**
  * IPv4 as is; IPv4-mapped IPv6 (::ffff:1.2.3.4) as the IPv4; other IPv6 by its /64, since
  * one subscriber usually holds a whole /64 and could otherwise rotate addresses freely.
+ * Some balancers write forwarded entries as `ip:port` (`1.2.3.4:5678`, `[2001:db8::1]:443`):
+ * the port is dropped. Anything else that is not an address counts as the socket's address
+ * (`fallback`), so an unparseable entry never lands in a bucket shared with other clients.
  */
-export function clientBucket(address: string | undefined): string {
-  if (!address) return 'unknown';
-  const bare = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
+export function clientBucket(address: string | undefined, fallback?: string): string {
+  const bucket = addressBucket(address);
+  if (bucket !== undefined) return bucket;
+  return (fallback === undefined ? undefined : addressBucket(fallback)) ?? 'unknown';
+}
+
+function addressBucket(address: string | undefined): string | undefined {
+  if (!address) return undefined;
+  const withPort = /^(\d+\.\d+\.\d+\.\d+):\d{1,5}$/.exec(address) ?? /^\[([^\]]+)\]:\d{1,5}$/.exec(address);
+  const bare = (withPort?.[1] ?? address).replace(/^\[|\]$/g, '').replace(/%.*$/, '');
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(bare);
   if (mapped?.[1]) return mapped[1];
   if (net.isIPv4(bare)) return bare;
-  if (!net.isIPv6(bare)) return 'unknown';
+  if (!net.isIPv6(bare)) return undefined;
   return `${expandIPv6(bare).slice(0, 4).join(':')}::/64`;
 }
 

@@ -1,12 +1,15 @@
 // The closed set of error answers. Every error leaves the service as
 // application/problem+json (RFC 9457) that also carries the envelope style
 // (`success: false`, `error`), with the spec's exact message texts.
+import type { PhoneNumberRejection } from '../domain/numbering/parse-phone-number.js';
 
 export const ERROR_CODES = {
   invalid_number: { status: 400, title: 'Invalid phone number format' },
   bad_request: { status: 400, title: 'Bad request' },
   route_not_found: { status: 404, title: 'Route not found' },
   method_not_allowed: { status: 405, title: 'Method not allowed' },
+  request_timeout: { status: 408, title: 'Request timeout' },
+  expectation_failed: { status: 417, title: 'Expectation failed' },
   too_many_requests: { status: 429, title: 'Too many requests' },
   all_sources_failed: { status: 502, title: 'All data sources failed' },
   overloaded: { status: 503, title: 'Service overloaded' },
@@ -58,4 +61,46 @@ export function problemBody(code: ErrorCode, requestId: string, detail?: string,
     error: title,
     ...extra,
   };
+}
+
+/**
+ * The `detail` of a 400 for each reason the parser gives: a sentence a person can act on. The
+ * reason itself travels as the problem's `code` member, for programs.
+ */
+export const INVALID_NUMBER_DETAILS: Readonly<Record<PhoneNumberRejection, string>> = {
+  empty: 'The number is empty.',
+  too_long: 'The number is longer than 32 characters.',
+  invalid_character: 'The number contains a character other than digits, spaces, dots, dashes, parentheses and a leading +.',
+  misplaced_separator: 'A space, dot, dash or parenthesis is out of place: put at most one between two digits.',
+  no_digits: 'The number contains no digit.',
+  invalid_number: 'These digits are not a valid phone number: check that none is missing or extra.',
+};
+
+function isPhoneNumberRejection(reason: string): reason is PhoneNumberRejection {
+  return Object.hasOwn(INVALID_NUMBER_DETAILS, reason);
+}
+
+/** The 400 for a number the parser refused: a sentence in `detail`, the parser's code in `code`. */
+export function invalidNumberError(reason: string): ApiError {
+  const code: PhoneNumberRejection = isPhoneNumberRejection(reason) ? reason : 'invalid_number';
+  return new ApiError('invalid_number', INVALID_NUMBER_DETAILS[code], { code });
+}
+
+/** Whether a request announces a body (read or not, it is there on the connection). */
+export function announcesBody(headers: Readonly<Record<string, string | string[] | undefined>>): boolean {
+  const length = headers['content-length'];
+  return headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+/**
+ * A complete problem+json HTTP/1.1 answer for the places Fastify never sees (Node's parser
+ * errors, unsupported expectations): the connection is closed after it.
+ */
+export function rawProblemResponse(code: ErrorCode, requestId: string, detail?: string, headers: Record<string, string> = {}): string {
+  const { status, title } = ERROR_CODES[code];
+  const body = JSON.stringify(problemBody(code, requestId, detail));
+  const extra = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
+  return `HTTP/1.1 ${status} ${title}\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nCache-Control: no-store\r\nX-Request-Id: ${requestId}\r\n${extra}Connection: close\r\n\r\n${body}`;
 }

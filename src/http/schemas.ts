@@ -1,21 +1,47 @@
 // One schema per shape: Fastify validates with it, serialises with it (fast-json-stringify,
 // which also drops any member not listed), and @fastify/swagger publishes it as OpenAPI 3.1.
-import { Type, type TSchema } from '@sinclair/typebox';
+// Each operation has one complete route schema here (operationId, texts, parameters, every
+// status it can answer with its content type, headers and an example), so route files only
+// point at it and the published document is the wire, status by status.
+import { Type, type SchemaOptions, type TLiteral, type TProperties, type TSchema, type TUnion } from '@sinclair/typebox';
+import { HINTS } from '../domain/hints.js';
+import { BREAKER_STATES } from '../domain/lookup/resilience.js';
+import { CACHE_STATES } from '../domain/lookup/types.js';
+import { FAILURE_REASONS, SOURCE_STATUSES } from '../domain/ports/source.js';
+import { SOURCE_SLOTS } from '../domain/report.js';
+import { PHONE_NUMBER_REJECTIONS, MAX_INPUT_LENGTH } from '../domain/numbering/parse-phone-number.js';
+import { ERROR_CODES, INVALID_NUMBER_DETAILS, problemBody, type ErrorCode } from './errors.js';
 
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+/** The schema of a closed vocabulary, from the `as const` array that defines it. */
+function literalUnion<const T extends readonly [string, ...string[]]>(values: T, options: SchemaOptions = {}): TUnion<TLiteral<T[number]>[]> {
+  return Type.Union(
+    values.map((value) => Type.Literal(value)),
+    options,
+  );
+}
+
+/**
+ * A failure reason on the hot path (every report's `meta`): the same closed set, published as
+ * a string `enum` so that serialising it is a plain string write, where a union of 17 literals
+ * would make fast-json-stringify validate each value against each branch.
+ */
+const FailureReasonString = (description?: string) =>
+  Type.Unsafe<(typeof FAILURE_REASONS)[number]>({ type: 'string', enum: [...FAILURE_REASONS], ...(description === undefined ? {} : { description }) });
 const DateDMY = Type.String({ description: 'DD/MM/YYYY, or "" when unknown', examples: ['12/03/2024'] });
 
 export const PhoneInfoSchema = Type.Object(
   {
-    national: Type.String({ examples: ['06 12 34 56 78'] }),
-    e164: Type.String({ examples: ['+33612345678'] }),
-    type: Type.String({ examples: ['mobile'] }),
-    rangeLabel: Type.String(),
-    originalCarrier: Type.String(),
-    region: Type.String(),
-    isNPV: Type.Boolean(),
+    national: Type.String({ description: 'National format, digits grouped by spaces', examples: ['06 12 34 56 78'] }),
+    e164: Type.String({ description: 'E.164 with leading +', examples: ['+33612345678'] }),
+    type: Type.String({ description: "libphonenumber's line type in lower case (mobile, fixed_line, voip, toll_free…)", examples: ['mobile'] }),
+    rangeLabel: Type.String({ description: 'What the range is, in French (ARCEP wording)', examples: ['Mobile'] }),
+    originalCarrier: Type.String({ description: 'Operator the block was allocated to; "" when unknown' }),
+    region: Type.String({ description: 'Territory, mainland zone or country name' }),
+    isNPV: Type.Boolean({ description: 'True in a range reserved by ARCEP for automated calls and messages (NPV)' }),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, description: 'What the number itself says, without any upstream' },
 );
 
 export const PrimarySchema = Type.Object(
@@ -52,9 +78,14 @@ export const SignalsSchema = Type.Object(
   { additionalProperties: false },
 );
 
+const NumberSchema = Type.String({
+  description: 'Normalised number: national digits for the French plan, E.164 otherwise',
+  examples: ['0612345678'],
+});
+
 export const ReportSchema = Type.Object(
   {
-    number: Type.String({ description: 'Normalised number: national digits for the French plan, E.164 otherwise', examples: ['0612345678'] }),
+    number: NumberSchema,
     phoneInfo: PhoneInfoSchema,
     sources: Type.Object({ primary: PrimarySchema, community: CommunitySchema, signals: SignalsSchema }, { additionalProperties: false }),
   },
@@ -63,26 +94,36 @@ export const ReportSchema = Type.Object(
 
 export const ScoreSchema = Type.Object(
   {
-    number: Type.String(),
+    number: NumberSchema,
     score: Nullable(Type.Integer({ minimum: 1, maximum: 9 })),
     risk: Type.Union([Type.Literal('trustworthy'), Type.Literal('neutral'), Type.Literal('suspicious'), Type.Literal('unknown')]),
   },
   { additionalProperties: false },
 );
 
+export const NumberFactsSchema = Type.Object({ number: NumberSchema, phoneInfo: PhoneInfoSchema }, { additionalProperties: false });
+
 const SourceMetaSchema = Type.Object(
   {
-    status: Type.Union([Type.Literal('ok'), Type.Literal('not_found'), Type.Literal('blocked'), Type.Literal('error')]),
-    reason: Type.Optional(Type.String({ description: 'Why the slot is not ok, or why stale data was served' })),
+    status: literalUnion(SOURCE_STATUSES),
+    reason: Type.Optional(FailureReasonString('Why the slot is not ok, or why stale data was served')),
     fetchedAt: Type.String({ description: 'ISO 8601 time the upstream answered' }),
-    cache: Type.Union([Type.Literal('hit'), Type.Literal('miss'), Type.Literal('stale')]),
+    cache: literalUnion(CACHE_STATES),
   },
   { additionalProperties: false },
 );
 
+const HintsSchema = Type.Array(Type.Union(HINTS.map((hint) => Type.Literal(hint))), {
+  description:
+    'Facts from the number alone that bear on the verdict without being a score: `npv` (a range reserved for automated calls and messages), `technical_platform` (0937, 0938, 09390–09394: operator equipment). Empty when none; more may be added.',
+});
+
+const SourcesMetaSchema = Type.Object({ primary: SourceMetaSchema, community: SourceMetaSchema, signals: SourceMetaSchema }, { additionalProperties: false });
+
 export const MetaSchema = Type.Object(
   {
-    sources: Type.Object({ primary: SourceMetaSchema, community: SourceMetaSchema, signals: SourceMetaSchema }, { additionalProperties: false }),
+    sources: SourcesMetaSchema,
+    hints: HintsSchema,
     scoreSource: Type.Optional(Nullable(Type.Union([Type.Literal('primary'), Type.Literal('derived')]))),
   },
   { additionalProperties: false },
@@ -100,20 +141,422 @@ export const HealthSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export const ProblemSchema = Type.Object(
+const ReadinessStatus = Type.Union([Type.Literal('ok'), Type.Literal('degraded'), Type.Literal('down')]);
+
+const UpstreamReadinessSchema = Type.Object(
   {
-    type: Type.String(),
-    title: Type.String(),
-    status: Type.Integer(),
-    detail: Type.Optional(Type.String()),
-    requestId: Type.String(),
-    success: Type.Literal(false),
-    error: Type.String(),
-    sources: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'With 502: each source outcome' })),
+    status: ReadinessStatus,
+    slot: literalUnion(SOURCE_SLOTS),
+    circuit: Type.Union([...BREAKER_STATES.map((state) => Type.Literal(state)), Type.Null()], {
+      description: 'The breaker of this source; open means calls are refused at once until a probe succeeds',
+    }),
+    pausedUntil: Type.Union([Type.String(), Type.Null()], { description: 'ISO 8601 end of the pause after a 403/429, or null' }),
+    lastOutcome: Type.Union([
+      Type.Object(
+        {
+          status: literalUnion(SOURCE_STATUSES),
+          reason: Type.Optional(FailureReasonString()),
+          at: Type.String(),
+        },
+        { additionalProperties: false },
+      ),
+      Type.Null(),
+    ]),
+    reason: Type.Optional(Type.String({ description: 'Why the upstream is not ok when a probe says so: `layout changed` (the scheduled canary found a required marker missing)' })),
   },
-  { description: 'RFC 9457 problem details, also in envelope style' },
+  { additionalProperties: false },
 );
 
+export const ReadinessSchema = Type.Object(
+  {
+    status: ReadinessStatus,
+    timestamp: Type.String({ description: 'ISO 8601 UTC time of the evaluation' }),
+    reason: Type.Optional(Type.String({ description: 'Why the service cannot answer, when status is down' })),
+    dependencies: Type.Object(
+      {
+        upstreams: Type.Record(Type.String(), UpstreamReadinessSchema, { description: 'One member per upstream source, by name' }),
+        numberingData: Type.Optional(
+          Type.Object(
+            {
+              status: ReadinessStatus,
+              dataDate: Type.Union([Type.String({ description: 'YYYY-MM-DD' }), Type.Null()]),
+              ageDays: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
+            },
+            { additionalProperties: false, description: 'The ARCEP numbering data in use; older than 365 days is degraded' },
+          ),
+        ),
+        redis: Type.Optional(Type.Object({ status: ReadinessStatus }, { additionalProperties: false, description: 'Present when REDIS_URL is set' })),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false, description: 'Readiness of the service and of each dependency' },
+);
+
+// The spellings checkSpelling() accepts, as one regular expression: ASCII digits; between two
+// digits one space, dot or dash; groups of digits in parentheses (not two groups in a row,
+// nothing inside but digits); an optional leading + directly followed by a digit; a national
+// spelling may open with a group. `00` is a spelling of + that needs no rule of its own. A test
+// holds this pattern and the parser to the same answers.
+const DIGIT_RUN = '[0-9]+(?:[ .-][0-9]+)*';
+const GROUP = '\\([0-9]+\\)';
+export const PHONE_NUMBER_PATTERN = `^(?:(?:\\+|${GROUP}[ .-]?)?${DIGIT_RUN}(?:[ .-]?${GROUP}[ .-]?${DIGIT_RUN})*(?:[ .-]?${GROUP})?|${GROUP})$`;
+
 export const NumberParamsSchema = Type.Object({
-  number: Type.String({ description: 'A phone number: national digits (0612345678), optionally with spaces, dots, dashes or parentheses; or international with + (%2B) or 00', examples: ['0612345678'] }),
+  number: Type.String({
+    description:
+      'A phone number as a person writes it: national digits (0612345678), optionally grouped by spaces, dots, dashes or parentheses; or international with a leading + (sent as %2B or as it is) or 00. At most 32 characters. A spelling that matches the pattern can still be refused as not a valid number.',
+    minLength: 1,
+    maxLength: MAX_INPUT_LENGTH,
+    pattern: PHONE_NUMBER_PATTERN,
+    examples: ['0612345678', '06 12 34 56 78', '06.12.34.56.78', '06-12-34-56-78', '(06) 12 34 56 78', '+33612345678', '+33 (0)6 12 34 56 78', '0033612345678', '+32470123456'],
+  }),
 });
+
+// ---- Headers, as carried by the answers (see app.ts, plugins/rate-limit.ts, plugins/overload.ts)
+
+// `x-required` becomes the header's `required` in the published document (plugins/openapi.ts).
+const RequestIdHeader = {
+  type: 'string',
+  pattern: '^[A-Za-z0-9._:-]{1,64}$',
+  description: "Id of this request, also in error bodies as `requestId`: the caller's own X-Request-Id when it is 1–64 characters of A–Z a–z 0–9 . _ : -, else a fresh UUID.",
+  'x-required': true,
+};
+const RateLimitHeader = {
+  type: 'string',
+  pattern: '^"default";r=[0-9]+;t=[0-9]+$',
+  description: 'Requests left (r) in the current window and seconds until it resets (t), as in draft-ietf-httpapi-ratelimit-headers. Absent when rate limiting is off (RATE_LIMIT_MAX=0).',
+};
+const RateLimitPolicyHeader = {
+  type: 'string',
+  pattern: '^"default";q=[0-9]+;w=[0-9]+$',
+  description: 'The quota (q requests) per window of w seconds. Absent when rate limiting is off.',
+};
+const RetryAfterHeader = { type: 'string', pattern: '^[1-9][0-9]*$', description: 'Seconds to wait before trying again.' };
+const AllowHeader = { type: 'string', const: 'GET, HEAD, OPTIONS', description: 'The methods this path answers.', 'x-required': true };
+
+const ContentEncodingHeader = {
+  type: 'string',
+  enum: ['br', 'gzip'],
+  description: 'The coding of the body, chosen from Accept-Encoding (brotli preferred at equal q): bodies of 1024 bytes or more. Absent when the body is sent as it is.',
+};
+const VaryAcceptEncodingHeader = {
+  type: 'string',
+  pattern: '(?:^|,\\s*)Accept-Encoding(?:\\s*,|$)',
+  description: 'Names Accept-Encoding: caches must keep one answer per coding.',
+  'x-required': true,
+};
+
+const rateLimited = { RateLimit: RateLimitHeader, 'RateLimit-Policy': RateLimitPolicyHeader };
+
+// HTTP caching and compression of API answers (docs/hot-path.md).
+const NoStoreHeader = { type: 'string', const: 'no-store', description: 'Problems are never cached.', 'x-required': true };
+const ApiCacheControlHeader = {
+  type: 'string',
+  pattern: '^(?:no-store|public, max-age=[0-9]+)$',
+  description:
+    '`public, max-age=N` when all three sources are fresh answers, N being the seconds until the first of them stops being fresh; `no-store` when any source is stale or failed.',
+  'x-required': true,
+};
+const InfoCacheControlHeader = {
+  type: 'string',
+  const: 'public, max-age=86400',
+  description: 'The facts depend on the numbering data only, which changes with a data update.',
+  'x-required': true,
+};
+const EtagHeader = {
+  type: 'string',
+  pattern: '^W/"[A-Za-z0-9_-]+"$',
+  description: 'Weak validator of the answer (the same for every content coding); send it back in If-None-Match to get 304 while it holds. Sent on answers held by the front cache and on `/info`.',
+};
+const VaryHeader = { type: 'string', const: 'Accept-Encoding', description: 'The body depends on the request’s Accept-Encoding.', 'x-required': true };
+const cachedApi = (cacheControl: object) => ({ 'Cache-Control': cacheControl, ETag: EtagHeader, Vary: VaryHeader, 'Content-Encoding': ContentEncodingHeader });
+const notModified = (cacheControl: object) => ({
+  description: 'The client’s copy (If-None-Match) is still the answer: no body.',
+  headers: { 'X-Request-Id': RequestIdHeader, ...rateLimited, 'Cache-Control': cacheControl, ETag: { ...EtagHeader, 'x-required': true }, Vary: VaryHeader },
+});
+
+// ---- Problem documents (RFC 9457), one schema per status with its exact titles
+
+const EXAMPLE_REQUEST_ID = '4f1c2b8e-9a43-4c3e-8d55-2f0e6b7a1c90';
+
+function literals(values: readonly string[]): TSchema {
+  return values.length === 1 ? Type.Literal(values[0] ?? '') : Type.Union(values.map((value) => Type.Literal(value)));
+}
+
+function problemSchema(codes: readonly [ErrorCode, ...ErrorCode[]], description: string, extra: TProperties = {}): TSchema {
+  const titles = [...new Set(codes.map((code) => ERROR_CODES[code].title))];
+  return Type.Object(
+    {
+      type: literals(codes.map((code) => `/problems/${code.replaceAll('_', '-')}`)),
+      title: literals(titles),
+      status: Type.Literal(ERROR_CODES[codes[0]].status),
+      detail: Type.Optional(Type.String({ description: 'What went wrong, in a sentence for a person' })),
+      requestId: Type.String({ description: 'The X-Request-Id of this answer' }),
+      success: Type.Literal(false),
+      error: literals(titles),
+      ...extra,
+    },
+    { additionalProperties: false, description: ['RFC 9457 problem details, also in envelope style (success, error).', description].filter((text) => text !== '').join(' ') },
+  );
+}
+
+/** An example problem answer: exactly what the error handler sends for this code. */
+function problemExample(code: ErrorCode, detail?: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return problemBody(code, EXAMPLE_REQUEST_ID, detail, extra);
+}
+
+function problemResponse(description: string, schema: TSchema, example: Record<string, unknown>, headers: Record<string, object>) {
+  return {
+    description,
+    headers: { 'X-Request-Id': RequestIdHeader, 'Cache-Control': NoStoreHeader, ...headers },
+    content: { 'application/problem+json': { schema, example } },
+  };
+}
+
+const EXAMPLE_PHONE_INFO = {
+  national: '06 12 34 56 78',
+  e164: '+33612345678',
+  type: 'mobile',
+  rangeLabel: 'Mobile',
+  originalCarrier: 'Orange',
+  region: 'France',
+  isNPV: false,
+};
+
+const badRequest = problemResponse(
+  'The number is not one (`code` says why, `detail` says it in a sentence), or the request is malformed.',
+  problemSchema(['invalid_number', 'bad_request'], 'With an invalid number, `code` is the machine-readable reason.', {
+    code: Type.Optional(
+      Type.Union(
+        PHONE_NUMBER_REJECTIONS.map((reason) => Type.Literal(reason)),
+        { description: `Why the number was refused: ${PHONE_NUMBER_REJECTIONS.map((reason) => `\`${reason}\` (${INVALID_NUMBER_DETAILS[reason]})`).join('; ')}` },
+      ),
+    ),
+  }),
+  problemExample('invalid_number', INVALID_NUMBER_DETAILS.invalid_character, { code: 'invalid_character' }),
+  rateLimited,
+);
+const badRequestOutsidePhoneRoutes = problemResponse(
+  'The request is malformed (an over-long URL, broken encoding).',
+  problemSchema(['bad_request'], ''),
+  problemExample('bad_request', 'The request URL is too long.'),
+  {},
+);
+const notFound = problemResponse(
+  'No such route: an empty number, or an unknown path below it.',
+  problemSchema(['route_not_found'], ''),
+  problemExample('route_not_found'),
+  rateLimited,
+);
+const methodNotAllowed = (headers: Record<string, object>) =>
+  problemResponse(
+    'Another method than GET or HEAD was used on this path (OPTIONS answers a CORS preflight with 204).',
+    problemSchema(['method_not_allowed'], ''),
+    problemExample('method_not_allowed', 'POST is not allowed here; use GET or HEAD.'),
+    { Allow: AllowHeader, ...headers },
+  );
+const tooManyRequests = problemResponse(
+  'The client used up its quota for the window (RATE_LIMIT_MAX per RATE_LIMIT_WINDOW_S).',
+  problemSchema(['too_many_requests'], ''),
+  problemExample('too_many_requests', 'At most 30 requests per 60 s; retry later.'),
+  { ...rateLimited, 'Retry-After': { ...RetryAfterHeader, 'x-required': true } },
+);
+const unavailable = problemResponse(
+  'The service sheds load (too many requests in progress or a saturated event loop; with Retry-After) or is shutting down.',
+  problemSchema(['overloaded', 'shutting_down'], ''),
+  problemExample('overloaded', 'Too many requests in progress; retry shortly.'),
+  { 'Retry-After': RetryAfterHeader },
+);
+const unavailableWhileClosing = problemResponse(
+  'The service is shutting down.',
+  problemSchema(['shutting_down'], ''),
+  problemExample('shutting_down'),
+  {},
+);
+const allSourcesFailed = problemResponse(
+  'No upstream source could be read. The number’s own facts (`number`, `phoneInfo`, as in a full report) are still given, and `sources` says what became of each source.',
+  problemSchema(['all_sources_failed'], 'Carries the number’s facts as extension members.', {
+    number: NumberSchema,
+    phoneInfo: PhoneInfoSchema,
+    sources: Type.Object(
+      { primary: Type.String(), community: Type.String(), signals: Type.String() },
+      { additionalProperties: false, description: 'Each source’s outcome: a failure reason (timeout, connection, http_429, parse…) or its status' },
+    ),
+  }),
+  problemExample('all_sources_failed', 'No upstream data source could be read; see `sources` for each outcome.', {
+    number: '0612345678',
+    phoneInfo: EXAMPLE_PHONE_INFO,
+    sources: { primary: 'timeout', community: 'http_429', signals: 'connection' },
+  }),
+  rateLimited,
+);
+
+// ---- Success examples
+
+const EXAMPLE_META_SOURCES = {
+  primary: { status: 'ok', fetchedAt: '2026-11-22T03:00:00.000Z', cache: 'miss' },
+  community: { status: 'ok', fetchedAt: '2026-11-22T03:00:00.000Z', cache: 'hit' },
+  signals: { status: 'error', reason: 'timeout', fetchedAt: '2026-11-22T03:00:01.000Z', cache: 'miss' },
+};
+
+const FULL_REPORT_EXAMPLE = {
+  success: true,
+  data: {
+    number: '0612345678',
+    phoneInfo: EXAMPLE_PHONE_INFO,
+    sources: {
+      primary: {
+        score: 8,
+        searches: 1234,
+        commentsCount: 1,
+        commentList: [{ author: 'Camille', text: 'Appel insistant pour une isolation à 1 euro.', date: '12/03/2024', callerType: 'Démarchage' }],
+      },
+      community: {
+        dangerPercent: 84,
+        visits: 2535,
+        commentsCount: 1,
+        topCategory: 'Gênant',
+        lastCommentDate: '11/03/2024',
+        commentList: [{ text: 'Toujours le même message enregistré.', date: '11/03/2024', category: 'Gênant' }],
+      },
+      signals: { spamScore: null, reportsCount: null, callerType: '', commentList: [] },
+    },
+  },
+  meta: { sources: EXAMPLE_META_SOURCES, hints: [] },
+};
+
+const SCORE_EXAMPLE = {
+  success: true,
+  data: { number: '0162123456', score: 8, risk: 'suspicious' },
+  meta: { sources: EXAMPLE_META_SOURCES, hints: ['npv'], scoreSource: 'primary' },
+};
+
+const INFO_EXAMPLE = { success: true, data: { number: '0612345678', phoneInfo: EXAMPLE_PHONE_INFO } };
+
+function jsonResponse(description: string, schema: TSchema, example: unknown, headers: Record<string, object>) {
+  return {
+    description,
+    headers: { 'X-Request-Id': RequestIdHeader, ...headers },
+    content: { 'application/json': { schema, example } },
+  };
+}
+
+// ---- One complete route schema per operation
+
+export const routeSchemas = {
+  fullReport: {
+    operationId: 'getFullReport',
+    summary: 'Full report for a number',
+    description:
+      'What the number is (formats, line type, original carrier, region, NPV) and what each of the three reputation sources says. A source that failed has empty fields and is explained in `meta.sources`; only when all three fail is the answer 502, which still carries the number’s facts.',
+    tags: ['phone'],
+    params: NumberParamsSchema,
+    response: {
+      200: jsonResponse('The report, in the success envelope.', envelope(ReportSchema), FULL_REPORT_EXAMPLE, { ...rateLimited, ...cachedApi(ApiCacheControlHeader) }),
+      304: notModified(ApiCacheControlHeader),
+      400: badRequest,
+      404: notFound,
+      405: methodNotAllowed(rateLimited),
+      429: tooManyRequests,
+      502: allSourcesFailed,
+      503: unavailable,
+    },
+  },
+  score: {
+    operationId: 'getScore',
+    summary: 'Score and risk level for a number',
+    description:
+      'The 1–9 score (primary source, else derived from the others) and its risk level, with the same `meta` as the full report. `meta.hints` carries facts such as `npv` that the score rule does not count.',
+    tags: ['phone'],
+    params: NumberParamsSchema,
+    response: {
+      200: jsonResponse('The score, in the success envelope.', envelope(ScoreSchema), SCORE_EXAMPLE, { ...rateLimited, ...cachedApi(ApiCacheControlHeader) }),
+      304: notModified(ApiCacheControlHeader),
+      400: badRequest,
+      404: notFound,
+      405: methodNotAllowed(rateLimited),
+      429: tooManyRequests,
+      502: allSourcesFailed,
+      503: unavailable,
+    },
+  },
+  numberInfo: {
+    operationId: 'getNumberInfo',
+    summary: 'What the number itself says, without any source',
+    description:
+      'The number’s facts alone (formats, line type, original carrier, region, NPV), from the numbering data the service ships. Never calls an upstream, so it answers even when every source is unreachable. Rate limited like the other phone routes.',
+    tags: ['phone'],
+    params: NumberParamsSchema,
+    response: {
+      200: jsonResponse(
+        'The number’s facts.',
+        Type.Object({ success: Type.Literal(true), data: NumberFactsSchema }, { additionalProperties: false }),
+        INFO_EXAMPLE,
+        { ...rateLimited, ...cachedApi(InfoCacheControlHeader) },
+      ),
+      304: notModified(InfoCacheControlHeader),
+      400: badRequest,
+      404: notFound,
+      405: methodNotAllowed(rateLimited),
+      429: tooManyRequests,
+      503: unavailable,
+    },
+  },
+  health: {
+    operationId: 'getHealth',
+    summary: 'Liveness: the service is up',
+    description: 'Always 200 while the process serves; never rate limited and never calls an upstream.',
+    tags: ['service'],
+    response: {
+      200: jsonResponse('The service is up.', HealthSchema, { status: 'ok', uptime: 3600.5, timestamp: '2026-11-22T03:00:00.000Z' }, {}),
+      400: badRequestOutsidePhoneRoutes,
+      405: methodNotAllowed({}),
+      503: unavailableWhileClosing,
+    },
+  },
+  readiness: {
+    operationId: 'getReadiness',
+    summary: 'Readiness: each dependency ok, degraded or down',
+    description:
+      'Reads the state the service keeps (last upstream outcomes, pauses, circuit breakers, Redis, ARCEP data date); never calls an upstream. 200 while the service can answer, even degraded; 503 only when it cannot (shutting down, numbering data missing).',
+    tags: ['service'],
+    response: {
+      200: jsonResponse(
+        'The service can answer (status ok or degraded).',
+        ReadinessSchema,
+        { status: 'ok', timestamp: '2026-11-22T03:00:00.000Z', dependencies: { upstreams: {} } },
+        {},
+      ),
+      400: badRequestOutsidePhoneRoutes,
+      405: methodNotAllowed({}),
+      503: {
+        description: 'The service cannot answer: the readiness report says why; while the process closes, a problem document.',
+        headers: { 'X-Request-Id': RequestIdHeader },
+        content: {
+          'application/json': {
+            schema: ReadinessSchema,
+            example: { status: 'down', timestamp: '2026-11-22T03:00:00.000Z', reason: 'shutting down', dependencies: { upstreams: {} } },
+          },
+          'application/problem+json': { schema: problemSchema(['shutting_down'], ''), example: problemExample('shutting_down') },
+        },
+      },
+    },
+  },
+  openApi: {
+    operationId: 'getOpenApiDocument',
+    summary: 'This OpenAPI 3.1 document',
+    description: 'Served with `Access-Control-Allow-Origin: *` so tools on any origin can read it; never rate limited.',
+    tags: ['service'],
+    response: {
+      200: {
+        description: 'The OpenAPI document, in brotli or gzip when Accept-Encoding asks for one.',
+        headers: { 'X-Request-Id': RequestIdHeader, 'Content-Encoding': ContentEncodingHeader, Vary: VaryAcceptEncodingHeader },
+        content: { 'application/json': { schema: Type.Object({ openapi: Type.String() }, { additionalProperties: true }) } },
+      },
+      400: badRequestOutsidePhoneRoutes,
+      405: methodNotAllowed({}),
+      503: unavailableWhileClosing,
+    },
+  },
+} as const;

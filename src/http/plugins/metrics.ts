@@ -1,26 +1,49 @@
 // Prometheus metrics over HTTP (prom-client, https://github.com/siimon/prom-client): a hook
 // that times every request by route pattern (never the raw URL, which holds the number), and
 // the `/metrics` route, on the API port or – with METRICS_PORT – on a port of its own, so the
-// scrape endpoint can stay off the public interface. Never rate limited.
+// scrape endpoint can stay off the public interface. Never rate limited. The text is gzipped
+// per scrape when the scraper accepts it (Prometheus does) and it is over the threshold.
 import { createServer, type Server } from 'node:http';
-import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onResponseAsyncHookHandler } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { ServiceMetrics } from '../../infra/metrics/service-metrics.js';
+import { compressDynamic, varyOnAcceptEncoding } from '../encoding.js';
+import { hooksOf } from './request-context.js';
 
-export function registerMetrics(app: FastifyInstance, options: { metrics: ServiceMetrics; exposeRoute: boolean }): void {
-  const { metrics } = options;
-  app.addHook('onResponse', async (request, reply) => {
-    metrics.observeHttpRequest({
-      method: request.method,
-      route: request.routeOptions.url ?? '(unmatched)',
-      statusCode: reply.statusCode,
-      durationSeconds: reply.elapsedTime / 1000,
+/**
+ * One onResponse hook per route for both the request's log line and its metrics, bound to the
+ * route's pattern when the route is registered (so nothing is looked up per request and no
+ * URL, which may hold a number, is ever read). The catch-all route reports `(unmatched)`.
+ */
+export const observabilityPlugin = fp(
+  async (app: FastifyInstance, options: { metrics?: ServiceMetrics }) => {
+    const { metrics } = options;
+    app.addHook('onRoute', (route) => {
+      // GET routes get their 200 series at zero, so a rate over them is defined from the first
+      // scrape. Other methods are left out: they only ever answer 405.
+      const methods = Array.isArray(route.method) ? route.method : [route.method];
+      if (methods.includes('GET') && route.url !== '*') metrics?.declareHttpRoute('GET', route.url);
+      const pattern = route.url === '*' ? '(unmatched)' : route.url;
+      const observe: onResponseAsyncHookHandler = async (request: FastifyRequest, reply: FastifyReply) => {
+        const durationMs = reply.elapsedTime;
+        metrics?.observeHttpRequest({ method: request.method, route: pattern, statusCode: reply.statusCode, durationSeconds: durationMs / 1000 });
+        request.log.info({ method: request.method, route: pattern, status: reply.statusCode, durationMs: Math.round(durationMs * 10) / 10 }, 'request');
+      };
+      route.onResponse = [...hooksOf(route.onResponse), observe];
     });
-  });
-  if (!options.exposeRoute) return;
-  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
-    const body = await metrics.registry.metrics();
-    return reply.header('Cache-Control', 'no-store').type(metrics.registry.contentType).send(body);
+  },
+  { name: 'observability', fastify: '5.x' },
+);
+
+/** `/metrics` on the API port (unless METRICS_PORT gives it a server of its own). Never rate limited. */
+export async function metricsRoutes(app: FastifyInstance, options: { metrics: ServiceMetrics }): Promise<void> {
+  app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
+    const text = await options.metrics.registry.metrics();
+    const { body, coding } = await compressDynamic(request.headers['accept-encoding'], Buffer.from(text, 'utf8'));
+    varyOnAcceptEncoding(reply);
+    if (coding !== undefined) reply.header('Content-Encoding', coding);
+    return reply.header('Cache-Control', 'no-store').type(options.metrics.registry.contentType).send(body);
   });
 }
 
@@ -39,16 +62,25 @@ export async function startMetricsServer(options: { registry: Registry; port: nu
       response.end(path === '/metrics' ? 'Method not allowed\n' : 'Not found\n');
       return;
     }
-    registry.metrics().then(
-      (body) => {
-        response.writeHead(200, { 'Content-Type': registry.contentType, 'Cache-Control': 'no-store' });
-        response.end(request.method === 'HEAD' ? undefined : body);
-      },
-      () => {
-        response.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' });
-        response.end('Metrics collection failed\n');
-      },
-    );
+    registry
+      .metrics()
+      .then((text) => compressDynamic(request.headers['accept-encoding'], Buffer.from(text, 'utf8')))
+      .then(
+        ({ body, coding }) => {
+          response.writeHead(200, {
+            'Content-Type': registry.contentType,
+            'Cache-Control': 'no-store',
+            Vary: 'Accept-Encoding',
+            'Content-Length': body.length,
+            ...(coding === undefined ? {} : { 'Content-Encoding': coding }),
+          });
+          response.end(request.method === 'HEAD' ? undefined : body);
+        },
+        () => {
+          response.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' });
+          response.end('Metrics collection failed\n');
+        },
+      );
   });
   server.headersTimeout = 10_000;
   server.requestTimeout = 15_000;

@@ -1,5 +1,6 @@
-// Load shedding: when the process is past what it can serve, answer 503 at once (with
-// Retry-After) instead of queueing until every client times out. Two signals:
+// Load shedding, on the routes whose config says `shed: true`: when the process is past what
+// it can serve, answer 503 at once (with Retry-After) instead of queueing until every client
+// times out. Two signals:
 // - API requests in flight over MAX_IN_FLIGHT (a burst of distinct cold lookups: the event
 //   loop stays idle while they wait on upstreams, so only a count catches it);
 // - mean event-loop delay over MAX_EVENT_LOOP_DELAY_MS in two sampling intervals in a row
@@ -7,8 +8,11 @@
 //   @fastify/under-pressure, which treats an interval without samples as infinite delay and
 //   so shed every request after any start-up pause.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.js';
+import { routeFeatures } from '../route-config.js';
+import { hooksOf } from './request-context.js';
 
 export interface OverloadOptions {
   maxInFlight: number;
@@ -16,27 +20,41 @@ export interface OverloadOptions {
   onShed?: (reason: 'in_flight' | 'event_loop') => void;
 }
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    overload: { inFlight(): number; eventLoopDelayMs(): number };
+  }
+}
+
 const RETRY_AFTER = { 'Retry-After': '2' };
 
-export async function registerOverloadProtection(app: FastifyInstance, options: OverloadOptions): Promise<{ inFlight: () => number; eventLoopDelayMs: () => number }> {
-  const counted = new WeakSet<FastifyRequest>();
-  let inFlight = 0;
-  const release = async (request: FastifyRequest): Promise<void> => {
-    if (counted.delete(request)) inFlight -= 1;
-  };
-  app.addHook('onRequest', async (request) => {
-    if (!request.url.startsWith('/api/')) return;
-    if (inFlight >= options.maxInFlight) {
-      options.onShed?.('in_flight');
-      throw new ApiError('overloaded', 'Too many requests in progress; retry shortly.', undefined, RETRY_AFTER);
-    }
-    inFlight += 1;
-    counted.add(request);
-  });
-  app.addHook('onResponse', release);
-  app.addHook('onRequestAbort', release);
-  let eventLoopDelayMs = 0;
-  if (options.maxEventLoopDelayMs > 0) {
+export const overloadPlugin = fp(
+  async (app: FastifyInstance, options: OverloadOptions) => {
+    let inFlight = 0;
+    // One shared listener: an admitted request leaves the count when its response closes,
+    // whether it was answered or the client went away.
+    const release = (): void => {
+      inFlight -= 1;
+    };
+    let eventLoopDelayMs = 0;
+    const shed = async (_request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+      if (inFlight >= options.maxInFlight) {
+        options.onShed?.('in_flight');
+        throw new ApiError('overloaded', 'Too many requests in progress; retry shortly.', undefined, RETRY_AFTER);
+      }
+      if (options.maxEventLoopDelayMs > 0 && eventLoopDelayMs > options.maxEventLoopDelayMs) {
+        options.onShed?.('event_loop');
+        throw new ApiError('overloaded', 'Service under pressure; retry shortly.', undefined, RETRY_AFTER);
+      }
+      inFlight += 1;
+      // 'close' is emitted once per response, so `on` (no wrapper closure) is enough.
+      reply.raw.on('close', release);
+    };
+    app.addHook('onRoute', (route) => {
+      if (routeFeatures(route.config).shed) route.onRequest = [...hooksOf(route.onRequest), shed];
+    });
+    app.decorate('overload', { inFlight: () => inFlight, eventLoopDelayMs: () => eventLoopDelayMs });
+    if (options.maxEventLoopDelayMs <= 0) return;
     const resolutionMs = 10;
     const sampleIntervalMs = 500;
     const histogram = monitorEventLoopDelay({ resolution: resolutionMs });
@@ -59,11 +77,6 @@ export async function registerOverloadProtection(app: FastifyInstance, options: 
       clearInterval(timer);
       histogram.disable();
     });
-    app.addHook('onRequest', async (request) => {
-      if (!request.url.startsWith('/api/') || eventLoopDelayMs <= options.maxEventLoopDelayMs) return;
-      options.onShed?.('event_loop');
-      throw new ApiError('overloaded', 'Service under pressure; retry shortly.', undefined, RETRY_AFTER);
-    });
-  }
-  return { inFlight: () => inFlight, eventLoopDelayMs: () => eventLoopDelayMs };
-}
+  },
+  { name: 'overload', fastify: '5.x' },
+);

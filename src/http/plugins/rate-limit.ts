@@ -1,11 +1,15 @@
-// Per-client rate limit of spec part 8 (RATE_LIMIT_MAX per RATE_LIMIT_WINDOW_S, 0 = off),
-// with RateLimit-Policy / RateLimit headers in the syntax of
+// Per-client rate limit of spec part 8 (RATE_LIMIT_MAX per RATE_LIMIT_WINDOW_S, 0 = off) on
+// the routes whose config says `rateLimit: true` (as @fastify/rate-limit reads its route
+// config), with RateLimit-Policy / RateLimit headers in the syntax of
 // draft-ietf-httpapi-ratelimit-headers-10 and Retry-After on 429.
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { KeyedHasher } from '../../infra/hash.js';
+import fp from 'fastify-plugin';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { KeyedHasher } from '../../domain/ports/key-hasher.js';
 import type { RateLimitStore } from '../../infra/rate-limit/rate-limit-store.js';
 import { clientBucket } from '../client-address.js';
 import { ApiError } from '../errors.js';
+import { routeFeatures } from '../route-config.js';
+import { hooksOf } from './request-context.js';
 
 export interface RateLimitOptions {
   max: number;
@@ -21,9 +25,8 @@ export function createRateLimitHook(options: RateLimitOptions): RateLimitHook {
   const { max, windowSeconds, store, hashKey } = options;
   const windowMs = windowSeconds * 1000;
   const policy = `"default";q=${max};w=${windowSeconds}`;
-  if (max === 0) return async () => {};
-  return async (request, reply) => {
-    const key = hashKey(`ratelimit:${clientBucket(request.ip)}`);
+  return async function rateLimit(request, reply) {
+    const key = hashKey(`ratelimit:${clientBucket(request.ip, request.socket.remoteAddress)}`);
     const decision = await store.hit(key, max, windowMs);
     const resetSeconds = Math.ceil(decision.resetMs / 1000);
     reply.header('RateLimit-Policy', policy);
@@ -36,3 +39,15 @@ export function createRateLimitHook(options: RateLimitOptions): RateLimitHook {
     }
   };
 }
+
+export const rateLimitPlugin = fp(
+  async (app: FastifyInstance, options: RateLimitOptions) => {
+    // Off: no hook at all, so limited routes cost nothing.
+    if (options.max === 0) return;
+    const hook = createRateLimitHook(options);
+    app.addHook('onRoute', (route) => {
+      if (routeFeatures(route.config).rateLimit) route.onRequest = [...hooksOf(route.onRequest), hook];
+    });
+  },
+  { name: 'rate-limit', fastify: '5.x' },
+);

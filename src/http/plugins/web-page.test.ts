@@ -1,11 +1,16 @@
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import Fastify from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PAGE_CONTENT_SECURITY_POLICY, registerWebPage } from './web-page.js';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { PAGE_CONTENT_SECURITY_POLICY, webPageRoutes, writePrecompressedPageFiles } from './web-page.js';
 
 const app = Fastify();
 
 beforeAll(async () => {
-  registerWebPage(app);
+  await app.register(webPageRoutes);
   await app.ready();
 });
 afterAll(() => app.close());
@@ -50,5 +55,97 @@ describe('the lookup page files', () => {
     const second = await app.inject({ url: '/', headers: { 'if-none-match': String(etag) } });
     expect(second.statusCode).toBe(304);
     expect(second.body).toBe('');
+  });
+});
+
+const PAGE_URLS = ['/', '/assets/app.js', '/assets/styles.css'];
+
+describe('the lookup page files, compressed', () => {
+  it('decode from brotli and from gzip to the same bytes as the identity answer, with Vary, Content-Encoding and Content-Length', async () => {
+    for (const url of PAGE_URLS) {
+      const identity = await app.inject({ url });
+      expect(identity.headers['content-encoding']).toBeUndefined();
+      expect(identity.headers.vary).toBe('Accept-Encoding');
+      for (const [acceptEncoding, coding, decode] of [
+        ['br', 'br', brotliDecompressSync],
+        ['gzip', 'gzip', gunzipSync],
+        ['gzip, deflate, br', 'br', brotliDecompressSync],
+      ] as const) {
+        const compressed = await app.inject({ url, headers: { 'accept-encoding': acceptEncoding } });
+        expect(compressed.statusCode).toBe(200);
+        expect(compressed.headers['content-encoding']).toBe(coding);
+        expect(compressed.headers.vary).toBe('Accept-Encoding');
+        expect(compressed.headers['content-type']).toBe(identity.headers['content-type']);
+        expect(compressed.headers['content-security-policy']).toBe(PAGE_CONTENT_SECURITY_POLICY);
+        expect(Number(compressed.headers['content-length'])).toBe(compressed.rawPayload.length);
+        expect(compressed.rawPayload.length).toBeLessThan(identity.rawPayload.length);
+        expect(decode(compressed.rawPayload).equals(identity.rawPayload)).toBe(true);
+      }
+    }
+  });
+
+  it('answer identity to identity, to br;q=0 alone and to codings it does not make', async () => {
+    for (const acceptEncoding of ['identity', 'br;q=0', 'deflate', 'identity;q=0']) {
+      const response = await app.inject({ url: '/assets/app.js', headers: { 'accept-encoding': acceptEncoding } });
+      expect(response.headers['content-encoding']).toBeUndefined();
+      expect(response.headers.vary).toBe('Accept-Encoding');
+      expect(response.body).toContain('textContent');
+    }
+  });
+
+  it('tag each coding with its own ETag and answer 304 only to the tag of the coding asked for', async () => {
+    const br = await app.inject({ url: '/assets/styles.css', headers: { 'accept-encoding': 'br' } });
+    const gzipped = await app.inject({ url: '/assets/styles.css', headers: { 'accept-encoding': 'gzip' } });
+    const identity = await app.inject({ url: '/assets/styles.css' });
+    const tags = [br.headers.etag, gzipped.headers.etag, identity.headers.etag];
+    expect(new Set(tags).size).toBe(3);
+    const revalidated = await app.inject({ url: '/assets/styles.css', headers: { 'accept-encoding': 'br', 'if-none-match': String(br.headers.etag) } });
+    expect(revalidated.statusCode).toBe(304);
+    expect(revalidated.headers.etag).toBe(br.headers.etag);
+    expect(revalidated.headers.vary).toBe('Accept-Encoding');
+    const otherCoding = await app.inject({ url: '/assets/styles.css', headers: { 'accept-encoding': 'gzip', 'if-none-match': String(br.headers.etag) } });
+    expect(otherCoding.statusCode).toBe(200);
+    expect(gunzipSync(otherCoding.rawPayload).equals(identity.rawPayload)).toBe(true);
+  });
+});
+
+describe('the build\'s precompressed siblings', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'web-static-'));
+    cpSync(fileURLToPath(new URL('../../web/static/', import.meta.url)), dir, { recursive: true });
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('are written for every page file as served, and are what the server sends', async () => {
+    const written = await writePrecompressedPageFiles(dir);
+    expect(written.sort()).toEqual(['app.js.br', 'app.js.gz', 'index.html.br', 'index.html.gz', 'styles.css.br', 'styles.css.gz']);
+    const served = Fastify();
+    try {
+      await served.register(webPageRoutes, { staticDir: dir });
+      const page = await served.inject({ url: '/', headers: { 'accept-encoding': 'br' } });
+      // The served page is the fingerprinted one, and the build's sibling holds exactly it.
+      expect(page.rawPayload.equals(readFileSync(join(dir, 'index.html.br')))).toBe(true);
+      expect(brotliDecompressSync(page.rawPayload).toString('utf8')).toMatch(/\/assets\/app\.js\?v=[0-9a-f]{12}/);
+      const script = await served.inject({ url: '/assets/app.js', headers: { 'accept-encoding': 'gzip' } });
+      expect(script.rawPayload.equals(readFileSync(join(dir, 'app.js.gz')))).toBe(true);
+    } finally {
+      await served.close();
+    }
+  });
+
+  it('are ignored when they no longer match their file, so an edited file is never sent stale', async () => {
+    await writePrecompressedPageFiles(dir);
+    writeFileSync(join(dir, 'app.js'), `${readFileSync(join(dir, 'app.js'), 'utf8')}\n// edited after the build\n`);
+    const served = Fastify();
+    try {
+      await served.register(webPageRoutes, { staticDir: dir });
+      for (const [acceptEncoding, decode] of [['br', brotliDecompressSync], ['gzip', gunzipSync]] as const) {
+        const script = await served.inject({ url: '/assets/app.js', headers: { 'accept-encoding': acceptEncoding } });
+        expect(decode(script.rawPayload).toString('utf8')).toContain('// edited after the build');
+      }
+    } finally {
+      await served.close();
+    }
   });
 });

@@ -1,11 +1,11 @@
 // The spec's /health (part 2.3): no envelope, never rate limited, never calls an upstream.
 import type { FastifyInstance } from 'fastify';
-import { HealthSchema } from '../schemas.js';
+import { routeSchemas } from '../schemas.js';
 
-export function registerHealthRoutes(app: FastifyInstance, options: { startedAtMs: number }): void {
+export async function healthRoutes(app: FastifyInstance, options: { startedAtMs: number }): Promise<void> {
   app.get(
     '/health',
-    { schema: { tags: ['service'], summary: 'Liveness: the service is up', response: { 200: HealthSchema } } },
+    { config: { cors: true }, schema: routeSchemas.health },
     async () => ({
       status: 'ok' as const,
       uptime: Math.max(0, (Date.now() - options.startedAtMs) / 1000),

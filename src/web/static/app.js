@@ -49,15 +49,40 @@
     return node;
   }
 
-  function showStatus(message, kind) {
+  // The status line only says that a lookup is under way; it keeps its height when idle.
+  function showStatus(message) {
     statusLine.textContent = message;
-    statusLine.className = 'status' + (kind ? ' status-' + kind : '');
-    statusLine.hidden = false;
+    statusLine.className = 'status';
   }
 
   function hideStatus() {
-    statusLine.hidden = true;
     statusLine.textContent = '';
+    statusLine.className = 'status status-idle';
+  }
+
+  // Which cards of the results region are shown. An error shows #problem, optionally below the
+  // number's facts (the facts card comes first in the markup) when the answer carried them.
+  function showCards(cards) {
+    $('verdict-card').hidden = !cards.verdict;
+    $('facts-card').hidden = !cards.facts;
+    $('problem').hidden = !cards.problem;
+    $('sources').hidden = !cards.sources;
+    if (!cards.failures) $('failures').hidden = true;
+    reportSection.hidden = false;
+  }
+
+  // `facts` ({ number, phoneInfo }) is set when the error answer still carried the number's
+  // facts (a 502: the sources failed, the numbering plan did not); `reasons` are the per-source
+  // failure reasons of that answer, listed below the problem.
+  function showProblem(problem, facts, reasons) {
+    hideStatus();
+    $('problem-title').textContent = problem.title;
+    $('problem-text').textContent = problem.text;
+    $('problem').className = 'card problem' + (problem.kind === 'warn' ? ' problem-warn' : '');
+    if (facts) renderFacts(facts);
+    if (reasons) renderFailures(reasons);
+    showCards({ facts: Boolean(facts), problem: true, failures: Boolean(reasons) });
+    document.title = facts ? facts.number + ' – Phone reputation' : 'Phone reputation lookup';
   }
 
   // The score rule of the score endpoint, applied here so one search costs one API request:
@@ -204,7 +229,7 @@
     ['primary', 'community', 'signals'].forEach(function (slot) {
       container.appendChild(renderSource(slot, report.sources[slot], metaSources && metaSources[slot]));
     });
-    reportSection.hidden = false;
+    showCards({ verdict: true, facts: true, sources: true, failures: true });
     document.title = report.number + ' – Phone reputation';
   }
 
@@ -214,14 +239,45 @@
   }
 
   function describeError(response) {
-    if (response.status === 400) return 'Invalid phone number format. Try 06 12 34 56 78 or +33 6 12 34 56 78.';
+    if (response.status === 400) {
+      return { title: 'Not a phone number we can read', text: 'Invalid phone number format. Try 06 12 34 56 78 or +33 6 12 34 56 78.', kind: 'error' };
+    }
     if (response.status === 429) {
       var seconds = retryAfterSeconds(response);
-      return 'Too many requests — retry in ' + (seconds === null ? 'a moment' : seconds + ' s') + '.';
+      return { title: 'Slow down', text: 'Too many requests — retry in ' + (seconds === null ? 'a moment' : seconds + ' s') + '.', kind: 'warn' };
     }
-    if (response.status === 502) return 'All data sources failed. The reputation sites could not be reached; try again later.';
-    if (response.status === 503) return 'The service is restarting; try again in a moment.';
-    return 'Something went wrong (HTTP ' + response.status + '). Try again later.';
+    if (response.status === 502) {
+      return { title: 'No source could answer', text: 'All data sources failed. The reputation sites could not be reached; try again later.', kind: 'error' };
+    }
+    if (response.status === 503) return { title: 'Service busy', text: 'The service is restarting; try again in a moment.', kind: 'warn' };
+    return { title: 'Something went wrong', text: 'Something went wrong (HTTP ' + response.status + '). Try again later.', kind: 'error' };
+  }
+
+  var PHONE_INFO_TEXT_FIELDS = ['national', 'e164', 'type', 'rangeLabel', 'originalCarrier', 'region'];
+
+  // The number's facts of a 502 problem body, or null when the body does not carry them whole.
+  function factsOfProblem(body) {
+    if (!body || typeof body !== 'object' || typeof body.number !== 'string') return null;
+    var info = body.phoneInfo;
+    if (!info || typeof info !== 'object' || typeof info.isNPV !== 'boolean') return null;
+    for (var i = 0; i < PHONE_INFO_TEXT_FIELDS.length; i += 1) {
+      if (typeof info[PHONE_INFO_TEXT_FIELDS[i]] !== 'string') return null;
+    }
+    return { number: body.number, phoneInfo: info };
+  }
+
+  // The 502 body's `sources` (slot -> reason) in the shape renderFailures reads, or null.
+  function failureReasonsOfProblem(body) {
+    if (!body || typeof body !== 'object' || !body.sources || typeof body.sources !== 'object') return null;
+    var reasons = {};
+    var any = false;
+    ['primary', 'community', 'signals'].forEach(function (slot) {
+      var reason = body.sources[slot];
+      if (typeof reason !== 'string') return;
+      reasons[slot] = { status: 'error', reason: reason };
+      any = true;
+    });
+    return any ? reasons : null;
   }
 
   var currentRequest = 0;
@@ -229,7 +285,7 @@
   function lookup(raw) {
     var number = raw.trim();
     if (number === '') {
-      showStatus('Type a phone number first.', 'error');
+      showProblem({ title: 'No number yet', text: 'Type a phone number first.', kind: 'error' });
       return;
     }
     var url = new URL(window.location.href);
@@ -241,13 +297,18 @@
     var requestId = currentRequest;
     button.disabled = true;
     reportSection.setAttribute('aria-busy', 'true');
-    showStatus('Looking up…', 'busy');
+    showStatus('Looking up…');
     fetch('/api/phone/' + encodeURIComponent(number), { headers: { Accept: 'application/json' } })
       .then(function (response) {
+        if (response.status === 502) {
+          return response.json().catch(function () { return null; }).then(function (body) {
+            if (requestId !== currentRequest) return;
+            showProblem(describeError(response), factsOfProblem(body), failureReasonsOfProblem(body));
+          });
+        }
         if (!response.ok) {
           if (requestId !== currentRequest) return;
-          reportSection.hidden = true;
-          showStatus(describeError(response), response.status === 429 ? 'warn' : 'error');
+          showProblem(describeError(response));
           return;
         }
         return response.json().then(function (body) {
@@ -258,8 +319,7 @@
       })
       .catch(function () {
         if (requestId !== currentRequest) return;
-        reportSection.hidden = true;
-        showStatus('The service could not be reached. Check your connection and try again.', 'error');
+        showProblem({ title: 'Service unreachable', text: 'The service could not be reached. Check your connection and try again.', kind: 'error' });
       })
       .finally(function () {
         if (requestId !== currentRequest) return;

@@ -1,0 +1,109 @@
+// What every answer carries and every request must be before any work is done for it: the
+// request id header, the public-API CORS headers on routes whose config asks for them, and the
+// edge rules of the error contract (URL length, header count, exactly one Host, no body on a
+// GET). One onRequest hook per route, chosen when the route is registered.
+import fp from 'fastify-plugin';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import { announcesBody, ApiError } from '../errors.js';
+import { routeFeatures } from '../route-config.js';
+
+// The API is public, read-only and credential-free: any web page may call it (CORS).
+export const CORS_HEADERS = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Expose-Headers': 'RateLimit, RateLimit-Policy, Retry-After, X-Request-Id',
+};
+
+export const MAX_URL_LENGTH = 2048;
+/** Node is told to keep one header more than this (maxHeadersCount), so an excess is visible. */
+export const MAX_HEADER_FIELDS = 100;
+
+/** Why a request breaks the edge rules, or undefined when it does not. */
+export function edgeViolation(request: FastifyRequest): ApiError | undefined {
+  if (request.url.length > MAX_URL_LENGTH) return new ApiError('bad_request', 'The request URL is too long.');
+  const raw = request.raw;
+  const rawHeaders = raw.rawHeaders;
+  if (rawHeaders.length > MAX_HEADER_FIELDS * 2) return new ApiError('bad_request', `At most ${MAX_HEADER_FIELDS} header fields are accepted.`);
+  if (raw.httpVersionMajor === 1 && raw.httpVersionMinor >= 1) {
+    // Node keeps the first Host and drops the others; RFC 9112 requires 400 for both cases.
+    let hosts = 0;
+    for (let i = 0; i < rawHeaders.length; i += 2) {
+      const name = rawHeaders[i];
+      if (name !== undefined && name.length === 4 && name.toLowerCase() === 'host') hosts += 1;
+    }
+    if (hosts !== 1) return new ApiError('bad_request', hosts === 0 ? 'A Host header is required.' : 'Exactly one Host header is allowed.');
+  }
+  const method = raw.method;
+  if ((method === 'GET' || method === 'HEAD') && announcesBody(request.headers)) {
+    return new ApiError('bad_request', `A ${method} request takes no body.`);
+  }
+  return undefined;
+}
+
+export const requestContextPlugin = fp(
+  async (app: FastifyInstance) => {
+    // Once shutdown begins, a request arriving on an open keep-alive connection is refused
+    // here, in the problem shape (Fastify's own return503OnClosing answers bare JSON).
+    let closing = false;
+    app.addHook('preClose', async () => {
+      closing = true;
+    });
+    const plain: onRequestAsyncHookHandler = async (request: FastifyRequest, reply: FastifyReply) => {
+      reply.header('X-Request-Id', request.id);
+      if (closing) throw shuttingDown(reply);
+      const violation = edgeViolation(request);
+      if (violation) throw violation;
+    };
+    const withCors: onRequestAsyncHookHandler = async (request: FastifyRequest, reply: FastifyReply) => {
+      reply.header('X-Request-Id', request.id);
+      reply.headers(CORS_HEADERS);
+      if (closing) throw shuttingDown(reply);
+      const violation = edgeViolation(request);
+      if (violation) throw violation;
+    };
+    app.addHook('onRoute', (route) => {
+      const hook = routeFeatures(route.config).cors ? withCors : plain;
+      route.onRequest = [hook, ...hooksOf(route.onRequest)];
+    });
+  },
+  { name: 'request-context', fastify: '5.x' },
+);
+
+function shuttingDown(reply: FastifyReply): ApiError {
+  reply.header('Connection', 'close');
+  return new ApiError('shutting_down', 'The service is shutting down; retry on another instance.');
+}
+
+/** A route option's hooks as an array (Fastify accepts one function or an array). */
+export function hooksOf<T>(hooks: T | T[] | undefined): T[] {
+  if (hooks === undefined) return [];
+  return Array.isArray(hooks) ? hooks : [hooks];
+}
+
+/**
+ * Runs a route's onRequest hooks (request context, shedding, rate limit: each added by its own
+ * plugin from the route's config) as one hook, so Fastify's hook runner steps once per request
+ * instead of once per concern. Registered after those plugins, so it sees their hooks; the
+ * order and the first error win exactly as with separate hooks.
+ */
+export const singleOnRequestPlugin = fp(
+  async (app: FastifyInstance) => {
+    app.addHook('onRoute', (route) => {
+      const hooks = hooksOf(route.onRequest);
+      if (hooks.length < 2) return;
+      const asyncHooks: onRequestAsyncHookHandler[] = [];
+      for (const hook of hooks) {
+        // Only promise-style hooks (request, reply) can be chained by awaiting them.
+        if (hook.length > 2 || hook.constructor.name !== 'AsyncFunction') return;
+        asyncHooks.push(hook as onRequestAsyncHookHandler);
+      }
+      route.onRequest = [combineOnRequest(asyncHooks)];
+    });
+  },
+  { name: 'single-on-request', fastify: '5.x' },
+);
+
+function combineOnRequest(hooks: readonly onRequestAsyncHookHandler[]): onRequestAsyncHookHandler {
+  return async function onRequest(this: FastifyInstance, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    for (const hook of hooks) await hook.call(this, request, reply);
+  };
+}

@@ -1,0 +1,34 @@
+// What a route asks of the cross-cutting plugins, in its `config` (the way @fastify/rate-limit
+// reads `config.rateLimit`). Each plugin reads it once, when the route is registered, and
+// attaches its hook to that route only: nothing is chosen from the request's URL.
+import type { ErrorCode } from './errors.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Counted against the client's rate limit (RATE_LIMIT_MAX per RATE_LIMIT_WINDOW_S). */
+    rateLimit?: boolean;
+    /** Refused with 503 when MAX_IN_FLIGHT or the event-loop delay says the process is full. */
+    shed?: boolean;
+    /** Answers carry the public-API CORS headers; OPTIONS answers a preflight. */
+    cors?: boolean;
+    /** The error a schema validation failure of the path parameters becomes (default bad_request). */
+    paramsError?: ErrorCode;
+  }
+}
+
+export interface RouteFeatures {
+  rateLimit: boolean;
+  shed: boolean;
+  cors: boolean;
+  paramsError: ErrorCode;
+}
+
+export function routeFeatures(config: unknown): RouteFeatures {
+  const given = (typeof config === 'object' && config !== null ? config : {}) as Partial<RouteFeatures>;
+  return {
+    rateLimit: given.rateLimit === true,
+    shed: given.shed === true,
+    cors: given.cors === true,
+    paramsError: given.paramsError ?? 'bad_request',
+  };
+}
