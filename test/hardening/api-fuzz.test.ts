@@ -5,10 +5,12 @@
 // The bulk goes through app.inject() (fast); a few hundred raw requests go over real HTTP
 // with bytes no HTTP client library would send.
 import net from 'node:net';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { healthyFakeSources } from '../support/fake-sources.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
+import { loadOpenApiContract, type OpenApiContract } from '../support/openapi-contract.js';
 import { describeUndocumentedAnswer, waitUntilServing, type SeenAnswer } from './support/answers.js';
 
 const DIGITS = '0123456789';
@@ -56,6 +58,7 @@ const randomSegment = fc.oneof(numberSegment, fc.string({ unit: pick([...'abcdef
 const pathArbitrary = fc.oneof(
   { weight: 5, arbitrary: numberSegment.map((segment) => `/api/phone/${segment}`) },
   { weight: 4, arbitrary: numberSegment.map((segment) => `/api/phone/${segment}/score`) },
+  { weight: 2, arbitrary: numberSegment.map((segment) => `/api/phone/${segment}/info`) },
   { weight: 1, arbitrary: fc.tuple(numberSegment, randomSegment).map(([segment, extra]) => `/api/phone/${segment}/${extra}`) },
   { weight: 1, arbitrary: fc.tuple(pick(['/', '//', '/api/', '/api//phone/', '/API/phone/', '/api/phone', '/health', '/openapi.json', '/metrics', '/.env', '/api/phone/%2e%2e/']), randomSegment).map(([prefix, rest]) => `${prefix}${rest}`) },
   { weight: 1, arbitrary: fc.array(randomSegment, { maxLength: 5 }).map((segments) => `/${segments.join('/')}`) },
@@ -87,9 +90,11 @@ const methodArbitrary = fc.oneof({ weight: 8, arbitrary: fc.constant('GET' as co
 
 describe('hardening: API fuzzing', () => {
   let server: TestServer;
+  let contract: OpenApiContract;
   beforeAll(async () => {
     server = await startTestServer({ env: { RATE_LIMIT_MAX: '0' }, overrides: { sources: healthyFakeSources() } });
     await waitUntilServing(server.app);
+    contract = await loadOpenApiContract(server.app);
   });
   afterAll(async () => {
     await server.close();
@@ -98,7 +103,14 @@ describe('hardening: API fuzzing', () => {
   async function inject(method: 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE' | 'PATCH', path: string, headers: Record<string, string> = {}): Promise<SeenAnswer> {
     const response = await server.app.inject({ method, url: path, headers });
     const contentType = response.headers['content-type'];
-    return { method, path, status: response.statusCode, contentType: typeof contentType === 'string' ? contentType : undefined, body: response.body };
+    // A compressed answer is checked on what it decodes to, as a client reads it.
+    const coding = response.headers['content-encoding'];
+    const body = coding === 'br' ? brotliDecompressSync(response.rawPayload).toString('utf8') : coding === 'gzip' ? gunzipSync(response.rawPayload).toString('utf8') : response.body;
+    const answer = { method, path, status: response.statusCode, contentType: typeof contentType === 'string' ? contentType : undefined, body };
+    // Every answer is also held to the published OpenAPI document, headers included.
+    const mismatch = contract.describeMismatch({ ...answer, headers: response.headers });
+    if (mismatch !== undefined) throw new Error(`${method} ${path}: ${mismatch}\n${body.slice(0, 200)}`);
+    return answer;
   }
 
   it('answers 6,000 generated paths with documented statuses and bodies only', async () => {
@@ -131,7 +143,7 @@ describe('hardening: API fuzzing', () => {
 
   it('answers 2,000 requests with hostile headers with documented statuses and bodies only', async () => {
     await fc.assert(
-      fc.asyncProperty(pick(['/api/phone/0612345678', '/api/phone/0612345678/score', '/api/phone/abc', '/health', '/nowhere']), headersArbitrary, async (path, headers) => {
+      fc.asyncProperty(pick(['/api/phone/0612345678', '/api/phone/0612345678/score', '/api/phone/0612345678/info', '/api/phone/abc', '/health', '/nowhere']), headersArbitrary, async (path, headers) => {
         const answer = await inject('GET', path, headers);
         expect(describeUndocumentedAnswer(answer), `${path} ${JSON.stringify(headers).slice(0, 200)} → ${answer.status} ${answer.body.slice(0, 200)}`).toBeUndefined();
         // A caller's request id is echoed only when short and plain (log injection).
@@ -165,7 +177,11 @@ describe('hardening: API fuzzing', () => {
         if (answer === undefined) return; // Node closed a connection it could not parse: no answer, no crash.
         // A request Node could not parse is answered 400 with a body before its method is known.
         const judgedMethod = method.toUpperCase() === 'HEAD' && answer.status === 400 && answer.body !== '' ? 'GET' : method.toUpperCase();
-        expect(describeUndocumentedAnswer({ method: judgedMethod, path: target.replace(/^https?:\/\/[^/]*/i, ''), ...answer }), `${method} ${JSON.stringify(target).slice(0, 200)} → ${answer.status} ${answer.body.slice(0, 200)}`).toBeUndefined();
+        const seen = { method: judgedMethod, path: target.replace(/^https?:\/\/[^/]*/i, ''), ...answer };
+        const label = `${method} ${JSON.stringify(target).slice(0, 200)} → ${answer.status} ${answer.body.slice(0, 200)}`;
+        expect(describeUndocumentedAnswer(seen), label).toBeUndefined();
+        // Read off a raw socket: status, content type and body are held to the document, not headers.
+        expect(contract.describeMismatch(seen), label).toBeUndefined();
       }),
       { numRuns: 300 },
     );

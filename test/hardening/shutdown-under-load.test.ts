@@ -2,7 +2,8 @@
 // keep sending lookups (a bounded number), each answered only after slow upstreams. Every
 // request sent before the signal is answered in full (none lost), requests after it are either
 // answered or refused at the door (never cut off after being read), and the process exits 0
-// within its grace period.
+// within its grace period. The same holds when the signal is repeated during the grace period
+// (an impatient orchestrator, Ctrl-C twice): the repeats change nothing.
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnServer, startSlowUnknownUpstream, type SlowUpstream } from '../support/server-process.js';
@@ -38,8 +39,12 @@ describe('hardening: graceful shutdown under load', () => {
   });
   afterAll(async () => upstream.close());
 
-  it('loses no request sent before SIGTERM, refuses later ones cleanly, and exits 0 within the grace period', async () => {
-    const { child, port, exited } = await spawnServer({
+  it.each([
+    { name: 'one SIGTERM', signals: ['SIGTERM'] as const },
+    { name: 'SIGTERM twice', signals: ['SIGTERM', 'SIGTERM'] as const },
+    { name: 'SIGTERM then SIGINT', signals: ['SIGTERM', 'SIGINT'] as const },
+  ])('$name: loses no request sent before the first signal, refuses later ones cleanly, and exits 0 within the grace period', async ({ signals }) => {
+    const server = await spawnServer({
       ...upstream.env,
       RATE_LIMIT_MAX: '0',
       SHUTDOWN_GRACE_MS: String(GRACE_MS),
@@ -49,6 +54,7 @@ describe('hardening: graceful shutdown under load', () => {
       TELGUARDER_RPM: '100000',
       UPSTREAM_CONCURRENCY: '64',
     });
+    const { child, port, exited } = server;
     // The first lookups warm the process (lazy data, JIT) before the load is measured.
     for (let attempt = 0; attempt < 20; attempt += 1) {
       const warm = await lookupOnce(port, '/api/phone/0612345678');
@@ -69,7 +75,13 @@ describe('hardening: graceful shutdown under load', () => {
     const clients = Array.from({ length: CLIENTS }, (_, client) => runClient(client));
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const signalledAt = Date.now();
-    child.kill('SIGTERM');
+    child.kill(signals[0]);
+    // Repeats come while the first lookups sent before the signal are still waiting on the
+    // upstreams (UPSTREAM_DELAY_MS), i.e. in the middle of the grace period.
+    for (const repeat of signals.slice(1)) {
+      await new Promise((resolve) => setTimeout(resolve, UPSTREAM_DELAY_MS / 3));
+      expect(child.kill(repeat), 'the process is still running when the signal is repeated').toBe(true);
+    }
     await Promise.all(clients);
     const exitCode = await exited;
     const exitedAfterMs = Date.now() - signalledAt;
@@ -86,7 +98,8 @@ describe('hardening: graceful shutdown under load', () => {
       if (outcome.status !== undefined) expect([200, 503]).toContain(outcome.status);
       else expect(outcome.error, JSON.stringify(outcome)).toMatch(/^(ECONNREFUSED|ECONNRESET)$/);
     }
-    expect(exitCode).toBe(0);
+    expect(exitCode, server.output()).toBe(0);
+    if (signals.length > 1) expect(server.output()).toContain('received again: already shutting down');
     expect(exitedAfterMs).toBeLessThan(GRACE_MS);
   }, 60_000);
 });

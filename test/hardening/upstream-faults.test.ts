@@ -10,8 +10,8 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureText } from '../support/fake-upstream-sites.js';
-import { startFixtureUpstreams, type FixtureUpstreams } from '../support/fixture-upstreams.js';
-import { startLoopbackServer, type LoopbackHandler, type LoopbackServer } from '../support/loopback-server.js';
+import { startFixtureUpstreams, type FixtureUpstreams } from '../support/fake-upstream-sites.js';
+import { startLoopbackServer, type LoopbackHandler, type LoopbackServer } from '../support/loopback-http.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import { waitUntilServing } from './support/answers.js';
 

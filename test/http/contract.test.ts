@@ -1,9 +1,11 @@
-// The contract suite: every numbered rule of spec parts 4, 7 and 8, and the decisions of the
-// contract issue, checked with real HTTP requests against the real app (fake sources).
+// The contract suite: every numbered rule of spec parts 4, 7 and 8, and the API decisions of
+// docs/api.md, checked with real HTTP requests against the real app (fake sources).
 import net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { healthyFakeSources, SAMPLE_DATA, type FakeSources } from '../support/fake-sources.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
+import { expectDocumentedAnswer } from '../support/openapi-contract.js';
+import { INVALID_NUMBER_DETAILS } from '../../src/http/errors.js';
 
 interface Answer {
   status: number;
@@ -12,9 +14,18 @@ interface Answer {
   text: string;
 }
 
+// Every answer is also held to the published OpenAPI document.
 async function get(server: TestServer, path: string, init: RequestInit = {}): Promise<Answer> {
   const response = await fetch(server.baseUrl + path, init);
   const text = await response.text();
+  await expectDocumentedAnswer(server.app, {
+    method: init.method ?? 'GET',
+    path,
+    status: response.status,
+    contentType: response.headers.get('content-type') ?? undefined,
+    body: text,
+    headers: response.headers,
+  });
   let body: Record<string, unknown> = {};
   try {
     body = text ? (JSON.parse(text) as Record<string, unknown>) : {};
@@ -35,7 +46,7 @@ function expectProblem(answer: Answer, status: number, message: string): void {
   expect(typeof body.type).toBe('string');
   expect(typeof body.requestId).toBe('string');
   expect(body.requestId).toBe(answer.headers.get('x-request-id'));
-  const allowed = new Set(['type', 'title', 'status', 'detail', 'requestId', 'success', 'error', 'sources']);
+  const allowed = new Set(['type', 'title', 'status', 'detail', 'requestId', 'success', 'error', 'code', 'number', 'phoneInfo', 'sources']);
   for (const key of Object.keys(body)) expect(allowed.has(key)).toBe(true);
   expect(answer.text).not.toMatch(/at .*\.(ts|js):\d+/); // no stack trace
 }
@@ -137,17 +148,19 @@ describe('contract: phone endpoints with every source answering', () => {
   );
 
   it('answers HEAD wherever GET exists, with headers and no body', async () => {
-    for (const path of ['/api/phone/0612345678', '/api/phone/0612345678/score', '/health']) {
+    for (const path of ['/api/phone/0612345678', '/api/phone/0612345678/score', '/api/phone/0612345678/info', '/health']) {
       const response = await fetch(server.baseUrl + path, { method: 'HEAD' });
       expect(response.status).toBe(200);
-      expect(await response.text()).toBe('');
+      const body = await response.text();
+      expect(body).toBe('');
+      await expectDocumentedAnswer(server.app, { method: 'HEAD', path, status: response.status, contentType: response.headers.get('content-type') ?? undefined, body, headers: response.headers });
     }
   });
 
   it.each(['POST', 'PUT', 'DELETE', 'PATCH'])('answers %s on a known path with 405 and Allow', async (method) => {
     const answer = await get(server, '/api/phone/0612345678', { method });
     expectProblem(answer, 405, 'Method not allowed');
-    expect(answer.headers.get('allow')).toBe('GET, HEAD');
+    expect(answer.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
   });
 
   it('lets any web page call the API (CORS) and answers a preflight with 204', async () => {
@@ -169,14 +182,23 @@ describe('contract: phone endpoints with every source answering', () => {
     expect(answer.body.timestamp).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
   });
 
-  it('publishes an OpenAPI 3.1 document listing the three routes and their error answers', async () => {
-    const answer = await get(server, '/openapi.json');
+  it('publishes an OpenAPI 3.1 document listing every operation and its error answers, readable from any origin', async () => {
+    const answer = await get(server, '/openapi.json', { headers: { origin: 'https://tools.example.org' } });
     expect(answer.status).toBe(200);
+    expect(answer.headers.get('access-control-allow-origin')).toBe('*');
     expect(answer.body.openapi).toBe('3.1.0');
-    const paths = answer.body.paths as Record<string, Record<string, { responses: Record<string, unknown> }>>;
-    // The spec's three routes, plus the operator's readiness endpoint (not in the spec; documented all the same).
-    expect(Object.keys(paths).sort()).toEqual(['/api/phone/{number}', '/api/phone/{number}/score', '/health', '/health/ready']);
-    expect(Object.keys(paths['/api/phone/{number}']?.get?.responses ?? {})).toEqual(expect.arrayContaining(['200', '400', '429', '502']));
+    const paths = answer.body.paths as Record<string, Record<string, { operationId: string; responses: Record<string, { content?: Record<string, unknown> }> }>>;
+    // The spec's routes, the number's facts, and the operator's endpoints (not in the spec; documented all the same).
+    expect(Object.keys(paths).sort()).toEqual(['/api/phone/{number}', '/api/phone/{number}/info', '/api/phone/{number}/score', '/health', '/health/ready', '/openapi.json']);
+    expect(Object.keys(paths['/api/phone/{number}']?.get?.responses ?? {}).sort()).toEqual(['200', '304', '400', '404', '405', '429', '502', '503']);
+    expect(Object.keys(paths['/api/phone/{number}/info']?.get?.responses ?? {}).sort()).toEqual(['200', '304', '400', '404', '405', '429', '503']);
+    for (const [path, item] of Object.entries(paths)) {
+      const operation = item.get;
+      expect(operation?.operationId, path).toMatch(/^get[A-Z]/);
+      for (const [status, response] of Object.entries(operation?.responses ?? {})) {
+        if (Number(status) >= 400) expect(Object.keys(response.content ?? {}), `${path} ${status}`).toContain('application/problem+json');
+      }
+    }
     const docs = await fetch(`${server.baseUrl}/docs`);
     expect(docs.status).toBe(200);
     expect(await docs.text()).toMatch(/swagger/i);
@@ -346,5 +368,113 @@ describe('contract: rate limit window slides and trusted proxies', () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe('contract: a refused number says why, in a sentence for people and a code for programs', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ env: { RATE_LIMIT_MAX: '0' }, overrides: { sources: healthyFakeSources() } });
+  });
+  afterAll(async () => server.close());
+
+  it.each([
+    ['invalid_character', '06123abc78'],
+    ['misplaced_separator', '06..12.34.56.78'],
+    ['too_long', '0'.repeat(33)],
+    ['no_digits', '%2B'],
+    ['invalid_number', '0012345678'],
+  ] as const)('answers %s with its code and its sentence as detail', async (code, segment) => {
+    for (const path of [`/api/phone/${segment}`, `/api/phone/${segment}/score`, `/api/phone/${segment}/info`]) {
+      const answer = await get(server, path);
+      expectProblem(answer, 400, 'Invalid phone number format');
+      expect(answer.body.code).toBe(code);
+      expect(answer.body.detail).toBe(INVALID_NUMBER_DETAILS[code]);
+    }
+  });
+
+  it('gives every reason code a distinct sentence that names no code', () => {
+    const sentences = Object.values(INVALID_NUMBER_DETAILS);
+    expect(new Set(sentences).size).toBe(sentences.length);
+    for (const sentence of sentences) expect(sentence).toMatch(/^[A-Z][^_]+\.$/);
+  });
+});
+
+describe('contract: the number speaks when the sources are silent', () => {
+  let server: TestServer;
+  let sources: FakeSources;
+  const sourceCalls = () => sources.primary.calls + sources.community.calls + sources.signals.calls;
+  beforeAll(async () => {
+    sources = healthyFakeSources();
+    server = await startTestServer({ env: { RATE_LIMIT_MAX: '0' }, overrides: { sources } });
+  });
+  afterAll(async () => server.close());
+
+  it('answers a 502 that carries the number and the same phoneInfo as the full report', async () => {
+    const report = await get(server, '/api/phone/0162123456');
+    expect(report.status).toBe(200);
+    const reported = report.body.data as { number: string; phoneInfo: Record<string, unknown> };
+    expect(reported.phoneInfo.isNPV).toBe(true);
+
+    const failing = healthyFakeSources();
+    failing.primary.respond = () => ({ status: 'error', reason: 'timeout' });
+    failing.community.respond = () => ({ status: 'error', reason: 'connection' });
+    failing.signals.respond = () => ({ status: 'blocked', reason: 'http_403' });
+    const silent = await startTestServer({ env: { RATE_LIMIT_MAX: '0' }, overrides: { sources: failing } });
+    try {
+      for (const path of ['/api/phone/01%2062%2012%2034%2056', '/api/phone/0162123456/score']) {
+        const answer = await get(silent, path);
+        expectProblem(answer, 502, 'All data sources failed');
+        expect(answer.body.number).toBe(reported.number);
+        expect(answer.body.phoneInfo).toEqual(reported.phoneInfo);
+        expect(answer.body.sources).toEqual({ primary: 'timeout', community: 'connection', signals: 'http_403' });
+      }
+    } finally {
+      await silent.close();
+    }
+  });
+
+  it('answers /info with the number and its facts and calls no source', async () => {
+    const before = sourceCalls();
+    const answer = await get(server, '/api/phone/+33%20162%2012%2034%2056/info');
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({ success: true, data: { number: '0162123456', phoneInfo: expect.objectContaining({ isNPV: true, e164: '+33162123456' }) } });
+    expect((await get(server, '/api/phone/0612345678/info')).status).toBe(200);
+    expect(sourceCalls()).toBe(before);
+  });
+
+  it.each([
+    ['an NPV number', '0162123456', ['npv']],
+    ['a technical-platform number', '0937123456', ['technical_platform']],
+    ['an ordinary mobile', '0612345678', []],
+  ])('puts meta.hints on the full report and the score of %s', async (_label, number, hints) => {
+    for (const path of [`/api/phone/${number}`, `/api/phone/${number}/score`]) {
+      const answer = await get(server, path);
+      expect(answer.status).toBe(200);
+      expect((answer.body.meta as { hints: unknown }).hints).toEqual(hints);
+    }
+  });
+});
+
+describe('contract: /info is a phone route like the others', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ env: { RATE_LIMIT_MAX: '4', RATE_LIMIT_WINDOW_S: '60' }, overrides: { sources: healthyFakeSources() } });
+  });
+  afterAll(async () => server.close());
+
+  it('answers 400, 404 and 405 as the other phone routes do, counts them, and then answers 429', async () => {
+    const invalid = await get(server, '/api/phone/06123abc78/info');
+    expectProblem(invalid, 400, 'Invalid phone number format');
+    expect(invalid.headers.get('ratelimit')).toMatch(/^"default";r=3;t=\d+$/);
+    expectProblem(await get(server, '/api/phone/0612345678/info/more'), 404, 'Route not found');
+    const post = await get(server, '/api/phone/0612345678/info', { method: 'POST' });
+    expectProblem(post, 405, 'Method not allowed');
+    expect(post.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
+    expect((await get(server, '/api/phone/0612345678/info')).status).toBe(200);
+    const refused = await get(server, '/api/phone/0612345678/info');
+    expectProblem(refused, 429, 'Too many requests');
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expectProblem(await get(server, '/api/phone/0612345678'), 429, 'Too many requests');
   });
 });

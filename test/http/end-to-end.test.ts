@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KNOWN_NUMBER, startFakeUpstreamSites, type FakeUpstreamSites } from '../support/fake-upstream-sites.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
+import { expectDocumentedAnswer } from '../support/openapi-contract.js';
 
 interface Envelope {
   success: boolean;
@@ -19,9 +20,19 @@ interface Envelope {
   meta: { sources: Record<string, { status: string; reason?: string; cache: string }>; scoreSource?: string | null };
 }
 
+// Every answer is also held to the published OpenAPI document.
 async function getJson(server: TestServer, path: string): Promise<{ status: number; body: Envelope & Record<string, unknown> }> {
   const response = await fetch(server.baseUrl + path);
-  return { status: response.status, body: (await response.json()) as Envelope & Record<string, unknown> };
+  const text = await response.text();
+  await expectDocumentedAnswer(server.app, {
+    method: 'GET',
+    path,
+    status: response.status,
+    contentType: response.headers.get('content-type') ?? undefined,
+    body: text,
+    headers: response.headers,
+  });
+  return { status: response.status, body: JSON.parse(text) as Envelope & Record<string, unknown> };
 }
 
 describe('end to end against fake upstream sites (no tellows key: HTML page)', () => {
@@ -33,6 +44,7 @@ describe('end to end against fake upstream sites (no tellows key: HTML page)', (
         '0612345678': KNOWN_NUMBER,
         '0611111111': { ...KNOWN_NUMBER, numeroinconnu: { status: 429, headers: { 'retry-after': '120' } } },
         '0622222222': { tellowsWeb: { status: 500 }, numeroinconnu: { status: 503 }, telguarder: { fixture: 'challenge.html' } },
+        '0644444444': { ...KNOWN_NUMBER, numeroinconnu: { fixture: 'unknown.html' }, telguarder: { fixture: 'clean-company.html' } },
       },
     });
     server = await startTestServer({ env: { ...sites.env(), RATE_LIMIT_MAX: '0', SOURCE_TIMEOUT_MS: '2000', LOOKUP_TIMEOUT_MS: '3000' } });
@@ -50,14 +62,47 @@ describe('end to end against fake upstream sites (no tellows key: HTML page)', (
     expect(primary.score).toBe(8);
     expect(primary.commentsCount).toBe(3);
     expect(primary.commentList.length).toBeGreaterThan(0);
-    expect(community.dangerPercent).toBe(84);
-    expect(community.visits).toBe(2535);
+    expect(community.dangerPercent).toBe(48);
+    expect(community.visits).toBe(1393);
     expect(community.commentList.length).toBeGreaterThan(0);
-    expect(signals.spamScore).toBe(72);
+    expect(signals.spamScore).toBe(74);
     expect(signals.reportsCount).toBe(37);
     for (const slot of ['primary', 'community', 'signals']) expect(body.meta.sources[slot]).toMatchObject({ status: 'ok', cache: 'miss' });
     // Never the upstream's markup: only text (a comment that *mentions* <script> stays text).
     expect(JSON.stringify(body)).not.toMatch(/<(div|p|span|a|strong|li|br|img|td)\b|class=/i);
+  });
+
+  it('tells the corrected truth of each site through the service', async () => {
+    const { body } = await getJson(server, '/api/phone/0612345678');
+    const { primary, community, signals } = body.data.sources as unknown as {
+      primary: { searches: number; commentList: { author: string; text: string; callerType: string }[] };
+      community: { visits: number | null; commentList: { text: string; date: string }[] };
+      signals: { spamScore: number | null; commentList: { date: string }[] };
+    };
+    // telguarder: a security level of 26 is a spam score of 74; year-first dates read year-first.
+    expect(signals.spamScore).toBe(74);
+    expect(signals.commentList.map((comment) => comment.date)).toEqual(['12/03/2026', '01/02/2026', '15/01/2026', '03/01/2026']);
+    // numeroinconnu: the views table, not the hidden locality table; the comment-item-ad comment
+    // counted; the site's notices and the advert never listed.
+    expect(community.visits).toBe(1393);
+    expect(community.commentList).toHaveLength(4);
+    expect(community.commentList.some((comment) => comment.text.startsWith('Faux conseiller bancaire'))).toBe(true);
+    expect(community.commentList.some((comment) => /partenaire|retiré|Publicité/.test(comment.text))).toBe(false);
+    // tellows page: searches after their label, not the sidebar; call type without its count.
+    expect(primary.searches).toBe(1234);
+    expect(primary.commentList.every((comment) => comment.callerType === 'Démarchage')).toBe(true);
+    // Entities decoded by the parser.
+    expect(primary.commentList[0]?.text).toContain('cœur');
+    expect(primary.commentList[1]?.author).toBe('Jürgen');
+  });
+
+  it("answers community not_found for numeroinconnu's unknown-number page, and a clean company's level 90 as spam score 10", async () => {
+    const { status, body } = await getJson(server, '/api/phone/0644444444');
+    expect(status).toBe(200);
+    expect(body.meta.sources.community?.status).toBe('not_found');
+    expect(body.data.sources.community.commentList).toEqual([]);
+    expect(body.meta.sources.signals?.status).toBe('ok');
+    expect(body.data.sources.signals.spamScore).toBe(10);
   });
 
   it('serves a repeated lookup from the cache without calling any upstream', async () => {
@@ -96,6 +141,17 @@ describe('end to end against fake upstream sites (no tellows key: HTML page)', (
     expect(status).toBe(502);
     expect(body.error).toBe('All data sources failed');
     expect(body.sources).toEqual({ primary: 'http_5xx', community: 'paused', signals: 'challenge' });
+    // The number's own facts still come back, as in a full report.
+    expect(body.number).toBe('0622222222');
+    expect(body.phoneInfo).toMatchObject({ e164: '+33622222222', type: 'mobile', isNPV: false });
+  });
+
+  it('answers /info from the number alone, without a request to any site', async () => {
+    const before = sites.received.length;
+    const { status, body } = await getJson(server, '/api/phone/0644444444/info');
+    expect(status).toBe(200);
+    expect(body.data).toEqual({ number: '0644444444', phoneInfo: expect.objectContaining({ national: '06 44 44 44 44', type: 'mobile' }) });
+    expect(sites.received.length).toBe(before);
   });
 
   it('answers a foreign number from the sources that cover it, without calling French-only sites', async () => {

@@ -12,14 +12,18 @@ describe('graceful shutdown', () => {
 
   it('completes a request in flight when SIGTERM arrives, then exits 0', async () => {
     const server = await spawnServer({ ...upstream.env, SHUTDOWN_GRACE_MS: '5000' });
+    const reachedUpstream = upstream.nextRequest();
     const inFlight = fetch(`${server.baseUrl}/api/phone/0612345678/score`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // The request is in flight once the service is asking an upstream about it.
+    await reachedUpstream;
     const signalledAt = Date.now();
     server.child.kill('SIGTERM');
     const response = await inFlight;
     expect(response.status).toBe(200);
     expect(await response.json()).toMatchObject({ success: true, data: { number: '0612345678', score: null, risk: 'unknown' } });
     expect(await server.exited, server.output()).toBe(0);
+    // SHUTDOWN_GRACE_MS (5 s) is the deadline under test: the in-flight lookup takes under a
+    // second, so the process must have ended well within it.
     expect(Date.now() - signalledAt).toBeLessThan(5000);
     // After shutdown nothing listens any more.
     await expect(fetch(`${server.baseUrl}/health`)).rejects.toThrow();

@@ -9,8 +9,9 @@ import { createServiceDependencies } from '../../src/composition.js';
 import { startServer } from '../../src/server.js';
 import type { RedisStatus } from '../../src/infra/readiness/readiness.js';
 import { healthyFakeSources } from '../support/fake-sources.js';
-import { startFixtureUpstreams, type FixtureUpstreams } from '../support/fixture-upstreams.js';
+import { startFixtureUpstreams, type FixtureUpstreams } from '../support/fake-upstream-sites.js';
 import { startTestServer, testNumberingPlan, type TestServer } from '../support/test-server.js';
+import { parseExposition } from '../support/prometheus-exposition.js';
 
 interface Answer {
   status: number;
@@ -47,6 +48,26 @@ describe('metrics and readiness with the real adapters on loopback upstreams', (
   afterAll(async () => {
     await server.close();
     await upstreams.close();
+  });
+
+  it('serves every counter at zero before any lookup, in an exposition that passes the promtool rules', async () => {
+    const { families, problems } = parseExposition((await get(server.baseUrl, '/metrics')).text);
+    expect(problems).toEqual([]);
+    const counters = [...families.values()].filter((family) => family.type === 'counter' && family.name.startsWith('phone_rep_'));
+    expect(counters.length).toBeGreaterThanOrEqual(6);
+    for (const counter of counters) expect(counter.samples.length, `${counter.name} has no series`).toBeGreaterThan(0);
+    const series = (name: string) => families.get(name)?.samples.map((sample) => ({ ...sample.labels, value: sample.value })) ?? [];
+    expect(series('phone_rep_load_shed_total')).toEqual([
+      { reason: 'in_flight', value: 0 },
+      { reason: 'event_loop', value: 0 },
+    ]);
+    expect(series('phone_rep_upstream_requests_total')).toContainEqual({ upstream: 'tellows-web', outcome: 'response', status_code: '200', reason: '', value: 0 });
+    expect(series('phone_rep_upstream_requests_total')).toContainEqual({ upstream: 'numeroinconnu', outcome: 'blocked', status_code: '429', reason: 'http_429', value: 0 });
+    expect(series('phone_rep_source_results_total')).toContainEqual({ slot: 'signals', upstream: 'telguarder', status: 'error', reason: 'timeout', cache: 'miss', value: 0 });
+    expect(series('phone_rep_cache_reads_total')).toContainEqual({ layer: 'memory', slot: 'community', result: 'hit', value: 0 });
+    expect(series('phone_rep_http_requests_total')).toContainEqual({ method: 'GET', route: '/api/phone/:number', status_code: '200', value: 0 });
+    // The one HTTP request counted so far is this scrape's own, once it has been answered.
+    for (const sample of families.get('phone_rep_http_requests_total')?.samples ?? []) expect(sample.value).toBe(0);
   });
 
   it('is ready with every dependency ok before any lookup, and never calls an upstream to say so', async () => {
@@ -94,8 +115,9 @@ describe('metrics and readiness with the real adapters on loopback upstreams', (
     expect(sample(text, 'phone_rep_http_request_duration_seconds_count{method="GET",route="/api/phone/:number",status_code="200"}')).toBe(3);
     expect(sample(text, 'phone_rep_http_request_duration_seconds_sum{method="GET",route="/api/phone/:number",status_code="200"}')).toBeGreaterThan(0);
     // Upstream requests by outcome, pause and circuit gauges.
-    expect(sample(text, 'phone_rep_upstream_requests_total{upstream="numeroinconnu",status="200",reason=""}')).toBe(1);
-    expect(sample(text, 'phone_rep_upstream_requests_total{upstream="numeroinconnu",status="blocked",reason="http_429"}')).toBe(1);
+    expect(sample(text, 'phone_rep_upstream_requests_total{upstream="numeroinconnu",outcome="response",status_code="200",reason=""}')).toBe(1);
+    expect(sample(text, 'phone_rep_upstream_requests_total{upstream="numeroinconnu",outcome="blocked",status_code="429",reason="http_429"}')).toBe(1);
+    expect(sample(text, 'phone_rep_upstream_requests_total{upstream="numeroinconnu",outcome="error",status_code="",reason="timeout"}')).toBe(0);
     expect(sample(text, 'phone_rep_upstream_request_duration_seconds_count{upstream="tellows-web"}')).toBe(2);
     expect(sample(text, 'phone_rep_upstream_paused{upstream="numeroinconnu"}')).toBe(1);
     expect(sample(text, 'phone_rep_upstream_paused{upstream="telguarder"}')).toBe(0);
@@ -111,6 +133,9 @@ describe('metrics and readiness with the real adapters on loopback upstreams', (
     expect(sample(text, 'phone_rep_rate_limit_rejections_total')).toBe(limited);
     expect(sample(text, 'process_cpu_user_seconds_total')).toBeGreaterThan(0);
     expect(text).toContain('nodejs_eventloop_lag_seconds');
+    expect(sample(text, 'phone_rep_load_shed_total{reason="in_flight"}')).toBe(0);
+    // Still well-formed once real traffic has filled it.
+    expect(parseExposition(text).problems).toEqual([]);
   });
 
   it('never puts a phone number or a hash-looking value in a metric label', async () => {
@@ -137,7 +162,8 @@ describe('metrics and readiness with the real adapters on loopback upstreams', (
   it('documents /health/ready and its schema in the OpenAPI document', async () => {
     const doc = JSON.parse((await get(server.baseUrl, '/openapi.json')).text);
     const operation = doc.paths['/health/ready'].get;
-    expect(Object.keys(operation.responses).sort()).toEqual(['200', '503']);
+    expect(Object.keys(operation.responses).sort()).toEqual(['200', '400', '405', '503']);
+    expect(Object.keys(operation.responses['503'].content).sort()).toEqual(['application/json', 'application/problem+json']);
     const schema = operation.responses['200'].content['application/json'].schema;
     expect(Object.keys(schema.properties).sort()).toEqual(['dependencies', 'reason', 'status', 'timestamp']);
     expect(doc.paths['/metrics']).toBeUndefined();

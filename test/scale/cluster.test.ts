@@ -1,20 +1,14 @@
-// WORKERS=2: the real server entry becomes a cluster primary with two workers on one port; both
-// answer, a killed worker is replaced, and SIGTERM stops everything gracefully.
+// WORKERS=2: the shipped server (dist/server.js) becomes a cluster primary with two workers on
+// one port; both answer, a killed worker is replaced, and SIGTERM stops everything gracefully.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import http from 'node:http';
 import net from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
-import { resolveWorkerCount, restartDelayMs } from '../../src/cluster.js';
+import { restartDelayMs } from '../../src/cluster.js';
 import { waitFor } from '../support/redis.js';
+import { builtServerCommand } from '../support/server-process.js';
 
-describe('worker count and restart delays', () => {
-  it('reads WORKERS as a count, `auto` as one per core', () => {
-    expect(resolveWorkerCount('1', 8)).toBe(1);
-    expect(resolveWorkerCount('3', 8)).toBe(3);
-    expect(resolveWorkerCount('auto', 8)).toBe(8);
-    expect(resolveWorkerCount('auto', 0)).toBe(1);
-  });
-
+describe('restart delays', () => {
   it('doubles the restart delay with each quick crash in a row, up to the cap', () => {
     expect([1, 2, 3, 4, 10].map((crashes) => restartDelayMs(crashes, 500, 30_000))).toEqual([500, 1000, 2000, 4000, 30_000]);
   });
@@ -54,7 +48,9 @@ describe('WORKERS=2', () => {
 
   it('serves from two workers on one port, replaces a killed worker, and stops on SIGTERM', { timeout: 90_000 }, async () => {
     const port = await freePort();
-    const process_ = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    const server = builtServerCommand();
+    const process_ = spawn(server.command, server.args, {
+      cwd: server.cwd,
       env: { ...process.env, WORKERS: '2', PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', SHUTDOWN_GRACE_MS: '3000', RATE_LIMIT_MAX: '0', REDIS_URL: '' },
       stdio: ['pipe', 'pipe', 'pipe'],
     });

@@ -1,11 +1,11 @@
 // Builds a lookup service over three fake upstreams on loopback, with a controllable clock, for
 // the engine's tests. Every test gets fresh servers, a fresh cache and fresh breakers.
-import { createLookupService, type EngineLookupService, type LookupConfig, type LookupServiceOptions, type SourceOutcomeEvent } from '../../src/domain/lookup/lookup-service.js';
+import { createLookupService, type EngineLookupService, type LookupTimings, type LookupServiceOptions, type SourceOutcomeEvent } from '../../src/domain/lookup/lookup-service.js';
 import type { CommunityData, PrimaryData, SignalsData, SourceSlot } from '../../src/domain/report.js';
 import { createMemorySourceCache } from '../../src/infra/cache/memory-cache.js';
-import type { CachedSourceResult, SourceResultCache } from '../../src/infra/cache/source-cache.js';
+import type { CachedSourceResult, SourceResultCache } from '../../src/domain/ports/source-cache.js';
 import { createKeyedHasher } from '../../src/infra/hash.js';
-import { startFakeUpstream, type FakeUpstream } from './fake-upstream.js';
+import { startFakeUpstream, type FakeUpstream } from './loopback-http.js';
 import { createLoopbackSource, type LoopbackSource } from './loopback-source.js';
 
 export const PRIMARY_DATA: PrimaryData = {
@@ -29,12 +29,12 @@ export const SIGNALS_DATA: SignalsData = {
   commentList: [{ text: 'Robot', date: '03/02/2026', callerType: 'Spam' }],
 };
 
-export const TEST_CONFIG: LookupConfig = {
-  SOURCE_TIMEOUT_MS: 300,
-  LOOKUP_TIMEOUT_MS: 500,
-  CACHE_TTL_S: 600,
-  CACHE_NOT_FOUND_TTL_S: 60,
-  CACHE_STALE_S: 3600,
+export const TEST_CONFIG: LookupTimings = {
+  sourceTimeoutMs: 300,
+  lookupTimeoutMs: 500,
+  cacheTtlSeconds: 600,
+  notFoundTtlSeconds: 60,
+  staleSeconds: 3600,
 };
 
 export const START_TIME_MS = Date.parse('2026-03-01T12:00:00.000Z');
@@ -85,7 +85,7 @@ function warmUpFetch(url: string): Promise<void> {
 }
 
 export async function startEngineHarness(
-  overrides: Partial<Pick<LookupServiceOptions, 'resilience' | 'config' | 'coalescer' | 'random'>> = {},
+  overrides: Partial<Pick<LookupServiceOptions, 'resilience' | 'timings' | 'coalescer' | 'random'>> = {},
 ): Promise<EngineHarness> {
   const upstreams = {
     primary: await startFakeUpstream({ status: 200, body: PRIMARY_DATA }),
@@ -106,7 +106,7 @@ export async function startEngineHarness(
     sources,
     cache,
     hashKey: createKeyedHasher('engine-test-secret-0123456789'),
-    config: overrides.config ?? TEST_CONFIG,
+    timings: overrides.timings ?? TEST_CONFIG,
     now: () => clock.nowMs,
     random: overrides.random ?? (() => 0.5), // 0.5 = no jitter unless a test asks for it
     resilience: overrides.resilience ?? { retryInitialDelayMs: 10, retryMaxDelayMs: 20, retryMinRemainingMs: 50 },

@@ -2,7 +2,7 @@
 // engine without any upstream. They implement the same Source interface as the adapters.
 import type { ParsedPhoneNumber } from '../../src/domain/phone-number.js';
 import type { SourceDataBySlot, SourceSlot } from '../../src/domain/report.js';
-import type { Source, SourceOutcome, SourcesBySlot } from '../../src/sources/source.js';
+import type { Source, SourceOutcome, SourcesBySlot } from '../../src/domain/ports/source.js';
 
 export const SAMPLE_DATA: SourceDataBySlot = {
   primary: {

@@ -8,7 +8,7 @@
 // "unknown number" fixture; a scenario per number can pick other fixtures or statuses.
 import { readFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
-import { startLoopbackServer, type LoopbackServer } from './loopback-server.js';
+import { startLoopbackServer, type LoopbackServer } from './loopback-http.js';
 
 export type Site = 'tellowsApi' | 'tellowsWeb' | 'numeroinconnu' | 'telguarder';
 
@@ -110,4 +110,36 @@ export async function startFakeUpstreamSites(options: { scenarios?: Record<strin
   };
   self.sites = sites;
   return sites;
+}
+
+// The three upstream sites answering every number with one chosen answer per site (by default
+// each adapter's "normal" fixture), for tests that run the whole service and switch a site
+// to another fixture or a bare status. A per-site view over startFakeUpstreamSites.
+export type UpstreamSite = 'tellows' | 'numeroinconnu' | 'telguarder';
+
+const SITES_OF: Record<UpstreamSite, Site[]> = {
+  tellows: ['tellowsApi', 'tellowsWeb'],
+  numeroinconnu: ['numeroinconnu'],
+  telguarder: ['telguarder'],
+};
+
+export interface FixtureUpstreams {
+  /** Environment pointing the service's adapters at these servers. */
+  env: Record<string, string>;
+  answerWith(site: UpstreamSite, answer: SiteAnswer): void;
+  /** Requests each site received for a number page or document. */
+  requestCount(site: UpstreamSite): number;
+  close(): Promise<void>;
+}
+
+export async function startFixtureUpstreams(): Promise<FixtureUpstreams> {
+  const sites = await startFakeUpstreamSites({ fallback: { ...KNOWN_NUMBER } });
+  return {
+    env: sites.env(),
+    answerWith(site, answer) {
+      for (const each of SITES_OF[site]) sites.fallback[each] = answer;
+    },
+    requestCount: (site) => SITES_OF[site].reduce((total, each) => total + sites.count(each), 0),
+    close: () => sites.close(),
+  };
 }

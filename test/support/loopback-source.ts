@@ -5,7 +5,7 @@
 // adapters, which are built elsewhere against the same interface.
 import type { ParsedPhoneNumber } from '../../src/domain/phone-number.js';
 import type { SourceDataBySlot, SourceSlot } from '../../src/domain/report.js';
-import { blocked, failed, notFound, ok, type Source, type SourceOutcome } from '../../src/sources/source.js';
+import { blocked, failed, notFound, ok, type Source, type SourceOutcome } from '../../src/domain/ports/source.js';
 
 export interface LoopbackSourceOptions<S extends SourceSlot> {
   slot: S;

@@ -32,6 +32,20 @@ export async function deleteKeys(admin: Redis, prefix: string): Promise<void> {
   if (keys.length > 0) await admin.del(...keys);
 }
 
+/**
+ * Records the commands the code under test sends on `client`'s connection (the client's own
+ * health-probe PING excluded), so a test can say "Redis saw no command" instead of timing it.
+ */
+export function recordCommands(client: RedisClient): { names: () => string[]; clear: () => void } {
+  const names: string[] = [];
+  const send = client.redis.sendCommand.bind(client.redis);
+  client.redis.sendCommand = (command, stream) => {
+    if (command.name.toLowerCase() !== 'ping') names.push(command.name.toLowerCase());
+    return send(command, stream);
+  };
+  return { names: () => [...names], clear: () => void names.splice(0) };
+}
+
 /** Resolves when `check` holds, polling every 20 ms; rejects after `timeoutMs`. */
 export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -1,7 +1,8 @@
 // A TCP proxy on loopback in front of the real Redis, so a test can make Redis unreachable or
 // stalled for its own connections only (CLIENT PAUSE would freeze every test sharing Redis).
 // Modes: `pass` forwards; `stall` keeps the sockets open but forwards nothing (a hung Redis);
-// `cut` drops every connection and resets new ones (a dead Redis).
+// `cut` drops every connection and resets new ones (a dead Redis). `setLatencyMs` delays every
+// reply (a slow Redis that still answers).
 import net from 'node:net';
 
 export type ProxyMode = 'pass' | 'stall' | 'cut';
@@ -10,11 +11,22 @@ export interface TcpProxy {
   port: number;
   url: string;
   setMode(mode: ProxyMode): void;
+  /** Delay added to every chunk from the target to the client (0: none). */
+  setLatencyMs(ms: number): void;
+  /**
+   * Names (lower case) of the Redis commands clients sent through the proxy since the last call,
+   * PING excepted (the clients' own health probes): "Redis saw no command" without timing anything.
+   */
+  takeCommands(): string[];
   close(): Promise<void>;
 }
 
 export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'): Promise<TcpProxy> {
   let mode: ProxyMode = 'pass';
+  let latencyMs = 0;
+  let commands: string[] = [];
+  // RESP: a command is an array of bulk strings, its first element the command's name.
+  const COMMAND_NAME = /\*\d+\r\n\$\d+\r\n([A-Za-z]+)\r\n/g;
   const pairs = new Set<{ client: net.Socket; upstream: net.Socket }>();
 
   const server = net.createServer((client) => {
@@ -25,14 +37,28 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
     const upstream = net.connect(targetPort, targetHost);
     const pair = { client, upstream };
     pairs.add(pair);
-    const forward = (from: net.Socket, to: net.Socket) => {
+    const forward = (from: net.Socket, to: net.Socket, delayed: boolean) => {
       from.on('data', (chunk: Buffer) => {
         // A stalled proxy swallows the bytes: the request is lost, like on a hung server.
-        if (mode === 'pass') to.write(chunk);
+        if (mode !== 'pass') return;
+        // Timers of equal delay fire in order, so replies keep their order.
+        if (!delayed || latencyMs === 0) {
+          to.write(chunk);
+          return;
+        }
+        setTimeout(() => {
+          if (!to.destroyed) to.write(chunk);
+        }, latencyMs);
       });
     };
-    forward(client, upstream);
-    forward(upstream, client);
+    client.on('data', (chunk: Buffer) => {
+      for (const match of chunk.toString('latin1').matchAll(COMMAND_NAME)) {
+        const name = (match[1] ?? '').toLowerCase();
+        if (name !== 'ping') commands.push(name);
+      }
+    });
+    forward(client, upstream, false);
+    forward(upstream, client, true);
     const end = () => {
       pairs.delete(pair);
       client.destroy();
@@ -56,6 +82,14 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
         }
         pairs.clear();
       }
+    },
+    setLatencyMs(ms) {
+      latencyMs = ms;
+    },
+    takeCommands() {
+      const taken = commands;
+      commands = [];
+      return taken;
     },
     close: async () => {
       for (const { client, upstream } of pairs) {

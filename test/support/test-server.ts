@@ -5,7 +5,8 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config/config.js';
 import { createServiceDependencies, type ServiceOverrides } from '../../src/composition.js';
-import { loadNumberingPlan, type NumberingPlan } from '../../src/domain/numbering/numbering-plan.js';
+import type { NumberingPlan } from '../../src/domain/numbering/numbering-plan.js';
+import { loadNumberingPlan } from '../../src/infra/arcep/load-numbering-plan.js';
 
 let plan: NumberingPlan | undefined;
 export function testNumberingPlan(): NumberingPlan {

@@ -78,8 +78,7 @@ function describeUndocumentedSuccess(path: string, contentType: string | undefin
     if (parsed.success !== true || typeof parsed.data !== 'object' || parsed.data === null) return '200 without the success envelope';
     const data = parsed.data as Record<string, unknown>;
     if (typeof data.number !== 'string') return '200 without data.number';
-    const isScore = /\/score\/?$/.test(pathname);
-    const expected = isScore ? ['number', 'risk', 'score'] : ['number', 'phoneInfo', 'sources'];
+    const expected = /\/score\/?$/.test(pathname) ? ['number', 'risk', 'score'] : /\/info\/?$/.test(pathname) ? ['number', 'phoneInfo'] : ['number', 'phoneInfo', 'sources'];
     if (Object.keys(data).sort().join() !== expected.join()) return `200 data members ${Object.keys(data).join()}`;
     return undefined;
   }

@@ -1,10 +1,65 @@
+// Real node:http servers on 127.0.0.1 standing in for an upstream in tests:
+// - startLoopbackServer: records what it received (method, URL, headers, body), answered by a handler;
+// - startFakeUpstream: answers per request as the test chooses (status, JSON, delay, black hole);
+// - useCanaryLoopback: one site for the canary's tests, the canary pointed at it.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll } from 'vitest';
+import { loadConfig } from '../../src/config/config.js';
+import { runCanary } from '../../src/sources/canary.js';
+import type { UpstreamDescription } from '../../src/sources/common/wiring.js';
+
+export interface ReceivedRequest {
+  method: string;
+  url: string;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+export interface LoopbackServer {
+  /** `http://127.0.0.1:PORT` */
+  url: string;
+  port: number;
+  received: ReceivedRequest[];
+  close(): Promise<void>;
+}
+
+export type LoopbackHandler = (request: ReceivedRequest, response: http.ServerResponse) => unknown;
+
+export async function startLoopbackServer(handler: LoopbackHandler): Promise<LoopbackServer> {
+  const received: ReceivedRequest[] = [];
+  const server = http.createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const entry: ReceivedRequest = {
+        method: request.method ?? 'GET',
+        url: request.url ?? '/',
+        headers: request.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
+      received.push(entry);
+      Promise.resolve(handler(entry, response)).catch(() => response.destroy());
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    received,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
 // A controllable upstream stand-in: a real node:http server on 127.0.0.1 whose answer per
 // request is chosen by the test (status, JSON body, delay, or a black hole that never answers),
 // counting every request it receives. close() destroys open sockets, so a black-holed request
 // never outlives its test.
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-
 export interface UpstreamBehaviour {
   status?: number;
   /** Serialised as JSON; ignored for a black hole. */
@@ -103,6 +158,41 @@ export async function startFakeUpstream(initial: UpstreamResponder = { status: 4
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await closed;
+    },
+  };
+}
+
+// One loopback server standing in for a real site while the canary checks one upstream against it: the
+// test sets the handler, then runs the canary with the site's base URL pointed at the server.
+export interface CanaryLoopback {
+  /** What the stand-in site answers from now on. */
+  handle(handler: LoopbackHandler): void;
+  /** The stand-in's port. */
+  port(): number;
+  /** Runs only `upstream` with `urlVariables` (and `env`) pointing at the stand-in. */
+  run(numbers: string[], env?: Record<string, string>): Promise<{ healthy: boolean; lines: string[] }>;
+}
+
+export function useCanaryLoopback(upstream: UpstreamDescription, urlVariables: string[]): CanaryLoopback {
+  let server: LoopbackServer | undefined;
+  let handler: LoopbackHandler = (_request, response) => response.writeHead(500).end();
+  beforeAll(async () => {
+    server = await startLoopbackServer((request, response) => handler(request, response));
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+  return {
+    handle(next) {
+      handler = next;
+    },
+    port: () => server?.port ?? 0,
+    async run(numbers, env = {}) {
+      const url = server?.url ?? '';
+      const lines: string[] = [];
+      const config = loadConfig({ ...Object.fromEntries(urlVariables.map((name) => [name, url])), ...env });
+      const healthy = await runCanary({ config, numbers, out: (line) => lines.push(line), upstreams: [upstream] });
+      return { healthy, lines };
     },
   };
 }

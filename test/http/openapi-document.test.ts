@@ -1,0 +1,199 @@
+// The published OpenAPI document read the way third-party tools read it: swagger-parser's
+// validation, Redocly's recommended ruleset, openapi-typescript's generated types with a small
+// client checked against them; and the contract helper every HTTP suite uses, shown to fail on
+// the drifts it exists to catch.
+import { execFile } from 'node:child_process';
+import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import SwaggerParser from '@apidevtools/swagger-parser';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkSpelling } from '../../src/domain/numbering/parse-phone-number.js';
+import { PHONE_NUMBER_PATTERN } from '../../src/http/schemas.js';
+import { healthyFakeSources } from '../support/fake-sources.js';
+import { createOpenApiContract, type OpenApiContract, type OpenApiDocument } from '../support/openapi-contract.js';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+
+const run = promisify(execFile);
+const repoRoot = path.resolve(import.meta.dirname, '../..');
+const bin = (name: string) => path.join(repoRoot, 'node_modules/.bin', name);
+// The tools must not try to reach the network (telemetry, update notices).
+const quietEnv = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' };
+
+describe('the OpenAPI document as tools read it', () => {
+  let server: TestServer;
+  let documentText: string;
+  let document: OpenApiDocument & Record<string, unknown>;
+  let workDir: string;
+  beforeAll(async () => {
+    server = await startTestServer({ env: { RATE_LIMIT_MAX: '0' }, overrides: { sources: healthyFakeSources() } });
+    const response = await fetch(`${server.baseUrl}/openapi.json`);
+    documentText = await response.text();
+    document = JSON.parse(documentText) as OpenApiDocument & Record<string, unknown>;
+    workDir = await mkdtemp(path.join(tmpdir(), 'openapi-document-'));
+  });
+  afterAll(async () => {
+    await server.close();
+    await rm(workDir, { recursive: true, force: true });
+  });
+
+  it('validates with @apidevtools/swagger-parser', async () => {
+    // swagger-parser dereferences in place, so it gets its own copy.
+    const validated = await SwaggerParser.validate(JSON.parse(documentText) as Awaited<ReturnType<typeof SwaggerParser.validate>>);
+    expect(validated.info.version).toBe(document.info === undefined ? '' : (document.info as { version: string }).version);
+  });
+
+  it("lints with zero errors under Redocly's recommended ruleset", async () => {
+    const file = path.join(workDir, 'openapi.json');
+    await writeFile(file, documentText);
+    // Run from the temporary folder, so no configuration file of the repository applies.
+    const { stdout } = await run(bin('redocly'), ['lint', '--extends=recommended', '--format=json', file], { cwd: workDir, env: quietEnv, timeout: 120_000 }).catch(
+      (error: { stdout?: string; stderr?: string }) => ({ stdout: error.stdout ?? '', stderr: error.stderr ?? '' }),
+    );
+    const report = JSON.parse(stdout) as { totals: { errors: number; warnings: number }; problems: { ruleId: string; message: string; severity: string }[] };
+    expect(report.problems.filter((problem) => problem.severity === 'error')).toEqual([]);
+    expect(report.totals.errors).toBe(0);
+  }, 150_000);
+
+  it('says what the package is: version from package.json, an SPDX licence, a relative server', async () => {
+    const info = document.info as { version: string; license: { identifier: string } };
+    const packageJson = (await import('../../package.json', { with: { type: 'json' } })).default as { version: string };
+    expect(info.version).toBe(packageJson.version);
+    expect(info.license.identifier).toBe('MIT');
+    expect(document.servers).toEqual([expect.objectContaining({ url: '/' })]);
+  });
+
+  it('gives every operation an operationId, a summary and a description, and every error status a problem example', () => {
+    const operations = Object.values(document.paths).flatMap((item) => Object.values(item)) as unknown as {
+      operationId?: string;
+      summary?: string;
+      description?: string;
+      responses: Record<string, { content?: Record<string, { example?: unknown }> }>;
+    }[];
+    expect(operations).toHaveLength(6);
+    expect(new Set(operations.map((operation) => operation.operationId)).size).toBe(6);
+    for (const operation of operations) {
+      expect(operation.summary, operation.operationId).toBeTruthy();
+      expect(operation.description, operation.operationId).toBeTruthy();
+      for (const [status, response] of Object.entries(operation.responses)) {
+        if (Number(status) < 400) continue;
+        expect(response.content?.['application/problem+json']?.example, `${operation.operationId} ${status}`).toBeDefined();
+      }
+    }
+  });
+
+  it('generates TypeScript types with openapi-typescript that a small client type-checks against', async () => {
+    const documentFile = path.join(workDir, 'openapi.json');
+    await writeFile(documentFile, documentText);
+    await run(bin('openapi-typescript'), [documentFile, '-o', path.join(workDir, 'phone-reputation-api.d.ts')], { env: quietEnv, timeout: 120_000 });
+    await copyFile(path.join(repoRoot, 'examples/client.ts'), path.join(workDir, 'client.ts'));
+    await writeFile(path.join(workDir, 'package.json'), JSON.stringify({ type: 'module' }));
+    await writeFile(
+      path.join(workDir, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: { strict: true, noEmit: true, target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', lib: ['ES2022', 'DOM'], types: [], noUncheckedIndexedAccess: true },
+        files: ['client.ts'],
+      }),
+    );
+    const result = await run(bin('tsc'), ['-p', path.join(workDir, 'tsconfig.json')], { timeout: 120_000 }).then(
+      () => ({ code: 0, output: '' }),
+      (error: { code?: number; stdout?: string }) => ({ code: error.code ?? 1, output: error.stdout ?? '' }),
+    );
+    expect(result.output).toBe('');
+    expect(result.code).toBe(0);
+  }, 150_000);
+
+  it('rejects a client that reads a member the document does not have', async () => {
+    // The check above could pass by accident if the types were all `any`: a wrong member must fail.
+    const broken = path.join(workDir, 'broken.ts');
+    await writeFile(
+      broken,
+      "import type { paths } from './phone-reputation-api.js';\ntype S = paths['/api/phone/{number}/score']['get']['responses'][200]['content']['application/json'];\nexport const risk = (answer: S): string => answer.data.riskLevel;\n",
+    );
+    await writeFile(
+      path.join(workDir, 'tsconfig.broken.json'),
+      JSON.stringify({
+        compilerOptions: { strict: true, noEmit: true, target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', lib: ['ES2022', 'DOM'], types: [] },
+        files: ['broken.ts'],
+      }),
+    );
+    const failed = await run(bin('tsc'), ['-p', path.join(workDir, 'tsconfig.broken.json')], { timeout: 120_000 }).then(
+      () => '',
+      (error: { stdout?: string }) => error.stdout ?? 'failed',
+    );
+    expect(failed).toMatch(/riskLevel/);
+  }, 150_000);
+
+  describe('the contract helper', () => {
+    let contract: OpenApiContract;
+    beforeAll(() => {
+      contract = createOpenApiContract(document);
+    });
+    const problem = (status: number, title: string, extra: Record<string, unknown> = {}) =>
+      JSON.stringify({ type: `/problems/${title.toLowerCase().replaceAll(' ', '-')}`, title, status, requestId: 'r-1', success: false, error: title, ...extra });
+    const problemHeaders = { 'x-request-id': 'r-1', 'cache-control': 'no-store' };
+
+    it('accepts a documented answer', () => {
+      const body = problem(429, 'Too many requests');
+      const answer = { method: 'GET', path: '/api/phone/0612345678', status: 429, contentType: 'application/problem+json; charset=utf-8', body };
+      expect(contract.describeMismatch({ ...answer, headers: { ...problemHeaders, 'retry-after': '12' } })).toBeUndefined();
+    });
+
+    it('fails an undocumented status', () => {
+      expect(contract.describeMismatch({ method: 'GET', path: '/api/phone/0612345678', status: 500, contentType: 'application/problem+json', body: problem(500, 'Internal server error') })).toMatch(/500 is not documented/);
+      expect(contract.describeMismatch({ method: 'GET', path: '/api/phone/0612345678/info', status: 502, contentType: 'application/problem+json', body: problem(502, 'All data sources failed') })).toMatch(/not documented/);
+    });
+
+    it('fails an undocumented content type', () => {
+      expect(contract.describeMismatch({ method: 'GET', path: '/api/phone/0612345678', status: 429, contentType: 'application/json', body: problem(429, 'Too many requests') })).toMatch(/content type/);
+    });
+
+    it('fails a body that differs from its schema', () => {
+      expect(contract.describeMismatch({ method: 'GET', path: '/health', status: 200, contentType: 'application/json', body: JSON.stringify({ status: 'ok', uptime: 1 }) })).toMatch(/timestamp/);
+      expect(contract.describeMismatch({ method: 'GET', path: '/api/phone/06', status: 502, contentType: 'application/problem+json', body: problem(502, 'All data sources failed') })).toMatch(/phoneInfo|number|sources/);
+    });
+
+    it('fails a missing required header, a header off its schema, and an undocumented header', () => {
+      const base = { method: 'GET', path: '/api/phone/0612345678', status: 429, contentType: 'application/problem+json', body: problem(429, 'Too many requests') };
+      expect(contract.describeMismatch({ ...base, headers: problemHeaders })).toMatch(/retry-after is missing/);
+      expect(contract.describeMismatch({ ...base, headers: { ...problemHeaders, 'retry-after': 'soon' } })).toMatch(/retry-after/);
+      const shed = { ...base, status: 503, body: problem(503, 'Service overloaded') };
+      expect(contract.describeMismatch({ ...shed, headers: { ...problemHeaders, ratelimit: '"default";r=1;t=2' } })).toMatch(/undocumented header ratelimit/);
+    });
+  });
+});
+
+describe('the number pattern published in the document', () => {
+  const pattern = new RegExp(PHONE_NUMBER_PATTERN);
+  const accepts = (text: string) => text.length <= 32 && pattern.test(text);
+
+  it.each(['0612345678', '06 12 34 56 78', '06.12.34.56.78', '06-12-34-56-78', '(06) 12 34 56 78', '+33612345678', '+33 (0)6 12 34 56 78', '0033612345678', '(0612345678)', '06(12)34'])(
+    'accepts the spelling %s',
+    (spelling) => {
+      expect(accepts(spelling)).toBe(true);
+    },
+  );
+
+  it.each(['', '+', '06  12', '06..12', '(06)(12)', '+(33)6', '06a12', '06 12 ', ' 0612', '((06))', '06 (12', '06)12', '0'.repeat(33)])('refuses the spelling %j', (spelling) => {
+    expect(accepts(spelling)).toBe(false);
+  });
+
+  it('accepts exactly the spellings the parser accepts', () => {
+    const character = fc.constantFrom('0', '1', '6', '9', ' ', '.', '-', '(', ')', '+', 'a', '_');
+    const anyText = fc.array(character, { maxLength: 34 }).map((characters) => characters.join(''));
+    // Digit runs joined by separators: most are accepted spellings, many only just not.
+    const separator = fc.constantFrom('', ' ', '.', '-', '(', ')', ' (', ') ', ')(', '  ', '+', '.-');
+    const digits = fc.stringMatching(/^[0-9]{1,4}$/);
+    const nearSpelling = fc
+      .tuple(fc.constantFrom('', '+', '(', '00'), fc.array(fc.tuple(digits, separator), { minLength: 1, maxLength: 6 }))
+      .map(([start, parts]) => start + parts.map(([run, between]) => run + between).join(''));
+    fc.assert(
+      fc.property(fc.oneof(anyText, nearSpelling), (text) => {
+        expect(accepts(text), JSON.stringify(text)).toBe(checkSpelling(text).ok);
+      }),
+      { numRuns: 20_000 },
+    );
+  });
+});

@@ -1,0 +1,71 @@
+// A slow Redis on the cold path: the real service, its Redis behind a loopback proxy that adds
+// 200 ms to every reply (under the 250 ms command timeout, so never an error). The instance
+// must notice that Redis answers near its timeout and go over to its memory fallbacks, instead
+// of paying every round trip of a cold lookup (1.56 s measured before).
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeUpstreamSites, type FakeUpstreamSites } from '../support/fake-upstream-sites.js';
+import { connectAdmin, deleteKeys, uniqueKeyPrefix, waitFor } from '../support/redis.js';
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+import { SLOW_DEGRADED_MS } from '../../src/infra/redis/redis-client.js';
+
+const LATENCY_MS = 200;
+const prefix = uniqueKeyPrefix('slow-redis');
+const admin = connectAdmin();
+
+let sites: FakeUpstreamSites;
+let proxy: TcpProxy;
+let service: TestServer | undefined;
+
+beforeAll(async () => {
+  sites = await startFakeUpstreamSites();
+  proxy = await startTcpProxy(6379);
+});
+afterEach(async () => {
+  await service?.close();
+  service = undefined;
+});
+afterAll(async () => {
+  await proxy.close();
+  await sites.close();
+  await deleteKeys(admin, prefix);
+  admin.disconnect();
+});
+
+async function redisReadiness(server: TestServer): Promise<string | undefined> {
+  const body = (await (await fetch(`${server.baseUrl}/health/ready`)).json()) as { dependencies: { redis?: { status: string } } };
+  return body.dependencies.redis?.status;
+}
+
+describe('reliability: Redis slow but answering', () => {
+  it('a cold lookup stays well under the time of its serial round trips, and the instance reports it fell back to memory', async () => {
+    service = await startTestServer({ env: { ...sites.env(), REDIS_URL: proxy.url, REDIS_KEY_PREFIX: prefix, RATE_LIMIT_MAX: '0' } });
+    const server = service;
+    await waitFor(async () => (await redisReadiness(server)) === 'ok');
+    // A lookup at normal speed first warms the process up (its first lookup may be slow enough
+    // for one Redis command to time out); Redis is then in use again.
+    expect((await fetch(`${server.baseUrl}/api/phone/0612000001`)).status).toBe(200);
+    await waitFor(async () => (await redisReadiness(server)) === 'ok');
+    // While Redis is healthy a lookup reads and writes it (the proxy sees those commands).
+    expect(proxy.takeCommands().length).toBeGreaterThan(0);
+
+    proxy.setLatencyMs(LATENCY_MS);
+    const startedAt = performance.now();
+    const response = await fetch(`${server.baseUrl}/api/phone/0612000002`);
+    const elapsedMs = performance.now() - startedAt;
+    expect(response.status).toBe(200);
+    // The deadline under test: about seven serial round trips took 1 560 ms; the first round
+    // trip (the three slots' cache reads, in parallel) reveals the latency, then memory answers.
+    expect(elapsedMs).toBeLessThan(900);
+    expect(await redisReadiness(server)).toBe('degraded');
+
+    // Later lookups do not pay the latency either: they do not ask Redis at all.
+    proxy.takeCommands();
+    expect((await fetch(`${server.baseUrl}/api/phone/0612000003`)).status).toBe(200);
+    expect(proxy.takeCommands()).toEqual([]);
+
+    // Once Redis answers fast again, the instance goes back to it after its minimum period.
+    proxy.setLatencyMs(0);
+    await waitFor(async () => (await redisReadiness(server)) === 'ok', SLOW_DEGRADED_MS + 5_000);
+  }, 30_000);
+});
