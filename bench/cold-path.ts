@@ -5,13 +5,13 @@
 // (target: 1 per upstream). Run alone with `npx tsx bench/cold-path.ts`.
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
-import { createLookupService, type LookupConfig } from '../src/domain/lookup/lookup-service.js';
+import { createLookupService, type LookupTimings } from '../src/domain/lookup/lookup-service.js';
 import { createMemorySourceCache } from '../src/infra/cache/memory-cache.js';
 import { createKeyedHasher } from '../src/infra/hash.js';
 import { COMMUNITY_DATA, PRIMARY_DATA, SIGNALS_DATA } from '../test/support/engine-harness.js';
-import { startFakeUpstream } from '../test/support/fake-upstream.js';
+import { startFakeUpstream } from '../test/support/loopback-http.js';
 import { createLoopbackSource } from '../test/support/loopback-source.js';
-import { distinctNumber } from '../test/support/parsed-number.js';
+import { distinctNumber } from '../test/support/parsed-numbers.js';
 
 const LATENCIES_MS = { primary: 50, community: 120, signals: 200 } as const;
 const SLOWEST_MS = Math.max(...Object.values(LATENCIES_MS));
@@ -20,12 +20,12 @@ const COLD_SAMPLES = Number(process.env.BENCH_COLD_SAMPLES ?? 100);
 const COLD_CONCURRENCY = Number(process.env.BENCH_COLD_CONCURRENCY ?? 4);
 const BURST_SIZE = 200;
 
-const CONFIG: LookupConfig = {
-  SOURCE_TIMEOUT_MS: 3000,
-  LOOKUP_TIMEOUT_MS: 4000,
-  CACHE_TTL_S: 21_600,
-  CACHE_NOT_FOUND_TTL_S: 3600,
-  CACHE_STALE_S: 604_800,
+const CONFIG: LookupTimings = {
+  sourceTimeoutMs: 3000,
+  lookupTimeoutMs: 4000,
+  cacheTtlSeconds: 21_600,
+  notFoundTtlSeconds: 3600,
+  staleSeconds: 604_800,
 };
 
 function percentile(sortedMs: number[], fraction: number): number {
@@ -48,7 +48,7 @@ export async function benchColdPath(): Promise<{ name: string; lines: string[] }
     },
     cache: createMemorySourceCache({ maxEntries: 100_000 }),
     hashKey: createKeyedHasher('bench-secret-0123456789abcdef'),
-    config: CONFIG,
+    timings: CONFIG,
   });
   try {
     // Warm-up: open keep-alive connections and JIT the path, on numbers not measured.

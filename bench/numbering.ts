@@ -2,7 +2,7 @@
 // over the same inputs. Run alone with `npx tsx bench/numbering.ts`.
 import { pathToFileURL } from 'node:url';
 import parsePhoneNumberFromString from 'libphonenumber-js/max';
-import { loadNumberingPlan } from '../src/domain/numbering/numbering-plan.js';
+import { loadNumberingPlan } from '../src/infra/arcep/load-numbering-plan.js';
 import { createPhoneNumberParser } from '../src/domain/numbering/parse-phone-number.js';
 
 /** A mix like real traffic: mostly French mobiles and fixed lines, some overseas, foreign, NPV and junk. */

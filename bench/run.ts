@@ -2,7 +2,9 @@
 // ratio, and writes docs/BENCHMARKS.md with the command, date, machine and results. Parts
 // owned by other modules (cold path, scale, numbering) are loaded by their exported function
 // name when their file exists; a part that is absent or fails gets a section saying so.
-import { existsSync, writeFileSync } from 'node:fs';
+// `npm run bench -- memory scale` runs only the named parts and replaces only their sections
+// in docs/BENCHMARKS.md, keeping the others from the last run.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -20,6 +22,8 @@ interface LinesResult {
 type PartResult = BenchSection | LinesResult;
 
 interface BenchPart {
+  /** What `npm run bench -- <name>` selects it by. */
+  name: string;
   title: string;
   run: () => Promise<PartResult>;
 }
@@ -38,8 +42,9 @@ function toSection(result: PartResult): BenchSection {
 }
 
 /** A part living in another module's file: imported when the file exists, by its function name. */
-function externalPart(title: string, file: string, exportName: string): BenchPart {
+function externalPart(name: string, title: string, file: string, exportName: string): BenchPart {
   return {
+    name,
     title,
     run: async () => {
       const path = join(PROJECT_ROOT, 'bench', file);
@@ -55,11 +60,11 @@ function externalPart(title: string, file: string, exportName: string): BenchPar
 }
 
 const PARTS: BenchPart[] = [
-  { title: 'Hot path: cached lookups vs bare Fastify', run: () => benchHotPath() },
-  externalPart('Cold path: engine overhead and coalescing', 'cold-path.ts', 'benchColdPath'),
-  externalPart('Number intelligence: phoneInfo vs bare libphonenumber', 'numbering.ts', 'benchNumbering'),
-  externalPart('Scale: Redis cache vs memory, WORKERS=2 vs 1', 'scale.ts', 'benchScale'),
-  { title: 'Memory: cached results', run: () => benchMemory() },
+  { name: 'hot-path', title: 'Hot path: cached lookups vs bare Fastify', run: () => benchHotPath() },
+  externalPart('cold-path', 'Cold path: engine overhead and coalescing', 'cold-path.ts', 'benchColdPath'),
+  externalPart('numbering', 'Number intelligence: phoneInfo vs bare libphonenumber', 'numbering.ts', 'benchNumbering'),
+  externalPart('scale', 'Scale: Redis cache vs memory, WORKERS=2 vs 1', 'scale.ts', 'benchScale'),
+  { name: 'memory', title: 'Memory: cached results', run: () => benchMemory() },
 ];
 
 function describeMachine(): string[] {
@@ -73,12 +78,66 @@ function describeMachine(): string[] {
   ];
 }
 
+/** The parts named on the command line (all when none is); an unknown name stops the run before anything runs. */
+function selectParts(names: string[]): BenchPart[] {
+  if (names.length === 0) return PARTS;
+  const known = new Set(PARTS.map((part) => part.name));
+  const unknown = names.filter((name) => !known.has(name));
+  if (unknown.length > 0) {
+    throw new Error(`unknown bench part ${unknown.map((name) => JSON.stringify(name)).join(', ')}; the parts are: ${[...known].join(', ')}`);
+  }
+  return PARTS.filter((part) => names.includes(part.name));
+}
+
+/** Splits BENCHMARKS.md into its head (up to the first section) and its `## ` sections, in order. */
+function splitSections(markdown: string): { head: string; sections: { title: string; text: string }[] } {
+  const blocks = markdown.split(/^(?=## )/m);
+  const head = blocks[0]?.startsWith('## ') ? '' : (blocks.shift() ?? '');
+  return {
+    head,
+    sections: blocks.map((text) => ({ title: (text.split('\n')[0] ?? '').slice(3).trim(), text: `${text.trimEnd()}\n` })),
+  };
+}
+
+/** The first cell of every table row whose target says MISSED, as `Section: measure`. */
+function missedTargets(sections: { title: string; text: string }[]): string[] {
+  return sections.flatMap((section) =>
+    section.text
+      .split('\n')
+      .filter((line) => line.startsWith('| ') && line.includes('(MISSED)'))
+      .map((line) => `${section.title}: ${(line.slice(2).split(' | ')[0] ?? '').trim()}`),
+  );
+}
+
+function missedLine(missed: string[]): string {
+  return missed.length === 0 ? 'Every target with a figure in this run was met.' : `**Targets missed in this run:** ${missed.join('; ')}. See the notes under each section for what limits them.`;
+}
+
+/**
+ * BENCHMARKS.md after a run of some parts only: their sections replaced (or appended), the
+ * others kept from the last run, and the line of missed targets recomputed over all of them.
+ */
+function mergeIntoExisting(existing: string, fresh: BenchSection[], note: string): string {
+  const { head, sections } = splitSections(existing);
+  for (const section of fresh) {
+    const text = renderSectionMarkdown(section);
+    const at = sections.findIndex((candidate) => candidate.title === section.title);
+    if (at === -1) sections.push({ title: section.title, text });
+    else sections[at] = { title: section.title, text };
+  }
+  const headLines = head.trimEnd().split('\n').filter((line) => !line.startsWith('**Targets missed') && !line.startsWith('Every target with a figure') && !line.startsWith('- Partial run:'));
+  while (headLines.at(-1) === '') headLines.pop();
+  return [...headLines, note, '', missedLine(missedTargets(sections)), '', ...sections.map((section) => section.text)].join('\n');
+}
+
 async function main(): Promise<void> {
+  const selected = selectParts(process.argv.slice(2).filter((arg) => arg !== '--'));
+  const partial = selected.length < PARTS.length;
   const startedAt = new Date();
   const machine = describeMachine();
   process.stdout.write(`phone-reputation benchmarks, ${startedAt.toISOString()}\n${machine.join('\n')}\n`);
   const sections: BenchSection[] = [];
-  for (const part of PARTS) {
+  for (const part of selected) {
     process.stdout.write(`\nrunning: ${part.title} …\n`);
     const partStartedAt = performance.now();
     let section: BenchSection;
@@ -88,10 +147,18 @@ async function main(): Promise<void> {
       section = failedSection(part.title, error);
     }
     section.notes.push(`Part took ${formatNumber((performance.now() - partStartedAt) / 1000, 0)} s.`);
+    if (partial) section.notes.push(`Run alone (\`npm run bench -- ${part.name}\`) on ${startedAt.toISOString()}; ${machine.at(-1)?.replace(/^- /, '') ?? ''}.`);
     sections.push(section);
     process.stdout.write(`${renderSectionText(section)}\n`);
   }
   const totalSeconds = (Date.now() - startedAt.getTime()) / 1000;
+  const path = join(PROJECT_ROOT, 'docs', 'BENCHMARKS.md');
+  if (partial && existsSync(path)) {
+    const note = `- Partial run: ${selected.map((part) => part.name).join(', ')} re-run on ${startedAt.toISOString()} (\`npm run bench -- ${selected.map((part) => part.name).join(' ')}\`); the other sections are from the run above.`;
+    writeFileSync(path, `${mergeIntoExisting(readFileSync(path, 'utf8'), sections, note).trimEnd()}\n`);
+    process.stdout.write(`\nwhole run: ${formatNumber(totalSeconds, 0)} s; sections replaced in docs/BENCHMARKS.md\n`);
+    return;
+  }
   const missed = sections.flatMap((section) => section.rows.filter((row) => row.met === false).map((row) => `${section.title}: ${row.label}`));
   const markdown = [
     '# Benchmarks',
@@ -99,16 +166,16 @@ async function main(): Promise<void> {
     'Written by `npm run bench` (bench/run.ts); every figure is measured next to its baseline in the same run,',
     'because these machines are shared and absolute figures are not comparable across runs.',
     '',
-    `- Command: \`npm run bench\``,
+    `- Command: \`npm run bench${partial ? ` -- ${selected.map((part) => part.name).join(' ')}` : ''}\``,
     `- Date: ${startedAt.toISOString()}`,
     ...machine,
     `- Whole run: ${formatNumber(totalSeconds, 0)} s`,
     '',
-    missed.length === 0 ? 'Every target with a figure in this run was met.' : `**Targets missed in this run:** ${missed.join('; ')}. See the notes under each section for what limits them.`,
+    missedLine(missed),
     '',
     ...sections.map(renderSectionMarkdown),
   ].join('\n');
-  writeFileSync(join(PROJECT_ROOT, 'docs', 'BENCHMARKS.md'), `${markdown.trimEnd()}\n`);
+  writeFileSync(path, `${markdown.trimEnd()}\n`);
   process.stdout.write(`\nwhole run: ${formatNumber(totalSeconds, 0)} s; results written to docs/BENCHMARKS.md\n`);
 }
 

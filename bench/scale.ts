@@ -3,7 +3,7 @@
 // the Redis cache in the same run, and with WORKERS=2 beside 1. One extra line shows what the
 // shared Redis rate limiter costs (one Lua call per request). Hot numbers only: with Redis they
 // are served by the in-process tier, which is the point of having it.
-// Run alone with `npx tsx bench/scale.ts`; needs Redis at 127.0.0.1:6379 (or BENCH_REDIS_URL).
+// Run alone with `npm run build && npx tsx bench/scale.ts`; needs Redis at 127.0.0.1:6379 (or BENCH_REDIS_URL).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
@@ -12,6 +12,7 @@ import { availableParallelism } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { Redis } from 'ioredis';
 import { KNOWN_NUMBER, startFakeUpstreamSites } from '../test/support/fake-upstream-sites.js';
+import { builtServer, PROJECT_ROOT } from './support/processes.js';
 
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const DURATION_S = Number(process.env.BENCH_SCALE_DURATION_S ?? 5);
@@ -64,7 +65,8 @@ interface RunningServer {
 
 async function startServer(variant: Variant, upstreamEnv: Record<string, string>): Promise<RunningServer> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+  const child = spawn(process.execPath, [builtServer()], {
+    cwd: PROJECT_ROOT,
     env: {
       ...process.env,
       ...upstreamEnv,

@@ -1,12 +1,21 @@
-// Child processes for the benches: a server or a load generator pinned to one CPU core
-// (`taskset -c N` when the machine has it), a free loopback port, a readiness wait, and
+// Child processes for the benches: the built server, a helper or a load generator pinned to one
+// CPU core (`taskset -c N` when the machine has it), a free loopback port, a readiness wait, and
 // autocannon driven through its CLI in its own process so it never shares the server's core.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { closeSync, existsSync, openSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/** The compiled server entry: the benches measure what `npm start` runs, never the sources. */
+export const BUILT_SERVER = fileURLToPath(new URL('../../dist/server.js', import.meta.url));
+
+/** The built server's path; throws a clear error when `npm run build` has not run (`npm run bench` runs it). */
+export function builtServer(): string {
+  if (!existsSync(BUILT_SERVER)) throw new Error(`${BUILT_SERVER} is missing: run \`npm run build\` first (\`npm run bench\` does)`);
+  return BUILT_SERVER;
+}
 
 let tasksetAvailable: boolean | undefined;
 /** True when `taskset` exists and the machine has at least two cores to split. */
@@ -39,10 +48,25 @@ export interface RunningProcess {
   stop(): Promise<void>;
 }
 
-/** Starts `node --import tsx <script>` pinned to a core; stdout is discarded (the server's logs). */
+/**
+ * Starts the built server (`node dist/server.js`) pinned to a core. Its stdout (the log) goes
+ * to `logFile` when given, as in production where logs land in a file; else it is discarded.
+ */
+export function startBuiltServer(core: number, env: Record<string, string>, logFile?: string): RunningProcess {
+  return startProcess(core, [builtServer()], env, logFile);
+}
+
+/** Starts a bench's own TypeScript helper (`node --import tsx <script>`) pinned to a core. */
 export function startNodeScript(core: number, script: string, env: Record<string, string>, nodeArgs: string[] = []): RunningProcess {
-  const { command, args } = pinnedCommand(core, process.execPath, [...nodeArgs, '--import', 'tsx', script]);
-  const child = spawn(command, args, { cwd: PROJECT_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  return startProcess(core, [...nodeArgs, '--import', 'tsx', script], env);
+}
+
+function startProcess(core: number, nodeArgs: string[], env: Record<string, string>, stdoutFile?: string): RunningProcess {
+  const { command, args } = pinnedCommand(core, process.execPath, nodeArgs);
+  const stdout = stdoutFile === undefined ? 'ignore' : openSync(stdoutFile, 'a');
+  const child = spawn(command, args, { cwd: PROJECT_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', stdout, 'pipe'] });
+  // The child holds its own copy of the descriptor.
+  if (typeof stdout === 'number') closeSync(stdout);
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     if (stderr.length < 20_000) stderr += chunk.toString();
@@ -94,6 +118,8 @@ export interface LoadOptions {
   overallRate?: number;
   /** The core autocannon runs on. */
   core: number;
+  /** Request headers, e.g. Accept-Encoding. */
+  headers?: Record<string, string>;
 }
 
 interface AutocannonJson {
@@ -109,6 +135,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const cli = fileURLToPath(new URL('../../node_modules/autocannon/autocannon.js', import.meta.url));
   const cliArgs = [cli, '-c', String(options.connections), '-d', String(options.durationSeconds), '-j'];
   if (options.overallRate !== undefined) cliArgs.push('-R', String(Math.round(options.overallRate)));
+  for (const [name, value] of Object.entries(options.headers ?? {})) cliArgs.push('-H', `${name}=${value}`);
   cliArgs.push(options.url);
   const { command, args } = pinnedCommand(options.core, process.execPath, cliArgs);
   const child = spawn(command, args, { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
