@@ -2,8 +2,62 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+// The dependency rule (docs/architecture.md): which top-level folders of src/ each folder's
+// production code must not import. `root` is src/*.ts (composition root, app, entry points).
+// Test files are exempt: they wire real adapters around the part they test.
+const ROOT_FILES = ['composition', 'app', 'server', 'cluster'];
+const FORBIDDEN_IMPORTS = {
+  domain: ['infra', 'sources', 'http', 'config', 'cli', 'root'],
+  infra: ['sources', 'http', 'config', 'cli', 'root'],
+  sources: ['http', 'cli', 'root'],
+  http: ['sources', 'config', 'cli', 'root'],
+  config: ['domain', 'infra', 'sources', 'http', 'cli', 'root'],
+  cli: ['http'],
+};
+
+// Imports are relative, so a folder is recognised by how many `../` reach src/ from the
+// importing file: one files block per folder and depth (src/<folder>/ nests at most 4 deep).
+function dependencyRuleBlocks() {
+  return Object.entries(FORBIDDEN_IMPORTS).flatMap(([folder, forbidden]) => {
+    const folders = forbidden.filter((name) => name !== 'root');
+    const targets = [
+      ...(folders.length > 0 ? [`(${folders.join('|')})/`] : []),
+      ...(forbidden.includes('root') ? [`(${ROOT_FILES.join('|')})\\.js$`] : []),
+    ];
+    return [1, 2, 3, 4].map((depth) => ({
+      files: [`src/${folder}/${'*/'.repeat(depth - 1)}*.ts`],
+      ignores: ['**/*.test.ts'],
+      rules: {
+        'no-restricted-imports': [
+          'error',
+          {
+            patterns: targets.map((target) => ({
+              regex: `^(\\.\\./){${depth}}${target}`,
+              message: `src/${folder} must not import that folder (the dependency rule in docs/architecture.md).`,
+            })),
+          },
+        ],
+      },
+    }));
+  });
+}
+
+/** The dependency rule's config blocks, exported for src/dependency-rule.test.ts. */
+export const dependencyRuleConfigs = [
+  ...dependencyRuleBlocks(),
+  {
+    // The composition root and entry points in src/*.ts may use every layer but the CLI, which uses them.
+    files: ['src/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ regex: '^\\./cli/', message: 'src/*.ts must not import src/cli (the dependency rule in docs/architecture.md).' }] }],
+    },
+  },
+];
+
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'coverage/', 'test-artifacts/', 'src/web/static/', 'bin/'] },
+  // examples/ is type-checked by test/http/openapi-document.test.ts, against types generated from the served document.
+  { ignores: ['dist/', 'node_modules/', 'coverage/', 'test-artifacts/', 'src/web/static/', 'bin/', 'examples/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -28,5 +82,6 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-argument': 'off',
     },
   },
+  ...dependencyRuleConfigs,
   { files: ['eslint.config.js'], ...tseslint.configs.disableTypeChecked },
 );
