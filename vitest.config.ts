@@ -37,7 +37,9 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'system', include: SYSTEM_FILES, globalSetup: ['test/support/build-once.ts'], hookTimeout: 90_000, sequence: { groupOrder: 1 } },
+        // A minute per test: a browser or a child process is slow on a loaded machine, and each of
+        // their steps has a deadline of its own that names it (this is only the net under them).
+        test: { name: 'system', include: SYSTEM_FILES, globalSetup: ['test/support/build-once.ts'], testTimeout: 60_000, hookTimeout: 90_000, sequence: { groupOrder: 1 } },
       },
     ],
   },

@@ -7,7 +7,7 @@
 // Saves screenshots to test-artifacts/.
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ParsedPhoneNumber } from '../../src/domain/phone-number.js';
 import { blocked, failed, notFound, ok } from '../../src/domain/ports/source.js';
@@ -16,6 +16,12 @@ import { startTestServer, type TestServer } from '../support/test-server.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = new URL('../../test-artifacts/', import.meta.url);
+/**
+ * Every browser step (navigation, wait, click) gives up after this and names itself, well inside
+ * the test's own timeout, so a step that never completes fails with its name rather than as a
+ * test timeout.
+ */
+const STEP_TIMEOUT_MS = 10_000;
 
 const SCRIPT_PAYLOAD = '<script>window.__pwned = "script"</script>';
 const IMG_PAYLOAD = `<img src=x onerror="window.__pwned = 'img'">`;
@@ -52,7 +58,6 @@ function pageSources(): FakeSources {
 let browser: Browser;
 let server: TestServer;
 let limitedServer: TestServer;
-/** The server behind a stand-in that gives its 502s the `number` and `phoneInfo` members. */
 
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) {
@@ -76,6 +81,7 @@ afterAll(async () => {
 
 async function openPage(viewport = { width: 1200, height: 1000 }): Promise<Page> {
   const page = await browser.newPage({ viewport });
+  page.setDefaultTimeout(STEP_TIMEOUT_MS);
   // Records any CSP violation the page causes (the init script runs outside the page's CSP).
   await page.addInitScript(() => {
     const record: string[] = [];
@@ -86,11 +92,11 @@ async function openPage(viewport = { width: 1200, height: 1000 }): Promise<Page>
 }
 
 async function reportShown(page: Page): Promise<void> {
-  await page.locator('#verdict-card').waitFor({ state: 'visible', timeout: 10_000 });
+  await page.locator('#verdict-card').waitFor({ state: 'visible' });
 }
 
 async function problemShown(page: Page, kind: 'error' | 'warn'): Promise<void> {
-  await page.locator(kind === 'warn' ? '#problem.problem-warn' : '#problem:not(.problem-warn)').waitFor({ state: 'visible', timeout: 10_000 });
+  await page.locator(kind === 'warn' ? '#problem.problem-warn' : '#problem:not(.problem-warn)').waitFor({ state: 'visible' });
 }
 
 /** The vertical position of an element's top edge on the page. */
@@ -208,7 +214,7 @@ describe('the lookup page in headless Chromium', () => {
 
     await page.fill('#number-input', DEAD_NUMBER);
     await page.click('#lookup-button');
-    await page.waitForFunction(() => document.querySelector('#problem-text')?.textContent?.includes('All data sources failed') === true, undefined, { timeout: 10_000 });
+    await page.waitForFunction(() => document.querySelector('#problem-text')?.textContent?.includes('All data sources failed') === true);
     expect(await page.locator('#problem').isVisible()).toBe(true);
     expect(await page.textContent('#status')).toBe('');
     await page.close();
@@ -241,7 +247,7 @@ describe('the lookup page in headless Chromium', () => {
     // A later invalid number shows its message alone, not the previous number's facts.
     await page.fill('#number-input', '06 12 ab');
     await page.click('#lookup-button');
-    await page.waitForFunction(() => document.querySelector('#problem-text')?.textContent?.includes('Invalid phone number format') === true, undefined, { timeout: 10_000 });
+    await page.waitForFunction(() => document.querySelector('#problem-text')?.textContent?.includes('Invalid phone number format') === true);
     expect(await page.locator('#facts-card').isVisible()).toBe(false);
     await page.close();
   });
@@ -281,13 +287,14 @@ interface AxeResults {
 /**
  * A page in a context of its own that bypasses the CSP: axe is injected as an inline script,
  * which the page's `script-src 'self'` rightly refuses. Only the axe runs use it; every other
- * test keeps the CSP and checks that it saw no violation.
+ * test keeps the CSP and checks that it saw no violation. Each page has its own context (closed
+ * with the page), so no test inherits another's connections or storage.
  */
-let axeContext: BrowserContext | undefined;
 async function openAxePage(viewport = { width: 1200, height: 1000 }): Promise<Page> {
-  axeContext ??= await browser.newContext({ bypassCSP: true });
-  const page = await axeContext.newPage();
-  await page.setViewportSize(viewport);
+  const context = await browser.newContext({ bypassCSP: true, viewport });
+  context.setDefaultTimeout(STEP_TIMEOUT_MS);
+  const page = await context.newPage();
+  page.once('close', () => void context.close());
   return page;
 }
 
@@ -306,10 +313,6 @@ async function seriousAxeViolations(page: Page): Promise<Array<{ rule: string; i
 }
 
 describe('the lookup page for everyone (axe-core, WCAG 2.1 AA)', () => {
-  afterAll(async () => {
-    await axeContext?.close();
-  });
-
   it('has no serious or critical violation on the empty page, and describes itself to search engines', async () => {
     const page = await openAxePage();
     await page.goto(`${server.baseUrl}/`);
@@ -344,38 +347,45 @@ describe('the lookup page for everyone (axe-core, WCAG 2.1 AA)', () => {
     }
   });
 
-  it('has none on the invalid-number, 502 and 429 messages', async () => {
+  it('has none on the invalid-number message', async () => {
     const page = await openAxePage();
     await page.goto(`${server.baseUrl}/?number=06%2012%20ab`);
     await problemShown(page, 'error');
     expect(await seriousAxeViolations(page)).toEqual([]);
+    await page.close();
+  });
 
+  it('has none on the 502 of a number whose every source failed', async () => {
+    const page = await openAxePage();
     await page.goto(`${server.baseUrl}/?number=${DEAD_NUMBER}`);
-    await page.waitForFunction(() => document.querySelector('#problem-text')?.textContent?.includes('All data sources failed') === true, undefined, { timeout: 10_000 });
+    await page.waitForFunction(() => document.querySelector('#problem-text')?.textContent?.includes('All data sources failed') === true);
     expect(await seriousAxeViolations(page)).toEqual([]);
     await page.close();
+  });
 
-    // The 502 that carries the number's facts: facts card, NPV badge, problem and failures together.
+  it('has none on the 502 that carries the number\'s facts: facts card, NPV badge, problem and failures together', async () => {
     for (const viewport of [{ width: 1200, height: 1000 }, { width: 375, height: 740 }]) {
-      const factsPage = await openAxePage(viewport);
-      await factsPage.goto(`${server.baseUrl}/?number=${DEAD_NPV_NUMBER}`);
-      await problemShown(factsPage, 'error');
-      expect(await factsPage.locator('#npv-badge').isVisible()).toBe(true);
-      expect(await factsPage.locator('#failures').isVisible()).toBe(true);
-      expect(await seriousAxeViolations(factsPage)).toEqual([]);
-      await factsPage.close();
+      const page = await openAxePage(viewport);
+      await page.goto(`${server.baseUrl}/?number=${DEAD_NPV_NUMBER}`);
+      await problemShown(page, 'error');
+      expect(await page.locator('#npv-badge').isVisible()).toBe(true);
+      expect(await page.locator('#failures').isVisible()).toBe(true);
+      expect(await seriousAxeViolations(page)).toEqual([]);
+      await page.close();
     }
+  });
 
+  it('has none on the 429 message', async () => {
     // A server of its own with a limit of one lookup, so the 429 does not depend on the order of tests.
     const limited = await startTestServer({ env: { MAX_EVENT_LOOP_DELAY_MS: '0', RATE_LIMIT_MAX: '1', RATE_LIMIT_WINDOW_S: '60' }, overrides: { sources: pageSources() } });
     try {
-      const limitedPage = await openAxePage();
-      await limitedPage.goto(`${limited.baseUrl}/?number=0612345678`);
-      await reportShown(limitedPage);
-      await limitedPage.goto(`${limited.baseUrl}/?number=0698765432`);
-      await problemShown(limitedPage, 'warn');
-      expect(await seriousAxeViolations(limitedPage)).toEqual([]);
-      await limitedPage.close();
+      const page = await openAxePage();
+      await page.goto(`${limited.baseUrl}/?number=0612345678`);
+      await reportShown(page);
+      await page.goto(`${limited.baseUrl}/?number=0698765432`);
+      await problemShown(page, 'warn');
+      expect(await seriousAxeViolations(page)).toEqual([]);
+      await page.close();
     } finally {
       await limited.close();
     }
