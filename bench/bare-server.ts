@@ -4,8 +4,16 @@
 // validation, rate limiting, logging or hooks: the floor under our costs.
 // Run as a child process: PORT and BARE_BODIES_FILE in env; the file holds
 // {"full", "score", "info"} (text) and {"fullBr", "scoreBr"} (base64, absent when not compressed).
+//
+// With CEILING_LOG_FILE set it is the *ceiling* instead: the same server plus only what any
+// production service of this kind pays per request – one pino access line written to that
+// file (asynchronously, as the real server writes it), a Prometheus counter and histogram
+// bound to the route, and two headers (a request id and Vary). What the real server costs
+// beyond the ceiling is its own work.
 import { readFileSync } from 'node:fs';
-import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { destination as pinoDestination, pino } from 'pino';
+import { Counter, Histogram, Registry } from 'prom-client';
 
 interface Bodies {
   full: string;
@@ -26,11 +34,32 @@ function sender(text: string, brBase64: string | undefined) {
   };
 }
 
+/** The ceiling's per-request costs: two headers, a counter and a histogram, one log line. */
+function addCeilingCosts(app: FastifyInstance): void {
+  const registers = [new Registry()];
+  const requests = new Counter({ name: 'http_requests_total', help: 'requests', labelNames: ['method', 'route', 'status'] as const, registers });
+  const duration = new Histogram({ name: 'http_request_duration_seconds', help: 'duration', labelNames: ['method', 'route', 'status'] as const, registers });
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id).header('vary', 'Accept-Encoding');
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    const labels = { method: request.method, route: request.routeOptions.url ?? '', status: String(reply.statusCode) };
+    requests.inc(labels);
+    duration.observe(labels, reply.elapsedTime / 1000);
+    request.log.info({ method: request.method, route: labels.route, status: reply.statusCode, durationMs: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
+  });
+}
+
 async function main(): Promise<void> {
   const bodiesFile = process.env.BARE_BODIES_FILE;
   if (bodiesFile === undefined) throw new Error('BARE_BODIES_FILE is not set');
   const bodies = JSON.parse(readFileSync(bodiesFile, 'utf8')) as Bodies;
-  const app = Fastify({ logger: false });
+  const ceilingLog = process.env.CEILING_LOG_FILE;
+  const app: FastifyInstance =
+    ceilingLog === undefined
+      ? Fastify({ logger: false })
+      : (Fastify({ loggerInstance: pino({ base: { pid: process.pid } }, pinoDestination({ dest: ceilingLog, sync: false })), disableRequestLogging: true }) as unknown as FastifyInstance);
+  if (ceilingLog !== undefined) addCeilingCosts(app);
   app.get('/api/phone/:number', sender(bodies.full, bodies.fullBr));
   app.get('/api/phone/:number/score', sender(bodies.score, bodies.scoreBr));
   app.get('/api/phone/:number/info', sender(bodies.info, undefined));

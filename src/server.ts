@@ -10,15 +10,30 @@ import { createServiceDependencies } from './composition.js';
 import { runPrimary } from './cluster.js';
 import { startMetricsServer, type MetricsServer } from './http/plugins/metrics.js';
 
+/** Log lines are written in batches of about this many bytes (when stdout is not a terminal). */
+export const LOG_BATCH_BYTES = 8192;
+/** A batch that has not filled is written after at most this long. */
+export const LOG_FLUSH_INTERVAL_MS = 1000;
+
+/**
+ * stdout for pino, written asynchronously. Into a file or a pipe (production, containers) lines
+ * are batched: one write per LOG_BATCH_BYTES or per LOG_FLUSH_INTERVAL_MS, whichever comes
+ * first, instead of one per request (the write was a tenth of a cached answer's CPU). On a
+ * terminal every line goes out at once. Flushed at close, and synchronously by pino at exit.
+ */
+function logDestination(): ReturnType<typeof pinoDestination> {
+  if (process.stdout.isTTY) return pinoDestination({ dest: 1, sync: false });
+  return pinoDestination({ dest: 1, sync: false, minLength: LOG_BATCH_BYTES, periodicFlush: LOG_FLUSH_INTERVAL_MS });
+}
+
 export async function startServer(config: Config): Promise<{ close: () => Promise<void>; port: number; metricsPort?: number }> {
-  // Asynchronous writes: a line goes out at once when the log is idle, and lines that arrive
-  // while a write is in flight are batched into the next one, so a busy server pays one write
-  // per batch instead of one synchronous write per request. Flushed at close (and by pino at exit).
-  const destination = pinoDestination({ dest: 1, sync: false });
+  const destination = logDestination();
   const logger = pino({ level: config.LOG_LEVEL, base: { pid: process.pid } }, destination);
   const deps = await createServiceDependencies(config, logger);
   const app = await buildApp({ ...deps.app, logger });
   await app.listen({ port: config.PORT, host: config.HOST });
+  // The start-up lines (the listening address first) go out at once, not with the first batch.
+  destination.flush();
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.PORT;
   // METRICS_PORT: the scrape endpoint on a port of its own (often kept off the public interface).

@@ -26,6 +26,24 @@ describe('node dist/server.js', () => {
     await upstream.close();
   });
 
+  it('writes a lone request\'s access line while the server keeps running (log lines are batched, never held back indefinitely)', async () => {
+    const requestId = 'lone-request-1';
+    const lineArrived = new Promise<string>((resolve) => {
+      const onData = (): void => {
+        const line = server.output().split('\n').find((text) => text.includes(`"reqId":"${requestId}"`));
+        if (line === undefined) return;
+        server.child.stdout?.off('data', onData);
+        resolve(line);
+      };
+      server.child.stdout?.on('data', onData);
+    });
+    const answer = await fetch(`${server.baseUrl}/health`, { headers: { 'x-request-id': requestId } });
+    expect(answer.status).toBe(200);
+    // stdout is a pipe here, so the line waits for its batch to fill or for the periodic flush.
+    const line = JSON.parse(await lineArrived) as { route: string; status: number; msg: string };
+    expect(line).toMatchObject({ route: '/health', status: 200, msg: 'request' });
+  });
+
   it('serves the lookup page and its assets from the copies the build put in dist/web/static', async () => {
     const page = await fetch(`${server.baseUrl}/`);
     expect(page.status).toBe(200);
