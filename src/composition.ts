@@ -77,7 +77,7 @@ export async function createServiceDependencies(config: Config, logger?: Logger,
   const parsePhoneNumber = memoizeParser(createPhoneNumberParser(numberingPlan, config.DEFAULT_REGION));
 
   const redisClient: RedisClient | undefined =
-    config.REDIS_URL === undefined ? undefined : createRedisClient(config.REDIS_URL, { keyPrefix: config.REDIS_KEY_PREFIX, logger });
+    config.REDIS_URL === undefined ? undefined : createRedisClient(config.REDIS_URL, { keyPrefix: config.REDIS_KEY_PREFIX, commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS, logger });
   // One store for every upstream: its keys are per upstream.
   const politeness: PolitenessStore | undefined = redisClient ? createRedisPolitenessStore({ client: redisClient }) : undefined;
 

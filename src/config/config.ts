@@ -70,6 +70,11 @@ export const ConfigSchema = Type.Object({
     'redis://[:password@]host:port[/db] or rediss://… (TLS): shares the cache, rate limit, coalescing and upstream politeness between instances. Unset = memory only.',
   ),
   REDIS_KEY_PREFIX: setting(Type.String({ minLength: 1, maxLength: 64 }), 'phonerep:', 'Prefix of every Redis key, so several deployments can share one Redis.'),
+  REDIS_COMMAND_TIMEOUT_MS: setting(
+    Type.Integer({ minimum: 10, maximum: 10_000 }),
+    250,
+    'Deadline of one Redis command, past which that call uses the in-process fallback; replies slower than half of it, three in a row, send the instance to its fallbacks for at least 5 s. Raise it for a distant Redis.',
+  ),
   WORKERS: setting(Type.String({ pattern: '^(auto|[1-9][0-9]?)$' }), '1', 'Server processes on this machine sharing PORT: a number (1-99) or auto (one per core).'),
 
   METRICS_ENABLED: setting(Type.Boolean(), true, 'Serve Prometheus metrics at /metrics.'),

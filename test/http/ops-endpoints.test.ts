@@ -196,12 +196,22 @@ describe('readiness states that need the composition root', () => {
 
   it('shares one evaluation among concurrent /health/ready callers', async () => {
     let probes = 0;
+    // The probe answers only once all 25 requests have reached the route: they are concurrent
+    // by construction, not because the probe happened to be slow enough.
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
     const { deps, app } = await build({
       redisStatus: async (): Promise<RedisStatus> => {
         probes += 1;
-        await new Promise((resolve) => setTimeout(resolve, 100));
+        await released;
         return 'ok';
       },
+    });
+    let arrived = 0;
+    app.addHook('preHandler', async () => {
+      arrived += 1;
+      // After the last arrival's handler has run its synchronous part (the microtasks drain first).
+      if (arrived === 25) setImmediate(release);
     });
     const answers = await Promise.all(Array.from({ length: 25 }, () => app.inject({ url: '/health/ready' })));
     expect(answers.every((answer) => answer.statusCode === 200)).toBe(true);

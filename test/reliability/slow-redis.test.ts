@@ -1,7 +1,9 @@
 // A slow Redis on the cold path: the real service, its Redis behind a loopback proxy that adds
-// 200 ms to every reply (under the 250 ms command timeout, so never an error). The instance
-// must notice that Redis answers near its timeout and go over to its memory fallbacks, instead
-// of paying every round trip of a cold lookup (1.56 s measured before).
+// 800 ms to every reply (under a 1 s command timeout, so never an error). The instance must
+// notice that Redis answers near its timeout and go over to its memory fallbacks, instead of
+// paying every round trip of a cold lookup. The instance does not judge a reply slow for time
+// it spent busy itself (event-loop delay), so the latency is large enough that a loaded test
+// machine's delays cannot hide it.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeUpstreamSites, type FakeUpstreamSites } from '../support/fake-upstream-sites.js';
 import { connectAdmin, deleteKeys, uniqueKeyPrefix, waitFor } from '../support/redis.js';
@@ -9,7 +11,8 @@ import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import { SLOW_DEGRADED_MS } from '../../src/infra/redis/redis-client.js';
 
-const LATENCY_MS = 200;
+const COMMAND_TIMEOUT_MS = 1000;
+const LATENCY_MS = 800;
 const prefix = uniqueKeyPrefix('slow-redis');
 const admin = connectAdmin();
 
@@ -38,8 +41,8 @@ async function redisReadiness(server: TestServer): Promise<string | undefined> {
 }
 
 describe('reliability: Redis slow but answering', () => {
-  it('a cold lookup stays well under the time of its serial round trips, and the instance reports it fell back to memory', async () => {
-    service = await startTestServer({ env: { ...sites.env(), REDIS_URL: proxy.url, REDIS_KEY_PREFIX: prefix, RATE_LIMIT_MAX: '0' } });
+  it('a cold lookup pays one Redis round trip, not its serial ones, and the instance reports it fell back to memory', async () => {
+    service = await startTestServer({ env: { ...sites.env(), REDIS_URL: proxy.url, REDIS_KEY_PREFIX: prefix, REDIS_COMMAND_TIMEOUT_MS: String(COMMAND_TIMEOUT_MS), RATE_LIMIT_MAX: '0' } });
     const server = service;
     await waitFor(async () => (await redisReadiness(server)) === 'ok');
     // A lookup at normal speed first warms the process up (its first lookup may be slow enough
@@ -50,13 +53,12 @@ describe('reliability: Redis slow but answering', () => {
     expect(proxy.takeCommands().length).toBeGreaterThan(0);
 
     proxy.setLatencyMs(LATENCY_MS);
-    const startedAt = performance.now();
     const response = await fetch(`${server.baseUrl}/api/phone/0612000002`);
-    const elapsedMs = performance.now() - startedAt;
     expect(response.status).toBe(200);
-    // The deadline under test: about seven serial round trips took 1 560 ms; the first round
-    // trip (the three slots' cache reads, in parallel) reveals the latency, then memory answers.
-    expect(elapsedMs).toBeLessThan(900);
+    // Paying every round trip would show about seven serial commands:
+    // the first round trip (the three slots' cache reads, in parallel) reveals the latency, and
+    // memory answers the rest (health pings aside).
+    expect(proxy.takeCommands().filter((command) => command !== 'ping')).toEqual(['get', 'get', 'get']);
     expect(await redisReadiness(server)).toBe('degraded');
 
     // Later lookups do not pay the latency either: they do not ask Redis at all.

@@ -83,8 +83,10 @@ describe('WORKERS=2', () => {
     const servedBy = async (count: number): Promise<Set<number | undefined>> => {
       const before = lines.length;
       for (let i = 0; i < count; i += 1) expect(await getStatus(`http://127.0.0.1:${port}/health`)).toBe(200);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      return new Set(lines.slice(before).filter((line) => line.msg === 'request').map((line) => line.pid));
+      // Each worker writes its access lines in batches (at most a second late): wait for all of them.
+      const requestLines = () => lines.slice(before).filter((line) => line.msg === 'request');
+      await waitFor(() => requestLines().length >= count, 10_000);
+      return new Set(requestLines().map((line) => line.pid));
     };
     expect(await servedBy(12)).toEqual(new Set(workers));
 

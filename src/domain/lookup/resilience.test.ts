@@ -100,22 +100,26 @@ describe('upstream policy: circuit breaker', () => {
   });
 
   it('lets one probe through after the open period and closes when it succeeds', async () => {
-    const policy = createUpstreamPolicy(BREAKER);
+    let nowMs = 1_000_000;
+    const policy = createUpstreamPolicy({ ...BREAKER, now: () => nowMs });
     const source = scripted(failed('timeout'), failed('timeout'), ok('data'));
     await policy.execute(source.attempt, context());
     await policy.execute(source.attempt, context());
     expect(policy.breakerState()).toBe('open');
-    await new Promise((resolve) => setTimeout(resolve, 80));
+    nowMs += 59;
+    expect(await policy.execute(source.attempt, context())).toEqual(failed('circuit_open'));
+    nowMs += 1;
     expect(await policy.execute(source.attempt, context())).toEqual(ok('data'));
     expect(policy.breakerState()).toBe('closed');
   });
 
   it('opens again when the probe fails', async () => {
-    const policy = createUpstreamPolicy(BREAKER);
+    let nowMs = 1_000_000;
+    const policy = createUpstreamPolicy({ ...BREAKER, now: () => nowMs });
     const source = scripted(failed('timeout'));
     await policy.execute(source.attempt, context());
     await policy.execute(source.attempt, context());
-    await new Promise((resolve) => setTimeout(resolve, 80));
+    nowMs += 60;
     expect(await policy.execute(source.attempt, context())).toEqual(failed('timeout'));
     expect(source.calls()).toBe(3);
     expect(policy.breakerState()).toBe('open');
