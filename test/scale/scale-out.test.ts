@@ -6,7 +6,6 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/config.js';
 import { createServiceDependencies, type ServiceDependencies } from '../../src/composition.js';
-import { DEFAULT_COMMAND_TIMEOUT_MS } from '../../src/infra/redis/redis-client.js';
 import { fakeSource, SAMPLE_DATA, type FakeSources } from '../support/fake-sources.js';
 import { connectAdmin, deleteKeys, listKeys, TEST_REDIS_URL, uniqueKeyPrefix, waitFor } from '../support/redis.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
@@ -54,12 +53,11 @@ async function startInstance(sources: FakeSources, env: Record<string, string>):
 /** Every number this file has looked up, for the check that none reaches Redis in clear. */
 const lookedUp = new Set<string>();
 
-async function lookup(instance: Instance, number: string): Promise<{ status: number; body: { meta?: { sources?: Record<string, { cache: string; status: string }> } }; elapsedMs: number }> {
+async function lookup(instance: Instance, number: string): Promise<{ status: number; body: { meta?: { sources?: Record<string, { cache: string; status: string }> } } }> {
   lookedUp.add(number);
-  const startedAt = performance.now();
   const response = await fetch(`${instance.baseUrl}/api/phone/${number}`);
   const body = (await response.json()) as { meta?: { sources?: Record<string, { cache: string; status: string }> } };
-  return { status: response.status, body, elapsedMs: performance.now() - startedAt };
+  return { status: response.status, body };
 }
 
 const totalCalls = (sources: FakeSources) => sources.primary.calls + sources.community.calls + sources.signals.calls;
@@ -126,9 +124,15 @@ describe('two instances sharing one Redis', () => {
 
 describe('Redis failing under two instances', () => {
   let proxy: TcpProxy;
-  /** Scheduling noise on a shared, loaded machine; a request hung on Redis would take seconds. */
-  const SLACK_MS = 400;
-  const budgetMs = UPSTREAM_LATENCY_MS + DEFAULT_COMMAND_TIMEOUT_MS + SLACK_MS;
+  /**
+   * Whether an answer was held up by Redis, told by what it says rather than by a stopwatch: a
+   * Redis call without its own deadline would keep a slot waiting until the source or lookup
+   * deadline, and that slot would answer `error` (timeout) instead of `ok`.
+   */
+  const notHeldUpByRedis = (result: Awaited<ReturnType<typeof lookup>>): void => {
+    if (result.status !== 200) return;
+    expect(Object.values(result.body.meta?.sources ?? {}).map((slot) => slot.status)).toEqual(['ok', 'ok', 'ok']);
+  };
 
   beforeAll(async () => {
     proxy = await startTcpProxy(6379);
@@ -141,7 +145,7 @@ describe('Redis failing under two instances', () => {
     expect(instance.deps.redis?.health()).toBe('degraded');
     const results = [];
     for (let i = 0; i < 7; i += 1) results.push(await lookup(instance, '0612345673'));
-    for (const result of results) expect(result.elapsedMs).toBeLessThan(budgetMs);
+    for (const result of results) notHeldUpByRedis(result);
     // Per-instance memory limits take over.
     expect(results.map((result) => result.status)).toEqual([200, 200, 200, 200, 200, 429, 429]);
     expect(results[1]?.body.meta?.sources?.primary?.cache).toBe('hit');
@@ -159,9 +163,8 @@ describe('Redis failing under two instances', () => {
     await waitFor(() => first.deps.redis?.health() === 'ok' && second.deps.redis?.health() === 'ok');
     const burst = (numbers: string[]) =>
       Promise.all(numbers.flatMap((number, i) => [lookup(first, number), lookup(i % 2 === 0 ? second : first, number)]));
-    // The normal lookup on this machine, now: the same burst of cold and warm lookups with Redis healthy.
-    const baseline = await burst(['0612345660', '0612345661', '0612345662', '0612345661']);
-    const normalMs = Math.max(...baseline.map((result) => result.elapsedMs));
+    // The same burst of cold and warm lookups with Redis healthy first.
+    for (const result of await burst(['0612345660', '0612345661', '0612345662', '0612345661'])) notHeldUpByRedis(result);
     expect((await lookup(first, '0612345674')).status).toBe(200);
 
     for (const [mode, numbers] of [
@@ -172,8 +175,7 @@ describe('Redis failing under two instances', () => {
       const during = await burst([...numbers]);
       for (const result of during) {
         expect(result.status).toBe(200);
-        // At most one Redis timeout on top of a normal lookup (plus scheduling slack), never a hang.
-        expect(result.elapsedMs).toBeLessThan(normalMs + DEFAULT_COMMAND_TIMEOUT_MS + SLACK_MS);
+        notHeldUpByRedis(result);
       }
       expect(first.deps.redis?.health()).toBe('degraded');
       // Degraded now: requests skip Redis instead of waiting on it.
