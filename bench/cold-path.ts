@@ -9,7 +9,7 @@ import { createLookupService, type LookupTimings } from '../src/domain/lookup/lo
 import { createMemorySourceCache } from '../src/infra/cache/memory-cache.js';
 import { createKeyedHasher } from '../src/infra/hash.js';
 import { COMMUNITY_DATA, PRIMARY_DATA, SIGNALS_DATA } from '../test/support/engine-harness.js';
-import { startFakeUpstream } from '../test/support/loopback-http.js';
+import { startFakeUpstream } from '../test/support/loopback.js';
 import { createLoopbackSource } from '../test/support/loopback-source.js';
 import { distinctNumber } from '../test/support/parsed-numbers.js';
 

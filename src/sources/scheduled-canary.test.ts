@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startLoopbackServer, type LoopbackServer, type ReceivedRequest } from '../../test/support/loopback-http.js';
+import { startLoopbackServer, type LoopbackServer, type ReceivedRequest } from '../../test/support/loopback.js';
 import { testNumberingPlan } from '../../test/support/test-server.js';
 import { buildApp } from '../app.js';
 import { loadConfig } from '../config/config.js';

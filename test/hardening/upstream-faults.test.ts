@@ -11,7 +11,7 @@ import vm from 'node:vm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureText } from '../support/fake-upstream-sites.js';
 import { startFixtureUpstreams, type FixtureUpstreams } from '../support/fake-upstream-sites.js';
-import { startLoopbackServer, type LoopbackHandler, type LoopbackServer } from '../support/loopback-http.js';
+import { startLoopbackServer, type LoopbackHandler, type LoopbackServer } from '../support/loopback.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import { waitUntilServing } from './support/answers.js';
 

@@ -9,7 +9,7 @@ import net from 'node:net';
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { healthyFakeSources } from '../support/fake-sources.js';
-import { parseRawAnswer, rawExchange, type RawAnswer } from '../support/raw-http.js';
+import { parseRawAnswer, rawExchange, type RawAnswer } from '../support/loopback.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
 function expectRawProblem(answer: RawAnswer, status: number, title: string): Record<string, unknown> {

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeUpstreamSites, type FakeUpstreamSites } from '../support/fake-upstream-sites.js';
 import { connectAdmin, deleteKeys, uniqueKeyPrefix, waitFor } from '../support/redis.js';
-import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
+import { startTcpProxy, type TcpProxy } from '../support/loopback.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
 const RATE_LIMIT_MAX = 30;

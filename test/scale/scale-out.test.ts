@@ -9,7 +9,7 @@ import { createServiceDependencies, type ServiceDependencies } from '../../src/c
 import { DEFAULT_COMMAND_TIMEOUT_MS } from '../../src/infra/redis/redis-client.js';
 import { fakeSource, SAMPLE_DATA, type FakeSources } from '../support/fake-sources.js';
 import { connectAdmin, deleteKeys, listKeys, TEST_REDIS_URL, uniqueKeyPrefix, waitFor } from '../support/redis.js';
-import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
+import { startTcpProxy, type TcpProxy } from '../support/loopback.js';
 import { testNumberingPlan } from '../support/test-server.js';
 
 const prefix = uniqueKeyPrefix('scale');

@@ -5,7 +5,7 @@ import type { CommunityData, PrimaryData, SignalsData, SourceSlot } from '../../
 import { createMemorySourceCache } from '../../src/infra/cache/memory-cache.js';
 import type { CachedSourceResult, SourceResultCache } from '../../src/domain/ports/source-cache.js';
 import { createKeyedHasher } from '../../src/infra/hash.js';
-import { startFakeUpstream, type FakeUpstream } from './loopback-http.js';
+import { startFakeUpstream, type FakeUpstream } from './loopback.js';
 import { createLoopbackSource, type LoopbackSource } from './loopback-source.js';
 
 export const PRIMARY_DATA: PrimaryData = {

@@ -8,7 +8,7 @@
 // "unknown number" fixture; a scenario per number can pick other fixtures or statuses.
 import { readFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
-import { startLoopbackServer, type LoopbackServer } from './loopback-http.js';
+import { startLoopbackServer, type LoopbackServer } from './loopback.js';
 
 export type Site = 'tellowsApi' | 'tellowsWeb' | 'numeroinconnu' | 'telguarder';
 

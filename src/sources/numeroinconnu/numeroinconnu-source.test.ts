@@ -5,8 +5,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createHttpClient } from '../../infra/http/http-client.js';
 import type { ClosableHttpClient } from '../../infra/http/http-client.js';
 import { createUpstreamFetcher } from '../../infra/http/upstream-fetcher.js';
-import { startLoopbackServer } from '../../../test/support/loopback-http.js';
-import type { LoopbackServer, ReceivedRequest } from '../../../test/support/loopback-http.js';
+import { startLoopbackServer } from '../../../test/support/loopback.js';
+import type { LoopbackServer, ReceivedRequest } from '../../../test/support/loopback.js';
 import { belgianNumber, frenchNumber } from '../../../test/support/parsed-numbers.js';
 import { buildNumeroinconnuUrl, createNumeroinconnuSource } from './numeroinconnu-source.js';
 
