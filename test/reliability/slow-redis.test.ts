@@ -3,7 +3,7 @@
 // must notice that Redis answers near its timeout and go over to its memory fallbacks, instead
 // of paying every round trip of a cold lookup (1.56 s measured before).
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeUpstreamSites, type FakeUpstreamSites } from '../support/fake-upstream-sites.js';
+import { startFakeUpstreamSites, type FakeUpstreamSites } from '../support/upstream-sites.js';
 import { connectAdmin, deleteKeys, uniqueKeyPrefix, waitFor } from '../support/redis.js';
 import { startTcpProxy, type TcpProxy } from '../support/loopback.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
