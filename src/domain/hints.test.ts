@@ -4,7 +4,7 @@ import { buildReport, buildScoreResult } from './report-builder.js';
 import { computeHints } from './hints.js';
 import { createPhoneNumberParser } from './numbering/parse-phone-number.js';
 import type { ParsedPhoneNumber } from './phone-number.js';
-import { lookupResult, notFoundSlot } from '../../test/support/slot-results.js';
+import { lookupResult, notFoundSlot } from '../../test/support/lookup.js';
 
 const parse = createPhoneNumberParser(testNumberingPlan(), 'FR');
 

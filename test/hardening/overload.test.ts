@@ -6,7 +6,7 @@
 // shown without any clock: every refusal arrives while the admitted lookups are still held.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SourceOutcome } from '../../src/domain/ports/source.js';
-import { fakeSource, SAMPLE_DATA, type FakeSources } from '../support/fake-sources.js';
+import { fakeSource, SAMPLE_DATA, type FakeSources } from '../support/lookup.js';
 import { rawExchange, type RawAnswer } from '../support/loopback.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import { waitUntilServing } from './support/answers.js';

@@ -6,7 +6,7 @@
 import net from 'node:net';
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { healthyFakeSources } from '../support/fake-sources.js';
+import { healthyFakeSources } from '../support/lookup.js';
 import { parseRawAnswer } from '../support/loopback.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 

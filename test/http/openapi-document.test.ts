@@ -12,7 +12,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkSpelling } from '../../src/domain/numbering/parse-phone-number.js';
 import { PHONE_NUMBER_PATTERN } from '../../src/http/schemas.js';
-import { healthyFakeSources } from '../support/fake-sources.js';
+import { healthyFakeSources } from '../support/lookup.js';
 import { createOpenApiContract, type OpenApiContract, type OpenApiDocument } from '../support/openapi-contract.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 

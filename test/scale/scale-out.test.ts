@@ -7,7 +7,7 @@ import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/config.js';
 import { createServiceDependencies, type ServiceDependencies } from '../../src/composition.js';
 import { DEFAULT_COMMAND_TIMEOUT_MS } from '../../src/infra/redis/redis-client.js';
-import { fakeSource, SAMPLE_DATA, type FakeSources } from '../support/fake-sources.js';
+import { fakeSource, SAMPLE_DATA, type FakeSources } from '../support/lookup.js';
 import { connectAdmin, deleteKeys, listKeys, TEST_REDIS_URL, uniqueKeyPrefix, waitFor } from '../support/redis.js';
 import { startTcpProxy, type TcpProxy } from '../support/loopback.js';
 import { testNumberingPlan } from '../support/test-server.js';
