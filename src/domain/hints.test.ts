@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { testNumberingPlan } from '../../test/support/test-server.js';
+import { testNumberingPlan } from '../../test/support/servers.js';
 import { buildReport, buildScoreResult } from './report-builder.js';
 import { computeHints } from './hints.js';
 import { createPhoneNumberParser } from './numbering/parse-phone-number.js';

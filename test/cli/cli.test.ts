@@ -15,7 +15,7 @@ import { failed, type SourcesBySlot } from '../../src/domain/ports/source.js';
 import { fakeSource, healthyFakeSources, type FakeSources } from '../support/lookup.js';
 import { startFixtureUpstreams, type FixtureUpstreams } from '../support/upstream-sites.js';
 import { startLoopbackServer } from '../support/loopback.js';
-import { startTestServer, testNumberingPlan, type TestServer } from '../support/test-server.js';
+import { startTestServer, testNumberingPlan, type TestServer } from '../support/servers.js';
 
 const BIN = fileURLToPath(new URL('../../bin/phone-rep.js', import.meta.url));
 

@@ -9,7 +9,7 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { healthyFakeSources } from '../support/lookup.js';
-import { startTestServer, type TestServer } from '../support/test-server.js';
+import { startTestServer, type TestServer } from '../support/servers.js';
 import { loadOpenApiContract, type OpenApiContract } from '../support/openapi-contract.js';
 import { describeUndocumentedAnswer, waitUntilServing, type SeenAnswer } from './support/answers.js';
 

@@ -12,7 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureText } from '../support/upstream-sites.js';
 import { startFixtureUpstreams, type FixtureUpstreams } from '../support/upstream-sites.js';
 import { startLoopbackServer, type LoopbackHandler, type LoopbackServer } from '../support/loopback.js';
-import { startTestServer, type TestServer } from '../support/test-server.js';
+import { startTestServer, type TestServer } from '../support/servers.js';
 import { waitUntilServing } from './support/answers.js';
 
 const SOURCE_TIMEOUT_MS = 1200;

@@ -10,7 +10,7 @@ import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { healthyFakeSources } from '../support/lookup.js';
 import { parseRawAnswer, rawExchange, type RawAnswer } from '../support/loopback.js';
-import { startTestServer, type TestServer } from '../support/test-server.js';
+import { startTestServer, type TestServer } from '../support/servers.js';
 
 function expectRawProblem(answer: RawAnswer, status: number, title: string): Record<string, unknown> {
   expect(answer.status, answer.raw.slice(0, 300)).toBe(status);

@@ -2,7 +2,7 @@
 // on loopback that serve pages and documents in each site's documented format.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KNOWN_NUMBER, startFakeUpstreamSites, type FakeUpstreamSites } from '../support/upstream-sites.js';
-import { startTestServer, type TestServer } from '../support/test-server.js';
+import { startTestServer, type TestServer } from '../support/servers.js';
 import { expectDocumentedAnswer } from '../support/openapi-contract.js';
 
 interface Envelope {

@@ -14,7 +14,7 @@ import { checkSpelling } from '../../src/domain/numbering/parse-phone-number.js'
 import { PHONE_NUMBER_PATTERN } from '../../src/http/schemas.js';
 import { healthyFakeSources } from '../support/lookup.js';
 import { createOpenApiContract, type OpenApiContract, type OpenApiDocument } from '../support/openapi-contract.js';
-import { startTestServer, type TestServer } from '../support/test-server.js';
+import { startTestServer, type TestServer } from '../support/servers.js';
 
 const run = promisify(execFile);
 const repoRoot = path.resolve(import.meta.dirname, '../..');

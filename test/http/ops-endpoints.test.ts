@@ -10,7 +10,7 @@ import { startServer } from '../../src/server.js';
 import type { RedisStatus } from '../../src/infra/readiness/readiness.js';
 import { healthyFakeSources } from '../support/lookup.js';
 import { startFixtureUpstreams, type FixtureUpstreams } from '../support/upstream-sites.js';
-import { startTestServer, testNumberingPlan, type TestServer } from '../support/test-server.js';
+import { startTestServer, testNumberingPlan, type TestServer } from '../support/servers.js';
 import { parseExposition } from '../support/prometheus-exposition.js';
 
 interface Answer {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeUpstreamSites, type FakeUpstreamSites } from '../support/upstream-sites.js';
 import { connectAdmin, deleteKeys, uniqueKeyPrefix, waitFor } from '../support/redis.js';
 import { startTcpProxy, type TcpProxy } from '../support/loopback.js';
-import { startTestServer, type TestServer } from '../support/test-server.js';
+import { startTestServer, type TestServer } from '../support/servers.js';
 
 const RATE_LIMIT_MAX = 30;
 const prefix = uniqueKeyPrefix('outage-limits');

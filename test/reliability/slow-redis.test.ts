@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeUpstreamSites, type FakeUpstreamSites } from '../support/upstream-sites.js';
 import { connectAdmin, deleteKeys, uniqueKeyPrefix, waitFor } from '../support/redis.js';
 import { startTcpProxy, type TcpProxy } from '../support/loopback.js';
-import { startTestServer, type TestServer } from '../support/test-server.js';
+import { startTestServer, type TestServer } from '../support/servers.js';
 import { SLOW_DEGRADED_MS } from '../../src/infra/redis/redis-client.js';
 
 const LATENCY_MS = 200;

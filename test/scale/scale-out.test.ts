@@ -10,7 +10,7 @@ import { DEFAULT_COMMAND_TIMEOUT_MS } from '../../src/infra/redis/redis-client.j
 import { fakeSource, SAMPLE_DATA, type FakeSources } from '../support/lookup.js';
 import { connectAdmin, deleteKeys, listKeys, TEST_REDIS_URL, uniqueKeyPrefix, waitFor } from '../support/redis.js';
 import { startTcpProxy, type TcpProxy } from '../support/loopback.js';
-import { testNumberingPlan } from '../support/test-server.js';
+import { testNumberingPlan } from '../support/servers.js';
 
 const prefix = uniqueKeyPrefix('scale');
 const admin = connectAdmin();
