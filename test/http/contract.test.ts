@@ -4,7 +4,7 @@ import net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { healthyFakeSources, SAMPLE_DATA, type FakeSources } from '../support/lookup.js';
 import { startTestServer, type TestServer } from '../support/servers.js';
-import { expectDocumentedAnswer } from '../support/openapi-contract.js';
+import { expectDocumentedAnswer } from '../support/contracts.js';
 import { INVALID_NUMBER_DETAILS } from '../../src/http/errors.js';
 
 interface Answer {

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KNOWN_NUMBER, startFakeUpstreamSites, type FakeUpstreamSites } from '../support/upstream-sites.js';
 import { startTestServer, type TestServer } from '../support/servers.js';
-import { expectDocumentedAnswer } from '../support/openapi-contract.js';
+import { expectDocumentedAnswer } from '../support/contracts.js';
 
 interface Envelope {
   success: boolean;

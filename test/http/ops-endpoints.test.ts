@@ -11,7 +11,7 @@ import type { RedisStatus } from '../../src/infra/readiness/readiness.js';
 import { healthyFakeSources } from '../support/lookup.js';
 import { startFixtureUpstreams, type FixtureUpstreams } from '../support/upstream-sites.js';
 import { startTestServer, testNumberingPlan, type TestServer } from '../support/servers.js';
-import { parseExposition } from '../support/prometheus-exposition.js';
+import { parseExposition } from '../support/contracts.js';
 
 interface Answer {
   status: number;
