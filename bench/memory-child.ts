@@ -10,7 +10,7 @@ import { createPhoneNumberParser } from '../src/domain/numbering/parse-phone-num
 import type { ParsedPhoneNumber } from '../src/domain/phone-number.js';
 import { createMemorySourceCache } from '../src/infra/cache/memory-cache.js';
 import { createKeyedHasher } from '../src/infra/hash.js';
-import { healthyFakeSources } from '../test/support/fake-sources.js';
+import { healthyFakeSources } from '../test/support/lookup.js';
 import { formerObjectCache } from './memory-hit.js';
 
 const SLOTS_PER_NUMBER = 3;

@@ -1,7 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { COMMUNITY_DATA, PRIMARY_DATA, SIGNALS_DATA } from '../../test/support/engine-harness.js';
-import { frenchMobile } from '../../test/support/parsed-numbers.js';
-import { FETCHED_AT, blockedSlot, errorSlot, lookupResult, notFoundSlot, okSlot } from '../../test/support/slot-results.js';
+import { COMMUNITY_DATA, PRIMARY_DATA, SIGNALS_DATA, frenchMobile, FETCHED_AT, blockedSlot, errorSlot, lookupResult, notFoundSlot, okSlot } from '../../test/support/lookup.js';
 import { buildReport, failureReasons, isAllSourcesFailed } from './report-builder.js';
 import { emptySourceData } from './report.js';
 import type { SlotResult } from './lookup/types.js';

@@ -1,7 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { COMMUNITY_DATA, PRIMARY_DATA, SIGNALS_DATA } from '../../test/support/engine-harness.js';
-import { frenchMobile } from '../../test/support/parsed-numbers.js';
-import { errorSlot, lookupResult, notFoundSlot, okSlot } from '../../test/support/slot-results.js';
+import { COMMUNITY_DATA, PRIMARY_DATA, SIGNALS_DATA, frenchMobile, errorSlot, lookupResult, notFoundSlot, okSlot } from '../../test/support/lookup.js';
 import { buildScoreResult } from './report-builder.js';
 import { emptySourceData, type SourceDataBySlot } from './report.js';
 import { computeScore, percentToScore, scoreToRisk } from './score.js';

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startLoopbackServer, type LoopbackServer, type ReceivedRequest } from '../../test/support/loopback-http.js';
-import { testNumberingPlan } from '../../test/support/test-server.js';
+import { startLoopbackServer, type LoopbackServer, type ReceivedRequest } from '../../test/support/loopback.js';
+import { testNumberingPlan } from '../../test/support/servers.js';
 import { buildApp } from '../app.js';
 import { loadConfig } from '../config/config.js';
 import { createServiceDependencies, type ServiceDependencies } from '../composition.js';

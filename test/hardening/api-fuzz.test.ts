@@ -8,9 +8,9 @@ import net from 'node:net';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { healthyFakeSources } from '../support/fake-sources.js';
-import { startTestServer, type TestServer } from '../support/test-server.js';
-import { loadOpenApiContract, type OpenApiContract } from '../support/openapi-contract.js';
+import { healthyFakeSources } from '../support/lookup.js';
+import { startTestServer, type TestServer } from '../support/servers.js';
+import { loadOpenApiContract, type OpenApiContract } from '../support/contracts.js';
 import { describeUndocumentedAnswer, waitUntilServing, type SeenAnswer } from './support/answers.js';
 
 const DIGITS = '0123456789';

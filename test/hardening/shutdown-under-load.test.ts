@@ -6,7 +6,7 @@
 // (an impatient orchestrator, Ctrl-C twice): the repeats change nothing.
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnServer, startSlowUnknownUpstream, type SlowUpstream } from '../support/server-process.js';
+import { spawnServer, startSlowUnknownUpstream, type SlowUpstream } from '../support/servers.js';
 
 const UPSTREAM_DELAY_MS = 300;
 const GRACE_MS = 5000;

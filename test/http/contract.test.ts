@@ -2,9 +2,9 @@
 // docs/api.md, checked with real HTTP requests against the real app (fake sources).
 import net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { healthyFakeSources, SAMPLE_DATA, type FakeSources } from '../support/fake-sources.js';
-import { startTestServer, type TestServer } from '../support/test-server.js';
-import { expectDocumentedAnswer } from '../support/openapi-contract.js';
+import { healthyFakeSources, SAMPLE_DATA, type FakeSources } from '../support/lookup.js';
+import { startTestServer, type TestServer } from '../support/servers.js';
+import { expectDocumentedAnswer } from '../support/contracts.js';
 import { INVALID_NUMBER_DETAILS } from '../../src/http/errors.js';
 
 interface Answer {

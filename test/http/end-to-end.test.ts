@@ -1,9 +1,9 @@
 // The contract end to end: the real app with the real adapters, against fake upstream sites
 // on loopback that serve pages and documents in each site's documented format.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KNOWN_NUMBER, startFakeUpstreamSites, type FakeUpstreamSites } from '../support/fake-upstream-sites.js';
-import { startTestServer, type TestServer } from '../support/test-server.js';
-import { expectDocumentedAnswer } from '../support/openapi-contract.js';
+import { KNOWN_NUMBER, startFakeUpstreamSites, type FakeUpstreamSites } from '../support/upstream-sites.js';
+import { startTestServer, type TestServer } from '../support/servers.js';
+import { expectDocumentedAnswer } from '../support/contracts.js';
 
 interface Envelope {
   success: boolean;

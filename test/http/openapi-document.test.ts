@@ -12,9 +12,9 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkSpelling } from '../../src/domain/numbering/parse-phone-number.js';
 import { PHONE_NUMBER_PATTERN } from '../../src/http/schemas.js';
-import { healthyFakeSources } from '../support/fake-sources.js';
-import { createOpenApiContract, type OpenApiContract, type OpenApiDocument } from '../support/openapi-contract.js';
-import { startTestServer, type TestServer } from '../support/test-server.js';
+import { healthyFakeSources } from '../support/lookup.js';
+import { createOpenApiContract, type OpenApiContract, type OpenApiDocument } from '../support/contracts.js';
+import { startTestServer, type TestServer } from '../support/servers.js';
 
 const run = promisify(execFile);
 const repoRoot = path.resolve(import.meta.dirname, '../..');

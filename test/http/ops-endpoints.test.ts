@@ -8,10 +8,10 @@ import { loadConfig } from '../../src/config/config.js';
 import { createServiceDependencies } from '../../src/composition.js';
 import { startServer } from '../../src/server.js';
 import type { RedisStatus } from '../../src/infra/readiness/readiness.js';
-import { healthyFakeSources } from '../support/fake-sources.js';
-import { startFixtureUpstreams, type FixtureUpstreams } from '../support/fake-upstream-sites.js';
-import { startTestServer, testNumberingPlan, type TestServer } from '../support/test-server.js';
-import { parseExposition } from '../support/prometheus-exposition.js';
+import { healthyFakeSources } from '../support/lookup.js';
+import { startFixtureUpstreams, type FixtureUpstreams } from '../support/upstream-sites.js';
+import { startTestServer, testNumberingPlan, type TestServer } from '../support/servers.js';
+import { parseExposition } from '../support/contracts.js';
 
 interface Answer {
   status: number;

@@ -11,8 +11,8 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ParsedPhoneNumber } from '../../src/domain/phone-number.js';
 import { blocked, failed, notFound, ok } from '../../src/domain/ports/source.js';
-import { SAMPLE_DATA, fakeSource, type FakeSources } from '../support/fake-sources.js';
-import { startTestServer, type TestServer } from '../support/test-server.js';
+import { SAMPLE_DATA, fakeSource, type FakeSources } from '../support/lookup.js';
+import { startTestServer, type TestServer } from '../support/servers.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = new URL('../../test-artifacts/', import.meta.url);

@@ -1,7 +1,6 @@
 // The all-fresh path: three fresh hits in a peekable cache answer without timers or signals.
 import { describe, expect, it } from 'vitest';
-import { COMMUNITY_DATA, PRIMARY_DATA, SIGNALS_DATA, START_TIME_MS, TEST_CONFIG } from '../../../test/support/engine-harness.js';
-import { frenchMobile } from '../../../test/support/parsed-numbers.js';
+import { COMMUNITY_DATA, PRIMARY_DATA, SIGNALS_DATA, START_TIME_MS, TEST_CONFIG, frenchMobile } from '../../../test/support/lookup.js';
 import { createMemorySourceCache } from '../../infra/cache/memory-cache.js';
 import { createKeyedHasher } from '../../infra/hash.js';
 import { ok, type SourcesBySlot } from '../ports/source.js';

@@ -7,10 +7,11 @@ import {
   TEST_CONFIG,
   startEngineHarness,
   waitFor,
+  distinctNumber,
+  frenchMobile,
+  upstreamPath,
   type EngineHarness,
-} from '../../../test/support/engine-harness.js';
-import { distinctNumber, frenchMobile } from '../../../test/support/parsed-numbers.js';
-import { upstreamPath } from '../../../test/support/loopback-source.js';
+} from '../../../test/support/lookup.js';
 import { buildReport, failureReasons } from '../report-builder.js';
 import { createMemorySourceCache } from '../../infra/cache/memory-cache.js';
 import { createKeyedHasher } from '../../infra/hash.js';

@@ -3,7 +3,7 @@ import { createServiceMetrics, labelValue, markerLabelValue } from './service-me
 import { instrumentSourceCache, instrumentUpstreamFetcher } from './instrument.js';
 import type { CachedSourceResult, SourceResultCache } from '../../domain/ports/source-cache.js';
 import type { UpstreamFetcher } from '../http/types.js';
-import { parseExposition } from '../../../test/support/prometheus-exposition.js';
+import { parseExposition } from '../../../test/support/contracts.js';
 
 describe('metric labels', () => {
   it('keep closed-vocabulary values and refuse anything that could be a number or a hash', () => {

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ServerResponse } from 'node:http';
-import { startLoopbackServer, type LoopbackServer } from '../../../test/support/loopback-http.js';
-import { testNumberingPlan } from '../../../test/support/test-server.js';
+import { startLoopbackServer, type LoopbackServer } from '../../../test/support/loopback.js';
+import { testNumberingPlan } from '../../../test/support/servers.js';
 import { loadConfig } from '../../config/config.js';
 import { createServiceDependencies, type ServiceDependencies } from '../../composition.js';
 import { UPSTREAMS, UPSTREAMS_BY_SLOT } from '../upstreams.js';

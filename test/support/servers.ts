@@ -1,13 +1,57 @@
-// The shipped server (`node dist/server.js`, what `npm start` runs) as a child process, for tests
-// of what only a process shows: signals, graceful shutdown, exit codes, workers. The system
-// project's globalSetup builds dist/ once per run (test/support/build-once.ts). Upstreams are a slow loopback stand-in that
-// answers every request "unknown" (404) after a delay, so lookups stay in flight for a while.
+// The service itself for tests that talk to it over real HTTP, run one of two ways:
+// - in process (startTestServer): the real application on 127.0.0.1 with a chosen environment
+//   and overrides, for tests that send real requests and may swap a dependency;
+// - as a child process (spawnServer): the shipped build, what `npm start` runs, for what only a
+//   process shows: signals, graceful shutdown, exit codes, workers.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { buildApp } from '../../src/app.js';
+import { loadConfig, type Config } from '../../src/config/config.js';
+import { createServiceDependencies, type ServiceOverrides } from '../../src/composition.js';
+import type { NumberingPlan } from '../../src/domain/numbering/numbering-plan.js';
+import { loadNumberingPlan } from '../../src/infra/arcep/load-numbering-plan.js';
+import { serveOnLoopback } from './loopback.js';
+import { upstreamEnv } from './upstream-sites.js';
 
+// The real application on 127.0.0.1 with a chosen environment. The numbering plan is parsed
+// once per test file.
+let plan: NumberingPlan | undefined;
+export function testNumberingPlan(): NumberingPlan {
+  plan ??= loadNumberingPlan('data/arcep');
+  return plan;
+}
+
+export interface TestServer {
+  baseUrl: string;
+  app: FastifyInstance;
+  config: Config;
+  close(): Promise<void>;
+}
+
+export async function startTestServer(options: { env?: Record<string, string>; overrides?: ServiceOverrides; logger?: Logger } = {}): Promise<TestServer> {
+  const config = loadConfig({ HASH_SECRET: 'test-secret-0123456789', ...options.env });
+  const deps = await createServiceDependencies(config, options.logger, { numberingPlan: testNumberingPlan(), ...options.overrides });
+  const app = await buildApp({ ...deps.app, logger: options.logger });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  if (typeof address !== 'object' || address === null) throw new Error('no address');
+  return {
+    baseUrl: `http://127.0.0.1:${address.port}`,
+    app,
+    config,
+    close: async () => {
+      await app.close();
+      await deps.close();
+    },
+  };
+}
+
+// The shipped server (`node dist/server.js`) as a child process. The system project's
+// globalSetup builds dist/ once per run (build-once.ts). Upstreams are a slow loopback stand-in
+// that answers every request "unknown" (404) after a delay, so lookups stay in flight for a while.
 const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** The compiled server entry, what `npm start` runs. */
 export const BUILT_SERVER = fileURLToPath(new URL('../../dist/server.js', import.meta.url));
@@ -29,26 +73,21 @@ export interface SlowUpstream {
 
 export async function startSlowUnknownUpstream(delayMs: number): Promise<SlowUpstream> {
   let waiters: Array<() => void> = [];
-  const server = http.createServer((request, response) => {
+  const served = await serveOnLoopback((request, response) => {
     const arrived = waiters;
     waiters = [];
     for (const resolve of arrived) resolve();
     request.resume();
     setTimeout(() => response.writeHead(404, { 'content-type': 'text/html' }).end('<html>404</html>'), delayMs);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
-    url,
-    env: { TELLOWS_API_URL: url, TELLOWS_WEB_URL: url, NUMEROINCONNU_URL: url, TELGUARDER_URL: url },
+    url: served.url,
+    env: upstreamEnv(served.url),
     nextRequest: () =>
       new Promise<void>((resolve) => {
         waiters.push(resolve);
       }),
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    },
+    close: () => served.close(),
   };
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseExposition } from './prometheus-exposition.js';
+import { parseExposition } from './contracts.js';
 
 const CLEAN = `# HELP app_requests_total Requests answered
 # TYPE app_requests_total counter

@@ -1,15 +1,19 @@
+// Stand-ins for what the three upstream sites serve, for the tests of the adapters and of the
+// whole service: fake sites on loopback serving each adapter's own fixtures, and fast-check
+// generators of hostile pages for the parsers' property tests.
+import { readFileSync } from 'node:fs';
+import type { ServerResponse } from 'node:http';
+import fc from 'fast-check';
+import { startLoopbackServer, type LoopbackServer } from './loopback.js';
+
 // One loopback server that stands in for all three upstream sites at once, serving the
 // adapters' own fixtures (written in each site's documented format) per number:
 //   tellows partner API  GET  /basic/num/{n}       (TELLOWS_API_URL)
 //   tellows web page     GET  /num/{n}             (TELLOWS_WEB_URL)
 //   numeroinconnu.fr     GET  /numero/{n}          (NUMEROINCONNU_URL)
 //   telguarder           POST /fr/search q={n} -> 302 -> GET /fr/numero/{n}  (TELGUARDER_URL)
-// Point every *_URL variable at `url` (see `upstreamEnv`). Unknown numbers get each site's
-// "unknown number" fixture; a scenario per number can pick other fixtures or statuses.
-import { readFileSync } from 'node:fs';
-import type { ServerResponse } from 'node:http';
-import { startLoopbackServer, type LoopbackServer } from './loopback-http.js';
-
+// Point every *_URL variable at its `url` (`env()`, or `upstreamEnv(url)`). Unknown numbers get
+// each site's "unknown number" fixture; a scenario per number can pick other fixtures or statuses.
 export type Site = 'tellowsApi' | 'tellowsWeb' | 'numeroinconnu' | 'telguarder';
 
 /** A fixture file name of that site's adapter, or a bare status (403, 429, 500…). */
@@ -38,12 +42,17 @@ export const KNOWN_NUMBER: Required<Scenario> = {
   telguarder: { fixture: 'normal.html' },
 };
 
-export function fixtureText(site: Site, name: string): string {
-  return readFileSync(new URL(`../../src/sources/${FIXTURE_DIRS[site]}/fixtures/${name}`, import.meta.url), 'latin1');
-}
-
 function fixtureBytes(site: Site, name: string): Buffer {
   return readFileSync(new URL(`../../src/sources/${FIXTURE_DIRS[site]}/fixtures/${name}`, import.meta.url));
+}
+
+export function fixtureText(site: Site, name: string): string {
+  return fixtureBytes(site, name).toString('latin1');
+}
+
+/** Environment that points every upstream of the service at `url`. */
+export function upstreamEnv(url: string): Record<string, string> {
+  return { TELLOWS_API_URL: url, TELLOWS_WEB_URL: url, NUMEROINCONNU_URL: url, TELGUARDER_URL: url };
 }
 
 export interface FakeUpstreamSites extends LoopbackServer {
@@ -101,12 +110,7 @@ export async function startFakeUpstreamSites(options: { scenarios?: Record<strin
     scenarios,
     fallback: options.fallback ?? UNKNOWN_NUMBER,
     count: (site) => counts[site],
-    env: () => ({
-      TELLOWS_API_URL: server.url,
-      TELLOWS_WEB_URL: server.url,
-      NUMEROINCONNU_URL: server.url,
-      TELGUARDER_URL: server.url,
-    }),
+    env: () => upstreamEnv(server.url),
   };
   self.sites = sites;
   return sites;
@@ -143,3 +147,32 @@ export async function startFixtureUpstreams(): Promise<FixtureUpstreams> {
     close: () => sites.close(),
   };
 }
+
+// fast-check generators of hostile HTML for parser property tests: random text, and documents
+// stitched from real markers, broken tags, entities and control characters.
+const FRAGMENTS = [
+  '<div', '<div>', '</div>', '<p>', '</p>', '<td>', '<tr>', '<span>', '</span>', '<script>', '</script>', '<!--', '-->',
+  '<style>', '<strong class="rank r1">', '<span class="date">', '<p class="comment-text">', '<div class="comment-item">',
+  '<div class="comment-item comment-disabled">', '<div id="count-comments">', '<div id="progress-bar-inner">',
+  '<div id="filter-rank-only">', '<strong class="comment-heading">', 'Niveau de danger :', 'Nombre de commentaires :',
+  'Nombre de visites :', 'Dernière évaluation :', 'Dernière visite :', '<div class="ai-number-stats-panel">',
+  '<div class="ai-row-1-cell">', '<div id="securityLevelValue" data-security-level="', '<div class="ai-assessment-body">',
+  '<div class="ai-comment-text">', '<span class="ai-assessment-date">', '<span class="ai-spam-reason ai-sr-x">',
+  'Commentaire de l\'utilisateur (', '84', '%', '×', '\u00a0', '\u202f', '0', '12 mars 2024', '31.02.2026', '2026-11-20',
+  '&amp;', '&#0;', '&#x110000;', '&valueOf;', '&', '<', '>', '"', "'", '=', ':', '\u0000', '\u202e', '\ud800', ' ', '\n',
+  '<constructor>', '<__proto__>', '<a_b', 'Dangereux', 'Gênant', 'r5', 'class=', 'id=',
+];
+
+export const hostileHtml = (): fc.Arbitrary<string> =>
+  fc.oneof(
+    fc.string({ maxLength: 300 }),
+    fc.array(fc.oneof(fc.constantFrom(...FRAGMENTS), fc.string({ maxLength: 8 })), { maxLength: 120 }).map((parts) => parts.join('')),
+  );
+
+/** Every date the parsers output is DD/MM/YYYY or "". */
+export const isOutputDate = (date: string): boolean => date === '' || /^\d{2}\/\d{2}\/\d{4}$/.test(date);
+
+/** Scraped text holds no tag and no control or bidi character. */
+export const isPlainText = (text: string): boolean =>
+  // eslint-disable-next-line no-control-regex -- checking that control characters are gone is the point
+  !/<\/?[a-zA-Z][^<>]*>|[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/.test(text) && text.length <= 1000;
