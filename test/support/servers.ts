@@ -68,12 +68,16 @@ export interface SlowUpstream {
   env: Record<string, string>;
   /** Resolves when the next request reaches the upstream: the service is then mid-lookup. */
   nextRequest(): Promise<void>;
+  /** The request targets (path and query) that reached the upstream so far, oldest first. */
+  requestedUrls(): readonly string[];
   close(): Promise<void>;
 }
 
 export async function startSlowUnknownUpstream(delayMs: number): Promise<SlowUpstream> {
   let waiters: Array<() => void> = [];
+  const requested: string[] = [];
   const served = await serveOnLoopback((request, response) => {
+    requested.push(request.url ?? '');
     const arrived = waiters;
     waiters = [];
     for (const resolve of arrived) resolve();
@@ -87,6 +91,7 @@ export async function startSlowUnknownUpstream(delayMs: number): Promise<SlowUps
       new Promise<void>((resolve) => {
         waiters.push(resolve);
       }),
+    requestedUrls: () => requested,
     close: () => served.close(),
   };
 }
@@ -99,6 +104,8 @@ export interface ServerProcess {
   exited: Promise<number | null>;
   /** Everything the process printed so far (for assertion messages). */
   output(): string;
+  /** Resolves once the process has printed (stdout or stderr) text matching the pattern. */
+  printed(pattern: RegExp): Promise<void>;
 }
 
 /** Spawns the shipped server on a free loopback port and resolves once it listens. */
@@ -110,12 +117,19 @@ export async function spawnServer(env: Record<string, string>, startTimeoutMs = 
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
+  let watchers: Array<{ pattern: RegExp; resolve: () => void }> = [];
+  const append = (chunk: Buffer): void => {
+    output += chunk.toString();
+    const waiting = watchers;
+    watchers = waiting.filter((watcher) => !watcher.pattern.test(output));
+    for (const watcher of waiting) if (!watchers.includes(watcher)) watcher.resolve();
+  };
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', append);
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start: ${output}`)), startTimeoutMs);
     child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
+      append(chunk);
       const match = /Server listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(output);
       if (match?.[1]) {
         clearTimeout(timer);
@@ -123,5 +137,7 @@ export async function spawnServer(env: Record<string, string>, startTimeoutMs = 
       }
     });
   });
-  return { child, baseUrl: `http://127.0.0.1:${port}`, port, exited, output: () => output };
+  const printed = (pattern: RegExp): Promise<void> =>
+    pattern.test(output) ? Promise.resolve() : new Promise<void>((resolve) => watchers.push({ pattern, resolve }));
+  return { child, baseUrl: `http://127.0.0.1:${port}`, port, exited, output: () => output, printed };
 }
