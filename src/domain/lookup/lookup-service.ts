@@ -4,21 +4,24 @@
 // slot, what it got and from where. It never rejects: every failure is a slot result.
 //
 // What is fresh, stale or expired, and what a failure leaves behind, is the cache policy
-// (cache-policy.ts); this file orchestrates deadlines, coalescing and background refreshes.
+// (cache-policy.ts); one upstream fetch under its deadline and policy is source-fetch.ts; this
+// file orchestrates the lookup deadline, the cache reads, coalescing and background refreshes.
 // A lookup whose three slots are fresh hits in a cache that can be read synchronously (`peek`)
 // is answered without any timer, abort signal or promise per slot (`peekFresh`).
 import { setMaxListeners } from 'node:events';
 import type { KeyedHasher } from '../ports/key-hasher.js';
 import { sourceCacheKeyOf, type CachedSourceResult, type SourceResultCache } from '../ports/source-cache.js';
-import { failed, notFound, ok, type Source, type SourceOutcome, type SourcesBySlot, type SourceStatus, type FailureReason } from '../ports/source.js';
+import { notFound, ok, type Source, type SourcesBySlot, type SourceStatus, type FailureReason } from '../ports/source.js';
 import type { ParsedPhoneNumber } from '../phone-number.js';
 import type { SourceDataBySlot, SourceSlot } from '../report.js';
-import { DEFAULT_TTL_JITTER_RATIO, entryAfterFailure, entryForAnswer, freshnessOf, slotFromEntry, storeTtlSeconds, type CachePolicy } from './cache-policy.js';
+import { DEFAULT_TTL_JITTER_RATIO, freshnessOf, slotFromEntry, storeTtlSeconds, type CachePolicy } from './cache-policy.js';
 import { createInProcessCoalescer, type FetchCoalescer } from './coalescer.js';
 import { createUpstreamPolicy, type BreakerState, type ResilienceOptions, type UpstreamPolicy } from './resilience.js';
+import { createSourceFetch, describeError, LookupDeadlineExceeded, REAL_TIMERS, type EngineTimers, type FetchResult, type LookupLogger } from './source-fetch.js';
 import type { CacheState, FreshLookup, LookupResult, LookupService, SlotResult } from './types.js';
 
 export type { FreshLookup } from './types.js';
+export type { EngineTimers, LookupLogger } from './source-fetch.js';
 
 /** The engine's deadlines and cache lifetimes, in the units their names say. */
 export interface LookupTimings {
@@ -34,17 +37,6 @@ export interface LookupTimings {
   staleSeconds: number;
 }
 
-/** Timers the deadlines use; tests inject their own to run deadlines without real waits. */
-export interface EngineTimers {
-  setTimeout(callback: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
-const REAL_TIMERS: EngineTimers = {
-  setTimeout: (callback, ms) => setTimeout(callback, ms),
-  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
-};
-
 export interface SourceOutcomeEvent {
   slot: SourceSlot;
   upstream: string;
@@ -53,10 +45,6 @@ export interface SourceOutcomeEvent {
   /** Time this lookup waited for the slot (0-ish for hits and stale answers). */
   durationMs: number;
   cache: CacheState;
-}
-
-export interface LookupLogger {
-  warn(obj: object, msg: string): void;
 }
 
 export interface LookupServiceOptions {
@@ -96,18 +84,6 @@ export interface EngineLookupService extends LookupService {
   freshUntilOf(result: LookupResult): number | undefined;
 }
 
-interface FetchResult<S extends SourceSlot> {
-  outcome: SourceOutcome<SourceDataBySlot[S]>;
-  fetchedAt: string;
-  /** The cached entry's freshness bound, when the outcome was cached. */
-  freshUntil?: number;
-}
-
-/** Abort reason of a lookup whose deadline passed, so a fetch everyone abandoned for that reason counts as a timeout. */
-class LookupDeadlineExceeded extends Error {
-  override name = 'LookupDeadlineExceeded';
-}
-
 export function createLookupService(options: LookupServiceOptions): EngineLookupService {
   const { sources, cache, hashKey, timings } = options;
   const timers = options.timers ?? REAL_TIMERS;
@@ -137,6 +113,7 @@ export function createLookupService(options: LookupServiceOptions): EngineLookup
   // freshUntilOf: kept beside the results so their shape (and the answers) stay as they are.
   const slotFreshUntil = new WeakMap<SlotResult, number>();
   const resultFreshUntil = new WeakMap<LookupResult, number>();
+  const fetchAndStore = createSourceFetch({ policies, timers, sourceTimeoutMs: timings.sourceTimeoutMs, now, random, cachePolicy: policy, logger, writeCache });
 
   function isoAt(epochMs: number): string {
     return new Date(epochMs).toISOString();
@@ -163,74 +140,6 @@ export function createLookupService(options: LookupServiceOptions): EngineLookup
         logger?.warn({ slot, err: describeError(error) }, 'onSlotWritten hook threw');
       }
     }
-  }
-
-  /** One upstream request, raced against its signal: an adapter that ignores the signal still cannot hold the lookup. */
-  function callSource<S extends SourceSlot>(
-    source: Source<S>,
-    number: ParsedPhoneNumber,
-    signal: AbortSignal,
-    abortReason: () => 'timeout' | 'aborted',
-  ): Promise<SourceOutcome<SourceDataBySlot[S]>> {
-    if (signal.aborted) return Promise.resolve(failed(abortReason()));
-    return new Promise((resolve) => {
-      const onAbort = (): void => resolve(failed(abortReason()));
-      signal.addEventListener('abort', onAbort, { once: true });
-      Promise.resolve()
-        .then(() => source.lookup(number, signal))
-        .then(
-          (outcome) => resolve(outcome),
-          (error: unknown) => {
-            // An adapter that throws broke its contract; the nearest honest reason is that we
-            // could not read what the upstream gave.
-            logger?.warn({ slot: source.slot, upstream: source.name, err: describeError(error) }, 'source threw instead of returning an outcome');
-            resolve(failed(signal.aborted ? abortReason() : 'parse'));
-          },
-        )
-        .finally(() => signal.removeEventListener('abort', onAbort));
-    });
-  }
-
-  /** The shared work of one coalesced fetch: request (with retry/breaker), then cache what is worth caching. */
-  async function fetchAndStore<S extends SourceSlot>(
-    source: Source<S>,
-    number: ParsedPhoneNumber,
-    key: string,
-    numberHash: string,
-    previous: CachedSourceResult | undefined,
-    sharedSignal: AbortSignal,
-  ): Promise<FetchResult<S>> {
-    const slot = source.slot;
-    const deadline = new AbortController();
-    const timer = timers.setTimeout(() => deadline.abort(), timings.sourceTimeoutMs);
-    const signal = AbortSignal.any([sharedSignal, deadline.signal]);
-    // Abandoned because the lookup deadline passed is still the upstream being too slow (it
-    // counts for the breaker); abandoned because the clients left is not.
-    const abortReason = (): 'timeout' | 'aborted' =>
-      deadline.signal.aborted || sharedSignal.reason instanceof LookupDeadlineExceeded ? 'timeout' : 'aborted';
-    let outcome: SourceOutcome<SourceDataBySlot[S]>;
-    try {
-      outcome = await policies[slot].execute((attemptSignal) => callSource(source, number, attemptSignal, abortReason), {
-        signal,
-        deadlineAt: Date.now() + timings.sourceTimeoutMs,
-        // The per-slot cache key carries the number's keyed hash: the breaker counts distinct numbers by it.
-        numberKey: key,
-      });
-    } finally {
-      timers.clearTimeout(timer);
-    }
-    // Everyone waiting gave up: whatever the adapter made of the abort, say why we aborted.
-    if (sharedSignal.aborted && !deadline.signal.aborted) outcome = failed(abortReason());
-    const fetchedAtMs = now();
-    if (outcome.status === 'ok' || outcome.status === 'not_found') {
-      const entry = entryForAnswer(outcome.status, outcome.status === 'ok' ? outcome.data : null, fetchedAtMs, policy, random());
-      writeCache(key, slot, numberHash, entry);
-      return { outcome, fetchedAt: entry.fetchedAt, freshUntil: entry.freshUntil };
-    }
-    const kept = entryAfterFailure(previous, outcome.reason, fetchedAtMs);
-    if (kept !== undefined) writeCache(key, slot, numberHash, kept);
-    const fetchedAt = isoAt(fetchedAtMs);
-    return { outcome, fetchedAt };
   }
 
   /** The slot of a caller that stopped waiting (lookup deadline or client gone): no data, says why. */
@@ -411,10 +320,4 @@ export function createLookupService(options: LookupServiceOptions): EngineLookup
       return policies[slot].breakerState();
     },
   };
-}
-
-/** Error text for logs, truncated; error objects from adapters never carry the number by contract. */
-function describeError(error: unknown): string {
-  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-  return text.slice(0, 200);
 }

@@ -1,0 +1,140 @@
+// One upstream fetch of one slot, the work a coalesced flight shares: the request under the
+// source deadline and the upstream's retry and breaker policy, raced against its signal so an
+// adapter that ignores the signal still cannot hold a lookup, then what is worth keeping written
+// to the cache (an answer, or a failure recorded on the entry it leaves behind).
+//
+// The signals a cold lookup runs under, outermost first, and why each exists:
+//   1. the lookup's: its deadline (LOOKUP_TIMEOUT_MS) or the caller leaving (lookup-service.ts);
+//   2. the flight's: aborted only when every lookup waiting on this fetch has left (coalescer);
+//   3. the source deadline (SOURCE_TIMEOUT_MS), here, which a late flight cannot outlive;
+//   4. each attempt's, from the policy, so a retry starts with a fresh request (resilience.ts).
+// Why a fetch was abandoned decides how the breaker counts it: the lookup deadline or the source
+// deadline passing is the upstream being too slow (`timeout`); everyone leaving is not (`aborted`).
+import type { CachedSourceResult } from '../ports/source-cache.js';
+import { failed, type Source, type SourceOutcome } from '../ports/source.js';
+import type { ParsedPhoneNumber } from '../phone-number.js';
+import type { SourceDataBySlot, SourceSlot } from '../report.js';
+import { entryAfterFailure, entryForAnswer, type CachePolicy } from './cache-policy.js';
+import type { UpstreamPolicy } from './resilience.js';
+
+/** Timers the deadlines use; tests inject their own to run deadlines without real waits. */
+export interface EngineTimers {
+  setTimeout(callback: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+export const REAL_TIMERS: EngineTimers = {
+  setTimeout: (callback, ms) => setTimeout(callback, ms),
+  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+};
+
+export interface LookupLogger {
+  warn(obj: object, msg: string): void;
+}
+
+/** Abort reason of a lookup whose deadline passed, so a fetch everyone abandoned for that reason counts as a timeout. */
+export class LookupDeadlineExceeded extends Error {
+  override name = 'LookupDeadlineExceeded';
+}
+
+export interface FetchResult<S extends SourceSlot> {
+  outcome: SourceOutcome<SourceDataBySlot[S]>;
+  fetchedAt: string;
+  /** The cached entry's freshness bound, when the outcome was cached. */
+  freshUntil?: number;
+}
+
+export interface SourceFetchOptions {
+  policies: Record<SourceSlot, UpstreamPolicy>;
+  timers: EngineTimers;
+  sourceTimeoutMs: number;
+  now: () => number;
+  random: () => number;
+  cachePolicy: CachePolicy;
+  logger: LookupLogger | undefined;
+  /** Writes a slot's entry (not awaited by the answer) and tells what is built on the slots. */
+  writeCache: (key: string, slot: SourceSlot, numberHash: string, entry: CachedSourceResult) => void;
+}
+
+export type SourceFetch = <S extends SourceSlot>(
+  source: Source<S>,
+  number: ParsedPhoneNumber,
+  key: string,
+  numberHash: string,
+  previous: CachedSourceResult | undefined,
+  flightSignal: AbortSignal,
+) => Promise<FetchResult<S>>;
+
+export function createSourceFetch(options: SourceFetchOptions): SourceFetch {
+  const { policies, timers, sourceTimeoutMs, now, random, cachePolicy, logger, writeCache } = options;
+
+  /** One upstream request, raced against its signal. */
+  function callSource<S extends SourceSlot>(
+    source: Source<S>,
+    number: ParsedPhoneNumber,
+    signal: AbortSignal,
+    abortReason: () => 'timeout' | 'aborted',
+  ): Promise<SourceOutcome<SourceDataBySlot[S]>> {
+    if (signal.aborted) return Promise.resolve(failed(abortReason()));
+    return new Promise((resolve) => {
+      const onAbort = (): void => resolve(failed(abortReason()));
+      signal.addEventListener('abort', onAbort, { once: true });
+      Promise.resolve()
+        .then(() => source.lookup(number, signal))
+        .then(
+          (outcome) => resolve(outcome),
+          (error: unknown) => {
+            // An adapter that throws broke its contract; the nearest honest reason is that we
+            // could not read what the upstream gave.
+            logger?.warn({ slot: source.slot, upstream: source.name, err: describeError(error) }, 'source threw instead of returning an outcome');
+            resolve(failed(signal.aborted ? abortReason() : 'parse'));
+          },
+        )
+        .finally(() => signal.removeEventListener('abort', onAbort));
+    });
+  }
+
+  return async function fetchAndStore<S extends SourceSlot>(
+    source: Source<S>,
+    number: ParsedPhoneNumber,
+    key: string,
+    numberHash: string,
+    previous: CachedSourceResult | undefined,
+    flightSignal: AbortSignal,
+  ): Promise<FetchResult<S>> {
+    const slot = source.slot;
+    const deadline = new AbortController();
+    const timer = timers.setTimeout(() => deadline.abort(), sourceTimeoutMs);
+    const signal = AbortSignal.any([flightSignal, deadline.signal]);
+    const abortReason = (): 'timeout' | 'aborted' =>
+      deadline.signal.aborted || flightSignal.reason instanceof LookupDeadlineExceeded ? 'timeout' : 'aborted';
+    let outcome: SourceOutcome<SourceDataBySlot[S]>;
+    try {
+      outcome = await policies[slot].execute((attemptSignal) => callSource(source, number, attemptSignal, abortReason), {
+        signal,
+        deadlineAt: Date.now() + sourceTimeoutMs,
+        // The per-slot cache key carries the number's keyed hash: the breaker counts distinct numbers by it.
+        numberKey: key,
+      });
+    } finally {
+      timers.clearTimeout(timer);
+    }
+    // Everyone waiting gave up: whatever the adapter made of the abort, say why we aborted.
+    if (flightSignal.aborted && !deadline.signal.aborted) outcome = failed(abortReason());
+    const fetchedAtMs = now();
+    if (outcome.status === 'ok' || outcome.status === 'not_found') {
+      const entry = entryForAnswer(outcome.status, outcome.status === 'ok' ? outcome.data : null, fetchedAtMs, cachePolicy, random());
+      writeCache(key, slot, numberHash, entry);
+      return { outcome, fetchedAt: entry.fetchedAt, freshUntil: entry.freshUntil };
+    }
+    const kept = entryAfterFailure(previous, outcome.reason, fetchedAtMs);
+    if (kept !== undefined) writeCache(key, slot, numberHash, kept);
+    return { outcome, fetchedAt: new Date(fetchedAtMs).toISOString() };
+  };
+}
+
+/** Error text for logs, truncated; error objects from adapters never carry the number by contract. */
+export function describeError(error: unknown): string {
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return text.slice(0, 200);
+}
