@@ -94,21 +94,14 @@ export function createSourceFetch(options: SourceFetchOptions): SourceFetch {
     });
   }
 
-  return async function fetchAndStore<S extends SourceSlot>(
-    source: Source<S>,
-    number: ParsedPhoneNumber,
-    key: string,
-    numberHash: string,
-    previous: CachedSourceResult | undefined,
-    flightSignal: AbortSignal,
-  ): Promise<FetchResult<S>> {
+  const fetchAndStore: SourceFetch = async (source, number, key, numberHash, previous, flightSignal) => {
     const slot = source.slot;
     const deadline = new AbortController();
     const timer = timers.setTimeout(() => deadline.abort(), sourceTimeoutMs);
     const signal = AbortSignal.any([flightSignal, deadline.signal]);
     const abortReason = (): 'timeout' | 'aborted' =>
       deadline.signal.aborted || flightSignal.reason instanceof LookupDeadlineExceeded ? 'timeout' : 'aborted';
-    let outcome: SourceOutcome<SourceDataBySlot[S]>;
+    let outcome: SourceOutcome<SourceDataBySlot[typeof slot]>;
     try {
       outcome = await policies[slot].execute((attemptSignal) => callSource(source, number, attemptSignal, abortReason), {
         signal,
@@ -131,6 +124,7 @@ export function createSourceFetch(options: SourceFetchOptions): SourceFetch {
     if (kept !== undefined) writeCache(key, slot, numberHash, kept);
     return { outcome, fetchedAt: new Date(fetchedAtMs).toISOString() };
   };
+  return fetchAndStore;
 }
 
 /** Error text for logs, truncated; error objects from adapters never carry the number by contract. */
