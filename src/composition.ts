@@ -10,7 +10,7 @@ import type { Config } from './config/config.js';
 import type { AppDependencies } from './app.js';
 import { createKeyedHasher } from './infra/hash.js';
 import { createHttpClient } from './infra/http/http-client.js';
-import { createMemoryRateLimitStore } from './infra/rate-limit/rate-limit-store.js';
+import { createMemoryRateLimitStore, type RateLimitStore } from './infra/rate-limit/rate-limit-store.js';
 import { createMemorySourceCache } from './infra/cache/memory-cache.js';
 import { createLookupService, type LookupTimings } from './domain/lookup/lookup-service.js';
 import { createFrontCache, FRONT_CACHE_SHARE } from './http/front-cache.js';
@@ -41,6 +41,8 @@ export interface ServiceOverrides {
   numberingPlan?: NumberingPlan;
   /** What /health/ready reports for Redis (the Redis wiring passes its connection state). */
   redisStatus?: () => RedisStatus | Promise<RedisStatus>;
+  /** Replaces the rate limiter's store (tests give the memory store their own clock). */
+  rateLimitStore?: RateLimitStore;
 }
 
 export interface ServiceDependencies {
@@ -133,7 +135,7 @@ export async function createServiceDependencies(config: Config, logger?: Logger,
     },
     onSlotWritten: (numberHash) => frontCache.invalidate(numberHash),
   });
-  const rateLimitStore = redisClient ? createRedisRateLimitStore({ client: redisClient }) : createMemoryRateLimitStore();
+  const rateLimitStore = overrides.rateLimitStore ?? (redisClient ? createRedisRateLimitStore({ client: redisClient }) : createMemoryRateLimitStore());
 
   // CANARY_INTERVAL_S: rounds through the lookups' own fetchers (same budget, same pauses).
   const canary: ScheduledCanary | undefined =

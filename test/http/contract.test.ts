@@ -6,6 +6,7 @@ import { healthyFakeSources, SAMPLE_DATA, type FakeSources } from '../support/lo
 import { startTestServer, type TestServer } from '../support/servers.js';
 import { expectDocumentedAnswer } from '../support/contracts.js';
 import { INVALID_NUMBER_DETAILS } from '../../src/http/errors.js';
+import { createMemoryRateLimitStore } from '../../src/infra/rate-limit/rate-limit-store.js';
 
 interface Answer {
   status: number;
@@ -337,11 +338,16 @@ describe('contract: rate limiting (spec part 8)', () => {
 
 describe('contract: rate limit window slides and trusted proxies', () => {
   it('recovers the count as the window slides', async () => {
-    const server = await startTestServer({ env: { RATE_LIMIT_MAX: '3', RATE_LIMIT_WINDOW_S: '1' }, overrides: { sources: healthyFakeSources() } });
+    // The limiter's clock is the test's: the window slides when the test moves it.
+    let nowMs = Date.parse('2026-03-01T12:00:00Z');
+    const rateLimitStore = createMemoryRateLimitStore({ now: () => nowMs });
+    const server = await startTestServer({ env: { RATE_LIMIT_MAX: '3', RATE_LIMIT_WINDOW_S: '1' }, overrides: { sources: healthyFakeSources(), rateLimitStore } });
     try {
       for (let i = 0; i < 3; i += 1) expect((await get(server, '/api/phone/0612345678/score')).status).toBe(200);
       expect((await get(server, '/api/phone/0612345678/score')).status).toBe(429);
-      await new Promise((resolve) => setTimeout(resolve, 1100));
+      nowMs += 999;
+      expect((await get(server, '/api/phone/0612345678/score')).status).toBe(429);
+      nowMs += 1;
       expect((await get(server, '/api/phone/0612345678/score')).status).toBe(200);
     } finally {
       await server.close();
