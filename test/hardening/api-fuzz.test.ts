@@ -121,7 +121,8 @@ describe('hardening: API fuzzing', () => {
         seen.set(answer.status, (seen.get(answer.status) ?? 0) + 1);
         expect(describeUndocumentedAnswer(answer), `${method} ${path} → ${answer.status} ${answer.body.slice(0, 200)}`).toBeUndefined();
       }),
-      { numRuns: 6000 },
+      // Found by this property: inject() trims spaces, so `// ` is the root with a trailing slash.
+      { numRuns: 6000, examples: [['HEAD', '// '], ['GET', '/health/ ']] },
     );
     // The generator reaches the interesting answers, not only one of them.
     expect(seen.get(200) ?? 0).toBeGreaterThan(100);

@@ -172,11 +172,14 @@ function headerValue(headers: NonNullable<WireAnswer['headers']>, name: string):
 function normalisedPathname(path: string): string {
   // The asterisk form (`GET *`) is routed as the root by Node and Fastify.
   if (path === '*') return '/';
+  // Leading and trailing spaces and controls are dropped, as URL parsing does (only inject()
+  // can send them), and a leading `//` is a path here, not a host.
+  const trimmed = path.replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, '');
   let pathname: string;
   try {
-    pathname = new URL(path, 'http://127.0.0.1').pathname;
+    pathname = new URL(`http://127.0.0.1${trimmed.startsWith('/') ? '' : '/'}${trimmed}`).pathname;
   } catch {
-    pathname = path.split('?')[0] ?? path;
+    pathname = trimmed.split('?')[0] ?? trimmed;
   }
   return pathname.length > 1 ? pathname.replace(/\/$/, '') : pathname;
 }
