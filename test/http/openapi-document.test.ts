@@ -84,6 +84,19 @@ describe('the OpenAPI document as tools read it', () => {
     }
   });
 
+  it('documents no body for a 304, and a 304 with If-None-Match: * is a documented answer', async () => {
+    const notModified = Object.values(document.paths)
+      .flatMap((item) => Object.values(item) as Array<{ responses: Record<string, { content?: unknown }> }>)
+      .flatMap((operation) => (operation.responses['304'] === undefined ? [] : [operation.responses['304']]));
+    expect(notModified.length).toBeGreaterThanOrEqual(3);
+    for (const response of notModified) expect(response.content).toBeUndefined();
+    // The fuzz suite's counterexample: a held answer asked for with `If-None-Match: *`.
+    await server.app.inject({ url: '/api/phone/0612345678' });
+    const answer = await server.app.inject({ url: '/api/phone/0612345678', headers: { 'if-none-match': '*' } });
+    expect(answer.statusCode).toBe(304);
+    expect(createOpenApiContract(document).describeMismatch({ method: 'GET', path: '/api/phone/0612345678', status: 304, contentType: undefined, body: '', headers: answer.headers })).toBeUndefined();
+  });
+
   it('generates TypeScript types with openapi-typescript that a small client type-checks against', async () => {
     const documentFile = path.join(workDir, 'openapi.json');
     await writeFile(documentFile, documentText);

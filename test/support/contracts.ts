@@ -168,13 +168,22 @@ function headerValue(headers: NonNullable<WireAnswer['headers']>, name: string):
   return Array.isArray(value) ? value.join(', ') : String(value);
 }
 
+/** Drops leading and trailing C0 controls and spaces (U+0000–U+0020), as URL parsing does. */
+function trimControlsAndSpaces(text: string): string {
+  let start = 0;
+  let end = text.length;
+  while (start < end && text.charCodeAt(start) <= 0x20) start += 1;
+  while (end > start && text.charCodeAt(end - 1) <= 0x20) end -= 1;
+  return text.slice(start, end);
+}
+
 /** The path as the router sees it: `/..` resolved, query dropped, no trailing slash (ignoreTrailingSlash). */
 function normalisedPathname(path: string): string {
   // The asterisk form (`GET *`) is routed as the root by Node and Fastify.
   if (path === '*') return '/';
   // Leading and trailing spaces and controls are dropped, as URL parsing does (only inject()
   // can send them), and a leading `//` is a path here, not a host.
-  const trimmed = path.replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, '');
+  const trimmed = trimControlsAndSpaces(path);
   let pathname: string;
   try {
     pathname = new URL(`http://127.0.0.1${trimmed.startsWith('/') ? '' : '/'}${trimmed}`).pathname;

@@ -22,7 +22,8 @@ const isObject = (value: unknown): value is JsonObject => typeof value === 'obje
 
 /**
  * @fastify/swagger copies a response header's schema as it is and has no place for the header's
- * own `required`; route schemas mark it `x-required` and it is moved here.
+ * own `required`; route schemas mark it `x-required` and it is moved here. And it documents a
+ * body for every response: the 304s lose theirs.
  */
 function liftRequiredHeaders(document: JsonObject): JsonObject {
   const paths = isObject(document.paths) ? document.paths : {};
@@ -30,7 +31,9 @@ function liftRequiredHeaders(document: JsonObject): JsonObject {
     if (!isObject(pathItem)) continue;
     for (const operation of Object.values(pathItem)) {
       if (!isObject(operation) || !isObject(operation.responses)) continue;
-      for (const response of Object.values(operation.responses)) {
+      for (const [status, response] of Object.entries(operation.responses)) {
+        // A 304 has no body (RFC 9110 §15.4.5); @fastify/swagger gives every response a JSON one.
+        if (status === '304' && isObject(response)) delete response.content;
         if (!isObject(response) || !isObject(response.headers)) continue;
         for (const header of Object.values(response.headers)) {
           if (!isObject(header) || !isObject(header.schema) || !('x-required' in header.schema)) continue;
