@@ -101,7 +101,15 @@ describe('hardening: API fuzzing', () => {
   });
 
   async function inject(method: 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE' | 'PATCH', path: string, headers: Record<string, string> = {}): Promise<SeenAnswer> {
-    const response = await server.app.inject({ method, url: path, headers });
+    let response;
+    try {
+      response = await server.app.inject({ method, url: path, headers });
+    } catch (error) {
+      // A target no URL can hold (a tab that leaves `//` behind once URL parsing drops it):
+      // inject() cannot build it, so the same bytes go over a real socket.
+      if ((error as { code?: string }).code !== 'ERR_INVALID_URL' || Object.keys(headers).length > 0) throw error;
+      return sentRaw(method, path);
+    }
     const contentType = response.headers['content-type'];
     // A compressed answer is checked on what it decodes to, as a client reads it.
     const coding = response.headers['content-encoding'];
@@ -113,6 +121,17 @@ describe('hardening: API fuzzing', () => {
     return answer;
   }
 
+  async function sentRaw(method: string, path: string): Promise<SeenAnswer> {
+    const port = Number(new URL(server.baseUrl).port);
+    const answer = await sendRaw(port, `${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
+    if (answer === undefined) throw new Error(`${method} ${JSON.stringify(path)}: the server closed the connection without an answer`);
+    // A request Node could not parse is answered 400 with a body before its method is known.
+    const seen = { method: method === 'HEAD' && answer.status === 400 && answer.body !== '' ? 'GET' : method, path, ...answer };
+    const mismatch = contract.describeMismatch(seen);
+    if (mismatch !== undefined) throw new Error(`${method} ${JSON.stringify(path)}: ${mismatch}\n${answer.body.slice(0, 200)}`);
+    return seen;
+  }
+
   it('answers 6,000 generated paths with documented statuses and bodies only', async () => {
     const seen = new Map<number, number>();
     await fc.assert(
@@ -121,8 +140,9 @@ describe('hardening: API fuzzing', () => {
         seen.set(answer.status, (seen.get(answer.status) ?? 0) + 1);
         expect(describeUndocumentedAnswer(answer), `${method} ${path} → ${answer.status} ${answer.body.slice(0, 200)}`).toBeUndefined();
       }),
-      // Found by this property: inject() trims spaces, so `// ` is the root with a trailing slash.
-      { numRuns: 6000, examples: [['HEAD', '// '], ['GET', '/health/ ']] },
+      // Found by this property: inject() trims spaces, so `// ` is the root with a trailing slash;
+      // a tab URL parsing drops leaves `//`, which inject() cannot send.
+      { numRuns: 6000, examples: [['HEAD', '// '], ['GET', '/health/ '], ['GET', '/\t/']] },
     );
     // The generator reaches the interesting answers, not only one of them.
     expect(seen.get(200) ?? 0).toBeGreaterThan(100);
@@ -149,11 +169,12 @@ describe('hardening: API fuzzing', () => {
         expect(describeUndocumentedAnswer(answer), `${path} ${JSON.stringify(headers).slice(0, 200)} → ${answer.status} ${answer.body.slice(0, 200)}`).toBeUndefined();
         // A caller's request id is echoed only when short and plain (log injection).
         const requestId = headers['x-request-id'];
-        if (requestId !== undefined && !/^[A-Za-z0-9._:-]{1,64}$/.test(requestId) && answer.status !== 200 && answer.method !== 'HEAD') {
+        if (requestId !== undefined && !/^[A-Za-z0-9._:-]{1,64}$/.test(requestId) && answer.status >= 400 && answer.method !== 'HEAD') {
           expect((JSON.parse(answer.body) as { requestId: string }).requestId).not.toBe(requestId);
         }
       }),
-      { numRuns: 2000 },
+      // Found by this property: a held answer with `If-None-Match: *` is a 304, with no body.
+      { numRuns: 2000, examples: [['/api/phone/0612345678', { 'if-none-match': '*', 'x-request-id': '' }]] },
     );
   }, 120_000);
 

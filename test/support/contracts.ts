@@ -96,7 +96,7 @@ export function createOpenApiContract(document: OpenApiDocument): OpenApiContrac
 
   function describeMismatch(answer: WireAnswer): string | undefined {
     const method = answer.method.toUpperCase();
-    const pathname = normalisedPathname(answer.path);
+    const pathname = routedPathname(answer.path);
     const status = String(answer.status);
     const matched = templates.find(({ pattern }) => pattern.test(pathname));
     if (matched === undefined) {
@@ -178,7 +178,7 @@ function trimControlsAndSpaces(text: string): string {
 }
 
 /** The path as the router sees it: `/..` resolved, query dropped, no trailing slash (ignoreTrailingSlash). */
-function normalisedPathname(path: string): string {
+export function routedPathname(path: string): string {
   // The asterisk form (`GET *`) is routed as the root by Node and Fastify.
   if (path === '*') return '/';
   // Leading and trailing spaces and controls are dropped, as URL parsing does (only inject()

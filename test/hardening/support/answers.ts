@@ -2,10 +2,11 @@
 // statuses, and for each the documented body (the success envelope, the health result, or
 // application/problem+json carrying both RFC 9457 members and the envelope's error style).
 import type { FastifyInstance } from 'fastify';
+import { routedPathname } from '../../support/contracts.js';
 
 const WEB_PAGE_PATHS: ReadonlySet<string> = new Set(['/', '/assets/app.js', '/assets/styles.css']);
 
-export const DOCUMENTED_STATUSES: ReadonlySet<number> = new Set([200, 400, 404, 405, 429, 502, 503]);
+export const DOCUMENTED_STATUSES: ReadonlySet<number> = new Set([200, 304, 400, 404, 405, 429, 502, 503]);
 
 const TITLES: Record<number, string[]> = {
   400: ['Invalid phone number format', 'Bad request'],
@@ -30,11 +31,13 @@ export function describeUndocumentedAnswer(answer: SeenAnswer): string | undefin
   const { method, path, status, contentType, body } = answer;
   // The browsable reference serves its own static files and redirects: not part of the API contract.
   if (/^\/docs(\/|$|\?)/.test(path) && (status === 200 || status === 302 || status === 404)) return undefined;
-  const pathname = normalisedPathname(path);
+  const pathname = routedPathname(path);
   // The web page and its assets, and the Prometheus text: their own content types, by design.
   if ((WEB_PAGE_PATHS.has(pathname.replace(/(.)\/$/, '$1')) || pathname === '/metrics' || pathname === '/metrics/') && status === 200) return undefined;
   if (!DOCUMENTED_STATUSES.has(status)) return `status ${status}`;
   if (method === 'HEAD') return body === '' ? undefined : 'HEAD answer with a body';
+  // If-None-Match naming the answer held (or `*`): no body.
+  if (status === 304) return body === '' ? undefined : '304 with a body';
   if (status === 200) return describeUndocumentedSuccess(path, contentType, body);
   if (!contentType?.startsWith('application/problem+json')) return `error ${status} with content type ${contentType ?? 'none'}`;
   let problem: Record<string, unknown>;
@@ -52,17 +55,6 @@ export function describeUndocumentedAnswer(answer: SeenAnswer): string | undefin
   if (problem.error !== problem.title) return 'problem error differs from title';
   if (typeof problem.detail === 'string' && /\bat .+:\d+:\d+\)?/.test(problem.detail)) return 'problem detail holds a stack trace';
   return undefined;
-}
-
-/** The path as the router sees it: `/..` and `/a/../` resolved, query dropped. */
-function normalisedPathname(path: string): string {
-  // The asterisk form (`GET *`) is routed as the root by Node and Fastify.
-  if (path === '*') return '/';
-  try {
-    return new URL(path, 'http://127.0.0.1').pathname;
-  } catch {
-    return path.split('?')[0] ?? path;
-  }
 }
 
 function describeUndocumentedSuccess(path: string, contentType: string | undefined, body: string): string | undefined {
