@@ -125,8 +125,7 @@ describe('hardening: API fuzzing', () => {
     const port = Number(new URL(server.baseUrl).port);
     const answer = await sendRaw(port, `${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
     if (answer === undefined) throw new Error(`${method} ${JSON.stringify(path)}: the server closed the connection without an answer`);
-    // A request Node could not parse is answered 400 with a body before its method is known.
-    const seen = { method: method === 'HEAD' && answer.status === 400 && answer.body !== '' ? 'GET' : method, path, ...answer };
+    const seen = { method: judgedMethod(method, answer), path, ...answer };
     const mismatch = contract.describeMismatch(seen);
     if (mismatch !== undefined) throw new Error(`${method} ${JSON.stringify(path)}: ${mismatch}\n${answer.body.slice(0, 200)}`);
     return seen;
@@ -197,9 +196,7 @@ describe('hardening: API fuzzing', () => {
       fc.asyncProperty(pick(['GET', 'HEAD', 'GET', 'POST', 'BREW', 'get']), rawTarget, rawHeaders, async (method, target, headers) => {
         const answer = await sendRaw(port, `${method} ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\n${headers.map((line) => `${line}\r\n`).join('')}Connection: close\r\n\r\n`);
         if (answer === undefined) return; // Node closed a connection it could not parse: no answer, no crash.
-        // A request Node could not parse is answered 400 with a body before its method is known.
-        const judgedMethod = method.toUpperCase() === 'HEAD' && answer.status === 400 && answer.body !== '' ? 'GET' : method.toUpperCase();
-        const seen = { method: judgedMethod, path: target.replace(/^https?:\/\/[^/]*/i, ''), ...answer };
+        const seen = { method: judgedMethod(method, answer), path: target.replace(/^https?:\/\/[^/]*/i, ''), ...answer };
         const label = `${method} ${JSON.stringify(target).slice(0, 200)} → ${answer.status} ${answer.body.slice(0, 200)}`;
         expect(describeUndocumentedAnswer(seen), label).toBeUndefined();
         // Read off a raw socket: status, content type and body are held to the document, not headers.
@@ -211,6 +208,15 @@ describe('hardening: API fuzzing', () => {
     expect(health.status).toBe(200);
   }, 120_000);
 });
+
+/**
+ * The method an answer read off a raw socket is judged by: a request Node could not parse is
+ * answered 400 with a body before its method is known, so a HEAD may get one.
+ */
+function judgedMethod(method: string, answer: { status: number; body: string }): string {
+  const upper = method.toUpperCase();
+  return upper === 'HEAD' && answer.status === 400 && answer.body !== '' ? 'GET' : upper;
+}
 
 function decodeURIComponentLeniently(text: string): string {
   try {
