@@ -120,9 +120,11 @@ export async function spawnServer(env: Record<string, string>, startTimeoutMs = 
   let watchers: Array<{ pattern: RegExp; resolve: () => void }> = [];
   const append = (chunk: Buffer): void => {
     output += chunk.toString();
-    const waiting = watchers;
-    watchers = waiting.filter((watcher) => !watcher.pattern.test(output));
-    for (const watcher of waiting) if (!watchers.includes(watcher)) watcher.resolve();
+    watchers = watchers.filter((watcher) => {
+      if (!watcher.pattern.test(output)) return true;
+      watcher.resolve();
+      return false;
+    });
   };
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   child.stderr.on('data', append);

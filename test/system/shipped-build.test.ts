@@ -28,19 +28,13 @@ describe('node dist/server.js', () => {
 
   it('writes a lone request\'s access line while the server keeps running (log lines are batched, never held back indefinitely)', async () => {
     const requestId = 'lone-request-1';
-    const lineArrived = new Promise<string>((resolve) => {
-      const onData = (): void => {
-        const line = server.output().split('\n').find((text) => text.includes(`"reqId":"${requestId}"`));
-        if (line === undefined) return;
-        server.child.stdout?.off('data', onData);
-        resolve(line);
-      };
-      server.child.stdout?.on('data', onData);
-    });
+    // A whole line: a pipe may deliver a batch in more than one chunk.
+    const accessLine = new RegExp(`^(.*"reqId":"${requestId}".*)\n`, 'm');
     const answer = await fetch(`${server.baseUrl}/health`, { headers: { 'x-request-id': requestId } });
     expect(answer.status).toBe(200);
     // stdout is a pipe here, so the line waits for its batch to fill or for the periodic flush.
-    const line = JSON.parse(await lineArrived) as { route: string; status: number; msg: string };
+    await server.printed(accessLine);
+    const line = JSON.parse(accessLine.exec(server.output())?.[1] ?? '') as { route: string; status: number; msg: string };
     expect(line).toMatchObject({ route: '/health', status: 200, msg: 'request' });
   });
 
