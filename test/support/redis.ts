@@ -2,8 +2,9 @@
 // keys afterwards, so files run in parallel (and other projects' keys) never interfere.
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { afterAll } from 'vitest';
+import { afterAll, expect } from 'vitest';
 import { createRedisClient, type RedisClient } from '../../src/infra/redis/redis-client.js';
+import type { TcpProxy } from './loopback.js';
 
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -83,4 +84,25 @@ export function useRedisTestClients(label: string): {
       return client;
     },
   };
+}
+
+/**
+ * A count kept in Redis (budget, rate limit) of 30 per window, through an outage mid-window:
+ * 20 granted while Redis is up; with Redis cut, memory starts from the 20 Redis last reported
+ * and grants only 10 more; once Redis is back (it holds 20, memory 30) none. `attempt` asks
+ * for one unit and says whether it was granted.
+ */
+export async function expectCountKeptThroughOutage(proxy: TcpProxy, client: RedisClient, attempt: () => Promise<boolean>): Promise<void> {
+  const granted = async (times: number): Promise<number> => {
+    let count = 0;
+    for (let i = 0; i < times; i += 1) if (await attempt()) count += 1;
+    return count;
+  };
+  expect(await granted(20)).toBe(20);
+  proxy.setMode('cut');
+  await waitFor(() => client.health() === 'degraded');
+  expect(await granted(30)).toBe(10);
+  proxy.setMode('pass');
+  await waitFor(() => client.isReady(), 8000);
+  expect(await granted(30)).toBe(0);
 }

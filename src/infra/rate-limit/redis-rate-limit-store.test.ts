@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRedisClient, DEFAULT_COMMAND_TIMEOUT_MS, type RedisClient } from '../redis/redis-client.js';
-import { connectAdmin, deleteKeys, listKeys, recordCommands, TEST_REDIS_URL, uniqueKeyPrefix, waitFor } from '../../../test/support/redis.js';
+import { connectAdmin, deleteKeys, expectCountKeptThroughOutage, listKeys, recordCommands, TEST_REDIS_URL, uniqueKeyPrefix, waitFor } from '../../../test/support/redis.js';
 import { startTcpProxy, type TcpProxy } from '../../../test/support/loopback.js';
 import { createRedisRateLimitStore } from './redis-rate-limit-store.js';
 import { createMemoryRateLimitStore } from './rate-limit-store.js';
@@ -147,17 +147,6 @@ describe('Redis rate limit when Redis fails', () => {
   it('across an outage mid-window lets a client through at most the limit in the window: memory starts from the count Redis last reported, and its accepts still count after Redis returns', async () => {
     const client = await readyClient(proxy.url);
     const store = createRedisRateLimitStore({ client });
-    const through = async (times: number): Promise<number> => {
-      let allowed = 0;
-      for (let i = 0; i < times; i += 1) if ((await store.hit('outage', 30, 60_000)).allowed) allowed += 1;
-      return allowed;
-    };
-    expect(await through(20)).toBe(20);
-    proxy.setMode('cut');
-    await waitFor(() => client.health() === 'degraded');
-    expect(await through(30)).toBe(10);
-    proxy.setMode('pass');
-    await waitFor(() => client.isReady(), 8000);
-    expect(await through(30)).toBe(0);
+    await expectCountKeptThroughOutage(proxy, client, async () => (await store.hit('outage', 30, 60_000)).allowed);
   });
 });
