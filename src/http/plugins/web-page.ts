@@ -3,12 +3,18 @@
 // or gzip when the client accepts it (precompressed by the build, see docs/compression.md). Not
 // rate limited (they are static and cost no upstream request); the page's own calls to
 // /api/phone/* are, like any client's.
+// index.html is a template: every fixed word is a `{{key}}` of the wording catalogue, filled
+// here once per language, and the chosen language's catalogue is inlined as a JSON data block
+// the script reads (a data block is not script, so `script-src 'self'` stays as strict). Which
+// language a request gets is decided in ../language.ts; see docs/web-page.md.
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { CATALOGUES, LANGUAGES, type Language } from '../../domain/wording/catalogue.js';
 import { chooseVariant, codingsOf, negotiateEncoding, precompress, varyOnAcceptEncoding, type ContentCoding, type EncodedVariants } from '../encoding.js';
+import { chooseLanguage } from '../language.js';
 
 /** Nothing but our own script, style and API; no inline code, no framing, no referrer. */
 export const PAGE_CONTENT_SECURITY_POLICY =
@@ -25,7 +31,10 @@ const SECURITY_HEADERS: Readonly<Record<string, string>> = {
 
 /** One file of the page as it is served, with the name of the file it comes from. */
 export interface PageFile {
+  /** The name its precompressed siblings are written under (`index.fr.html` → `index.fr.html.br`). */
   fileName: string;
+  /** Set on the page itself, one file per language; the assets are the same in every language. */
+  language?: Language;
   urlPath: string;
   body: Buffer;
   contentType: string;
@@ -57,23 +66,61 @@ const withSlash = (dir: string): string => (dir.endsWith('/') ? dir : `${dir}/`)
 
 const versionOf = (body: Buffer): string => createHash('sha256').update(body).digest('hex').slice(0, 12);
 
+const HTML_ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (character) => HTML_ESCAPES[character] ?? character);
+
 /**
- * The three files as served: index.html with its asset URLs fingerprinted so the assets can be
- * cached for long. Replacing an already fingerprinted URL gives the same text, so the build and
- * the server agree on the page's bytes.
+ * JSON that can sit inside a `<script type="application/json">` element: no `<` (so no
+ * `</script>`), no `&`, and no line separators that older parsers would choke on.
+ */
+function jsonForHtml(value: unknown): string {
+  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+const TEMPLATE_TOKEN = /\{\{([@\w.-]+)\}\}/g;
+
+/**
+ * index.html in `language`: `{{key}}` is that catalogue's words for `key` (escaped), `{{@lang}}`
+ * the language, `{{@words}}` the catalogue as JSON, `{{@current-fr}}` / `{{@current-en}}`
+ * marks the switch's link of the language shown. An unknown token throws, so a template and a
+ * catalogue that drift apart fail at start (and in the tests), never on a person's screen.
+ */
+export function renderPageTemplate(template: string, language: Language): string {
+  const catalogue: Readonly<Record<string, string>> = CATALOGUES[language];
+  return template.replace(TEMPLATE_TOKEN, (token, name: string) => {
+    if (name === '@lang') return language;
+    if (name === '@words') return jsonForHtml({ language, words: CATALOGUES[language] });
+    if (name.startsWith('@current-')) return name === `@current-${language}` ? 'aria-current="true"' : '';
+    const text = catalogue[name];
+    if (text === undefined) throw new Error(`index.html: ${token} is not a key of the wording catalogue`);
+    return escapeHtml(text);
+  });
+}
+
+/**
+ * The files as served: index.html once per language, with its asset URLs fingerprinted so the
+ * assets can be cached for long. Replacing an already fingerprinted URL gives the same text, so
+ * the build and the server agree on the page's bytes.
  */
 export function readWebPageFiles(staticDir: string = defaultStaticDir()): PageFile[] {
   const dir = withSlash(staticDir);
   const script = readFileSync(`${dir}app.js`);
   const styles = readFileSync(`${dir}styles.css`);
-  const html = readFileSync(`${dir}index.html`, 'utf8')
+  const template = readFileSync(`${dir}index.html`, 'utf8')
     .replace(/\/assets\/app\.js(?:\?v=[0-9a-f]*)?/, `/assets/app.js?v=${versionOf(script)}`)
     .replace(/\/assets\/styles\.css(?:\?v=[0-9a-f]*)?/, `/assets/styles.css?v=${versionOf(styles)}`);
   // Asset URLs change with their content, so they may be cached for a year; the page itself is
   // revalidated on each load so a new version reaches people at once.
   const immutable = 'public, max-age=31536000, immutable';
   return [
-    { fileName: 'index.html', urlPath: '/', body: Buffer.from(html, 'utf8'), contentType: 'text/html; charset=utf-8', cacheControl: 'no-cache' },
+    ...LANGUAGES.map((language): PageFile => ({
+      fileName: `index.${language}.html`,
+      language,
+      urlPath: '/',
+      body: Buffer.from(renderPageTemplate(template, language), 'utf8'),
+      contentType: 'text/html; charset=utf-8',
+      cacheControl: 'no-cache',
+    })),
     { fileName: 'app.js', urlPath: '/assets/app.js', body: script, contentType: 'text/javascript; charset=utf-8', cacheControl: immutable },
     { fileName: 'styles.css', urlPath: '/assets/styles.css', body: styles, contentType: 'text/css; charset=utf-8', cacheControl: immutable },
   ];
@@ -148,8 +195,25 @@ function ifNoneMatchHits(request: FastifyRequest, etag: string): boolean {
 /** The page's route group, an encapsulated plugin. */
 export async function webPageRoutes(app: FastifyInstance, options: WebPageOptions = {}): Promise<void> {
   const files = await loadWebPageFiles(options.staticDir);
-  for (const file of files) {
-    app.get(file.urlPath, { schema: { hide: true } }, async (request: FastifyRequest, reply: FastifyReply) => {
+  const byPath = new Map<string, ServedFile[]>();
+  for (const file of files) byPath.set(file.urlPath, [...(byPath.get(file.urlPath) ?? []), file]);
+  for (const [urlPath, versions] of byPath) {
+    const [first] = versions;
+    if (first === undefined) continue;
+    const localised = first.language !== undefined;
+    app.get(urlPath, { schema: { hide: true } }, async (request: FastifyRequest, reply: FastifyReply) => {
+      let file = first;
+      if (localised) {
+        const language = chooseLanguage({
+          query: (request.query as Record<string, unknown> | undefined)?.lang,
+          cookie: request.headers.cookie,
+          acceptLanguage: request.headers['accept-language'],
+        });
+        file = versions.find((version) => version.language === language) ?? first;
+        reply.header('Content-Language', language);
+        // The same URL answers in either language: a shared cache must key on what decided it.
+        reply.header('Vary', 'Accept-Language, Cookie');
+      }
       reply.headers(SECURITY_HEADERS);
       reply.header('Cache-Control', file.cacheControl);
       varyOnAcceptEncoding(reply);

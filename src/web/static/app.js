@@ -2,6 +2,10 @@
 // Plain browser JavaScript, no build step, no framework. Every piece of data from the API –
 // scraped comments above all – reaches the page through textContent or element attributes set
 // from fixed values, never parsed as HTML, so a hostile comment stays text.
+// Every fixed word comes from the wording catalogue (src/domain/wording/catalogue.ts), which the
+// server inlines as JSON in the language it chose (#page-words); this file holds no words of
+// its own. What a source wrote (comments, categories, caller types) and what the numbering data
+// names (carriers, foreign countries) is shown as given, in elements marked `data-upstream`.
 'use strict';
 
 (function main() {
@@ -11,32 +15,28 @@
   var statusLine = document.getElementById('status');
   var reportSection = document.getElementById('report');
 
-  var SLOT_TITLES = { primary: 'Primary (tellows)', community: 'Community (numeroinconnu.fr)', signals: 'Signals (telguarder)' };
-  var RISK_TEXT = {
-    trustworthy: 'Trustworthy',
-    neutral: 'Neutral',
-    suspicious: 'Suspicious',
-    unknown: 'Unknown: no source has a rating',
-  };
-  var REASON_TEXT = {
-    timeout: 'did not answer in time',
-    connection: 'could not be reached',
-    http_5xx: 'had a server error',
-    http_status: 'answered with an unexpected status',
-    too_large: 'sent a page too large to read',
-    redirect: 'redirected somewhere unexpected',
-    decoding: 'sent a page we could not decode',
-    invalid_json: 'sent data we could not read',
-    parse: 'sent a page we could not read',
-    auth: 'refused our API key',
-    circuit_open: 'is failing; paused for a moment',
-    aborted: 'was cancelled',
-    http_403: 'refused us (403); paused',
-    http_429: 'asked us to slow down (429); paused',
-    challenge: 'answered with a captcha',
-    paused: 'is paused after refusing us',
-    budget: 'request budget exhausted for this minute',
-  };
+  var PAGE = JSON.parse(document.getElementById('page-words').textContent);
+  var WORDS = PAGE.words;
+  var SLOTS = ['primary', 'community', 'signals'];
+  var LANGUAGE_COOKIE = 'lang';
+  var ONE_YEAR_S = 365 * 24 * 3600;
+
+  // The catalogue's words() rule: `{name}` is replaced by params[name]; a placeholder without a
+  // value is left out with the space before it.
+  function t(key, params) {
+    var text = WORDS[key];
+    if (typeof text !== 'string') return key;
+    var values = params || {};
+    return text.replace(/ ?\{(\w+)\}/g, function (whole, name) {
+      var value = values[name];
+      if (value === undefined || value === null || value === '') return '';
+      return whole.charAt(0) === ' ' ? ' ' + value : String(value);
+    }).trim();
+  }
+
+  function has(key) {
+    return typeof WORDS[key] === 'string';
+  }
 
   function $(id) {
     return document.getElementById(id);
@@ -48,6 +48,27 @@
     if (text !== undefined && text !== null) node.textContent = String(text);
     return node;
   }
+
+  // An element holding what a source or the numbering data wrote, shown as it came.
+  function upstream(tag, className, text) {
+    var node = el(tag, className, text);
+    node.setAttribute('data-upstream', '');
+    return node;
+  }
+
+  // ---- The FR/EN switch: a link that works without script (`?lang=`, for that view), and
+  // with script a choice remembered in a cookie, which the server reads to send the page in
+  // that language on the next visit, before any script runs.
+  Array.prototype.forEach.call(document.querySelectorAll('.language-switch a[data-lang]'), function (link) {
+    link.addEventListener('click', function (event) {
+      event.preventDefault();
+      var language = link.getAttribute('data-lang');
+      document.cookie = LANGUAGE_COOKIE + '=' + language + '; path=/; max-age=' + ONE_YEAR_S + '; SameSite=Lax';
+      var url = new URL(window.location.href);
+      url.searchParams.delete('lang');
+      window.location.assign(url.pathname + url.search);
+    });
+  });
 
   // The status line only says that a lookup is under way; it keeps its height when idle.
   function showStatus(message) {
@@ -66,24 +87,50 @@
     $('verdict-card').hidden = !cards.verdict;
     $('facts-card').hidden = !cards.facts;
     $('problem').hidden = !cards.problem;
+    $('advice').hidden = !cards.advice;
     $('sources').hidden = !cards.sources;
     if (!cards.failures) $('failures').hidden = true;
+    reportSection.classList.toggle('with-verdict', Boolean(cards.verdict));
+    reportSection.classList.toggle('with-problem', Boolean(cards.problem));
     reportSection.hidden = false;
   }
 
-  // `facts` ({ number, phoneInfo }) is set when the error answer still carried the number's
-  // facts (a 502: the sources failed, the numbering plan did not); `reasons` are the per-source
-  // failure reasons of that answer, listed below the problem.
-  function showProblem(problem, facts, reasons) {
-    hideStatus();
-    $('problem-title').textContent = problem.title;
-    $('problem-text').textContent = problem.text;
-    $('problem').className = 'card problem' + (problem.kind === 'warn' ? ' problem-warn' : '');
-    if (facts) renderFacts(facts);
-    if (reasons) renderFailures(reasons);
-    showCards({ facts: Boolean(facts), problem: true, failures: Boolean(reasons) });
-    document.title = facts ? facts.number + ' – Phone reputation' : 'Phone reputation lookup';
+  // ---- Dates: the sources write DD/MM/YYYY; the page says how long ago, in its language.
+  var DAY_MS = 24 * 3600 * 1000;
+
+  function parseDayMonthYear(text) {
+    var match = /^(\d{2})\/(\d{2})\/(\d{4})$/.exec(text || '');
+    if (!match) return null;
+    var date = new Date(Number(match[3]), Number(match[2]) - 1, Number(match[1]));
+    return isNaN(date.getTime()) ? null : date;
   }
+
+  function relativeDate(date) {
+    var today = new Date();
+    today.setHours(0, 0, 0, 0);
+    var days = Math.round((today.getTime() - date.getTime()) / DAY_MS);
+    if (days <= 0) return t('date.today');
+    if (days === 1) return t('date.yesterday');
+    if (days < 31) return t('date.days', { count: days });
+    var months = Math.floor(days / 30.44);
+    if (months < 12) return months <= 1 ? t('date.month') : t('date.months', { count: months });
+    var years = Math.floor(days / 365.25);
+    return years <= 1 ? t('date.year') : t('date.years', { count: years });
+  }
+
+  // A <time> saying "3 days ago", with the date itself in its datetime and title; a date the
+  // page cannot read is shown as the source wrote it.
+  function dateElement(className, text) {
+    var date = parseDayMonthYear(text);
+    if (date === null) return upstream('span', className, text);
+    var node = el('time', className, relativeDate(date));
+    var iso = text.slice(6, 10) + '-' + text.slice(3, 5) + '-' + text.slice(0, 2);
+    node.setAttribute('datetime', iso);
+    node.setAttribute('title', date.toLocaleDateString(PAGE.language));
+    return node;
+  }
+
+  // ---- Verdict and what to do
 
   // The score rule of the score endpoint, applied here so one search costs one API request:
   // the primary score, else the mean of community dangerPercent and signals spamScore mapped
@@ -113,106 +160,189 @@
     var card = $('verdict-card');
     card.className = 'card verdict risk-' + risk;
     $('score-value').textContent = computed.score === null ? '–' : String(computed.score);
-    $('risk-label').textContent = RISK_TEXT[risk];
+    $('risk-label').textContent = t('risk.' + risk);
     $('score-source').textContent =
-      computed.from === 'primary' ? 'Score from the primary source.'
-        : computed.from === 'derived' ? 'Score derived from the community and signals percentages.'
-          : '';
+      computed.from === 'primary' ? t('verdict.fromPrimary')
+        : computed.from === 'derived' ? t('verdict.derived')
+          : t('verdict.noRating');
     var cells = $('gauge').querySelectorAll('.gauge-cell');
     for (var i = 0; i < cells.length; i += 1) {
       var step = Number(cells[i].getAttribute('data-step'));
       cells[i].classList.toggle('active', computed.score !== null && step === Math.round(computed.score));
       cells[i].classList.toggle('filled', computed.score !== null && step <= Math.round(computed.score));
     }
-    $('gauge').setAttribute('aria-label', computed.score === null ? 'No score' : 'Score ' + computed.score + ' of 9, ' + risk);
+    $('gauge').setAttribute('aria-label', computed.score === null ? t('gauge.none') : t('gauge.value', { score: computed.score, risk: t('risk.' + risk) }));
+    return risk;
   }
+
+  // How many of the sources asked gave an answer (a record or "no record"); a source that was
+  // not asked (skipped: it does not cover the number) is not counted either way.
+  function confidenceSentence(metaSources) {
+    var total = 0;
+    var answered = 0;
+    SLOTS.forEach(function (slot) {
+      var meta = metaSources && metaSources[slot];
+      if (meta && meta.status === 'skipped') return;
+      total += 1;
+      if (meta && (meta.status === 'ok' || meta.status === 'not_found')) answered += 1;
+    });
+    if (total === 0) return '';
+    if (answered === 0) return t('advice.answeredNone', { total: total });
+    if (answered === 1) return t('advice.answeredOne', { total: total });
+    return t('advice.answeredSome', { answered: answered, total: total });
+  }
+
+  function renderAdvice(risk, isNPV, metaSources) {
+    $('advice-text').textContent = t('advice.' + risk);
+    $('advice-npv').hidden = isNPV !== true;
+    var confidence = confidenceSentence(metaSources);
+    $('advice-confidence').textContent = confidence;
+    $('advice-confidence').hidden = confidence === '';
+  }
+
+  // ---- The number's facts
 
   function orDash(value) {
     return value === '' || value === null || value === undefined ? '—' : String(value);
   }
 
-  function renderFacts(report) {
+  // phoneInfo.type in words; a French 09 number is "non-geographic", and ARCEP's technical
+  // platforms (meta.hints) say so.
+  function lineTypeWords(info, hints) {
+    if (hints && hints.indexOf('technical_platform') >= 0) return t('line.technicalPlatform');
+    if (info.type === 'voip' && /^\+339/.test(info.e164 || '')) return t('line.nonGeographic');
+    return has('line.' + info.type) ? t('line.' + info.type) : t('line.unknown');
+  }
+
+  function setFact(id, node) {
+    var cell = $(id);
+    cell.replaceChildren(node);
+  }
+
+  function renderFacts(report, hints) {
     var info = report.phoneInfo;
     $('fact-national').textContent = orDash(info.national);
     $('fact-e164').textContent = orDash(info.e164);
-    $('fact-type').textContent = orDash(info.type).replace(/_/g, ' ');
-    $('fact-range').textContent = orDash(info.rangeLabel);
+    $('fact-type').textContent = lineTypeWords(info, hints);
+    $('fact-npv').textContent = info.isNPV === true ? t('facts.yes') : t('facts.no');
     $('fact-carrier').textContent = orDash(info.originalCarrier);
-    $('fact-region').textContent = orDash(info.region);
+    // French-plan regions are in the catalogue; a foreign country's name is the numbering
+    // data's, shown as it came.
+    if (info.region && has('region.' + info.region)) setFact('fact-region', document.createTextNode(t('region.' + info.region)));
+    else if (info.region) setFact('fact-region', upstream('span', null, info.region));
+    else setFact('fact-region', document.createTextNode('—'));
     $('npv-badge').hidden = info.isNPV !== true;
   }
 
+  // ---- Sources
+
   function describeOutcome(meta) {
-    if (!meta) return 'unknown';
-    var reason = meta.reason ? REASON_TEXT[meta.reason] || meta.reason : '';
-    if (meta.status === 'ok') return meta.cache === 'stale' ? 'ok (older copy' + (reason ? '; source ' + reason : '') + ')' : 'ok';
-    if (meta.status === 'not_found') return 'no entry for this number';
-    return (meta.status === 'blocked' ? 'blocked' : 'error') + (reason ? ': ' + reason : '');
+    if (!meta || typeof meta.status !== 'string') return t('status.unknown');
+    var reason = meta.reason ? (has('reason.' + meta.reason) ? t('reason.' + meta.reason) : t('reason.unknown')) : '';
+    switch (meta.status) {
+      case 'ok':
+        if (meta.cache !== 'stale') return t('status.ok');
+        return reason ? t('status.okStaleReason', { reason: reason }) : t('status.okStale');
+      case 'not_found':
+        return t('status.not_found');
+      case 'pending':
+        return t('status.pending');
+      case 'blocked':
+      case 'error':
+      case 'skipped':
+        return reason ? t('status.' + meta.status + 'Reason', { reason: reason }) : t('status.' + meta.status);
+      default:
+        return t('status.unknown');
+    }
   }
 
-  function figure(label, value) {
+  function figure(labelKey, value) {
     var item = el('div', 'figure');
     item.appendChild(el('span', 'figure-value', orDash(value)));
-    item.appendChild(el('span', 'figure-label', label));
+    item.appendChild(el('span', 'figure-label', t(labelKey)));
+    return item;
+  }
+
+  // A figure whose value a source wrote in words (a category, a caller type).
+  function wordFigure(labelKey, value) {
+    var item = el('div', 'figure');
+    if (value) item.appendChild(upstream('span', 'figure-value', value));
+    else item.appendChild(el('span', 'figure-value', '—'));
+    item.appendChild(el('span', 'figure-label', t(labelKey)));
+    return item;
+  }
+
+  function dateFigure(labelKey, value) {
+    var item = el('div', 'figure');
+    item.appendChild(value ? dateElement('figure-value', value) : el('span', 'figure-value', '—'));
+    item.appendChild(el('span', 'figure-label', t(labelKey)));
     return item;
   }
 
   function commentItem(comment, tagText, author) {
     var item = el('li', 'comment');
     var head = el('div', 'comment-head');
-    if (comment.date) head.appendChild(el('time', 'comment-date', comment.date));
-    if (author) head.appendChild(el('span', 'comment-author', author));
-    if (tagText) head.appendChild(el('span', 'badge comment-tag', tagText));
+    if (comment.date) head.appendChild(dateElement('comment-date', comment.date));
+    if (author) head.appendChild(upstream('span', 'comment-author', author));
+    if (tagText) head.appendChild(upstream('span', 'badge comment-tag', tagText));
     item.appendChild(head);
-    item.appendChild(el('p', 'comment-text', comment.text));
+    item.appendChild(upstream('p', 'comment-text', comment.text));
     return item;
   }
 
+  function percent(value) {
+    return value === null || value === undefined ? null : value + ' %';
+  }
+
   function renderSource(slot, data, meta) {
-    var card = el('article', 'card source source-' + (meta ? meta.status : 'unknown'));
+    var status = meta && typeof meta.status === 'string' ? meta.status : 'unknown';
+    var card = el('article', 'card source source-' + status);
     card.setAttribute('data-slot', slot);
     var header = el('header', 'source-head');
-    header.appendChild(el('h2', null, SLOT_TITLES[slot]));
-    header.appendChild(el('span', 'badge badge-' + (meta ? meta.status : 'unknown'), describeOutcome(meta)));
+    header.appendChild(el('h2', null, t('slot.' + slot)));
+    header.appendChild(el('span', 'badge badge-' + status, describeOutcome(meta)));
     card.appendChild(header);
 
     var figures = el('div', 'figures');
     var comments = el('ul', 'comments');
     if (slot === 'primary') {
-      figures.appendChild(figure('score', data.score));
-      figures.appendChild(figure('searches', data.searches));
-      figures.appendChild(figure('comments', data.commentsCount));
+      figures.appendChild(figure('figure.score', data.score));
+      figures.appendChild(figure('figure.searches', data.searches));
+      figures.appendChild(figure('figure.comments', data.commentsCount));
       data.commentList.forEach(function (c) { comments.appendChild(commentItem(c, c.callerType, c.author)); });
     } else if (slot === 'community') {
-      figures.appendChild(figure('danger', data.dangerPercent === null ? null : data.dangerPercent + ' %'));
-      figures.appendChild(figure('visits', data.visits));
-      figures.appendChild(figure('comments', data.commentsCount));
-      figures.appendChild(figure('top category', data.topCategory));
-      figures.appendChild(figure('last comment', data.lastCommentDate));
+      figures.appendChild(figure('figure.danger', percent(data.dangerPercent)));
+      figures.appendChild(figure('figure.visits', data.visits));
+      figures.appendChild(figure('figure.comments', data.commentsCount));
+      figures.appendChild(wordFigure('figure.topCategory', data.topCategory));
+      figures.appendChild(dateFigure('figure.lastComment', data.lastCommentDate));
       data.commentList.forEach(function (c) { comments.appendChild(commentItem(c, c.category, '')); });
     } else {
-      figures.appendChild(figure('spam score', data.spamScore === null ? null : data.spamScore + ' %'));
-      figures.appendChild(figure('reports', data.reportsCount));
-      figures.appendChild(figure('caller type', data.callerType));
+      figures.appendChild(figure('figure.spamScore', percent(data.spamScore)));
+      figures.appendChild(figure('figure.reports', data.reportsCount));
+      figures.appendChild(wordFigure('figure.callerType', data.callerType));
       (data.commentList || []).forEach(function (c) { comments.appendChild(commentItem(c, c.callerType, '')); });
     }
     card.appendChild(figures);
     if (comments.childNodes.length > 0) card.appendChild(comments);
-    else if (meta && meta.status === 'ok') card.appendChild(el('p', 'muted', 'No comments.'));
+    else if (status === 'ok') card.appendChild(el('p', 'muted', t('comments.none')));
     return card;
   }
 
+  // The sources that could not answer, and why; a source still on its way, or not asked
+  // because it does not cover the number, has its badge on its card and is not a failure.
   function renderFailures(metaSources) {
     var list = $('failure-list');
     list.replaceChildren();
     var any = false;
-    ['primary', 'community', 'signals'].forEach(function (slot) {
+    SLOTS.forEach(function (slot) {
       var meta = metaSources && metaSources[slot];
-      if (!meta || meta.status === 'ok' || meta.status === 'not_found') return;
+      if (!meta || meta.status !== 'blocked' && meta.status !== 'error') return;
       any = true;
       var item = el('li', null);
-      item.appendChild(el('strong', null, SLOT_TITLES[slot]));
-      item.appendChild(document.createTextNode(' ' + describeOutcome(meta)));
+      item.appendChild(el('strong', null, t('slot.' + slot)));
+      item.appendChild(document.createTextNode(' '));
+      item.appendChild(el('span', null, describeOutcome(meta)));
       list.appendChild(item);
     });
     $('failures').hidden = !any;
@@ -220,17 +350,37 @@
 
   function renderReport(body) {
     var report = body.data;
-    var metaSources = body.meta && body.meta.sources;
-    renderVerdict(report.sources);
-    renderFacts(report);
+    var meta = body.meta || {};
+    var metaSources = meta.sources;
+    var risk = renderVerdict(report.sources);
+    renderFacts(report, meta.hints);
+    renderAdvice(risk, report.phoneInfo.isNPV, metaSources);
     renderFailures(metaSources);
     var container = $('sources');
     container.replaceChildren();
-    ['primary', 'community', 'signals'].forEach(function (slot) {
+    SLOTS.forEach(function (slot) {
       container.appendChild(renderSource(slot, report.sources[slot], metaSources && metaSources[slot]));
     });
-    showCards({ verdict: true, facts: true, sources: true, failures: true });
-    document.title = report.number + ' – Phone reputation';
+    showCards({ verdict: true, facts: true, advice: true, sources: true, failures: true });
+    document.title = t('page.titleNumber', { number: report.number });
+  }
+
+  // ---- Problems
+
+  // `facts` ({ number, phoneInfo }) is set when the error answer still carried the number's
+  // facts (a 502: the sources failed, the numbering plan did not); `reasons` are the per-source
+  // failure reasons of that answer, listed below the problem. A 502 also says what to do: no
+  // source answered, so the advice is the unknown verdict's.
+  function showProblem(problem, facts, reasons) {
+    hideStatus();
+    $('problem-title').textContent = problem.title;
+    $('problem-text').textContent = problem.text;
+    $('problem').className = 'card problem' + (problem.kind === 'warn' ? ' problem-warn' : '');
+    if (facts) renderFacts(facts, null);
+    if (reasons) renderFailures(reasons);
+    if (problem.advice) renderAdvice('unknown', Boolean(facts && facts.phoneInfo.isNPV), reasons || {});
+    showCards({ facts: Boolean(facts), problem: true, advice: Boolean(problem.advice), failures: Boolean(reasons) });
+    document.title = facts ? t('page.titleNumber', { number: facts.number }) : t('page.title');
   }
 
   function retryAfterSeconds(response) {
@@ -239,18 +389,14 @@
   }
 
   function describeError(response) {
-    if (response.status === 400) {
-      return { title: 'Not a phone number we can read', text: 'Invalid phone number format. Try 06 12 34 56 78 or +33 6 12 34 56 78.', kind: 'error' };
-    }
+    if (response.status === 400) return { title: t('error.invalidTitle'), text: t('error.invalidText'), kind: 'error' };
     if (response.status === 429) {
       var seconds = retryAfterSeconds(response);
-      return { title: 'Slow down', text: 'Too many requests — retry in ' + (seconds === null ? 'a moment' : seconds + ' s') + '.', kind: 'warn' };
+      return { title: t('error.tooManyTitle'), text: seconds === null ? t('error.tooManyTextMoment') : t('error.tooManyText', { seconds: seconds }), kind: 'warn' };
     }
-    if (response.status === 502) {
-      return { title: 'No source could answer', text: 'All data sources failed. The reputation sites could not be reached; try again later.', kind: 'error' };
-    }
-    if (response.status === 503) return { title: 'Service busy', text: 'The service is restarting; try again in a moment.', kind: 'warn' };
-    return { title: 'Something went wrong', text: 'Something went wrong (HTTP ' + response.status + '). Try again later.', kind: 'error' };
+    if (response.status === 502) return { title: t('error.allFailedTitle'), text: t('error.allFailedText'), kind: 'error', advice: true };
+    if (response.status === 503) return { title: t('error.busyTitle'), text: t('error.busyText'), kind: 'warn' };
+    return { title: t('error.otherTitle'), text: t('error.otherText', { status: response.status }), kind: 'error' };
   }
 
   var PHONE_INFO_TEXT_FIELDS = ['national', 'e164', 'type', 'rangeLabel', 'originalCarrier', 'region'];
@@ -271,10 +417,13 @@
     if (!body || typeof body !== 'object' || !body.sources || typeof body.sources !== 'object') return null;
     var reasons = {};
     var any = false;
-    ['primary', 'community', 'signals'].forEach(function (slot) {
+    SLOTS.forEach(function (slot) {
       var reason = body.sources[slot];
       if (typeof reason !== 'string') return;
-      reasons[slot] = { status: 'error', reason: reason };
+      // Each slot holds a failure reason, or the status of a slot that did not fail.
+      if (reason === 'not_found' || reason === 'pending' || reason === 'skipped') reasons[slot] = { status: reason };
+      else if (reason === 'not_covered') reasons[slot] = { status: 'skipped', reason: reason };
+      else reasons[slot] = { status: 'error', reason: reason };
       any = true;
     });
     return any ? reasons : null;
@@ -285,11 +434,15 @@
   function lookup(raw) {
     var number = raw.trim();
     if (number === '') {
-      showProblem({ title: 'No number yet', text: 'Type a phone number first.', kind: 'error' });
+      showProblem({ title: t('error.emptyTitle'), text: t('error.emptyText'), kind: 'error' });
       return;
     }
+    // The address bar holds the number (and a `?lang=` the page was opened with), so a report
+    // can be bookmarked or shared as it is seen.
     var url = new URL(window.location.href);
+    var language = url.searchParams.get('lang');
     url.search = '';
+    if (language) url.searchParams.set('lang', language);
     url.searchParams.set('number', number);
     window.history.replaceState(null, '', url.pathname + url.search);
 
@@ -297,7 +450,7 @@
     var requestId = currentRequest;
     button.disabled = true;
     reportSection.setAttribute('aria-busy', 'true');
-    showStatus('Looking up…');
+    showStatus(t('status.loading'));
     fetch('/api/phone/' + encodeURIComponent(number), { headers: { Accept: 'application/json' } })
       .then(function (response) {
         if (response.status === 502) {
@@ -319,7 +472,7 @@
       })
       .catch(function () {
         if (requestId !== currentRequest) return;
-        showProblem({ title: 'Service unreachable', text: 'The service could not be reached. Check your connection and try again.', kind: 'error' });
+        showProblem({ title: t('error.unreachableTitle'), text: t('error.unreachableText'), kind: 'error' });
       })
       .finally(function () {
         if (requestId !== currentRequest) return;
