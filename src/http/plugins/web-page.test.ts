@@ -5,7 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import Fastify from 'fastify';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { PAGE_CONTENT_SECURITY_POLICY, webPageRoutes, writePrecompressedPageFiles } from './web-page.js';
+import { CATALOGUES, LANGUAGES } from '../../domain/wording/catalogue.js';
+import { PAGE_CONTENT_SECURITY_POLICY, renderPageTemplate, webPageRoutes, writePrecompressedPageFiles } from './web-page.js';
 
 const app = Fastify();
 
@@ -34,7 +35,12 @@ describe('the lookup page files', () => {
     expect(html).toMatch(/<script src="\/assets\/app\.js\?v=[0-9a-f]{12}" defer><\/script>/);
     expect(html).toMatch(/href="\/assets\/styles\.css\?v=[0-9a-f]{12}"/);
     expect(html).not.toMatch(/<script>(?!<)/);
-    expect(html).not.toMatch(/(src|href)="(https?:)?\/\//);
+    // The one other script element is a data block, which a browser never runs.
+    expect(html.match(/<script[^>]*>/g)).toEqual([expect.stringMatching(/^<script type="application\/json" id="page-words">$/), expect.stringMatching(/^<script src=/)]);
+    // No asset from elsewhere; the only links out are the two official reporting channels.
+    expect(html).not.toMatch(/src="(https?:)?\/\//);
+    expect(html).not.toMatch(/<link[^>]*href="(https?:)?\/\//);
+    expect(html.match(/href="(https?:)?\/\/[^"]*"/g)).toEqual(['href="https://www.33700.fr/"', 'href="https://signal.conso.gouv.fr/"']);
   });
 
   it('serve the script and styles with their types and a long cache life', async () => {
@@ -64,8 +70,9 @@ describe('the lookup page files, compressed', () => {
   it('decode from brotli and from gzip to the same bytes as the identity answer, with Vary, Content-Encoding and Content-Length', async () => {
     for (const url of PAGE_URLS) {
       const identity = await app.inject({ url });
+      const vary = url === '/' ? 'Accept-Language, Cookie, Accept-Encoding' : 'Accept-Encoding';
       expect(identity.headers['content-encoding']).toBeUndefined();
-      expect(identity.headers.vary).toBe('Accept-Encoding');
+      expect(identity.headers.vary).toBe(vary);
       for (const [acceptEncoding, coding, decode] of [
         ['br', 'br', brotliDecompressSync],
         ['gzip', 'gzip', gunzipSync],
@@ -74,7 +81,7 @@ describe('the lookup page files, compressed', () => {
         const compressed = await app.inject({ url, headers: { 'accept-encoding': acceptEncoding } });
         expect(compressed.statusCode).toBe(200);
         expect(compressed.headers['content-encoding']).toBe(coding);
-        expect(compressed.headers.vary).toBe('Accept-Encoding');
+        expect(compressed.headers.vary).toBe(vary);
         expect(compressed.headers['content-type']).toBe(identity.headers['content-type']);
         expect(compressed.headers['content-security-policy']).toBe(PAGE_CONTENT_SECURITY_POLICY);
         expect(Number(compressed.headers['content-length'])).toBe(compressed.rawPayload.length);
@@ -119,13 +126,15 @@ describe('the build\'s precompressed siblings', () => {
 
   it('are written for every page file as served, and are what the server sends', async () => {
     const written = await writePrecompressedPageFiles(dir);
-    expect(written.sort()).toEqual(['app.js.br', 'app.js.gz', 'index.html.br', 'index.html.gz', 'styles.css.br', 'styles.css.gz']);
+    expect(written.sort()).toEqual(['app.js.br', 'app.js.gz', 'index.en.html.br', 'index.en.html.gz', 'index.fr.html.br', 'index.fr.html.gz', 'styles.css.br', 'styles.css.gz']);
     const served = Fastify();
     try {
       await served.register(webPageRoutes, { staticDir: dir });
       const page = await served.inject({ url: '/', headers: { 'accept-encoding': 'br' } });
       // The served page is the fingerprinted one, and the build's sibling holds exactly it.
-      expect(page.rawPayload.equals(readFileSync(join(dir, 'index.html.br')))).toBe(true);
+      expect(page.rawPayload.equals(readFileSync(join(dir, 'index.en.html.br')))).toBe(true);
+      const french = await served.inject({ url: '/', headers: { 'accept-encoding': 'br', 'accept-language': 'fr-FR' } });
+      expect(french.rawPayload.equals(readFileSync(join(dir, 'index.fr.html.br')))).toBe(true);
       expect(brotliDecompressSync(page.rawPayload).toString('utf8')).toMatch(/\/assets\/app\.js\?v=[0-9a-f]{12}/);
       const script = await served.inject({ url: '/assets/app.js', headers: { 'accept-encoding': 'gzip' } });
       expect(script.rawPayload.equals(readFileSync(join(dir, 'app.js.gz')))).toBe(true);
@@ -147,5 +156,59 @@ describe('the build\'s precompressed siblings', () => {
     } finally {
       await served.close();
     }
+  });
+});
+
+describe('the page in the language asked for, before any script runs', () => {
+  const titleOf = (html: string): string => /<title>([^<]*)<\/title>/.exec(html)?.[1] ?? '';
+  const langOf = (html: string): string => /<html lang="([a-z]+)">/.exec(html)?.[1] ?? '';
+
+  it('follows Accept-Language, then the switch cookie, then ?lang=, in <html lang>, <title> and every word', async () => {
+    const cases = [
+      [{ 'accept-language': 'fr-FR,fr;q=0.9,en;q=0.8' }, '/', 'fr'],
+      [{ 'accept-language': 'en-US,en;q=0.9' }, '/', 'en'],
+      [{}, '/', 'en'],
+      [{ 'accept-language': 'fr-FR', cookie: 'other=1; lang=en' }, '/', 'en'],
+      [{ 'accept-language': 'en-US', cookie: 'lang=fr' }, '/', 'fr'],
+      [{ 'accept-language': 'fr-FR', cookie: 'lang=fr' }, '/?lang=en', 'en'],
+      [{ 'accept-language': 'en-US', cookie: 'lang=en' }, '/?lang=fr&number=0612345678', 'fr'],
+      [{ 'accept-language': 'fr-FR' }, '/?lang=xx', 'fr'],
+    ] as const;
+    for (const [headers, url, language] of cases) {
+      const response = await app.inject({ url, headers });
+      expect(response.statusCode, `${url} ${JSON.stringify(headers)}`).toBe(200);
+      expect(langOf(response.body)).toBe(language);
+      expect(response.headers['content-language']).toBe(language);
+      expect(titleOf(response.body)).toBe(CATALOGUES[language]['page.title'].replace(/'/g, '&#39;'));
+      expect(response.body).toContain(`>${CATALOGUES[language]['form.button']}</button>`);
+      // The switch marks the language shown.
+      expect(response.body).toMatch(new RegExp(`data-lang="${language}"[^>]*aria-current="true"`));
+      const words = JSON.parse(/<script type="application\/json" id="page-words">([^<]*)<\/script>/.exec(response.body)?.[1] ?? 'null') as { language: string; words: Record<string, string> };
+      expect(words.language).toBe(language);
+      expect(words.words).toEqual(CATALOGUES[language]);
+    }
+  });
+
+  it('tags each language with its own ETag, and a 304 holds only for the same language', async () => {
+    const french = await app.inject({ url: '/', headers: { 'accept-language': 'fr' } });
+    const english = await app.inject({ url: '/', headers: { 'accept-language': 'en' } });
+    expect(french.headers.etag).not.toBe(english.headers.etag);
+    const again = await app.inject({ url: '/', headers: { 'accept-language': 'fr', 'if-none-match': String(french.headers.etag) } });
+    expect(again.statusCode).toBe(304);
+    const switched = await app.inject({ url: '/', headers: { 'accept-language': 'fr', cookie: 'lang=en', 'if-none-match': String(french.headers.etag) } });
+    expect(switched.statusCode).toBe(200);
+    expect(langOf(switched.body)).toBe('en');
+  });
+
+  it('leaves no token unfilled, and refuses a template that names a word the catalogue lacks', () => {
+    const template = readFileSync(fileURLToPath(new URL('../../web/static/index.html', import.meta.url)), 'utf8');
+    for (const language of LANGUAGES) expect(renderPageTemplate(template, language)).not.toContain('{{');
+    expect(() => renderPageTemplate('<p>{{no.such.key}}</p>', 'fr')).toThrow(/no\.such\.key/);
+  });
+
+  it('keeps the inlined words from closing their element, whatever they hold', async () => {
+    const html = (await app.inject({ url: '/' })).body;
+    const block = /<script type="application\/json" id="page-words">([\s\S]*?)<\/script>/.exec(html)?.[1] ?? '';
+    expect(block).not.toMatch(/[<>&]/);
   });
 });
