@@ -56,20 +56,22 @@ describe('node dist/server.js', () => {
   });
 
   it('sends the brotli and gzip siblings the build wrote beside the page files, which decode to the files served', async () => {
-    for (const [route, file] of [
-      ['/', 'index.html'],
-      ['/assets/app.js', 'app.js'],
-      ['/assets/styles.css', 'styles.css'],
+    // The page is built once per language (index.<lang>.html), chosen by Accept-Language.
+    for (const [route, file, acceptLanguage, vary] of [
+      ['/', 'index.en.html', 'en-US', 'Accept-Language, Cookie, Accept-Encoding'],
+      ['/', 'index.fr.html', 'fr-FR', 'Accept-Language, Cookie, Accept-Encoding'],
+      ['/assets/app.js', 'app.js', 'en-US', 'Accept-Encoding'],
+      ['/assets/styles.css', 'styles.css', 'en-US', 'Accept-Encoding'],
     ] as const) {
-      const identity = await request(`${server.baseUrl}${route}`);
+      const identity = await request(`${server.baseUrl}${route}`, { headers: { 'accept-language': acceptLanguage } });
       const identityBody = Buffer.from(await identity.body.arrayBuffer());
       for (const [coding, suffix, decode] of [
         ['br', 'br', brotliDecompressSync],
         ['gzip', 'gz', gunzipSync],
       ] as const) {
-        const response = await request(`${server.baseUrl}${route}`, { headers: { 'accept-encoding': coding } });
+        const response = await request(`${server.baseUrl}${route}`, { headers: { 'accept-encoding': coding, 'accept-language': acceptLanguage } });
         expect(response.headers['content-encoding'], `${route} in ${coding}`).toBe(coding);
-        expect(response.headers.vary).toBe('Accept-Encoding');
+        expect(response.headers.vary).toBe(vary);
         const body = Buffer.from(await response.body.arrayBuffer());
         expect(body.equals(fromRoot(`dist/web/static/${file}.${suffix}`)), `${route} in ${coding} is not dist/web/static/${file}.${suffix}`).toBe(true);
         expect(decode(body).equals(identityBody), `${route} in ${coding} decodes to the identity answer`).toBe(true);

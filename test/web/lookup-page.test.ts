@@ -4,13 +4,22 @@
 // run nothing under the page's Content-Security-Policy. Then accessibility: axe-core's WCAG 2.1
 // A/AA rules in every state, and the layout shift a report causes when it arrives.
 // The page, its assets, /docs and /openapi.json arrive compressed (br, as Chromium asks).
-// Saves screenshots to test-artifacts/.
+// In French and in English: each case of a browser preferring either language is read word by
+// word against that language's catalogue (src/domain/wording/catalogue.ts), with the advice for
+// its verdict; the FR/EN switch and `?lang=`.
+// Robustness rules: every browser step has its own deadline (STEP_TIMEOUT_MS) and names itself;
+// each page has a context of its own (closed with the page), so no test inherits another's
+// cookies, storage or connections; nothing waits on a sleep, only on what the page shows.
+// Saves screenshots to test-artifacts/ (docs/screenshot-fr.png and docs/screenshot-en.png are
+// copies of lookup-page-fr.png and lookup-page-en.png).
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ParsedPhoneNumber } from '../../src/domain/phone-number.js';
+import { CATALOGUES, type Language } from '../../src/domain/wording/catalogue.js';
 import { blocked, failed, notFound, ok } from '../../src/domain/ports/source.js';
+import type { SourceDataBySlot } from '../../src/domain/report.js';
 import { SAMPLE_DATA, fakeSource, type FakeSources } from '../support/lookup.js';
 import { startTestServer, type TestServer } from '../support/servers.js';
 
@@ -33,15 +42,42 @@ const DEAD_NPV_NUMBER = '0162005678';
 const FULL_NPV_NUMBER = '0162001234';
 /** Community is blocked (429) and signals times out for this number: a partial report. */
 const BLOCKED_NUMBER = '0611223344';
+/** Every source answers with the sample data (score 8): a suspicious number. */
+const SUSPICIOUS_NUMBER = '0611000001';
+/** Every source answers with low figures (score 2): a trustworthy number. */
+const TRUSTWORTHY_NUMBER = '0611000002';
+/** The primary source fails; the others answer 50 %: a partial report with a neutral score (5). */
+const PARTIAL_NUMBER = '0611000003';
+
+function trustworthyData(): SourceDataBySlot {
+  const data = structuredClone(SAMPLE_DATA);
+  data.primary.score = 2;
+  data.primary.commentList = [{ author: 'Lucie', text: 'C’est mon cabinet médical, rien à signaler.', date: '20/01/2025', callerType: 'Service' }];
+  data.primary.commentsCount = 1;
+  data.community.dangerPercent = 4;
+  data.community.topCategory = 'Utile';
+  data.community.commentList = [];
+  data.community.commentsCount = 0;
+  data.signals.spamScore = 0;
+  data.signals.reportsCount = 0;
+  data.signals.callerType = '';
+  return data;
+}
 
 /** Sample data, with two hostile comments in the community slot; signals times out. */
 function pageSources(): FakeSources {
   const failForDead = (number: ParsedPhoneNumber) => number.number === DEAD_NUMBER || number.number === DEAD_NPV_NUMBER;
   return {
-    primary: fakeSource('primary', (number) => (failForDead(number) ? failed('timeout') : ok(structuredClone(SAMPLE_DATA.primary)))),
+    primary: fakeSource('primary', (number) => {
+      if (failForDead(number) || number.number === PARTIAL_NUMBER) return failed('timeout');
+      if (number.number === TRUSTWORTHY_NUMBER) return ok(trustworthyData().primary);
+      return ok(structuredClone(SAMPLE_DATA.primary));
+    }),
     community: fakeSource('community', (number) => {
       if (failForDead(number)) return failed('http_5xx');
       if (number.number === BLOCKED_NUMBER) return blocked('http_429', 60_000);
+      if (number.number === TRUSTWORTHY_NUMBER) return ok(trustworthyData().community);
+      if (number.number === PARTIAL_NUMBER) return ok({ ...structuredClone(SAMPLE_DATA.community), dangerPercent: 50 });
       const data = structuredClone(SAMPLE_DATA.community);
       data.commentList.push({ text: SCRIPT_PAYLOAD, date: '10/03/2024', category: 'Arnaque' }, { text: IMG_PAYLOAD, date: '09/03/2024', category: 'Arnaque' });
       data.commentsCount = data.commentList.length;
@@ -49,7 +85,8 @@ function pageSources(): FakeSources {
     }),
     signals: fakeSource('signals', (number) => {
       if (failForDead(number)) return failed('connection');
-      if (number.number === FULL_NPV_NUMBER) return ok(structuredClone(SAMPLE_DATA.signals));
+      if (number.number === TRUSTWORTHY_NUMBER) return ok(trustworthyData().signals);
+      if ([FULL_NPV_NUMBER, SUSPICIOUS_NUMBER, PARTIAL_NUMBER].includes(number.number)) return ok(structuredClone(SAMPLE_DATA.signals));
       return number.number === '0698765432' ? notFound() : failed('timeout');
     }),
   };
@@ -69,7 +106,8 @@ beforeAll(async () => {
     headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
   });
-  server = await startTestServer({ env: { MAX_EVENT_LOOP_DELAY_MS: '0' }, overrides: { sources: pageSources() } });
+  // Far more lookups than the default 30 a minute come from this one address; the 429 has servers of its own.
+  server = await startTestServer({ env: { MAX_EVENT_LOOP_DELAY_MS: '0', RATE_LIMIT_MAX: '1000' }, overrides: { sources: pageSources() } });
   limitedServer = await startTestServer({ env: { MAX_EVENT_LOOP_DELAY_MS: '0', RATE_LIMIT_MAX: '1', RATE_LIMIT_WINDOW_S: '60' }, overrides: { sources: pageSources() } });
 }, 60_000);
 
@@ -79,9 +117,14 @@ afterAll(async () => {
   await limitedServer?.close();
 });
 
-async function openPage(viewport = { width: 1200, height: 1000 }): Promise<Page> {
-  const page = await browser.newPage({ viewport });
-  page.setDefaultTimeout(STEP_TIMEOUT_MS);
+/** Chromium's locale sets `Accept-Language` (and navigator.language) as a browser set to that language would. */
+const LOCALES: Readonly<Record<Language, string>> = { fr: 'fr-FR', en: 'en-US' };
+
+async function openPage(viewport = { width: 1200, height: 1000 }, language: Language = 'en'): Promise<Page> {
+  const context = await browser.newContext({ viewport, locale: LOCALES[language] });
+  context.setDefaultTimeout(STEP_TIMEOUT_MS);
+  const page = await context.newPage();
+  page.once('close', () => void context.close());
   // Records any CSP violation the page causes (the init script runs outside the page's CSP).
   await page.addInitScript(() => {
     const record: string[] = [];
@@ -145,7 +188,8 @@ describe('the lookup page in headless Chromium', () => {
     await page.goto(`${server.baseUrl}/`);
     for (const [index, headers] of (await pageHeaders).entries()) {
       expect(headers['content-encoding'], pagePaths[index]).toBe('br');
-      expect(headers.vary, pagePaths[index]).toBe('Accept-Encoding');
+      // The page itself is chosen by language too (Accept-Language, or the switch's cookie).
+      expect(headers.vary, pagePaths[index]).toBe(pagePaths[index] === '/' ? 'Accept-Language, Cookie, Accept-Encoding' : 'Accept-Encoding');
     }
     expect((await pageHeaders)[0]?.['content-security-policy']).toContain("default-src 'none'");
     await page.locator('#number-input').waitFor({ state: 'visible' });
@@ -183,7 +227,9 @@ describe('the lookup page in headless Chromium', () => {
     expect(texts).toContain(IMG_PAYLOAD);
     // Nothing was parsed as HTML: no injected element, no handler ran.
     expect(await page.locator('img[src="x"]').count()).toBe(0);
-    expect(await page.locator('script').count()).toBe(1);
+    // Our script, and the words' data block (never run); nothing injected.
+    expect(await page.locator('script').count()).toBe(2);
+    expect(await page.locator('script[src]').count()).toBe(1);
     await page.waitForTimeout(200);
     expect(await page.evaluate(() => (window as unknown as { __pwned?: string }).__pwned)).toBeUndefined();
     await page.close();
@@ -228,7 +274,7 @@ describe('the lookup page in headless Chromium', () => {
     expect(await page.locator('#facts-card').isVisible()).toBe(true);
     expect(await page.textContent('#fact-national')).toBe('01 62 00 56 78');
     expect(await page.textContent('#fact-e164')).toBe('+33162005678');
-    expect(await page.textContent('#fact-range')).toContain('NPV');
+    expect(await page.textContent('#fact-npv')).toBe('yes');
     expect(await page.locator('#npv-badge').isVisible()).toBe(true);
     // No verdict and no source cards: nothing was read from the sources.
     expect(await page.locator('#verdict-card').isVisible()).toBe(false);
@@ -290,8 +336,8 @@ interface AxeResults {
  * test keeps the CSP and checks that it saw no violation. Each page has its own context (closed
  * with the page), so no test inherits another's connections or storage.
  */
-async function openAxePage(viewport = { width: 1200, height: 1000 }): Promise<Page> {
-  const context = await browser.newContext({ bypassCSP: true, viewport });
+async function openAxePage(viewport = { width: 1200, height: 1000 }, language: Language = 'en'): Promise<Page> {
+  const context = await browser.newContext({ bypassCSP: true, viewport, locale: LOCALES[language] });
   context.setDefaultTimeout(STEP_TIMEOUT_MS);
   const page = await context.newPage();
   page.once('close', () => void context.close());
@@ -437,4 +483,227 @@ describe('the lookup page holds still', () => {
       await typed.close();
     }
   });
+});
+
+// --- In French and in English -----------------------------------------------------------------
+
+/** A text made only of digits, signs and separators: a number, a score, a percentage, a dash. */
+const NUMERIC_TEXT = /^[\d\s+\-–—.,:;%/()]+$/;
+
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * Every text a page in `language` may show: each catalogue value, where a `{placeholder}` stands
+ * for a number or for another value of the same catalogue (a reason inside a status, a risk
+ * inside the gauge's label).
+ */
+function catalogueMatcher(language: Language): (text: string) => boolean {
+  const values = Object.values(CATALOGUES[language]);
+  const plain = values.filter((value) => !value.includes('{')).sort((a, b) => b.length - a.length);
+  const filler = `(?:[\\d\\s+.,%]+|${plain.map(escapeRegExp).join('|')})`;
+  const patterns = values.map((value) => new RegExp(`^${escapeRegExp(value).replace(/\\\{\w+\\\}/g, filler)}$`));
+  return (text) => NUMERIC_TEXT.test(text) || patterns.some((pattern) => pattern.test(text));
+}
+
+/**
+ * The visible text nodes of the page, whitespace collapsed, outside elements marked
+ * `data-upstream` (what a source or the numbering data wrote, shown as it came).
+ */
+async function visibleTexts(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const texts: string[] = [];
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node !== null; node = walker.nextNode()) {
+      const text = (node.textContent ?? '').replace(/\s+/g, ' ').trim();
+      const parent = node.parentElement;
+      if (text === '' || parent === null) continue;
+      if (parent.closest('script, style, [data-upstream]') !== null) continue;
+      if (!parent.checkVisibility({ visibilityProperty: true, opacityProperty: false })) continue;
+      texts.push(text);
+    }
+    return texts;
+  });
+}
+
+/** The texts of the page that are in none of `language`'s words. */
+async function textsOutsideCatalogue(page: Page, language: Language): Promise<string[]> {
+  const inCatalogue = catalogueMatcher(language);
+  return (await visibleTexts(page)).filter((text) => !inCatalogue(text));
+}
+
+const OTHER: Readonly<Record<Language, Language>> = { fr: 'en', en: 'fr' };
+
+interface LanguageCase {
+  name: string;
+  number: string;
+  /** The advice keys shown, in order. */
+  advice: Array<'advice.suspicious' | 'advice.trustworthy' | 'advice.neutral' | 'advice.unknown' | 'advice.npv'>;
+  npv: boolean;
+  /** The confidence sentence: sources answered of those asked. */
+  answered: number;
+  /** Every source failed: a 502 with the number's facts, no verdict. */
+  failed?: true;
+}
+
+const LANGUAGE_CASES: readonly LanguageCase[] = [
+  { name: 'a suspicious number', number: SUSPICIOUS_NUMBER, advice: ['advice.suspicious'], npv: false, answered: 3 },
+  { name: 'a trustworthy number', number: TRUSTWORTHY_NUMBER, advice: ['advice.trustworthy'], npv: false, answered: 3 },
+  { name: 'an NPV number', number: FULL_NPV_NUMBER, advice: ['advice.suspicious', 'advice.npv'], npv: true, answered: 3 },
+  { name: 'a partial report (the primary source failed)', number: PARTIAL_NUMBER, advice: ['advice.neutral'], npv: false, answered: 2 },
+  { name: 'a number whose every source failed', number: DEAD_NUMBER, advice: ['advice.unknown'], npv: false, answered: 0, failed: true },
+];
+
+function confidenceWords(language: Language, answered: number): string {
+  const words = CATALOGUES[language];
+  if (answered === 0) return words['advice.answeredNone'].replace('{total}', '3');
+  if (answered === 1) return words['advice.answeredOne'].replace('{total}', '3');
+  return words['advice.answeredSome'].replace('{answered}', String(answered)).replace('{total}', '3');
+}
+
+async function resultShown(page: Page, failedCase: boolean): Promise<void> {
+  if (failedCase) await problemShown(page, 'error');
+  else await reportShown(page);
+  await page.locator('#advice').waitFor({ state: 'visible' });
+}
+
+describe('the lookup page in the language of the browser', () => {
+  for (const language of ['fr', 'en'] as const) {
+    const words = CATALOGUES[language];
+    for (const testCase of LANGUAGE_CASES) {
+      it(`shows ${testCase.name} in ${language}, with what to do, the NPV row, and no word outside the ${language} catalogue`, async () => {
+        const page = await openPage({ width: 1200, height: 1000 }, language);
+        await page.goto(`${server.baseUrl}/?number=${testCase.number}`);
+        await resultShown(page, testCase.failed === true);
+
+        expect(await page.getAttribute('html', 'lang')).toBe(language);
+        expect(await page.title()).toBe(words['page.titleNumber'].replace('{number}', testCase.number));
+        // The advice for its verdict, the NPV sentence exactly when the number is in an NPV
+        // range, how many sources answered, and the two reporting channels as plain links.
+        const adviceShown = [await page.textContent('#advice-text')];
+        if (await page.locator('#advice-npv').isVisible()) adviceShown.push(await page.textContent('#advice-npv'));
+        expect(adviceShown).toEqual(testCase.advice.map((key) => words[key]));
+        expect(await page.textContent('#advice-confidence')).toBe(confidenceWords(language, testCase.answered));
+        expect(await page.locator('#advice a[href="https://www.33700.fr/"]').textContent()).toBe(words['advice.report33700']);
+        expect(await page.locator('#advice a[href="https://signal.conso.gouv.fr/"]').textContent()).toBe(words['advice.reportSignalConso']);
+        // The number's two facts: the NPV row, yes or no, and the line type in words.
+        expect(await page.locator('#fact-npv').isVisible()).toBe(true);
+        expect(await page.textContent('#fact-npv')).toBe(testCase.npv ? words['facts.yes'] : words['facts.no']);
+        expect(await page.textContent('#fact-type')).toBe(testCase.number.startsWith('06') ? words['line.mobile'] : words['line.fixed_line']);
+        expect(await page.textContent('#fact-region')).toBe(words['region.France']);
+        if (testCase.failed) {
+          expect(await page.textContent('#problem-text')).toBe(words['error.allFailedText']);
+          expect(await page.locator('#failure-list li').count()).toBe(3);
+        } else {
+          expect(await page.textContent('#risk-label')).toBe(words[`risk.${testCase.advice[0]?.slice('advice.'.length) ?? ''}` as keyof typeof words]);
+          // Upstream content is shown as the source wrote it, its dates said in the page's language.
+          const dates = page.locator('#sources time.comment-date');
+          if ((await dates.count()) > 0) {
+            expect(await dates.first().textContent()).toMatch(language === 'fr' ? /^il y a \d+ (ans|mois|jours)$|^il y a 1 (an|mois)$/ : /^\d+ (years|months|days) ago$|^1 (year|month) ago$/);
+            expect(await dates.first().getAttribute('datetime')).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+          }
+        }
+        if (testCase.number === PARTIAL_NUMBER) {
+          expect(await page.textContent('[data-slot="primary"] .badge')).toBe(words['status.errorReason'].replace('{reason}', words['reason.timeout']));
+          expect(await page.textContent('#failure-list')).toBe(`${words['slot.primary']} ${words['status.errorReason'].replace('{reason}', words['reason.timeout'])}`);
+        }
+
+        // Word by word: every visible text is the page's language (or a number, or marked upstream).
+        const texts = await visibleTexts(page);
+        expect(texts.length).toBeGreaterThan(25);
+        expect(await textsOutsideCatalogue(page, language)).toEqual([]);
+        // The check can fail: read against the other language, the page's own words stand out.
+        expect((await textsOutsideCatalogue(page, OTHER[language])).length).toBeGreaterThan(10);
+        expect(await page.evaluate(() => (window as unknown as { __cspViolations: string[] }).__cspViolations)).toEqual([]);
+        if (testCase.number === SUSPICIOUS_NUMBER) await page.screenshot({ path: new URL(`lookup-page-${language}.png`, ARTIFACTS).pathname, fullPage: true });
+        await page.close();
+      });
+    }
+  }
+
+  it('is in French before its script runs: <html lang>, <title>, the form and the switch come from the server', async () => {
+    const context = await browser.newContext({ javaScriptEnabled: false, locale: LOCALES.fr });
+    context.setDefaultTimeout(STEP_TIMEOUT_MS);
+    try {
+      const page = await context.newPage();
+      await page.goto(`${server.baseUrl}/`);
+      expect(await page.getAttribute('html', 'lang')).toBe('fr');
+      expect(await page.title()).toBe(CATALOGUES.fr['page.title']);
+      expect(await page.textContent('#lookup-button')).toBe(CATALOGUES.fr['form.button']);
+      expect(await page.getAttribute('#number-input', 'placeholder')).toBe(CATALOGUES.fr['form.placeholder']);
+      expect(await page.getAttribute('.language-switch a[data-lang="fr"]', 'aria-current')).toBe('true');
+      expect(await textsOutsideCatalogue(page, 'fr')).toEqual([]);
+      // Without script, the switch is still a link that works, for that view.
+      await page.click('.language-switch a[data-lang="en"]');
+      await page.waitForURL(/\?lang=en$/);
+      expect(await page.getAttribute('html', 'lang')).toBe('en');
+      expect(await page.title()).toBe(CATALOGUES.en['page.title']);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('remembers EN chosen on a French browser across a reload and a new visit, and lets ?lang= win over both', async () => {
+    const page = await openPage({ width: 1200, height: 1000 }, 'fr');
+    await page.goto(`${server.baseUrl}/?number=${SUSPICIOUS_NUMBER}`);
+    await reportShown(page);
+    expect(await page.textContent('#risk-label')).toBe(CATALOGUES.fr['risk.suspicious']);
+
+    // The switch reloads the page without `?lang=`, keeping the number.
+    await Promise.all([
+      page.waitForResponse((response) => response.request().isNavigationRequest() && new URL(response.url()).pathname === '/'),
+      page.click('.language-switch a[data-lang="en"]'),
+    ]);
+    expect(new URL(page.url()).search).toBe(`?number=${SUSPICIOUS_NUMBER}`);
+    await page.waitForFunction(() => document.documentElement.lang === 'en' && document.querySelector('#risk-label')?.textContent !== '');
+    await reportShown(page);
+    expect(await page.textContent('#risk-label')).toBe(CATALOGUES.en['risk.suspicious']);
+    expect(await page.getAttribute('.language-switch a[data-lang="en"]', 'aria-current')).toBe('true');
+
+    await page.reload();
+    await reportShown(page);
+    expect(await page.getAttribute('html', 'lang')).toBe('en');
+    expect(await page.title()).toBe(CATALOGUES.en['page.titleNumber'].replace('{number}', SUSPICIOUS_NUMBER));
+    expect(await textsOutsideCatalogue(page, 'en')).toEqual([]);
+
+    await page.goto(`${server.baseUrl}/`);
+    expect(await page.getAttribute('html', 'lang')).toBe('en');
+
+    // A shared link in French wins over the remembered choice, and does not change it.
+    await page.goto(`${server.baseUrl}/?lang=fr&number=${SUSPICIOUS_NUMBER}`);
+    await reportShown(page);
+    expect(await page.getAttribute('html', 'lang')).toBe('fr');
+    expect(await page.textContent('#risk-label')).toBe(CATALOGUES.fr['risk.suspicious']);
+    // A search from that page keeps the language in the address.
+    await page.fill('#number-input', TRUSTWORTHY_NUMBER);
+    await page.click('#lookup-button');
+    await page.waitForFunction((risk) => document.querySelector('#risk-label')?.textContent === risk, CATALOGUES.fr['risk.trustworthy']);
+    expect(new URL(page.url()).searchParams.get('lang')).toBe('fr');
+    await page.goto(`${server.baseUrl}/`);
+    expect(await page.getAttribute('html', 'lang')).toBe('en');
+    await page.close();
+
+    // And over Accept-Language: an English browser opening the French link.
+    const english = await openPage({ width: 1200, height: 1000 }, 'en');
+    await english.goto(`${server.baseUrl}/?lang=fr`);
+    expect(await english.getAttribute('html', 'lang')).toBe('fr');
+    expect(await english.title()).toBe(CATALOGUES.fr['page.title']);
+    await english.goto(`${server.baseUrl}/`);
+    expect(await english.getAttribute('html', 'lang')).toBe('en');
+    await english.close();
+  });
+});
+
+describe('the lookup page for everyone, in both languages (axe-core, WCAG 2.1 AA)', () => {
+  for (const language of ['fr', 'en'] as const) {
+    for (const testCase of LANGUAGE_CASES) {
+      it(`has no serious or critical violation on ${testCase.name} in ${language}`, async () => {
+        const page = await openAxePage({ width: 1200, height: 1000 }, language);
+        await page.goto(`${server.baseUrl}/?number=${testCase.number}`);
+        await resultShown(page, testCase.failed === true);
+        expect(await page.getAttribute('html', 'lang')).toBe(language);
+        expect(await seriousAxeViolations(page)).toEqual([]);
+        await page.close();
+      });
+    }
+  }
 });
