@@ -42,6 +42,8 @@ const DEAD_NPV_NUMBER = '0162005678';
 const FULL_NPV_NUMBER = '0162001234';
 /** Community is blocked (429) and signals times out for this number: a partial report. */
 const BLOCKED_NUMBER = '0611223344';
+/** The community source's comments carry script and markup for this number. */
+const HOSTILE_NUMBER = '0612345678';
 /** Every source answers with the sample data (score 8): a suspicious number. */
 const SUSPICIOUS_NUMBER = '0611000001';
 /** Every source answers with low figures (score 2): a trustworthy number. */
@@ -64,7 +66,7 @@ function trustworthyData(): SourceDataBySlot {
   return data;
 }
 
-/** Sample data, with two hostile comments in the community slot; signals times out. */
+/** Sample data, with two hostile comments in the community slot of HOSTILE_NUMBER; signals times out unless said otherwise. */
 function pageSources(): FakeSources {
   const failForDead = (number: ParsedPhoneNumber) => number.number === DEAD_NUMBER || number.number === DEAD_NPV_NUMBER;
   return {
@@ -79,7 +81,7 @@ function pageSources(): FakeSources {
       if (number.number === TRUSTWORTHY_NUMBER) return ok(trustworthyData().community);
       if (number.number === PARTIAL_NUMBER) return ok({ ...structuredClone(SAMPLE_DATA.community), dangerPercent: 50 });
       const data = structuredClone(SAMPLE_DATA.community);
-      data.commentList.push({ text: SCRIPT_PAYLOAD, date: '10/03/2024', category: 'Arnaque' }, { text: IMG_PAYLOAD, date: '09/03/2024', category: 'Arnaque' });
+      if (number.number === HOSTILE_NUMBER) data.commentList.push({ text: SCRIPT_PAYLOAD, date: '10/03/2024', category: 'Arnaque' }, { text: IMG_PAYLOAD, date: '09/03/2024', category: 'Arnaque' });
       data.commentsCount = data.commentList.length;
       return ok(data);
     }),
@@ -220,7 +222,7 @@ describe('the lookup page in headless Chromium', () => {
 
   it('shows hostile comments as text and runs none of them', async () => {
     const page = await openPage();
-    await page.goto(`${server.baseUrl}/?number=0612345678`);
+    await page.goto(`${server.baseUrl}/?number=${HOSTILE_NUMBER}`);
     await reportShown(page);
     const texts = await page.locator('[data-slot="community"] .comment-text').allTextContents();
     expect(texts).toContain(SCRIPT_PAYLOAD);
@@ -619,6 +621,34 @@ describe('the lookup page in the language of the browser', () => {
       });
     }
   }
+
+  it('says which source was not asked (skipped: not_covered) and which is still on its way (pending), in both languages', async () => {
+    // The engine of this branch cannot give these statuses yet (they come with the `skipped`
+    // and `?wait` work), so the server's real answer is taken and two of its slots are set as
+    // the API documents them: a skipped slot and a pending one hold their empty fields.
+    for (const language of ['fr', 'en'] as const) {
+      const words = CATALOGUES[language];
+      const page = await openPage({ width: 1200, height: 1000 }, language);
+      await page.route('**/api/phone/**', async (route) => {
+        const response = await route.fetch();
+        const body = (await response.json()) as { data: { sources: Record<string, unknown> }; meta: { sources: Record<string, unknown> } };
+        body.data.sources.community = { dangerPercent: null, visits: null, commentsCount: 0, topCategory: '', lastCommentDate: '', commentList: [] };
+        body.data.sources.signals = { spamScore: null, reportsCount: null, callerType: '', commentList: [] };
+        body.meta.sources.community = { status: 'pending' };
+        body.meta.sources.signals = { status: 'skipped', reason: 'not_covered' };
+        await route.fulfill({ response, json: body });
+      });
+      await page.goto(`${server.baseUrl}/?number=${SUSPICIOUS_NUMBER}`);
+      await reportShown(page);
+      expect(await page.textContent('[data-slot="community"] .badge')).toBe(words['status.pending']);
+      expect(await page.textContent('[data-slot="signals"] .badge')).toBe(words['status.skippedReason'].replace('{reason}', words['reason.not_covered']));
+      // Neither is a failure; the confidence counts the sources asked.
+      expect(await page.locator('#failures').isVisible()).toBe(false);
+      expect(await page.textContent('#advice-confidence')).toBe(words['advice.answeredOne'].replace('{total}', '2'));
+      expect(await textsOutsideCatalogue(page, language)).toEqual([]);
+      await page.close();
+    }
+  });
 
   it('is in French before its script runs: <html lang>, <title>, the form and the switch come from the server', async () => {
     const context = await browser.newContext({ javaScriptEnabled: false, locale: LOCALES.fr });
