@@ -1,10 +1,12 @@
 // The words the service shows to people, one catalogue per language with the same keys: risk
-// levels, source statuses and the caller-ID line of the text routes, and (filled by the lookup
-// page's work) every fixed word of the page. The server's text answers and the page both read
-// this one module; nothing else keeps a copy of these words.
+// levels, source statuses and reasons, the caller-ID line of the text routes, and every fixed
+// word of the lookup page (labels, hints, errors, empty states, relative dates, what to do next).
+// The server's text answers and the page both read this one module; nothing else keeps a copy of
+// these words. The page gets its language's catalogue inlined as JSON by the server
+// (src/http/plugins/web-page.ts); the sources of the advice are in docs/web-page.md.
 //
-// The module has no import and only plain data and functions, so that its compiled form can be
-// served to the browser as it is.
+// The module has no import and only plain data and functions, so that its compiled form could
+// also be served to the browser as it is.
 export const LANGUAGES = ['fr', 'en'] as const;
 export type Language = (typeof LANGUAGES)[number];
 
