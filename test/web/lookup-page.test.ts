@@ -14,7 +14,7 @@
 // copies of lookup-page-fr.png and lookup-page-en.png).
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ParsedPhoneNumber } from '../../src/domain/phone-number.js';
 import { CATALOGUES, type Language } from '../../src/domain/wording/catalogue.js';
@@ -114,10 +114,21 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
+  // Contexts closing behind their pages finish before the browser goes, so none rejects after it.
+  await Promise.allSettled(closingContexts);
   await browser?.close();
   await server?.close();
   await limitedServer?.close();
 });
+
+const closingContexts: Array<Promise<void>> = [];
+
+/** Each page has a context of its own, closed with it (and awaited before the browser closes). */
+function closeContextWithPage(page: Page, context: BrowserContext): void {
+  page.once('close', () => {
+    closingContexts.push(context.close());
+  });
+}
 
 /** Chromium's locale sets `Accept-Language` (and navigator.language) as a browser set to that language would. */
 const LOCALES: Readonly<Record<Language, string>> = { fr: 'fr-FR', en: 'en-US' };
@@ -126,7 +137,7 @@ async function openPage(viewport = { width: 1200, height: 1000 }, language: Lang
   const context = await browser.newContext({ viewport, locale: LOCALES[language] });
   context.setDefaultTimeout(STEP_TIMEOUT_MS);
   const page = await context.newPage();
-  page.once('close', () => void context.close());
+  closeContextWithPage(page, context);
   // Records any CSP violation the page causes (the init script runs outside the page's CSP).
   await page.addInitScript(() => {
     const record: string[] = [];
@@ -342,7 +353,7 @@ async function openAxePage(viewport = { width: 1200, height: 1000 }, language: L
   const context = await browser.newContext({ bypassCSP: true, viewport, locale: LOCALES[language] });
   context.setDefaultTimeout(STEP_TIMEOUT_MS);
   const page = await context.newPage();
-  page.once('close', () => void context.close());
+  closeContextWithPage(page, context);
   return page;
 }
 
@@ -621,6 +632,34 @@ describe('the lookup page in the language of the browser', () => {
       });
     }
   }
+
+  it('says the line type and the region in words, and shows a foreign country as the numbering data names it', async () => {
+    const cases = [
+      { number: '0912345678', type: 'line.nonGeographic', region: 'region.France' },
+      { number: '0937123456', type: 'line.technicalPlatform', region: 'region.France' },
+      { number: '0262123456', type: 'line.fixed_line', region: 'region.La Réunion' },
+      { number: '0145678901', type: 'line.fixed_line', region: 'region.Île-de-France' },
+      { number: '%2B32470123456', type: 'line.mobile', region: undefined },
+    ] as const;
+    for (const language of ['fr', 'en'] as const) {
+      const words = CATALOGUES[language];
+      const page = await openPage({ width: 1200, height: 1000 }, language);
+      for (const { number, type, region } of cases) {
+        await page.goto(`${server.baseUrl}/?number=${number}`);
+        await reportShown(page);
+        expect(await page.textContent('#fact-type'), number).toBe(words[type]);
+        if (region === undefined) {
+          // The API names a foreign country in French; the page shows it as given, marked as such.
+          expect(await page.textContent('#fact-region [data-upstream]')).toBe('Belgique');
+        } else {
+          expect(await page.textContent('#fact-region'), number).toBe(words[region]);
+        }
+        expect(await page.textContent('#fact-npv')).toBe(words['facts.no']);
+        expect(await textsOutsideCatalogue(page, language), number).toEqual([]);
+      }
+      await page.close();
+    }
+  });
 
   it('says which source was not asked (skipped: not_covered) and which is still on its way (pending), in both languages', async () => {
     // The engine of this branch cannot give these statuses yet (they come with the `skipped`
