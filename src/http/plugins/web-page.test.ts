@@ -212,3 +212,28 @@ describe('the page in the language asked for, before any script runs', () => {
     expect(block).not.toMatch(/[<>&]/);
   });
 });
+
+describe('the words the page\'s script asks for', () => {
+  const script = readFileSync(fileURLToPath(new URL('../../web/static/app.js', import.meta.url)), 'utf8');
+
+  it('are all in the catalogue', () => {
+    const asked = [...script.matchAll(/\bt\('([\w.-]+)'\s*[,)]/g)].map((match) => match[1] ?? '');
+    expect(asked.length).toBeGreaterThan(20);
+    for (const key of asked) expect(Object.keys(CATALOGUES.fr), key).toContain(key);
+  });
+
+  it('cover every status, failure reason, risk and line type the API can give', async () => {
+    const { FAILURE_REASONS, SOURCE_STATUSES } = await import('../../domain/ports/source.js');
+    const keys = new Set(Object.keys(CATALOGUES.fr));
+    for (const reason of [...FAILURE_REASONS, 'not_covered']) expect(keys.has(`reason.${reason}`), reason).toBe(true);
+    for (const status of [...SOURCE_STATUSES, 'skipped', 'pending']) expect(keys.has(`status.${status}`), status).toBe(true);
+    for (const risk of ['trustworthy', 'neutral', 'suspicious', 'unknown']) {
+      expect(keys.has(`risk.${risk}`), risk).toBe(true);
+      expect(keys.has(`advice.${risk}`), risk).toBe(true);
+    }
+    // phoneInfo.type's closed set, as docs/numbering.md lists it.
+    for (const type of ['mobile', 'fixed_line', 'fixed_line_or_mobile', 'toll_free', 'premium_rate', 'shared_cost', 'voip', 'personal_number', 'pager', 'uan', 'voicemail', 'unknown']) {
+      expect(keys.has(`line.${type}`), type).toBe(true);
+    }
+  });
+});
