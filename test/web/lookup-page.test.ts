@@ -661,6 +661,25 @@ describe('the lookup page in the language of the browser', () => {
     }
   });
 
+  it('says how long ago a comment was written, in the page\'s language, with the date itself kept', async () => {
+    const expected = {
+      fr: { days: 'il y a 3 jours', month: 'il y a 1 mois', last: 'il y a 4 jours' },
+      en: { days: '3 days ago', month: '1 month ago', last: '4 days ago' },
+    } as const;
+    for (const language of ['fr', 'en'] as const) {
+      const page = await openPage({ width: 1200, height: 1000 }, language);
+      // The sample comments are dated 12/03/2024 and 02/02/2024, the community's last one 11/03/2024.
+      await page.clock.setFixedTime(new Date(2024, 2, 15, 10, 0, 0));
+      await page.goto(`${server.baseUrl}/?number=${SUSPICIOUS_NUMBER}`);
+      await reportShown(page);
+      const dates = page.locator('[data-slot="primary"] time.comment-date');
+      expect(await dates.allTextContents()).toEqual([expected[language].days, expected[language].month]);
+      expect(await dates.first().getAttribute('datetime')).toBe('2024-03-12');
+      expect(await page.locator('[data-slot="community"] .figure time').textContent()).toBe(expected[language].last);
+      await page.close();
+    }
+  });
+
   it('says which source was not asked (skipped: not_covered) and which is still on its way (pending), in both languages', async () => {
     // The engine of this branch cannot give these statuses yet (they come with the `skipped`
     // and `?wait` work), so the server's real answer is taken and two of its slots are set as

@@ -102,14 +102,17 @@
     var match = /^(\d{2})\/(\d{2})\/(\d{4})$/.exec(text || '');
     if (!match) return null;
     var date = new Date(Number(match[3]), Number(match[2]) - 1, Number(match[1]));
-    return isNaN(date.getTime()) ? null : date;
+    // 31/02 would roll over to March: a date that is not a real day is not read.
+    if (isNaN(date.getTime()) || date.getDate() !== Number(match[1]) || date.getMonth() !== Number(match[2]) - 1) return null;
+    return date;
   }
 
   function relativeDate(date) {
     var today = new Date();
     today.setHours(0, 0, 0, 0);
     var days = Math.round((today.getTime() - date.getTime()) / DAY_MS);
-    if (days <= 0) return t('date.today');
+    if (days < 0) return null;
+    if (days === 0) return t('date.today');
     if (days === 1) return t('date.yesterday');
     if (days < 31) return t('date.days', { count: days });
     var months = Math.floor(days / 30.44);
@@ -118,12 +121,13 @@
     return years <= 1 ? t('date.year') : t('date.years', { count: years });
   }
 
-  // A <time> saying "3 days ago", with the date itself in its datetime and title; a date the
-  // page cannot read is shown as the source wrote it.
+  // A <time> saying "3 days ago", with the date itself in its datetime and title.
   function dateElement(className, text) {
     var date = parseDayMonthYear(text);
-    if (date === null) return upstream('span', className, text);
-    var node = el('time', className, relativeDate(date));
+    var relative = date === null ? null : relativeDate(date);
+    // A date the page cannot read, or one in the future, is shown as the source wrote it.
+    if (date === null || relative === null) return upstream('span', className, text);
+    var node = el('time', className, relative);
     var iso = text.slice(6, 10) + '-' + text.slice(3, 5) + '-' + text.slice(0, 2);
     node.setAttribute('datetime', iso);
     node.setAttribute('title', date.toLocaleDateString(PAGE.language));
