@@ -655,6 +655,7 @@ describe('the lookup page in the language of the browser', () => {
           expect(await page.textContent('#fact-region'), number).toBe(words[region]);
         }
         expect(await page.textContent('#fact-npv')).toBe(words['facts.no']);
+        expect(await page.locator('#platform-badge').isVisible(), number).toBe(type === 'line.technicalPlatform');
         expect(await textsOutsideCatalogue(page, language), number).toEqual([]);
       }
       await page.close();

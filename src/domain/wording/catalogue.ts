@@ -90,8 +90,10 @@ const fr = {
   'facts.region': 'Région',
   'facts.yes': 'oui',
   'facts.no': 'non',
-  'facts.npvBadge': 'NPV : appels automatisés',
   'facts.npvBadgeTitle': 'Plage réservée aux appels et messages automatisés',
+  // meta.hints (src/domain/hints.ts), as the badges beside the number's facts.
+  'hint.npv': 'NPV : appels automatisés',
+  'hint.technical_platform': 'Plateforme technique d’opérateur',
 
   // phoneInfo.type in words (libphonenumber's types, docs/numbering.md).
   'line.mobile': 'mobile',
@@ -276,8 +278,9 @@ const en: Record<WordKey, string> = {
   'facts.region': 'Region',
   'facts.yes': 'yes',
   'facts.no': 'no',
-  'facts.npvBadge': 'NPV: automated calls',
   'facts.npvBadgeTitle': 'Range reserved for automated calls and messages',
+  'hint.npv': 'NPV: automated calls',
+  'hint.technical_platform': 'Operator technical platform',
 
   'line.mobile': 'mobile',
   'line.fixed_line': 'landline',

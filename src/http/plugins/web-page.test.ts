@@ -222,11 +222,13 @@ describe('the words the page\'s script asks for', () => {
     for (const key of asked) expect(Object.keys(CATALOGUES.fr), key).toContain(key);
   });
 
-  it('cover every status, failure reason, risk and line type the API can give', async () => {
+  it('cover every status, failure reason, hint, risk and line type the API can give', async () => {
     const { FAILURE_REASONS, SOURCE_STATUSES } = await import('../../domain/ports/source.js');
+    const { HINTS } = await import('../../domain/hints.js');
     const keys = new Set(Object.keys(CATALOGUES.fr));
     for (const reason of [...FAILURE_REASONS, 'not_covered']) expect(keys.has(`reason.${reason}`), reason).toBe(true);
     for (const status of [...SOURCE_STATUSES, 'skipped', 'pending']) expect(keys.has(`status.${status}`), status).toBe(true);
+    for (const hint of HINTS) expect(keys.has(`hint.${hint}`), hint).toBe(true);
     for (const risk of ['trustworthy', 'neutral', 'suspicious', 'unknown']) {
       expect(keys.has(`risk.${risk}`), risk).toBe(true);
       expect(keys.has(`advice.${risk}`), risk).toBe(true);

@@ -236,6 +236,7 @@
     else if (info.region) setFact('fact-region', upstream('span', null, info.region));
     else setFact('fact-region', document.createTextNode('—'));
     $('npv-badge').hidden = info.isNPV !== true;
+    $('platform-badge').hidden = !(hints && hints.indexOf('technical_platform') >= 0);
   }
 
   // ---- Sources
