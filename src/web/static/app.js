@@ -65,7 +65,10 @@
       var language = link.getAttribute('data-lang');
       document.cookie = LANGUAGE_COOKIE + '=' + language + '; path=/; max-age=' + ONE_YEAR_S + '; SameSite=Lax';
       var url = new URL(window.location.href);
-      url.searchParams.delete('lang');
+      // Where cookies are refused the choice cannot be remembered: it then stays in the address.
+      var remembered = (';' + document.cookie.replace(/\s/g, '') + ';').indexOf(';' + LANGUAGE_COOKIE + '=' + language + ';') >= 0;
+      if (remembered) url.searchParams.delete('lang');
+      else url.searchParams.set('lang', language);
       window.location.assign(url.pathname + url.search);
     });
   });
