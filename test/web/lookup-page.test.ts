@@ -178,7 +178,7 @@ describe('the lookup page in headless Chromium', () => {
     expect(await page.textContent('#fact-national')).toBe('06 12 34 56 78');
     expect(await page.textContent('#fact-e164')).toBe('+33612345678');
     expect(await page.locator('[data-slot="primary"] .comment-text').first().textContent()).toBe('Appel insistant pour une isolation à 1 euro.');
-    expect(await page.locator('[data-slot="community"] .figure-value').first().textContent()).toBe('84 %');
+    expect(await page.locator('[data-slot="community"] .figure-value').first().textContent()).toBe('84%');
     // The failed source is listed with its reason, in plain words.
     expect(await page.locator('#failures').isVisible()).toBe(true);
     expect(await page.textContent('#failure-list')).toContain('Signals (telguarder) error: did not answer in time');

@@ -176,6 +176,7 @@ const fr = {
   'figure.reports': 'signalements',
   'figure.callerType': 'type d’appelant',
   'comments.none': 'Aucun commentaire.',
+  'format.percent': '{value} %',
 
   'date.today': 'aujourd’hui',
   'date.yesterday': 'hier',
@@ -360,6 +361,7 @@ const en: Record<WordKey, string> = {
   'figure.reports': 'reports',
   'figure.callerType': 'caller type',
   'comments.none': 'No comments.',
+  'format.percent': '{value}%',
 
   'date.today': 'today',
   'date.yesterday': 'yesterday',

@@ -299,7 +299,7 @@
   }
 
   function percent(value) {
-    return value === null || value === undefined ? null : value + ' %';
+    return value === null || value === undefined ? null : t('format.percent', { value: value });
   }
 
   function renderSource(slot, data, meta) {
