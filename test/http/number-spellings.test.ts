@@ -2,8 +2,9 @@
 // sites on loopback: the forms people write, the forms phone systems send (E.164 without +,
 // tel: and sip: URIs, sent as they are or percent-encoded), the trunk 0 after a calling code,
 // and withheld callers, each with its exact answer (docs/numbering.md).
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_URI_LENGTH, WITHHELD_WORDS } from '../../src/domain/numbering/parse-phone-number.js';
+import { MAX_URI_LENGTH, PHONE_NUMBER_REJECTIONS, WITHHELD_WORDS } from '../../src/domain/numbering/parse-phone-number.js';
 import { INVALID_NUMBER_DETAILS } from '../../src/http/errors.js';
 import { expectDocumentedAnswer } from '../support/contracts.js';
 import { rawExchange } from '../support/loopback.js';
@@ -176,5 +177,18 @@ describe('withheld callers, over HTTP', () => {
     }
     // Nothing to look up: no upstream was asked.
     expect(sites.count('tellowsWeb') + sites.count('numeroinconnu') + sites.count('telguarder')).toBe(before);
+  });
+});
+
+describe('the documented refusals', () => {
+  it('lists in docs/api.md every code the parser gives, with the exact detail the API sends', () => {
+    const page = readFileSync(new URL('../../docs/api.md', import.meta.url), 'utf8');
+    const rows = new Map([...page.matchAll(/^\| `([a-z_]+)` \| (.+) \|$/gm)].map((match) => [match[1], match[2]]));
+    for (const code of PHONE_NUMBER_REJECTIONS) expect(rows.get(code), code).toBe(INVALID_NUMBER_DETAILS[code]);
+  });
+
+  it('names every withheld word in docs/numbering.md', () => {
+    const page = readFileSync(new URL('../../docs/numbering.md', import.meta.url), 'utf8');
+    for (const word of WITHHELD_WORDS) expect(page).toContain(`\`${word}\``);
   });
 });
