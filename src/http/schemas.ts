@@ -9,7 +9,7 @@ import { BREAKER_STATES } from '../domain/lookup/resilience.js';
 import { CACHE_STATES } from '../domain/lookup/types.js';
 import { FAILURE_REASONS, SOURCE_STATUSES } from '../domain/ports/source.js';
 import { SOURCE_SLOTS } from '../domain/report.js';
-import { PHONE_NUMBER_REJECTIONS, MAX_INPUT_LENGTH } from '../domain/numbering/parse-phone-number.js';
+import { PHONE_NUMBER_REJECTIONS, MAX_INPUT_LENGTH, MAX_URI_LENGTH, WITHHELD_WORDS } from '../domain/numbering/parse-phone-number.js';
 import { ERROR_CODES, INVALID_NUMBER_DETAILS, problemBody, type ErrorCode } from './errors.js';
 
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -193,23 +193,36 @@ export const ReadinessSchema = Type.Object(
   { additionalProperties: false, description: 'Readiness of the service and of each dependency' },
 );
 
-// The spellings checkSpelling() accepts, as one regular expression: ASCII digits; between two
-// digits one space, dot or dash; groups of digits in parentheses (not two groups in a row,
-// nothing inside but digits); an optional leading + directly followed by a digit; a national
-// spelling may open with a group. `00` is a spelling of + that needs no rule of its own. A test
-// holds this pattern and the parser to the same answers.
-const DIGIT_RUN = '[0-9]+(?:[ .-][0-9]+)*';
-const GROUP = '\\([0-9]+\\)';
-export const PHONE_NUMBER_PATTERN = `^(?:(?:\\+|${GROUP}[ .-]?)?${DIGIT_RUN}(?:[ .-]?${GROUP}[ .-]?${DIGIT_RUN})*(?:[ .-]?${GROUP})?|${GROUP})$`;
-
+// The parser alone decides which spellings are numbers (docs/numbering.md): the schema states
+// the type and the outer length bound and lists the spellings in words, so there is no second
+// copy of the rules to drift from it. A refusal comes from the parser with its reason.
 export const NumberParamsSchema = Type.Object({
   number: Type.String({
-    description:
-      'A phone number as a person writes it: national digits (0612345678), optionally grouped by spaces, dots, dashes or parentheses; or international with a leading + (sent as %2B or as it is) or 00. At most 32 characters. A spelling that matches the pattern can still be refused as not a valid number.',
+    description: [
+      'A phone number as a person writes it or a phone system sends it (every spelling: docs/numbering.md):',
+      'national digits (0612345678), optionally grouped by one space, dot or dash between digits or by parentheses;',
+      'international with a leading + (sent as %2B or as it is) or 00, with or without a trunk 0 after the calling code (+33 (0)6…, +33 06…);',
+      'E.164 digits without + when they cannot be a national number (33612345678: 11 to 15 digits);',
+      'an RFC 3966 tel: URI (tel:+33-6-12-34-56-78;npdi), its visual separators and parameters ignored;',
+      'the user part of a sip: or sips: URI (sip:+33612345678@host;user=phone), with the URI percent-encoded or as it is.',
+      `The number itself has at most ${MAX_INPUT_LENGTH} characters, the whole value at most ${MAX_URI_LENGTH}.`,
+      `A withheld caller (${[...WITHHELD_WORDS].join(', ')}, any case, also as a tel: number or sip: user part) is refused with code \`withheld\`.`,
+    ].join(' '),
     minLength: 1,
-    maxLength: MAX_INPUT_LENGTH,
-    pattern: PHONE_NUMBER_PATTERN,
-    examples: ['0612345678', '06 12 34 56 78', '06.12.34.56.78', '06-12-34-56-78', '(06) 12 34 56 78', '+33612345678', '+33 (0)6 12 34 56 78', '0033612345678', '+32470123456'],
+    maxLength: MAX_URI_LENGTH,
+    examples: [
+      '0612345678',
+      '06 12 34 56 78',
+      '06.12.34.56.78',
+      '(06) 12 34 56 78',
+      '+33612345678',
+      '+33 (0)6 12 34 56 78',
+      '0033612345678',
+      '33612345678',
+      'tel:+33-6-12-34-56-78;npdi',
+      'sip:+33612345678@pbx.example;user=phone',
+      '+32470123456',
+    ],
   }),
 });
 

@@ -37,16 +37,18 @@ const segmentPiece = fc.oneof(
   { weight: 1, arbitrary: fc.string({ unit: 'grapheme', maxLength: 6 }).map(encodeURIComponent) },
   { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 6 }).map((text) => encodeURIComponent(text.replace(/[\uD800-\uDFFF]/g, ''))) },
   { weight: 1, arbitrary: fc.integer({ min: 30, max: 4000 }).map((length) => '6'.repeat(length)) },
+  // What phone systems send: URI schemes, their parameters and hosts, withheld-caller words.
+  { weight: 1, arbitrary: pick(['tel:', 'TEL:', 'sip:', 'sips:', '%73ip%3A', '@', '%40', '@host', '@[::1]:5060', ';npdi', '%3Bnpdi', ';rn=+33612', ';user=phone', ';phone-context=+33', ':', '?', 'anonymous', 'Restricted', 'UNKNOWN', '@anonymous.invalid']) },
 );
 
-/** Accepted spellings of real numbers (national, +33, 0033, with separators), so 200s are fuzzed too. */
+/** Accepted spellings of real numbers (national, +33, 0033, E.164 without +, tel:, sip:, with separators), so 200s are fuzzed too. */
 const plausibleNumber = fc
   .tuple(
-    pick(['0', '+33', '%2B33', '0033', '+32', '0032']),
+    pick(['0', '+33', '%2B33', '0033', '+32', '0032', '33', '+330', 'tel:+33', 'sip:+33', 'sip%3A0033']),
     pick(['1', '2', '3', '4', '5', '6', '7', '9']),
     fc.array(fc.tuple(fc.string({ unit: pick([...DIGITS]), minLength: 2, maxLength: 2 }), pick(['', '', '', ' ', '%20', '.', '-'])), { minLength: 4, maxLength: 4 }),
   )
-  .map(([prefix, first, pairs]) => `${prefix}${first}${pairs.map(([digits, separator]) => `${separator}${digits}`).join('')}`);
+  .map(([prefix, first, pairs]) => `${prefix}${first}${pairs.map(([digits, separator]) => `${separator}${digits}`).join('')}${prefix.startsWith('sip') ? '@pbx.example;user=phone' : ''}`);
 
 const numberSegment = fc.oneof(
   { weight: 2, arbitrary: plausibleNumber },

@@ -8,13 +8,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import SwaggerParser from '@apidevtools/swagger-parser';
-import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkSpelling } from '../../src/domain/numbering/parse-phone-number.js';
-import { PHONE_NUMBER_PATTERN } from '../../src/http/schemas.js';
+import { createPhoneNumberParser, MAX_URI_LENGTH, WITHHELD_WORDS } from '../../src/domain/numbering/parse-phone-number.js';
 import { healthyFakeSources } from '../support/lookup.js';
 import { createOpenApiContract, type OpenApiContract, type OpenApiDocument } from '../support/contracts.js';
-import { startTestServer, type TestServer } from '../support/servers.js';
+import { startTestServer, testNumberingPlan, type TestServer } from '../support/servers.js';
 
 const run = promisify(execFile);
 const repoRoot = path.resolve(import.meta.dirname, '../..');
@@ -178,35 +176,61 @@ describe('the OpenAPI document as tools read it', () => {
   });
 });
 
-describe('the number pattern published in the document', () => {
-  const pattern = new RegExp(PHONE_NUMBER_PATTERN);
-  const accepts = (text: string) => text.length <= 32 && pattern.test(text);
+describe('the number parameter published in the document', () => {
+  let server: TestServer;
+  interface NumberParameter {
+    path: string;
+    schema: Record<string, unknown>;
+    description: string;
+    examples: Record<string, { value: string }>;
+  }
+  let numberSchemas: NumberParameter[];
+  const parse = createPhoneNumberParser(testNumberingPlan(), 'FR');
+  beforeAll(async () => {
+    server = await startTestServer({ env: { RATE_LIMIT_MAX: '0' }, overrides: { sources: healthyFakeSources() } });
+    const document = (await (await fetch(`${server.baseUrl}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { parameters?: Array<Omit<NumberParameter, 'path'> & { name: string; in: string }> }>>;
+    };
+    numberSchemas = Object.entries(document.paths).flatMap(([path, operations]) =>
+      Object.values(operations).flatMap((operation) =>
+        (operation.parameters ?? []).filter((parameter) => parameter.in === 'path' && parameter.name === 'number').map((parameter) => ({ ...parameter, path })),
+      ),
+    );
+  });
+  afterAll(async () => server.close());
 
-  it.each(['0612345678', '06 12 34 56 78', '06.12.34.56.78', '06-12-34-56-78', '(06) 12 34 56 78', '+33612345678', '+33 (0)6 12 34 56 78', '0033612345678', '(0612345678)', '06(12)34'])(
-    'accepts the spelling %s',
-    (spelling) => {
-      expect(accepts(spelling)).toBe(true);
-    },
-  );
-
-  it.each(['', '+', '06  12', '06..12', '(06)(12)', '+(33)6', '06a12', '06 12 ', ' 0612', '((06))', '06 (12', '06)12', '0'.repeat(33)])('refuses the spelling %j', (spelling) => {
-    expect(accepts(spelling)).toBe(false);
+  it('keeps no copy of the parser rules: a plain string with the outer length bound', () => {
+    expect(numberSchemas.map(({ path }) => path)).toEqual(expect.arrayContaining(['/api/phone/{number}', '/api/phone/{number}/score', '/api/phone/{number}/info']));
+    for (const { schema } of numberSchemas) {
+      expect(schema.type).toBe('string');
+      expect(schema.maxLength).toBe(MAX_URI_LENGTH);
+      expect(Object.keys(schema).filter((keyword) => !['type', 'minLength', 'maxLength'].includes(keyword))).toEqual([]);
+    }
   });
 
-  it('accepts exactly the spellings the parser accepts', () => {
-    const character = fc.constantFrom('0', '1', '6', '9', ' ', '.', '-', '(', ')', '+', 'a', '_');
-    const anyText = fc.array(character, { maxLength: 34 }).map((characters) => characters.join(''));
-    // Digit runs joined by separators: most are accepted spellings, many only just not.
-    const separator = fc.constantFrom('', ' ', '.', '-', '(', ')', ' (', ') ', ')(', '  ', '+', '.-');
-    const digits = fc.stringMatching(/^[0-9]{1,4}$/);
-    const nearSpelling = fc
-      .tuple(fc.constantFrom('', '+', '(', '00'), fc.array(fc.tuple(digits, separator), { minLength: 1, maxLength: 6 }))
-      .map(([start, parts]) => start + parts.map(([run, between]) => run + between).join(''));
-    fc.assert(
-      fc.property(fc.oneof(anyText, nearSpelling), (text) => {
-        expect(accepts(text), JSON.stringify(text)).toBe(checkSpelling(text).ok);
-      }),
-      { numRuns: 20_000 },
-    );
+  it('lists in its description and examples spellings the parser accepts, phone-system forms included', () => {
+    for (const parameter of numberSchemas) {
+      const examples = Object.values(parameter.examples).map((example) => example.value);
+      for (const example of examples) expect(parse(example), example).toMatchObject({ ok: true });
+      expect(examples.some((example) => example.startsWith('tel:'))).toBe(true);
+      expect(examples.some((example) => example.startsWith('sip:'))).toBe(true);
+      for (const word of WITHHELD_WORDS) expect(parameter.description).toContain(word);
+    }
+  });
+
+  it('leaves every refusal to the parser, which says why over HTTP', async () => {
+    // Spellings the former pattern refused and the parser now reads, and the reverse cases.
+    const cases: Array<[string, number, string | undefined]> = [
+      [encodeURIComponent('tel:+33-6-12-34-56-78;npdi'), 200, undefined],
+      ['33612345678', 200, undefined],
+      ['06..12', 400, 'misplaced_separator'],
+      [encodeURIComponent(`sip:+33612345678@${'h'.repeat(MAX_URI_LENGTH)}`), 400, 'too_long'],
+    ];
+    for (const [segment, status, code] of cases) {
+      const response = await fetch(`${server.baseUrl}/api/phone/${segment}/info`);
+      const body = (await response.json()) as { code?: string };
+      expect(response.status, segment).toBe(status);
+      expect(body.code, segment).toBe(code);
+    }
   });
 });

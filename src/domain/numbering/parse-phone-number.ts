@@ -1,4 +1,5 @@
-// Turns a raw `:number` path segment into a ParsedPhoneNumber: the accepted spellings, the
+// Turns a raw `:number` path segment into a ParsedPhoneNumber: the accepted spellings (as people
+// write numbers and as phone systems send them: tel: and sip: URIs, E.164 without +), the
 // territory of French-plan numbers from ARCEP's blocks (docs/numbering.md), libphonenumber's validation,
 // formats and line type, and every phoneInfo field. Pure and total: failures are values.
 import parsePhoneNumberFromString, { isSupportedCountry, type CountryCode, type PhoneNumber } from 'libphonenumber-js/max';
@@ -6,10 +7,35 @@ import type { ParsePhoneNumberResult, PhoneNumberParser } from '../phone-number.
 import type { FrenchTerritory, NumberingPlan } from './numbering-plan.js';
 
 /** Why an input was refused; never contains the number itself (it is personal data). */
-export const PHONE_NUMBER_REJECTIONS = ['empty', 'too_long', 'invalid_character', 'misplaced_separator', 'no_digits', 'invalid_number'] as const;
+export const PHONE_NUMBER_REJECTIONS = [
+  'empty',
+  'too_long',
+  'invalid_character',
+  'misplaced_separator',
+  'no_digits',
+  'invalid_uri',
+  'wrong_calling_code',
+  'invalid_number',
+  'withheld',
+] as const;
 export type PhoneNumberRejection = (typeof PHONE_NUMBER_REJECTIONS)[number];
 
+/** The longest number, however spelled; inside a URI it is the number part that counts. */
 export const MAX_INPUT_LENGTH = 32;
+/** The longest `:number` in all, a tel: or sip: URI with its host and parameters included. */
+export const MAX_URI_LENGTH = 256;
+
+/** What phone systems put where a withheld caller's number would be (compared in lower case). */
+export const WITHHELD_WORDS: ReadonlySet<string> = new Set(['anonymous', 'restricted', 'unknown', 'unavailable', 'private', 'withheld']);
+
+/**
+ * Digit strings of this length, not starting with 0, that are not a valid national number are
+ * read as E.164 without its `+` (`33612345678`): every French-plan national number has 10
+ * digits, and 11 to 15 covers the full E.164 form of France, its overseas territories and most
+ * countries. Shorter strings are never read so, so that a national number missing its 0
+ * (`612345678`) is refused rather than taken for a foreign one.
+ */
+export const E164_WITHOUT_PLUS_LENGTHS = { min: 11, max: 15 } as const;
 
 const CALLING_CODE_BY_TERRITORY: Readonly<Record<FrenchTerritory, string>> = {
   FR: '33',
@@ -156,6 +182,76 @@ export function checkSpelling(raw: string): Spelling {
   return { ok: true, international, digits, parenthesisedZeroAt };
 }
 
+type CallerForm = { ok: true; text: string } | { ok: false; reason: PhoneNumberRejection };
+
+// RFC 3966 visual separators: they carry no meaning inside a tel: number or a sip: user part.
+const VISUAL_SEPARATORS = /[-.()]/g;
+// `;name` or `;name=value` (RFC 3966 / RFC 3261 parameters: npdi, rn=…, phone-context=…, user=phone…).
+const URI_PARAMETERS = /^(?:;[A-Za-z0-9-]+(?:=[!-:<-~]+)?)*$/;
+// A host name, IPv4 or [IPv6] address with an optional port.
+const URI_HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*\.?|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?$/;
+const URI_SCHEME = /^(tel|sips?):/i;
+
+function isWithheld(text: string): boolean {
+  return text.length <= 11 && WITHHELD_WORDS.has(text.toLowerCase());
+}
+
+/** Decodes RFC 3261 escapes in a sip: user part (`%2B33…`); undefined when one is malformed. */
+function unescapeUserPart(user: string): string | undefined {
+  if (!user.includes('%')) return user;
+  if (/%(?![0-9A-Fa-f]{2})/.test(user)) return undefined;
+  // Only printable ASCII may come out: anything else is refused by the spelling check anyway,
+  // and decoding byte by byte keeps multi-byte sequences from turning into look-alike digits.
+  return user.replace(/%([0-9A-Fa-f]{2})/g, (escape: string, hex: string) => {
+    const code = Number.parseInt(hex, 16);
+    return code >= 0x20 && code < 0x7f ? String.fromCharCode(code) : escape;
+  });
+}
+
+/** The number of a telephone-subscriber (RFC 3966): its parameters and visual separators dropped. */
+function subscriberNumber(subscriber: string): CallerForm {
+  const semicolon = subscriber.indexOf(';');
+  const number = semicolon < 0 ? subscriber : subscriber.slice(0, semicolon);
+  if (semicolon >= 0 && !URI_PARAMETERS.test(subscriber.slice(semicolon))) return { ok: false, reason: 'invalid_uri' };
+  if (isWithheld(number)) return { ok: false, reason: 'withheld' };
+  const text = number.replace(VISUAL_SEPARATORS, '');
+  // A number made of separators alone, or nothing: there is no digit to read.
+  if (text === '' || text === '+') return { ok: false, reason: 'no_digits' };
+  return { ok: true, text };
+}
+
+/**
+ * Reads what a phone system sends where a caller's number goes: a withheld-caller word, a tel:
+ * URI (RFC 3966), or the user part of a sip:/sips: URI (RFC 3261); anything else is returned as
+ * is, to be checked as a spelling. The scheme is case-insensitive.
+ */
+export function readCallerForm(raw: string): CallerForm {
+  if (raw.length > MAX_URI_LENGTH) return { ok: false, reason: 'too_long' };
+  // Most inputs are plain numbers: a word or a scheme starts with a letter.
+  const first = raw.charCodeAt(0) | 0x20;
+  if (!(first >= 97 && first <= 122)) return { ok: true, text: raw };
+  if (isWithheld(raw)) return { ok: false, reason: 'withheld' };
+  const scheme = URI_SCHEME.exec(raw)?.[1]?.toLowerCase();
+  if (scheme === undefined) return { ok: true, text: raw };
+  const rest = raw.slice(scheme.length + 1);
+  if (scheme === 'tel') return subscriberNumber(rest);
+  const at = rest.indexOf('@');
+  // A sip: URI without a user part names a host, not a caller.
+  if (at <= 0) return { ok: false, reason: 'invalid_uri' };
+  const hostPart = rest.slice(at + 1);
+  const hostEnd = hostPart.search(/[;?]/);
+  const host = hostEnd < 0 ? hostPart : hostPart.slice(0, hostEnd);
+  const tail = hostEnd < 0 ? '' : hostPart.slice(hostEnd);
+  const query = tail.indexOf('?');
+  const parameters = query < 0 ? tail : tail.slice(0, query);
+  const headers = query < 0 ? '' : tail.slice(query + 1);
+  if (!URI_HOST.test(host) || !URI_PARAMETERS.test(parameters) || !/^[!-~]*$/.test(headers)) return { ok: false, reason: 'invalid_uri' };
+  const user = unescapeUserPart(rest.slice(0, at));
+  // `user:password@host` is not how a caller is sent; refused rather than half read.
+  if (user === undefined || user.includes(':') || user.includes('@')) return { ok: false, reason: 'invalid_uri' };
+  return subscriberNumber(user);
+}
+
 /** The country calling code a string of international digits starts with, when it is one of the French plan's. */
 function frenchPlanCallingCode(digits: string): string | undefined {
   if (digits.startsWith('33')) return '33';
@@ -193,6 +289,7 @@ function safeParse(e164: string): PhoneNumber | undefined {
 }
 
 const INVALID: ParsePhoneNumberResult = { ok: false, reason: 'invalid_number' };
+const WRONG_CALLING_CODE: ParsePhoneNumberResult = { ok: false, reason: 'wrong_calling_code' };
 
 /**
  * Builds the parser. `plan` comes from loadNumberingPlan; `defaultRegion` (ISO 3166, e.g. FR)
@@ -310,8 +407,19 @@ export function createPhoneNumberParser(plan: NumberingPlan, defaultRegion: stri
     return parseFrenchNational(`0${significant}`, callingCode);
   }
 
-  /** Describes a number libphonenumber parsed, when it is valid (it has a type); else INVALID. */
-  function describeForeign(parsed: PhoneNumber | undefined): ParsePhoneNumberResult {
+  /**
+   * Describes a number of another plan, when libphonenumber finds it valid (it has a type); else
+   * INVALID. Built from the number's own E.164 form, re-read when libphonenumber normalised the
+   * candidate (a trunk 0 dropped, a national form), so one e164 always gets one description
+   * whatever the spelling or the default region.
+   */
+  function describeForeign(candidate: string): ParsePhoneNumberResult {
+    let parsed = safeParse(candidate);
+    if (parsed !== undefined && parsed.number !== candidate) {
+      const normalised = parsed.number;
+      parsed = safeParse(normalised);
+      if (parsed?.number !== normalised) return INVALID;
+    }
     const libType = parsed?.getType();
     if (!parsed || libType === undefined) return INVALID;
     const type = toLowerType(libType);
@@ -343,46 +451,76 @@ export function createPhoneNumberParser(plan: NumberingPlan, defaultRegion: stri
     };
   }
 
+  /**
+   * International digits whose calling code is one of the French plan's. A trunk 0 after the
+   * calling code (`+33 06…`, `+33 (0)6…`, `0033 06…`, `+262 0692…`) is dropped, as a person
+   * dialling reads it: the answer is that of the national number, never a second description of
+   * the same e164 (docs/numbering.md, "One number, one answer").
+   */
+  function parseFrenchPlanInternational(callingCode: string, afterCode: string): ParsePhoneNumberResult {
+    const significant = afterCode.startsWith('0') ? afterCode.slice(1) : afterCode;
+    const french = parseFrenchInternational(callingCode, significant);
+    if (french.ok) return french;
+    // A few numbers of these calling codes have no 0XXXXXXXXX form (+508 80…): libphonenumber
+    // alone describes them, as for any other country, when it reads exactly these digits.
+    const e164 = `+${callingCode}${significant}`;
+    if (safeParse(e164)?.number === e164) {
+      const foreign = describeForeign(e164);
+      if (foreign.ok) return foreign;
+    }
+    // A French-plan number under the calling code of another territory (+33 262…, +262 6…).
+    const national = callingCode === '508' && significant.length === 6 ? `0508${significant}` : `0${significant}`;
+    if (significant.length === 9 && parseFrenchNational(national, undefined).ok) return WRONG_CALLING_CODE;
+    return french;
+  }
+
   function parseInternational(digits: string, parenthesisedZeroAt: number): ParsePhoneNumberResult {
     const callingCode = frenchPlanCallingCode(digits);
     if (callingCode !== undefined) {
-      let significant = digits.slice(callingCode.length);
-      // "+33 (0)6 12 34 56 78": the parenthesised trunk zero right after the country code.
-      if (parenthesisedZeroAt === callingCode.length) significant = significant.slice(1);
-      const french = parseFrenchInternational(callingCode, significant);
-      // A few numbers of these calling codes have no 0XXXXXXXXX form (+508 80…): libphonenumber
-      // alone describes them, as for any other country.
-      if (french.ok || parenthesisedZeroAt >= 0) return french;
-      const foreignResult = describeForeign(safeParse(`+${callingCode}${significant}`));
-      return foreignResult.ok ? foreignResult : french;
+      // A parenthesised zero elsewhere than right after the calling code is one of its digits.
+      return parseFrenchPlanInternational(callingCode, digits.slice(callingCode.length));
     }
     if (parenthesisedZeroAt >= 0) {
       // "+44 (0)20 7946 0958": a trunk zero is only dropped right after the country code.
-      const parsed = safeParse(`+${digits.slice(0, parenthesisedZeroAt)}${digits.slice(parenthesisedZeroAt + 1)}`);
-      if (parsed?.countryCallingCode.length !== parenthesisedZeroAt) return INVALID;
-      return describeForeign(parsed);
+      const candidate = `+${digits.slice(0, parenthesisedZeroAt)}${digits.slice(parenthesisedZeroAt + 1)}`;
+      if (safeParse(candidate)?.countryCallingCode.length !== parenthesisedZeroAt) return INVALID;
+      return describeForeign(candidate);
     }
-    return describeForeign(safeParse(`+${digits}`));
+    return describeForeign(`+${digits}`);
+  }
+
+  /** Digits without `+`/`00`, read in the default region. */
+  function parseNational(digits: string): ParsePhoneNumberResult {
+    if (defaultIsFrenchPlan) return parseFrenchNational(digits, undefined);
+    let parsed: PhoneNumber | undefined;
+    try {
+      parsed = parsePhoneNumberFromString(digits, region);
+    } catch {
+      parsed = undefined;
+    }
+    if (!parsed?.isValid()) return INVALID;
+    if (FRENCH_PLAN_CALLING_CODES.has(parsed.countryCallingCode)) {
+      return parseFrenchInternational(parsed.countryCallingCode, parsed.nationalNumber);
+    }
+    return describeForeign(parsed.number);
+  }
+
+  function readsAsE164WithoutPlus(digits: string): boolean {
+    return digits.length >= E164_WITHOUT_PLUS_LENGTHS.min && digits.length <= E164_WITHOUT_PLUS_LENGTHS.max && digits.charCodeAt(0) !== 48;
   }
 
   return function parsePhoneNumber(raw: string): ParsePhoneNumberResult {
     try {
-      const spelling = checkSpelling(raw);
+      const form = readCallerForm(raw);
+      if (!form.ok) return form;
+      const spelling = checkSpelling(form.text);
       if (!spelling.ok) return { ok: false, reason: spelling.reason };
       const { digits, international, parenthesisedZeroAt } = spelling;
       if (international) return parseInternational(digits, parenthesisedZeroAt);
-      if (defaultIsFrenchPlan) return parseFrenchNational(digits, undefined);
-      let parsed: PhoneNumber | undefined;
-      try {
-        parsed = parsePhoneNumberFromString(digits, region);
-      } catch {
-        parsed = undefined;
-      }
-      if (!parsed?.isValid()) return INVALID;
-      if (FRENCH_PLAN_CALLING_CODES.has(parsed.countryCallingCode)) {
-        return parseFrenchInternational(parsed.countryCallingCode, parsed.nationalNumber);
-      }
-      return describeForeign(parsed);
+      const national = parseNational(digits);
+      // "33612345678", as SIP trunks send it: only when it cannot be a national number.
+      if (!national.ok && readsAsE164WithoutPlus(digits)) return parseInternational(digits, parenthesisedZeroAt);
+      return national;
     } catch {
       // libphonenumber is not supposed to throw on these inputs; a parser that answers 400
       // is still better than one that turns a bad number into a 500.

@@ -6,7 +6,7 @@
 import http from 'node:http';
 import fp from 'fastify-plugin';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { announcesBody, ApiError, problemBody, PROBLEM_CONTENT_TYPE, type ErrorCode } from '../errors.js';
+import { announcesBody, ApiError, invalidNumberError, problemBody, PROBLEM_CONTENT_TYPE, type ErrorCode } from '../errors.js';
 import { routeFeatures } from '../route-config.js';
 import { RouteTable } from '../route-table.js';
 
@@ -133,7 +133,9 @@ export const methodFallbacksPlugin = fp(
 
 function routerFailureOrNotFound(table: RouteTable, url: string): ApiError {
   const entry = table.match(url.split('?')[0] ?? url);
-  return entry ? new ApiError(entry.features.paramsError) : new ApiError('route_not_found');
+  if (!entry) return new ApiError('route_not_found');
+  // The only parameter the router refuses is one over its length bound, far above any number's.
+  return entry.features.paramsError === 'invalid_number' ? invalidNumberError('too_long') : new ApiError(entry.features.paramsError);
 }
 
 /** Node knows more methods than Fastify routes by default; every one of them gets 404/405 too. */

@@ -87,8 +87,8 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
   const { parsePhoneNumber, lookupService, hashKey, frontCache } = options;
   const now = options.now ?? Date.now;
 
-  // The params schema's pattern publishes the accepted spellings; the routes attach its
-  // verdict instead of failing on it, because the parser says *why* a spelling is refused.
+  // The parser alone decides what is a number, and says *why* a spelling is refused; the
+  // routes attach the schema's verdict (type and outer length) instead of failing on it.
   // A spelling accepted once is remembered with its parse and hash (front cache).
   function numberOf(request: FastifyRequest & { params: { number: string } }): NumberMemo {
     const raw = request.params.number;
@@ -96,9 +96,6 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
     if (known !== undefined) return known;
     const parsed = parsePhoneNumber(raw);
     if (!parsed.ok) throw invalidNumberError(parsed.reason);
-    // The pattern and the parser are held to the same answers by a test; if they ever part,
-    // the stricter one wins.
-    if (request.validationError) throw invalidNumberError('invalid_number');
     const numberHash = hashKey(parsed.value.e164);
     return frontCache ? frontCache.remember(raw, parsed.value, numberHash) : { parsed: parsed.value, numberHash, info: undefined };
   }
