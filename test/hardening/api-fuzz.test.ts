@@ -103,6 +103,9 @@ describe('hardening: API fuzzing', () => {
   });
 
   async function inject(method: 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE' | 'PATCH', path: string, headers: Record<string, string> = {}): Promise<SeenAnswer> {
+    // URL parsing drops tabs and newlines; when what is left starts with `//`, inject() reads it
+    // as a host (`/\t/%3B` would fetch `/` of host `;`), so those bytes go over a real socket too.
+    if (Object.keys(headers).length === 0 && path.replace(/[\t\n\r]/g, '').startsWith('//') && /[\t\n\r]/.test(path)) return sentRaw(method, path);
     let response;
     try {
       response = await server.app.inject({ method, url: path, headers });
@@ -143,7 +146,7 @@ describe('hardening: API fuzzing', () => {
       }),
       // Found by this property: inject() trims spaces, so `// ` is the root with a trailing slash;
       // a tab URL parsing drops leaves `//`, which inject() cannot send.
-      { numRuns: 6000, examples: [['HEAD', '// '], ['GET', '/health/ '], ['GET', '/\t/']] },
+      { numRuns: 6000, examples: [['HEAD', '// '], ['GET', '/health/ '], ['GET', '/\t/'], ['GET', '/\t/%3B']] },
     );
     // The generator reaches the interesting answers, not only one of them.
     expect(seen.get(200) ?? 0).toBeGreaterThan(100);
