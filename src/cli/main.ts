@@ -277,16 +277,25 @@ function createCanaryCommand(io: CliIo): CommandHandler {
 /** `data update` exit status when MAJNUM and identifiants_CE were updated but MAJRIO was not. */
 export const DATA_UPDATE_WITHOUT_MAJRIO = 4;
 
-/** `data update`: refresh the ARCEP snapshot from the configured URLs; `data info`: show what is in use. */
+/**
+ * `data update [--force]`: refresh the ARCEP snapshot from the configured URLs (`--force`
+ * accepts a MAJNUM much shorter than the one in use); `data info`: show what is in use.
+ */
 function createDataCommand(io: CliIo): CommandHandler {
   return async (args) => {
-    const [action] = args;
+    const [action, ...options] = args;
+    const force = action === 'update' && options.length === 1 && options[0] === '--force';
+    if (options.length > 0 && !force) {
+      io.err('usage: phone-rep data <update [--force]|info>');
+      return 2;
+    }
     const config = readConfig(io);
     if (!config) return 1;
     if (action === 'update') {
       const result = await updateArcepData({
         dir: config.ARCEP_DATA_DIR,
         urls: { majnum: config.ARCEP_MAJNUM_URL, majrio: config.ARCEP_MAJRIO_URL, identifiants: config.ARCEP_IDENTIFIANTS_URL },
+        force,
       });
       if (!result.ok) {
         io.err(`ARCEP data not updated, the previous files are kept: ${result.reason}`);
@@ -316,7 +325,7 @@ function createDataCommand(io: CliIo): CommandHandler {
         return 1;
       }
     }
-    io.err('usage: phone-rep data <update|info>');
+    io.err('usage: phone-rep data <update [--force]|info>');
     return 2;
   };
 }
@@ -339,8 +348,9 @@ const HELP = `Usage:
                                                      one row per distinct number of a list
   phone-rep serve                                    start the HTTP server
   phone-rep canary [number…]                         check the real upstream pages' markers
-  phone-rep data <update|info>                       refresh / show the ARCEP numbering data
-                                                     (update: 0 done, 4 done but MAJRIO kept, 1 nothing changed)
+  phone-rep data <update [--force]|info>             refresh / show the ARCEP numbering data
+                                                     (update: 0 done, 4 done but MAJRIO kept, 1 nothing changed;
+                                                     --force installs a MAJNUM over 5 % shorter than the one in use)
 
 lookup and batch run in-process by default; --url sends the requests to a running server instead.
 When every source fails, lookup still prints the number's facts and batch still fills its facts columns.
