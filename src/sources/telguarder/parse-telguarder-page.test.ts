@@ -34,6 +34,15 @@ describe('parseTelguarderPage', () => {
     });
   });
 
+  it('calls a reports count that is no count invalid (-7, 1e3, 20 digits), never 7, 1 or 0', () => {
+    const normal = fixture('normal.html');
+    for (const count of ['-7', '1e3', '12345678901234567890']) {
+      const html = normal.replace('<div class="ai-row-info-value">37</div>', `<div class="ai-row-info-value">${count}</div>`);
+      expect(html).not.toBe(normal);
+      expect(parseTelguarderPage(html), count).toEqual({ status: 'error', reason: 'parse' });
+    }
+  });
+
   it('a security level of 26 is a spam score of 74', () => {
     expect(expectOk(parseTelguarderPage(fixture('normal.html'))).spamScore).toBe(74);
   });

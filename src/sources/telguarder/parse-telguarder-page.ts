@@ -10,7 +10,7 @@ import { outcomeOfPage } from '../common/outcomes.js';
 import type { PageParseResult } from '../common/outcomes.js';
 import type { MarkerReport, ParseResult } from '../markers.js';
 import { mostFrequentLabel } from '../common/most-frequent.js';
-import { cleanText, MAX_COMMENTS, parseCount, parseDate } from '../common/text.js';
+import { cleanText, MAX_COMMENTS, parseDate, readCount } from '../common/text.js';
 
 /**
  * telguarder's `data-security-level` is a *security* level, higher = safer (its own app API
@@ -85,8 +85,10 @@ function readPage(root: HtmlParent, markers: MarkerReport[]): PageParseResult<Si
   const cells = findAll(panel, byClass('ai-row-1-cell'));
   markers.push({ marker: 'div.ai-row-1-cell x3 (searches, reports, last search)', found: cells.length >= 3, required: false });
   const reportsCell = cells[1];
-  const reportsCount = reportsCell === undefined ? null : parseCount(readCellValue(reportsCell));
+  const reports = reportsCell === undefined ? ({ kind: 'absent' } as const) : readCount(readCellValue(reportsCell));
+  const reportsCount = reports.kind === 'value' ? reports.value : null;
   markers.push({ marker: 'div.ai-row-1-cell #2 (reports) with a count', found: reportsCount !== null, required: false });
+  if (reports.kind === 'invalid') return { kind: 'invalid', reason: 'reports count unreadable' };
 
   const level = readSecurityLevel(root);
   markers.push({ marker: '#securityLevelValue[data-security-level] (web page: unverified)', found: level.kind === 'value', required: false });

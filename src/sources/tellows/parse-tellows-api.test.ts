@@ -100,6 +100,25 @@ describe('parseTellowsApi', () => {
     expect(outcomeOf('{"tellows":{"score":"8"')).toEqual({ status: 'error', reason: 'invalid_json' });
   });
 
+  it('calls counts out of their range invalid JSON, as a score of 99 is: comments 1e3, 20-digit searches, negative counts', () => {
+    const normal = fixture('api-normal.json');
+    const cases = [
+      ['"score":"8"', '"score":"99"'],
+      ['"comments":"3"', '"comments":"1e3"'],
+      ['"comments":"3"', '"comments":"-3"'],
+      ['"searches":"1234"', '"searches":"12345678901234567890"'],
+      ['"searches":"1234"', '"searches":-7'],
+      ['"searches":"1234"', '"searches":12.5'],
+    ] as const;
+    for (const [from, to] of cases) {
+      const body = normal.replace(from, to);
+      expect(body).not.toBe(normal);
+      expect(outcomeOf(body), to).toEqual({ status: 'error', reason: 'invalid_json' });
+    }
+    // A JSON number that is a whole count is still read.
+    expect(outcomeOf(normal.replace('"searches":"1234"', '"searches":1e3'))).toMatchObject({ status: 'ok', data: { searches: 1000 } });
+  });
+
   it('caps the comment list at 50', () => {
     const comments = Array.from({ length: 80 }, (_, index) => ({ userName: `u${index}`, text: `t${index}`, created: '2024-01-01' }));
     const body = JSON.stringify({ tellows: { score: '9', searches: '1', comments: '80', commentList: { comment: comments } } });

@@ -4,7 +4,7 @@
 // object, a bare string, or vanish.
 import type { PrimaryComment, PrimaryData } from '../../domain/report.js';
 import { plainText } from '../common/html.js';
-import { MAX_COMMENTS, cleanText, parseCount, parseDate } from '../common/text.js';
+import { MAX_COMMENTS, cleanText, parseCount, parseDate, readCount } from '../common/text.js';
 import type { MarkerReport, ParseResult } from '../markers.js';
 import { failed, notFound, ok } from '../../domain/ports/source.js';
 
@@ -124,8 +124,10 @@ export function parseTellowsApi(body: string): TellowsApiParse {
   const tellows = isObject(root) && isObject(root.tellows) ? root.tellows : undefined;
   const fields: JsonObject = tellows ?? {};
   const rawScore = parseScore(fields.score);
-  const commentsCount = parseCount(scalar(fields.comments));
-  const searchesField = parseCount(scalar(fields.searches));
+  const commentsReading = readCount(scalar(fields.comments));
+  const searchesReading = readCount(scalar(fields.searches));
+  const commentsCount = commentsReading.kind === 'value' ? commentsReading.value : null;
+  const searchesField = searchesReading.kind === 'value' ? searchesReading.value : null;
   const callerTypes = sortedCallerTypes(fields);
   const rawComments = collapseList(fields.commentList, 'comment');
   const markers: MarkerReport[] = [
@@ -145,7 +147,8 @@ export function parseTellowsApi(body: string): TellowsApiParse {
   const mainCallerType = callerTypes[0] ?? '';
   const result = (outcome: TellowsApiParse['outcome']): TellowsApiParse => ({ outcome, markers, mainCallerType });
   if (invalidKey) return result(failed('auth'));
-  if (tellows === undefined || rawScore === null || commentsCount === null) return result(failed('invalid_json'));
+  // A count out of its range ("-7", "1e3", 20 digits) is not the JSON expected, as a score of 99 is not.
+  if (tellows === undefined || rawScore === null || commentsCount === null || searchesReading.kind === 'invalid') return result(failed('invalid_json'));
   const searches = searchesField ?? 0;
   if (commentsCount === 0 && searches === 0) return result(notFound());
 

@@ -118,6 +118,22 @@ describe('parseTellowsPage', () => {
     expect(outcomeOf('<img class="scoreimage" src="/x.png" alt="tellows">')).toEqual({ status: 'error', reason: 'parse' });
   });
 
+  it('calls a page whose searches or comments count is no count invalid, never 0 or a smaller count', () => {
+    const normal = fixture('page-normal.html');
+    const cases = [
+      ['<strong>Recherches:</strong> 1&nbsp;234', '<strong>Recherches:</strong> 12345678901234567890'],
+      ['<strong>Recherches:</strong> 1&nbsp;234', '<strong>Recherches:</strong> -7'],
+      ['<strong>Recherches:</strong> 1&nbsp;234', '<strong>Recherches:</strong> 1e3'],
+      ['<span>3</span>', '<span>1e3</span>'],
+      ['<span>3</span>', '<span>-3</span>'],
+    ] as const;
+    for (const [from, to] of cases) {
+      const html = normal.replace(from, to);
+      expect(html).not.toBe(normal);
+      expect(outcomeOf(html), to).toEqual({ status: 'error', reason: 'parse' });
+    }
+  });
+
   it('caps the comment list at 50', () => {
     const items = Array.from({ length: 70 }, (_, index) => `<li><div class="comment-body"><p class="mb-0">c${index}</p></div></li>`).join('');
     const html = `<img class="scoreimage" alt="Score 9"><a href="#complaint_list">70</a><ol id="singlecomments">${items}</ol>`;
