@@ -15,7 +15,7 @@ import { SOURCE_SLOTS } from '../domain/report.js';
 import { EXIT_CODES, exitCodeForStatus, readFailureReasons, readProblemTitle, readReportBody } from './api-answer.js';
 import { createPacer, csvHeader, deduplicate, formatRow, readBatchLines, renderProgress, runBatch, type BatchRow } from './batch.js';
 import { factsOfParsedNumber, formatFacts } from './facts.js';
-import { describeSourceStatus, formatReportSummary, SLOT_TITLES } from './format-report.js';
+import { describeSourceStatus, formatReportSummary, plural, SLOT_TITLES } from './format-report.js';
 import { createInProcessApi, createRemoteApi, type PhoneApi } from './phone-api.js';
 
 export type CommandHandler = (args: string[]) => Promise<number>;
@@ -239,7 +239,8 @@ function createBatchCommand(io: CliIo): CommandHandler {
       });
       progress?.('\n');
       io.err(
-        `${items.length} numbers: ${counts.found} found, ${counts.invalid} invalid, ${counts.failed} failed, ${counts.error} errors; ${duplicates} duplicate lines skipped`,
+        `${plural(items.length, 'number')}: ${counts.found} found, ${counts.invalid} invalid, ${counts.failed} failed, ${plural(counts.error, 'error')}; ` +
+          `${plural(duplicates, 'duplicate line')} skipped`,
       );
       return EXIT_CODES.found;
     } finally {
