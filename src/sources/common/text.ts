@@ -3,6 +3,12 @@
 
 export const MAX_TEXT_LENGTH = 1000;
 export const MAX_COMMENTS = 50;
+/**
+ * The most list items (comment blocks) a parser examines on one page. Items that turn out to
+ * be notices or empty are skipped, so without this a page of thousands of hostile items would
+ * have each of them searched; real pages list far fewer than this.
+ */
+export const MAX_LIST_ITEMS = 4 * MAX_COMMENTS;
 
 // C0/C1 controls, zero-width and bidi formatting characters (Trojan-source style tricks).
 // eslint-disable-next-line no-control-regex -- removing control characters is the point

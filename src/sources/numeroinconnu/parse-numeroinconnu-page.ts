@@ -6,15 +6,15 @@
 import { isTag } from 'domhandler';
 import type { CommunityComment, CommunityData } from '../../domain/report.js';
 import {
-  boundedText, byClass, byId, byTag, classesOf, closest, findAll, findFirst, findFirstNear, hasClass, ITEM_ELEMENTS, nextElementSibling, parseHtml,
+  boundedText, byClass, byId, byTag, classesOf, closest, findAll, findFirst, findFirstNear, hasClass, ITEM_ELEMENTS, nextElementSibling, parsePage,
   previousElementSibling, shortTextOf, textOf,
 } from '../common/html.js';
 import type { HtmlElement, HtmlParent } from '../common/html.js';
-import { outcomeOfPage } from '../common/outcomes.js';
+import { outcomeOfPage, WITHIN_PARSE_BOUND_MARKER } from '../common/outcomes.js';
 import type { PageParseResult } from '../common/outcomes.js';
 import type { MarkerReport, ParseResult } from '../markers.js';
 import { mostFrequentLabel } from '../common/most-frequent.js';
-import { dateSortKey, MAX_COMMENTS, parseCount, parseDate, readCount, readPercent, type CountReading } from '../common/text.js';
+import { dateSortKey, MAX_COMMENTS, MAX_LIST_ITEMS, parseCount, parseDate, readCount, readPercent, type CountReading } from '../common/text.js';
 
 /** Labels in danger order; `strong.rank.rN` maps to entry N-1 (order confirmed by the twin's rating form). */
 export const NUMEROINCONNU_CATEGORIES = ['Dangereux', 'Gênant', 'Neutre', 'Fiable', 'Utile'] as const;
@@ -189,7 +189,7 @@ function readComments(root: HtmlParent): CommentScan {
   const comments: CommunityComment[] = [];
   let notices = 0;
   const items = findAll(root, (element) => hasClass(element, 'comment-item') && !hasClass(element, 'comment-disabled'));
-  for (const item of items) {
+  for (const item of items.slice(0, MAX_LIST_ITEMS)) {
     if (comments.length >= MAX_COMMENTS) break;
     const rank = findFirstNear(item, (element) => hasClass(element, 'rank') && categoryOfRankClass(element) !== '', ITEM_ELEMENTS);
     const dateElement = findFirstNear(item, byClass('date'), ITEM_ELEMENTS);
@@ -302,8 +302,10 @@ function readPage(root: HtmlParent, markers: MarkerReport[]): PageParseResult<Co
 }
 
 export function parseNumeroinconnuPage(html: string): ParseResult<CommunityData> {
-  const markers: MarkerReport[] = [];
-  const outcome = outcomeOfPage(readPage(parseHtml(html), markers));
+  const tree = parsePage(html);
+  // Reported only when passed: a page within the bound is every page the canary knows.
+  const markers: MarkerReport[] = tree.kind === 'tree' ? [] : [{ marker: WITHIN_PARSE_BOUND_MARKER, found: false }];
+  const outcome = outcomeOfPage(tree.kind === 'tree' ? readPage(tree.root, markers) : { kind: 'invalid', reason: 'page too complex' });
   return { outcome, markers };
 }
 

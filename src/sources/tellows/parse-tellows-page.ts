@@ -5,13 +5,13 @@
 import type { PrimaryComment, PrimaryData } from '../../domain/report.js';
 import { isTag, isText } from 'domhandler';
 import {
-  attribute, byClass, byId, byTag, childElements, findAll, findFirst, findFirstNear, hasClass, ITEM_ELEMENTS, parseHtml, previousElementSibling,
+  attribute, byClass, byId, byTag, childElements, findAll, findFirst, findFirstNear, hasClass, ITEM_ELEMENTS, parsePage, previousElementSibling,
   shortTextOf, textOf,
 } from '../common/html.js';
 import type { HtmlElement, HtmlParent } from '../common/html.js';
-import { outcomeOfPage } from '../common/outcomes.js';
+import { outcomeOfPage, WITHIN_PARSE_BOUND_MARKER } from '../common/outcomes.js';
 import type { PageParseResult } from '../common/outcomes.js';
-import { MAX_COMMENTS, cleanText, parseCount, parseDate, readCount, type CountReading } from '../common/text.js';
+import { MAX_COMMENTS, MAX_LIST_ITEMS, cleanText, parseCount, parseDate, readCount, type CountReading } from '../common/text.js';
 import type { MarkerReport, ParseResult } from '../markers.js';
 
 /** The page's outcome, its markers, and the page's most frequent call type (no comment carries its own). */
@@ -115,7 +115,7 @@ function readComments(root: HtmlParent, callerType: string): PrimaryComment[] {
   const container = findFirst(root, byId('singlecomments'));
   if (container === null) return [];
   const comments: PrimaryComment[] = [];
-  for (const item of childElements(container).filter((element) => element.name === 'li')) {
+  for (const item of childElements(container).filter((element) => element.name === 'li').slice(0, MAX_LIST_ITEMS)) {
     if (comments.length >= MAX_COMMENTS) break;
     const body = findFirstNear(item, byClass('comment-body'), ITEM_ELEMENTS);
     const paragraph = body === null ? null : findFirstNear(body, (element) => element.name === 'p' && hasClass(element, 'mb-0'), ITEM_ELEMENTS);
@@ -166,8 +166,11 @@ function readPage(root: HtmlParent, markers: MarkerReport[]): PageParseResult<Pr
 }
 
 export function parseTellowsPage(html: string): TellowsPageParse {
-  const markers: MarkerReport[] = [];
-  const page = readPage(parseHtml(html), markers);
+  const tree = parsePage(html);
+  // Reported only when passed: a page within the bound is every page the canary knows.
+  const markers: MarkerReport[] = tree.kind === 'tree' ? [] : [{ marker: WITHIN_PARSE_BOUND_MARKER, found: false }];
+  if (tree.kind === 'too_complex') return { outcome: outcomeOfPage({ kind: 'invalid', reason: 'page too complex' }), markers, mainCallerType: '' };
+  const page = readPage(tree.root, markers);
   return { outcome: outcomeOfPage(page), markers, mainCallerType: page.mainCallerType };
 }
 
