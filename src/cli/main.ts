@@ -17,6 +17,8 @@ import { createPacer, csvHeader, deduplicate, formatRow, readBatchLines, renderP
 import { factsOfParsedNumber, formatFacts } from './facts.js';
 import { describeSourceStatus, formatReportSummary, plural, SLOT_TITLES } from './format-report.js';
 import { createInProcessApi, createRemoteApi, type PhoneApi } from './phone-api.js';
+import { checkReportAnswer } from './answer-check.js';
+import { sanitizeForTerminal, stripControls, terminalSafeJson } from './sanitize.js';
 
 export type CommandHandler = (args: string[]) => Promise<number>;
 
@@ -118,36 +120,45 @@ function guarded(io: CliIo, usage: string, run: CommandHandler): CommandHandler 
  * source's reason to stderr, with exit code 3.
  */
 function createLookupCommand(io: CliIo): CommandHandler {
+  // Every line goes out through the last guard: whatever a field held, no control character reaches the terminal.
+  const out = (text: string): void => io.out(stripControls(text));
+  const err = (text: string): void => io.err(stripControls(text));
   return guarded(io, 'phone-rep lookup <number> [--json] [--url URL]', async (args) => {
     const { values, positionals } = parse(args, { json: { type: 'boolean' }, url: { type: 'string' } });
     const number = positionals[0];
     if (number === undefined || positionals.length > 1) throw new UsageError('lookup takes exactly one number');
-    const api = await openApi(values.url, io, (seconds) => io.err(`rate limited by the server: retrying in ${seconds} s`));
+    const api = await openApi(values.url, io, (seconds) => err(`rate limited by the server: retrying in ${seconds} s`));
     try {
       const answer = await api.getReport(number);
+      // Checked against the published schema before anything of it is shown.
+      const checked = checkReportAnswer(answer.status, answer.body);
+      if (!checked.ok) {
+        err(checked.problem);
+        return EXIT_CODES.error;
+      }
       const code = exitCodeForStatus(answer.status);
       if (values.json === true) {
-        io.out(answer.body);
+        out(terminalSafeJson(checked.value));
         return code;
       }
       const body = answer.status === 200 ? readReportBody(answer.body) : undefined;
       if (body !== undefined) {
-        io.out(withoutFinalNewline(formatReportSummary(body)));
+        out(withoutFinalNewline(formatReportSummary(body)));
         return code;
       }
       if (answer.status === 200) {
-        io.err('The server answered something that is not a report.');
+        err('The server answered something that is not a report.');
         return EXIT_CODES.error;
       }
-      if (answer.facts !== undefined) io.out(formatFacts(answer.facts).join('\n'));
-      const title = readProblemTitle(answer.body) ?? `HTTP ${answer.status}`;
+      if (answer.facts !== undefined) out(formatFacts(answer.facts).join('\n'));
+      const title = readProblemTitle(answer.body);
       const hint = answer.status === 429 && answer.retryAfterSeconds !== undefined ? ` (retry in ${answer.retryAfterSeconds} s)` : '';
-      io.err(`${title}${hint}`);
+      err(`${title === undefined ? `HTTP ${answer.status}` : sanitizeForTerminal(title)}${hint}`);
       if (answer.status === 502) {
         const reasons = readFailureReasons(answer.body);
         for (const slot of SOURCE_SLOTS) {
           const reason = reasons[slot];
-          if (reason !== undefined) io.err(`  ${SLOT_TITLES[slot]}: ${describeSourceStatus({ status: 'error', reason })}`);
+          if (reason !== undefined) err(`  ${SLOT_TITLES[slot]}: ${describeSourceStatus({ status: 'error', reason })}`);
         }
       }
       return code;
@@ -233,7 +244,7 @@ function createBatchCommand(io: CliIo): CommandHandler {
         ...(pace ? { pace } : {}),
         onRow: (row) => {
           counts[row.status] += 1;
-          io.out(withoutFinalNewline(formatRow(row, format)));
+          io.out(stripControls(withoutFinalNewline(formatRow(row, format))));
         },
         ...(progress ? { onProgress: (done: number, total: number) => progress(`\r${renderProgress(done, total)}`) } : {}),
       });
