@@ -168,7 +168,7 @@ describe('http client: body cap and content encodings', () => {
 });
 
 describe('http client: redirects', () => {
-  it('follows a same-host redirect and reports the final URL', async () => {
+  it('follows a same-origin redirect and reports the final URL', async () => {
     handler = (request, response) => {
       if (request.url === '/old') {
         response.writeHead(301, { location: '/new' });
