@@ -108,7 +108,7 @@ function guarded(io: CliIo, usage: string, run: CommandHandler): CommandHandler 
         io.err(error.message);
         return EXIT_CODES.error;
       }
-      io.err(`phone-rep: ${error instanceof Error ? error.message : String(error)}`);
+      io.err(stripControls(`phone-rep: ${error instanceof Error ? error.message : String(error)}`));
       return EXIT_CODES.error;
     }
   };

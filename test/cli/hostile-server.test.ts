@@ -87,10 +87,31 @@ const ANSWERS: Record<string, { status: number; body: unknown }> = {
   '0600000009': { status: 200, body: `${CLEAR}not json` },
 };
 
+/** Bytes the endless answer has written, until the client hangs up. */
+let endlessSent = 0;
+
 let server: LoopbackServer;
 beforeAll(async () => {
   server = await startLoopbackServer((request, response) => {
     const number = decodeURIComponent(request.url.split('/').pop() ?? '');
+    if (number === '0600000010') {
+      // A body without end, chunked: the CLI must stop reading it, not buffer it.
+      response.writeHead(200, { 'content-type': 'application/json' });
+      const chunk = Buffer.alloc(64 * 1024, 0x20);
+      const pump = (): void => {
+        while (endlessSent < 256 * 1024 * 1024) {
+          endlessSent += chunk.length;
+          if (!response.write(chunk)) {
+            response.once('drain', pump);
+            return;
+          }
+        }
+        response.end();
+      };
+      response.on('close', () => response.removeAllListeners('drain'));
+      pump();
+      return;
+    }
     const answer = ANSWERS[number] ?? { status: 404, body: problem(404, 'not-found', 'Not found') };
     response.writeHead(answer.status, { 'content-type': 'application/json', 'retry-after': '1' });
     response.end(typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body));
@@ -180,6 +201,14 @@ describe('phone-rep lookup --url against a hostile server', () => {
     expect(limited.err.at(-1)).toMatch(/HTTP 429 answer does not match the schema the API publishes \(\/title: /);
     expectNoControl(limited.err);
   }, 60_000);
+
+  it('stops reading an answer without end at 4 MiB, with an error line', async () => {
+    const run = capture();
+    expect(await runCli(['lookup', '0600000010', '--url', server.url], run.io)).toBe(1);
+    expect(run.out).toEqual([]);
+    expect(run.err).toEqual(["phone-rep: the server's answer is larger than 4194304 bytes"]);
+    expect(endlessSent).toBeLessThan(64 * 1024 * 1024);
+  });
 
   it('prints the facts of a 502 cleaned, and the reasons', async () => {
     const run = capture();
