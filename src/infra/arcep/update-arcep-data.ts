@@ -1,8 +1,8 @@
 // Refreshes the ARCEP snapshot: downloads the three files, checks they are what ARCEP publishes
 // (whole: under the size cap counted as bytes arrive and with a complete last row; exact
 // header; a sane number of rows, not much fewer than the data in use; no date in the future;
-// Latin-1 text that the plan parser accepts), then swaps them in with renames. A failure on MAJNUM or identifiants_CE leaves the files in place
-// untouched. MAJRIO has no confirmed published address and only backs up identifiants_CE for
+// Latin-1 text that the plan parser accepts), then swaps them in with renames. A failure on
+// MAJNUM or identifiants_CE leaves the files in place untouched. MAJRIO has no confirmed published address and only backs up identifiants_CE for
 // operator names, so a MAJRIO that cannot be fetched or is not valid does not stop the others:
 // the previous MAJRIO.csv is kept (or, when there is none, a header-only one is written so the
 // plan still loads; operator names then come from identifiants_CE, else the code itself).
@@ -124,8 +124,7 @@ function lastRowProblem(file: ArcepFile, bytes: Buffer): string | undefined {
   if (bytes.length === 0) return 'empty file';
   const last = bytes[bytes.length - 1];
   if (last === 0x0a || last === 0x0d) return undefined;
-  const text = bytes.toString('latin1');
-  const line = text.slice(Math.max(text.lastIndexOf('\n'), text.lastIndexOf('\r')) + 1);
+  const line = bytes.subarray(Math.max(bytes.lastIndexOf(0x0a), bytes.lastIndexOf(0x0d)) + 1).toString('latin1');
   const cells = cellsOfLine(line);
   // A free-text last column (MAJRIO's decision number) cut short still looks like a value: only a line break proves that row whole.
   const whole = ENDS_WITH_DATE[file] && cells.length >= HEADERS[file].length && /^\d{2}\/\d{2}\/\d{4}$/.test(cells.at(-1)?.trim() ?? '');
