@@ -2,8 +2,9 @@
 // (whole: under the size cap counted as bytes arrive and with a complete last row; exact
 // header; a sane number of rows, not much fewer than the data in use; no date in the future;
 // Latin-1 text that the plan parser accepts), then swaps them in with renames. A failure on
-// MAJNUM or identifiants_CE leaves the files in place untouched. MAJRIO has no confirmed published address and only backs up identifiants_CE for
-// operator names, so a MAJRIO that cannot be fetched or is not valid does not stop the others:
+// MAJNUM or identifiants_CE leaves the files in place untouched. MAJRIO has no confirmed
+// published address and only backs up identifiants_CE for operator names, so a MAJRIO that
+// cannot be fetched or is not valid does not stop the others:
 // the previous MAJRIO.csv is kept (or, when there is none, a header-only one is written so the
 // plan still loads; operator names then come from identifiants_CE, else the code itself).
 import { randomBytes } from 'node:crypto';
