@@ -27,9 +27,15 @@ const report = (number: string, overrides: { primaryScore?: number | null; signa
             ? { status: 'error', reason: 'timeout', fetchedAt: '2026-11-22T03:00:00.000Z', cache: 'miss' }
             : { status: 'ok', fetchedAt: '2026-11-22T03:00:00.000Z', cache: 'miss' },
       },
+      hints: [],
     },
   }),
 });
+
+/** A problem body as the API writes it (RFC 9457 members, then its own). */
+const problem = (status: number, type: string, title: string, extra: Record<string, unknown> = {}): string =>
+  JSON.stringify({ type: `/problems/${type}`, title, status, detail: 'details', requestId: 'r-1', success: false, error: title, ...extra });
+const PHONE_INFO = { national: '01 62 00 56 78', e164: '+33162005678', type: 'fixed_line', rangeLabel: 'NPV', originalCarrier: 'SFR', region: 'Île-de-France', isNPV: true };
 
 describe('reading batch input', () => {
   it('keeps non-empty, non-comment lines with their 1-based line numbers', () => {
@@ -81,21 +87,24 @@ describe('a batch row', () => {
   });
 
   it('reports an invalid number in its row', () => {
-    const row = toBatchRow(item, { status: 400, body: '{"title":"Invalid phone number format"}' });
+    const row = toBatchRow(item, { status: 400, body: problem(400, 'invalid-number', 'Invalid phone number format', { code: 'invalid_character' }) });
     expect(row).toMatchObject({ status: 'invalid', number: null, score: null, error: 'Invalid phone number format' });
   });
 
   it('reports each source reason when every upstream failed', () => {
-    const row = toBatchRow(item, { status: 502, body: JSON.stringify({ title: 'All data sources failed', sources: { primary: 'timeout', community: 'http_429', signals: 'connection' } }) });
+    const row = toBatchRow(item, {
+      status: 502,
+      body: problem(502, 'all-sources-failed', 'All data sources failed', { number: '0162005678', phoneInfo: PHONE_INFO, sources: { primary: 'timeout', community: 'http_429', signals: 'connection' } }),
+    });
     expect(row).toMatchObject({ status: 'failed', primary_status: 'error:timeout', community_status: 'error:http_429', signals_status: 'error:connection' });
     expect(row).toMatchObject({ number: null, national: null, is_npv: null, hints: null });
   });
 
   it('fills the facts columns of a row whose sources all failed from the facts the answer carries', () => {
-    const phoneInfo = { national: '01 62 00 56 78', e164: '+33162005678', type: 'fixed_line', rangeLabel: 'NPV', originalCarrier: 'SFR', region: 'Île-de-France', isNPV: true };
+    const phoneInfo = PHONE_INFO;
     const row = toBatchRow(item, {
       status: 502,
-      body: JSON.stringify({ title: 'All data sources failed', sources: { primary: 'timeout', community: 'http_5xx', signals: 'connection' } }),
+      body: problem(502, 'all-sources-failed', 'All data sources failed', { number: '0162005678', phoneInfo, sources: { primary: 'timeout', community: 'http_5xx', signals: 'connection' } }),
       facts: { number: '0162005678', phoneInfo, hints: ['npv'] },
     });
     expect(row).toMatchObject({
@@ -126,7 +135,7 @@ describe('a batch row', () => {
   });
 
   it('reports any other answer as an error with its status', () => {
-    expect(toBatchRow(item, { status: 429, body: '{"title":"Too many requests"}' })).toMatchObject({ status: 'error', error: 'HTTP 429 Too many requests' });
+    expect(toBatchRow(item, { status: 429, body: problem(429, 'too-many-requests', 'Too many requests') })).toMatchObject({ status: 'error', error: 'HTTP 429 Too many requests' });
   });
 });
 
@@ -137,6 +146,13 @@ describe('output formats', () => {
     expect(csvField('=HYPERLINK("x")')).toBe(`"'=HYPERLINK(""x"")"`);
     expect(csvField('+33612345678')).toBe('+33612345678');
     expect(csvField(null)).toBe('');
+    // Whatever the type: an array, an object, a formula behind a control character, arithmetic.
+    expect(csvField(['=HYPERLINK("x")', 'b'])).toBe(`"'=HYPERLINK(""x"") b"`);
+    expect(csvField({ '@SUM(1)': 1 })).toBe('"{""@SUM(1)"":1}"');
+    expect(csvField('\u001b=cmd|x')).toBe("'=cmd|x");
+    expect(csvField('\t=1+1')).toBe("'=1+1");
+    expect(csvField('-2-3')).toBe("'-2-3");
+    expect(csvField('-7')).toBe('-7');
     expect(csvField(8)).toBe('8');
   });
 

@@ -6,6 +6,8 @@ import type { SourceSlot } from '../domain/report.js';
 import { readProblemTitle, readReportBody, type ApiAnswer } from './api-answer.js';
 import { hintsOf, readHints, type NumberFacts } from './facts.js';
 import { sanitizeForTerminal, verdictOf } from './format-report.js';
+import { checkReportAnswer } from './answer-check.js';
+import { terminalSafeJson } from './sanitize.js';
 
 export interface BatchInputLine {
   /** 1-based line number in the input. */
@@ -165,8 +167,10 @@ function slotStatus(meta: { status: string; reason?: string }): string {
   return meta.reason === undefined || meta.status === 'ok' ? meta.status : `${meta.status}:${meta.reason}`;
 }
 
-/** One row from one API answer. */
+/** One row from one API answer, checked against the published schema first: an answer that does not match is an `error` row saying so. */
 export function toBatchRow(item: BatchInputLine, answer: ApiAnswer): BatchRow {
+  const checked = checkReportAnswer(answer.status, answer.body);
+  if (!checked.ok) return emptyRow(item, 'error', checked.problem);
   if (answer.status === 400) return emptyRow(item, 'invalid', 'Invalid phone number format');
   if (answer.status === 502) {
     const row = answer.facts === undefined ? emptyRow(item, 'failed', 'All data sources failed') : withFacts(emptyRow(item, 'failed', 'All data sources failed'), answer.facts);
@@ -215,11 +219,23 @@ export function toBatchRow(item: BatchInputLine, answer: ApiAnswer): BatchRow {
   };
 }
 
-/** RFC 4180 field: quoted when it holds a comma, a quote or a line break. Leading formula characters are neutralised for spreadsheets. */
-export function csvField(value: string | number | boolean | string[] | null): string {
-  if (value === null) return '';
-  let text = Array.isArray(value) ? value.join(' ') : String(value);
-  if (typeof value === 'string' && /^[=+\-@\t\r]/.test(text) && !/^[+-]?\d[\d\s().-]*$/.test(text)) text = `'${text}`;
+/**
+ * RFC 4180 field: quoted when it holds a comma or a quote. Whatever the value's type, its text
+ * has its control characters removed, and a text a spreadsheet would run as a formula (a
+ * leading `=`, `+`, `-`, `@`, tab or CR) gets a leading `'`; only a plain signed number such
+ * as `+33612345678` or `-7` is left as it is.
+ */
+export function csvField(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  const raw = Array.isArray(value)
+    ? value.map((member) => (typeof member === 'string' ? member : JSON.stringify(member))).join(' ')
+    : typeof value === 'string'
+      ? value
+      : JSON.stringify(value);
+  // The formula test runs on the raw text too: a cell that starts with a tab or CR is guarded before cleaning removes it.
+  const formula = /^[=+\-@\t\r]/.test(raw);
+  let text = sanitizeForTerminal(raw);
+  if ((formula || /^[=+\-@]/.test(text)) && !/^[+-]?\d[\d ]*$/.test(text)) text = `'${text}`;
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
@@ -228,7 +244,7 @@ export function csvHeader(): string {
 }
 
 export function formatRow(row: BatchRow, format: 'csv' | 'ndjson'): string {
-  if (format === 'ndjson') return `${JSON.stringify(row)}\n`;
+  if (format === 'ndjson') return `${terminalSafeJson(row)}\n`;
   return `${BATCH_COLUMNS.map((column) => csvField(row[column])).join(',')}\n`;
 }
 

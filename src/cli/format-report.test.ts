@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatReportSummary, sanitizeForTerminal } from './format-report.js';
+import { formatReportSummary, plural, sanitizeForTerminal } from './format-report.js';
 import { readReportBody, type ReportBody } from './api-answer.js';
 
 function body(): ReportBody {
@@ -52,6 +52,22 @@ describe('the lookup summary', () => {
     // eslint-disable-next-line no-control-regex -- asserting their absence
     expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f]/);
     expect(text).toContain('Appel insistant[31m rouge');
+  });
+
+  it('writes English plurals: 1 search, 10 searches, 1 visit, 1 report, 1 comment', () => {
+    const b = body();
+    b.data.sources.primary.searches = 10;
+    b.data.sources.community.visits = 1;
+    b.meta.sources.signals = { status: 'ok', cache: 'miss' };
+    b.data.sources.signals.reportsCount = 1;
+    const text = formatReportSummary(b);
+    expect(text).toContain('score 8 · 10 searches · 1 comment');
+    expect(text).toContain('· 1 visit ·');
+    expect(text).toContain('· 1 report');
+    expect(text).not.toMatch(/searchs|\b1 (?:searches|visits|reports|comments)\b/);
+    b.data.sources.primary.searches = 1;
+    expect(formatReportSummary(b)).toContain('score 8 · 1 search ·');
+    expect([plural(0, 'error'), plural(1, 'duplicate line'), plural(2, 'search', 'searches')]).toEqual(['0 errors', '1 duplicate line', '2 searches']);
   });
 
   it('says there is no rating when no source has one', () => {

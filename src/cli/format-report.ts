@@ -47,7 +47,8 @@ export function describeSourceStatus(meta: SourceMetaView | undefined): string {
 }
 
 const show = (value: string | number | null): string => (value === null || value === '' ? '—' : String(value));
-const plural = (count: number, word: string): string => `${count} ${word}${count === 1 ? '' : 's'}`;
+/** `1 search`, `10 searches`: the plural given in full, since English does not just add an s. */
+export const plural = (count: number, singular: string, pluralForm = `${singular}s`): string => `${count} ${count === 1 ? singular : pluralForm}`;
 
 export function formatReportSummary(body: ReportBody): string {
   const { data, meta } = body;
@@ -65,13 +66,13 @@ export function formatReportSummary(body: ReportBody): string {
   lines.push('');
   lines.push(`${SLOT_TITLES.primary}: ${describeSourceStatus(meta.sources.primary)}`);
   if (meta.sources.primary.status === 'ok') {
-    lines.push(`  score ${show(primary.score)} · ${plural(primary.searches, 'search')} · ${plural(primary.commentsCount, 'comment')}`);
+    lines.push(`  score ${show(primary.score)} · ${plural(primary.searches, 'search', 'searches')} · ${plural(primary.commentsCount, 'comment')}`);
     for (const c of primary.commentList) lines.push(formatComment(c.date, [c.author, c.callerType], c.text));
   }
   lines.push(`${SLOT_TITLES.community}: ${describeSourceStatus(meta.sources.community)}`);
   if (meta.sources.community.status === 'ok') {
     lines.push(
-      `  danger ${community.dangerPercent === null ? '—' : `${community.dangerPercent} %`} · ${show(community.visits)} visits · ${plural(community.commentsCount, 'comment')}` +
+      `  danger ${community.dangerPercent === null ? '—' : `${community.dangerPercent} %`} · ${community.visits === null ? '— visits' : plural(community.visits, 'visit')} · ${plural(community.commentsCount, 'comment')}` +
         (community.topCategory === '' ? '' : ` · top category ${sanitizeForTerminal(community.topCategory)}`) +
         (community.lastCommentDate === '' ? '' : ` · last comment ${sanitizeForTerminal(community.lastCommentDate)}`),
     );
@@ -80,7 +81,7 @@ export function formatReportSummary(body: ReportBody): string {
   lines.push(`${SLOT_TITLES.signals}: ${describeSourceStatus(meta.sources.signals)}`);
   if (meta.sources.signals.status === 'ok') {
     lines.push(
-      `  spam score ${signals.spamScore === null ? '—' : `${signals.spamScore} %`} · ${show(signals.reportsCount)} reports` +
+      `  spam score ${signals.spamScore === null ? '—' : `${signals.spamScore} %`} · ${signals.reportsCount === null ? '— reports' : plural(signals.reportsCount, 'report')}` +
         (signals.callerType === '' ? '' : ` · caller type ${sanitizeForTerminal(signals.callerType)}`),
     );
     for (const c of signals.commentList) lines.push(formatComment(c.date, [c.callerType], c.text));

@@ -15,8 +15,10 @@ import { SOURCE_SLOTS } from '../domain/report.js';
 import { EXIT_CODES, exitCodeForStatus, readFailureReasons, readProblemTitle, readReportBody } from './api-answer.js';
 import { createPacer, csvHeader, deduplicate, formatRow, readBatchLines, renderProgress, runBatch, type BatchRow } from './batch.js';
 import { factsOfParsedNumber, formatFacts } from './facts.js';
-import { describeSourceStatus, formatReportSummary, SLOT_TITLES } from './format-report.js';
+import { describeSourceStatus, formatReportSummary, plural, SLOT_TITLES } from './format-report.js';
 import { createInProcessApi, createRemoteApi, type PhoneApi } from './phone-api.js';
+import { checkReportAnswer } from './answer-check.js';
+import { sanitizeForTerminal, stripControls, terminalSafeJson } from './sanitize.js';
 
 export type CommandHandler = (args: string[]) => Promise<number>;
 
@@ -106,7 +108,7 @@ function guarded(io: CliIo, usage: string, run: CommandHandler): CommandHandler 
         io.err(error.message);
         return EXIT_CODES.error;
       }
-      io.err(`phone-rep: ${error instanceof Error ? error.message : String(error)}`);
+      io.err(stripControls(`phone-rep: ${error instanceof Error ? error.message : String(error)}`));
       return EXIT_CODES.error;
     }
   };
@@ -118,36 +120,45 @@ function guarded(io: CliIo, usage: string, run: CommandHandler): CommandHandler 
  * source's reason to stderr, with exit code 3.
  */
 function createLookupCommand(io: CliIo): CommandHandler {
+  // Every line goes out through the last guard: whatever a field held, no control character reaches the terminal.
+  const out = (text: string): void => io.out(stripControls(text));
+  const err = (text: string): void => io.err(stripControls(text));
   return guarded(io, 'phone-rep lookup <number> [--json] [--url URL]', async (args) => {
     const { values, positionals } = parse(args, { json: { type: 'boolean' }, url: { type: 'string' } });
     const number = positionals[0];
     if (number === undefined || positionals.length > 1) throw new UsageError('lookup takes exactly one number');
-    const api = await openApi(values.url, io, (seconds) => io.err(`rate limited by the server: retrying in ${seconds} s`));
+    const api = await openApi(values.url, io, (seconds) => err(`rate limited by the server: retrying in ${seconds} s`));
     try {
       const answer = await api.getReport(number);
+      // Checked against the published schema before anything of it is shown.
+      const checked = checkReportAnswer(answer.status, answer.body);
+      if (!checked.ok) {
+        err(checked.problem);
+        return EXIT_CODES.error;
+      }
       const code = exitCodeForStatus(answer.status);
       if (values.json === true) {
-        io.out(answer.body);
+        out(terminalSafeJson(checked.value));
         return code;
       }
       const body = answer.status === 200 ? readReportBody(answer.body) : undefined;
       if (body !== undefined) {
-        io.out(withoutFinalNewline(formatReportSummary(body)));
+        out(withoutFinalNewline(formatReportSummary(body)));
         return code;
       }
       if (answer.status === 200) {
-        io.err('The server answered something that is not a report.');
+        err('The server answered something that is not a report.');
         return EXIT_CODES.error;
       }
-      if (answer.facts !== undefined) io.out(formatFacts(answer.facts).join('\n'));
-      const title = readProblemTitle(answer.body) ?? `HTTP ${answer.status}`;
+      if (answer.facts !== undefined) out(formatFacts(answer.facts).join('\n'));
+      const title = readProblemTitle(answer.body);
       const hint = answer.status === 429 && answer.retryAfterSeconds !== undefined ? ` (retry in ${answer.retryAfterSeconds} s)` : '';
-      io.err(`${title}${hint}`);
+      err(`${title === undefined ? `HTTP ${answer.status}` : sanitizeForTerminal(title)}${hint}`);
       if (answer.status === 502) {
         const reasons = readFailureReasons(answer.body);
         for (const slot of SOURCE_SLOTS) {
           const reason = reasons[slot];
-          if (reason !== undefined) io.err(`  ${SLOT_TITLES[slot]}: ${describeSourceStatus({ status: 'error', reason })}`);
+          if (reason !== undefined) err(`  ${SLOT_TITLES[slot]}: ${describeSourceStatus({ status: 'error', reason })}`);
         }
       }
       return code;
@@ -233,13 +244,14 @@ function createBatchCommand(io: CliIo): CommandHandler {
         ...(pace ? { pace } : {}),
         onRow: (row) => {
           counts[row.status] += 1;
-          io.out(withoutFinalNewline(formatRow(row, format)));
+          io.out(stripControls(withoutFinalNewline(formatRow(row, format))));
         },
         ...(progress ? { onProgress: (done: number, total: number) => progress(`\r${renderProgress(done, total)}`) } : {}),
       });
       progress?.('\n');
       io.err(
-        `${items.length} numbers: ${counts.found} found, ${counts.invalid} invalid, ${counts.failed} failed, ${counts.error} errors; ${duplicates} duplicate lines skipped`,
+        `${plural(items.length, 'number')}: ${counts.found} found, ${counts.invalid} invalid, ${counts.failed} failed, ${plural(counts.error, 'error')}; ` +
+          `${plural(duplicates, 'duplicate line')} skipped`,
       );
       return EXIT_CODES.found;
     } finally {
@@ -277,16 +289,25 @@ function createCanaryCommand(io: CliIo): CommandHandler {
 /** `data update` exit status when MAJNUM and identifiants_CE were updated but MAJRIO was not. */
 export const DATA_UPDATE_WITHOUT_MAJRIO = 4;
 
-/** `data update`: refresh the ARCEP snapshot from the configured URLs; `data info`: show what is in use. */
+/**
+ * `data update [--force]`: refresh the ARCEP snapshot from the configured URLs (`--force`
+ * accepts a MAJNUM much shorter than the one in use); `data info`: show what is in use.
+ */
 function createDataCommand(io: CliIo): CommandHandler {
   return async (args) => {
-    const [action] = args;
+    const [action, ...options] = args;
+    const force = action === 'update' && options.length === 1 && options[0] === '--force';
+    if (options.length > 0 && !force) {
+      io.err('usage: phone-rep data <update [--force]|info>');
+      return 2;
+    }
     const config = readConfig(io);
     if (!config) return 1;
     if (action === 'update') {
       const result = await updateArcepData({
         dir: config.ARCEP_DATA_DIR,
         urls: { majnum: config.ARCEP_MAJNUM_URL, majrio: config.ARCEP_MAJRIO_URL, identifiants: config.ARCEP_IDENTIFIANTS_URL },
+        force,
       });
       if (!result.ok) {
         io.err(`ARCEP data not updated, the previous files are kept: ${result.reason}`);
@@ -316,7 +337,7 @@ function createDataCommand(io: CliIo): CommandHandler {
         return 1;
       }
     }
-    io.err('usage: phone-rep data <update|info>');
+    io.err('usage: phone-rep data <update [--force]|info>');
     return 2;
   };
 }
@@ -339,8 +360,9 @@ const HELP = `Usage:
                                                      one row per distinct number of a list
   phone-rep serve                                    start the HTTP server
   phone-rep canary [number…]                         check the real upstream pages' markers
-  phone-rep data <update|info>                       refresh / show the ARCEP numbering data
-                                                     (update: 0 done, 4 done but MAJRIO kept, 1 nothing changed)
+  phone-rep data <update [--force]|info>             refresh / show the ARCEP numbering data
+                                                     (update: 0 done, 4 done but MAJRIO kept, 1 nothing changed;
+                                                     --force installs a MAJNUM over 5 % shorter than the one in use)
 
 lookup and batch run in-process by default; --url sends the requests to a running server instead.
 When every source fails, lookup still prints the number's facts and batch still fills its facts columns.

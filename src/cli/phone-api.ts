@@ -64,11 +64,35 @@ export interface RemoteApiOptions {
   maxRateLimitRetries?: number;
   /** Request deadline (ms). Default 30 000. */
   timeoutMs?: number;
+  /** Largest answer read (bytes). Default MAX_ANSWER_BYTES. */
+  maxBodyBytes?: number;
   onRateLimited?: (waitSeconds: number) => void;
   sleep?: (ms: number) => Promise<void>;
 }
 
 const defaultSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The largest answer read from a server: a report is a few KiB, and a hostile server could stream without end. */
+export const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
+
+/** The body as text, read chunk by chunk and given up as soon as it passes `maxBytes`. */
+async function readCapped(response: Response, maxBytes: number): Promise<string> {
+  if (response.body === null) return '';
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel();
+      throw new Error(`the server's answer is larger than ${maxBytes} bytes`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks, size).toString('utf8');
+}
 
 export function createRemoteApi(options: RemoteApiOptions): PhoneApi {
   const base = options.baseUrl.replace(/\/+$/, '');
@@ -82,7 +106,7 @@ export function createRemoteApi(options: RemoteApiOptions): PhoneApi {
           headers: { Accept: 'application/json' },
           signal: AbortSignal.timeout(options.timeoutMs ?? 30_000),
         });
-        const body = await response.text();
+        const body = await readCapped(response, options.maxBodyBytes ?? MAX_ANSWER_BYTES);
         const retryAfterSeconds = retryAfterOf(response.headers.get('retry-after') ?? undefined);
         if (response.status === 429 && attempt < maxRetries) {
           const waitSeconds = Math.min(maxWait, Math.max(1, retryAfterSeconds ?? 1));

@@ -127,6 +127,91 @@ describe('updateArcepData', () => {
     expectUntouched();
   });
 
+  it('keeps the old files when MAJNUM is cut cleanly at 12,000 of its rows (more than 5 % fewer than in use), and --force installs it', async () => {
+    const lines = newerMajnum.toString('latin1').split('\n');
+    const truncated = Buffer.from(`${lines.slice(0, 12_001).join('\n')}\n`, 'latin1');
+    routes['/MAJNUM.csv'] = { status: 200, body: truncated };
+    expect(await updateArcepData({ dir, urls: urls() })).toEqual({
+      ok: false,
+      reason: 'MAJNUM.csv: 12000 rows, 40 % fewer than the 19991 in use (a drop of more than 5 % is refused; data update --force installs it anyway)',
+    });
+    expectUntouched();
+    expect(await updateArcepData({ dir, urls: urls(), force: true })).toMatchObject({ ok: true, rows: { majnum: 12_000 } });
+    expect(readFileSync(join(dir, 'MAJNUM.csv')).equals(truncated)).toBe(true);
+  });
+
+  it('accepts a MAJNUM up to 5 % shorter than the one in use (blocks are withdrawn now and then)', async () => {
+    const lines = original.majnum.toString('latin1').split('\n');
+    const shorter = Buffer.from(`${lines.slice(0, 1 + 19_000).join('\n')}\n`, 'latin1');
+    routes['/MAJNUM.csv'] = { status: 200, body: shorter };
+    expect(await updateArcepData({ dir, urls: urls() })).toMatchObject({ ok: true, rows: { majnum: 19_000 } });
+  });
+
+  it('keeps the old files when MAJNUM is cut mid-row', async () => {
+    const cut = newerMajnum.subarray(0, 600_000);
+    expect(cut.at(-1)).not.toBe(0x0a);
+    routes['/MAJNUM.csv'] = { status: 200, body: cut };
+    expect(await updateArcepData({ dir, urls: urls() })).toEqual({ ok: false, reason: 'MAJNUM.csv: incomplete last row (the download was cut short)' });
+    expectUntouched();
+    // Cut inside the date of the last row: every column is there, the date is not whole.
+    routes['/MAJNUM.csv'] = { status: 200, body: newerMajnum.subarray(0, newerMajnum.length - 3) };
+    expect(await updateArcepData({ dir, urls: urls() })).toEqual({ ok: false, reason: 'MAJNUM.csv: incomplete last row (the download was cut short)' });
+    expectUntouched();
+  });
+
+  it('keeps the old files when identifiants_CE is cut mid-row, and the previous MAJRIO when MAJRIO is', async () => {
+    routes['/identifiants_ce.csv'] = { status: 200, body: original.identifiants.subarray(0, original.identifiants.length - 20) };
+    expect(await updateArcepData({ dir, urls: urls() })).toEqual({ ok: false, reason: 'identifiants_ce.csv: incomplete last row (the download was cut short)' });
+    expectUntouched();
+    routes['/identifiants_ce.csv'] = { status: 200, body: original.identifiants };
+    routes['/MAJRIO.csv'] = { status: 200, body: original.majrio.subarray(0, original.majrio.length - 1) };
+    expect(await updateArcepData({ dir, urls: urls() })).toMatchObject({
+      ok: true,
+      majrio: { status: 'kept', reason: 'MAJRIO.csv: incomplete last row (the download was cut short)' },
+    });
+    expect(readFileSync(join(dir, 'MAJRIO.csv')).equals(original.majrio)).toBe(true);
+  });
+
+  it('accepts a last row without a final line break when it is visibly whole (every column, a full date)', async () => {
+    routes['/MAJNUM.csv'] = { status: 200, body: newerMajnum.subarray(0, newerMajnum.length - 1) };
+    expect(await updateArcepData({ dir, urls: urls() })).toMatchObject({ ok: true, dataDate: '2026-05-01' });
+  });
+
+  it('keeps the old files when a MAJNUM row is dated in the future, whatever --force says', async () => {
+    const future = Buffer.concat([original.majnum, Buffer.from('0799998;0799998000;0799998999;FRTE;Métropole;31/12/2099\n', 'latin1')]);
+    routes['/MAJNUM.csv'] = { status: 200, body: future };
+    const now = () => new Date('2026-11-24T12:00:00Z');
+    const refused = { ok: false, reason: 'MAJNUM.csv: a row is dated 2099-12-31, after today (2026-11-24)' };
+    expect(await updateArcepData({ dir, urls: urls(), now })).toEqual(refused);
+    expect(await updateArcepData({ dir, urls: urls(), now, force: true })).toEqual(refused);
+    expectUntouched();
+    // Today itself is not the future: ARCEP dates an allocation the day it is decided.
+    routes['/MAJNUM.csv'] = { status: 200, body: newerMajnum };
+    expect(await updateArcepData({ dir, urls: urls(), now: () => new Date('2026-05-01T06:00:00Z') })).toMatchObject({ ok: true, dataDate: '2026-05-01' });
+  });
+
+  it('keeps the old files when a file passes the size cap, announced or chunked', async () => {
+    const chunked = createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/csv' });
+      // No content-length: the cap can only be applied while the bytes arrive.
+      response.write(newerMajnum.subarray(0, 700_000));
+      response.end(newerMajnum.subarray(700_000));
+    });
+    await new Promise<void>((resolve) => chunked.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(chunked.address() as AddressInfo).port}/MAJNUM.csv`;
+      const cap = 1_000_000;
+      expect(await updateArcepData({ dir, urls: { ...urls(), majnum: url }, maxFileBytes: cap })).toEqual({ ok: false, reason: `MAJNUM.csv: download failed (file too large (over ${cap} bytes))` });
+      expectUntouched();
+      expect(await updateArcepData({ dir, urls: urls(), maxFileBytes: cap })).toEqual({ ok: false, reason: `MAJNUM.csv: download failed (file too large (over ${cap} bytes))` });
+      expectUntouched();
+      expect(await updateArcepData({ dir, urls: { ...urls(), majnum: url }, maxFileBytes: 2_000_000 })).toMatchObject({ ok: true });
+    } finally {
+      chunked.closeAllConnections();
+      await new Promise<void>((resolve) => chunked.close(() => resolve()));
+    }
+  });
+
   it('keeps the old files when a file arrives re-encoded as UTF-8', async () => {
     routes['/identifiants_ce.csv'] = { status: 200, body: Buffer.from(original.identifiants.toString('latin1'), 'utf8') };
     expect(await updateArcepData({ dir, urls: urls() })).toEqual({ ok: false, reason: 'identifiants_ce.csv: UTF-8 content where Latin-1 was expected' });
@@ -192,6 +277,19 @@ describe('phone-rep data', () => {
     expect(await runCli(['data', 'update'], update.io)).toBe(1);
     expect(update.err.join('\n')).toContain('previous files are kept');
     expectUntouched();
+  });
+
+  it('`data update` exits 1 naming the reason when MAJNUM shrank by more than 5 %, and `--force` installs it', async () => {
+    const lines = newerMajnum.toString('latin1').split('\n');
+    routes['/MAJNUM.csv'] = { status: 200, body: Buffer.from(`${lines.slice(0, 12_001).join('\n')}\n`, 'latin1') };
+    const refused = capture(env());
+    expect(await runCli(['data', 'update'], refused.io)).toBe(1);
+    expect(refused.err.join('\n')).toContain('previous files are kept: MAJNUM.csv: 12000 rows, 40 % fewer than the 19991 in use');
+    expectUntouched();
+    const forced = capture(env());
+    expect(await runCli(['data', 'update', '--force'], forced.io)).toBe(0);
+    expect(forced.out.join('\n')).toContain('12000 MAJNUM rows');
+    expect(await runCli(['data', 'update', '--forse'], capture(env()).io)).toBe(2);
   });
 
   it('answers an unknown command with its usage and exit code 2', async () => {

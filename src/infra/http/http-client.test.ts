@@ -168,7 +168,7 @@ describe('http client: body cap and content encodings', () => {
 });
 
 describe('http client: redirects', () => {
-  it('follows a same-host redirect and reports the final URL', async () => {
+  it('follows a same-origin redirect and reports the final URL', async () => {
     handler = (request, response) => {
       if (request.url === '/old') {
         response.writeHead(301, { location: '/new' });
@@ -188,6 +188,41 @@ describe('http client: redirects', () => {
     expect(await get('/away')).toEqual({ kind: 'failure', reason: 'redirect' });
     expect(other.received).toHaveLength(0);
     await other.close();
+  });
+
+  it('follows a redirect to the same origin written in full', async () => {
+    handler = (request, response) => {
+      if (request.url === '/old') {
+        response.writeHead(302, { location: `${server.url}/new` });
+        response.end();
+      } else response.end(`at ${request.url}`);
+    };
+    expect(await get('/old')).toMatchObject({ kind: 'response', response: { body: 'at /new' } });
+  });
+
+  it('refuses a redirect to the same host on another scheme or port (same origin only), without connecting to it', async () => {
+    // A bare TCP listener: any connection attempt, TLS or not, shows up in its count.
+    let connections = 0;
+    const other = net.createServer((socket) => {
+      connections += 1;
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    const otherPort = (other.address() as net.AddressInfo).port;
+    try {
+      for (const location of [`https://127.0.0.1:${otherPort}/x`, `http://127.0.0.1:${otherPort}/x`, 'https://127.0.0.1/x', `https://127.0.0.1:${server.port}/x`]) {
+        handler = (_request, response) => {
+          response.writeHead(302, { location });
+          response.end();
+        };
+        const before = server.received.length;
+        expect(await get('/away'), location).toEqual({ kind: 'failure', reason: 'redirect' });
+        expect(server.received.length - before, location).toBe(1);
+      }
+      expect(connections).toBe(0);
+    } finally {
+      await new Promise<void>((resolve) => other.close(() => resolve()));
+    }
   });
 
   it('stops after five redirects', async () => {

@@ -1,7 +1,7 @@
 // The one HTTP client every upstream adapter goes through (undici). It owns the safety rules
 // for talking to sites we do not control: a deadline that covers the body too, a cap on the
 // decoded body enforced while streaming (so a gzip bomb costs at most the cap), at most two
-// Content-Encoding layers, same-host redirects only, and charset decoding. It never throws:
+// Content-Encoding layers, same-origin redirects only, and charset decoding. It never throws:
 // every failure is an HttpFailureReason.
 import type { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -82,7 +82,7 @@ export function createHttpClient(options: HttpClientOptions = {}): ClosableHttpC
       if (REDIRECT_STATUSES.has(response.statusCode) && location !== undefined) {
         await response.body.dump().catch(() => undefined);
         const next = parseUrl(location, url);
-        if (redirects >= maxRedirects || !isSameHost(firstUrl, next)) throw new HttpFailure('redirect');
+        if (redirects >= maxRedirects || !isSameOrigin(firstUrl, next)) throw new HttpFailure('redirect');
         // Browsers turn a redirected POST into a GET except for 307/308.
         if (response.statusCode === 303 || ((response.statusCode === 301 || response.statusCode === 302) && method === 'POST')) {
           method = 'GET';
@@ -120,11 +120,13 @@ function parseUrl(value: string, base?: URL): URL {
   }
 }
 
-/** Same host name and port; an upgrade from http to https on the same name is allowed. */
-function isSameHost(first: URL, next: URL): boolean {
-  if (next.hostname.toLowerCase() !== first.hostname.toLowerCase()) return false;
-  if (next.protocol === first.protocol) return next.port === first.port;
-  return first.protocol === 'http:' && next.protocol === 'https:' && next.port === '';
+/**
+ * Same origin: scheme, host name and port (default ports made explicit by URL). An http → https
+ * "upgrade" is refused too: it reaches another port and another server (443), which is not the
+ * upstream that was configured.
+ */
+function isSameOrigin(first: URL, next: URL): boolean {
+  return next.origin === first.origin;
 }
 
 function buildHeaders(callerHeaders: Record<string, string> | undefined, userAgent: string): Record<string, string> {

@@ -19,7 +19,7 @@ export interface HttpResponse {
   headers: Record<string, string>;
   /** Decoded text (charset from the response; UTF-8 by default). */
   body: string;
-  /** The URL finally answered, after same-host redirects. */
+  /** The URL finally answered, after same-origin redirects. */
   url: string;
 }
 

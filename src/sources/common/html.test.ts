@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  attribute, byClass, byId, byTag, childElements, classesOf, findAll, findFirst, MAX_DEPTH, nextElementSibling, ownTextOf, parseHtml,
+  attribute, byClass, byId, byTag, childElements, classesOf, findAll, findFirst, findFirstNear, MAX_DEPTH, MAX_PAGE_NODES, nextElementSibling, ownTextOf, parseHtml, parsePage,
   plainText, rawText, shortTextOf, textOf,
 } from './html.js';
 
@@ -105,5 +105,34 @@ describe('plainText', () => {
 
   it('leaves a text without markup or entities as it is, cleaned', () => {
     expect(plainText('  a  b\u202e ')).toBe('a b');
+  });
+});
+
+describe('parsePage: the parse-work bound', () => {
+  const MIB = 1024 * 1024;
+
+  it('stops a megabyte of nested tags as soon as it passes MAX_PAGE_NODES nodes, and says so', () => {
+    for (const unit of ['<div>', '<div class="comment-item">', '<table><tr><td>', '<b>x</b>', '<!---->x']) {
+      const tree = parsePage(unit.repeat(Math.floor(MIB / unit.length)));
+      expect(tree.kind, unit).toBe('too_complex');
+      // The counter is the work done: the tokenizer stopped at the node that passed the bound.
+      expect(tree.nodes, unit).toBe(MAX_PAGE_NODES + 1);
+    }
+  });
+
+  it('parses a page within the bound whole, and counts its nodes', () => {
+    const tree = parsePage('<p>a</p>'.repeat(100));
+    expect(tree.kind).toBe('tree');
+    expect(tree.nodes).toBe(200);
+    if (tree.kind === 'tree') expect(findAll(tree.root, byTag('p'))).toHaveLength(100);
+    expect(parsePage('<p>a</p>'.repeat(10), 19).kind).toBe('too_complex');
+  });
+
+  it('findFirstNear looks at its budget of elements, not at every child of a flattened element', () => {
+    const root = parseHtml(`<div id="top">${'<i></i>'.repeat(40_000)}<b>late</b></div>`);
+    const top = findFirst(root, byId('top'));
+    expect(top === null ? -1 : childElements(top).length).toBe(40_001);
+    expect(top === null ? 'missing' : findFirstNear(top, byTag('b'), 200)).toBeNull();
+    expect(top === null ? null : findFirstNear(top, byTag('i'), 200)?.name).toBe('i');
   });
 });

@@ -7,9 +7,15 @@
 // a hostile page of thousands of unclosed elements quadratic. Past MAX_DEPTH open elements a new
 // element is treated as empty (its content goes to its parent), which keeps the parse linear and
 // every walk of the tree shallow; real pages nest a few dozen levels.
+//
+// A page has a second bound, on the parse work itself (parsePage): past MAX_PAGE_NODES nodes
+// (elements, texts, comments) the tokenizer is stopped and the page is "too complex", which
+// the page parsers answer as error(parse). A hostile 1 MiB page of nested tags otherwise costs
+// a full parse plus every query's walk over 200,000 elements (about a second of event loop);
+// cut there, it costs one fraction of a parse (well under 100 ms of CPU).
 import { Parser } from 'htmlparser2';
 import { DomHandler, isTag, isText } from 'domhandler';
-import type { AnyNode, Document, Element, ParentNode } from 'domhandler';
+import type { AnyNode, ChildNode, Document, Element, ParentNode } from 'domhandler';
 import { cleanText, MAX_TEXT_LENGTH } from './text.js';
 
 export type HtmlElement = Element;
@@ -18,10 +24,33 @@ export type HtmlParent = ParentNode;
 /** Deeper nesting than this is flattened (see above). */
 export const MAX_DEPTH = 256;
 
+/**
+ * The most nodes a page may have. Real pages of the three sites hold a few thousand (their
+ * bulk is scripts and styles, one text node each); a hostile megabyte of tags packs 40,000 to
+ * 200,000. Past this the page is refused, so that no query pattern of the parsers can multiply
+ * a hostile tree's size into seconds of event loop.
+ */
+export const MAX_PAGE_NODES = 20_000;
+
 class DepthTrackingHandler extends DomHandler {
+  /** Nodes added so far: the parse-work counter. */
+  nodes = 0;
+  /** Called once when `nodes` passes `maxNodes`. */
+  onExcess: (() => void) | undefined;
+
+  constructor(private readonly maxNodes = Number.POSITIVE_INFINITY) {
+    super();
+  }
+
   get depth(): number {
     // The stack holds the document itself under the open elements.
     return this.tagStack.length - 1;
+  }
+
+  protected override addNode(node: ChildNode): void {
+    this.nodes += 1;
+    if (this.nodes === this.maxNodes + 1) this.onExcess?.();
+    super.addNode(node);
   }
 }
 
@@ -30,6 +59,8 @@ class BoundedParser extends Parser {
 
   constructor(private readonly handler: DepthTrackingHandler) {
     super(handler, { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true });
+    // Stopping the tokenizer ends the parse: end() finds it paused and reads no further.
+    handler.onExcess = () => this.pause();
   }
 
   override onopentagname(start: number, endIndex: number): void {
@@ -49,12 +80,23 @@ class BoundedParser extends Parser {
   }
 }
 
-/** Parses an HTML document into a tree. Never throws, whatever the input. */
+/** Parses an HTML document (or a fragment) into a tree, all of it. Never throws, whatever the input. */
 export function parseHtml(html: string): Document {
   const handler = new DepthTrackingHandler();
   const parser = new BoundedParser(handler);
   parser.end(html);
   return handler.root;
+}
+
+/** An upstream page's tree, or "too complex" when it passed the parse-work bound; `nodes` is the work done. */
+export type PageTree = { kind: 'tree'; root: Document; nodes: number } | { kind: 'too_complex'; nodes: number };
+
+/** Parses an upstream page within MAX_PAGE_NODES nodes of work. Never throws, whatever the input. */
+export function parsePage(html: string, maxNodes = MAX_PAGE_NODES): PageTree {
+  const handler = new DepthTrackingHandler(maxNodes);
+  const parser = new BoundedParser(handler);
+  parser.end(html);
+  return handler.nodes > maxNodes ? { kind: 'too_complex', nodes: handler.nodes } : { kind: 'tree', root: handler.root, nodes: handler.nodes };
 }
 
 /** An attribute's value (decoded), or undefined; own keys only (`constructor` is no attribute). */
@@ -110,16 +152,26 @@ export const ITEM_ELEMENTS = 200;
  * item (a comment, a row) that a hostile page may have made contain the whole rest of the page.
  */
 export function findFirstNear(root: ParentNode, predicate: (element: Element) => boolean, maxElements: number): Element | null {
-  const pending: AnyNode[] = [...root.children].reverse();
+  // A walk by child index, copying no child list: an element that holds 40,000 children (a
+  // flattened hostile page) costs what the budget allows, not a copy of all of them.
+  const stack: Array<{ parent: ParentNode; next: number }> = [{ parent: root, next: 0 }];
   let budget = maxElements;
-  for (let node = pending.pop(); node !== undefined && budget > 0; node = pending.pop()) {
+  // Texts and comments cost no element of the budget, but their number is bounded too.
+  let visits = 4 * maxElements;
+  while (budget > 0 && visits > 0) {
+    const frame = stack[stack.length - 1];
+    if (frame === undefined) return null;
+    const node = frame.parent.children[frame.next];
+    if (node === undefined) {
+      stack.pop();
+      continue;
+    }
+    frame.next += 1;
+    visits -= 1;
     if (!isTag(node)) continue;
     budget -= 1;
     if (predicate(node)) return node;
-    for (let child = node.children.length - 1; child >= 0; child -= 1) {
-      const childNode = node.children[child];
-      if (childNode !== undefined) pending.push(childNode);
-    }
+    if (node.children.length > 0) stack.push({ parent: node, next: 0 });
   }
   return null;
 }

@@ -24,6 +24,9 @@ export function outcomeOfUnexpectedError<T>(signal: AbortSignal): SourceOutcome<
 /** What every page parser answers: the page read, the upstream's "unknown", a challenge, or a page it cannot read. */
 export type PageParseResult<T> = { kind: 'ok'; data: T } | { kind: 'not_found' } | { kind: 'challenge' } | { kind: 'invalid'; reason?: string };
 
+/** The marker a parser reports, not found, when a page passed the parse-work bound (html.ts, parsePage). */
+export const WITHIN_PARSE_BOUND_MARKER = 'page within the parse-work bound (MAX_PAGE_NODES)';
+
 /** The one mapping from a parsed page to an outcome: a challenge is `blocked`, an unreadable page `error(parse)`. */
 export function outcomeOfPage<T>(parsed: PageParseResult<T>): SourceOutcome<T> {
   switch (parsed.kind) {

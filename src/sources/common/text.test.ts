@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cleanText, MAX_TEXT_LENGTH, parseCount, parseDate } from './text.js';
+import { cleanText, MAX_TEXT_LENGTH, parseCount, parseDate, readCount, readPercent } from './text.js';
 
 describe('parseDate', () => {
   it('reads 2025.10.26 as 26/10/2025', () => {
@@ -51,6 +51,37 @@ describe('parseCount', () => {
     expect(parseCount('1.234.567×')).toBe(1234567);
     expect(parseCount('(9)')).toBe(9);
     expect(parseCount('beaucoup')).toBeNull();
+  });
+});
+
+describe('readCount', () => {
+  it('reads a count, and says when there is none', () => {
+    expect(readCount('1 393×')).toEqual({ kind: 'value', value: 1393 });
+    expect(readCount('Nombre : 12 visites')).toEqual({ kind: 'value', value: 12 });
+    expect(readCount('999999999999999')).toEqual({ kind: 'value', value: 999_999_999_999_999 });
+    expect(readCount('beaucoup')).toEqual({ kind: 'absent' });
+    expect(readCount(undefined)).toEqual({ kind: 'absent' });
+  });
+
+  it('calls a number that is no count invalid, never a smaller count: signed, decimal, exponent, over 15 digits', () => {
+    for (const text of ['-7', '+7', '\u22127', '1e3', '1E+3', '2.5', '12,75', '1.2345', '12345678901234567890', '1 234 567 890 123 456']) {
+      expect(readCount(text), text).toEqual({ kind: 'invalid' });
+      expect(parseCount(text), text).toBeNull();
+    }
+  });
+});
+
+describe('readPercent', () => {
+  it('reads 0 to 100, rounded', () => {
+    expect(readPercent('84')).toEqual({ kind: 'value', value: 84 });
+    expect(readPercent('84,5 %')).toEqual({ kind: 'value', value: 85 });
+    expect(readPercent('0%')).toEqual({ kind: 'value', value: 0 });
+    expect(readPercent('100 %')).toEqual({ kind: 'value', value: 100 });
+    expect(readPercent('')).toEqual({ kind: 'absent' });
+  });
+
+  it('reads the whole number, so 1000 is out of range and not 100; signs and exponents are invalid', () => {
+    for (const text of ['1000', '1000 %', '101', '-5 %', '1e2', '100.6']) expect(readPercent(text), text).toEqual({ kind: 'invalid' });
   });
 });
 

@@ -3,6 +3,12 @@
 
 export const MAX_TEXT_LENGTH = 1000;
 export const MAX_COMMENTS = 50;
+/**
+ * The most list items (comment blocks) a parser examines on one page. Items that turn out to
+ * be notices or empty are skipped, so without this a page of thousands of hostile items would
+ * have each of them searched; real pages list far fewer than this.
+ */
+export const MAX_LIST_ITEMS = 4 * MAX_COMMENTS;
 
 // C0/C1 controls, zero-width and bidi formatting characters (Trojan-source style tricks).
 // eslint-disable-next-line no-control-regex -- removing control characters is the point
@@ -26,17 +32,57 @@ export function cleanText(input: string, maxLength = MAX_TEXT_LENGTH): string {
   return text;
 }
 
+/** The most digits a count may have: any more and it is no longer a safe integer, nor a count an upstream shows. */
+const MAX_COUNT_DIGITS = 15;
+
+/**
+ * A count read from upstream text: its value, no count at all, or a number that is there but is
+ * not a count (signed, decimal, exponent, over 15 digits). An invalid count is a parse error
+ * for the caller, never a smaller number: "-7" is not 7, "1e3" is not 1.
+ */
+export type CountReading = { kind: 'value'; value: number } | { kind: 'absent' } | { kind: 'invalid' };
+
+const ABSENT: CountReading = { kind: 'absent' };
+const INVALID: CountReading = { kind: 'invalid' };
+
 /**
  * A count as written by upstreams: "2 535×", "1.234", "1,234", "12x", "1 234" (U+00A0,
- * U+202F). Returns null when the text holds no count at all.
+ * U+202F), the first number in the text.
  */
-export function parseCount(input: string | null | undefined): number | null {
-  if (input === null || input === undefined) return null;
+export function readCount(input: string | null | undefined): CountReading {
+  if (input === null || input === undefined) return ABSENT;
   const text = input.replace(/[×xX]\s*$/, '').trim();
   const match = /\d{1,3}(?:[ \u00a0\u202f.,'’]\d{3})+(?!\d)|\d+/.exec(text);
-  if (!match) return null;
-  const value = Number(match[0].replace(/[^\d]/g, ''));
-  return Number.isSafeInteger(value) ? value : null;
+  if (!match) return ABSENT;
+  const before = text.slice(0, match.index);
+  const after = text.slice(match.index + match[0].length);
+  // A sign right before it, or a decimal part or exponent right after it.
+  if (/[-+\u2212]$/.test(before) || /^(?:[.,]\d|[eE][-+]?\d)/.test(after)) return INVALID;
+  const digits = match[0].replace(/[^\d]/g, '');
+  if (digits.length > MAX_COUNT_DIGITS) return INVALID;
+  return { kind: 'value', value: Number(digits) };
+}
+
+/** `readCount`'s value, or null when there is none or it is invalid: only where a bad count is harmless (a tie-break order). */
+export function parseCount(input: string | null | undefined): number | null {
+  const reading = readCount(input);
+  return reading.kind === 'value' ? reading.value : null;
+}
+
+/**
+ * A percentage as written by upstreams: "84", "84%", "84 %", "84,5 %" → 84 (rounded); no
+ * number → absent; a number outside 0–100 (or signed, or with an exponent) → invalid. The
+ * whole number is read: "1000" is not "100".
+ */
+export function readPercent(input: string | null | undefined): CountReading {
+  if (input === null || input === undefined) return ABSENT;
+  const match = /\d+(?:[.,]\d+)?/.exec(input);
+  if (!match) return ABSENT;
+  const before = input.slice(0, match.index);
+  const after = input.slice(match.index + match[0].length);
+  if (/[-+\u2212]$/.test(before) || /^[eE][-+]?\d/.test(after)) return INVALID;
+  const value = Math.round(Number(match[0].replace(',', '.')));
+  return Number.isFinite(value) && value >= 0 && value <= 100 ? { kind: 'value', value } : INVALID;
 }
 
 const FRENCH_MONTHS: Record<string, number> = {

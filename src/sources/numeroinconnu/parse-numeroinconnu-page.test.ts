@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { hostileHtml, isOutputDate, isPlainText } from '../../../test/support/upstream-sites.js';
 import { markersOfNumeroinconnu, parseNumeroinconnuPage } from './parse-numeroinconnu-page.js';
+import { WITHIN_PARSE_BOUND_MARKER } from '../common/outcomes.js';
 import type { CommunityData } from '../../domain/report.js';
 import { MAX_COMMENTS } from '../common/text.js';
 import { haveRequiredMarkers } from '../markers.js';
@@ -163,6 +164,25 @@ describe('parseNumeroinconnuPage', () => {
     expect(outcomeOf(html)).toEqual({ status: 'error', reason: 'parse' });
   });
 
+  it('calls a danger of 1000 invalid (not 100 %), in the bar or in the table row', () => {
+    expect(outcomeOf('<div id="progress-bar-inner">1000</div><span id="count-comments">3</span>')).toEqual({ status: 'error', reason: 'parse' });
+    const row = fixture('danger-row-only.html').replace('<dd>37&#8239;%</dd>', '<dd>1000&#8239;%</dd>');
+    expect(row).not.toBe(fixture('danger-row-only.html'));
+    expect(outcomeOf(row)).toEqual({ status: 'error', reason: 'parse' });
+  });
+
+  it('calls visits of -7, comments of 1e3 or a 20-digit count invalid, never 7, 1 or 0', () => {
+    const normal = fixture('normal.html');
+    const visits = normal.replace('1&nbsp;393×', '-7');
+    expect(visits).not.toBe(normal);
+    expect(outcomeOf(visits)).toEqual({ status: 'error', reason: 'parse' });
+    for (const count of ['1e3', '-6', '12345678901234567890']) {
+      const comments = normal.replace('<span id="count-comments">6</span>', `<span id="count-comments">${count}</span>`);
+      expect(comments).not.toBe(normal);
+      expect(outcomeOf(comments), count).toEqual({ status: 'error', reason: 'parse' });
+    }
+  });
+
   it('reads the Latin-1 page once decoded', () => {
     const html = new TextDecoder('latin1').decode(readFileSync(new URL('./fixtures/latin1.html', import.meta.url)));
     expect(expectOk(outcomeOf(html))).toEqual({
@@ -251,4 +271,15 @@ describe('parseNumeroinconnuPage on hostile input', () => {
       { numRuns: 1500 },
     );
   });
+});
+
+describe('parseNumeroinconnuPage: a hostile page past the parse-work bound', () => {
+  const MIB = 1024 * 1024;
+  for (const unit of ['<div>', '<div class="comment-item">', '<table><tr><td>', '<span id="count-comments">']) {
+    it(`ends 1 MiB of nested ${unit} as error(parse), with the bound's marker`, () => {
+      const parsed = parseNumeroinconnuPage(unit.repeat(Math.floor(MIB / unit.length)));
+      expect(parsed.outcome).toEqual({ status: 'error', reason: 'parse' });
+      expect(parsed.markers).toContainEqual({ marker: WITHIN_PARSE_BOUND_MARKER, found: false });
+    });
+  }
 });

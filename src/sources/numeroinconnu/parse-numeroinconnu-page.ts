@@ -6,15 +6,15 @@
 import { isTag } from 'domhandler';
 import type { CommunityComment, CommunityData } from '../../domain/report.js';
 import {
-  boundedText, byClass, byId, byTag, classesOf, closest, findAll, findFirst, findFirstNear, hasClass, ITEM_ELEMENTS, nextElementSibling, parseHtml,
+  boundedText, byClass, byId, byTag, classesOf, closest, findAll, findFirst, findFirstNear, hasClass, ITEM_ELEMENTS, nextElementSibling, parsePage,
   previousElementSibling, shortTextOf, textOf,
 } from '../common/html.js';
 import type { HtmlElement, HtmlParent } from '../common/html.js';
-import { outcomeOfPage } from '../common/outcomes.js';
+import { outcomeOfPage, WITHIN_PARSE_BOUND_MARKER } from '../common/outcomes.js';
 import type { PageParseResult } from '../common/outcomes.js';
 import type { MarkerReport, ParseResult } from '../markers.js';
 import { mostFrequentLabel } from '../common/most-frequent.js';
-import { dateSortKey, MAX_COMMENTS, parseCount, parseDate } from '../common/text.js';
+import { dateSortKey, MAX_COMMENTS, MAX_LIST_ITEMS, parseCount, parseDate, readCount, readPercent, type CountReading } from '../common/text.js';
 
 /** Labels in danger order; `strong.rank.rN` maps to entry N-1 (order confirmed by the twin's rating form). */
 export const NUMEROINCONNU_CATEGORIES = ['Dangereux', 'Gênant', 'Neutre', 'Fiable', 'Utile'] as const;
@@ -147,17 +147,6 @@ function outermost(elements: readonly HtmlElement[]): HtmlElement[] {
   return elements.filter((element) => closest(element, (ancestor) => members.has(ancestor)) === null);
 }
 
-type Percent = { kind: 'value'; value: number } | { kind: 'absent' } | { kind: 'out_of_range' };
-
-/** "84", "84%", "84 %", "84,5 %" → 84 (rounded); no digits → absent (the bar's class is only a colour band). */
-function readPercent(text: string): Percent {
-  const match = /(\d{1,3}(?:[.,]\d+)?)\s*%?/.exec(text);
-  if (match === null || match[1] === undefined) return { kind: 'absent' };
-  const value = Math.round(Number(match[1].replace(',', '.')));
-  if (!Number.isFinite(value) || value < 0 || value > 100) return { kind: 'out_of_range' };
-  return { kind: 'value', value };
-}
-
 /** Known labels, with a folded key for matching text such as "Évaluation : gênant". */
 const CATEGORY_BY_FOLDED = new Map<string, string>(NUMEROINCONNU_CATEGORIES.map((label) => [foldLabel(label), label]));
 
@@ -200,7 +189,7 @@ function readComments(root: HtmlParent): CommentScan {
   const comments: CommunityComment[] = [];
   let notices = 0;
   const items = findAll(root, (element) => hasClass(element, 'comment-item') && !hasClass(element, 'comment-disabled'));
-  for (const item of items) {
+  for (const item of items.slice(0, MAX_LIST_ITEMS)) {
     if (comments.length >= MAX_COMMENTS) break;
     const rank = findFirstNear(item, (element) => hasClass(element, 'rank') && categoryOfRankClass(element) !== '', ITEM_ELEMENTS);
     const dateElement = findFirstNear(item, byClass('date'), ITEM_ELEMENTS);
@@ -251,10 +240,11 @@ function readPage(root: HtmlParent, markers: MarkerReport[]): PageParseResult<Co
   const lastRatingRow = row('lastRating') ?? viewsRows.find((candidate) => candidate.kind === 'lastRating');
   const scan = readComments(root);
 
-  const countFromElement = countElement === null ? null : parseCount(textOf(countElement));
+  const countFromElement: CountReading = countElement === null ? { kind: 'absent' } : readCount(textOf(countElement));
   const commentsRow = row('comments');
-  const commentsCount = countFromElement ?? (commentsRow === undefined ? null : parseCount(commentsRow.value));
-  const barPercent = bar === null ? ({ kind: 'absent' } as const) : readPercent(textOf(bar));
+  const countReading = countFromElement.kind !== 'absent' ? countFromElement : readCount(commentsRow?.value);
+  const commentsCount = countReading.kind === 'value' ? countReading.value : null;
+  const barPercent: CountReading = bar === null ? { kind: 'absent' } : readPercent(textOf(bar));
 
   markers.push(
     // The comment count is the one value the parser cannot do without (from either place).
@@ -279,7 +269,7 @@ function readPage(root: HtmlParent, markers: MarkerReport[]): PageParseResult<Co
   // Danger: the bar's text first, then the table row; a bar with only its colour class gives no value.
   let dangerPercent: number | null = null;
   for (const percent of [barPercent, readPercent(row('danger')?.value ?? '')]) {
-    if (percent.kind === 'out_of_range') return { kind: 'invalid', reason: 'danger percent out of range' };
+    if (percent.kind === 'invalid') return { kind: 'invalid', reason: 'danger percent out of range' };
     if (percent.kind === 'value') {
       dangerPercent = percent.value;
       break;
@@ -287,7 +277,9 @@ function readPage(root: HtmlParent, markers: MarkerReport[]): PageParseResult<Co
   }
 
   if (commentsCount === null) return { kind: 'invalid', reason: 'comments count missing or unreadable' };
-  const visits = visitsRow === undefined ? null : parseCount(visitsRow.value);
+  const visitsReading = readCount(visitsRow?.value);
+  if (visitsReading.kind === 'invalid') return { kind: 'invalid', reason: 'visits count unreadable' };
+  const visits = visitsReading.kind === 'value' ? visitsReading.value : null;
   const comments = scan.comments;
 
   // Unknown number: a zero count, and at most the site's own notice in place of comments. A
@@ -310,8 +302,10 @@ function readPage(root: HtmlParent, markers: MarkerReport[]): PageParseResult<Co
 }
 
 export function parseNumeroinconnuPage(html: string): ParseResult<CommunityData> {
-  const markers: MarkerReport[] = [];
-  const outcome = outcomeOfPage(readPage(parseHtml(html), markers));
+  const tree = parsePage(html);
+  // Reported only when passed: a page within the bound is every page the canary knows.
+  const markers: MarkerReport[] = tree.kind === 'tree' ? [] : [{ marker: WITHIN_PARSE_BOUND_MARKER, found: false }];
+  const outcome = outcomeOfPage(tree.kind === 'tree' ? readPage(tree.root, markers) : { kind: 'invalid', reason: 'page too complex' });
   return { outcome, markers };
 }
 

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { hostileHtml, isOutputDate, isPlainText } from '../../../test/support/upstream-sites.js';
 import { markersOfTelguarder, parseTelguarderPage as parse, securityLevelToSpamScore } from './parse-telguarder-page.js';
+import { WITHIN_PARSE_BOUND_MARKER } from '../common/outcomes.js';
 import type { SignalsData } from '../../domain/report.js';
 import { MAX_COMMENTS } from '../common/text.js';
 import { haveRequiredMarkers } from '../markers.js';
@@ -32,6 +33,15 @@ describe('parseTelguarderPage', () => {
         { text: 'Pas de message laissé.', date: '03/01/2026', callerType: 'Démarchage téléphonique' },
       ],
     });
+  });
+
+  it('calls a reports count that is no count invalid (-7, 1e3, 20 digits), never 7, 1 or 0', () => {
+    const normal = fixture('normal.html');
+    for (const count of ['-7', '1e3', '12345678901234567890']) {
+      const html = normal.replace('<div class="ai-row-info-value">37</div>', `<div class="ai-row-info-value">${count}</div>`);
+      expect(html).not.toBe(normal);
+      expect(parseTelguarderPage(html), count).toEqual({ status: 'error', reason: 'parse' });
+    }
   });
 
   it('a security level of 26 is a spam score of 74', () => {
@@ -174,4 +184,15 @@ describe('parseTelguarderPage on hostile input', () => {
       { numRuns: 1500 },
     );
   });
+});
+
+describe('parse: a hostile page past the parse-work bound', () => {
+  const MIB = 1024 * 1024;
+  for (const unit of ['<div>', '<div class="ai-assessment-body">', '<div class="ai-number-stats-panel"><div class="ai-row-1-cell">', '<table><tr><td>']) {
+    it(`ends 1 MiB of nested ${unit} as error(parse), with the bound's marker`, () => {
+      const parsed = parse(unit.repeat(Math.floor(MIB / unit.length)));
+      expect(parsed.outcome).toEqual({ status: 'error', reason: 'parse' });
+      expect(parsed.markers).toContainEqual({ marker: WITHIN_PARSE_BOUND_MARKER, found: false });
+    });
+  }
 });

@@ -4,13 +4,13 @@
 // docs/upstreams/telguarder.md); the French date format, the level on the web page and the
 // unknown-number page are unverified and tolerated as noted below.
 import type { SignalsComment, SignalsData } from '../../domain/report.js';
-import { attribute, byClass, byId, childElements, classesOf, findAll, findFirst, findFirstNear, ITEM_ELEMENTS, parseHtml, textOf } from '../common/html.js';
+import { attribute, byClass, byId, childElements, classesOf, findAll, findFirst, findFirstNear, ITEM_ELEMENTS, parsePage, textOf } from '../common/html.js';
 import type { HtmlElement, HtmlParent } from '../common/html.js';
-import { outcomeOfPage } from '../common/outcomes.js';
+import { outcomeOfPage, WITHIN_PARSE_BOUND_MARKER } from '../common/outcomes.js';
 import type { PageParseResult } from '../common/outcomes.js';
 import type { MarkerReport, ParseResult } from '../markers.js';
 import { mostFrequentLabel } from '../common/most-frequent.js';
-import { cleanText, MAX_COMMENTS, parseCount, parseDate } from '../common/text.js';
+import { cleanText, MAX_COMMENTS, MAX_LIST_ITEMS, parseDate, readCount } from '../common/text.js';
 
 /**
  * telguarder's `data-security-level` is a *security* level, higher = safer (its own app API
@@ -58,7 +58,7 @@ const COMMENT_TRAILER = /\s*Commentaire de l['’]utilisateur\s*(?:\([^)]*\))?\s
 function readComments(root: HtmlParent): SignalsComment[] {
   const comments: SignalsComment[] = [];
   const seen = new Set<string>();
-  for (const body of findAll(root, byClass('ai-assessment-body'))) {
+  for (const body of findAll(root, byClass('ai-assessment-body')).slice(0, MAX_LIST_ITEMS)) {
     if (comments.length >= MAX_COMMENTS) break;
     const textElement = findFirstNear(body, byClass('ai-comment-text'), ITEM_ELEMENTS);
     const text = textOf(textElement).replace(COMMENT_TRAILER, '');
@@ -85,8 +85,10 @@ function readPage(root: HtmlParent, markers: MarkerReport[]): PageParseResult<Si
   const cells = findAll(panel, byClass('ai-row-1-cell'));
   markers.push({ marker: 'div.ai-row-1-cell x3 (searches, reports, last search)', found: cells.length >= 3, required: false });
   const reportsCell = cells[1];
-  const reportsCount = reportsCell === undefined ? null : parseCount(readCellValue(reportsCell));
+  const reports = reportsCell === undefined ? ({ kind: 'absent' } as const) : readCount(readCellValue(reportsCell));
+  const reportsCount = reports.kind === 'value' ? reports.value : null;
   markers.push({ marker: 'div.ai-row-1-cell #2 (reports) with a count', found: reportsCount !== null, required: false });
+  if (reports.kind === 'invalid') return { kind: 'invalid', reason: 'reports count unreadable' };
 
   const level = readSecurityLevel(root);
   markers.push({ marker: '#securityLevelValue[data-security-level] (web page: unverified)', found: level.kind === 'value', required: false });
@@ -111,8 +113,10 @@ function readPage(root: HtmlParent, markers: MarkerReport[]): PageParseResult<Si
 }
 
 export function parseTelguarderPage(html: string): ParseResult<SignalsData> {
-  const markers: MarkerReport[] = [];
-  const outcome = outcomeOfPage(readPage(parseHtml(html), markers));
+  const tree = parsePage(html);
+  // Reported only when passed: a page within the bound is every page the canary knows.
+  const markers: MarkerReport[] = tree.kind === 'tree' ? [] : [{ marker: WITHIN_PARSE_BOUND_MARKER, found: false }];
+  const outcome = outcomeOfPage(tree.kind === 'tree' ? readPage(tree.root, markers) : { kind: 'invalid', reason: 'page too complex' });
   return { outcome, markers };
 }
 

@@ -4,6 +4,8 @@ import type { PrimaryData } from '../../domain/report.js';
 import { haveRequiredMarkers } from '../markers.js';
 import type { SourceOutcome } from '../../domain/ports/source.js';
 import { collapseList, extractFirstJsonObject, markersOfTellowsApi, parseTellowsApi } from './parse-tellows-api.js';
+import { MAX_PAGE_NODES } from '../common/html.js';
+import { WITHIN_PARSE_BOUND_MARKER } from '../common/outcomes.js';
 
 const fixture = (name: string) => readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8');
 const outcomeOf = (body: string): SourceOutcome<PrimaryData> => parseTellowsApi(body).outcome;
@@ -98,6 +100,35 @@ describe('parseTellowsApi', () => {
     expect(outcomeOf('{"tellows":{"score":"","comments":"3"}}')).toEqual({ status: 'error', reason: 'invalid_json' });
     expect(outcomeOf('{"tellows":{"score":"12","comments":"3"}}')).toEqual({ status: 'error', reason: 'invalid_json' });
     expect(outcomeOf('{"tellows":{"score":"8"')).toEqual({ status: 'error', reason: 'invalid_json' });
+  });
+
+  it('calls counts out of their range invalid JSON, as a score of 99 is: comments 1e3, 20-digit searches, negative counts', () => {
+    const normal = fixture('api-normal.json');
+    const cases = [
+      ['"score":"8"', '"score":"99"'],
+      ['"comments":"3"', '"comments":"1e3"'],
+      ['"comments":"3"', '"comments":"-3"'],
+      ['"searches":"1234"', '"searches":"12345678901234567890"'],
+      ['"searches":"1234"', '"searches":-7'],
+      ['"searches":"1234"', '"searches":12.5'],
+    ] as const;
+    for (const [from, to] of cases) {
+      const body = normal.replace(from, to);
+      expect(body).not.toBe(normal);
+      expect(outcomeOf(body), to).toEqual({ status: 'error', reason: 'invalid_json' });
+    }
+    // A JSON number that is a whole count is still read.
+    expect(outcomeOf(normal.replace('"searches":"1234"', '"searches":1e3'))).toMatchObject({ status: 'ok', data: { searches: 1000 } });
+  });
+
+  it('ends an answer with more tags than the parse-work bound as invalid_json, before parsing any field', () => {
+    const body = fixture('api-normal.json').replace('"text":"Appel insistant', `"text":"${'<div>'.repeat(MAX_PAGE_NODES + 1)}Appel insistant`);
+    const parsed = parseTellowsApi(body);
+    expect(parsed.outcome).toEqual({ status: 'error', reason: 'invalid_json' });
+    expect(parsed.markers).toEqual([{ marker: WITHIN_PARSE_BOUND_MARKER, found: false }]);
+    // At the bound itself the answer is read.
+    const within = fixture('api-normal.json').replace('"text":"Appel insistant', `"text":"${'<b>'.repeat(1000)}Appel insistant`);
+    expect(parseTellowsApi(within).outcome.status).toBe('ok');
   });
 
   it('caps the comment list at 50', () => {

@@ -3,9 +3,10 @@
 // correct" line before or after it; every scalar is a string; each list may collapse to one
 // object, a bare string, or vanish.
 import type { PrimaryComment, PrimaryData } from '../../domain/report.js';
-import { plainText } from '../common/html.js';
-import { MAX_COMMENTS, cleanText, parseCount, parseDate } from '../common/text.js';
+import { MAX_PAGE_NODES, plainText } from '../common/html.js';
+import { MAX_COMMENTS, cleanText, parseCount, parseDate, readCount } from '../common/text.js';
 import type { MarkerReport, ParseResult } from '../markers.js';
+import { WITHIN_PARSE_BOUND_MARKER } from '../common/outcomes.js';
 import { failed, notFound, ok } from '../../domain/ports/source.js';
 
 /** The answer's outcome (`error(auth)` for a refused key), its markers, and the number's most frequent caller type. */
@@ -118,14 +119,31 @@ function sortedCallerTypes(tellows: JsonObject): string[] {
  * We call that `not_found`; a number searched but never rated is `ok` with a null score,
  * because its searches count is real information.
  */
+/** Tags in the answer, counted up to the bound: markup is read field by field, so the bound is on the whole body. */
+function tagsOverBound(body: string): boolean {
+  let tags = 0;
+  for (let index = body.indexOf('<'); index >= 0; index = body.indexOf('<', index + 1)) {
+    tags += 1;
+    if (tags > MAX_PAGE_NODES) return true;
+  }
+  return false;
+}
+
 export function parseTellowsApi(body: string): TellowsApiParse {
+  // The same parse-work bound as a page: a body of tens of thousands of tags in its fields
+  // would cost each field a full HTML parse. A real answer carries a handful.
+  if (tagsOverBound(body)) {
+    return { outcome: failed('invalid_json'), markers: [{ marker: WITHIN_PARSE_BOUND_MARKER, found: false }], mainCallerType: '' };
+  }
   const invalidKey = INVALID_KEY_TEXT.test(body);
   const root = extractFirstJsonObject(body);
   const tellows = isObject(root) && isObject(root.tellows) ? root.tellows : undefined;
   const fields: JsonObject = tellows ?? {};
   const rawScore = parseScore(fields.score);
-  const commentsCount = parseCount(scalar(fields.comments));
-  const searchesField = parseCount(scalar(fields.searches));
+  const commentsReading = readCount(scalar(fields.comments));
+  const searchesReading = readCount(scalar(fields.searches));
+  const commentsCount = commentsReading.kind === 'value' ? commentsReading.value : null;
+  const searchesField = searchesReading.kind === 'value' ? searchesReading.value : null;
   const callerTypes = sortedCallerTypes(fields);
   const rawComments = collapseList(fields.commentList, 'comment');
   const markers: MarkerReport[] = [
@@ -145,7 +163,8 @@ export function parseTellowsApi(body: string): TellowsApiParse {
   const mainCallerType = callerTypes[0] ?? '';
   const result = (outcome: TellowsApiParse['outcome']): TellowsApiParse => ({ outcome, markers, mainCallerType });
   if (invalidKey) return result(failed('auth'));
-  if (tellows === undefined || rawScore === null || commentsCount === null) return result(failed('invalid_json'));
+  // A count out of its range ("-7", "1e3", 20 digits) is not the JSON expected, as a score of 99 is not.
+  if (tellows === undefined || rawScore === null || commentsCount === null || searchesReading.kind === 'invalid') return result(failed('invalid_json'));
   const searches = searchesField ?? 0;
   if (commentsCount === 0 && searches === 0) return result(notFound());
 

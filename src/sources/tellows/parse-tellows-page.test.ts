@@ -4,6 +4,7 @@ import type { PrimaryData } from '../../domain/report.js';
 import { haveRequiredMarkers } from '../markers.js';
 import type { SourceOutcome } from '../../domain/ports/source.js';
 import { markersOfTellowsPage, parseTellowsPage } from './parse-tellows-page.js';
+import { WITHIN_PARSE_BOUND_MARKER } from '../common/outcomes.js';
 
 const fixture = (name: string) => readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8');
 const outcomeOf = (html: string): SourceOutcome<PrimaryData> => parseTellowsPage(html).outcome;
@@ -118,6 +119,22 @@ describe('parseTellowsPage', () => {
     expect(outcomeOf('<img class="scoreimage" src="/x.png" alt="tellows">')).toEqual({ status: 'error', reason: 'parse' });
   });
 
+  it('calls a page whose searches or comments count is no count invalid, never 0 or a smaller count', () => {
+    const normal = fixture('page-normal.html');
+    const cases = [
+      ['<strong>Recherches:</strong> 1&nbsp;234', '<strong>Recherches:</strong> 12345678901234567890'],
+      ['<strong>Recherches:</strong> 1&nbsp;234', '<strong>Recherches:</strong> -7'],
+      ['<strong>Recherches:</strong> 1&nbsp;234', '<strong>Recherches:</strong> 1e3'],
+      ['<span>3</span>', '<span>1e3</span>'],
+      ['<span>3</span>', '<span>-3</span>'],
+    ] as const;
+    for (const [from, to] of cases) {
+      const html = normal.replace(from, to);
+      expect(html).not.toBe(normal);
+      expect(outcomeOf(html), to).toEqual({ status: 'error', reason: 'parse' });
+    }
+  });
+
   it('caps the comment list at 50', () => {
     const items = Array.from({ length: 70 }, (_, index) => `<li><div class="comment-body"><p class="mb-0">c${index}</p></div></li>`).join('');
     const html = `<img class="scoreimage" alt="Score 9"><a href="#complaint_list">70</a><ol id="singlecomments">${items}</ol>`;
@@ -157,6 +174,17 @@ describe('parseTellowsPage on hostile input (about 1 MiB, must not go quadratic)
       const parsed = parseTellowsPage(html);
       expect(['ok', 'not_found', 'blocked', 'error']).toContain(parsed.outcome.status);
       expect(parsed.markers.length).toBeGreaterThan(0);
+    });
+  }
+});
+
+describe('parseTellowsPage: a hostile page past the parse-work bound', () => {
+  const MIB = 1024 * 1024;
+  for (const unit of ['<div>', '<div class="comment-body">', '<a href="#complaint_list">', '<ol id="singlecomments"><li>']) {
+    it(`ends 1 MiB of nested ${unit} as error(parse), with the bound's marker`, () => {
+      const parsed = parseTellowsPage(unit.repeat(Math.floor(MIB / unit.length)));
+      expect(parsed.outcome).toEqual({ status: 'error', reason: 'parse' });
+      expect(parsed.markers).toContainEqual({ marker: WITHIN_PARSE_BOUND_MARKER, found: false });
     });
   }
 });

@@ -5,13 +5,13 @@
 import type { PrimaryComment, PrimaryData } from '../../domain/report.js';
 import { isTag, isText } from 'domhandler';
 import {
-  attribute, byClass, byId, byTag, childElements, findAll, findFirst, findFirstNear, hasClass, ITEM_ELEMENTS, parseHtml, previousElementSibling,
+  attribute, byClass, byId, byTag, childElements, findAll, findFirst, findFirstNear, hasClass, ITEM_ELEMENTS, parsePage, previousElementSibling,
   shortTextOf, textOf,
 } from '../common/html.js';
 import type { HtmlElement, HtmlParent } from '../common/html.js';
-import { outcomeOfPage } from '../common/outcomes.js';
+import { outcomeOfPage, WITHIN_PARSE_BOUND_MARKER } from '../common/outcomes.js';
 import type { PageParseResult } from '../common/outcomes.js';
-import { MAX_COMMENTS, cleanText, parseCount, parseDate } from '../common/text.js';
+import { MAX_COMMENTS, MAX_LIST_ITEMS, cleanText, parseCount, parseDate, readCount, type CountReading } from '../common/text.js';
 import type { MarkerReport, ParseResult } from '../markers.js';
 
 /** The page's outcome, its markers, and the page's most frequent call type (no comment carries its own). */
@@ -37,11 +37,12 @@ function readScore(root: HtmlParent): Score {
 }
 
 /** `<a href="#complaint_list"><strong>Évaluations: <span>12</span></strong></a>`: the span's number, else the link's. */
-function readCommentsCount(root: HtmlParent): number | null {
+function readCommentsCount(root: HtmlParent): CountReading {
   const link = findFirst(root, (element) => element.name === 'a' && (attribute(element, 'href') ?? '').endsWith('#complaint_list'));
-  if (link === null) return null;
+  if (link === null) return { kind: 'absent' };
   const span = findFirstNear(link, byTag('span'), ITEM_ELEMENTS);
-  return parseCount(textOf(span)) ?? parseCount(textOf(link));
+  const inSpan = span === null ? ({ kind: 'absent' } as const) : readCount(textOf(span));
+  return inSpan.kind === 'absent' ? readCount(textOf(link)) : inSpan;
 }
 
 /**
@@ -49,7 +50,7 @@ function readCommentsCount(root: HtmlParent): number | null {
  * Only a label whose whole text is the word counts: a "Dernières recherches" sidebar lists
  * other numbers and must never be read as a count.
  */
-function readSearches(root: HtmlParent): number | null {
+function readSearches(root: HtmlParent): CountReading {
   const labels = findAll(root, (element) => ['strong', 'b', 'span', 'dt', 'th'].includes(element.name) && element.children.length <= 3);
   for (const label of labels) {
     const text = shortTextOf(label, 30);
@@ -57,12 +58,13 @@ function readSearches(root: HtmlParent): number | null {
     for (let node = label.next; node !== null; node = node.next) {
       const following = isText(node) ? cleanText(node.data) : isTag(node) ? (shortTextOf(node, 40) ?? '') : '';
       if (following === '') continue;
-      const count = /^\d/.test(following) ? parseCount(following) : null;
-      if (count !== null) return count;
+      // A sign before the digits makes it a number that is not a count, never a missing one.
+      const count = /^[-+\u2212]?\d/.test(following) ? readCount(following) : ({ kind: 'absent' } as const);
+      if (count.kind !== 'absent') return count;
       break;
     }
   }
-  return null;
+  return { kind: 'absent' };
 }
 
 /** A real page has two rating tables, each a few elements below its heading: the look stops there. */
@@ -113,7 +115,7 @@ function readComments(root: HtmlParent, callerType: string): PrimaryComment[] {
   const container = findFirst(root, byId('singlecomments'));
   if (container === null) return [];
   const comments: PrimaryComment[] = [];
-  for (const item of childElements(container).filter((element) => element.name === 'li')) {
+  for (const item of childElements(container).filter((element) => element.name === 'li').slice(0, MAX_LIST_ITEMS)) {
     if (comments.length >= MAX_COMMENTS) break;
     const body = findFirstNear(item, byClass('comment-body'), ITEM_ELEMENTS);
     const paragraph = body === null ? null : findFirstNear(body, (element) => element.name === 'p' && hasClass(element, 'mb-0'), ITEM_ELEMENTS);
@@ -144,8 +146,8 @@ function readPage(root: HtmlParent, markers: MarkerReport[]): PageParseResult<Pr
   markers.push(
     { marker: 'img.scoreimage', found: score.kind !== 'absent' },
     { marker: 'score in img.scoreimage alt or src (s{N}.jpg / score{N}.png)', found: score.kind === 'value' },
-    { marker: 'a[href$="#complaint_list"] count', found: commentsCountOnPage !== null, required: false },
-    { marker: 'searches label element (Recherches/Suchanfragen/Searches) + count', found: searchesOnPage !== null, required: false },
+    { marker: 'a[href$="#complaint_list"] count', found: commentsCountOnPage.kind === 'value', required: false },
+    { marker: 'searches label element (Recherches/Suchanfragen/Searches) + count', found: searchesOnPage.kind === 'value', required: false },
     { marker: 'table.table-rating under a call-type h5 heading', found: callTypeTable !== null, required: false },
     { marker: 'call-type rows (th text + span.small count)', found: callerTypes.length > 0, required: false },
     { marker: '#singlecomments > li', found: findFirst(root, byId('singlecomments')) !== null, required: false },
@@ -153,8 +155,10 @@ function readPage(root: HtmlParent, markers: MarkerReport[]): PageParseResult<Pr
   );
   if (score.kind === 'absent') return { kind: 'challenge', mainCallerType };
   if (score.kind === 'unreadable') return { kind: 'invalid', reason: 'score image without a readable score', mainCallerType };
-  const commentsCount = commentsCountOnPage ?? commentList.length;
-  const searches = searchesOnPage ?? 0;
+  if (commentsCountOnPage.kind === 'invalid') return { kind: 'invalid', reason: 'comments count unreadable', mainCallerType };
+  if (searchesOnPage.kind === 'invalid') return { kind: 'invalid', reason: 'searches count unreadable', mainCallerType };
+  const commentsCount = commentsCountOnPage.kind === 'value' ? commentsCountOnPage.value : commentList.length;
+  const searches = searchesOnPage.kind === 'value' ? searchesOnPage.value : 0;
   // Same unknown-number rule as the API: no comment and no search → not_found; a page with no
   // rating keeps a null score (tellows draws a neutral 5 for unrated numbers).
   if (commentsCount === 0 && searches === 0) return { kind: 'not_found', mainCallerType };
@@ -162,8 +166,11 @@ function readPage(root: HtmlParent, markers: MarkerReport[]): PageParseResult<Pr
 }
 
 export function parseTellowsPage(html: string): TellowsPageParse {
-  const markers: MarkerReport[] = [];
-  const page = readPage(parseHtml(html), markers);
+  const tree = parsePage(html);
+  // Reported only when passed: a page within the bound is every page the canary knows.
+  const markers: MarkerReport[] = tree.kind === 'tree' ? [] : [{ marker: WITHIN_PARSE_BOUND_MARKER, found: false }];
+  if (tree.kind === 'too_complex') return { outcome: outcomeOfPage({ kind: 'invalid', reason: 'page too complex' }), markers, mainCallerType: '' };
+  const page = readPage(tree.root, markers);
   return { outcome: outcomeOfPage(page), markers, mainCallerType: page.mainCallerType };
 }
 
