@@ -74,6 +74,7 @@ export const INVALID_NUMBER_DETAILS: Readonly<Record<PhoneNumberRejection, strin
   misplaced_separator: 'A space, dot, dash or parenthesis is out of place: put at most one between two digits.',
   no_digits: 'The number contains no digit.',
   invalid_number: 'These digits are not a valid phone number: check that none is missing or extra.',
+  withheld: 'The caller withheld their number (anonymous, restricted, unknown…): there is no number to look up.',
 };
 
 function isPhoneNumberRejection(reason: string): reason is PhoneNumberRejection {

@@ -6,7 +6,7 @@ import type { ParsePhoneNumberResult, PhoneNumberParser } from '../phone-number.
 import type { FrenchTerritory, NumberingPlan } from './numbering-plan.js';
 
 /** Why an input was refused; never contains the number itself (it is personal data). */
-export const PHONE_NUMBER_REJECTIONS = ['empty', 'too_long', 'invalid_character', 'misplaced_separator', 'no_digits', 'invalid_number'] as const;
+export const PHONE_NUMBER_REJECTIONS = ['empty', 'too_long', 'invalid_character', 'misplaced_separator', 'no_digits', 'invalid_number', 'withheld'] as const;
 export type PhoneNumberRejection = (typeof PHONE_NUMBER_REJECTIONS)[number];
 
 export const MAX_INPUT_LENGTH = 32;
