@@ -37,7 +37,7 @@ interface Watched {
   /** Resolves once the process printed text matching the pattern; rejects if it exits first. */
   printed(pattern: RegExp): Promise<void>;
   exited: Promise<number | null>;
-  stop(): Promise<void>;
+  stop: () => Promise<void>;
 }
 
 function watch(child: ChildProcess): Watched {
@@ -73,7 +73,7 @@ function watch(child: ChildProcess): Watched {
               throw new Error(`exited (${String(code)}) before printing ${String(pattern)}:\n${output.slice(-2000)}`);
             }),
           ]),
-    async stop() {
+    stop: async () => {
       if (exitCode === undefined && child.pid !== undefined) child.kill('SIGTERM');
       await exited;
     },
