@@ -4,7 +4,7 @@
 // Every port is a free one the kernel gave; every process is ended by its own pid.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createSocket } from 'node:dgram';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -145,7 +145,7 @@ export interface CallOutcome {
   exitCode: number | null;
   /** Wall time of the SIPp run, ms. */
   elapsedMs: number;
-  /** Time from each INVITE to its final answer, ms (SIPp's response-time measure `setup`). */
+  /** Time from each call's first INVITE to its final answer, ms, from SIPp's message log (µs timestamps). */
   setupMs: number[];
   output: string;
 }
@@ -168,25 +168,38 @@ export async function placeCalls(proxyPort: number, caller: string, expect: 'ans
       '-i', '127.0.0.1', '-p', String(port),
       '-m', String(calls), '-l', '1', '-r', String(options.rate ?? 10),
       '-timeout', `${options.timeoutSeconds ?? 20}s`, '-timeout_error',
-      '-nostdin', '-trace_rtt', '-rtt_freq', '1',
+      '-nostdin', '-trace_msg', '-message_file', join(workdir, 'messages.log'),
     ],
     { cwd: workdir, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   const watched = watch(child);
   const exitCode = await watched.exited;
   const elapsedMs = performance.now() - started;
-  const setupMs = readRtt(workdir);
+  const setupMs = existsSync(join(workdir, 'messages.log')) ? setupTimes(readFileSync(join(workdir, 'messages.log'), 'utf8')) : [];
   rmSync(workdir, { recursive: true, force: true });
   return { exitCode, elapsedMs, setupMs, output: watched.output() };
 }
 
-// SIPp's `-trace_rtt` file: `date_ms;response_time_ms;rtd_no`, one line per measured call.
-function readRtt(workdir: string): number[] {
-  const file = readdirSync(workdir).find((name) => name.endsWith('_rtt.csv'));
-  if (file === undefined) return [];
-  return readFileSync(join(workdir, file), 'utf8')
-    .split('\n')
-    .slice(1)
-    .map((line) => Number(line.split(';')[1]))
-    .filter((value) => Number.isFinite(value));
+// SIPp's message log: each message under a line of dashes and its time (`2026-11-24
+// 22:02:56.320882`, microseconds), then `UDP message sent` or `received`, then the message.
+export function setupTimes(log: string): number[] {
+  const invited = new Map<string, number>();
+  const answered = new Map<string, number>();
+  for (const block of log.split(/^-{10,} /m).slice(1)) {
+    const stamp = /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2}\.\d+)/.exec(block);
+    const callId = /^Call-ID:\s*(\S+)/im.exec(block)?.[1];
+    if (stamp === null || callId === undefined || !/^CSeq:\s*\d+ INVITE/im.test(block)) continue;
+    const [, date = '', time = ''] = stamp;
+    const [whole = '', fraction = '0'] = time.split('.');
+    const atMs = Date.parse(`${date}T${whole}Z`) + Number(`0.${fraction}`) * 1000;
+    if (/UDP message sent[^\n]*\n\s*INVITE /.test(block)) {
+      if (!invited.has(callId)) invited.set(callId, atMs);
+    } else if (/received[^\n]*\n\s*SIP\/2\.0 [2-6]\d\d /.test(block) && !answered.has(callId)) {
+      answered.set(callId, atMs);
+    }
+  }
+  return [...answered].flatMap(([callId, atMs]) => {
+    const start = invited.get(callId);
+    return start === undefined ? [] : [atMs - start];
+  });
 }
