@@ -374,6 +374,14 @@ const badRequest = problemResponse(
   problemExample('invalid_number', INVALID_NUMBER_DETAILS.invalid_character, { code: 'invalid_character' }),
   rateLimited,
 );
+// The text routes answer 200 for any number; only a URL that cannot be decoded is refused, by
+// the router, before the route runs.
+const undecodableUrl = problemResponse(
+  'The URL cannot be decoded (malformed percent-encoding such as `%ZZ`): refused before the route runs. Never for a number the parser refuses, which is a 200.',
+  problemSchema(['invalid_number', 'bad_request'], ''),
+  problemExample('invalid_number', 'Malformed URL encoding.'),
+  rateLimited,
+);
 const badRequestOutsidePhoneRoutes = problemResponse(
   'The request is malformed (an over-long URL, broken encoding).',
   problemSchema(['bad_request'], ''),
@@ -535,6 +543,7 @@ export const routeSchemas = {
         content: { 'text/plain': { schema: Type.String({ enum: ['block\n', 'warn\n', 'allow\n', 'unknown\n'] }), example: 'block\n' } },
       },
       304: notModified(ApiCacheControlHeader, reputation),
+      400: undecodableUrl,
       404: notFound,
       405: methodNotAllowed(rateLimited),
       429: tooManyRequests,
@@ -556,6 +565,7 @@ export const routeSchemas = {
         content: { 'text/plain': { schema: Type.String({ maxLength: 200, pattern: '^[^\\u0000-\\u001f\\u007f";|,]*$' }), example: 'SPAM? 8/9 Démarchage' } },
       },
       304: notModified(ApiCacheControlHeader, reputation),
+      400: undecodableUrl,
       404: notFound,
       405: methodNotAllowed(rateLimited),
       429: tooManyRequests,

@@ -212,3 +212,21 @@ describe('the text routes under the rate limit', () => {
     }
   });
 });
+
+describe('the text routes and a URL that cannot be decoded', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ env: { RATE_LIMIT_MAX: '0' } });
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  it('refuses malformed percent-encoding before the route, as a documented problem', async () => {
+    for (const suffix of ['/verdict', '/cid']) {
+      const answer = await getText(server, `/api/phone/06%ZZ345678${suffix}`);
+      expect(answer.status).toBe(400);
+      expect(answer.headers.get('content-type')).toBe('application/problem+json; charset=utf-8');
+    }
+  });
+});
