@@ -129,7 +129,7 @@ export async function benchPbx(): Promise<{ name: string; lines: string[] }> {
       `| ${label} | ${values.length} | ${ms(median(values))} | ${ms(percentile(values, 0.99))} | +${ms(median(values) - base)} | ${(median(values) / base).toFixed(2)}× |`;
     const added = median(cached) - base;
     lines.push(
-      'INVITE to final answer (200) through Kamailio 5.6 with the shipped `examples/kamailio/kamailio.cfg`, SIPp caller and callee, the built server, fake upstream sites on loopback; times from SIPp's message log (microsecond timestamps of the first INVITE sent and the final answer received).',
+      'INVITE to final answer (200) through Kamailio 5.6 with the shipped `examples/kamailio/kamailio.cfg`, SIPp caller and callee, the built server, fake upstream sites on loopback; times from the SIPp message log (microsecond timestamps of the first INVITE sent and the final answer received).',
       '',
       '| flow | calls | median | p99 | added over baseline (median) | ratio to baseline |',
       '|---|---|---|---|---|---|',
