@@ -92,7 +92,8 @@ const UNSAFE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}"'`;|,\\${}<>]/gu;
 
 /** One line a dialplan can put in a display name as it is: unsafe characters removed, spaces collapsed, cut to `maxLength` characters. */
 export function safeDisplayLine(text: string, maxLength: number): string {
-  const clean = text.normalize('NFC').replace(UNSAFE, '').replace(/\s+/gu, ' ').trim();
+  // Line breaks and tabs are white space first (a word either side stays apart), then removed.
+  const clean = text.normalize('NFC').replace(/\s+/gu, ' ').replace(UNSAFE, '').replace(/ {2,}/g, ' ').trim();
   const characters = Array.from(clean);
   return characters.length <= maxLength ? clean : characters.slice(0, maxLength).join('').trimEnd();
 }
