@@ -230,3 +230,36 @@ describe('the text routes and a URL that cannot be decoded', () => {
     }
   });
 });
+
+describe('the text routes with the operator’s own rule (VERDICT_*, CID_MAX_LENGTH)', () => {
+  let sites: FakeUpstreamSites;
+  let server: TestServer;
+  beforeAll(async () => {
+    sites = await startFakeUpstreamSites({ scenarios: { [SUSPICIOUS]: KNOWN_NUMBER, [TRUSTWORTHY]: { ...UNKNOWN_NUMBER, tellowsApi: { fixture: 'api-single-object-lists.json' } } } });
+    server = await startTestServer({
+      env: {
+        ...sites.env(),
+        TELLOWS_API_KEY: 'test-partner-key',
+        RATE_LIMIT_MAX: '0',
+        VERDICT_BLOCK_SCORE: '9',
+        VERDICT_WARN_SCORE: '8',
+        VERDICT_NPV: 'block',
+        VERDICT_WITHHELD: 'unknown',
+        CID_MAX_LENGTH: '12',
+      },
+    });
+  });
+  afterAll(async () => {
+    await server.close();
+    await sites.close();
+  });
+
+  it('applies the thresholds, the NPV and withheld verdicts and the line length it was given', async () => {
+    expect((await getText(server, `/api/phone/${SUSPICIOUS}/verdict`)).body).toBe('warn\n');
+    expect((await getText(server, `/api/phone/${TRUSTWORTHY}/verdict`)).body).toBe('allow\n');
+    expect((await getText(server, `/api/phone/${NPV}/verdict`)).body).toBe('block\n');
+    expect((await getText(server, '/api/phone/anonymous/verdict')).body).toBe('unknown\n');
+    expect((await getText(server, `/api/phone/${SUSPICIOUS}/cid`)).body).toBe('SPAM? 8/9 Dé');
+    expect((await getText(server, `/api/phone/${NPV}/cid`)).body).toBe('Appel automa');
+  });
+});
