@@ -31,23 +31,41 @@ async function expectAnswers(path: string, text: string): Promise<void> {
 
 // Spellings today's parser reads.
 describe.each([
-  // Kamailio: $fU, the user part of the From URI.
+  // Kamailio: $fU, the user part of the From URI (examples/kamailio/kamailio.cfg, WAIT_MS 800).
   ['Kamailio $fU', '/api/phone/{n}/verdict?wait=800', ['0612345678', '+33612345678', '0033612345678']],
   // Asterisk/FreePBX: ${URIENCODE(${CALLERID(num)})}, national or +33 (encoded %2B).
-  ['Asterisk CURL() on /verdict', '/api/phone/{n}/verdict?wait=1500', ['0612345678', '%2B33612345678', '+33612345678']],
-  ['Asterisk CALLERID(name) from /cid', '/api/phone/{n}/cid?wait=1500', ['0612345678', '%2B33612345678']],
-  ['FreePBX Superfecta regular-expression source', '/api/phone/{n}/cid?wait=2000', ['0612345678', '%2B33612345678']],
-  // FreeSWITCH: ${caller_id_number} in mod_cidlookup's url and in mod_curl.
+  ['Asterisk CURL() on /verdict', '/api/phone/{n}/verdict?wait=800', ['0612345678', '%2B33612345678']],
+  ['Asterisk CALLERID(name) from /cid', '/api/phone/{n}/cid?wait=800', ['0612345678', '%2B33612345678']],
+  ['FreePBX Superfecta regular-expression source ($thenumber)', '/api/phone/{n}/cid?wait=2000', ['0612345678', '%2B33612345678']],
+  // FreeSWITCH: ${caller_id_number} as it is, in mod_cidlookup's url and in mod_curl.
   ['FreeSWITCH mod_cidlookup url', '/api/phone/{n}/cid?wait=1500', ['0612345678', '+33612345678', '0033612345678']],
-  ['FreeSWITCH mod_curl', '/api/phone/{n}/verdict?wait=1500', ['0612345678', '+33612345678']],
-  // 3CX: the caller's number as 3CX shows it, national or E.164.
-  ['3CX', '/api/phone/{n}/cid?wait=2000', ['0612345678', '%2B33612345678']],
-  // callblocker: E.164 numbers.
-  ['callblocker', '/api/phone/{n}/verdict?wait=2000', ['%2B33612345678']],
+  ['FreeSWITCH mod_curl', '/api/phone/{n}/verdict?wait=800', ['0612345678', '+33612345678', '0033612345678']],
+  // 3CX shows /cid's line in systems that take a raw body; its template itself reads /score (below).
+  ['3CX (/cid alternative)', '/api/phone/{n}/cid?wait=1500', ['%2B33612345678']],
+  // callblocker: E.164, quoted by the script (urllib.parse.quote(number, safe='')).
+  ['callblocker /verdict', '/api/phone/{n}/verdict?wait=2000', ['%2B33612345678']],
+  ['callblocker /cid', '/api/phone/{n}/cid?wait=2000', ['%2B33612345678']],
 ])('%s', (_system, template, spellings) => {
   it.each(spellings)('reads %s', async (spelling) => {
     const path = template.replace('{n}', spelling);
     await expectAnswers(path, path.includes('/verdict') ? 'block\n' : 'SPAM? 8/9 Démarchage');
+  });
+});
+
+describe('3CX CRM template', () => {
+  it('reads the JSON score the template maps (data.risk, data.score) for [Number] with Prefix="Plus"', async () => {
+    const response = await fetch(`${server.baseUrl}/api/phone/%2B33612345678/score?wait=1500`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(await response.json()).toMatchObject({ success: true, data: { number: '0612345678', score: 8, risk: 'suspicious' } });
+  });
+});
+
+describe('the X-Reputation-Score header callblocker reads', () => {
+  it('carries the score beside the verdict', async () => {
+    const response = await fetch(`${server.baseUrl}/api/phone/%2B33612345678/verdict?wait=2000`);
+    expect(await response.text()).toBe('block\n');
+    expect(response.headers.get('x-reputation-score')).toBe('8');
   });
 });
 
