@@ -211,6 +211,8 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
 
   const REPRESENTATIONS = {
     report: {
+      path: '/api/phone/:number',
+      schema: routeSchemas.fullReport,
       frontRoute: () => 'report',
       contentType: JSON_TYPE,
       render: ({ reply, memo, result }) => {
@@ -219,6 +221,8 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
       },
     },
     score: {
+      path: '/api/phone/:number/score',
+      schema: routeSchemas.score,
       frontRoute: () => 'score',
       contentType: JSON_TYPE,
       render: ({ reply, memo, result }) => {
@@ -227,6 +231,8 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
       },
     },
     verdict: {
+      path: '/api/phone/:number/verdict',
+      schema: routeSchemas.verdict,
       frontRoute: () => 'verdict',
       contentType: TEXT_TYPE,
       render: ({ memo, result }) => `${verdictOf(textFactsOf(memo, result), rule)}\n`,
@@ -234,6 +240,8 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
       alwaysAnswers: { refused: (kind) => ({ body: `${unlookableVerdict(kind, rule)}\n`, headers: UNLOOKABLE_HEADERS }) },
     },
     cid: {
+      path: '/api/phone/:number/cid',
+      schema: routeSchemas.cid,
       frontRoute: (language) => (language === 'en' ? 'cid:en' : 'cid:fr'),
       contentType: TEXT_TYPE,
       render: ({ memo, result, language }) => cidLineOf(textFactsOf(memo, result), language, cidMaxLength),
@@ -241,7 +249,7 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
       alwaysAnswers: { refused: (kind, language) => ({ body: unlookableCidLine(kind, language, cidMaxLength), headers: UNLOOKABLE_HEADERS }) },
       languages: true,
     },
-  } as const satisfies Record<string, Representation>;
+  } as const satisfies Record<string, Representation & { path: string; schema: unknown }>;
 
   // The params schema's pattern publishes the accepted spellings; the routes attach its
   // verdict instead of failing on it, because the parser says *why* a spelling is refused.
@@ -329,14 +337,10 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
     return sendBuilt(request, reply, representation.render(input), cacheControl, representation.contentType);
   }
 
-  const routes = [
-    { path: '/api/phone/:number', kind: 'report', schema: routeSchemas.fullReport },
-    { path: '/api/phone/:number/score', kind: 'score', schema: routeSchemas.score },
-    { path: '/api/phone/:number/verdict', kind: 'verdict', schema: routeSchemas.verdict },
-    { path: '/api/phone/:number/cid', kind: 'cid', schema: routeSchemas.cid },
-  ] as const;
-  for (const route of routes) {
-    typed.get(route.path, { config: API_ROUTE, attachValidation: true, schema: route.schema }, (request, reply) => answer(route.kind, request, reply));
+  // Each representation is a route of its own: the table is the only place one is added.
+  for (const kind of ['report', 'score', 'verdict', 'cid'] as const) {
+    const { path, schema } = REPRESENTATIONS[kind];
+    typed.get(path, { config: API_ROUTE, attachValidation: true, schema }, (request, reply) => answer(kind, request, reply));
   }
 
   typed.get('/api/phone/:number/info', { config: API_ROUTE, attachValidation: true, schema: routeSchemas.numberInfo }, async (request, reply) => {
