@@ -128,6 +128,13 @@ describe('the text routes (/verdict, /cid)', () => {
     }
   });
 
+  it('lets pages on other origins read the reputation headers', async () => {
+    const answer = await getText(server, `/api/phone/${SUSPICIOUS}/verdict`, { origin: 'https://pbx-admin.example.org' });
+    expect(answer.headers.get('access-control-allow-origin')).toBe('*');
+    expect(answer.headers.get('access-control-expose-headers')).toContain('X-Reputation-Score');
+    expect(answer.headers.get('access-control-expose-headers')).toContain('Preference-Applied');
+  });
+
   it('answers Preference-Applied to Prefer: wait, clamped to LOOKUP_TIMEOUT_MS', async () => {
     expect((await getText(server, `/api/phone/${SUSPICIOUS}/verdict`, { prefer: 'wait=2' })).headers.get('preference-applied')).toBe('wait=2');
     expect((await getText(server, `/api/phone/${SUSPICIOUS}/score`, { prefer: 'respond-async, wait=100' })).headers.get('preference-applied')).toBe('wait=3');
