@@ -1,9 +1,8 @@
 // The plain-text answers phone systems read (`/verdict`, `/cid`): one word or one display line
 // made from the same lookup as the JSON report. Pure. The rules and the exact wording are in
 // docs/integrations/README.md; the words themselves in wording/catalogue.ts.
-import type { SourceDataBySlot } from './report.js';
+import type { Risk, SourceDataBySlot } from './report.js';
 import { computeScore, scoreToRisk } from './score.js';
-import type { Risk } from './report.js';
 import { words, type Language } from './wording/catalogue.js';
 
 export const VERDICTS = ['block', 'warn', 'allow', 'unknown'] as const;
