@@ -65,6 +65,7 @@ const PARTS: BenchPart[] = [
   externalPart('numbering', 'Number intelligence: phoneInfo vs bare libphonenumber', 'numbering.ts', 'benchNumbering'),
   externalPart('scale', 'Scale: Redis cache vs memory, WORKERS=2 vs 1', 'scale.ts', 'benchScale'),
   { name: 'memory', title: 'Memory: cached results', run: () => benchMemory() },
+  externalPart('pbx', 'PBX: call-setup delay through Kamailio', 'pbx.ts', 'benchPbx'),
 ];
 
 function describeMachine(): string[] {

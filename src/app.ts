@@ -4,7 +4,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { fastifyTrustProxy, type Config } from './config/config.js';
+import { fastifyTrustProxy, parseAddressRanges, type Config } from './config/config.js';
 import type { PhoneNumberParser } from './domain/phone-number.js';
 import type { LookupService } from './domain/lookup/types.js';
 import type { KeyedHasher } from './domain/ports/key-hasher.js';
@@ -124,6 +124,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     windowSeconds: config.RATE_LIMIT_WINDOW_S,
     store: deps.rateLimitStore,
     hashKey: deps.hashKey,
+    ...(config.RATE_LIMIT_EXEMPT === undefined ? {} : { exempt: parseAddressRanges(config.RATE_LIMIT_EXEMPT).list }),
     ...(deps.metrics ? { onRejected: () => deps.metrics?.recordRateLimitRejection() } : {}),
   });
   // After every plugin that adds a route's onRequest hooks: one hook per route instead of three.
@@ -138,6 +139,9 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     hashKey: deps.hashKey,
     ...(deps.frontCache === undefined ? {} : { frontCache: deps.frontCache }),
     ...(deps.now === undefined ? {} : { now: deps.now }),
+    lookupTimeoutMs: config.LOOKUP_TIMEOUT_MS,
+    verdictRule: { blockScore: config.VERDICT_BLOCK_SCORE, warnScore: config.VERDICT_WARN_SCORE, npv: config.VERDICT_NPV, withheld: config.VERDICT_WITHHELD },
+    cidMaxLength: config.CID_MAX_LENGTH,
   });
   await app.register(healthRoutes, { startedAtMs: deps.startedAtMs ?? Date.now() - process.uptime() * 1000 });
   await app.register(readinessRoutes, { readiness: deps.readiness ?? createReadinessCheck({ upstreams: [] }) });

@@ -1,6 +1,6 @@
 import { Value } from '@sinclair/typebox/value';
 import { describe, expect, it } from 'vitest';
-import { CONFIG_DEFAULTS, ConfigError, ConfigSchema, configVariables, fastifyTrustProxy, loadConfig, parseTrustProxy, parseWorkers } from './config.js';
+import { CONFIG_DEFAULTS, ConfigError, ConfigSchema, configVariables, fastifyTrustProxy, loadConfig, parseAddressRanges, parseTrustProxy, parseWorkers } from './config.js';
 
 const PARSED = new Set(['WORKERS', 'TRUST_PROXY']);
 
@@ -128,5 +128,35 @@ describe('fastifyTrustProxy', () => {
   it('passes off and address lists through unchanged', () => {
     expect(fastifyTrustProxy(false)).toBe(false);
     expect(fastifyTrustProxy(['loopback'])).toEqual(['loopback']);
+  });
+});
+
+describe('the phone-system variables', () => {
+  it('defaults the verdict rule and the caller-ID length', () => {
+    const config = loadConfig({});
+    expect([config.VERDICT_BLOCK_SCORE, config.VERDICT_WARN_SCORE, config.VERDICT_NPV, config.VERDICT_WITHHELD, config.CID_MAX_LENGTH]).toEqual([7, 5, 'warn', 'allow', 30]);
+    expect(config.RATE_LIMIT_EXEMPT).toBeUndefined();
+  });
+
+  it('refuses a verdict word it does not know, and a warn score above the block score', () => {
+    expect(() => loadConfig({ VERDICT_NPV: 'reject' })).toThrow(/VERDICT_NPV="reject" is not valid: expected one of block, warn, allow, unknown/);
+    expect(() => loadConfig({ VERDICT_WARN_SCORE: '8' })).toThrow(/VERDICT_WARN_SCORE must not exceed VERDICT_BLOCK_SCORE/);
+    expect(() => loadConfig({ CID_MAX_LENGTH: '3' })).toThrow(/CID_MAX_LENGTH=3 is not valid/);
+  });
+
+  it.each(['10.0.0.0/33', '2001:db8::/129', '10.0.0', '1.2.3.4/8/9', 'fe80::zz', '10.0.0.0/', '::1/-1'])('stops the start on the bad RATE_LIMIT_EXEMPT item %s, naming the variable', (item) => {
+    expect(() => loadConfig({ RATE_LIMIT_EXEMPT: `192.0.2.1, ${item}` })).toThrow(/RATE_LIMIT_EXEMPT/);
+  });
+
+  it('reads addresses and ranges of both families', () => {
+    const { list, invalid } = parseAddressRanges(' 192.0.2.10, 10.0.0.0/8 ,2001:db8::/32, ::1');
+    expect(invalid).toEqual([]);
+    expect(list.check('192.0.2.10', 'ipv4')).toBe(true);
+    expect(list.check('192.0.2.11', 'ipv4')).toBe(false);
+    expect(list.check('10.255.0.1', 'ipv4')).toBe(true);
+    expect(list.check('2001:db8:1::5', 'ipv6')).toBe(true);
+    expect(list.check('2001:db9::5', 'ipv6')).toBe(false);
+    expect(list.check('::1', 'ipv6')).toBe(true);
+    expect(loadConfig({ RATE_LIMIT_EXEMPT: '192.0.2.10, 10.0.0.0/8, 2001:db8::/32' }).RATE_LIMIT_EXEMPT).toBe('192.0.2.10, 10.0.0.0/8, 2001:db8::/32');
   });
 });

@@ -2,6 +2,7 @@
 // Each variable is one entry below (name, type, default, description); the defaults, the typed
 // Config, docs/configuration.md and .env.example are all derived from it (`npm run docs:config`).
 // A bad value stops the start with a message that names the variable and what it takes.
+import { BlockList, isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { CloneType, Type, type Static, type TOptional, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
@@ -11,6 +12,7 @@ const Port = Type.Integer({ minimum: 0, maximum: 65535 });
 const PositiveInt = Type.Integer({ minimum: 1 });
 const NonNegativeInt = Type.Integer({ minimum: 0 });
 const NonEmpty = Type.String({ minLength: 1 });
+const Verdict = Type.Union([Type.Literal('block'), Type.Literal('warn'), Type.Literal('allow'), Type.Literal('unknown')]);
 
 /** A variable with a default: the schema carries it, so the Config type makes it always present. */
 function setting<T extends TSchema>(schema: T, defaultValue: Static<T>, description: string): TOptional<T & { default: Static<T> }>;
@@ -105,6 +107,16 @@ export const ConfigSchema = Type.Object({
   HEADERS_TIMEOUT_MS: setting(PositiveInt, 10_000, 'A request whose headers have not all arrived within this is answered 408 and closed (checked every 0.5 s). At most REQUEST_TIMEOUT_MS.'),
   REQUEST_TIMEOUT_MS: setting(PositiveInt, 15_000, 'A request that has not fully arrived within this is answered 408 and closed (checked every 0.5 s).'),
   CACHE_MAX_MB: setting(PositiveInt, 256, 'Memory cap of the in-process caches, in MiB: one eighth holds finished answers of fresh numbers (docs/hot-path.md), the rest the per-source results, least recently used dropped first (about 180,000 numbers of the size of the sample data; larger pages, fewer).'),
+  VERDICT_BLOCK_SCORE: setting(Type.Integer({ minimum: 1, maximum: 10 }), 7, '`/verdict` answers block for a score (1-9) at or above this; 10 = never block on the score.'),
+  VERDICT_WARN_SCORE: setting(Type.Integer({ minimum: 1, maximum: 10 }), 5, '`/verdict` answers warn for a score at or above this (and below VERDICT_BLOCK_SCORE); 10 = never warn on the score. At most VERDICT_BLOCK_SCORE.'),
+  VERDICT_NPV: setting(Verdict, 'warn', '`/verdict` for a number in an NPV range (automated calls) whose score does not say block or warn: block, warn, allow or unknown.'),
+  VERDICT_WITHHELD: setting(Verdict, 'allow', '`/verdict` for a withheld caller (anonymous, restricted, unknown, private…): block, warn, allow or unknown.'),
+  CID_MAX_LENGTH: setting(Type.Integer({ minimum: 8, maximum: 200 }), 30, 'Longest `/cid` line, in characters (8-200); longer lines are cut.'),
+  RATE_LIMIT_EXEMPT: setting(
+    Type.String({ pattern: '^[0-9a-fA-F:./, ]+$' }),
+    undefined,
+    'Client addresses and CIDR ranges (IPv4 and IPv6, comma-separated: 192.0.2.10, 10.0.0.0/8, 2001:db8::/32) the rate limit does not apply to, e.g. your PBX. Unset = none.',
+  ),
 });
 
 type Properties = (typeof ConfigSchema)['properties'];
@@ -199,6 +211,25 @@ export function fastifyTrustProxy(trust: TrustProxy): false | string[] | ((addre
   return (_address, hop) => hop < trust;
 }
 
+/** RATE_LIMIT_EXEMPT read: the addresses and ranges as a BlockList, and the items that are neither. */
+export function parseAddressRanges(setting: string): { list: BlockList; invalid: string[] } {
+  const list = new BlockList();
+  const invalid: string[] = [];
+  for (const item of setting.split(',').map((part) => part.trim()).filter((part) => part.length > 0)) {
+    const [address = '', prefix, extra] = item.split('/');
+    const family = isIP(address);
+    const bits = prefix === undefined ? undefined : /^\d{1,3}$/.test(prefix) ? Number(prefix) : Number.NaN;
+    if (family === 0 || extra !== undefined || (bits !== undefined && !(bits >= 0 && bits <= (family === 4 ? 32 : 128)))) {
+      invalid.push(item);
+      continue;
+    }
+    const type = family === 4 ? 'ipv4' : 'ipv6';
+    if (bits === undefined) list.addAddress(address, type);
+    else list.addSubnet(address, bits, type);
+  }
+  return { list, invalid };
+}
+
 /**
  * Reads the configuration from an environment map. Empty strings count as unset, so a
  * `.env` line `TELLOWS_API_KEY=` leaves the default. Throws ConfigError listing every bad variable.
@@ -225,6 +256,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   if (Number(merged.HEADERS_TIMEOUT_MS) > Number(merged.REQUEST_TIMEOUT_MS)) {
     problems.push('HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS (the headers are part of the request)');
+  }
+  if (Number(merged.VERDICT_WARN_SCORE) > Number(merged.VERDICT_BLOCK_SCORE)) {
+    problems.push('VERDICT_WARN_SCORE must not exceed VERDICT_BLOCK_SCORE (a score that blocks also warns)');
+  }
+  if (typeof merged.RATE_LIMIT_EXEMPT === 'string') {
+    const { invalid } = parseAddressRanges(merged.RATE_LIMIT_EXEMPT);
+    if (invalid.length > 0) {
+      problems.push(`RATE_LIMIT_EXEMPT has items that are neither an IP address nor a CIDR range (address/prefix): ${invalid.map((item) => JSON.stringify(item)).join(', ')}`);
+    }
   }
   if (problems.length > 0) {
     throw new ConfigError(`Invalid configuration:\n  - ${[...new Set(problems)].join('\n  - ')}`);

@@ -1,6 +1,6 @@
 // The front cache of finished answers: for a number whose three slots are fresh hits, the
-// serialised bodies of its full report and score (with their gzip and brotli forms and an
-// ETag), sent as bytes until the first slot stops being fresh. It holds nothing the per-slot
+// serialised bodies of its representations (full report, score, verdict, caller-ID line; with
+// their gzip and brotli forms and an ETag), sent as bytes until the first slot stops being fresh. It holds nothing the per-slot
 // cache does not say: an entry is built only from an all-fresh lookup (the engine's
 // `peekFresh`), it carries that lookup's own freshness bound, and any write of one of the
 // number's slots drops it (`invalidate`). Stale, partial or failed answers never enter.
@@ -65,7 +65,9 @@ export interface NumberMemo {
   info: EncodedBody | undefined;
 }
 
-export type FrontRoute = 'report' | 'score';
+/** Every representation the front cache holds a body of: the JSON answers and the text ones (`/cid` per language). */
+export const FRONT_ROUTES = ['report', 'score', 'verdict', 'cid:fr', 'cid:en'] as const;
+export type FrontRoute = (typeof FRONT_ROUTES)[number];
 
 /** A number's finished answers while its three slots are fresh hits. */
 export interface FrontEntry {
@@ -75,6 +77,9 @@ export interface FrontEntry {
   readonly result: LookupResult;
   report: EncodedBody | undefined;
   score: EncodedBody | undefined;
+  verdict: EncodedBody | undefined;
+  'cid:fr': EncodedBody | undefined;
+  'cid:en': EncodedBody | undefined;
 }
 
 export interface FrontCacheOptions {
@@ -100,7 +105,7 @@ export interface FrontCache {
 }
 
 function entryCost(entry: FrontEntry): number {
-  return ENTRY_OVERHEAD_BYTES + (entry.report?.bytes ?? 0) + (entry.score?.bytes ?? 0);
+  return FRONT_ROUTES.reduce((total, route) => total + (entry[route]?.bytes ?? 0), ENTRY_OVERHEAD_BYTES);
 }
 
 export function createFrontCache(options: FrontCacheOptions): FrontCache {
@@ -122,7 +127,7 @@ export function createFrontCache(options: FrontCacheOptions): FrontCache {
       return undefined;
     },
     store(numberHash, result, freshUntilMs) {
-      const entry: FrontEntry = { freshUntilMs, result, report: undefined, score: undefined };
+      const entry: FrontEntry = { freshUntilMs, result, report: undefined, score: undefined, verdict: undefined, 'cid:fr': undefined, 'cid:en': undefined };
       entries.set(numberHash, entry);
       return entry;
     },

@@ -226,6 +226,21 @@ export const NumberParamsSchema = Type.Object({
   }),
 });
 
+// `wait` is checked by the routes, not by the schema: a text route answers 200 whatever it is
+// given, so the schema only publishes it.
+const WaitParam = Type.String({
+  description:
+    'Longest the answer may take, in milliseconds (a whole number, 0 or more), clamped to LOOKUP_TIMEOUT_MS (4000 by default). Sources still being fetched at that moment are reported as `pending` in `meta.sources` and go on in the background, filling the cache for the next request. `Prefer: wait=<seconds>` (RFC 7240) does the same; with both, the smaller bound applies. On JSON routes any other value is a 400 with `code: "invalid_wait"`; the text routes ignore it (they always answer 200).',
+  examples: ['800'],
+});
+
+export const WaitQuerySchema = Type.Object({ wait: Type.Optional(WaitParam) });
+
+export const CidQuerySchema = Type.Object({
+  wait: Type.Optional(WaitParam),
+  lang: Type.Optional(Type.String({ description: 'Language of the line: `fr` (the default) or `en`; any other value gives French.', examples: ['en'] })),
+});
+
 // ---- Headers, as carried by the answers (see app.ts, plugins/rate-limit.ts, plugins/overload.ts)
 
 // `x-required` becomes the header's `required` in the published document (plugins/openapi.ts).
@@ -262,6 +277,26 @@ const VaryAcceptEncodingHeader = {
 
 const rateLimited = { RateLimit: RateLimitHeader, 'RateLimit-Policy': RateLimitPolicyHeader };
 
+const PreferenceAppliedHeader = {
+  type: 'string',
+  pattern: '^wait=[0-9]+$',
+  description: 'Sent when the request carried `Prefer: wait=<seconds>`: the wait applied, in seconds (clamped to LOOKUP_TIMEOUT_MS).',
+};
+const waited = { 'Preference-Applied': PreferenceAppliedHeader };
+const ReputationScoreHeader = {
+  type: 'string',
+  pattern: '^(?:[1-9]|none)$',
+  description: 'The 1–9 score of `/score`, or `none` when there is none (nothing known, a withheld caller, an invalid number).',
+  'x-required': true,
+};
+const ReputationRiskHeader = {
+  type: 'string',
+  enum: ['trustworthy', 'neutral', 'suspicious', 'unknown'],
+  description: 'The risk level of `/score` (`unknown` for a withheld caller or an invalid number).',
+  'x-required': true,
+};
+const reputation = { 'X-Reputation-Score': ReputationScoreHeader, 'X-Reputation-Risk': ReputationRiskHeader };
+
 // HTTP caching and compression of API answers (docs/hot-path.md).
 const NoStoreHeader = { type: 'string', const: 'no-store', description: 'Problems are never cached.', 'x-required': true };
 const ApiCacheControlHeader = {
@@ -284,9 +319,9 @@ const EtagHeader = {
 };
 const VaryHeader = { type: 'string', const: 'Accept-Encoding', description: 'The body depends on the request’s Accept-Encoding.', 'x-required': true };
 const cachedApi = (cacheControl: object) => ({ 'Cache-Control': cacheControl, ETag: EtagHeader, Vary: VaryHeader, 'Content-Encoding': ContentEncodingHeader });
-const notModified = (cacheControl: object) => ({
+const notModified = (cacheControl: object, extra: Record<string, object> = {}) => ({
   description: 'The client’s copy (If-None-Match) is still the answer: no body.',
-  headers: { 'X-Request-Id': RequestIdHeader, ...rateLimited, 'Cache-Control': cacheControl, ETag: { ...EtagHeader, 'x-required': true }, Vary: VaryHeader },
+  headers: { 'X-Request-Id': RequestIdHeader, ...rateLimited, 'Preference-Applied': PreferenceAppliedHeader, 'Cache-Control': cacheControl, ETag: { ...EtagHeader, 'x-required': true }, Vary: VaryHeader, ...extra },
 });
 
 // ---- Problem documents (RFC 9457), one schema per status with its exact titles
@@ -342,12 +377,22 @@ const badRequest = problemResponse(
   problemSchema(['invalid_number', 'bad_request'], 'With an invalid number, `code` is the machine-readable reason.', {
     code: Type.Optional(
       Type.Union(
-        PHONE_NUMBER_REJECTIONS.map((reason) => Type.Literal(reason)),
-        { description: `Why the number was refused: ${PHONE_NUMBER_REJECTIONS.map((reason) => `\`${reason}\` (${INVALID_NUMBER_DETAILS[reason]})`).join('; ')}` },
+        [...PHONE_NUMBER_REJECTIONS, 'invalid_wait'].map((reason) => Type.Literal(reason)),
+        {
+          description: `Why the number was refused: ${PHONE_NUMBER_REJECTIONS.map((reason) => `\`${reason}\` (${INVALID_NUMBER_DETAILS[reason]})`).join('; ')}. Or, with bad_request, \`invalid_wait\`: \`?wait\` is not a whole number of milliseconds.`,
+        },
       ),
     ),
   }),
   problemExample('invalid_number', INVALID_NUMBER_DETAILS.invalid_character, { code: 'invalid_character' }),
+  rateLimited,
+);
+// The text routes answer 200 for any number; only a URL that cannot be decoded is refused, by
+// the router, before the route runs.
+const undecodableUrl = problemResponse(
+  'The URL cannot be decoded (malformed percent-encoding such as `%ZZ`): refused before the route runs. Never for a number the parser refuses, which is a 200.',
+  problemSchema(['invalid_number', 'bad_request'], ''),
+  problemExample('invalid_number', 'Malformed URL encoding.'),
   rateLimited,
 );
 const badRequestOutsidePhoneRoutes = problemResponse(
@@ -465,8 +510,9 @@ export const routeSchemas = {
       'What the number is (formats, line type, original carrier, region, NPV) and what each of the three reputation sources says. A source that failed has empty fields and is explained in `meta.sources`; only when all three fail is the answer 502, which still carries the number’s facts.',
     tags: ['phone'],
     params: NumberParamsSchema,
+    querystring: WaitQuerySchema,
     response: {
-      200: jsonResponse('The report, in the success envelope.', envelope(ReportSchema), FULL_REPORT_EXAMPLE, { ...rateLimited, ...cachedApi(ApiCacheControlHeader) }),
+      200: jsonResponse('The report, in the success envelope.', envelope(ReportSchema), FULL_REPORT_EXAMPLE, { ...rateLimited, ...waited, ...cachedApi(ApiCacheControlHeader) }),
       304: notModified(ApiCacheControlHeader),
       400: badRequest,
       404: notFound,
@@ -483,14 +529,59 @@ export const routeSchemas = {
       'The 1–9 score (primary source, else derived from the others) and its risk level, with the same `meta` as the full report. `meta.hints` carries facts such as `npv` that the score rule does not count.',
     tags: ['phone'],
     params: NumberParamsSchema,
+    querystring: WaitQuerySchema,
     response: {
-      200: jsonResponse('The score, in the success envelope.', envelope(ScoreSchema), SCORE_EXAMPLE, { ...rateLimited, ...cachedApi(ApiCacheControlHeader) }),
+      200: jsonResponse('The score, in the success envelope.', envelope(ScoreSchema), SCORE_EXAMPLE, { ...rateLimited, ...waited, ...cachedApi(ApiCacheControlHeader) }),
       304: notModified(ApiCacheControlHeader),
       400: badRequest,
       404: notFound,
       405: methodNotAllowed(rateLimited),
       429: tooManyRequests,
       502: allSourcesFailed,
+      503: unavailable,
+    },
+  },
+  verdict: {
+    operationId: 'getVerdict',
+    summary: 'One word for a phone system: block, warn, allow or unknown',
+    description:
+      'The verdict on a caller as one word and a newline, `text/plain`, for PBXs and call blockers that cannot read JSON (docs/integrations). Always 200, also for a withheld caller (`anonymous`, `restricted`, `unknown`…: VERDICT_WITHHELD, default `allow`), an invalid number (`unknown`) and when every source failed (`unknown`, or VERDICT_NPV for an NPV number); only the rate limit (429), load shedding (503) and a wrong path or method keep their problem answers. Rule: score ≥ VERDICT_BLOCK_SCORE (7) → `block`; score ≥ VERDICT_WARN_SCORE (5) → `warn`; a lower score → `allow`; no score → `unknown`; for an NPV number, the stronger of that and VERDICT_NPV (default `warn`). With `?wait`, sources still fetching count as nothing known yet.',
+    tags: ['phone'],
+    params: NumberParamsSchema,
+    querystring: WaitQuerySchema,
+    response: {
+      200: {
+        description: 'The verdict: one of block, warn, allow, unknown, then a newline.',
+        headers: { 'X-Request-Id': RequestIdHeader, ...rateLimited, ...waited, ...reputation, ...cachedApi(ApiCacheControlHeader) },
+        content: { 'text/plain': { schema: Type.String({ enum: ['block\n', 'warn\n', 'allow\n', 'unknown\n'] }), example: 'block\n' } },
+      },
+      304: notModified(ApiCacheControlHeader, reputation),
+      400: undecodableUrl,
+      404: notFound,
+      405: methodNotAllowed(rateLimited),
+      429: tooManyRequests,
+      503: unavailable,
+    },
+  },
+  cid: {
+    operationId: 'getCallerIdLine',
+    summary: 'One line for a phone’s display (caller ID name)',
+    description:
+      'What to show as the caller’s name: one line of at most CID_MAX_LENGTH (30) characters, no line ending, `text/plain`, French unless `?lang=en`. For example `SPAM? 8/9 Démarchage`, `Appel automatisé (NPV)`, `Neutre 5/9`, `Fiable 2/9`, `Inconnu`, `Masqué`, `Numéro invalide` (English: `SPAM? 8/9 Démarchage`, `Automated call (NPV)`, `Neutral 5/9`, `Trusted 2/9`, `Unknown`, `Withheld`, `Invalid number`). Control characters and `" \' ` ; | , \\ $ { } < >` are removed. Always 200 like `/verdict`.',
+    tags: ['phone'],
+    params: NumberParamsSchema,
+    querystring: CidQuerySchema,
+    response: {
+      200: {
+        description: 'The caller-ID line.',
+        headers: { 'X-Request-Id': RequestIdHeader, ...rateLimited, ...waited, ...reputation, ...cachedApi(ApiCacheControlHeader) },
+        content: { 'text/plain': { schema: Type.String({ maxLength: 200, pattern: '^[^\\u0000-\\u001f\\u007f";|,]*$' }), example: 'SPAM? 8/9 Démarchage' } },
+      },
+      304: notModified(ApiCacheControlHeader, reputation),
+      400: undecodableUrl,
+      404: notFound,
+      405: methodNotAllowed(rateLimited),
+      429: tooManyRequests,
       503: unavailable,
     },
   },
@@ -501,6 +592,7 @@ export const routeSchemas = {
       'The number’s facts alone (formats, line type, original carrier, region, NPV), from the numbering data the service ships. Never calls an upstream, so it answers even when every source is unreachable. Rate limited like the other phone routes.',
     tags: ['phone'],
     params: NumberParamsSchema,
+    querystring: WaitQuerySchema,
     response: {
       200: jsonResponse(
         'The number’s facts.',

@@ -190,7 +190,16 @@ describe('contract: phone endpoints with every source answering', () => {
     expect(answer.body.openapi).toBe('3.1.0');
     const paths = answer.body.paths as Record<string, Record<string, { operationId: string; responses: Record<string, { content?: Record<string, unknown> }> }>>;
     // The spec's routes, the number's facts, and the operator's endpoints (not in the spec; documented all the same).
-    expect(Object.keys(paths).sort()).toEqual(['/api/phone/{number}', '/api/phone/{number}/info', '/api/phone/{number}/score', '/health', '/health/ready', '/openapi.json']);
+    expect(Object.keys(paths).sort()).toEqual([
+      '/api/phone/{number}',
+      '/api/phone/{number}/cid',
+      '/api/phone/{number}/info',
+      '/api/phone/{number}/score',
+      '/api/phone/{number}/verdict',
+      '/health',
+      '/health/ready',
+      '/openapi.json',
+    ]);
     expect(Object.keys(paths['/api/phone/{number}']?.get?.responses ?? {}).sort()).toEqual(['200', '304', '400', '404', '405', '429', '502', '503']);
     expect(Object.keys(paths['/api/phone/{number}/info']?.get?.responses ?? {}).sort()).toEqual(['200', '304', '400', '404', '405', '429', '503']);
     for (const [path, item] of Object.entries(paths)) {

@@ -70,8 +70,8 @@ describe('the OpenAPI document as tools read it', () => {
       description?: string;
       responses: Record<string, { content?: Record<string, { example?: unknown }> }>;
     }[];
-    expect(operations).toHaveLength(6);
-    expect(new Set(operations.map((operation) => operation.operationId)).size).toBe(6);
+    expect(operations).toHaveLength(8);
+    expect(new Set(operations.map((operation) => operation.operationId)).size).toBe(8);
     for (const operation of operations) {
       expect(operation.summary, operation.operationId).toBeTruthy();
       expect(operation.description, operation.operationId).toBeTruthy();

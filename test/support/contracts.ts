@@ -131,6 +131,11 @@ export function createOpenApiContract(document: OpenApiDocument): OpenApiContrac
     const media = content[mediaType];
     if (media === undefined) return `${where}: ${answer.status} with undocumented content type "${answer.contentType ?? ''}" (documented: ${Object.keys(content).join(', ')})`;
     if (media.schema === undefined) return undefined;
+    // A text representation's schema describes the body as one string.
+    if (mediaType.startsWith('text/')) {
+      const validateText = validatorOf(media.schema);
+      return validateText(answer.body) ? undefined : `${where}: ${answer.status} ${mediaType} body does not match the document: ${ajv.errorsText(validateText.errors)}`;
+    }
     let body: unknown;
     try {
       body = JSON.parse(answer.body);

@@ -100,7 +100,7 @@ let limitedServer: TestServer;
 
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium not found at ${CHROMIUM}: install it with \`apt-get install -y chromium\` (.ci/run does this); this test never downloads a browser.`);
+    throw new Error(`Chromium not found at ${CHROMIUM}: install it with \`apt-get install -y chromium\` (npm test does this, through scripts/test-prerequisites.sh); this test never downloads a browser.`);
   }
   mkdirSync(ARTIFACTS, { recursive: true });
   browser = await chromium.launch({

@@ -26,7 +26,7 @@ export interface LookupService {
    * Never rejects: every failure is inside the per-slot results. `numberHash`, when the caller
    * already holds the number's keyed hash, saves computing it again.
    */
-  lookup(number: ParsedPhoneNumber, signal?: AbortSignal, numberHash?: string): Promise<LookupResult>;
+  lookup(number: ParsedPhoneNumber, signal?: AbortSignal, numberHash?: string, options?: LookupOptions): Promise<LookupResult>;
   /**
    * Synchronous, when the engine can read its cache without I/O: the lookup if its three slots
    * are fresh hits, else undefined. Creates no timer, signal or promise.
@@ -37,6 +37,10 @@ export interface LookupService {
    * fetched, none stale or failed): when the first stops being fresh (epoch ms). Else undefined.
    */
   freshUntilOf?(result: LookupResult): number | undefined;
+}
+
+export interface LookupOptions {
+  waitMs?: number;
 }
 
 /** A lookup answered from three fresh hits, and when the first of them stops being fresh. */

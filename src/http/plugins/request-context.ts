@@ -10,7 +10,7 @@ import { routeFeatures } from '../route-config.js';
 // The API is public, read-only and credential-free: any web page may call it (CORS).
 export const CORS_HEADERS = {
   'Access-Control-Allow-Origin': '*',
-  'Access-Control-Expose-Headers': 'RateLimit, RateLimit-Policy, Retry-After, X-Request-Id',
+  'Access-Control-Expose-Headers': 'RateLimit, RateLimit-Policy, Retry-After, X-Request-Id, X-Reputation-Score, X-Reputation-Risk, Preference-Applied',
 };
 
 export const MAX_URL_LENGTH = 2048;

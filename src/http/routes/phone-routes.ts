@@ -1,5 +1,8 @@
-// The phone endpoints: spec part 4's full report and one-call score, and the number's facts
-// alone (`/info`), which needs no upstream.
+// The phone endpoints: spec part 4's full report and one-call score, the plain-text verdict and
+// caller-ID line phone systems read (docs/integrations/README.md), and the number's facts alone
+// (`/info`), which needs no upstream. The report, the score and the text answers are
+// representations of one lookup, declared in one table (REPRESENTATIONS): route, content type,
+// render function; the front cache, ETags and compression work the same for each.
 //
 // Answers are serialised here (by the route's own response serializer) so they can be kept as
 // bytes: a number whose three slots are fresh hits is answered from the front cache
@@ -12,8 +15,11 @@ import { brotliCompress, gzip } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { PhoneNumberParser } from '../../domain/phone-number.js';
-import type { LookupResult, LookupService } from '../../domain/lookup/types.js';
-import { buildReport, buildScoreResult, failureReasons, isAllSourcesFailed } from '../../domain/report-builder.js';
+import type { LookupOptions, LookupResult, LookupService } from '../../domain/lookup/types.js';
+import { buildReport, buildScoreResult, buildSourceData, failureReasons, isAllSourcesFailed } from '../../domain/report-builder.js';
+import { SOURCE_SLOTS } from '../../domain/report.js';
+import { cidLineOf, reputationOf, unlookableCidLine, unlookableVerdict, verdictOf, type TextFacts, type Unlookable, type VerdictRule } from '../../domain/verdict.js';
+import type { Language } from '../../domain/wording/catalogue.js';
 import type { KeyedHasher } from '../../infra/hash.js';
 import { negotiateEncoding, type ContentCoding } from '../encoding.js';
 import { ApiError, invalidNumberError } from '../errors.js';
@@ -28,11 +34,22 @@ export interface PhoneRoutesOptions {
   frontCache?: FrontCache;
   /** The engine's clock (epoch ms): front entries expire on the same clock the slots do. */
   now?: () => number;
+  /** LOOKUP_TIMEOUT_MS: `?wait` and `Prefer: wait` are clamped to it. */
+  lookupTimeoutMs?: number;
+  /** The `/verdict` rule (VERDICT_*); defaults are the configuration's. */
+  verdictRule?: VerdictRule;
+  /** CID_MAX_LENGTH. */
+  cidMaxLength?: number;
 }
+
+export const DEFAULT_VERDICT_RULE: VerdictRule = { blockScore: 7, warnScore: 5, npv: 'warn', withheld: 'allow' };
+export const DEFAULT_CID_MAX_LENGTH = 30;
+const DEFAULT_LOOKUP_TIMEOUT_MS = 4000;
 
 /** `/info` depends on the numbering data only, which changes with a release or a data update. */
 export const INFO_MAX_AGE_SECONDS = 86_400;
 const JSON_TYPE = 'application/json; charset=utf-8';
+const TEXT_TYPE = 'text/plain; charset=utf-8';
 
 const brotliAsync = promisify(brotliCompress);
 const gzipAsync = promisify(gzip);
@@ -59,17 +76,17 @@ export function matchesEtag(ifNoneMatch: string | undefined, etag: string): bool
 }
 
 /** Sends a body held as bytes: 304 when the client has it, else the negotiated form. */
-function sendEncoded(request: FastifyRequest, reply: FastifyReply, body: EncodedBody, cacheControl: string): FastifyReply {
+function sendEncoded(request: FastifyRequest, reply: FastifyReply, body: EncodedBody, cacheControl: string, contentType: string = JSON_TYPE): FastifyReply {
   reply.header('vary', 'Accept-Encoding').header('cache-control', cacheControl).header('etag', body.etag);
   if (matchesEtag(request.headers['if-none-match'], body.etag)) return reply.code(304).send();
   const chosen = bodyFor(body, negotiateEncoding(request.headers['accept-encoding']));
   if (chosen.coding !== undefined) reply.header('content-encoding', chosen.coding);
-  return reply.header('content-type', JSON_TYPE).send(chosen.bytes);
+  return reply.header('content-type', contentType).send(chosen.bytes);
 }
 
 /** Sends an answer built for this request alone, compressed on the fly when large enough. */
-async function sendBuilt(request: FastifyRequest, reply: FastifyReply, text: string, cacheControl: string): Promise<FastifyReply> {
-  reply.header('vary', 'Accept-Encoding').header('cache-control', cacheControl).header('content-type', JSON_TYPE);
+async function sendBuilt(request: FastifyRequest, reply: FastifyReply, text: string, cacheControl: string, contentType: string = JSON_TYPE): Promise<FastifyReply> {
+  reply.header('vary', 'Accept-Encoding').header('cache-control', cacheControl).header('content-type', contentType);
   const coding: ContentCoding | undefined = text.length >= COMPRESSION_THRESHOLD_BYTES ? negotiateEncoding(request.headers['accept-encoding']) : undefined;
   if (coding === undefined) return reply.send(text);
   const identity = Buffer.from(text, 'utf8');
@@ -81,51 +98,204 @@ function maxAgeOf(freshUntilMs: number, nowMs: number): string {
   return `public, max-age=${Math.max(0, Math.floor((freshUntilMs - nowMs) / 1000))}`;
 }
 
+
+// ---- `?wait` and `Prefer: wait`
+
+/** What a request asked of the lookup's deadline. */
+export interface WaitRequest {
+  /** The bound in ms, clamped to LOOKUP_TIMEOUT_MS; undefined when none was asked. */
+  waitMs: number | undefined;
+  /** `Preference-Applied` value when a `Prefer: wait` was honoured. */
+  preferenceApplied: string | undefined;
+  /** `?wait` was given but is not a whole number of milliseconds. */
+  invalid: boolean;
+}
+
+/** The `wait` preference of a Prefer header (RFC 7240 §4.3, delta-seconds); a malformed one is ignored, as §2 says. */
+export function preferredWaitSeconds(prefer: string | string[] | undefined): number | undefined {
+  if (prefer === undefined) return undefined;
+  for (const item of (Array.isArray(prefer) ? prefer.join(',') : prefer).split(',')) {
+    const match = /^\s*wait\s*=\s*"?(\d{1,9})"?\s*(?:;.*)?$/i.exec(item);
+    if (match?.[1] !== undefined) return Number(match[1]);
+  }
+  return undefined;
+}
+
+/**
+ * `?wait=<ms>` and `Prefer: wait=<s>` together: the smaller bound wins (each is a bound on the
+ * answer's time), clamped to LOOKUP_TIMEOUT_MS, which is the longest a lookup takes anyway.
+ */
+export function waitRequestOf(query: unknown, prefer: string | string[] | undefined, lookupTimeoutMs: number): WaitRequest {
+  const raw = typeof query === 'object' && query !== null ? (query as { wait?: unknown }).wait : undefined;
+  let queryMs: number | undefined;
+  let invalid = false;
+  if (raw !== undefined) {
+    if (typeof raw === 'string' && /^\d{1,12}$/.test(raw)) queryMs = Number(raw);
+    else invalid = true;
+  }
+  const preferSeconds = preferredWaitSeconds(prefer);
+  const preferMs = preferSeconds === undefined ? undefined : preferSeconds * 1000;
+  const bounds = [queryMs, preferMs].filter((bound): bound is number => bound !== undefined);
+  if (bounds.length === 0) return { waitMs: undefined, preferenceApplied: undefined, invalid };
+  const waitMs = Math.min(lookupTimeoutMs, ...bounds);
+  const preferenceApplied = preferSeconds === undefined ? undefined : `wait=${Math.min(preferSeconds, Math.ceil(waitMs / 1000))}`;
+  return { waitMs, preferenceApplied, invalid };
+}
+
+// ---- The representations
+
+type PhoneRequest = FastifyRequest & { params: { number: string } };
+
+/** A number the routes could parse, or why not. */
+type Subject = { memo: NumberMemo } | { refused: string };
+
+/** Everything a render function may read. */
+interface RenderInput {
+  reply: FastifyReply;
+  memo: NumberMemo;
+  result: LookupResult;
+  language: Language;
+}
+
+interface Representation {
+  /** The front-cache slot of this request's body (a representation with variants has one per variant). */
+  frontRoute(language: Language): FrontRoute;
+  contentType: string;
+  render(input: RenderInput): string;
+  /** Headers that describe the answer (besides caching and coding). */
+  headers?(input: RenderInput): Record<string, string>;
+  /**
+   * Text answers are always 200 (a phone system would show an error body as the caller's
+   * name): they say what they know for a refused number or a lookup that found nothing. JSON
+   * answers keep their 400 and 502.
+   */
+  alwaysAnswers?: {
+    refused(kind: Unlookable, language: Language): { body: string; headers: Record<string, string> };
+  };
+  /** Whether this representation has a language (`?lang=`). */
+  languages?: boolean;
+}
+
+function textFactsOf(memo: NumberMemo, result: LookupResult): TextFacts {
+  return { isNPV: memo.parsed.phoneInfo.isNPV, sources: buildSourceData(result) };
+}
+
+function reputationHeaders(memo: NumberMemo, result: LookupResult): Record<string, string> {
+  const { score, risk } = reputationOf(textFactsOf(memo, result));
+  return { 'x-reputation-score': score === null ? 'none' : String(score), 'x-reputation-risk': risk };
+}
+
+const UNLOOKABLE_HEADERS = { 'x-reputation-score': 'none', 'x-reputation-risk': 'unknown' };
+
+function languageOf(query: unknown): Language {
+  const lang = typeof query === 'object' && query !== null ? (query as { lang?: unknown }).lang : undefined;
+  return lang === 'en' ? 'en' : 'fr';
+}
+
+function unlookableOf(reason: string): Unlookable {
+  return reason === 'withheld' ? 'withheld' : 'invalid';
+}
+
 /** The phone route group, an encapsulated plugin. */
 export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOptions): Promise<void> {
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
   const { parsePhoneNumber, lookupService, hashKey, frontCache } = options;
   const now = options.now ?? Date.now;
+  const lookupTimeoutMs = options.lookupTimeoutMs ?? DEFAULT_LOOKUP_TIMEOUT_MS;
+  const rule = options.verdictRule ?? DEFAULT_VERDICT_RULE;
+  const cidMaxLength = options.cidMaxLength ?? DEFAULT_CID_MAX_LENGTH;
+
+  const REPRESENTATIONS = {
+    report: {
+      path: '/api/phone/:number',
+      schema: routeSchemas.fullReport,
+      frontRoute: () => 'report',
+      contentType: JSON_TYPE,
+      render: ({ reply, memo, result }) => {
+        const built = buildReport(memo.parsed, result);
+        return serialized(reply, { success: true as const, data: built.report, meta: built.meta });
+      },
+    },
+    score: {
+      path: '/api/phone/:number/score',
+      schema: routeSchemas.score,
+      frontRoute: () => 'score',
+      contentType: JSON_TYPE,
+      render: ({ reply, memo, result }) => {
+        const built = buildScoreResult(memo.parsed, result);
+        return serialized(reply, { success: true as const, data: built.score, meta: built.meta });
+      },
+    },
+    verdict: {
+      path: '/api/phone/:number/verdict',
+      schema: routeSchemas.verdict,
+      frontRoute: () => 'verdict',
+      contentType: TEXT_TYPE,
+      render: ({ memo, result }) => `${verdictOf(textFactsOf(memo, result), rule)}\n`,
+      headers: ({ memo, result }) => reputationHeaders(memo, result),
+      alwaysAnswers: { refused: (kind) => ({ body: `${unlookableVerdict(kind, rule)}\n`, headers: UNLOOKABLE_HEADERS }) },
+    },
+    cid: {
+      path: '/api/phone/:number/cid',
+      schema: routeSchemas.cid,
+      frontRoute: (language) => (language === 'en' ? 'cid:en' : 'cid:fr'),
+      contentType: TEXT_TYPE,
+      render: ({ memo, result, language }) => cidLineOf(textFactsOf(memo, result), language, cidMaxLength),
+      headers: ({ memo, result }) => reputationHeaders(memo, result),
+      alwaysAnswers: { refused: (kind, language) => ({ body: unlookableCidLine(kind, language, cidMaxLength), headers: UNLOOKABLE_HEADERS }) },
+      languages: true,
+    },
+  } as const satisfies Record<string, Representation & { path: string; schema: unknown }>;
 
   // The parser alone decides what is a number, and says *why* a spelling is refused; the
   // routes attach the schema's verdict (type and outer length) instead of failing on it.
   // A spelling accepted once is remembered with its parse and hash (front cache).
-  function numberOf(request: FastifyRequest & { params: { number: string } }): NumberMemo {
+  function subjectOf(request: PhoneRequest): Subject {
     const raw = request.params.number;
     const known = frontCache?.numberOf(raw);
-    if (known !== undefined) return known;
+    if (known !== undefined) return { memo: known };
     const parsed = parsePhoneNumber(raw);
-    if (!parsed.ok) throw invalidNumberError(parsed.reason);
+    if (!parsed.ok) return { refused: parsed.reason };
     const numberHash = hashKey(parsed.value.e164);
-    return frontCache ? frontCache.remember(raw, parsed.value, numberHash) : { parsed: parsed.value, numberHash, info: undefined };
+    return { memo: frontCache ? frontCache.remember(raw, parsed.value, numberHash) : { parsed: parsed.value, numberHash, info: undefined } };
   }
 
-  // A client that disconnects does not cancel the lookup: its fetches are shared with other
-  // callers and their results are cached, so finishing them is never wasted.
-  async function lookupOrThrow(memo: NumberMemo): Promise<LookupResult> {
-    const result = await lookupService.lookup(memo.parsed, undefined, memo.numberHash);
-    if (isAllSourcesFailed(result)) {
-      // The number's own facts need no upstream: they still answer part of the question.
-      throw new ApiError('all_sources_failed', 'No upstream data source could be read; see `sources` for each outcome.', {
-        number: memo.parsed.number,
-        phoneInfo: memo.parsed.phoneInfo,
-        sources: failureReasons(result),
-      });
+  function numberOf(request: PhoneRequest): NumberMemo {
+    const subject = subjectOf(request);
+    if ('refused' in subject) throw invalidNumberError(subject.refused);
+    return subject.memo;
+  }
+
+  // A client that disconnects, or stops waiting (`?wait`), does not cancel the lookup: its
+  // fetches are shared with other callers and their results are cached, so finishing them is
+  // never wasted.
+  function lookup(memo: NumberMemo, wait: WaitRequest): Promise<LookupResult> {
+    const lookupOptions: LookupOptions | undefined = wait.waitMs === undefined ? undefined : { waitMs: wait.waitMs };
+    return lookupOptions === undefined ? lookupService.lookup(memo.parsed, undefined, memo.numberHash) : lookupService.lookup(memo.parsed, undefined, memo.numberHash, lookupOptions);
+  }
+
+  /** Nothing usable and nothing still coming: a source still fetching (`pending`) is not a failure. */
+  function nothingAnswered(result: LookupResult): boolean {
+    return isAllSourcesFailed(result) && !SOURCE_SLOTS.some((slot) => String(result[slot].status) === 'pending');
+  }
+
+  async function answer(kind: keyof typeof REPRESENTATIONS, request: PhoneRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const representation: Representation = REPRESENTATIONS[kind];
+    const language: Language = representation.languages === true ? languageOf(request.query) : 'fr';
+    const wait = waitRequestOf(request.query, request.headers.prefer, lookupTimeoutMs);
+    if (wait.invalid && representation.alwaysAnswers === undefined) {
+      throw new ApiError('bad_request', '`wait` must be a whole number of milliseconds (0 or more).', { code: 'invalid_wait' });
     }
-    return result;
-  }
-
-  function payloadOf(route: FrontRoute, memo: NumberMemo, result: LookupResult): { [key: string]: unknown } {
-    if (route === 'report') {
-      const built = buildReport(memo.parsed, result);
-      return { success: true as const, data: built.report, meta: built.meta };
+    if (wait.preferenceApplied !== undefined) reply.header('preference-applied', wait.preferenceApplied);
+    const subject = subjectOf(request);
+    if ('refused' in subject) {
+      if (representation.alwaysAnswers === undefined) throw invalidNumberError(subject.refused);
+      const refused = representation.alwaysAnswers.refused(unlookableOf(subject.refused), language);
+      reply.headers(refused.headers);
+      return sendBuilt(request, reply, refused.body, 'no-store', representation.contentType);
     }
-    const built = buildScoreResult(memo.parsed, result);
-    return { success: true as const, data: built.score, meta: built.meta };
-  }
-
-  async function answer(route: FrontRoute, request: FastifyRequest & { params: { number: string } }, reply: FastifyReply): Promise<FastifyReply> {
-    const memo = numberOf(request);
+    const { memo } = subject;
+    const route = representation.frontRoute(language);
     if (frontCache !== undefined) {
       const nowMs = now();
       let entry = frontCache.entry(memo.numberHash, nowMs);
@@ -134,29 +304,43 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
         if (fresh !== undefined) entry = frontCache.store(memo.numberHash, fresh.result, fresh.freshUntilMs);
       }
       if (entry !== undefined) {
+        const input: RenderInput = { reply, memo, result: entry.result, language };
         let body = entry[route];
         if (body === undefined) {
-          body = encodeBody(serialized(reply, payloadOf(route, memo, entry.result)));
+          body = encodeBody(representation.render(input));
           frontCache.fill(memo.numberHash, entry, route, body);
         }
-        return sendEncoded(request, reply, body, maxAgeOf(entry.freshUntilMs, nowMs));
+        if (representation.headers !== undefined) reply.headers(representation.headers(input));
+        return sendEncoded(request, reply, body, maxAgeOf(entry.freshUntilMs, nowMs), representation.contentType);
       }
     }
-    const result = await lookupOrThrow(memo);
+    const result = await lookup(memo, wait);
+    if (representation.alwaysAnswers === undefined && nothingAnswered(result)) {
+      // The number's own facts need no upstream: they still answer part of the question.
+      throw new ApiError('all_sources_failed', 'No upstream data source could be read; see `sources` for each outcome.', {
+        number: memo.parsed.number,
+        phoneInfo: memo.parsed.phoneInfo,
+        sources: failureReasons(result),
+      });
+    }
+    const input: RenderInput = { reply, memo, result, language };
     const freshUntilMs = lookupService.freshUntilOf?.(result);
     const cacheControl = freshUntilMs === undefined ? 'no-store' : maxAgeOf(freshUntilMs, now());
-    return sendBuilt(request, reply, serialized(reply, payloadOf(route, memo, result)), cacheControl);
+    if (representation.headers !== undefined) reply.headers(representation.headers(input));
+    return sendBuilt(request, reply, representation.render(input), cacheControl, representation.contentType);
   }
 
-  typed.get('/api/phone/:number', { config: API_ROUTE, attachValidation: true, schema: routeSchemas.fullReport }, (request, reply) =>
-    answer('report', request, reply),
-  );
-
-  typed.get('/api/phone/:number/score', { config: API_ROUTE, attachValidation: true, schema: routeSchemas.score }, (request, reply) =>
-    answer('score', request, reply),
-  );
+  // Each representation is a route of its own: the table is the only place one is added.
+  for (const kind of ['report', 'score', 'verdict', 'cid'] as const) {
+    const { path, schema } = REPRESENTATIONS[kind];
+    typed.get(path, { config: API_ROUTE, attachValidation: true, schema }, (request, reply) => answer(kind, request, reply));
+  }
 
   typed.get('/api/phone/:number/info', { config: API_ROUTE, attachValidation: true, schema: routeSchemas.numberInfo }, async (request, reply) => {
+    // `/info` never waits, but a malformed `wait` is refused here as on the other JSON routes.
+    if (waitRequestOf(request.query, undefined, lookupTimeoutMs).invalid) {
+      throw new ApiError('bad_request', '`wait` must be a whole number of milliseconds (0 or more).', { code: 'invalid_wait' });
+    }
     const memo = numberOf(request);
     let body = memo.info;
     if (body === undefined) {

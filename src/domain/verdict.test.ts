@@ -1,0 +1,105 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { emptySourceData, type SourceDataBySlot } from './report.js';
+import { categoryOf, cidLineOf, safeDisplayLine, scoreVerdict, unlookableCidLine, unlookableVerdict, verdictOf, type VerdictRule } from './verdict.js';
+
+const DEFAULTS: VerdictRule = { blockScore: 7, warnScore: 5, npv: 'warn', withheld: 'allow' };
+
+function withScore(score: number | null, changes: Partial<SourceDataBySlot> = {}): SourceDataBySlot {
+  const empty = emptySourceData();
+  return { ...empty, primary: { ...empty.primary, score }, ...changes };
+}
+
+describe('the verdict rule', () => {
+  it.each([
+    [9, 'block'],
+    [7, 'block'],
+    [6, 'warn'],
+    [5, 'warn'],
+    [4, 'allow'],
+    [1, 'allow'],
+    [null, 'unknown'],
+  ] as const)('says %s → %s with the default thresholds', (score, verdict) => {
+    expect(scoreVerdict(score, DEFAULTS)).toBe(verdict);
+    expect(verdictOf({ isNPV: false, sources: withScore(score) }, DEFAULTS)).toBe(verdict);
+  });
+
+  it('gives an NPV number the stronger of its score and VERDICT_NPV', () => {
+    expect(verdictOf({ isNPV: true, sources: withScore(8) }, DEFAULTS)).toBe('block');
+    expect(verdictOf({ isNPV: true, sources: withScore(2) }, DEFAULTS)).toBe('warn');
+    expect(verdictOf({ isNPV: true, sources: withScore(null) }, DEFAULTS)).toBe('warn');
+    expect(verdictOf({ isNPV: true, sources: withScore(5) }, { ...DEFAULTS, npv: 'block' })).toBe('block');
+    expect(verdictOf({ isNPV: true, sources: withScore(2) }, { ...DEFAULTS, npv: 'allow' })).toBe('allow');
+    expect(verdictOf({ isNPV: true, sources: withScore(null) }, { ...DEFAULTS, npv: 'allow' })).toBe('allow');
+    expect(verdictOf({ isNPV: true, sources: withScore(null) }, { ...DEFAULTS, npv: 'unknown' })).toBe('unknown');
+    expect(verdictOf({ isNPV: true, sources: withScore(3) }, { ...DEFAULTS, npv: 'unknown' })).toBe('allow');
+  });
+
+  it('follows the operator thresholds and the withheld setting', () => {
+    const strict = { ...DEFAULTS, blockScore: 9, warnScore: 9 };
+    expect(verdictOf({ isNPV: false, sources: withScore(8) }, strict)).toBe('allow');
+    expect(verdictOf({ isNPV: false, sources: withScore(9) }, strict)).toBe('block');
+    expect(unlookableVerdict('withheld', DEFAULTS)).toBe('allow');
+    expect(unlookableVerdict('withheld', { ...DEFAULTS, withheld: 'block' })).toBe('block');
+    expect(unlookableVerdict('invalid', { ...DEFAULTS, withheld: 'block' })).toBe('unknown');
+  });
+
+  it('derives a score from the other sources when the primary has none', () => {
+    const empty = emptySourceData();
+    const sources = withScore(null, { community: { ...empty.community, dangerPercent: 90 } });
+    expect(verdictOf({ isNPV: false, sources }, DEFAULTS)).toBe('block');
+  });
+});
+
+describe('the caller-ID line', () => {
+  it('names the category most of the primary comments give, else the community, else the signals', () => {
+    const empty = emptySourceData();
+    const comment = (callerType: string) => ({ author: '', text: '', date: '', callerType });
+    expect(categoryOf({ ...empty, primary: { ...empty.primary, commentList: [comment('Arnaque'), comment('Démarchage'), comment('Démarchage')] } })).toBe('Démarchage');
+    expect(categoryOf({ ...empty, primary: { ...empty.primary, commentList: [comment('Démarchage'), comment('Arnaque'), comment('')] } })).toBe('Démarchage');
+    expect(categoryOf({ ...empty, community: { ...empty.community, topCategory: 'Gênant' }, signals: { ...empty.signals, callerType: 'Vendeur' } })).toBe('Gênant');
+    expect(categoryOf({ ...empty, signals: { ...empty.signals, callerType: 'Vendeur' } })).toBe('Vendeur');
+    expect(categoryOf(empty)).toBe('');
+  });
+
+  it('writes each case in both languages', () => {
+    const empty = emptySourceData();
+    const suspicious = withScore(8, { community: { ...empty.community, topCategory: 'Démarchage' } });
+    expect(cidLineOf({ isNPV: false, sources: suspicious }, 'fr', 30)).toBe('SPAM? 8/9 Démarchage');
+    expect(cidLineOf({ isNPV: false, sources: withScore(8) }, 'fr', 30)).toBe('SPAM? 8/9');
+    expect(cidLineOf({ isNPV: true, sources: withScore(2) }, 'fr', 30)).toBe('Appel automatisé (NPV)');
+    expect(cidLineOf({ isNPV: true, sources: withScore(2) }, 'en', 30)).toBe('Automated call (NPV)');
+    expect(cidLineOf({ isNPV: false, sources: withScore(5) }, 'fr', 30)).toBe('Neutre 5/9');
+    expect(cidLineOf({ isNPV: false, sources: withScore(2) }, 'fr', 30)).toBe('Fiable 2/9');
+    expect(cidLineOf({ isNPV: false, sources: withScore(2) }, 'en', 30)).toBe('Trusted 2/9');
+    expect(cidLineOf({ isNPV: false, sources: withScore(null) }, 'fr', 30)).toBe('Inconnu');
+    expect(unlookableCidLine('withheld', 'fr', 30)).toBe('Masqué');
+    expect(unlookableCidLine('invalid', 'en', 30)).toBe('Invalid number');
+  });
+
+  it('removes what a dialplan could misread from an upstream category, and cuts to the length in characters', () => {
+    const empty = emptySourceData();
+    const hostile = withScore(9, { community: { ...empty.community, topCategory: 'Arnaque"; Hangup()|x,\u0007y\u202e\r\nz ${EXTEN}' } });
+    const line = cidLineOf({ isNPV: false, sources: hostile }, 'fr', 200);
+    expect(line).toBe('SPAM? 9/9 Arnaque Hangup()xy z EXTEN');
+    expect(cidLineOf({ isNPV: false, sources: hostile }, 'fr', 12)).toBe('SPAM? 9/9 Ar');
+    // Characters, not bytes or UTF-16 units: é is one, and so is an emoji.
+    expect(safeDisplayLine('Démarchage 😀 téléphonique', 12)).toBe('Démarchage 😀');
+    expect(safeDisplayLine('Démarchage', 10)).toBe('Démarchage');
+    // A decomposed é counts once, as the NFC form sent.
+    expect(safeDisplayLine('De\u0301marchage', 10)).toBe('Démarchage');
+  });
+
+  it('never gives a line with a control character, a separator or more than the limit', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 80 }), fc.integer({ min: 8, max: 40 }), (text, limit) => {
+        const line = safeDisplayLine(text, limit);
+        expect(Array.from(line).length).toBeLessThanOrEqual(limit);
+        // eslint-disable-next-line no-control-regex -- the absence of control characters is the point
+        expect(line).not.toMatch(/[\u0000-\u001f\u007f-\u009f";|,\u202a-\u202e\u2066-\u2069]/);
+        expect(line).toBe(line.trim());
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});

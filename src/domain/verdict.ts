@@ -1,0 +1,114 @@
+// The plain-text answers phone systems read (`/verdict`, `/cid`): one word or one display line
+// made from the same lookup as the JSON report. Pure. The rules and the exact wording are in
+// docs/integrations/README.md; the words themselves in wording/catalogue.ts.
+import type { Risk, SourceDataBySlot } from './report.js';
+import { computeScore, scoreToRisk } from './score.js';
+import { words, type Language } from './wording/catalogue.js';
+
+export const VERDICTS = ['block', 'warn', 'allow', 'unknown'] as const;
+export type Verdict = (typeof VERDICTS)[number];
+
+export interface VerdictRule {
+  /** A score at or above this blocks (VERDICT_BLOCK_SCORE). */
+  blockScore: number;
+  /** A score at or above this (and below blockScore) warns (VERDICT_WARN_SCORE). */
+  warnScore: number;
+  /** The verdict an NPV range asks for (VERDICT_NPV). */
+  npv: Verdict;
+  /** The verdict for a withheld caller (VERDICT_WITHHELD). */
+  withheld: Verdict;
+}
+
+/** What the text answers are made from: the number's one fact that matters here and the sources' data. */
+export interface TextFacts {
+  isNPV: boolean;
+  /** The report's sources (a slot without data has its empty fields). */
+  sources: SourceDataBySlot;
+}
+
+/** What a phone system is told about a caller it cannot look up. */
+export type Unlookable = 'withheld' | 'invalid';
+
+// When the score and the NPV range disagree, the stronger verdict wins: an operator who sets
+// VERDICT_NPV=block blocks every NPV number whatever its score, and a score-8 NPV number is
+// blocked whatever VERDICT_NPV says. `unknown` is the weakest: any fact beats it.
+const SEVERITY: Readonly<Record<Verdict, number>> = { unknown: 0, allow: 1, warn: 2, block: 3 };
+
+function stronger(a: Verdict, b: Verdict): Verdict {
+  return SEVERITY[a] >= SEVERITY[b] ? a : b;
+}
+
+/** The score rule alone: block, warn, allow for a lower score, unknown without a score. */
+export function scoreVerdict(score: number | null, rule: VerdictRule): Verdict {
+  if (score === null || !Number.isFinite(score)) return 'unknown';
+  if (score >= rule.blockScore) return 'block';
+  if (score >= rule.warnScore) return 'warn';
+  return 'allow';
+}
+
+export function verdictOf(facts: TextFacts, rule: VerdictRule): Verdict {
+  const byScore = scoreVerdict(computeScore(facts.sources).score, rule);
+  return facts.isNPV ? stronger(byScore, rule.npv) : byScore;
+}
+
+export function unlookableVerdict(kind: Unlookable, rule: VerdictRule): Verdict {
+  return kind === 'withheld' ? rule.withheld : 'unknown';
+}
+
+/** The score and risk the `X-Reputation-*` headers carry. */
+export function reputationOf(facts: TextFacts): { score: number | null; risk: Risk } {
+  const { score } = computeScore(facts.sources);
+  return { score, risk: scoreToRisk(score) };
+}
+
+/**
+ * What the sources call this caller, for the suspicious line: the caller type most of the
+ * primary source's comments give (the first of equals), else the community's top category,
+ * else the signals' caller type; "" when none says.
+ */
+export function categoryOf(sources: SourceDataBySlot): string {
+  const counts = new Map<string, number>();
+  for (const comment of sources.primary.commentList) {
+    const type = comment.callerType.trim();
+    if (type !== '') counts.set(type, (counts.get(type) ?? 0) + 1);
+  }
+  let best = '';
+  let bestCount = 0;
+  for (const [type, count] of counts) {
+    if (count > bestCount) {
+      best = type;
+      bestCount = count;
+    }
+  }
+  if (best !== '') return best;
+  return sources.community.topCategory.trim() || sources.signals.callerType.trim();
+}
+
+// Control and format characters (bidi overrides included) and what a dialplan could read as
+// syntax: quotes, `;` `|` `,` (argument separators), `\` `$` `{` `}` (escapes, variables),
+// `<` `>` (SIP display-name delimiters).
+const UNSAFE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}"'`;|,\\${}<>]/gu;
+
+/** One line a dialplan can put in a display name as it is: unsafe characters removed, spaces collapsed, cut to `maxLength` characters. */
+export function safeDisplayLine(text: string, maxLength: number): string {
+  // Line breaks and tabs are white space first (a word either side stays apart), then removed.
+  const clean = text.normalize('NFC').replace(/\s+/gu, ' ').replace(UNSAFE, '').replace(/ {2,}/g, ' ').trim();
+  const characters = Array.from(clean);
+  return characters.length <= maxLength ? clean : characters.slice(0, maxLength).join('').trimEnd();
+}
+
+/** The caller-ID line of a number that was looked up. */
+export function cidLineOf(facts: TextFacts, language: Language, maxLength: number): string {
+  const { score, risk } = reputationOf(facts);
+  let line: string;
+  if (risk === 'suspicious') line = words(language, 'cid.suspicious', { score: score ?? '', category: safeDisplayLine(categoryOf(facts.sources), maxLength) });
+  else if (facts.isNPV) line = words(language, 'cid.npv');
+  else if (risk === 'neutral') line = words(language, 'cid.neutral', { score: score ?? '' });
+  else if (risk === 'trustworthy') line = words(language, 'cid.trustworthy', { score: score ?? '' });
+  else line = words(language, 'cid.unknown');
+  return safeDisplayLine(line, maxLength);
+}
+
+export function unlookableCidLine(kind: Unlookable, language: Language, maxLength: number): string {
+  return safeDisplayLine(words(language, kind === 'withheld' ? 'cid.withheld' : 'cid.invalid'), maxLength);
+}

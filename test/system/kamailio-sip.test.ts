@@ -1,0 +1,115 @@
+// Call screening with real SIP software: Debian's Kamailio running the shipped
+// examples/kamailio/kamailio.cfg, the built server (`node dist/server.js`), fake upstream sites on
+// loopback, and SIPp placing calls to a SIPp callee. What a Kamailio user gets by copying the
+// config and pointing it at the service.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnServer, type ServerProcess } from '../support/servers.js';
+import { KNOWN_NUMBER, UNKNOWN_NUMBER, startFakeUpstreamSites, type FakeUpstreamSites } from '../support/upstream-sites.js';
+import { placeCalls, sipSoftwareInstalled, startCallee, startKamailio, type Callee, type Kamailio } from '../support/sip.js';
+
+// The service's answer deadline the config asks for (`?wait=`), and the lookup's own, far longer:
+// a call that goes through well before LOOKUP_TIMEOUT_MS was cut by the wait.
+const WAIT_MS = 600;
+const LOOKUP_TIMEOUT_MS = 4000;
+
+const SUSPICIOUS = '0612345678'; // tellows 8
+const TRUSTWORTHY = '0612345603'; // tellows 3
+const UNREACHABLE = '0612345698'; // no site ever answers
+
+// Missing software is a failure that says how to get it, never a silent skip.
+function requireSipSoftware(): void {
+  if (!sipSoftwareInstalled()) {
+    throw new Error('Kamailio (with kamailio-utils-modules) and SIPp (sip-tester) are not installed: `npm test` installs them (scripts/test-prerequisites.sh), or apt-get install kamailio kamailio-utils-modules sip-tester');
+  }
+}
+
+describe('Kamailio with the shipped config screens calls through the service', () => {
+  let sites: FakeUpstreamSites;
+  let server: ServerProcess;
+  let callee: Callee;
+  let kamailio: Kamailio;
+  beforeAll(async () => {
+    requireSipSoftware();
+    sites = await startFakeUpstreamSites({
+      scenarios: {
+        [SUSPICIOUS]: KNOWN_NUMBER,
+        [TRUSTWORTHY]: { ...UNKNOWN_NUMBER, tellowsApi: { fixture: 'api-single-object-lists.json' } },
+        [UNREACHABLE]: { tellowsApi: { blackHole: true }, numeroinconnu: { blackHole: true }, telguarder: { blackHole: true } },
+      },
+    });
+    server = await spawnServer({
+      ...sites.env(),
+      TELLOWS_API_KEY: 'test-partner-key',
+      HASH_SECRET: 'sip-test-secret-0123456789',
+      RATE_LIMIT_MAX: '0',
+      VERDICT_WITHHELD: 'block',
+      SOURCE_TIMEOUT_MS: '3000',
+      LOOKUP_TIMEOUT_MS: String(LOOKUP_TIMEOUT_MS),
+    });
+    callee = await startCallee();
+    // The HTTP timeout is longer than the lookup's, so only the service's own wait can end it early.
+    kamailio = await startKamailio({ serviceUrl: server.baseUrl, nextHopPort: callee.port, waitMs: WAIT_MS, httpTimeoutSeconds: 5 });
+  });
+  afterAll(async () => {
+    await kamailio?.stop();
+    await callee?.stop();
+    server?.child.kill('SIGTERM');
+    await server?.exited;
+    await sites?.close();
+  });
+
+  function explain(outcome: { output: string }): string {
+    return `SIPp:\n${outcome.output.slice(-1500)}\nKamailio:\n${kamailio.output().slice(-1500)}`;
+  }
+
+  it('refuses a caller with a suspicious reputation with 603 Decline', async () => {
+    const outcome = await placeCalls(kamailio.port, SUSPICIOUS, 'declined');
+    expect(outcome.exitCode, explain(outcome)).toBe(0);
+    expect(kamailio.verdicts()).toContain('block');
+  });
+
+  it('refuses the same caller written as the trunk sends it (+33…)', async () => {
+    const outcome = await placeCalls(kamailio.port, '+33612345678', 'declined');
+    expect(outcome.exitCode, explain(outcome)).toBe(0);
+  });
+
+  it('puts a trustworthy caller through to the callee, which answers 200', async () => {
+    const outcome = await placeCalls(kamailio.port, TRUSTWORTHY, 'answered');
+    expect(outcome.exitCode, explain(outcome)).toBe(0);
+    expect(kamailio.verdicts()).toContain('allow');
+  });
+
+  it('follows VERDICT_WITHHELD for a withheld caller (set to block here)', async () => {
+    const outcome = await placeCalls(kamailio.port, 'anonymous', 'declined');
+    expect(outcome.exitCode, explain(outcome)).toBe(0);
+    const check = await fetch(`${server.baseUrl}/api/phone/anonymous/verdict`);
+    expect(await check.text()).toBe('block\n');
+  });
+
+  it('puts the call through within the configured wait when no upstream answers', async () => {
+    const outcome = await placeCalls(kamailio.port, UNREACHABLE, 'answered');
+    expect(outcome.exitCode, explain(outcome)).toBe(0);
+    expect(outcome.setupMs).toHaveLength(1);
+    // The deadline is the behaviour under test: the wait, with generous slack, and well short
+    // of the lookup's own deadline.
+    expect(outcome.setupMs[0]).toBeLessThan(WAIT_MS + 2000);
+    expect(kamailio.verdicts().at(-1)).toBe('unknown');
+  });
+});
+
+describe('Kamailio with the service down', () => {
+  it('puts calls through when the service cannot be reached', async () => {
+    requireSipSoftware();
+    const callee = await startCallee();
+    // A port nothing listens on: the HTTP query fails at once and the call is not held.
+    const kamailio = await startKamailio({ serviceUrl: 'http://127.0.0.1:9', nextHopPort: callee.port, waitMs: WAIT_MS });
+    try {
+      const outcome = await placeCalls(kamailio.port, SUSPICIOUS, 'answered');
+      expect(outcome.exitCode, outcome.output.slice(-1500)).toBe(0);
+      expect(kamailio.verdicts()).toEqual(['unknown']);
+    } finally {
+      await kamailio.stop();
+      await callee.stop();
+    }
+  });
+});
