@@ -8,7 +8,7 @@ import { HINTS } from '../domain/hints.js';
 import { BREAKER_STATES } from '../domain/lookup/resilience.js';
 import { CACHE_STATES, SKIP_REASONS } from '../domain/lookup/types.js';
 import { FAILURE_REASONS, SOURCE_STATUSES } from '../domain/ports/source.js';
-import { SOURCE_SLOTS } from '../domain/report.js';
+import { mapSlots, SOURCE_SLOTS, type SourceSlot } from '../domain/report.js';
 import { PHONE_NUMBER_REJECTIONS, MAX_INPUT_LENGTH } from '../domain/numbering/parse-phone-number.js';
 import { ERROR_CODES, INVALID_NUMBER_DETAILS, problemBody, type ErrorCode } from './errors.js';
 
@@ -145,7 +145,11 @@ const HintsSchema = Type.Array(Type.Union(HINTS.map((hint) => Type.Literal(hint)
     'Facts from the number alone that bear on the verdict without being a score: `npv` (a range reserved for automated calls and messages), `technical_platform` (0937, 0938, 09390–09394: operator equipment). Empty when none; more may be added.',
 });
 
-const SourcesMetaSchema = Type.Object({ primary: SourceMetaSchema, community: SourceMetaSchema, signals: SourceMetaSchema }, { additionalProperties: false });
+/** One member per slot, from the one slot list: a fourth source is a change to SOURCE_SLOTS, not to each schema. */
+const perSlotObject = <T extends TSchema>(member: T, options: SchemaOptions = {}) =>
+  Type.Object(mapSlots<Record<SourceSlot, T>>(() => member), { additionalProperties: false, ...options });
+
+const SourcesMetaSchema = perSlotObject(SourceMetaSchema);
 
 export const MetaSchema = Type.Object(
   {
@@ -406,10 +410,9 @@ const allSourcesFailed = problemResponse(
   problemSchema(['all_sources_failed'], 'Carries the number’s facts as extension members.', {
     number: NumberSchema,
     phoneInfo: PhoneInfoSchema,
-    sources: Type.Object(
-      { primary: Type.String(), community: Type.String(), signals: Type.String() },
-      { additionalProperties: false, description: 'Each source’s outcome: a failure reason (timeout, connection, http_429, parse…), `not_covered` for a source that was not asked, or its status' },
-    ),
+    sources: perSlotObject(Type.String(), {
+      description: 'Each source’s outcome: a failure reason (timeout, connection, http_429, parse…), `not_covered` for a source that was not asked, or its status',
+    }),
   }),
   problemExample('all_sources_failed', 'No upstream data source could be read; see `sources` for each outcome.', {
     number: '0612345678',
