@@ -308,12 +308,13 @@ export function createLookupService(options: LookupServiceOptions): EngineLookup
   }
 
   function peekFresh(number: ParsedPhoneNumber, numberHash: string): FreshLookup | undefined {
+    // An answer with a skipped slot is never held as fresh (front cache): not even peeked.
+    if (!SOURCE_SLOTS.every((slot) => covers(sources[slot], number))) return undefined;
     const nowMs = now();
     const entries: Partial<Record<SourceSlot, CachedSourceResult>> = {};
     let freshUntilMs = Number.POSITIVE_INFINITY;
     for (const slot of SOURCE_SLOTS) {
-      // A skipped slot has no entry, and an answer with one is never held as fresh (front cache).
-      const entry = covers(sources[slot], number) ? peekFreshEntry(slot, numberHash, nowMs) : undefined;
+      const entry = peekFreshEntry(slot, numberHash, nowMs);
       if (entry === undefined) return undefined;
       entries[slot] = entry;
       freshUntilMs = Math.min(freshUntilMs, entry.freshUntil);
