@@ -20,20 +20,21 @@ import { createPhoneNumberParser } from './domain/numbering/parse-phone-number.j
 import { memoizeParser } from './domain/numbering/memoize-parser.js';
 import { UPSTREAMS, UPSTREAMS_BY_SLOT } from './sources/upstreams.js';
 import { createScheduledCanary, type ScheduledCanary } from './sources/canary.js';
-import { createUpstreamFetchers, type SourceWiring, type UpstreamDescription } from './sources/common/wiring.js';
+import { buildSource, createUpstreamFetchers, type SourceWiring, type UpstreamDescription } from './sources/common/wiring.js';
 import type { SourcesBySlot } from './domain/ports/source.js';
+import type { SourceResultCache } from './domain/ports/source-cache.js';
 import type { UpstreamFetcher } from './infra/http/types.js';
 import { createRedisClient, type RedisClient, type RedisHealth } from './infra/redis/redis-client.js';
 import { createRedisRateLimitStore } from './infra/rate-limit/redis-rate-limit-store.js';
 import { createRedisSourceCache, DEFAULT_LOCAL_MAX_ENTRIES } from './infra/cache/redis-source-cache.js';
-import { createRedisFetchCoalescer } from './infra/redis/redis-fetch-coalescer.js';
+import { createRedisFetchCoalescer, DEFAULT_LOCK_LEASE_MS } from './infra/redis/redis-fetch-coalescer.js';
 import { createRedisPolitenessStore } from './infra/http/redis-politeness-store.js';
 import type { PolitenessStore } from './infra/http/politeness-store.js';
 import { Registry } from 'prom-client';
 import { createServiceMetrics, type ServiceMetrics } from './infra/metrics/service-metrics.js';
 import { instrumentSourceCache, instrumentUpstreamFetcher } from './infra/metrics/instrument.js';
 import { createReadinessCheck, createUpstreamOutcomeTracker, type ReadinessCheck, type RedisStatus } from './infra/readiness/readiness.js';
-import { SOURCE_SLOTS, type SourceSlot } from './domain/report.js';
+import { mapSlots, SOURCE_SLOTS, type SourceSlot } from './domain/report.js';
 
 export interface ServiceOverrides {
   /** Replaces the real adapters (contract tests inject fakes here). */
@@ -43,6 +44,8 @@ export interface ServiceOverrides {
   redisStatus?: () => RedisStatus | Promise<RedisStatus>;
   /** Replaces the rate limiter's store (tests give the memory store their own clock). */
   rateLimitStore?: RateLimitStore;
+  /** Wraps the per-slot cache the engine uses (tests watch what is read and written). */
+  decorateSourceCache?: (cache: SourceResultCache) => SourceResultCache;
 }
 
 export interface ServiceDependencies {
@@ -94,22 +97,18 @@ export async function createServiceDependencies(config: Config, logger?: Logger,
     ...(metrics === undefined ? {} : { decorate: (created: UpstreamFetcher) => instrumentUpstreamFetcher(created, metrics) }),
   };
   const fetchers: UpstreamFetcher[] = [];
-  const fetchersBySlot: Record<SourceSlot, UpstreamFetcher[]> = { primary: [], community: [], signals: [] };
+  const fetchersBySlot = mapSlots<Record<SourceSlot, UpstreamFetcher[]>>(() => []);
   // Each upstream's fetchers are built once, from its description: lookups and the scheduled
   // canary share them, so the canary spends the same budget and honours the same pauses.
   const fetchersByUpstream = new Map<string, ReadonlyMap<string, UpstreamFetcher>>();
-  const buildSource = <S extends SourceSlot>(description: UpstreamDescription<S>) => {
+  const sourceOf = <S extends SourceSlot>(description: UpstreamDescription<S>) => {
     const built = createUpstreamFetchers(description, config, wiring);
     fetchersByUpstream.set(description.name, built);
     fetchers.push(...built.values());
     fetchersBySlot[description.slot].push(...built.values());
-    return description.createSource(config, built, logger === undefined ? {} : { logger });
+    return buildSource(description, config, built, logger === undefined ? {} : { logger });
   };
-  const sources: SourcesBySlot = overrides.sources ?? {
-    primary: buildSource(UPSTREAMS_BY_SLOT.primary),
-    community: buildSource(UPSTREAMS_BY_SLOT.community),
-    signals: buildSource(UPSTREAMS_BY_SLOT.signals),
-  };
+  const sources: SourcesBySlot = overrides.sources ?? mapSlots<SourcesBySlot>((slot) => sourceOf(UPSTREAMS_BY_SLOT[slot]) as SourcesBySlot[typeof slot]);
 
   // CACHE_MAX_MB is shared: the front cache of finished answers takes FRONT_CACHE_SHARE of it,
   // the per-slot memory cache the rest, so the stated cap holds for both together.
@@ -119,8 +118,10 @@ export async function createServiceDependencies(config: Config, logger?: Logger,
   const sharedCache = redisClient
     ? createRedisSourceCache({ client: redisClient, localMaxEntries: Math.min(config.CACHE_MAX_ENTRIES ?? DEFAULT_LOCAL_MAX_ENTRIES, DEFAULT_LOCAL_MAX_ENTRIES) })
     : createMemorySourceCache({ maxBytes: cacheBytes - frontCacheBytes, ...(config.CACHE_MAX_ENTRIES === undefined ? {} : { maxEntries: config.CACHE_MAX_ENTRIES }) });
-  const cache = metrics ? instrumentSourceCache(sharedCache, redisClient ? 'redis' : 'memory', metrics) : sharedCache;
-  const coalescer = redisClient ? createRedisFetchCoalescer({ client: redisClient }) : undefined;
+  const instrumented = metrics ? instrumentSourceCache(sharedCache, redisClient ? 'redis' : 'memory', metrics) : sharedCache;
+  const cache = overrides.decorateSourceCache ? overrides.decorateSourceCache(instrumented) : instrumented;
+  // A flight waits for another instance's fetch of its key at most one fetch and two leases.
+  const coalescer = redisClient ? createRedisFetchCoalescer({ client: redisClient, maxWaitMs: config.SOURCE_TIMEOUT_MS + 2 * DEFAULT_LOCK_LEASE_MS }) : undefined;
   const outcomes = createUpstreamOutcomeTracker();
   const lookupService = createLookupService({
     sources,

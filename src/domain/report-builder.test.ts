@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { COMMUNITY_DATA, PRIMARY_DATA, SIGNALS_DATA, frenchMobile, FETCHED_AT, blockedSlot, errorSlot, lookupResult, notFoundSlot, okSlot } from '../../test/support/lookup.js';
+import { COMMUNITY_DATA, PRIMARY_DATA, SIGNALS_DATA, frenchMobile, FETCHED_AT, blockedSlot, errorSlot, lookupResult, notFoundSlot, okSlot, pendingSlot, skippedSlot } from '../../test/support/lookup.js';
 import { buildReport, failureReasons, isAllSourcesFailed } from './report-builder.js';
 import { emptySourceData } from './report.js';
 import type { SlotResult } from './lookup/types.js';
@@ -40,6 +40,18 @@ describe('buildReport', () => {
   });
 });
 
+describe('skipped and pending slots', () => {
+  it('render exactly their status (and the skip reason) in meta, with empty fields', () => {
+    const built = buildReport(number, lookupResult(okSlot(PRIMARY_DATA), skippedSlot(), pendingSlot()));
+    expect(built.meta.sources).toEqual({
+      primary: { status: 'ok', fetchedAt: FETCHED_AT, cache: 'miss' },
+      community: { status: 'skipped', reason: 'not_covered' },
+      signals: { status: 'pending' },
+    });
+    expect(built.report.sources).toEqual({ ...emptySourceData(), primary: PRIMARY_DATA });
+  });
+});
+
 describe('isAllSourcesFailed: the 502 rule', () => {
   it.each([
     ['every slot error or blocked', lookupResult(errorSlot('timeout'), blockedSlot('http_429'), errorSlot('connection')), true],
@@ -48,6 +60,15 @@ describe('isAllSourcesFailed: the 502 rule', () => {
     ['one slot not_found', lookupResult(errorSlot('timeout'), notFoundSlot(), errorSlot('timeout')), false],
     ['one slot ok', lookupResult(errorSlot('timeout'), errorSlot('timeout'), okSlot(SIGNALS_DATA)), false],
     ['one slot stale ok', lookupResult(okSlot(PRIMARY_DATA, 'stale'), blockedSlot('paused'), errorSlot('timeout')), false],
+    // skipped: not asked, so neither a failure nor a record
+    ['every slot skipped', lookupResult(skippedSlot(), skippedSlot(), skippedSlot()), false],
+    ['the only slot asked failed, the others skipped', lookupResult(errorSlot('http_5xx'), skippedSlot(), skippedSlot()), true],
+    ['the slots asked failed, one skipped', lookupResult(errorSlot('timeout'), blockedSlot('http_429'), skippedSlot()), true],
+    ['the only slot asked not_found', lookupResult(notFoundSlot(), skippedSlot(), skippedSlot()), false],
+    // pending: still being fetched, so not a failure either
+    ['every slot pending', lookupResult(pendingSlot(), pendingSlot(), pendingSlot()), false],
+    ['failures and one pending', lookupResult(errorSlot('timeout'), errorSlot('connection'), pendingSlot()), false],
+    ['pending and skipped', lookupResult(pendingSlot(), skippedSlot(), skippedSlot()), false],
   ])('%s → %s', (_name, result, expected) => {
     expect(isAllSourcesFailed(result)).toBe(expected);
     expect(buildReport(number, result).allSourcesFailed).toBe(expected);

@@ -3,15 +3,19 @@
 // the 502 instead. Pure.
 //
 // A slot that is not `ok` gets the empty fields of emptySourceData() – null, 0, "", [] – never
-// zeros that pass for a clean number; meta.sources says why. Stale data is `ok` data.
-import type { CacheState, LookupResult, SlotResult } from './lookup/types.js';
+// zeros that pass for a clean number; meta.sources says why. Stale data is `ok` data. A
+// `skipped` slot (the source does not cover the number) and a `pending` one (the caller's
+// deadline passed first) are neither failures nor records: they have empty fields, never
+// decide the 502 and never enter the score.
+import type { CacheState, LookupResult, SkipReason, SlotResult } from './lookup/types.js';
 import type { ParsedPhoneNumber } from './phone-number.js';
-import { SOURCE_SLOTS, emptySourceData, type Report, type ScoreResult, type SourceDataBySlot, type SourceSlot } from './report.js';
+import { SOURCE_SLOTS, emptySourceData, mapSlots, type Report, type ScoreResult, type SourceDataBySlot, type SourceSlot } from './report.js';
 import { computeScore, scoreToRisk, type ScoreSource } from './score.js';
 import type { FailureReason, SourceStatus } from './ports/source.js';
 import { computeHints, type Hint } from './hints.js';
 
-export interface SourceMeta {
+/** A slot the upstream or the cache settled. */
+export interface AnsweredSourceMeta {
   status: SourceStatus;
   /** Why the slot is not ok, or why stale data was served (the last refresh failure). */
   reason?: FailureReason;
@@ -19,6 +23,19 @@ export interface SourceMeta {
   fetchedAt: string;
   cache: CacheState;
 }
+
+/** Exactly `{"status": "skipped", "reason": "not_covered"}`: no site was asked, no time, no cache. */
+export interface SkippedSourceMeta {
+  status: 'skipped';
+  reason: SkipReason;
+}
+
+/** Exactly `{"status": "pending"}`: still being fetched when the answer left. */
+export interface PendingSourceMeta {
+  status: 'pending';
+}
+
+export type SourceMeta = AnsweredSourceMeta | SkippedSourceMeta | PendingSourceMeta;
 
 export type SourcesMeta = Record<SourceSlot, SourceMeta>;
 
@@ -35,7 +52,7 @@ export interface ScoreMeta extends ReportMeta {
 export interface BuiltReport {
   report: Report;
   meta: ReportMeta;
-  /** True exactly when no slot is ok (fresh or stale) or not_found: answer 502. */
+  /** True exactly when at least one slot failed and every other one failed or was skipped: answer 502. */
   allSourcesFailed: boolean;
 }
 
@@ -46,17 +63,15 @@ export interface BuiltScore {
 }
 
 function toSourceMeta(slot: SlotResult): SourceMeta {
-  const meta: SourceMeta = { status: slot.status, fetchedAt: slot.fetchedAt, cache: slot.cache };
+  if (slot.status === 'skipped') return { status: 'skipped', reason: slot.reason };
+  if (slot.status === 'pending') return { status: 'pending' };
+  const meta: AnsweredSourceMeta = { status: slot.status, fetchedAt: slot.fetchedAt, cache: slot.cache };
   if (slot.reason !== undefined) meta.reason = slot.reason;
   return meta;
 }
 
 export function buildSourcesMeta(result: LookupResult): SourcesMeta {
-  return {
-    primary: toSourceMeta(result.primary),
-    community: toSourceMeta(result.community),
-    signals: toSourceMeta(result.signals),
-  };
+  return mapSlots<SourcesMeta>((slot) => toSourceMeta(result[slot]));
 }
 
 /**
@@ -65,24 +80,29 @@ export function buildSourcesMeta(result: LookupResult): SourcesMeta {
  */
 export function buildSourceData(result: LookupResult): SourceDataBySlot {
   const empty = emptySourceData();
-  return {
-    primary: result.primary.status === 'ok' && result.primary.data !== null ? result.primary.data : empty.primary,
-    community: result.community.status === 'ok' && result.community.data !== null ? result.community.data : empty.community,
-    signals: result.signals.status === 'ok' && result.signals.data !== null ? result.signals.data : empty.signals,
-  };
+  return mapSlots<SourceDataBySlot>((slot) => {
+    const data = result[slot].status === 'ok' ? result[slot].data : null;
+    return data ?? empty[slot];
+  });
 }
 
-/** No slot answered anything usable (ok, even stale, or not_found): the 502 case. */
+const isFailed = (slot: SlotResult): boolean => slot.status === 'error' || slot.status === 'blocked';
+
+/**
+ * The 502 case: every source that was asked failed. A slot `ok` (even stale), `not_found` or
+ * `pending` says the answer is not a failure; a `skipped` slot says nothing either way, so an
+ * answer whose every slot is skipped is a 200, not a 502.
+ */
 export function isAllSourcesFailed(result: LookupResult): boolean {
-  return SOURCE_SLOTS.every((slot) => result[slot].status !== 'ok' && result[slot].status !== 'not_found');
+  const slots = SOURCE_SLOTS.map((slot) => result[slot]);
+  return slots.some(isFailed) && slots.every((slot) => isFailed(slot) || slot.status === 'skipped');
 }
 
-/** Each slot's reason for the 502 body, e.g. `{primary: 'timeout', community: 'http_429', signals: 'connection'}`. */
+/** Each slot's reason for the 502 body, e.g. `{primary: 'timeout', community: 'http_429', signals: 'not_covered'}`. */
 export function failureReasons(result: LookupResult): Record<SourceSlot, string> {
-  const reasonOf = (slot: SlotResult): string => slot.reason ?? slot.status;
-  return { primary: reasonOf(result.primary), community: reasonOf(result.community), signals: reasonOf(result.signals) };
+  const reasonOf = (slot: SlotResult): string => ('reason' in slot && slot.reason !== undefined ? slot.reason : slot.status);
+  return mapSlots<Record<SourceSlot, string>>((slot) => reasonOf(result[slot]));
 }
-
 export function buildReport(number: ParsedPhoneNumber, result: LookupResult): BuiltReport {
   return {
     report: { number: number.number, phoneInfo: number.phoneInfo, sources: buildSourceData(result) },

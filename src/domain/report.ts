@@ -67,6 +67,29 @@ export const SOURCE_SLOTS = ['primary', 'community', 'signals'] as const satisfi
 const SOURCE_SLOT_SET: ReadonlySet<string> = new Set(SOURCE_SLOTS);
 export const isSourceSlot = (value: string): value is SourceSlot => SOURCE_SLOT_SET.has(value);
 
+/** Any record with one member per slot, each of its own type (`LookupResult`, `SourcesBySlot`…). */
+export type PerSlot = { [S in SourceSlot]: unknown };
+
+/**
+ * The one walk over the slots every per-slot record is built by (engine, report builder,
+ * wiring): a fourth source or a new status is one change to SOURCE_SLOTS and the slot's types,
+ * not an edit of each place that wrote the three out. TypeScript does not see that a generic
+ * `F<S>` is `M[S]` when M maps each slot to F of it, so such a `make` says so (`as M[typeof slot]`).
+ */
+export function mapSlots<M extends PerSlot>(make: <S extends SourceSlot>(slot: S) => M[S]): M {
+  const record: Partial<Record<SourceSlot, unknown>> = {};
+  for (const slot of SOURCE_SLOTS) record[slot] = make(slot);
+  return record as M;
+}
+
+/** mapSlots for values that come later: every slot's promise at once, settled together. */
+export async function settleSlots<M extends PerSlot>(make: <S extends SourceSlot>(slot: S) => Promise<M[S]>): Promise<M> {
+  const settled = await Promise.all(SOURCE_SLOTS.map((slot) => make(slot)));
+  const record: Partial<Record<SourceSlot, unknown>> = {};
+  SOURCE_SLOTS.forEach((slot, index) => (record[slot] = settled[index]));
+  return record as M;
+}
+
 export interface Report {
   number: string;
   phoneInfo: PhoneInfo;

@@ -6,9 +6,9 @@
 import { Type, type SchemaOptions, type TLiteral, type TProperties, type TSchema, type TUnion } from '@sinclair/typebox';
 import { HINTS } from '../domain/hints.js';
 import { BREAKER_STATES } from '../domain/lookup/resilience.js';
-import { CACHE_STATES } from '../domain/lookup/types.js';
+import { CACHE_STATES, SKIP_REASONS } from '../domain/lookup/types.js';
 import { FAILURE_REASONS, SOURCE_STATUSES } from '../domain/ports/source.js';
-import { SOURCE_SLOTS } from '../domain/report.js';
+import { mapSlots, SOURCE_SLOTS, type SourceSlot } from '../domain/report.js';
 import { PHONE_NUMBER_REJECTIONS, MAX_INPUT_LENGTH, MAX_URI_LENGTH, WITHHELD_WORDS } from '../domain/numbering/parse-phone-number.js';
 import { ERROR_CODES, INVALID_NUMBER_DETAILS, problemBody, type ErrorCode } from './errors.js';
 
@@ -103,22 +103,53 @@ export const ScoreSchema = Type.Object(
 
 export const NumberFactsSchema = Type.Object({ number: NumberSchema, phoneInfo: PhoneInfoSchema }, { additionalProperties: false });
 
-const SourceMetaSchema = Type.Object(
+const AnsweredSourceMetaSchema = Type.Object(
   {
-    status: literalUnion(SOURCE_STATUSES),
+    status: literalUnion(SOURCE_STATUSES, {
+      description: '`ok` (data, possibly stale), `not_found` (the site has no record of the number), `blocked` (the site refused us, or we held back), `error` (no data; `reason` says why)',
+    }),
     reason: Type.Optional(FailureReasonString('Why the slot is not ok, or why stale data was served')),
     fetchedAt: Type.String({ description: 'ISO 8601 time the upstream answered' }),
     cache: literalUnion(CACHE_STATES),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, description: 'The source was asked (or its cached answer served).' },
 );
+
+const SkippedSourceMetaSchema = Type.Object(
+  {
+    status: Type.Literal('skipped'),
+    reason: literalUnion(SKIP_REASONS, { description: '`not_covered`: the source does not cover this number (outside its country, or its path needs a key that is not set)' }),
+  },
+  {
+    additionalProperties: false,
+    description:
+      'The source was not asked: it does not cover the number. Nothing was cached for it; it is neither a failure nor a record, so it counts neither for the 502 nor for the score. Its data fields are empty.',
+  },
+);
+
+const PendingSourceMetaSchema = Type.Object(
+  { status: Type.Literal('pending') },
+  {
+    additionalProperties: false,
+    description:
+      'Still being fetched when the caller’s wait (`?wait`, `Prefer: wait`) ended. The fetch goes on and fills the cache, so the next lookup has it. Neither a failure nor a record: its data fields are empty and it counts neither for the 502 nor for the score.',
+  },
+);
+
+const SourceMetaSchema = Type.Union([AnsweredSourceMetaSchema, SkippedSourceMetaSchema, PendingSourceMetaSchema], {
+  description: 'What became of one source for this answer: answered (`ok`, `not_found`, `blocked`, `error`), `skipped` or `pending`.',
+});
 
 const HintsSchema = Type.Array(Type.Union(HINTS.map((hint) => Type.Literal(hint))), {
   description:
     'Facts from the number alone that bear on the verdict without being a score: `npv` (a range reserved for automated calls and messages), `technical_platform` (0937, 0938, 09390–09394: operator equipment). Empty when none; more may be added.',
 });
 
-const SourcesMetaSchema = Type.Object({ primary: SourceMetaSchema, community: SourceMetaSchema, signals: SourceMetaSchema }, { additionalProperties: false });
+/** One member per slot, from the one slot list: a fourth source is a change to SOURCE_SLOTS, not to each schema. */
+const perSlotObject = <T extends TSchema>(member: T, options: SchemaOptions = {}) =>
+  Type.Object(mapSlots<Record<SourceSlot, T>>(() => member), { additionalProperties: false, ...options });
+
+const SourcesMetaSchema = perSlotObject(SourceMetaSchema);
 
 export const MetaSchema = Type.Object(
   {
@@ -303,7 +334,7 @@ const ApiCacheControlHeader = {
   type: 'string',
   pattern: '^(?:no-store|public, max-age=[0-9]+)$',
   description:
-    '`public, max-age=N` when all three sources are fresh answers, N being the seconds until the first of them stops being fresh; `no-store` when any source is stale or failed.',
+    '`public, max-age=N` when all three sources are fresh answers, N being the seconds until the first of them stops being fresh; `no-store` when any source is stale, failed, skipped or pending.',
   'x-required': true,
 };
 const InfoCacheControlHeader = {
@@ -433,14 +464,13 @@ const unavailableWhileClosing = problemResponse(
   {},
 );
 const allSourcesFailed = problemResponse(
-  'No upstream source could be read. The number’s own facts (`number`, `phoneInfo`, as in a full report) are still given, and `sources` says what became of each source.',
+  'No upstream source could be read: every source that was asked failed (a source `skipped` because it does not cover the number is not asked). The number’s own facts (`number`, `phoneInfo`, as in a full report) are still given, and `sources` says what became of each source.',
   problemSchema(['all_sources_failed'], 'Carries the number’s facts as extension members.', {
     number: NumberSchema,
     phoneInfo: PhoneInfoSchema,
-    sources: Type.Object(
-      { primary: Type.String(), community: Type.String(), signals: Type.String() },
-      { additionalProperties: false, description: 'Each source’s outcome: a failure reason (timeout, connection, http_429, parse…) or its status' },
-    ),
+    sources: perSlotObject(Type.String(), {
+      description: 'Each source’s outcome: a failure reason (timeout, connection, http_429, parse…), `not_covered` for a source that was not asked, or its status',
+    }),
   }),
   problemExample('all_sources_failed', 'No upstream data source could be read; see `sources` for each outcome.', {
     number: '0612345678',
@@ -507,7 +537,7 @@ export const routeSchemas = {
     operationId: 'getFullReport',
     summary: 'Full report for a number',
     description:
-      'What the number is (formats, line type, original carrier, region, NPV) and what each of the three reputation sources says. A source that failed has empty fields and is explained in `meta.sources`; only when all three fail is the answer 502, which still carries the number’s facts.',
+      'What the number is (formats, line type, original carrier, region, NPV) and what each of the three reputation sources says. A source that failed, was skipped (it does not cover the number) or is still pending has empty fields and is explained in `meta.sources`; only when every source that was asked failed is the answer 502, which still carries the number’s facts. When no source covers the number, the answer is a 200 whose sources are all `skipped`.',
     tags: ['phone'],
     params: NumberParamsSchema,
     querystring: WaitQuerySchema,

@@ -129,6 +129,8 @@ export interface CanaryPass {
   form?: string;
   lookups: CanaryLookup[];
   invalidNumbers: string[];
+  /** Numbers this upstream does not cover (its `covers`), masked: not asked, as in a lookup. */
+  notCovered: string[];
   /**
    * Per required marker seen in any 2xx body: true when one of those bodies lacked it. Empty
    * when no 2xx body was judged (every request blocked or failed): that says nothing of the layout.
@@ -160,6 +162,7 @@ export async function runCanaryPass(options: CanaryPassOptions): Promise<CanaryP
     ...(form === undefined ? {} : { form: form.label }),
     lookups: [],
     invalidNumbers: [],
+    notCovered: [],
     missingRequired: new Map(),
     healthy: true,
   };
@@ -169,6 +172,11 @@ export async function runCanaryPass(options: CanaryPassOptions): Promise<CanaryP
     if (!parsed.ok) {
       pass.invalidNumbers.push(`${maskNumber(raw)} (${parsed.reason})`);
       pass.healthy = false;
+      continue;
+    }
+    // The service would skip it: asking would only test the adapter's unreachable guard.
+    if (!description.covers(parsed.value, config)) {
+      pass.notCovered.push(maskNumber(parsed.value.number));
       continue;
     }
     recorded.length = 0;
@@ -194,6 +202,7 @@ export async function runCanaryPass(options: CanaryPassOptions): Promise<CanaryP
 
 function printPass(pass: CanaryPass, out: (line: string) => void): void {
   for (const invalid of pass.invalidNumbers) out(`  ${invalid}: not a valid number`);
+  for (const skipped of pass.notCovered) out(`  ${skipped}: not covered by this upstream (skipped, as lookups do)`);
   for (const lookup of pass.lookups) {
     out(`  ${lookup.number}: ${describeOutcome(lookup.outcome)}`);
     for (const response of lookup.responses) {

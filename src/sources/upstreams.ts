@@ -1,5 +1,5 @@
 // The three upstreams, in slot order: the list the composition root and the canary build from.
-import type { SourceSlot } from '../domain/report.js';
+import { SOURCE_SLOTS, type SourceSlot } from '../domain/report.js';
 import type { UpstreamDescription } from './common/wiring.js';
 import { numeroinconnuUpstream } from './numeroinconnu/numeroinconnu-upstream.js';
 import { telguarderUpstream } from './telguarder/telguarder-upstream.js';
@@ -9,4 +9,5 @@ export type UpstreamDescriptions = { [S in SourceSlot]: UpstreamDescription<S> }
 
 export const UPSTREAMS_BY_SLOT: UpstreamDescriptions = { primary: tellowsUpstream, community: numeroinconnuUpstream, signals: telguarderUpstream };
 
-export const UPSTREAMS: readonly UpstreamDescription[] = [tellowsUpstream, numeroinconnuUpstream, telguarderUpstream];
+/** The same, in slot order (SOURCE_SLOTS). */
+export const UPSTREAMS: readonly UpstreamDescription[] = SOURCE_SLOTS.map((slot) => UPSTREAMS_BY_SLOT[slot]);

@@ -154,13 +154,13 @@ describe('end to end against fake upstream sites (no tellows key: HTML page)', (
     expect(sites.received.length).toBe(before);
   });
 
-  it('answers a foreign number from the sources that cover it, without calling French-only sites', async () => {
-    const before = sites.count('telguarder');
+  it('answers a foreign number with every source skipped (none covers it without a tellows key), calling no site', async () => {
+    const before = (['tellowsWeb', 'tellowsApi', 'numeroinconnu', 'telguarder'] as const).map((site) => sites.count(site));
     const { status, body } = await getJson(server, '/api/phone/%2B32470123456');
     expect(status).toBe(200);
     expect(body.data.number).toBe('+32470123456');
-    expect(body.meta.sources.signals?.status).toBe('not_found');
-    expect(sites.count('telguarder')).toBe(before);
+    for (const slot of ['primary', 'community', 'signals']) expect(body.meta.sources[slot]).toEqual({ status: 'skipped', reason: 'not_covered' });
+    expect((['tellowsWeb', 'tellowsApi', 'numeroinconnu', 'telguarder'] as const).map((site) => sites.count(site))).toEqual(before);
   });
 });
 

@@ -3,7 +3,7 @@
 // a loopback upstream, the SlotResults the engine makes of their answers, and the engine itself
 // over three fake upstreams with a controllable clock.
 import { createLookupService, type EngineLookupService, type LookupTimings, type LookupServiceOptions, type SourceOutcomeEvent } from '../../src/domain/lookup/lookup-service.js';
-import type { LookupResult, SlotResult } from '../../src/domain/lookup/types.js';
+import type { AnsweredSlot, CacheState, LookupResult, PendingSlot, SkippedSlot, SlotResult } from '../../src/domain/lookup/types.js';
 import type { ParsedPhoneNumber } from '../../src/domain/phone-number.js';
 import type { CachedSourceResult, SourceResultCache } from '../../src/domain/ports/source-cache.js';
 import { blocked, failed, notFound, ok, type BlockedReason, type ErrorReason, type Source, type SourceOutcome, type SourcesBySlot } from '../../src/domain/ports/source.js';
@@ -176,20 +176,36 @@ export function createLoopbackSource<S extends SourceSlot>(options: LoopbackSour
 // SlotResult builders for pure tests of the report builder and the score rule.
 export const FETCHED_AT = '2026-03-01T12:00:00.000Z';
 
-export function okSlot<S extends SourceSlot>(data: SourceDataBySlot[S], cache: SlotResult['cache'] = 'miss'): SlotResult<S> {
+export function okSlot<S extends SourceSlot>(data: SourceDataBySlot[S], cache: CacheState = 'miss'): AnsweredSlot<S> {
   return { status: 'ok', fetchedAt: FETCHED_AT, cache, data };
 }
 
-export function notFoundSlot<S extends SourceSlot>(): SlotResult<S> {
+export function notFoundSlot<S extends SourceSlot>(): AnsweredSlot<S> {
   return { status: 'not_found', fetchedAt: FETCHED_AT, cache: 'miss', data: null };
 }
 
-export function errorSlot<S extends SourceSlot>(reason: ErrorReason): SlotResult<S> {
+export function errorSlot<S extends SourceSlot>(reason: ErrorReason): AnsweredSlot<S> {
   return { status: 'error', reason, fetchedAt: FETCHED_AT, cache: 'miss', data: null };
 }
 
-export function blockedSlot<S extends SourceSlot>(reason: BlockedReason): SlotResult<S> {
+export function blockedSlot<S extends SourceSlot>(reason: BlockedReason): AnsweredSlot<S> {
   return { status: 'blocked', reason, fetchedAt: FETCHED_AT, cache: 'miss', data: null };
+}
+
+/** The slot of a source that does not cover the number. */
+export function skippedSlot(): SkippedSlot {
+  return { status: 'skipped', reason: 'not_covered', data: null };
+}
+
+/** The slot of a fetch still running when the caller's wait ended. */
+export function pendingSlot(): PendingSlot {
+  return { status: 'pending', data: null };
+}
+
+/** The slot as settled by an upstream or the cache: fails the test if it was skipped or pending. */
+export function answered<S extends SourceSlot>(slot: SlotResult<S>): AnsweredSlot<S> {
+  if (slot.status === 'skipped' || slot.status === 'pending') throw new Error(`expected an answered slot, got ${slot.status}`);
+  return slot;
 }
 
 export function lookupResult(

@@ -10,7 +10,7 @@
 import type { CachedSourceResult } from '../ports/source-cache.js';
 import type { FailureReason } from '../ports/source.js';
 import type { SourceDataBySlot, SourceSlot } from '../report.js';
-import type { CacheState, SlotResult } from './types.js';
+import type { AnsweredSlot, CacheState } from './types.js';
 
 export interface CachePolicy {
   okTtlSeconds: number;
@@ -71,8 +71,8 @@ export function storeTtlSeconds(entry: CachedSourceResult, nowMs: number): numbe
 }
 
 /** A cached entry as the slot result of a lookup; a stale copy says why its refresh failed, if it did. */
-export function slotFromEntry<S extends SourceSlot>(entry: CachedSourceResult, cacheState: CacheState): SlotResult<S> {
-  const result: SlotResult<S> = {
+export function slotFromEntry<S extends SourceSlot>(entry: CachedSourceResult, cacheState: CacheState): AnsweredSlot<S> {
+  const result: AnsweredSlot<S> = {
     status: entry.status,
     fetchedAt: entry.fetchedAt,
     cache: cacheState,

@@ -65,10 +65,16 @@ describe('in-process coalescer', () => {
     expect(await second).toBe('value');
   });
 
-  it('aborts the work when every waiting caller has given up', async () => {
+  it('lets the work run on when every waiting caller has given up: callers detach, they never cancel', async () => {
     const coalescer = createInProcessCoalescer();
-    const work = (signal: AbortSignal): Promise<string> =>
-      new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(new Error('work aborted')), { once: true }));
+    const gate = deferred<string>();
+    let workSignal: AbortSignal | undefined;
+    let finished: string | undefined;
+    const work = async (signal: AbortSignal): Promise<string> => {
+      workSignal = signal;
+      finished = await gate.promise;
+      return finished;
+    };
     const one = new AbortController();
     const two = new AbortController();
     const first = coalescer.run('k', work, { signal: one.signal });
@@ -78,7 +84,26 @@ describe('in-process coalescer', () => {
     two.abort(new Error('two left'));
     await expect(first).rejects.toThrow('one left');
     await expect(second).rejects.toThrow('two left');
-    await expect.poll(() => coalescer.inFlightCount()).toBe(0);
+    expect(workSignal?.aborted).toBe(false);
+    expect(coalescer.inFlightCount()).toBe(1);
+    // A caller arriving now joins the run still in flight rather than starting another.
+    const late = coalescer.run('k', work);
+    gate.resolve('value');
+    expect(await late).toBe('value');
+    expect(finished).toBe('value');
+    expect(coalescer.inFlightCount()).toBe(0);
+  });
+
+  it('ends the work only through the run signal its starter gave (shutdown)', async () => {
+    const coalescer = createInProcessCoalescer();
+    const shutdown = new AbortController();
+    const work = (signal: AbortSignal): Promise<string> =>
+      new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(new Error('work aborted')), { once: true }));
+    const caller = coalescer.run('k', work, { runSignal: shutdown.signal });
+    await Promise.resolve();
+    shutdown.abort();
+    await expect(caller).rejects.toThrow('work aborted');
+    expect(coalescer.inFlightCount()).toBe(0);
   });
 
   it('keeps the work alive while a caller without a signal waits', async () => {

@@ -2,9 +2,11 @@
 // identical lookups costs each upstream one request. This is the in-process version; across
 // instances, src/infra/redis/redis-fetch-coalescer.ts adds a short Redis lock (same port).
 //
-// Cancellation is reference-counted: each caller may give up (its lookup deadline passed, its
-// client left) and is released at once, but the shared work is aborted only when every caller
-// has given up – one impatient caller never cancels the fetch others still wait for.
+// A caller that gives up (its lookup deadline passed, its `?wait` is over, its client left) is
+// released at once, but it only detaches: the shared work runs on to its own deadline whoever
+// still waits, so its result reaches the cache for the next lookup, and an upstream that was
+// merely slower than one caller's patience is not charged a `timeout` on its breaker. Only the
+// starter's `runSignal` (shutdown) ends the work early.
 
 import type { CoalesceOptions, FetchCoalescer } from '../ports/coalescer.js';
 
@@ -15,23 +17,15 @@ export interface InProcessCoalescer extends FetchCoalescer {
   inFlightCount(): number;
 }
 
-interface Flight {
-  promise: Promise<unknown>;
-  controller: AbortController;
-  /** Callers still waiting; the work is aborted when it drops to zero. */
-  holders: number;
-}
+/** Given to work whose starter passed no runSignal: nothing ends it but its own deadline. */
+const NEVER_ABORTED = new AbortController().signal;
 
 export function createInProcessCoalescer(): InProcessCoalescer {
-  const flights = new Map<string, Flight>();
+  const flights = new Map<string, Promise<unknown>>();
 
-  function startFlight<T>(key: string, work: (signal: AbortSignal) => Promise<T>): Flight {
-    const controller = new AbortController();
-    const flight: Flight = { promise: Promise.resolve(), controller, holders: 0 };
-    // Work starts on the next microtask, so the first caller is registered as a holder
-    // before work can observe its signal.
-    flight.promise = Promise.resolve()
-      .then(() => work(controller.signal))
+  function startFlight<T>(key: string, work: (signal: AbortSignal) => Promise<T>, runSignal: AbortSignal): Promise<T> {
+    const flight = Promise.resolve()
+      .then(() => work(runSignal))
       .finally(() => {
         if (flights.get(key) === flight) flights.delete(key);
       });
@@ -43,27 +37,18 @@ export function createInProcessCoalescer(): InProcessCoalescer {
     run<T>(key: string, work: (signal: AbortSignal) => Promise<T>, options: CoalesceOptions<T> = {}): Promise<T> {
       const { signal } = options;
       if (signal?.aborted) return Promise.reject(signal.reason as Error);
-      const flight = flights.get(key) ?? startFlight(key, work);
-      const shared = flight.promise as Promise<T>;
-      flight.holders += 1;
-      if (signal === undefined) {
-        // A caller without a signal holds the work until it settles.
-        return shared;
-      }
+      const shared = (flights.get(key) as Promise<T> | undefined) ?? startFlight(key, work, options.runSignal ?? NEVER_ABORTED);
+      if (signal === undefined) return shared;
       return new Promise<T>((resolve, reject) => {
-        const release = (): void => {
-          flight.holders -= 1;
-          if (flight.holders === 0) flight.controller.abort(signal.reason);
-          reject(signal.reason as Error);
-        };
-        signal.addEventListener('abort', release, { once: true });
+        const detach = (): void => reject(signal.reason as Error);
+        signal.addEventListener('abort', detach, { once: true });
         shared.then(
           (value) => {
-            signal.removeEventListener('abort', release);
+            signal.removeEventListener('abort', detach);
             resolve(value);
           },
           (error: Error) => {
-            signal.removeEventListener('abort', release);
+            signal.removeEventListener('abort', detach);
             reject(error);
           },
         );

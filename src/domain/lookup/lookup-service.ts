@@ -1,33 +1,38 @@
-// The lookup engine: asks the three sources in parallel, each under its own deadline and its
-// upstream's retry/breaker policy, the whole under the lookup deadline; caches each source's
-// answer separately; shares one fetch among concurrent lookups of a number; and says, slot by
-// slot, what it got and from where. It never rejects: every failure is a slot result.
+// The lookup engine: asks the sources in parallel, each under its own deadline and its
+// upstream's retry/breaker policy, the whole under the lookup deadline (or the caller's own,
+// shorter one); caches each source's answer separately; shares one fetch among concurrent
+// lookups of a number; and says, slot by slot, what it got and from where. It never rejects:
+// every failure is a slot result.
 //
 // What is fresh, stale or expired, and what a failure leaves behind, is the cache policy
 // (cache-policy.ts); one upstream fetch under its deadline and policy is source-fetch.ts; this
-// file orchestrates the lookup deadline, the cache reads, coalescing and background refreshes.
-// A lookup whose three slots are fresh hits in a cache that can be read synchronously (`peek`)
-// is answered without any timer, abort signal or promise per slot (`peekFresh`).
+// file orchestrates the deadlines, the cache reads, coalescing and background refreshes.
+// A source that does not cover the number (`covers`) is `skipped` before anything else: no
+// cache read or write, no coalescing, no breaker, no budget. A caller that stops waiting (its
+// deadline, its client gone) detaches from the fetch; the fetch runs to its own source deadline
+// and fills the cache whoever still waits for it. A lookup whose every slot is a fresh hit in a
+// cache that can be read synchronously (`peek`) is answered without any timer, abort signal or
+// promise per slot (`peekFresh`).
 import { setMaxListeners } from 'node:events';
 import type { KeyedHasher } from '../ports/key-hasher.js';
 import { sourceCacheKeyOf, type CachedSourceResult, type SourceResultCache } from '../ports/source-cache.js';
 import { notFound, ok, type Source, type SourcesBySlot, type SourceStatus, type FailureReason } from '../ports/source.js';
 import type { ParsedPhoneNumber } from '../phone-number.js';
-import type { SourceDataBySlot, SourceSlot } from '../report.js';
+import { mapSlots, settleSlots, SOURCE_SLOTS, type SourceDataBySlot, type SourceSlot } from '../report.js';
 import { DEFAULT_TTL_JITTER_RATIO, freshnessOf, slotFromEntry, storeTtlSeconds, type CachePolicy } from './cache-policy.js';
 import { createInProcessCoalescer, type FetchCoalescer } from './coalescer.js';
 import { createUpstreamPolicy, type BreakerState, type ResilienceOptions, type UpstreamPolicy } from './resilience.js';
-import { createSourceFetch, describeError, LookupDeadlineExceeded, REAL_TIMERS, type EngineTimers, type FetchResult, type LookupLogger } from './source-fetch.js';
-import type { CacheState, FreshLookup, LookupResult, LookupService, SlotResult } from './types.js';
+import { createSourceFetch, describeError, REAL_TIMERS, type EngineTimers, type FetchResult, type LookupLogger } from './source-fetch.js';
+import { SKIPPED_NOT_COVERED, type AnsweredSlot, type CacheState, type FreshLookup, type LookupResult, type LookupService, type PendingSlot, type SlotResult } from './types.js';
 
-export type { FreshLookup } from './types.js';
+export type { FreshLookup, LookupOptions } from './types.js';
 export type { EngineTimers, LookupLogger } from './source-fetch.js';
 
 /** The engine's deadlines and cache lifetimes, in the units their names say. */
 export interface LookupTimings {
   /** Deadline of one upstream request, retries included. */
   sourceTimeoutMs: number;
-  /** Deadline of a whole lookup: a slot not settled by then answers `timeout`. */
+  /** Deadline of a whole lookup: a slot not settled by then answers `timeout` (its fetch goes on). */
   lookupTimeoutMs: number;
   /** Lifetime of an `ok` answer. */
   cacheTtlSeconds: number;
@@ -37,12 +42,16 @@ export interface LookupTimings {
   staleSeconds: number;
 }
 
+/**
+ * One slot's answer to one lookup, for metrics and readiness. Skipped slots send none (no
+ * upstream was concerned); a pending slot sends its fetch's own outcome when the fetch ends.
+ */
 export interface SourceOutcomeEvent {
   slot: SourceSlot;
   upstream: string;
   status: SourceStatus;
   reason?: FailureReason;
-  /** Time this lookup waited for the slot (0-ish for hits and stale answers). */
+  /** Time this lookup waited for the slot (0-ish for hits and stale answers; the whole fetch for a pending slot). */
   durationMs: number;
   cache: CacheState;
 }
@@ -72,16 +81,41 @@ export interface LookupServiceOptions {
 
 
 export interface EngineLookupService extends LookupService {
-  /** Aborts background refreshes still running (shutdown). Lookups keep working. */
+  /** Aborts fetches and background refreshes still running (shutdown). Lookups keep working. */
   close(): void;
   /** The breaker of the upstream behind a slot (readiness, tests). */
   breakerState(slot: SourceSlot): BreakerState;
   /**
-   * Synchronous: the lookup when its three slots are fresh hits in a cache that can be peeked,
-   * else undefined. Creates no timer, signal or promise; reports the hits like `lookup` does.
+   * Synchronous: the lookup when every slot is a fresh hit in a cache that can be peeked,
+   * else undefined (also when a source does not cover the number). Creates no timer, signal
+   * or promise; reports the hits like `lookup` does.
    */
   peekFresh(number: ParsedPhoneNumber, numberHash?: string): FreshLookup | undefined;
   freshUntilOf(result: LookupResult): number | undefined;
+}
+
+/** Why a caller stopped waiting for a slot: its own deadline (`pending`), the lookup deadline, its client gone. */
+type Departure = 'pending' | 'timeout' | 'aborted';
+
+/** What a lookup's slots wait under: one signal for the caller leaving, and why it left. */
+interface Waiting {
+  signal: AbortSignal;
+  departure: () => Departure;
+}
+
+const LEFT = Symbol('left');
+
+/** The value of a promise that never rejects, or LEFT as soon as the signal aborts (the promise goes on). */
+function unlessLeft<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | typeof LEFT> {
+  if (signal.aborted) return Promise.resolve(LEFT);
+  return new Promise((resolve) => {
+    const onAbort = (): void => resolve(LEFT);
+    signal.addEventListener('abort', onAbort, { once: true });
+    void promise.then((value) => {
+      signal.removeEventListener('abort', onAbort);
+      resolve(value);
+    });
+  });
 }
 
 export function createLookupService(options: LookupServiceOptions): EngineLookupService {
@@ -98,14 +132,10 @@ export function createLookupService(options: LookupServiceOptions): EngineLookup
   };
   const logger = options.logger;
   const resilience: ResilienceOptions = { now, ...options.resilience };
-  const policies: Record<SourceSlot, UpstreamPolicy> = {
-    primary: createUpstreamPolicy(resilience),
-    community: createUpstreamPolicy(resilience),
-    signals: createUpstreamPolicy(resilience),
-  };
+  const policies = mapSlots<Record<SourceSlot, UpstreamPolicy>>(() => createUpstreamPolicy(resilience));
   const closing = new AbortController();
-  // Every running background refresh listens to `closing`; their number is bounded by the
-  // number of distinct stale keys, not by a small constant.
+  // Every running fetch and background refresh listens to `closing`; their number is bounded
+  // by the number of distinct keys in flight, not by a small constant.
   setMaxListeners(0, closing.signal);
   /** Keys with a background refresh running in this process: one refresh per key. */
   const refreshing = new Set<string>();
@@ -117,6 +147,18 @@ export function createLookupService(options: LookupServiceOptions): EngineLookup
 
   function isoAt(epochMs: number): string {
     return new Date(epochMs).toISOString();
+  }
+
+  /** The one question asked before any cache, coalescer, breaker or budget. */
+  function covers(source: Source, number: ParsedPhoneNumber): boolean {
+    if (source.covers === undefined) return true;
+    try {
+      return source.covers(number);
+    } catch (error) {
+      // A coverage rule that throws is a bug; asking the upstream is what happened before it existed.
+      logger?.warn({ slot: source.slot, err: describeError(error) }, 'covers() threw; asking the source');
+      return true;
+    }
   }
 
   async function readCache(key: string, slot: SourceSlot): Promise<CachedSourceResult | undefined> {
@@ -142,12 +184,17 @@ export function createLookupService(options: LookupServiceOptions): EngineLookup
     }
   }
 
-  /** The slot of a caller that stopped waiting (lookup deadline or client gone): no data, says why. */
-  function abandonedSlot<S extends SourceSlot>(reason: 'timeout' | 'aborted'): SlotResult<S> {
+  /** A slot with no data that says why: a failure of ours or the caller's, not the upstream's answer. */
+  function errorSlot<S extends SourceSlot>(reason: 'timeout' | 'aborted'): AnsweredSlot<S> {
     return { status: 'error', reason, fetchedAt: isoAt(now()), cache: 'miss', data: null };
   }
 
-  function fromFetch<S extends SourceSlot>({ outcome, fetchedAt }: FetchResult<S>): SlotResult<S> {
+  /** The slot of a caller that stopped waiting: `pending` when it chose its deadline, else an error. */
+  function departedSlot<S extends SourceSlot>(departure: Departure): PendingSlot | AnsweredSlot<S> {
+    return departure === 'pending' ? { status: 'pending', data: null } : errorSlot<S>(departure);
+  }
+
+  function fromFetch<S extends SourceSlot>({ outcome, fetchedAt }: FetchResult<S>): AnsweredSlot<S> {
     switch (outcome.status) {
       case 'ok':
         return { status: 'ok', fetchedAt, cache: 'miss', data: outcome.data };
@@ -165,24 +212,29 @@ export function createLookupService(options: LookupServiceOptions): EngineLookup
     return { outcome: entry.status === 'ok' ? ok(entry.data as SourceDataBySlot[S]) : notFound(), fetchedAt: entry.fetchedAt, freshUntil: entry.freshUntil };
   }
 
+  /**
+   * The key's shared fetch: joined if one is in flight, else started. Its callers only wait for
+   * it; `closing` (shutdown) is the one signal that ends it early, so a caller that leaves
+   * never turns a healthy upstream's fetch into a `timeout` on its breaker.
+   */
+  function sharedFetch<S extends SourceSlot>(source: Source<S>, number: ParsedPhoneNumber, key: string, numberHash: string, previous: CachedSourceResult | undefined): Promise<FetchResult<S>> {
+    return coalescer.run<FetchResult<S>>(key, (runSignal) => fetchAndStore(source, number, key, numberHash, previous, runSignal), {
+      runSignal: closing.signal,
+      // With a shared coalescer, a fetch another instance is already making ends this one as
+      // soon as its result is in the shared cache.
+      readSettled: () => readSettledFromCache<S>(key, source.slot),
+    });
+  }
+
   function refreshInBackground<S extends SourceSlot>(source: Source<S>, number: ParsedPhoneNumber, key: string, numberHash: string, previous: CachedSourceResult): void {
     if (closing.signal.aborted || refreshing.has(key)) return;
     refreshing.add(key);
-    coalescer
-      // readSettled: with a shared coalescer, a refresh another instance is already making
-      // ends this one as soon as its result is in the shared cache.
-      .run(key, (shared) => fetchAndStore(source, number, key, numberHash, previous, shared), { signal: closing.signal, readSettled: () => readSettledFromCache<S>(key, source.slot) })
+    sharedFetch(source, number, key, numberHash, previous)
       .catch(() => undefined) // a failed refresh is recorded in the entry; nobody waits for it
       .finally(() => refreshing.delete(key));
   }
 
-  async function resolveSlot<S extends SourceSlot>(
-    source: Source<S>,
-    number: ParsedPhoneNumber,
-    numberHash: string,
-    callerSignal: AbortSignal,
-    callerAbortReason: () => 'timeout' | 'aborted',
-  ): Promise<SlotResult<S>> {
+  async function resolveSlot<S extends SourceSlot>(source: Source<S>, number: ParsedPhoneNumber, numberHash: string): Promise<AnsweredSlot<S>> {
     const slot = source.slot;
     const key = sourceCacheKeyOf(slot, numberHash);
     const cached = await readCache(key, slot);
@@ -196,46 +248,43 @@ export function createLookupService(options: LookupServiceOptions): EngineLookup
       refreshInBackground(source, number, key, numberHash, cached);
       return slotFromEntry<S>(cached, 'stale');
     }
+    let fetched: FetchResult<S>;
     try {
-      const fetched = await coalescer.run<FetchResult<S>>(key, (shared) => fetchAndStore(source, number, key, numberHash, undefined, shared), {
-        signal: callerSignal,
-        readSettled: () => readSettledFromCache<S>(key, slot),
-      });
-      const fetchedSlot = fromFetch(fetched);
-      if (fetched.freshUntil !== undefined) slotFreshUntil.set(fetchedSlot, fetched.freshUntil);
-      return fetchedSlot;
+      fetched = await sharedFetch(source, number, key, numberHash, undefined);
     } catch {
-      return abandonedSlot<S>(callerAbortReason());
+      // The shared fetch ended without a result: shutdown, or another instance's fetch of this
+      // key outlived the wait for it (redis-fetch-coalescer.ts).
+      return errorSlot<S>(closing.signal.aborted ? 'aborted' : 'timeout');
     }
+    const fetchedSlot = fromFetch(fetched);
+    if (fetched.freshUntil !== undefined) slotFreshUntil.set(fetchedSlot, fetched.freshUntil);
+    return fetchedSlot;
   }
 
-  /** A slot's result, settled by the lookup deadline at the latest, whatever the cache or the source do. */
-  async function lookupSlot<S extends SourceSlot>(
-    source: Source<S>,
-    number: ParsedPhoneNumber,
-    numberHash: string,
-    callerSignal: AbortSignal,
-    callerAbortReason: () => 'timeout' | 'aborted',
-  ): Promise<SlotResult<S>> {
+  /** A slot's result, settled by the caller's deadline at the latest, whatever the cache or the source do. */
+  async function lookupSlot<S extends SourceSlot>(source: Source<S>, number: ParsedPhoneNumber, numberHash: string, waiting: Waiting): Promise<SlotResult<S>> {
+    if (!covers(source, number)) return SKIPPED_NOT_COVERED;
     const startedAt = performance.now();
-    const abandoned = (): SlotResult<S> => abandonedSlot<S>(callerAbortReason());
-    const result = callerSignal.aborted
-      ? abandoned()
-      : await new Promise<SlotResult<S>>((resolve) => {
-          const onAbort = (): void => resolve(abandoned());
-          callerSignal.addEventListener('abort', onAbort, { once: true });
-          resolveSlot(source, number, numberHash, callerSignal, callerAbortReason)
-            .then(resolve, (error: unknown) => {
-              logger?.warn({ slot: source.slot, err: describeError(error) }, 'lookup slot failed unexpectedly');
-              resolve(abandoned());
-            })
-            .finally(() => callerSignal.removeEventListener('abort', onAbort));
-        });
-    reportOutcome(source, result, performance.now() - startedAt);
-    return result;
+    const resolving = resolveSlot(source, number, numberHash).catch((error: unknown): AnsweredSlot<S> => {
+      logger?.warn({ slot: source.slot, err: describeError(error) }, 'lookup slot failed unexpectedly');
+      return errorSlot<S>('aborted');
+    });
+    const settled = await unlessLeft(resolving, waiting.signal);
+    if (settled !== LEFT) {
+      reportOutcome(source, settled, performance.now() - startedAt);
+      return settled;
+    }
+    const departed = departedSlot<S>(waiting.departure());
+    if (departed.status === 'pending') {
+      // The fetch goes on: what it ends with is this lookup's outcome, reported when it comes.
+      void resolving.then((late) => reportOutcome(source, late, performance.now() - startedAt));
+    } else {
+      reportOutcome(source, departed, performance.now() - startedAt);
+    }
+    return departed;
   }
 
-  function reportOutcome(source: Source<SourceSlot>, result: SlotResult, durationMs: number): void {
+  function reportOutcome(source: Source, result: AnsweredSlot, durationMs: number): void {
     if (options.onSourceOutcome === undefined) return;
     const event: SourceOutcomeEvent = { slot: source.slot, upstream: source.name, status: result.status, durationMs, cache: result.cache };
     if (result.reason !== undefined) event.reason = result.reason;
@@ -259,49 +308,54 @@ export function createLookupService(options: LookupServiceOptions): EngineLookup
   }
 
   function peekFresh(number: ParsedPhoneNumber, numberHash: string): FreshLookup | undefined {
+    // An answer with a skipped slot is never held as fresh (front cache): not even peeked.
+    if (!SOURCE_SLOTS.every((slot) => covers(sources[slot], number))) return undefined;
     const nowMs = now();
-    const primary = peekFreshEntry('primary', numberHash, nowMs);
-    if (primary === undefined) return undefined;
-    const community = peekFreshEntry('community', numberHash, nowMs);
-    if (community === undefined) return undefined;
-    const signals = peekFreshEntry('signals', numberHash, nowMs);
-    if (signals === undefined) return undefined;
-    const result: LookupResult = {
-      primary: slotFromEntry<'primary'>(primary, 'hit'),
-      community: slotFromEntry<'community'>(community, 'hit'),
-      signals: slotFromEntry<'signals'>(signals, 'hit'),
-    };
-    reportOutcome(sources.primary, result.primary, 0);
-    reportOutcome(sources.community, result.community, 0);
-    reportOutcome(sources.signals, result.signals, 0);
-    return { result, freshUntilMs: Math.min(primary.freshUntil, community.freshUntil, signals.freshUntil) };
+    const entries: Partial<Record<SourceSlot, CachedSourceResult>> = {};
+    let freshUntilMs = Number.POSITIVE_INFINITY;
+    for (const slot of SOURCE_SLOTS) {
+      const entry = peekFreshEntry(slot, numberHash, nowMs);
+      if (entry === undefined) return undefined;
+      entries[slot] = entry;
+      freshUntilMs = Math.min(freshUntilMs, entry.freshUntil);
+    }
+    const result = mapSlots<LookupResult>((slot) => {
+      const entry = entries[slot];
+      // Every slot was filled above, or we returned.
+      if (entry === undefined) throw new Error('unreachable: a slot without its entry');
+      return slotFromEntry(entry, 'hit') as LookupResult[typeof slot];
+    });
+    for (const slot of SOURCE_SLOTS) {
+      const hit = result[slot];
+      if (hit.status !== 'skipped' && hit.status !== 'pending') reportOutcome(sources[slot], hit, 0);
+    }
+    return { result, freshUntilMs };
   }
 
   return {
-    async lookup(number, signal, givenHash) {
+    async lookup(number, signal, givenHash, lookupOptions) {
       const numberHash = givenHash ?? hashKey(number.e164);
       const fresh = peekFresh(number, numberHash);
       if (fresh !== undefined) {
         resultFreshUntil.set(fresh.result, fresh.freshUntilMs);
         return fresh.result;
       }
+      // The caller's wait, when it chose one, bounds the lookup (never beyond the lookup
+      // deadline); slots still fetching then are `pending`, and at the lookup deadline `timeout`.
+      const waitMs = lookupOptions?.waitMs;
+      const chosen = waitMs !== undefined && Number.isFinite(waitMs);
+      const deadlineMs = chosen ? Math.min(Math.max(0, waitMs), timings.lookupTimeoutMs) : timings.lookupTimeoutMs;
       const deadline = new AbortController();
-      const timer = timers.setTimeout(() => deadline.abort(new LookupDeadlineExceeded()), timings.lookupTimeoutMs);
-      const callerSignal = signal === undefined ? deadline.signal : AbortSignal.any([deadline.signal, signal]);
-      const callerAbortReason = (): 'timeout' | 'aborted' => (deadline.signal.aborted ? 'timeout' : 'aborted');
+      const timer = timers.setTimeout(() => deadline.abort(), deadlineMs);
+      const waiting: Waiting = {
+        signal: signal === undefined ? deadline.signal : AbortSignal.any([deadline.signal, signal]),
+        departure: () => (deadline.signal.aborted ? (chosen ? 'pending' : 'timeout') : 'aborted'),
+      };
       try {
-        const [primary, community, signals] = await Promise.all([
-          lookupSlot(sources.primary, number, numberHash, callerSignal, callerAbortReason),
-          lookupSlot(sources.community, number, numberHash, callerSignal, callerAbortReason),
-          lookupSlot(sources.signals, number, numberHash, callerSignal, callerAbortReason),
-        ]);
-        const result: LookupResult = { primary, community, signals };
-        const primaryUntil = slotFreshUntil.get(primary);
-        const communityUntil = slotFreshUntil.get(community);
-        const signalsUntil = slotFreshUntil.get(signals);
-        if (primaryUntil !== undefined && communityUntil !== undefined && signalsUntil !== undefined) {
-          resultFreshUntil.set(result, Math.min(primaryUntil, communityUntil, signalsUntil));
-        }
+        const result = await settleSlots<LookupResult>((slot) => lookupSlot(sources[slot], number, numberHash, waiting) as Promise<LookupResult[typeof slot]>);
+        let freshUntil = Number.POSITIVE_INFINITY;
+        for (const slot of SOURCE_SLOTS) freshUntil = Math.min(freshUntil, slotFreshUntil.get(result[slot]) ?? Number.NEGATIVE_INFINITY);
+        if (freshUntil !== Number.NEGATIVE_INFINITY) resultFreshUntil.set(result, freshUntil);
         return result;
       } finally {
         timers.clearTimeout(timer);

@@ -3,13 +3,14 @@
 // adapter that ignores the signal still cannot hold a lookup, then what is worth keeping written
 // to the cache (an answer, or a failure recorded on the entry it leaves behind).
 //
-// The signals a cold lookup runs under, outermost first, and why each exists:
-//   1. the lookup's: its deadline (LOOKUP_TIMEOUT_MS) or the caller leaving (lookup-service.ts);
-//   2. the flight's: aborted only when every lookup waiting on this fetch has left (coalescer);
-//   3. the source deadline (SOURCE_TIMEOUT_MS), here, which a late flight cannot outlive;
-//   4. each attempt's, from the policy, so a retry starts with a fresh request (resilience.ts).
-// Why a fetch was abandoned decides how the breaker counts it: the lookup deadline or the source
-// deadline passing is the upstream being too slow (`timeout`); everyone leaving is not (`aborted`).
+// The signals a fetch runs under, outermost first, and why each exists:
+//   1. the run's: aborted only when the engine closes (shutdown). Callers waiting for the fetch
+//      are not among them: a caller that stops waiting (its deadline, `?wait`, its client gone)
+//      detaches in lookup-service.ts, and the fetch runs on to fill the cache for the next one;
+//   2. the source deadline (SOURCE_TIMEOUT_MS), here, which no fetch outlives;
+//   3. each attempt's, from the policy, so a retry starts with a fresh request (resilience.ts).
+// Why a fetch was abandoned decides how the breaker counts it: the source deadline passing is
+// the upstream being too slow (`timeout`); a shutdown is not (`aborted`).
 import type { CachedSourceResult } from '../ports/source-cache.js';
 import { failed, type Source, type SourceOutcome } from '../ports/source.js';
 import type { ParsedPhoneNumber } from '../phone-number.js';
@@ -30,11 +31,6 @@ export const REAL_TIMERS: EngineTimers = {
 
 export interface LookupLogger {
   warn(obj: object, msg: string): void;
-}
-
-/** Abort reason of a lookup whose deadline passed, so a fetch everyone abandoned for that reason counts as a timeout. */
-export class LookupDeadlineExceeded extends Error {
-  override name = 'LookupDeadlineExceeded';
 }
 
 export interface FetchResult<S extends SourceSlot> {
@@ -62,7 +58,8 @@ export type SourceFetch = <S extends SourceSlot>(
   key: string,
   numberHash: string,
   previous: CachedSourceResult | undefined,
-  flightSignal: AbortSignal,
+  /** Aborts the fetch early: the engine closing, never a caller leaving. */
+  runSignal: AbortSignal,
 ) => Promise<FetchResult<S>>;
 
 export function createSourceFetch(options: SourceFetchOptions): SourceFetch {
@@ -94,13 +91,12 @@ export function createSourceFetch(options: SourceFetchOptions): SourceFetch {
     });
   }
 
-  const fetchAndStore: SourceFetch = async (source, number, key, numberHash, previous, flightSignal) => {
+  const fetchAndStore: SourceFetch = async (source, number, key, numberHash, previous, runSignal) => {
     const slot = source.slot;
     const deadline = new AbortController();
     const timer = timers.setTimeout(() => deadline.abort(), sourceTimeoutMs);
-    const signal = AbortSignal.any([flightSignal, deadline.signal]);
-    const abortReason = (): 'timeout' | 'aborted' =>
-      deadline.signal.aborted || flightSignal.reason instanceof LookupDeadlineExceeded ? 'timeout' : 'aborted';
+    const signal = AbortSignal.any([runSignal, deadline.signal]);
+    const abortReason = (): 'timeout' | 'aborted' => (deadline.signal.aborted ? 'timeout' : 'aborted');
     let outcome: SourceOutcome<SourceDataBySlot[typeof slot]>;
     try {
       outcome = await policies[slot].execute((attemptSignal) => callSource(source, number, attemptSignal, abortReason), {
@@ -112,8 +108,8 @@ export function createSourceFetch(options: SourceFetchOptions): SourceFetch {
     } finally {
       timers.clearTimeout(timer);
     }
-    // Everyone waiting gave up: whatever the adapter made of the abort, say why we aborted.
-    if (flightSignal.aborted && !deadline.signal.aborted) outcome = failed(abortReason());
+    // Shut down mid-fetch: whatever the adapter made of the abort, say why we aborted.
+    if (runSignal.aborted && !deadline.signal.aborted) outcome = failed(abortReason());
     const fetchedAtMs = now();
     if (outcome.status === 'ok' || outcome.status === 'not_found') {
       const entry = entryForAnswer(outcome.status, outcome.status === 'ok' ? outcome.data : null, fetchedAtMs, cachePolicy, random());

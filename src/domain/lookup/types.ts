@@ -2,13 +2,26 @@
 // came from. The engine (lookup-service.ts) fills it; the HTTP layer only renders it.
 import type { ParsedPhoneNumber } from '../phone-number.js';
 import type { SourceDataBySlot, SourceSlot } from '../report.js';
-import type { FailureReason, SourceStatus } from '../ports/source.js';
+import { SOURCE_STATUSES, type FailureReason, type SourceStatus } from '../ports/source.js';
 
 /** Where a slot's answer came from: the cache while fresh, the upstream, or an expired entry. */
 export const CACHE_STATES = ['hit', 'miss', 'stale'] as const;
 export type CacheState = (typeof CACHE_STATES)[number];
 
-export interface SlotResult<S extends SourceSlot = SourceSlot> {
+/** Why a slot was not asked: the source does not cover the number (its plan, or a key it needs is not set). */
+export const SKIP_REASONS = ['not_covered'] as const;
+export type SkipReason = (typeof SKIP_REASONS)[number];
+
+/**
+ * Every status a slot of a lookup can have: a source's four outcomes, `skipped` (the source was
+ * not asked: it does not cover the number) and `pending` (the caller's deadline passed while the
+ * fetch went on in the background). Neither of the last two is a failure or a record.
+ */
+export const SLOT_STATUSES = [...SOURCE_STATUSES, 'skipped', 'pending'] as const;
+export type SlotStatus = (typeof SLOT_STATUSES)[number];
+
+/** A slot the upstream (or the cache of its answer) settled: one of the four source outcomes. */
+export interface AnsweredSlot<S extends SourceSlot = SourceSlot> {
   status: SourceStatus;
   /** Why the slot is not `ok`, or why it was served stale (the last refresh's failure). */
   reason?: FailureReason;
@@ -19,31 +32,57 @@ export interface SlotResult<S extends SourceSlot = SourceSlot> {
   data: SourceDataBySlot[S] | null;
 }
 
+/** The source does not cover the number: not asked, no cache read or written, no breaker or budget touched. */
+export interface SkippedSlot {
+  status: 'skipped';
+  reason: SkipReason;
+  data: null;
+}
+
+/** The caller's deadline (`waitMs`) passed first; the fetch goes on and fills the cache. */
+export interface PendingSlot {
+  status: 'pending';
+  data: null;
+}
+
+export type SlotResult<S extends SourceSlot = SourceSlot> = AnsweredSlot<S> | SkippedSlot | PendingSlot;
+
 export type LookupResult = { [S in SourceSlot]: SlotResult<S> };
+
+export const SKIPPED_NOT_COVERED: SkippedSlot = Object.freeze({ status: 'skipped', reason: 'not_covered', data: null });
+
+export const isAnswered = <S extends SourceSlot>(slot: SlotResult<S>): slot is AnsweredSlot<S> => slot.status !== 'skipped' && slot.status !== 'pending';
+
+/** Options of one lookup, chosen by its caller. */
+export interface LookupOptions {
+  /**
+   * How long the caller waits (ms), at most the lookup deadline. A slot whose fetch has not
+   * finished by then is answered `pending`; its fetch goes on and fills the cache.
+   */
+  waitMs?: number;
+}
 
 export interface LookupService {
   /**
    * Never rejects: every failure is inside the per-slot results. `numberHash`, when the caller
-   * already holds the number's keyed hash, saves computing it again.
+   * already holds the number's keyed hash, saves computing it again. A `signal` that aborts
+   * detaches this caller (its waiting slots answer `aborted`); it never cancels a fetch.
    */
   lookup(number: ParsedPhoneNumber, signal?: AbortSignal, numberHash?: string, options?: LookupOptions): Promise<LookupResult>;
   /**
-   * Synchronous, when the engine can read its cache without I/O: the lookup if its three slots
-   * are fresh hits, else undefined. Creates no timer, signal or promise.
+   * Synchronous, when the engine can read its cache without I/O: the lookup if every slot is
+   * a fresh hit, else undefined. Creates no timer, signal or promise.
    */
   peekFresh?(number: ParsedPhoneNumber, numberHash?: string): FreshLookup | undefined;
   /**
-   * For a result this engine returned whose three slots are fresh answers (hits or just
-   * fetched, none stale or failed): when the first stops being fresh (epoch ms). Else undefined.
+   * For a result this engine returned whose every slot is a fresh answer (hit or just fetched;
+   * none stale, failed, skipped or pending): when the first stops being fresh (epoch ms). Else
+   * undefined.
    */
   freshUntilOf?(result: LookupResult): number | undefined;
 }
 
-export interface LookupOptions {
-  waitMs?: number;
-}
-
-/** A lookup answered from three fresh hits, and when the first of them stops being fresh. */
+/** A lookup answered from fresh hits only, and when the first of them stops being fresh. */
 export interface FreshLookup {
   result: LookupResult;
   /** Epoch ms (engine clock) at which the first slot turns stale. */

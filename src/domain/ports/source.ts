@@ -17,6 +17,12 @@ export interface Source<S extends SourceSlot = SourceSlot> {
   /** Upstream name used in logs, metrics and readiness (`tellows`, `numeroinconnu`, `telguarder`). */
   readonly name: string;
   lookup(number: ParsedPhoneNumber, signal: AbortSignal): Promise<SourceOutcome<SourceDataBySlot[S]>>;
+  /**
+   * Whether the upstream can be asked about this number under this configuration (its
+   * country coverage, a key its path needs). The engine asks it before any cache or policy:
+   * a number it does not cover is `skipped`, never looked up. Absent: covers every number.
+   */
+  covers?(number: ParsedPhoneNumber): boolean;
 }
 
 export type SourcesBySlot = { [S in SourceSlot]: Source<S> };
@@ -27,7 +33,7 @@ export const blocked = <T>(reason: BlockedReason, retryAfterMs?: number): Source
   retryAfterMs === undefined ? { status: 'blocked', reason } : { status: 'blocked', reason, retryAfterMs };
 export const failed = <T>(reason: ErrorReason): SourceOutcome<T> => ({ status: 'error', reason });
 
-/** The four statuses a source's answer can have. */
+/** The four statuses a source's answer can have (a lookup's slot has two more: lookup/types.ts). */
 export const SOURCE_STATUSES = ['ok', 'not_found', 'blocked', 'error'] as const;
 
 /** Why a fetch ended `error(...)`. Retry policies key on it (only `connection` and `http_5xx` are retried). */

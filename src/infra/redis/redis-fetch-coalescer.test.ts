@@ -71,27 +71,56 @@ describe('Redis fetch coalescer', () => {
     await expect(recovered).resolves.toBe('second');
   });
 
-  it('a waiter gives up at its deadline while the lock is held elsewhere', async () => {
+  it('a waiter that gives up detaches: its flight goes on and takes the holder’s result when it appears', async () => {
     const first = createRedisFetchCoalescer({ client: await readyClient(), lockTtlMs: 2000 });
     const second = createRedisFetchCoalescer({ client: await readyClient(), lockTtlMs: 2000 });
-    // The holder keeps the lock until the waiter has given up: only its own deadline can end its wait.
+    const store = sharedStore();
+    // The holder keeps the lock until the waiter has given up.
     const waiterDone = gate();
     let secondExecuted = false;
     const slow = first.run('k3', async () => {
       await waiterDone.opened;
+      store.values.set('k3', 'slow');
       return 'slow';
     });
     await waitFor(async () => (await admin.exists(`${prefix}lock:k3`)) === 1);
+    const secondWork = async (): Promise<string> => {
+      secondExecuted = true;
+      return 'never';
+    };
+    const waiting = second.run('k3', secondWork, { signal: AbortSignal.timeout(150), readSettled: store.read('k3') });
+    await expect(waiting).rejects.toMatchObject({ name: 'TimeoutError' });
+    // Still in flight on the second instance: a later caller joins it rather than starting one.
+    expect(second.inFlightCount()).toBe(1);
+    const joined = second.run('k3', secondWork, { readSettled: store.read('k3') });
+    waiterDone.open();
+    await expect(slow).resolves.toBe('slow');
+    await expect(joined).resolves.toBe('slow');
+    expect(secondExecuted).toBe(false);
+  });
+
+  it('bounds a flight’s wait for another instance by maxWaitMs, whoever waits for it', async () => {
+    const first = createRedisFetchCoalescer({ client: await readyClient(), lockTtlMs: 2000 });
+    const second = createRedisFetchCoalescer({ client: await readyClient(), lockTtlMs: 2000, maxWaitMs: 200 });
+    const held = gate();
+    const slow = first.run('k3b', async () => {
+      await held.opened;
+      return 'slow';
+    });
+    await waitFor(async () => (await admin.exists(`${prefix}lock:k3b`)) === 1);
+    let secondExecuted = false;
     const waiting = second.run(
-      'k3',
+      'k3b',
       async () => {
         secondExecuted = true;
         return 'never';
       },
-      { signal: AbortSignal.timeout(150), readSettled: async () => undefined },
+      { readSettled: async () => undefined },
     );
+    // The bound is the behaviour under test: with no caller deadline, it alone ends the wait.
     await expect(waiting).rejects.toMatchObject({ name: 'TimeoutError' });
-    waiterDone.open();
+    expect(second.inFlightCount()).toBe(0);
+    held.open();
     await expect(slow).resolves.toBe('slow');
     expect(secondExecuted).toBe(false);
   });
@@ -146,6 +175,7 @@ describe('Redis fetch coalescer', () => {
     // The holder's work never ends on its own: only its death frees the lock.
     const holding = holder.run('k6', (signal) => new Promise<string>((_resolve, reject) => signal.addEventListener('abort', () => reject(new Error('stopped')))), {
       signal: stuck.signal,
+      runSignal: stuck.signal,
     });
     holding.catch(() => undefined);
     await waitFor(async () => (await admin.exists(`${prefix}lock:k6`)) === 1);

@@ -7,6 +7,9 @@
 // engine writes the shared cache); the others poll the shared cache through `readSettled` until the result appears, the lock
 // frees (the holder failed: then one of them takes the lock and fetches), or their callers give
 // up. Without Redis (down, slow, degraded) a flight simply fetches: in-process coalescing only.
+//
+// Callers that stop waiting only detach (coalescer.ts): a flight runs on whoever waits, so its
+// wait for another instance is bounded here (`maxWaitMs`), not by its callers' patience.
 import { randomBytes } from 'node:crypto';
 import { createInProcessCoalescer, type InProcessCoalescer } from '../../domain/lookup/coalescer.js';
 import type { CoalesceOptions } from '../../domain/ports/coalescer.js';
@@ -22,7 +25,16 @@ export interface RedisFetchCoalescerOptions {
   lockTtlMs?: number;
   /** Pause between two looks at the shared cache while another instance fetches (default 25 ms). */
   pollIntervalMs?: number;
+  /**
+   * How long a flight waits for other instances' fetches of its key before it gives up (the
+   * run rejects with a TimeoutError). Pass more than one fetch and one lease
+   * (SOURCE_TIMEOUT_MS + 2 leases). Default DEFAULT_MAX_WAIT_MS.
+   */
+  maxWaitMs?: number;
 }
+
+/** Longer than a fetch at the largest usual source deadline plus a lease or two. */
+export const DEFAULT_MAX_WAIT_MS = 10_000;
 
 /** How long a dead holder can stall the others: about a second. */
 export const DEFAULT_LOCK_LEASE_MS = 1000;
@@ -33,6 +45,7 @@ export function createRedisFetchCoalescer(options: RedisFetchCoalescerOptions): 
   const { client } = options;
   const lockTtlMs = options.lockTtlMs ?? DEFAULT_LOCK_LEASE_MS;
   const pollIntervalMs = options.pollIntervalMs ?? 25;
+  const maxWaitMs = options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS;
   const local = createInProcessCoalescer();
   const instanceId = randomBytes(6).toString('base64url');
   let sequence = 0;
@@ -67,10 +80,12 @@ export function createRedisFetchCoalescer(options: RedisFetchCoalescerOptions): 
     }
   }
 
-  async function runShared<T>(key: string, work: (signal: AbortSignal) => Promise<T>, signal: AbortSignal, readSettled: CoalesceOptions<T>['readSettled']): Promise<T> {
+  async function runShared<T>(key: string, work: (signal: AbortSignal) => Promise<T>, runSignal: AbortSignal, readSettled: CoalesceOptions<T>['readSettled']): Promise<T> {
     const lockKey = `lock:${key}`;
     sequence = (sequence + 1) % Number.MAX_SAFE_INTEGER;
     const token = `${instanceId}:${sequence}`;
+    // The work gets the run's signal alone; the waiting for others is also cut by its bound.
+    const signal = AbortSignal.any([runSignal, AbortSignal.timeout(maxWaitMs)]);
     for (;;) {
       if (signal.aborted) throw signal.reason;
       // The lock and the look at the shared cache go out together, the lock first on the same
@@ -81,11 +96,11 @@ export function createRedisFetchCoalescer(options: RedisFetchCoalescerOptions): 
         if (attempt === 'acquired') release(lockKey, token);
         return settled;
       }
-      if (attempt === 'unavailable') return work(signal);
+      if (attempt === 'unavailable') return work(runSignal);
       if (attempt === 'acquired') {
         const stopRenewing = keepRenewing(lockKey, token);
         try {
-          return await work(signal);
+          return await work(runSignal);
         } finally {
           stopRenewing();
           release(lockKey, token);
@@ -97,8 +112,11 @@ export function createRedisFetchCoalescer(options: RedisFetchCoalescerOptions): 
 
   return {
     run<T>(key: string, work: (signal: AbortSignal) => Promise<T>, runOptions: CoalesceOptions<T> = {}): Promise<T> {
-      const localOptions: CoalesceOptions<T> = runOptions.signal === undefined ? {} : { signal: runOptions.signal };
-      return local.run(key, (shared) => runShared(key, work, shared, runOptions.readSettled), localOptions);
+      const localOptions: CoalesceOptions<T> = {
+        ...(runOptions.signal === undefined ? {} : { signal: runOptions.signal }),
+        ...(runOptions.runSignal === undefined ? {} : { runSignal: runOptions.runSignal }),
+      };
+      return local.run(key, (runSignal) => runShared(key, work, runSignal, runOptions.readSettled), localOptions);
     },
     inFlightCount: () => local.inFlightCount(),
   };

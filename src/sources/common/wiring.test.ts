@@ -5,7 +5,9 @@ import { testNumberingPlan } from '../../../test/support/servers.js';
 import { loadConfig } from '../../config/config.js';
 import { createServiceDependencies, type ServiceDependencies } from '../../composition.js';
 import { UPSTREAMS, UPSTREAMS_BY_SLOT } from '../upstreams.js';
-import { concurrencyOf } from './wiring.js';
+import { buildSource, concurrencyOf, createUpstreamFetchers } from './wiring.js';
+import { belgianNumber, frenchNumber } from '../../../test/support/lookup.js';
+import { createHttpClient } from '../../infra/http/http-client.js';
 
 /**
  * A site that holds every request until told to answer, and records how many were open at once.
@@ -57,6 +59,40 @@ afterEach(async () => {
   await deps?.close();
   deps = undefined;
   await Promise.all(servers.splice(0).map((server) => server.close()));
+});
+
+describe('coverage: each description’s covers(number, config)', () => {
+  const overseas = { ...frenchNumber('0692123456'), regionCode: 'RE' };
+  it.each([
+    ['tellows, no key', UPSTREAMS_BY_SLOT.primary, {}, [true, true, false]],
+    ['tellows, with a partner key', UPSTREAMS_BY_SLOT.primary, { TELLOWS_API_KEY: 'k' }, [true, true, true]],
+    ['numeroinconnu', UPSTREAMS_BY_SLOT.community, { TELLOWS_API_KEY: 'k' }, [true, true, false]],
+    ['telguarder', UPSTREAMS_BY_SLOT.signals, { TELLOWS_API_KEY: 'k' }, [true, true, false]],
+  ] as const)('%s covers French, overseas French and foreign numbers: %j', (_name, description, config, expected) => {
+    expect([frenchNumber('0612345678'), overseas, belgianNumber()].map((number) => description.covers(number, config))).toEqual(expected);
+  });
+
+  it('answers for the default config (no key) when none is given', () => {
+    expect(UPSTREAMS.map((description) => description.covers(belgianNumber()))).toEqual([false, false, false]);
+  });
+
+  it('reaches the engine through the built source, under the config it was built with', async () => {
+    const client = createHttpClient();
+    try {
+      for (const [config, expected] of [
+        [loadConfig({ HASH_SECRET: 'test-secret-0123456789' }), false],
+        [loadConfig({ HASH_SECRET: 'test-secret-0123456789', TELLOWS_API_KEY: 'k' }), true],
+      ] as const) {
+        const description = UPSTREAMS_BY_SLOT.primary;
+        const source = buildSource(description, config, createUpstreamFetchers(description, config, { client }), {});
+        expect(source.covers?.(belgianNumber())).toBe(expected);
+        expect(source.covers?.(frenchNumber('0612345678'))).toBe(true);
+        expect([source.slot, source.name]).toEqual(['primary', 'tellows']);
+      }
+    } finally {
+      await client.close();
+    }
+  });
 });
 
 describe('upstream descriptions', () => {

@@ -9,6 +9,7 @@ import type { HttpClient, UpstreamFetcher } from '../../infra/http/types.js';
 import { createUpstreamFetcher } from '../../infra/http/upstream-fetcher.js';
 import type { MarkerReport } from '../markers.js';
 import type { Source } from '../../domain/ports/source.js';
+import type { ParsedPhoneNumber } from '../../domain/phone-number.js';
 
 type KeysOfType<T, V> = { [K in keyof T]-?: T[K] extends V ? K : never }[keyof T];
 /** Config keys whose value is a base URL or a request budget. */
@@ -43,7 +44,18 @@ export interface UpstreamDescription<S extends SourceSlot = SourceSlot> {
    * undefined leaves UPSTREAM_CONCURRENCY alone.
    */
   maxConcurrency?: number;
-  /** Builds the source over fetchers keyed by `fetcherName` (each host's fetcher is present). */
+  /**
+   * Whether this upstream can be asked about the number under this configuration: its country
+   * coverage, and a key its path needs (tellows reads foreign numbers only through its API).
+   * The one place the rule lives: the engine asks it (through the built source's `covers`)
+   * before any cache, coalescer, breaker or budget, and answers `skipped` when it says no.
+   * `config` defaults to the defaults (no keys).
+   */
+  covers(number: ParsedPhoneNumber, config?: CoverageConfig): boolean;
+  /**
+   * Builds the adapter over fetchers keyed by `fetcherName` (each host's fetcher is present).
+   * The service builds through `buildSource`, which adds `covers`.
+   */
   createSource(config: Config, fetchers: ReadonlyMap<string, UpstreamFetcher>, context: SourceContext): Source<S>;
   /**
    * Which markers the parser relies on, found or not in a body the upstream answered; the
@@ -52,6 +64,25 @@ export interface UpstreamDescription<S extends SourceSlot = SourceSlot> {
   markers: (body: string) => MarkerReport[];
   /** Request forms the manual canary tries in turn (absent: the configured one only). */
   canaryForms?: readonly CanaryForm[];
+}
+
+/** The settings coverage depends on. */
+export type CoverageConfig = Partial<Pick<Config, 'TELLOWS_API_KEY'>>;
+
+/** The source the engine uses: the adapter, with the description's coverage rule under this config. */
+export function buildSource<S extends SourceSlot>(description: UpstreamDescription<S>, config: Config, fetchers: ReadonlyMap<string, UpstreamFetcher>, context: SourceContext): Source<S> {
+  const adapter = description.createSource(config, fetchers, context);
+  return {
+    slot: adapter.slot,
+    name: adapter.name,
+    lookup: (number, signal) => adapter.lookup(number, signal),
+    covers: (number) => description.covers(number, config),
+  };
+}
+
+/** Numbers of the French plan whose 10 national digits go into the site's URL: what the French-only sites can be asked. */
+export function isFrenchNationalNumber(number: ParsedPhoneNumber): boolean {
+  return number.isFrenchPlan && number.frenchNationalDigits !== null && /^0\d{9}$/.test(number.frenchNationalDigits);
 }
 
 export interface SourceWiring {

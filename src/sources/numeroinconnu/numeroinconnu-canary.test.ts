@@ -31,4 +31,17 @@ describe('canary for numeroinconnu (a loopback server standing in for the site)'
     expect(lines).toContain('  06••••••01: blocked(challenge)');
     expect(lines.some((line) => line.startsWith('      MISSING comments count'))).toBe(true);
   });
+
+  it('does not ask the site about a number it does not cover, as lookups do (skipped)', async () => {
+    let requests = 0;
+    site.handle((_request, response) => {
+      requests += 1;
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      response.end(fixture('normal.html'));
+    });
+    const { healthy, lines } = await site.run(['+32 470 00 00 00', '06 00 00 00 01']);
+    expect(requests).toBe(1);
+    expect(healthy).toBe(true);
+    expect(lines).toContain('  +32•••••••00: not covered by this upstream (skipped, as lookups do)');
+  });
 });

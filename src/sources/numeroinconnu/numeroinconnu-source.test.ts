@@ -56,9 +56,9 @@ describe('numeroinconnu source', () => {
     expect(await source.lookup(frenchNumber('0100000009'), deadline())).toEqual({ status: 'not_found' });
   });
 
-  it('answers not_found for a number outside the French plan without calling the site', async () => {
+  it('never answers a cacheable not_found for a number outside the French plan it was not asked about (the engine skips it first; the site is not called)', async () => {
     const { server, source } = await setUp((_request, response) => serveHtml(response, 200, 'normal.html'));
-    expect(await source.lookup(belgianNumber(), deadline())).toEqual({ status: 'not_found' });
+    expect(await source.lookup(belgianNumber(), deadline())).toEqual({ status: 'error', reason: 'aborted' });
     expect(server.received).toHaveLength(0);
   });
 

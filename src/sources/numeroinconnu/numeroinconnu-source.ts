@@ -1,9 +1,10 @@
 // The `community` source: numeroinconnu.fr's page for a French number, fetched through the
-// upstream's polite fetcher and read by the pure page parser. French numbers only.
+// upstream's polite fetcher and read by the pure page parser. French numbers only
+// (its coverage rule is numeroinconnuUpstream.covers).
 import type { CommunityData } from '../../domain/report.js';
 import type { ParsedPhoneNumber } from '../../domain/phone-number.js';
 import type { UpstreamFetcher } from '../../infra/http/types.js';
-import { notFound } from '../../domain/ports/source.js';
+import { failed } from '../../domain/ports/source.js';
 import type { Source, SourceOutcome } from '../../domain/ports/source.js';
 import { fetchUpstreamPage, frenchDigitsForUrl, joinUrl, outcomeOfUnexpectedError } from '../common/outcomes.js';
 import { parseNumeroinconnuPage } from './parse-numeroinconnu-page.js';
@@ -26,9 +27,11 @@ export function createNumeroinconnuSource(options: NumeroinconnuSourceOptions): 
   const { baseUrl, fetcher } = options;
 
   async function lookup(number: ParsedPhoneNumber, signal: AbortSignal): Promise<SourceOutcome<CommunityData>> {
-    // A French-only site knows nothing of other plans: answer without calling it.
     const url = number.isFrenchPlan ? buildNumeroinconnuUrl(baseUrl, number.frenchNationalDigits) : null;
-    if (url === null) return notFound();
+    // Unreachable through the engine, which asks the description's covers() first and answers
+    // `skipped`. Never a cacheable not_found for a site nobody asked: an `aborted` request is
+    // nothing the upstream did (no cache, no breaker, no retry).
+    if (url === null) return failed('aborted');
     try {
       const fetched = await fetchUpstreamPage(fetcher, { url, method: 'GET', headers: { accept: 'text/html' }, signal });
       if (fetched.kind === 'outcome') return fetched.outcome;

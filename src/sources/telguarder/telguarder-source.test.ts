@@ -75,9 +75,9 @@ describe('telguarder source', () => {
     expect(server.received.map((request) => [request.method, request.url, request.body])).toEqual([['GET', '/fr/number/0600000003', '']]);
   });
 
-  it('with TELGUARDER_LOOKUP=number, answers not_found for a foreign number without calling the site', async () => {
+  it('with TELGUARDER_LOOKUP=number, never answers a cacheable not_found for a foreign number it was not asked about (the engine skips it first; the site is not called)', async () => {
     const { server, source } = await setUp(numberPage('normal.html'), 'number');
-    expect(await source.lookup(belgianNumber(), deadline())).toEqual({ status: 'not_found' });
+    expect(await source.lookup(belgianNumber(), deadline())).toEqual({ status: 'error', reason: 'aborted' });
     expect(server.received).toHaveLength(0);
   });
 
@@ -109,9 +109,9 @@ describe('telguarder source', () => {
     expect(await source.lookup(frenchNumber('0100000005'), deadline())).toEqual({ status: 'not_found' });
   });
 
-  it('answers not_found for a number outside the French plan without calling the site', async () => {
+  it('never answers a cacheable not_found for a number outside the French plan it was not asked about (the engine skips it first; the site is not called)', async () => {
     const { server, source } = await setUp(searchThenPage(() => ({ status: 200, name: 'normal.html' })));
-    expect(await source.lookup(belgianNumber(), deadline())).toEqual({ status: 'not_found' });
+    expect(await source.lookup(belgianNumber(), deadline())).toEqual({ status: 'error', reason: 'aborted' });
     expect(server.received).toHaveLength(0);
   });
 

@@ -1,11 +1,12 @@
 // The `signals` source: telguarder's number page, read by the pure page parser. French numbers
-// only. Two request forms, neither confirmed for France (TELGUARDER_LOOKUP): `search` posts the
-// site's own search form (POST /fr/search, then a same-host redirect that the HTTP client
-// follows with a GET); `number` asks the number page directly (GET /fr/number/{0XXXXXXXXX}).
+// only (its coverage rule is telguarderUpstream.covers). Two request forms, neither confirmed
+// for France (TELGUARDER_LOOKUP): `search` posts the site's own search form (POST /fr/search,
+// then a same-host redirect that the HTTP client follows with a GET); `number` asks the
+// number page directly (GET /fr/number/{0XXXXXXXXX}).
 import type { SignalsData } from '../../domain/report.js';
 import type { ParsedPhoneNumber } from '../../domain/phone-number.js';
 import type { UpstreamFetcher } from '../../infra/http/types.js';
-import { notFound } from '../../domain/ports/source.js';
+import { failed } from '../../domain/ports/source.js';
 import type { Source, SourceOutcome } from '../../domain/ports/source.js';
 import { fetchUpstreamPage, frenchDigitsForUrl, joinUrl, outcomeOfUnexpectedError } from '../common/outcomes.js';
 import { parseTelguarderPage } from './parse-telguarder-page.js';
@@ -50,7 +51,10 @@ export function createTelguarderSource(options: TelguarderSourceOptions): Source
 
   async function lookup(number: ParsedPhoneNumber, signal: AbortSignal): Promise<SourceOutcome<SignalsData>> {
     const request = number.isFrenchPlan ? buildTelguarderRequest(baseUrl, form, number.frenchNationalDigits) : null;
-    if (request === null) return notFound();
+    // Unreachable through the engine, which asks the description's covers() first and answers
+    // `skipped`. Never a cacheable not_found for a site nobody asked: an `aborted` request is
+    // nothing the upstream did (no cache, no breaker, no retry).
+    if (request === null) return failed('aborted');
     try {
       const fetched = await fetchUpstreamPage(fetcher, { ...request, signal });
       if (fetched.kind === 'outcome') return fetched.outcome;

@@ -187,9 +187,9 @@ describe('tellows source: HTML page (no key)', () => {
     expect(await pageSource().source.lookup(frenchNumber('0600000001'), deadline())).toEqual({ status: 'blocked', reason: 'challenge' });
   });
 
-  it('answers not_found for a foreign number without calling the site', async () => {
+  it('never answers a cacheable not_found for a foreign number it was not asked about (the engine skips it first; the site is not called)', async () => {
     handler = serve(200, fixtureBytes('page-normal.html'));
-    expect(await pageSource().source.lookup(belgianNumber, deadline())).toEqual({ status: 'not_found' });
+    expect(await pageSource().source.lookup(belgianNumber, deadline())).toEqual({ status: 'error', reason: 'aborted' });
     expect(server.received).toHaveLength(0);
   });
 });

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import type { ParsedPhoneNumber } from '../../domain/phone-number.js';
 import type { PrimaryData } from '../../domain/report.js';
 import type { UpstreamFetcher } from '../../infra/http/types.js';
-import { failed, notFound, ok, type Source, type SourceOutcome } from '../../domain/ports/source.js';
+import { failed, ok, type Source, type SourceOutcome } from '../../domain/ports/source.js';
 import { parseTellowsApi } from './parse-tellows-api.js';
 import { parseTellowsPage } from './parse-tellows-page.js';
 
@@ -115,8 +115,10 @@ export function createTellowsSource(options: TellowsSourceOptions): Source<'prim
     async lookup(number, signal) {
       try {
         if (authToken !== undefined) return await lookupApi(number, authToken, signal);
-        // The site serves French numbers; foreign ones need the API (documented).
-        if (!number.isFrenchPlan) return notFound();
+        // The site serves French numbers; foreign ones need the API (tellowsUpstream.covers).
+        // Unreachable through the engine, which asks covers() first and answers `skipped`; never
+        // a cacheable not_found for a site nobody asked.
+        if (!number.isFrenchPlan) return failed('aborted');
         return await lookupPage(number, signal);
       } catch {
         // Parsers and fetchers do not throw; this keeps the promise of never throwing anyway.

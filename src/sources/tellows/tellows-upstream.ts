@@ -1,7 +1,7 @@
 // tellows as the service and the canary see it: the partner API and the HTML site are two
 // hosts, each behind its own fetcher (own pause), both within TELLOWS_RPM.
 import type { UpstreamDescription } from '../common/wiring.js';
-import { fetcherFor } from '../common/wiring.js';
+import { fetcherFor, isFrenchNationalNumber } from '../common/wiring.js';
 import { createTellowsSource, TELLOWS_API_FETCHER, TELLOWS_WEB_FETCHER } from './tellows-source.js';
 import { markersOfTellows } from './markers-of-tellows.js';
 
@@ -12,6 +12,8 @@ export const tellowsUpstream: UpstreamDescription<'primary'> = {
     { fetcherName: TELLOWS_API_FETCHER, baseUrlKey: 'TELLOWS_API_URL', budgetKey: 'TELLOWS_RPM' },
     { fetcherName: TELLOWS_WEB_FETCHER, baseUrlKey: 'TELLOWS_WEB_URL', budgetKey: 'TELLOWS_RPM' },
   ],
+  // The partner API reads any number (with its country); the site only French ones.
+  covers: (number, config) => config?.TELLOWS_API_KEY !== undefined || isFrenchNationalNumber(number),
   createSource: (config, fetchers, context) =>
     createTellowsSource({
       apiUrl: config.TELLOWS_API_URL,
