@@ -17,7 +17,6 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { PhoneNumberParser } from '../../domain/phone-number.js';
 import type { LookupOptions, LookupResult, LookupService } from '../../domain/lookup/types.js';
 import { buildReport, buildScoreResult, buildSourceData, failureReasons, isAllSourcesFailed } from '../../domain/report-builder.js';
-import { SOURCE_SLOTS } from '../../domain/report.js';
 import { cidLineOf, reputationOf, unlookableCidLine, unlookableVerdict, verdictOf, type TextFacts, type Unlookable, type VerdictRule } from '../../domain/verdict.js';
 import type { Language } from '../../domain/wording/catalogue.js';
 import type { KeyedHasher } from '../../infra/hash.js';
@@ -271,12 +270,7 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
   // never wasted.
   function lookup(memo: NumberMemo, wait: WaitRequest): Promise<LookupResult> {
     const lookupOptions: LookupOptions | undefined = wait.waitMs === undefined ? undefined : { waitMs: wait.waitMs };
-    return lookupOptions === undefined ? lookupService.lookup(memo.parsed, undefined, memo.numberHash) : lookupService.lookup(memo.parsed, undefined, memo.numberHash, lookupOptions);
-  }
-
-  /** Nothing usable and nothing still coming: a source still fetching (`pending`) is not a failure. */
-  function nothingAnswered(result: LookupResult): boolean {
-    return isAllSourcesFailed(result) && !SOURCE_SLOTS.some((slot) => String(result[slot].status) === 'pending');
+    return lookupService.lookup(memo.parsed, undefined, memo.numberHash, lookupOptions);
   }
 
   async function answer(kind: keyof typeof REPRESENTATIONS, request: PhoneRequest, reply: FastifyReply): Promise<FastifyReply> {
@@ -315,7 +309,7 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
       }
     }
     const result = await lookup(memo, wait);
-    if (representation.alwaysAnswers === undefined && nothingAnswered(result)) {
+    if (representation.alwaysAnswers === undefined && isAllSourcesFailed(result)) {
       // The number's own facts need no upstream: they still answer part of the question.
       throw new ApiError('all_sources_failed', 'No upstream data source could be read; see `sources` for each outcome.', {
         number: memo.parsed.number,
