@@ -12,6 +12,7 @@ import type { RateLimitStore } from './infra/rate-limit/rate-limit-store.js';
 import { rawProblemResponse, type ErrorCode } from './http/errors.js';
 import './http/route-config.js';
 import { guardConnections, type ConnectionGuard } from './http/connection-guard.js';
+import { boundPipelining } from './http/pipelining.js';
 import { RouteTable } from './http/route-table.js';
 import { acceptEveryMethod, methodFallbacksPlugin, problemsPlugin, routerFailure, sendProblem } from './http/plugins/problems.js';
 import { MAX_HEADER_FIELDS, requestContextPlugin, singleOnRequestPlugin } from './http/plugins/request-context.js';
@@ -107,6 +108,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     maxPerAddress: config.MAX_CONNECTIONS_PER_ADDRESS,
   });
   app.decorate('connections', connections);
+  boundPipelining(app.server);
   // While shutting down, answers in flight tell their keep-alive connection to close.
   app.addHook('preClose', async () => connections.closeAfterResponses());
   acceptEveryMethod(app);
