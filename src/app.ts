@@ -1,6 +1,6 @@
 // Builds the HTTP application from its dependencies. Does no I/O: no socket, no file, no
 // upstream is touched here, so tests can build it with fakes and drive it with inject().
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
@@ -9,9 +9,10 @@ import type { PhoneNumberParser } from './domain/phone-number.js';
 import type { LookupService } from './domain/lookup/types.js';
 import type { KeyedHasher } from './domain/ports/key-hasher.js';
 import type { RateLimitStore } from './infra/rate-limit/rate-limit-store.js';
-import { rawProblemResponse, type ErrorCode } from './http/errors.js';
+import { ApiError, rawProblemResponse, type ErrorCode } from './http/errors.js';
 import './http/route-config.js';
 import { guardConnections, type ConnectionGuard } from './http/connection-guard.js';
+import { boundPipelining } from './http/pipelining.js';
 import { RouteTable } from './http/route-table.js';
 import { acceptEveryMethod, methodFallbacksPlugin, problemsPlugin, routerFailure, sendProblem } from './http/plugins/problems.js';
 import { MAX_HEADER_FIELDS, requestContextPlugin, singleOnRequestPlugin } from './http/plugins/request-context.js';
@@ -93,8 +94,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     frameworkErrors: (error, request, reply) => {
       // Malformed percent-encoding, an over-long parameter: the route the path's shape
       // belongs to decides the error, never a bare framework page.
-      const apiError = routerFailure(routeTable, request.url, error.code);
-      void sendProblem(reply, request.id, apiError);
+      void answerFrameworkError(request, reply, routeTable, routerFailure(routeTable, request.url, error.code));
     },
     clientErrorHandler: (error, socket) => writeRawProblem(socket, error, routeTable),
   });
@@ -107,6 +107,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     maxPerAddress: config.MAX_CONNECTIONS_PER_ADDRESS,
   });
   app.decorate('connections', connections);
+  boundPipelining(app.server);
   // While shutting down, answers in flight tell their keep-alive connection to close.
   app.addHook('preClose', async () => connections.closeAfterResponses());
   acceptEveryMethod(app);
@@ -153,6 +154,27 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   // Last: 405/OPTIONS for every registered path and 404 for the rest.
   await app.register(methodFallbacksPlugin);
   return app;
+}
+
+/**
+ * A request the router could not take runs no route hook, so it used to be answered outside the
+ * rate limit (`/api/phone/%ZZ` as often as one liked). It counts against the client's limit when
+ * the route its path's shape belongs to is limited, or when no route is (the catch-all 404 is):
+ * past the limit it is a 429 like any other request.
+ */
+async function answerFrameworkError(request: FastifyRequest, reply: FastifyReply, table: RouteTable, failure: ApiError): Promise<void> {
+  const limit = request.server.clientRateLimit;
+  const entry = table.match(request.url.split('?')[0] ?? request.url);
+  if (limit !== null && (entry === undefined || entry.features.rateLimit)) {
+    try {
+      await limit(request, reply);
+    } catch (refusal) {
+      // A store that fails answers as the route would have been answered without a limit.
+      await sendProblem(reply, request.id, refusal instanceof ApiError ? refusal : failure);
+      return;
+    }
+  }
+  await sendProblem(reply, request.id, failure);
 }
 
 /** `Expect` other than 100-continue: 417 in the problem shape instead of Node's bare answer. */

@@ -46,6 +46,8 @@ export interface ServiceOverrides {
   rateLimitStore?: RateLimitStore;
   /** Wraps the per-slot cache the engine uses (tests watch what is read and written). */
   decorateSourceCache?: (cache: SourceResultCache) => SourceResultCache;
+  /** How long a /metrics render serves later scrapes (default 1 s; 0 for tests that read counts right after traffic). */
+  metricsRenderIntervalMs?: number;
 }
 
 export interface ServiceDependencies {
@@ -88,7 +90,8 @@ export async function createServiceDependencies(config: Config, logger?: Logger,
 
   // A registry of our own, never prom-client's global one: two apps in one process (tests,
   // the CLI) each count their own.
-  const metrics = config.METRICS_ENABLED ? createServiceMetrics({ registry: new Registry() }) : undefined;
+  const renderInterval = overrides.metricsRenderIntervalMs === undefined ? {} : { renderIntervalMs: overrides.metricsRenderIntervalMs };
+  const metrics = config.METRICS_ENABLED ? createServiceMetrics({ registry: new Registry(), ...renderInterval }) : undefined;
 
   const httpClient = createHttpClient();
   const wiring: SourceWiring = {

@@ -39,7 +39,7 @@ export async function startServer(config: Config): Promise<{ close: () => Promis
   // METRICS_PORT: the scrape endpoint on a port of its own (often kept off the public interface).
   let metricsServer: MetricsServer | undefined;
   if (deps.metrics && config.METRICS_PORT !== undefined) {
-    metricsServer = await startMetricsServer({ registry: deps.metrics.registry, port: config.METRICS_PORT, host: config.HOST });
+    metricsServer = await startMetricsServer({ registry: deps.metrics.registry, render: deps.metrics.render, port: config.METRICS_PORT, host: config.HOST });
   }
   let closing: Promise<void> | undefined;
   const close = async (): Promise<void> => {

@@ -3,6 +3,10 @@
 // is destroyed at once, so one address holding thousands of sockets cannot starve the others
 // (or the process of descriptors for Redis and upstreams). The address is the socket's: it is
 // counted before any header (and so any X-Forwarded-For) exists.
+//
+// A connection the server ends is destroyed CLOSE_LINGER_MS after its last bytes are handed to
+// the kernel, whether or not the client reads or closes its side (see lingerThenDestroy). What
+// one connection may pipeline is bounded in pipelining.ts.
 import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
@@ -13,6 +17,8 @@ export interface ConnectionGuardOptions {
   /** MAX_CONNECTIONS_PER_ADDRESS; 0 = no per-address cap. */
   maxPerAddress: number;
   onRefused?: (reason: 'total' | 'per_address') => void;
+  /** How long an ended connection may wait for the client's close (default CLOSE_LINGER_MS). */
+  closeLingerMs?: number;
 }
 
 export interface ConnectionGuard {
@@ -26,6 +32,9 @@ export interface ConnectionGuard {
    */
   closeAfterResponses(): void;
 }
+
+/** An ended connection is destroyed this long after its last bytes reached the kernel. */
+export const CLOSE_LINGER_MS = 1000;
 
 /** Descriptors kept for everything that is not a client connection (Redis, upstreams, files). */
 const DESCRIPTOR_RESERVE = 256;
@@ -53,6 +62,38 @@ interface InFlightResponse {
   once(event: 'finish', listener: () => void): unknown;
 }
 
+/** Node's http server keeps its own pause flag on the socket; it resumes reading only when it is false. */
+type ServerSocket = Socket & { _paused?: boolean };
+
+/**
+ * Node ends a connection (after a `Connection: close` answer, or our 408/400 at a missed deadline
+ * or a broken request) with a half-close and then waits for the client's FIN: a client that never
+ * reads or closes kept the descriptor for as long as it liked. From end() on, nothing more is
+ * read (so a dribbling client no longer resets the socket's idle timeout, which then bounds an
+ * answer the client never takes), and once the last bytes are with the kernel the socket is
+ * destroyed after a linger that leaves a reading client the time to read the answer and close
+ * first (destroying at once would make a client's late bytes reset the connection, and the
+ * answer could be lost before it is read).
+ */
+function lingerThenDestroy(socket: ServerSocket, lingerMs: number): void {
+  const end = socket.end.bind(socket) as (...args: unknown[]) => Socket;
+  let armed = false;
+  socket.end = (...args: unknown[]) => {
+    if (!armed) {
+      armed = true;
+      socket._paused = true;
+      socket.pause();
+      const arm = (): void => {
+        const timer = setTimeout(() => socket.destroy(), lingerMs);
+        timer.unref();
+        socket.once('close', () => clearTimeout(timer));
+      };
+      socket.once('finish', arm);
+    }
+    return end(...args);
+  };
+}
+
 function addressOf(socket: Socket): string {
   const address = socket.remoteAddress ?? '';
   return address.startsWith('::ffff:') ? address.slice(7) : address;
@@ -60,6 +101,7 @@ function addressOf(socket: Socket): string {
 
 export function guardConnections(server: Server, options: ConnectionGuardOptions): ConnectionGuard {
   const maxConnections = effectiveMaxConnections(options.maxConnections);
+  const closeLingerMs = options.closeLingerMs ?? CLOSE_LINGER_MS;
   const perAddress = new Map<string, number>();
   const sockets = new Set<Socket>();
   server.on('connection', (socket: Socket) => {
@@ -79,6 +121,8 @@ export function guardConnections(server: Server, options: ConnectionGuardOptions
     } else if (options.maxPerAddress > 0 && count > options.maxPerAddress) {
       options.onRefused?.('per_address');
       socket.destroy();
+    } else {
+      lingerThenDestroy(socket, closeLingerMs);
     }
   });
   return {

@@ -81,6 +81,34 @@ describe('connection hygiene: deadlines', () => {
     expect(answer.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(JSON.parse(answer.body)).toMatchObject({ status: 408, title: 'Request timeout', success: false });
   }, 20_000);
+
+  it('destroys the socket of a refused request about a second after its answer, though the client keeps writing and never reads', async () => {
+    const before = server.app.connections.open();
+    const socket = net.connect(portOf(server), '127.0.0.1');
+    socket.pause();
+    socket.on('error', () => {});
+    await once(socket, 'connect');
+    const closedByServer = new Promise<number>((resolve) => {
+      const poll = setInterval(() => {
+        if (server.app.connections.open() > before) return;
+        clearInterval(poll);
+        resolve(Date.now());
+      }, 20);
+    });
+    // A broken request line: answered 400 and ended at once; the client goes on sending bytes.
+    const answeredAt = Date.now();
+    socket.write('GARBAGE\x01 / HTTP/1.1\r\n\r\n');
+    const dribble = setInterval(() => socket.writable && socket.write('x'), 100);
+    try {
+      const goneAt = await closedByServer;
+      // The linger is the behaviour under test: the socket is kept for it, then destroyed.
+      expect(goneAt - answeredAt).toBeGreaterThanOrEqual(900);
+      expect(goneAt - answeredAt).toBeLessThan(4000);
+    } finally {
+      clearInterval(dribble);
+      socket.destroy();
+    }
+  }, 20_000);
 });
 
 describe('connection hygiene: caps', () => {

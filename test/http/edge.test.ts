@@ -150,6 +150,29 @@ describe('edge: rate limit by route and by client address', () => {
     }
   });
 
+  it('counts requests the router refuses (malformed percent-encoding) against the limit: past it, they and valid ones are 429', async () => {
+    const server = await startTestServer({ env: { RATE_LIMIT_MAX: '3', RATE_LIMIT_WINDOW_S: '60' }, overrides: { sources: healthyFakeSources() } });
+    try {
+      const ask = (target: string): Promise<RawAnswer> => rawExchange(portOf(server), `GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+      const spent: RawAnswer[] = [];
+      for (const target of ['/api/phone/%ZZ', '/api/phone/06%ZZ345678/score', '/no/such/%ZZ']) spent.push(await ask(target));
+      expect(spent.map((answer) => answer.status)).toEqual([400, 400, 400]);
+      expect(spent.map((answer) => /^"default";r=(\d+);t=\d+$/.exec(answer.headers['ratelimit'] ?? '')?.[1])).toEqual(['2', '1', '0']);
+      expect(JSON.parse(spent[0]?.body ?? '{}')).toMatchObject({ status: 400, title: 'Invalid phone number format' });
+
+      const valid = await ask('/api/phone/0612345678');
+      expect(valid.status).toBe(429);
+      expect(valid.headers['retry-after']).toMatch(/^\d+$/);
+      const malformed = await ask('/api/phone/%ZZ');
+      expect(malformed.status).toBe(429);
+      expect(malformed.headers['content-type']).toMatch(/^application\/problem\+json/);
+      // Routes outside the limit stay outside it.
+      expect((await ask('/health')).status).toBe(200);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('with TRUST_PROXY, counts ip:port forwarded entries by their address, each client in its own bucket', async () => {
     const server = await startTestServer({
       env: { RATE_LIMIT_MAX: '2', RATE_LIMIT_WINDOW_S: '60', TRUST_PROXY: '127.0.0.1' },

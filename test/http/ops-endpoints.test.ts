@@ -2,11 +2,15 @@
 // against the upstream sites' fixture pages on loopback, then the configuration switches
 // (metrics off, metrics on their own port) and the readiness states that need the composition
 // root (Redis down, shutting down).
+import { Gauge, type Registry } from 'prom-client';
+import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/config.js';
 import { createServiceDependencies } from '../../src/composition.js';
 import { startServer } from '../../src/server.js';
+import { startMetricsServer } from '../../src/http/plugins/metrics.js';
+import { gunzipSync } from 'node:zlib';
 import type { RedisStatus } from '../../src/infra/readiness/readiness.js';
 import { healthyFakeSources } from '../support/lookup.js';
 import { startFixtureUpstreams, type FixtureUpstreams } from '../support/upstream-sites.js';
@@ -22,6 +26,25 @@ interface Answer {
 async function get(baseUrl: string, path: string): Promise<Answer> {
   const response = await fetch(`${baseUrl}${path}`);
   return { status: response.status, headers: response.headers, text: await response.text() };
+}
+
+// /metrics on the API port is rate limited like the API: the scraper is a client of its own
+// (127.0.0.2), as Prometheus is, so the lookups of the tests do not spend its limit.
+function scrape(baseUrl: string, path = '/metrics', headers: Record<string, string> = {}): Promise<Answer & { bytes: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const scraping = http.get(`${baseUrl}${path}`, { localAddress: '127.0.0.2', agent: false, headers }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('error', reject);
+      response.on('end', () => {
+        const bytes = Buffer.concat(chunks);
+        const answerHeaders = new Headers();
+        for (const [name, value] of Object.entries(response.headers)) if (typeof value === 'string') answerHeaders.set(name, value);
+        resolve({ status: response.statusCode ?? 0, headers: answerHeaders, text: bytes.toString('utf8'), bytes });
+      });
+    });
+    scraping.on('error', reject);
+  });
 }
 
 /** Every label value of a Prometheus text exposition. */
@@ -43,7 +66,8 @@ describe('metrics and readiness with the real adapters on loopback upstreams', (
 
   beforeAll(async () => {
     upstreams = await startFixtureUpstreams();
-    server = await startTestServer({ env: { ...upstreams.env, RATE_LIMIT_MAX: '5', MAX_EVENT_LOOP_DELAY_MS: '0' } });
+    // Each scrape renders: the counts are read right after the traffic (the 1 s render cache is tested below).
+    server = await startTestServer({ env: { ...upstreams.env, RATE_LIMIT_MAX: '5', MAX_EVENT_LOOP_DELAY_MS: '0' }, overrides: { metricsRenderIntervalMs: 0 } });
   });
   afterAll(async () => {
     await server.close();
@@ -51,7 +75,7 @@ describe('metrics and readiness with the real adapters on loopback upstreams', (
   });
 
   it('serves every counter at zero before any lookup, in an exposition that passes the promtool rules', async () => {
-    const { families, problems } = parseExposition((await get(server.baseUrl, '/metrics')).text);
+    const { families, problems } = parseExposition((await scrape(server.baseUrl)).text);
     expect(problems).toEqual([]);
     const counters = [...families.values()].filter((family) => family.type === 'counter' && family.name.startsWith('phone_rep_'));
     expect(counters.length).toBeGreaterThanOrEqual(6);
@@ -103,7 +127,7 @@ describe('metrics and readiness with the real adapters on loopback upstreams', (
     expect(Date.parse(ready.dependencies.upstreams.numeroinconnu.pausedUntil)).toBeGreaterThan(Date.now() + 60_000);
     expect(ready.dependencies.upstreams.tellows).toMatchObject({ status: 'ok', lastOutcome: { status: 'ok' } });
 
-    const metrics = await get(server.baseUrl, '/metrics');
+    const metrics = await scrape(server.baseUrl);
     expect(metrics.status).toBe(200);
     expect(metrics.headers.get('content-type')).toContain('text/plain');
     const text = metrics.text;
@@ -139,7 +163,7 @@ describe('metrics and readiness with the real adapters on loopback upstreams', (
   });
 
   it('never puts a phone number or a hash-looking value in a metric label', async () => {
-    const text = (await get(server.baseUrl, '/metrics')).text;
+    const text = (await scrape(server.baseUrl)).text;
     const values = labelValues(text);
     expect(values.length).toBeGreaterThan(50);
     for (const value of values) {
@@ -149,10 +173,15 @@ describe('metrics and readiness with the real adapters on loopback upstreams', (
     for (const digits of ['0612345678', '612345678', '33612345678', '0698765432', '698765432']) expect(text).not.toContain(digits);
   });
 
-  it('is not rate limited: /metrics, /health/ready and the page answer after the limit is spent', async () => {
+  it('after the limit is spent: /health/ready and the page still answer; /metrics on the API port is limited like the API', async () => {
     expect((await get(server.baseUrl, '/api/phone/12ab')).status).toBe(429);
+    const refused = await get(server.baseUrl, '/metrics');
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(refused.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    // The scraper's own address has its own limit.
+    expect((await scrape(server.baseUrl)).status).toBe(200);
     for (let i = 0; i < 3; i += 1) {
-      expect((await get(server.baseUrl, '/metrics')).status).toBe(200);
       expect((await get(server.baseUrl, '/health/ready')).status).toBe(200);
       expect((await get(server.baseUrl, '/?number=0612345678')).status).toBe(200);
       expect((await get(server.baseUrl, '/assets/app.js')).status).toBe(200);
@@ -260,6 +289,77 @@ describe('metrics configuration', () => {
       expect((await get(`http://127.0.0.1:${running.port}`, '/metrics')).status).toBe(404);
     } finally {
       await running.close();
+    }
+  });
+
+  // A render walks the whole registry (~2 ms of CPU); a flood of scrapes made one each. A gauge
+  // whose collect() runs once per render counts them. At most one render per second: scrapes
+  // sent within the same second share one (the bound is checked against the time they took,
+  // so a slow machine cannot make it fail).
+  const SCRAPES = 20;
+
+  function countRenders(registry: Registry): () => number {
+    let renders = 0;
+    registry.registerMetric(
+      new Gauge({
+        name: 'test_renders',
+        help: 'Renders of this registry.',
+        registers: [],
+        collect() {
+          renders += 1;
+          this.set(renders);
+        },
+      }),
+    );
+    return () => renders;
+  }
+
+  async function scrapeMany(baseUrl: string): Promise<{ elapsedMs: number; texts: string[] }> {
+    const startedAt = performance.now();
+    const concurrent = await Promise.all(Array.from({ length: SCRAPES / 2 }, () => scrape(baseUrl)));
+    const texts = concurrent.map((answer) => answer.text);
+    for (let i = 0; i < SCRAPES / 2; i += 1) {
+      const gzipped = await scrape(baseUrl, '/metrics', { 'accept-encoding': 'gzip' });
+      expect(gzipped.status).toBe(200);
+      expect(gzipped.headers.get('content-encoding')).toBe('gzip');
+      texts.push(gunzipSync(gzipped.bytes).toString('utf8'));
+    }
+    return { elapsedMs: performance.now() - startedAt, texts };
+  }
+
+  it('on the API port, renders at most once a second however many scrapes arrive, plain or gzipped', async () => {
+    const config = loadConfig({ HASH_SECRET: 'test-secret-0123456789', MAX_EVENT_LOOP_DELAY_MS: '0' });
+    const deps = await createServiceDependencies(config, undefined, { numberingPlan: testNumberingPlan(), sources: healthyFakeSources() });
+    if (!deps.metrics) throw new Error('metrics are on by default');
+    const renders = countRenders(deps.metrics.registry);
+    const app = await buildApp({ ...deps.app });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    try {
+      const address = app.server.address();
+      if (typeof address !== 'object' || address === null) throw new Error('no address');
+      const { elapsedMs, texts } = await scrapeMany(`http://127.0.0.1:${address.port}`);
+      expect(renders()).toBeGreaterThanOrEqual(1);
+      expect(renders(), `${SCRAPES} scrapes in ${Math.round(elapsedMs)} ms`).toBeLessThanOrEqual(1 + Math.floor(elapsedMs / 1000));
+      if (renders() === 1) expect(new Set(texts).size).toBe(1);
+    } finally {
+      await app.close();
+      await deps.close();
+    }
+  });
+
+  it('on METRICS_PORT, renders at most once a second too', async () => {
+    const config = loadConfig({ HASH_SECRET: 'test-secret-0123456789', MAX_EVENT_LOOP_DELAY_MS: '0' });
+    const deps = await createServiceDependencies(config, undefined, { numberingPlan: testNumberingPlan(), sources: healthyFakeSources() });
+    if (!deps.metrics) throw new Error('metrics are on by default');
+    const renders = countRenders(deps.metrics.registry);
+    const metricsServer = await startMetricsServer({ registry: deps.metrics.registry, render: deps.metrics.render, port: 0, host: '127.0.0.1' });
+    try {
+      const { elapsedMs } = await scrapeMany(`http://127.0.0.1:${metricsServer.port}`);
+      expect(renders()).toBeGreaterThanOrEqual(1);
+      expect(renders(), `${SCRAPES} scrapes in ${Math.round(elapsedMs)} ms`).toBeLessThanOrEqual(1 + Math.floor(elapsedMs / 1000));
+    } finally {
+      await metricsServer.close();
+      await deps.close();
     }
   });
 });

@@ -1,14 +1,18 @@
 // Prometheus metrics over HTTP (prom-client, https://github.com/siimon/prom-client): a hook
 // that times every request by route pattern (never the raw URL, which holds the number), and
 // the `/metrics` route, on the API port or – with METRICS_PORT – on a port of its own, so the
-// scrape endpoint can stay off the public interface. Never rate limited. The text is gzipped
-// per scrape when the scraper accepts it (Prometheus does) and it is over the threshold.
+// scrape endpoint can stay off the public interface. On the API port it is rate limited like the
+// API (a flood of scrapes there raised the API's p99 thirtyfold); on METRICS_PORT it is not, and
+// not served on the API port at all. The text is rendered at most once a second
+// (infra/metrics/render-cache.ts) and gzipped once per render when the scraper accepts it
+// (Prometheus does) and it is over the threshold.
 import { createServer, type Server } from 'node:http';
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onResponseAsyncHookHandler } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { ServiceMetrics } from '../../infra/metrics/service-metrics.js';
-import { compressDynamic, varyOnAcceptEncoding } from '../encoding.js';
+import { renderAtMostEvery, type RenderMetrics } from '../../infra/metrics/render-cache.js';
+import { compressDynamic, negotiateEncoding, type ContentCoding, varyOnAcceptEncoding } from '../encoding.js';
 import { hooksOf } from './request-context.js';
 
 /**
@@ -36,11 +40,24 @@ export const observabilityPlugin = fp(
   { name: 'observability', fastify: '5.x' },
 );
 
-/** `/metrics` on the API port (unless METRICS_PORT gives it a server of its own). Never rate limited. */
+/** The gzip form of each render, made once however many scrapes ask for it. */
+const gzippedRenders = new WeakMap<Buffer, Promise<{ body: Buffer; coding?: ContentCoding }>>();
+
+async function scrapeBody(render: RenderMetrics, acceptEncoding: string | undefined): Promise<{ body: Buffer; coding?: ContentCoding }> {
+  const body = await render();
+  if (negotiateEncoding(acceptEncoding, ['gzip']) !== 'gzip') return { body };
+  let compressed = gzippedRenders.get(body);
+  if (compressed === undefined) {
+    compressed = compressDynamic('gzip', body);
+    gzippedRenders.set(body, compressed);
+  }
+  return compressed;
+}
+
+/** `/metrics` on the API port (unless METRICS_PORT gives it a server of its own), rate limited like the API. */
 export async function metricsRoutes(app: FastifyInstance, options: { metrics: ServiceMetrics }): Promise<void> {
-  app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
-    const text = await options.metrics.registry.metrics();
-    const { body, coding } = await compressDynamic(request.headers['accept-encoding'], Buffer.from(text, 'utf8'));
+  app.get('/metrics', { schema: { hide: true }, config: { rateLimit: true } }, async (request, reply) => {
+    const { body, coding } = await scrapeBody(options.metrics.render, request.headers['accept-encoding']);
     varyOnAcceptEncoding(reply);
     if (coding !== undefined) reply.header('Content-Encoding', coding);
     return reply.header('Cache-Control', 'no-store').type(options.metrics.registry.contentType).send(body);
@@ -52,9 +69,14 @@ export interface MetricsServer {
   close(): Promise<void>;
 }
 
-/** The separate scrape server of METRICS_PORT: GET/HEAD /metrics, 404 for anything else. */
-export async function startMetricsServer(options: { registry: Registry; port: number; host: string }): Promise<MetricsServer> {
+/**
+ * The separate scrape server of METRICS_PORT: GET/HEAD /metrics, 404 for anything else. Not rate
+ * limited (the port is meant for the scraper, off the public interface). `render` is the
+ * service's (default: a render cache of its own over `registry`).
+ */
+export async function startMetricsServer(options: { registry: Registry; render?: RenderMetrics; port: number; host: string }): Promise<MetricsServer> {
   const { registry } = options;
+  const render = options.render ?? renderAtMostEvery(registry);
   const server: Server = createServer((request, response) => {
     const path = (request.url ?? '').split('?')[0];
     if (path !== '/metrics' || (request.method !== 'GET' && request.method !== 'HEAD')) {
@@ -62,10 +84,7 @@ export async function startMetricsServer(options: { registry: Registry; port: nu
       response.end(path === '/metrics' ? 'Method not allowed\n' : 'Not found\n');
       return;
     }
-    registry
-      .metrics()
-      .then((text) => compressDynamic(request.headers['accept-encoding'], Buffer.from(text, 'utf8')))
-      .then(
+    scrapeBody(render, request.headers['accept-encoding']).then(
         ({ body, coding }) => {
           response.writeHead(200, {
             'Content-Type': registry.contentType,

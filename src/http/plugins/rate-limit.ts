@@ -37,6 +37,13 @@ export function isExempt(list: BlockList, address: string | undefined): boolean 
 
 export type RateLimitHook = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The limit's hook (null when RATE_LIMIT_MAX=0), for answers given outside any route: framework errors. */
+    clientRateLimit: RateLimitHook | null;
+  }
+}
+
 export function createRateLimitHook(options: RateLimitOptions): RateLimitHook {
   const { max, windowSeconds, store, hashKey } = options;
   const windowMs = windowSeconds * 1000;
@@ -61,8 +68,12 @@ export function createRateLimitHook(options: RateLimitOptions): RateLimitHook {
 export const rateLimitPlugin = fp(
   async (app: FastifyInstance, options: RateLimitOptions) => {
     // Off: no hook at all, so limited routes cost nothing.
-    if (options.max === 0) return;
+    if (options.max === 0) {
+      app.decorate('clientRateLimit', null);
+      return;
+    }
     const hook = createRateLimitHook(options);
+    app.decorate('clientRateLimit', hook);
     app.addHook('onRoute', (route) => {
       if (routeFeatures(route.config).rateLimit) route.onRequest = [...hooksOf(route.onRequest), hook];
     });

@@ -9,6 +9,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import { BLOCKED_REASONS, ERROR_REASONS } from '../../domain/ports/source.js';
 import { CACHE_STATES, type CacheState } from '../../domain/lookup/types.js';
 import { SOURCE_SLOTS } from '../../domain/report.js';
+import { renderAtMostEvery, type RenderMetrics } from './render-cache.js';
 
 export const METRICS_PREFIX = 'phone_rep_';
 
@@ -76,6 +77,8 @@ export interface UpstreamGaugeProbes {
 
 export interface ServiceMetrics {
   readonly registry: Registry;
+  /** The exposition for a scrape, rendered at most once per `renderIntervalMs` (render-cache.ts). */
+  render: RenderMetrics;
   /** Makes a route's success series exist at zero before its first request. */
   declareHttpRoute(method: string, route: string): void;
   observeHttpRequest(sample: { method: string; route: string; statusCode: number; durationSeconds: number }): void;
@@ -105,6 +108,8 @@ export interface ServiceMetricsOptions {
   /** Process and Node.js runtime metrics (prom-client's default set). Default true. */
   collectProcessMetrics?: boolean;
   now?: () => number;
+  /** Scrapes within this long of a render get its text (default METRICS_RENDER_INTERVAL_MS; 0 renders each time). */
+  renderIntervalMs?: number;
 }
 
 const SAFE_LABEL = /^[A-Za-z0-9_.:/\-() ]{0,64}$/;
@@ -297,6 +302,8 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}): Servi
 
   return {
     registry,
+    // On the wall clock, not `now` (the engine's, which tests may freeze): it bounds real CPU time.
+    render: renderAtMostEvery(registry, options.renderIntervalMs === undefined ? {} : { intervalMs: options.renderIntervalMs }),
     setCanaryMarkerMissing(upstream, marker, missing) {
       canaryMarkerMissing.set({ upstream: labelValue(upstream), marker: markerLabelValue(marker) }, missing ? 1 : 0);
     },
