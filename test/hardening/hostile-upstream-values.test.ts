@@ -11,14 +11,14 @@
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CachedSourceResult, SourceResultCache } from '../../src/domain/ports/source-cache.js';
-import { emptySourceData, type SourceSlot } from '../../src/domain/report.js';
+import { emptySourceData, SOURCE_SLOTS, type SourceSlot } from '../../src/domain/report.js';
 import { expectDocumentedAnswer } from '../support/contracts.js';
 import { startLoopbackServer, type LoopbackHandler, type LoopbackServer } from '../support/loopback.js';
 import { startTestServer, type TestServer } from '../support/servers.js';
 import { fixtureText, type Site } from '../support/upstream-sites.js';
 import { waitUntilServing } from './support/answers.js';
 
-const SLOTS: readonly SourceSlot[] = ['primary', 'community', 'signals'];
+const SLOTS: readonly SourceSlot[] = SOURCE_SLOTS;
 
 /** Each site's "known number" fixture: what the site serves unless a test alters it. */
 const NORMAL_FIXTURES: Record<Site, string> = {
