@@ -1,6 +1,6 @@
 // `phone-rep` as a user runs it: lookup in both formats, batch in both formats (duplicates, an
 // invalid line), the number's facts when every source failed, info with no network at all,
-// the exit codes, --url against a running server (429s honoured), and the bin
+// the exit codes, --url against a running server (429s honoured, "10 searches" spelt out), and the bin
 // launcher from another directory against the upstream sites' fixture pages on loopback.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,7 +12,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runCli, type CliIo } from '../../src/cli/main.js';
 import { failed, type SourcesBySlot } from '../../src/domain/ports/source.js';
-import { fakeSource, healthyFakeSources, type FakeSources } from '../support/lookup.js';
+import { fakeSource, healthyFakeSources, SAMPLE_DATA, type FakeSources } from '../support/lookup.js';
 import { startFixtureUpstreams, type FixtureUpstreams } from '../support/upstream-sites.js';
 import { startLoopbackServer } from '../support/loopback.js';
 import { startTestServer, testNumberingPlan, type TestServer } from '../support/servers.js';
@@ -357,6 +357,27 @@ describe('phone-rep against a running server (--url)', () => {
     expect(await runCli(['batch', '-', '--format', 'ndjson', '--concurrency', '1', '--url', server.baseUrl], run.io)).toBe(0);
     expect(run.out.map((line) => (JSON.parse(line) as { status: string }).status)).toEqual(['found', 'found', 'found', 'found']);
     expect(run.err.some((line) => line.startsWith('rate limited by the server: waiting'))).toBe(true);
+  });
+});
+
+describe('phone-rep lookup --url words its counts in full (issue 20, item 6f)', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    const sources = healthyFakeSources();
+    // One search for 0612345601, ten for any other number: the singular and an "-es" plural.
+    sources.primary.respond = (number) => ({ status: 'ok', data: { ...structuredClone(SAMPLE_DATA.primary), searches: number.number === '0612345601' ? 1 : 10 } });
+    server = await startTestServer({ env: { RATE_LIMIT_MAX: '0' }, overrides: { sources } });
+  });
+  afterAll(() => server.close());
+
+  it('prints "10 searches" and "1 search" from the server\'s answer, never "searchs"', async () => {
+    const ten = capture();
+    expect(await runCli(['lookup', '0612345610', '--url', server.baseUrl], ten.io)).toBe(0);
+    const one = capture();
+    expect(await runCli(['lookup', '0612345601', '--url', server.baseUrl], one.io)).toBe(0);
+    expect(ten.out.join('\n')).toMatch(/^ {2}score 8 · 10 searches · 2 comments$/m);
+    expect(one.out.join('\n')).toMatch(/^ {2}score 8 · 1 search · 2 comments$/m);
+    expect([...ten.out, ...one.out].join('\n')).not.toContain('searchs');
   });
 });
 
