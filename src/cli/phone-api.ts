@@ -7,6 +7,7 @@ import type { Config } from '../config/config.js';
 import { createServiceDependencies, type ServiceOverrides } from '../composition.js';
 import type { ApiAnswer } from './api-answer.js';
 import { factsOfParsedNumber, readProblemFacts } from './facts.js';
+import { readCappedBody } from '../infra/http/read-capped-body.js';
 
 export interface PhoneApi {
   getReport(raw: string): Promise<ApiAnswer>;
@@ -75,23 +76,11 @@ const defaultSleep = (ms: number): Promise<void> => new Promise((resolve) => set
 /** The largest answer read from a server: a report is a few KiB, and a hostile server could stream without end. */
 export const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
 
-/** The body as text, read chunk by chunk and given up as soon as it passes `maxBytes`. */
+/** The body as text, given up as soon as it passes `maxBytes`. */
 async function readCapped(response: Response, maxBytes: number): Promise<string> {
-  if (response.body === null) return '';
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel();
-      throw new Error(`the server's answer is larger than ${maxBytes} bytes`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks, size).toString('utf8');
+  const bytes = await readCappedBody(response, maxBytes);
+  if (bytes === undefined) throw new Error(`the server's answer is larger than ${maxBytes} bytes`);
+  return bytes.toString('utf8');
 }
 
 export function createRemoteApi(options: RemoteApiOptions): PhoneApi {

@@ -10,6 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { readCappedBody } from '../http/read-capped-body.js';
 import {
   ARCEP_FILE_NAMES,
   IDENTIFIANTS_HEADER,
@@ -79,21 +80,8 @@ async function download(url: string, timeoutMs: number, maxBytes: number): Promi
       await response.body?.cancel();
       return { ok: false, reason: tooLarge };
     }
-    if (response.body === null) return { ok: true, bytes: Buffer.alloc(0) };
-    const reader = response.body.getReader();
-    const chunks: Uint8Array[] = [];
-    let size = 0;
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > maxBytes) {
-        await reader.cancel();
-        return { ok: false, reason: tooLarge };
-      }
-      chunks.push(value);
-    }
-    return { ok: true, bytes: Buffer.concat(chunks, size) };
+    const bytes = await readCappedBody(response, maxBytes);
+    return bytes === undefined ? { ok: false, reason: tooLarge } : { ok: true, bytes };
   } catch (error) {
     const name = error instanceof Error ? error.name : '';
     return { ok: false, reason: name === 'TimeoutError' || name === 'AbortError' ? 'timeout' : 'network error' };
