@@ -33,13 +33,19 @@ interface ScoreBody {
   meta: { sources: Record<string, { status: string; cache: string }> };
 }
 
+/** The service in front of fake sites that each answer UPSTREAM_DELAY_MS late. */
+async function startSlowService(): Promise<{ sites: FakeUpstreamSites; server: TestServer }> {
+  const sites = await startFakeUpstreamSites({ delayMs: UPSTREAM_DELAY_MS, fallback: KNOWN_NUMBER });
+  const server = await startTestServer({ env: { ...sites.env(), TELLOWS_API_KEY: 'test-partner-key', RATE_LIMIT_MAX: '0', SOURCE_TIMEOUT_MS: '3000', LOOKUP_TIMEOUT_MS: '4000' } });
+  return { sites, server };
+}
+
 describe('?wait against upstreams slower than the wait', () => {
   let sites: FakeUpstreamSites;
   let server: TestServer;
   const upstreamRequests = (): number => sites.count('tellowsApi') + sites.count('numeroinconnu') + sites.count('telguarder');
   beforeAll(async () => {
-    sites = await startFakeUpstreamSites({ delayMs: UPSTREAM_DELAY_MS, fallback: KNOWN_NUMBER });
-    server = await startTestServer({ env: { ...sites.env(), TELLOWS_API_KEY: 'test-partner-key', RATE_LIMIT_MAX: '0', SOURCE_TIMEOUT_MS: '3000', LOOKUP_TIMEOUT_MS: '4000' } });
+    ({ sites, server } = await startSlowService());
   });
   afterAll(async () => {
     await server.close();
@@ -100,8 +106,7 @@ describe('?wait under a burst of callers', () => {
   let server: TestServer;
   const upstreamRequests = (): number => sites.count('tellowsApi') + sites.count('numeroinconnu') + sites.count('telguarder');
   beforeAll(async () => {
-    sites = await startFakeUpstreamSites({ delayMs: UPSTREAM_DELAY_MS, fallback: KNOWN_NUMBER });
-    server = await startTestServer({ env: { ...sites.env(), TELLOWS_API_KEY: 'test-partner-key', RATE_LIMIT_MAX: '0', SOURCE_TIMEOUT_MS: '3000', LOOKUP_TIMEOUT_MS: '4000' } });
+    ({ sites, server } = await startSlowService());
   });
   afterAll(async () => {
     await server.close();
