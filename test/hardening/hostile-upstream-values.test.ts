@@ -12,7 +12,7 @@ import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CachedSourceResult, SourceResultCache } from '../../src/domain/ports/source-cache.js';
 import { emptySourceData, SOURCE_SLOTS, type SourceSlot } from '../../src/domain/report.js';
-import { expectDocumentedAnswer } from '../support/contracts.js';
+import { fetchDocumented } from '../support/contracts.js';
 import { startLoopbackServer, type LoopbackHandler, type LoopbackServer } from '../support/loopback.js';
 import { startTestServer, type TestServer } from '../support/servers.js';
 import { fixtureText, type Site } from '../support/upstream-sites.js';
@@ -137,10 +137,8 @@ describe('hardening: hostile values from upstream sites, end to end (issue 20, i
 
   async function lookup(server: TestServer, number: string): Promise<Answer> {
     const path = `/api/phone/${number}`;
-    const response = await fetch(server.baseUrl + path);
-    const text = await response.text();
-    await expectDocumentedAnswer(server.app, { method: 'GET', path, status: response.status, contentType: response.headers.get('content-type') ?? undefined, body: text, headers: response.headers });
-    return { status: response.status, body: JSON.parse(text) as Answer['body'] };
+    const answer = await fetchDocumented(server, path);
+    return { status: answer.status, body: JSON.parse(answer.text) as Answer['body'] };
   }
 
   /** A 200 whose `slot` failed as `failure` with its empty fields, every other slot ok. */

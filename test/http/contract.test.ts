@@ -4,7 +4,7 @@ import net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { healthyFakeSources, SAMPLE_DATA, type FakeSources } from '../support/lookup.js';
 import { startTestServer, type TestServer } from '../support/servers.js';
-import { expectDocumentedAnswer } from '../support/contracts.js';
+import { fetchDocumented } from '../support/contracts.js';
 import { INVALID_NUMBER_DETAILS } from '../../src/http/errors.js';
 import { createMemoryRateLimitStore } from '../../src/infra/rate-limit/rate-limit-store.js';
 
@@ -17,23 +17,14 @@ interface Answer {
 
 // Every answer is also held to the published OpenAPI document.
 async function get(server: TestServer, path: string, init: RequestInit = {}): Promise<Answer> {
-  const response = await fetch(server.baseUrl + path, init);
-  const text = await response.text();
-  await expectDocumentedAnswer(server.app, {
-    method: init.method ?? 'GET',
-    path,
-    status: response.status,
-    contentType: response.headers.get('content-type') ?? undefined,
-    body: text,
-    headers: response.headers,
-  });
+  const { status, headers, text } = await fetchDocumented(server, path, init);
   let body: Record<string, unknown> = {};
   try {
     body = text ? (JSON.parse(text) as Record<string, unknown>) : {};
   } catch {
     body = {};
   }
-  return { status: response.status, headers: response.headers, body, text };
+  return { status, headers, body, text };
 }
 
 function expectProblem(answer: Answer, status: number, message: string): void {
@@ -150,11 +141,9 @@ describe('contract: phone endpoints with every source answering', () => {
 
   it('answers HEAD wherever GET exists, with headers and no body', async () => {
     for (const path of ['/api/phone/0612345678', '/api/phone/0612345678/score', '/api/phone/0612345678/info', '/health']) {
-      const response = await fetch(server.baseUrl + path, { method: 'HEAD' });
-      expect(response.status).toBe(200);
-      const body = await response.text();
-      expect(body).toBe('');
-      await expectDocumentedAnswer(server.app, { method: 'HEAD', path, status: response.status, contentType: response.headers.get('content-type') ?? undefined, body, headers: response.headers });
+      const answer = await fetchDocumented(server, path, { method: 'HEAD' });
+      expect(answer.status).toBe(200);
+      expect(answer.text).toBe('');
     }
   });
 

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KNOWN_NUMBER, startFakeUpstreamSites, type FakeUpstreamSites } from '../support/upstream-sites.js';
 import { startTestServer, type TestServer } from '../support/servers.js';
-import { expectDocumentedAnswer } from '../support/contracts.js';
+import { fetchDocumented } from '../support/contracts.js';
 
 interface Envelope {
   success: boolean;
@@ -22,17 +22,8 @@ interface Envelope {
 
 // Every answer is also held to the published OpenAPI document.
 async function getJson(server: TestServer, path: string): Promise<{ status: number; body: Envelope & Record<string, unknown> }> {
-  const response = await fetch(server.baseUrl + path);
-  const text = await response.text();
-  await expectDocumentedAnswer(server.app, {
-    method: 'GET',
-    path,
-    status: response.status,
-    contentType: response.headers.get('content-type') ?? undefined,
-    body: text,
-    headers: response.headers,
-  });
-  return { status: response.status, body: JSON.parse(text) as Envelope & Record<string, unknown> };
+  const answer = await fetchDocumented(server, path);
+  return { status: answer.status, body: JSON.parse(answer.text) as Envelope & Record<string, unknown> };
 }
 
 describe('end to end against fake upstream sites (no tellows key: HTML page)', () => {

@@ -4,7 +4,7 @@
 // written to any cache (the per-slot cache, Redis, the front cache) for it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CachedSourceResult, SourceResultCache } from '../../src/domain/ports/source-cache.js';
-import { expectDocumentedAnswer } from '../support/contracts.js';
+import { fetchDocumented } from '../support/contracts.js';
 import { connectAdmin, deleteKeys, listKeys, TEST_REDIS_URL, uniqueKeyPrefix, waitFor } from '../support/redis.js';
 import { startTestServer, type TestServer } from '../support/servers.js';
 import { KNOWN_NUMBER, startFakeUpstreamSites, type FakeUpstreamSites, type Site } from '../support/upstream-sites.js';
@@ -24,17 +24,8 @@ interface Answer {
 }
 
 async function get(server: TestServer, path: string): Promise<Answer> {
-  const response = await fetch(server.baseUrl + path);
-  const text = await response.text();
-  await expectDocumentedAnswer(server.app, {
-    method: 'GET',
-    path,
-    status: response.status,
-    contentType: response.headers.get('content-type') ?? undefined,
-    body: text,
-    headers: response.headers,
-  });
-  return { status: response.status, headers: response.headers, body: JSON.parse(text) as Answer['body'] };
+  const answer = await fetchDocumented(server, path);
+  return { status: answer.status, headers: answer.headers, body: JSON.parse(answer.text) as Answer['body'] };
 }
 
 /** The engine's cache with every read and write recorded. */

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_URI_LENGTH, PHONE_NUMBER_REJECTIONS, WITHHELD_WORDS } from '../../src/domain/numbering/parse-phone-number.js';
 import { INVALID_NUMBER_DETAILS } from '../../src/http/errors.js';
-import { expectDocumentedAnswer } from '../support/contracts.js';
+import { fetchDocumented } from '../support/contracts.js';
 import { rawExchange } from '../support/loopback.js';
 import { startTestServer, type TestServer } from '../support/servers.js';
 import { KNOWN_NUMBER, startFakeUpstreamSites, type FakeUpstreamSites } from '../support/upstream-sites.js';
@@ -30,10 +30,8 @@ afterAll(async () => {
 });
 
 async function get(path: string): Promise<Answer> {
-  const response = await fetch(`${server.baseUrl}${path}`);
-  const text = await response.text();
-  await expectDocumentedAnswer(server.app, { method: 'GET', path, status: response.status, contentType: response.headers.get('content-type') ?? undefined, body: text, headers: response.headers });
-  return { status: response.status, cacheControl: response.headers.get('cache-control'), body: JSON.parse(text) as Answer['body'] };
+  const answer = await fetchDocumented(server, path);
+  return { status: answer.status, cacheControl: answer.headers.get('cache-control'), body: JSON.parse(answer.text) as Answer['body'] };
 }
 
 /** The segment as a client that encodes only what a path cannot hold sends it. */

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KNOWN_NUMBER, startFakeUpstreamSites, type FakeUpstreamSites } from '../support/upstream-sites.js';
 import { startTestServer, type TestServer } from '../support/servers.js';
+import { fetchDocumented } from '../support/contracts.js';
 
 const SUSPICIOUS = '0612345678'; // tellows 8: block, "SPAM? 8/9 Démarchage"
 
@@ -20,8 +21,8 @@ afterAll(async () => {
 });
 
 async function body(path: string): Promise<{ status: number; text: string; type: string | null }> {
-  const response = await fetch(server.baseUrl + path);
-  return { status: response.status, text: await response.text(), type: response.headers.get('content-type') };
+  const answer = await fetchDocumented(server, path);
+  return { status: answer.status, text: answer.text, type: answer.headers.get('content-type') };
 }
 
 async function expectAnswers(path: string, text: string): Promise<void> {

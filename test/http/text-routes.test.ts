@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KNOWN_NUMBER, UNKNOWN_NUMBER, startFakeUpstreamSites, type FakeUpstreamSites, type Scenario } from '../support/upstream-sites.js';
 import { startTestServer, type TestServer } from '../support/servers.js';
-import { expectDocumentedAnswer } from '../support/contracts.js';
+import { fetchDocumented } from '../support/contracts.js';
 
 interface TextAnswer {
   status: number;
@@ -14,17 +14,8 @@ interface TextAnswer {
 }
 
 async function getText(server: TestServer, path: string, headers: Record<string, string> = {}): Promise<TextAnswer> {
-  const response = await fetch(server.baseUrl + path, { headers });
-  const body = await response.text();
-  await expectDocumentedAnswer(server.app, {
-    method: 'GET',
-    path,
-    status: response.status,
-    contentType: response.headers.get('content-type') ?? undefined,
-    body,
-    headers: response.headers,
-  });
-  return { status: response.status, body, headers: response.headers };
+  const answer = await fetchDocumented(server, path, { headers });
+  return { status: answer.status, body: answer.text, headers: answer.headers };
 }
 
 const ALL_DOWN: Scenario = { tellowsApi: { status: 500 }, numeroinconnu: { status: 500 }, telguarder: { status: 500 } };

@@ -216,6 +216,28 @@ export async function expectDocumentedAnswer(app: FastifyInstance, answer: WireA
   if (mismatch !== undefined) throw new Error(`answer not as documented: ${mismatch}\n${answer.body.slice(0, 300)}`);
 }
 
+/** What `fetchDocumented` read: the body as text, to be parsed by the test as it expects. */
+export interface DocumentedAnswer {
+  status: number;
+  headers: Headers;
+  text: string;
+}
+
+/** A request to the service over real HTTP (GET unless `init.method` says otherwise), its answer held to the document. */
+export async function fetchDocumented(server: { baseUrl: string; app: FastifyInstance }, path: string, init: RequestInit = {}): Promise<DocumentedAnswer> {
+  const response = await fetch(server.baseUrl + path, init);
+  const text = await response.text();
+  await expectDocumentedAnswer(server.app, {
+    method: init.method ?? 'GET',
+    path,
+    status: response.status,
+    contentType: response.headers.get('content-type') ?? undefined,
+    body: text,
+    headers: response.headers,
+  });
+  return { status: response.status, headers: response.headers, text };
+}
+
 // A reader of the Prometheus text exposition format (version 0.0.4, what prom-client serves)
 // that also applies the naming rules `promtool check metrics` enforces, so a test can say
 // "a Prometheus server and its linter accept this scrape" without promtool installed.
