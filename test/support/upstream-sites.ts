@@ -4,6 +4,8 @@
 import { readFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import fc from 'fast-check';
+import { expect } from 'vitest';
+import { WITHIN_PARSE_BOUND_MARKER } from '../../src/sources/common/outcomes.js';
 import { startLoopbackServer, type LoopbackServer } from './loopback.js';
 
 // One loopback server that stands in for all three upstream sites at once, serving the
@@ -176,3 +178,12 @@ export const isOutputDate = (date: string): boolean => date === '' || /^\d{2}\/\
 export const isPlainText = (text: string): boolean =>
   // eslint-disable-next-line no-control-regex -- checking that control characters are gone is the point
   !/<\/?[a-zA-Z][^<>]*>|[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/.test(text) && text.length <= 1000;
+
+/** 1 MiB of `unit` opened again and again and never closed: a page a parser must stop reading at its work bound. */
+export const nestedPage = (unit: string): string => unit.repeat(Math.floor((1024 * 1024) / unit.length));
+
+/** The parser gave up at its work bound: error(parse), and the bound's marker says so. */
+export function expectStoppedAtParseBound(parsed: { outcome: unknown; markers: readonly unknown[] }): void {
+  expect(parsed.outcome).toEqual({ status: 'error', reason: 'parse' });
+  expect(parsed.markers).toContainEqual({ marker: WITHIN_PARSE_BOUND_MARKER, found: false });
+}

@@ -1,9 +1,8 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { hostileHtml, isOutputDate, isPlainText } from '../../../test/support/upstream-sites.js';
+import { expectStoppedAtParseBound, hostileHtml, isOutputDate, isPlainText, nestedPage } from '../../../test/support/upstream-sites.js';
 import { markersOfTelguarder, parseTelguarderPage as parse, securityLevelToSpamScore } from './parse-telguarder-page.js';
-import { WITHIN_PARSE_BOUND_MARKER } from '../common/outcomes.js';
 import type { SignalsData } from '../../domain/report.js';
 import { MAX_COMMENTS } from '../common/text.js';
 import { haveRequiredMarkers } from '../markers.js';
@@ -187,12 +186,9 @@ describe('parseTelguarderPage on hostile input', () => {
 });
 
 describe('parse: a hostile page past the parse-work bound', () => {
-  const MIB = 1024 * 1024;
   for (const unit of ['<div>', '<div class="ai-assessment-body">', '<div class="ai-number-stats-panel"><div class="ai-row-1-cell">', '<table><tr><td>']) {
     it(`ends 1 MiB of nested ${unit} as error(parse), with the bound's marker`, () => {
-      const parsed = parse(unit.repeat(Math.floor(MIB / unit.length)));
-      expect(parsed.outcome).toEqual({ status: 'error', reason: 'parse' });
-      expect(parsed.markers).toContainEqual({ marker: WITHIN_PARSE_BOUND_MARKER, found: false });
+      expectStoppedAtParseBound(parse(nestedPage(unit)));
     });
   }
 });
