@@ -7,12 +7,12 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { serveOnLoopback, type LoopbackHttp } from '../support/loopback.js';
 
 const BIN = fileURLToPath(new URL('../../bin/phone-rep.js', import.meta.url));
 const SNAPSHOT = fileURLToPath(new URL('../../data/arcep', import.meta.url));
@@ -27,7 +27,7 @@ const RSS_BOUND_BYTES = 150 * 1024 * 1024;
 type Answer = Buffer | 'endless';
 let majnumAnswer: Answer = majnum;
 let endless = { sent: 0, finished: false };
-let server: Server;
+let server: LoopbackHttp;
 let baseUrl = '';
 let workDir = '';
 let dataDir = '';
@@ -53,7 +53,7 @@ function streamEndless(response: ServerResponse): void {
 }
 
 beforeAll(async () => {
-  server = createServer((request, response) => {
+  server = await serveOnLoopback((request, response) => {
     const name = (request.url ?? '').slice(1);
     if (name === 'MAJNUM.csv' && majnumAnswer === 'endless') {
       streamEndless(response);
@@ -66,14 +66,10 @@ beforeAll(async () => {
     }
     response.writeHead(200, { 'content-type': 'text/csv' }).end(body);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  baseUrl = server.url;
 });
 
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-});
+afterAll(() => server.close());
 
 beforeEach(() => {
   workDir = mkdtempSync(join(tmpdir(), 'arcep-update-'));

@@ -1,9 +1,8 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { serveOnLoopback, type LoopbackHttp } from '../../../test/support/loopback.js';
 import { updateArcepData } from './update-arcep-data.js';
 import { loadNumberingPlan } from './load-numbering-plan.js';
 import { loadConfig } from '../../config/config.js';
@@ -20,12 +19,12 @@ const newerMajnum = Buffer.concat([original.majnum, Buffer.from('0799999;0799999
 
 type Served = { status: number; body: Buffer } | 'hang';
 let routes: Record<string, Served> = {};
-let server: Server;
+let server: LoopbackHttp;
 let baseUrl = '';
 let dir = '';
 
 beforeAll(async () => {
-  server = createServer((request, response) => {
+  server = await serveOnLoopback((request, response) => {
     const served = routes[request.url ?? ''];
     if (served === 'hang') return;
     if (!served) {
@@ -34,14 +33,10 @@ beforeAll(async () => {
     }
     response.writeHead(served.status, { 'content-type': 'text/csv' }).end(served.body);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  baseUrl = server.url;
 });
 
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-});
+afterAll(() => server.close());
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'arcep-'));
@@ -191,15 +186,14 @@ describe('updateArcepData', () => {
   });
 
   it('keeps the old files when a file passes the size cap, announced or chunked', async () => {
-    const chunked = createServer((_request, response) => {
+    const chunked = await serveOnLoopback((_request, response) => {
       response.writeHead(200, { 'content-type': 'text/csv' });
       // No content-length: the cap can only be applied while the bytes arrive.
       response.write(newerMajnum.subarray(0, 700_000));
       response.end(newerMajnum.subarray(700_000));
     });
-    await new Promise<void>((resolve) => chunked.listen(0, '127.0.0.1', resolve));
     try {
-      const url = `http://127.0.0.1:${(chunked.address() as AddressInfo).port}/MAJNUM.csv`;
+      const url = `${chunked.url}/MAJNUM.csv`;
       const cap = 1_000_000;
       expect(await updateArcepData({ dir, urls: { ...urls(), majnum: url }, maxFileBytes: cap })).toEqual({ ok: false, reason: `MAJNUM.csv: download failed (file too large (over ${cap} bytes))` });
       expectUntouched();
@@ -207,8 +201,7 @@ describe('updateArcepData', () => {
       expectUntouched();
       expect(await updateArcepData({ dir, urls: { ...urls(), majnum: url }, maxFileBytes: 2_000_000 })).toMatchObject({ ok: true });
     } finally {
-      chunked.closeAllConnections();
-      await new Promise<void>((resolve) => chunked.close(() => resolve()));
+      await chunked.close();
     }
   });
 
