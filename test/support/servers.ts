@@ -14,6 +14,7 @@ import { createServiceDependencies, type ServiceOverrides } from '../../src/comp
 import type { NumberingPlan } from '../../src/domain/numbering/numbering-plan.js';
 import { loadNumberingPlan } from '../../src/infra/arcep/load-numbering-plan.js';
 import { serveOnLoopback } from './loopback.js';
+import { watchOutput } from './processes.js';
 import { upstreamEnv } from './upstream-sites.js';
 
 // The real application on 127.0.0.1 with a chosen environment. The numbering plan is parsed
@@ -116,30 +117,20 @@ export async function spawnServer(env: Record<string, string>, startTimeoutMs = 
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let output = '';
-  let watchers: Array<{ pattern: RegExp; resolve: () => void }> = [];
-  const append = (chunk: Buffer): void => {
-    output += chunk.toString();
-    watchers = watchers.filter((watcher) => {
-      if (!watcher.pattern.test(output)) return true;
-      watcher.resolve();
-      return false;
-    });
-  };
+  const { output, printed } = watchOutput(child);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  child.stderr.on('data', append);
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${output}`)), startTimeoutMs);
-    child.stdout.on('data', (chunk: Buffer) => {
-      append(chunk);
-      const match = /Server listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(output);
-      if (match?.[1]) {
-        clearTimeout(timer);
-        resolve(Number(match[1]));
-      }
-    });
-  });
-  const printed = (pattern: RegExp): Promise<void> =>
-    pattern.test(output) ? Promise.resolve() : new Promise<void>((resolve) => watchers.push({ pattern, resolve }));
-  return { child, baseUrl: `http://127.0.0.1:${port}`, port, exited, output: () => output, printed };
+  const listening = /Server listening at http:\/\/127\.0\.0\.1:(\d+)/;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      printed(listening),
+      new Promise<never>((_resolve, reject) => {
+        timer = setTimeout(() => reject(new Error(`server did not start: ${output()}`)), startTimeoutMs);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+  const port = Number(listening.exec(output())?.[1]);
+  return { child, baseUrl: `http://127.0.0.1:${port}`, port, exited, output, printed };
 }

@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { watchOutput } from './processes.js';
 
 export const KAMAILIO = '/usr/sbin/kamailio';
 export const SIPP = '/usr/bin/sipp';
@@ -41,8 +42,7 @@ interface Watched {
 }
 
 function watch(child: ChildProcess): Watched {
-  let output = '';
-  let watchers: Array<{ pattern: RegExp; resolve: () => void }> = [];
+  const { output, printed } = watchOutput(child);
   let exitCode: number | null | undefined;
   const exited = new Promise<number | null>((resolve) =>
     child.once('exit', (code) => {
@@ -50,29 +50,17 @@ function watch(child: ChildProcess): Watched {
       resolve(code);
     }),
   );
-  const append = (chunk: Buffer): void => {
-    output += chunk.toString();
-    watchers = watchers.filter((watcher) => {
-      if (!watcher.pattern.test(output)) return true;
-      watcher.resolve();
-      return false;
-    });
-  };
-  child.stdout?.on('data', append);
-  child.stderr?.on('data', append);
   return {
     child,
-    output: () => output,
+    output,
     exited,
     printed: (pattern) =>
-      pattern.test(output)
-        ? Promise.resolve()
-        : Promise.race([
-            new Promise<void>((resolve) => watchers.push({ pattern, resolve })),
-            exited.then((code) => {
-              throw new Error(`exited (${String(code)}) before printing ${String(pattern)}:\n${output.slice(-2000)}`);
-            }),
-          ]),
+      Promise.race([
+        printed(pattern),
+        exited.then((code) => {
+          throw new Error(`exited (${String(code)}) before printing ${String(pattern)}:\n${output().slice(-2000)}`);
+        }),
+      ]),
     stop: async () => {
       if (exitCode === undefined && child.pid !== undefined) child.kill('SIGTERM');
       await exited;
