@@ -530,6 +530,17 @@ function jsonResponse(description: string, schema: TSchema, example: unknown, he
   };
 }
 
+// The two text routes (`/verdict`, `/cid`) answer with the same headers: the reputation headers
+// beside the one-line body (a client that reads no JSON gets the score there), and the API's
+// caching headers.
+function textResponse(description: string, schema: TSchema, example: string) {
+  return {
+    description,
+    headers: { 'X-Request-Id': RequestIdHeader, ...rateLimited, ...waited, ...reputation, ...cachedApi(ApiCacheControlHeader) },
+    content: { 'text/plain': { schema, example } },
+  };
+}
+
 // ---- One complete route schema per operation
 
 export const routeSchemas = {
@@ -580,11 +591,7 @@ export const routeSchemas = {
     params: NumberParamsSchema,
     querystring: WaitQuerySchema,
     response: {
-      200: {
-        description: 'The verdict: one of block, warn, allow, unknown, then a newline.',
-        headers: { 'X-Request-Id': RequestIdHeader, ...rateLimited, ...waited, ...reputation, ...cachedApi(ApiCacheControlHeader) },
-        content: { 'text/plain': { schema: Type.String({ enum: ['block\n', 'warn\n', 'allow\n', 'unknown\n'] }), example: 'block\n' } },
-      },
+      200: textResponse('The verdict: one of block, warn, allow, unknown, then a newline.', Type.String({ enum: ['block\n', 'warn\n', 'allow\n', 'unknown\n'] }), 'block\n'),
       304: notModified(ApiCacheControlHeader, reputation),
       400: undecodableUrl,
       404: notFound,
@@ -602,11 +609,7 @@ export const routeSchemas = {
     params: NumberParamsSchema,
     querystring: CidQuerySchema,
     response: {
-      200: {
-        description: 'The caller-ID line.',
-        headers: { 'X-Request-Id': RequestIdHeader, ...rateLimited, ...waited, ...reputation, ...cachedApi(ApiCacheControlHeader) },
-        content: { 'text/plain': { schema: Type.String({ maxLength: 200, pattern: '^[^\\u0000-\\u001f\\u007f";|,]*$' }), example: 'SPAM? 8/9 Démarchage' } },
-      },
+      200: textResponse('The caller-ID line.', Type.String({ maxLength: 200, pattern: '^[^\\u0000-\\u001f\\u007f";|,]*$' }), 'SPAM? 8/9 Démarchage'),
       304: notModified(ApiCacheControlHeader, reputation),
       400: undecodableUrl,
       404: notFound,
