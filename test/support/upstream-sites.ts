@@ -63,6 +63,8 @@ export interface FakeUpstreamSites extends LoopbackServer {
   fallback: Scenario;
   /** Requests received per site. */
   count(site: Site): number;
+  /** Requests received by all the sites together. */
+  total(): number;
   /** Environment that points every upstream of the service at this server. */
   env(): Record<string, string>;
 }
@@ -112,6 +114,7 @@ export async function startFakeUpstreamSites(options: { scenarios?: Record<strin
     scenarios,
     fallback: options.fallback ?? UNKNOWN_NUMBER,
     count: (site) => counts[site],
+    total: () => Object.values(counts).reduce((sum, count) => sum + count, 0),
     env: () => upstreamEnv(server.url),
   };
   self.sites = sites;
