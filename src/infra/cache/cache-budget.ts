@@ -1,0 +1,40 @@
+// How CACHE_MAX_MB is shared: between the processes of one machine (WORKERS=n: each gets 1/n,
+// so the cap holds for the machine), and inside a process between everything held per number,
+// so that the sum of what the caches are charged never passes the process's share.
+// Rationale and measurements: docs/cache.md.
+
+const MIB = 1024 * 1024;
+
+/** The front cache's share of a process's bytes (finished answers and the spellings memo). */
+export const FRONT_SHARE = 1 / 8;
+/** Of the front cache's bytes, the part for remembered spellings (parse, hash, `/info` body). */
+export const FRONT_SPELLINGS_SHARE = 1 / 8;
+/** The parser memo's share of a process's bytes (parses of spellings, accepted or refused). */
+export const PARSER_MEMO_SHARE = 1 / 64;
+
+export interface CacheBudget {
+  /** This process's share of CACHE_MAX_MB, in bytes. */
+  processBytes: number;
+  /** Front cache, spellings included. */
+  frontBytes: number;
+  /** The front cache's spellings part (inside frontBytes). */
+  frontSpellingsBytes: number;
+  parserMemoBytes: number;
+  /** The per-source results: what is left. */
+  sourceBytes: number;
+}
+
+export function cacheBudgetOf(cacheMaxMb: number, workers: number): CacheBudget {
+  if (!Number.isSafeInteger(cacheMaxMb) || cacheMaxMb < 1) throw new RangeError(`CACHE_MAX_MB must be a positive whole number, got ${cacheMaxMb}`);
+  if (!Number.isSafeInteger(workers) || workers < 1) throw new RangeError(`workers must be a positive whole number, got ${workers}`);
+  const processBytes = Math.floor((cacheMaxMb * MIB) / workers);
+  const frontBytes = Math.floor(processBytes * FRONT_SHARE);
+  const parserMemoBytes = Math.floor(processBytes * PARSER_MEMO_SHARE);
+  return {
+    processBytes,
+    frontBytes,
+    frontSpellingsBytes: Math.floor(frontBytes * FRONT_SPELLINGS_SHARE),
+    parserMemoBytes,
+    sourceBytes: processBytes - frontBytes - parserMemoBytes,
+  };
+}
