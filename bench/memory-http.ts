@@ -53,6 +53,10 @@ export interface FillFigures {
   sourceEntries: number;
   /** CACHE_MAX_MB as the processes report it (phone_rep_cache_max_bytes summed over workers). */
   maxBytes: number;
+  /** V8's committed young and old generations and its heap in use, summed over workers (prom-client's nodejs_heap_* gauges). */
+  newSpaceBytes: number;
+  oldSpaceBytes: number;
+  heapUsedBytes: number;
 }
 
 /** Resident memory of one process, in bytes (0 when it is gone). */
@@ -247,6 +251,9 @@ export async function fillOverHttp(options: FillOptions): Promise<FillFigures> {
       chargedBytes: sum('phone_rep_cache_charged_bytes'),
       sourceEntries: sum('phone_rep_cache_entries', 'cache="source"'),
       maxBytes: sum('phone_rep_cache_max_bytes'),
+      newSpaceBytes: sum('nodejs_heap_space_size_total_bytes', 'space="new"'),
+      oldSpaceBytes: sum('nodejs_heap_space_size_total_bytes', 'space="old"') + sum('nodejs_heap_space_size_total_bytes', 'space="large_object"'),
+      heapUsedBytes: sum('nodejs_heap_size_used_bytes'),
     };
     log(
       `    done in ${(elapsedMs / 1000).toFixed(0)} s: steady RSS ${(steadyRss / MIB).toFixed(1)} MiB (growth ${((steadyRss - idleRss) / MIB).toFixed(1)} MiB, ${((steadyRss - idleRss) / MIB / options.cacheMaxMb).toFixed(2)}× cap), peak ${(peakRss / MIB).toFixed(1)} MiB, charged ${(figures.chargedBytes / MIB).toFixed(1)} MiB`,
