@@ -59,7 +59,7 @@ describe('memory source cache', () => {
   });
 
   it('refuses an entry larger than the whole cap and keeps no older copy of it', async () => {
-    const cache = createMemorySourceCache({ maxBytes: 200, decodedMaxEntries: 0 });
+    const cache = createMemorySourceCache({ maxBytes: 260, decodedMaxEntries: 0 });
     await cache.set('a', { ...ENTRY, data: { score: 1 } }, 120);
     expect(await cache.get('a')).toBeDefined();
     await cache.set('a', { ...ENTRY, data: { text: 'x'.repeat(500) } }, 120);
