@@ -173,16 +173,20 @@ async function waitFor(check: () => Promise<boolean>, what: string, server: Star
 
 /**
  * Scrapes every worker: each METRICS_PORT scrape is answered by one worker, so with n workers
- * the port is scraped until n distinct pids answered (the `process_*` pid is not exposed, so the
- * start time of the process tells them apart).
+ * the port is scraped until n distinct workers answered. No metric names the pid, so a worker
+ * is told apart by what it holds (its entry counts per cache) and its start second; with no
+ * request in flight these do not change between its scrapes.
  */
-async function scrapeAll(agent: Agent, metricsUrl: string, workers: number): Promise<string[]> {
+async function scrapeAll(metricsUrl: string, workers: number): Promise<string[]> {
   const byProcess = new Map<string, string>();
   for (let attempt = 0; attempt < workers * 50 && byProcess.size < workers; attempt += 1) {
-    const answer = await request(agent, metricsUrl);
+    // A fresh connection each time, so the primary deals it to the next worker.
+    const answer = await request(new Agent({ keepAlive: false }), metricsUrl);
     if (answer.status !== 200) continue;
-    const started = /^process_start_time_seconds (\S+)$/m.exec(answer.body)?.[1] ?? String(attempt);
-    byProcess.set(started, answer.body);
+    const identity = ['process_start_time_seconds', 'phone_rep_cache_entries{cache="source"}', 'phone_rep_cache_entries{cache="front"}', 'phone_rep_cache_entries{cache="spellings"}']
+      .map((series) => new RegExp(`^${series.replace(/[{}"=]/g, (c) => `\\${c}`)} (\\S+)$`, 'm').exec(answer.body)?.[1] ?? '')
+      .join('/');
+    byProcess.set(identity, answer.body);
   }
   return [...byProcess.values()];
 }
@@ -236,7 +240,7 @@ export async function fillOverHttp(options: FillOptions): Promise<FillFigures> {
     // Steady state: no request in flight for settleSeconds.
     await new Promise((resolve) => setTimeout(resolve, settleSeconds * 1000));
     const steadyRss = treeRss(pid);
-    const scrapes = await scrapeAll(agent, server.metricsUrl, workers);
+    const scrapes = await scrapeAll(server.metricsUrl, workers);
     const sum = (name: string, labels = ''): number => scrapes.reduce((total, text) => total + metricSum(text, name, labels), 0);
     const figures: FillFigures = {
       cacheMaxMb: options.cacheMaxMb,

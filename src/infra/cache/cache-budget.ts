@@ -1,10 +1,18 @@
 // How CACHE_MAX_MB is shared: between the processes of one machine (WORKERS=n: each gets 1/n,
 // so the cap holds for the machine), and inside a process between everything held per number,
-// so that the sum of what the caches are charged never passes the process's share.
+// so that the sum of what the caches are charged never passes the process's share, leaving a
+// share for what the runtime keeps beyond the live entries.
 // Rationale and measurements: docs/cache.md.
 
 const MIB = 1024 * 1024;
 
+/**
+ * The share of a process's bytes no cache is given: what V8 keeps committed beyond the live
+ * entries (the old generation's 10 % growth allowance, fragmentation after churn). Measured
+ * (docs/cache.md): RSS grew 1.44× the bytes charged at 100,000 numbers; without this share a full
+ * 256 MiB cap would pass the bound of 1.25 × cap + 32 MiB.
+ */
+export const RUNTIME_HEADROOM_SHARE = 1 / 8;
 /** The front cache's share of a process's bytes (finished answers and the spellings memo). */
 export const FRONT_SHARE = 1 / 8;
 /** Of the front cache's bytes, the part for remembered spellings (parse, hash, `/info` body). */
@@ -20,6 +28,8 @@ export interface CacheBudget {
   /** The front cache's spellings part (inside frontBytes). */
   frontSpellingsBytes: number;
   parserMemoBytes: number;
+  /** Not given to any cache: the runtime's headroom (RUNTIME_HEADROOM_SHARE). */
+  headroomBytes: number;
   /** The per-source results: what is left. */
   sourceBytes: number;
 }
@@ -30,11 +40,13 @@ export function cacheBudgetOf(cacheMaxMb: number, workers: number): CacheBudget 
   const processBytes = Math.floor((cacheMaxMb * MIB) / workers);
   const frontBytes = Math.floor(processBytes * FRONT_SHARE);
   const parserMemoBytes = Math.floor(processBytes * PARSER_MEMO_SHARE);
+  const headroomBytes = Math.floor(processBytes * RUNTIME_HEADROOM_SHARE);
   return {
     processBytes,
     frontBytes,
     frontSpellingsBytes: Math.floor(frontBytes * FRONT_SPELLINGS_SHARE),
     parserMemoBytes,
-    sourceBytes: processBytes - frontBytes - parserMemoBytes,
+    headroomBytes,
+    sourceBytes: processBytes - headroomBytes - frontBytes - parserMemoBytes,
   };
 }
