@@ -42,7 +42,7 @@ function boundRow(label: string, figures: FillFigures): BenchRow {
   const growth = figures.steadyRss - figures.idleRss;
   return {
     label,
-    value: `${mib(growth)} growth (${mib(figures.idleRss)} → ${mib(figures.steadyRss)}; peak ${mib(figures.peakRss)})`,
+    value: `${mib(growth)} growth (${mib(figures.idleRss)} → ${mib(figures.steadyRss)}; peak ${mib(figures.peakRss)}); ${formatNumber(growth / Math.max(1, numbersHeld(figures)) / 1024, 2)} KiB per number held`,
     baseline: `cap ${figures.cacheMaxMb} MiB; charged ${mib(figures.chargedBytes)}; ${formatNumber(numbersHeld(figures))} numbers held of ${formatNumber(figures.numbers)} asked`,
     ratio: `${formatNumber(growth / (figures.cacheMaxMb * MIB), 2)}× cap`,
     target: `≤ ${mib(boundBytes(figures.cacheMaxMb))} (1.25 × cap + 32 MiB)`,
