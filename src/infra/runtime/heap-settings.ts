@@ -11,14 +11,21 @@
 //   doubling up to 32 MiB under load. A scavenge costs what survives, not what died, so the
 //   hot path (few survivors) pays little for the smaller space (docs/benchmarks.md).
 import { setFlagsFromString } from 'node:v8';
+import { Type } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
 
 export const HEAP_GROWING_PERCENT = 10;
 
 export const HEAP_FLAGS: readonly string[] = [`--heap-growing-percent=${HEAP_GROWING_PERCENT}`, '--semi-space-growth-factor=1'];
 
-/** Applies HEAP_FLAGS unless PHONE_REP_V8_DEFAULTS=1 (the benchmark's comparison); returns what it applied. */
+/**
+ * Applies HEAP_FLAGS unless V8_HEAP_DEFAULTS is true (for comparisons); returns what it applied.
+ * Read from the environment directly, with the configuration's own conversion, because it must
+ * run before the configuration (and everything else) is loaded.
+ */
 export function applyHeapSettings(env: NodeJS.ProcessEnv = process.env): readonly string[] {
-  if (env.PHONE_REP_V8_DEFAULTS === '1') return [];
+  const raw = env.V8_HEAP_DEFAULTS?.trim();
+  if (raw !== undefined && raw !== '' && Value.Convert(Type.Boolean(), raw) === true) return [];
   for (const flag of HEAP_FLAGS) setFlagsFromString(flag);
   return HEAP_FLAGS;
 }
