@@ -105,7 +105,7 @@ export const ConfigSchema = Type.Object({
   HEADERS_TIMEOUT_MS: setting(PositiveInt, 10_000, 'A request whose headers have not all arrived within this is answered 408 and closed (checked every 0.5 s). At most REQUEST_TIMEOUT_MS.'),
   REQUEST_TIMEOUT_MS: setting(PositiveInt, 15_000, 'A request that has not fully arrived within this is answered 408 and closed (checked every 0.5 s).'),
   V8_HEAP_DEFAULTS: setting(Type.Boolean(), false, "true leaves V8's heap growth at its defaults instead of the settings that make CACHE_MAX_MB bound the process (docs/cache.md); for comparisons only."),
-  CACHE_MAX_MB: setting(PositiveInt, 256, 'Memory the in-process caches may take on this machine, in MiB, everything held per number charged (per-source results, finished answers with their compressed forms, spellings); with WORKERS=n each process gets 1/n. Least recently used dropped first; about 280 numbers per MiB with typical pages. Plan for RSS ≤ idle + 1.25 × this + 32 MiB (docs/operations.md).'),
+  CACHE_MAX_MB: setting(PositiveInt, 256, 'Memory the in-process caches may take on this machine, in MiB, everything held per number charged (per-source results, finished answers with their compressed forms, spellings); with WORKERS=n each process gets 1/n. Least recently used dropped first; about 250 numbers per MiB with typical pages. Plan for RSS ≤ idle + 1.25 × this + 32 MiB (docs/operations.md).'),
 });
 
 type Properties = (typeof ConfigSchema)['properties'];
