@@ -1,7 +1,13 @@
-// The hot-path baseline: a bare Fastify server that answers the phone routes with the exact
-// bodies the real server gave for the benched number, held in memory: as strings, and, for a
-// client that accepts br, as the same brotli bytes the real server sent. No parsing, lookup,
-// validation, rate limiting, logging or hooks: the floor under our costs.
+// The hot-path baseline: the fastest bare Fastify server that answers the phone routes with the
+// exact bytes the real server gave for the benched number: a synchronous handler sending a
+// Buffer held in memory (and, for a client that accepts br, the same brotli bytes the real
+// server sent). No parsing, lookup, validation, rate limiting, logging or hooks: the floor
+// under our costs. (An async handler sending a string served about a third less under wrk,
+// which made the service look nearer the floor than it is.)
+//
+// With TRIVIAL=1 it is not Fastify at all but node:http answering every request with the same
+// bytes: what the load generator itself can drive, shown in the same run so that a ratio
+// limited by the generator is seen as such.
 // Run as a child process: PORT and BARE_BODIES_FILE in env; the file holds
 // {"full", "score", "info"} (text) and {"fullBr", "scoreBr"} (base64, absent when not compressed).
 //
@@ -11,6 +17,7 @@
 // bound to the route, and two headers (a request id and Vary). What the real server costs
 // beyond the ceiling is its own work.
 import { readFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { destination as pinoDestination, pino } from 'pino';
 import { Counter, Histogram, Registry } from 'prom-client';
@@ -26,12 +33,24 @@ interface Bodies {
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 function sender(text: string, brBase64: string | undefined) {
+  const identity = Buffer.from(text, 'utf8');
   const br = brBase64 === undefined ? undefined : Buffer.from(brBase64, 'base64');
-  return async (request: FastifyRequest, reply: FastifyReply) => {
-    reply.type(JSON_TYPE);
+  return (request: FastifyRequest, reply: FastifyReply): FastifyReply => {
+    reply.header('content-type', JSON_TYPE);
     if (br !== undefined && (request.headers['accept-encoding'] ?? '').includes('br')) return reply.header('content-encoding', 'br').send(br);
-    return reply.send(text);
+    return reply.send(identity);
   };
+}
+
+/** node:http answering every request with the full report's bytes: the load generator's own ceiling. */
+async function startTrivial(bodies: Bodies, port: number): Promise<void> {
+  const identity = Buffer.from(bodies.full, 'utf8');
+  const server = createHttpServer((request, response) => {
+    response.writeHead(200, { 'content-type': JSON_TYPE, 'content-length': identity.length });
+    response.end(identity);
+  });
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  process.once('SIGTERM', () => server.close(() => process.exit(0)));
 }
 
 /** The ceiling's per-request costs: two headers, a counter and a histogram, one log line. */
@@ -54,6 +73,7 @@ async function main(): Promise<void> {
   const bodiesFile = process.env.BARE_BODIES_FILE;
   if (bodiesFile === undefined) throw new Error('BARE_BODIES_FILE is not set');
   const bodies = JSON.parse(readFileSync(bodiesFile, 'utf8')) as Bodies;
+  if (process.env.TRIVIAL === '1') return startTrivial(bodies, Number(process.env.PORT ?? 0));
   const ceilingLog = process.env.CEILING_LOG_FILE;
   const app: FastifyInstance =
     ceilingLog === undefined

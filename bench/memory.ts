@@ -3,88 +3,91 @@
 // process with --expose-gc, so the figures are the cache's and not this runner's; the bytes
 // Redis holds per number for the same entries; and what a hit costs, compact entries against
 // the former object entries.
-import { spawn } from 'node:child_process';
-import { CONFIG_DEFAULTS } from '../src/config/config.js';
-import { DEFAULT_DECODED_MAX_ENTRIES, ENTRY_OVERHEAD_BYTES } from '../src/infra/cache/memory-cache.js';
+// Memory: what an operator's process takes. The built server is filled over HTTP (bench/
+// memory-http.ts: fixture upstreams on loopback, 16 concurrent clients, each number once, no
+// forced GC) at several CACHE_MAX_MB, with a flood of several times the numbers each cap holds,
+// then left idle; its RSS growth is set against the bound RSS ≤ idle + 1.25 × cap + 32 MiB
+// (issue 22), and the RSS per cached number is measured at 100,000 numbers under a cap that
+// holds them all. The same with WORKERS=2 (RSS summed over the workers). Then the bytes Redis
+// holds per number, and what a memory-cache hit costs.
+import { fillOverHttp, type FillFigures } from './memory-http.js';
 import { measureHitCosts } from './memory-hit.js';
 import { measureRedisBytes } from './memory-redis.js';
-import { PROJECT_ROOT } from './support/processes.js';
 import { formatNumber, type BenchRow, type BenchSection } from './support/report.js';
 
-interface MemoryFigures {
-  numbers: number;
-  entries: number;
-  chargedBytes: number;
-  elapsedMs: number;
-  rssBefore: number;
-  rssAfter: number;
-  heapBefore: number;
-  heapAfter: number;
-  heapTotalBefore: number;
-  heapTotalAfter: number;
-  externalBefore: number;
-  externalAfter: number;
-}
-
 const MIB = 1024 * 1024;
-/** Issue 14: RSS per cached number at 100,000 numbers. */
+/** Issue 22: RSS per cached number at 100,000 numbers, over HTTP. */
 const RSS_PER_NUMBER_TARGET = 4096;
 const REDIS_NUMBERS = 20_000;
-
-async function fillInChild(numbers: number, cache: 'compact' | 'former'): Promise<MemoryFigures> {
-  const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', 'bench/memory-child.ts'], {
-    cwd: PROJECT_ROOT,
-    env: { ...process.env, MEMORY_BENCH_NUMBERS: String(numbers), MEMORY_BENCH_CACHE: cache },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  if (code !== 0) throw new Error(stderr.slice(0, 1000));
-  return JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as MemoryFigures;
+/** Numbers of the fixture size a MiB of CACHE_MAX_MB holds (measured: about 2.7 KB charged each, about 67 % of the cap for them). */
+const NUMBERS_PER_MIB = 250;
+/** Issue 22's bound: growth ≤ 1.25 × cap + 32 MiB. */
+export function boundBytes(cacheMaxMb: number): number {
+  return (1.25 * cacheMaxMb + 32) * MIB;
 }
 
 const bytes = (value: number): string => `${formatNumber(value)} bytes`;
 const ns = (value: number): string => `${formatNumber(value)} ns`;
+const mib = (value: number): string => `${formatNumber(value / MIB, 1)} MiB`;
 
-export async function benchMemory(numbers = 100_000): Promise<BenchSection> {
-  const figures = await fillInChild(numbers, 'compact');
-  const formerFigures = await fillInChild(numbers, 'former');
-  const rssPerNumber = (figures.rssAfter - figures.rssBefore) / figures.numbers;
-  const heapPerNumber = (figures.heapAfter - figures.heapBefore) / figures.numbers;
-  const formerRssPerNumber = (formerFigures.rssAfter - formerFigures.rssBefore) / formerFigures.numbers;
-  const formerHeapPerNumber = (formerFigures.heapAfter - formerFigures.heapBefore) / formerFigures.numbers;
-  const chargedPerNumber = figures.chargedBytes / figures.numbers;
-  const defaultCapBytes = CONFIG_DEFAULTS.CACHE_MAX_MB * MIB;
-  const numbersUnderDefaultCap = defaultCapBytes / chargedPerNumber;
-  const rows: BenchRow[] = [
-    { label: `RSS after caching ${formatNumber(figures.numbers)} numbers`, value: `${formatNumber(figures.rssAfter / MIB, 1)} MiB`, baseline: `${formatNumber(figures.rssBefore / MIB, 1)} MiB before` },
-    { label: 'RSS growth per cached number (3 source results)', value: bytes(rssPerNumber), baseline: `${bytes(formerRssPerNumber)} (former object cache)`, ratio: `${formatNumber(rssPerNumber / formerRssPerNumber, 2)}×`, target: `≤ ${formatNumber(RSS_PER_NUMBER_TARGET)} bytes`, met: rssPerNumber <= RSS_PER_NUMBER_TARGET },
-    {
-      label: 'JS heap growth per cached number (used / committed)',
-      value: `${bytes(heapPerNumber)} / ${bytes((figures.heapTotalAfter - figures.heapTotalBefore) / figures.numbers)}`,
-      baseline: `${bytes(formerHeapPerNumber)} used (former object cache)`,
-      ratio: `${formatNumber(heapPerNumber / formerHeapPerNumber, 2)}×`,
-    },
-    { label: 'RSS growth per number outside the committed JS heap', value: bytes(rssPerNumber - (figures.heapTotalAfter - figures.heapTotalBefore) / figures.numbers), baseline: `external memory ${bytes((figures.externalAfter - figures.externalBefore) / figures.numbers)}` },
-    { label: 'Bytes charged against CACHE_MAX_MB per number (keys + stored text + fixed overhead)', value: bytes(chargedPerNumber), ratio: `${formatNumber(chargedPerNumber / heapPerNumber, 2)}× heap growth` },
-    {
-      label: `Numbers the default CACHE_MAX_MB=${CONFIG_DEFAULTS.CACHE_MAX_MB} holds (sample data)`,
-      value: formatNumber(numbersUnderDefaultCap),
-      baseline: `≈ ${formatNumber((numbersUnderDefaultCap * rssPerNumber) / MIB)} MiB RSS when full`,
-    },
-  ];
-  const notes = [
-    `Lookups driven in-process through createLookupService with in-memory sources answering the sample data (two primary comments, one community comment) at once, 1,000 at a time with one macrotask turn between batches as a server has; ${formatNumber(figures.entries)} entries in the cache after ${formatNumber(figures.elapsedMs / 1000, 1)} s.`,
-    `Each entry is one pure-ASCII string (src/infra/cache/entry-codec.ts) in a byte-capped LRU, charged key + text + ${ENTRY_OVERHEAD_BYTES} bytes; the ${formatNumber(DEFAULT_DECODED_MAX_ENTRIES)} most recently decoded entries also keep their object (a fixed extra of a few MiB, not charged).`,
-    'Measured after forced garbage collection in a fresh process (--expose-gc); real pages carry up to 50 comments per source, so real entries can be larger (the byte cap counts their real size).',
-    'Baseline: the same fill in another fresh child with the former memory cache (objects in lru-cache, a TTL per entry; rebuilt in bench/memory-hit.ts), the same run.',
-    'What limits RSS now is not the entries: the JS heap in use grows by about the bytes charged, but V8 keeps the old-space pages the fill\'s garbage made it commit (committed ≈ 2.4× used after GC) until its memory reducer releases them; the RSS figure is that committed heap.',
-    'Before this bench yielded a macrotask between batches, the whole fill ran as one job: V8 kept the targets of every WeakRef made meanwhile (AbortSignal.any makes some per lookup) alive until the job ended, about 10 KiB of heap per number whatever the cache held; the former 15–20 KiB per number figure included that.',
-  ];
+/** Numbers a cap holds, from a fill that passed it: per-source results ÷ 3. */
+const numbersHeld = (figures: FillFigures): number => figures.sourceEntries / 3;
 
+function envList(name: string, fallback: number[]): number[] {
+  const raw = process.env[name];
+  return raw === undefined ? fallback : raw.split(',').map(Number).filter((value) => Number.isSafeInteger(value) && value > 0);
+}
+
+function boundRow(label: string, figures: FillFigures): BenchRow {
+  const growth = figures.steadyRss - figures.idleRss;
+  return {
+    label,
+    value: `${mib(growth)} growth (${mib(figures.idleRss)} → ${mib(figures.steadyRss)}; peak ${mib(figures.peakRss)}); ${formatNumber(growth / Math.max(1, numbersHeld(figures)) / 1024, 2)} KiB per number held`,
+    baseline: `cap ${figures.cacheMaxMb} MiB; charged ${mib(figures.chargedBytes)}; ${formatNumber(numbersHeld(figures))} numbers held of ${formatNumber(figures.numbers)} asked`,
+    ratio: `${formatNumber(growth / (figures.cacheMaxMb * MIB), 2)}× cap`,
+    target: `≤ ${mib(boundBytes(figures.cacheMaxMb))} (1.25 × cap + 32 MiB)`,
+    met: growth <= boundBytes(figures.cacheMaxMb) && figures.failures === 0,
+  };
+}
+
+export async function benchMemory(): Promise<BenchSection> {
+  const caps = envList('BENCH_MEMORY_CAPS', [32, 64, 256]);
+  // How many times the numbers a cap holds are asked (at least 100,000); a cap holds about
+  // NUMBERS_PER_MIB numbers of the fixture size per MiB (docs/cache.md).
+  const floodFactor = Number(process.env.BENCH_MEMORY_FLOOD ?? 3);
+  const perNumberNumbers = Number(process.env.BENCH_MEMORY_NUMBERS ?? 100_000);
+  const rows: BenchRow[] = [];
+  const notes: string[] = [];
+  const log = (line: string): void => void process.stdout.write(`${line}\n`);
+  for (const cap of caps) {
+    const numbers = Math.max(perNumberNumbers, Math.ceil(floodFactor * cap * NUMBERS_PER_MIB));
+    const figures = await fillOverHttp({ cacheMaxMb: cap, numbers, log });
+    rows.push(boundRow(`CACHE_MAX_MB=${cap}: RSS growth after ${formatNumber(figures.numbers)} distinct numbers`, figures));
+    notes.push(`CACHE_MAX_MB=${cap}: ${formatNumber(figures.numbers)} numbers in ${formatNumber(figures.elapsedMs / 1000)} s; V8 young / old generation committed at the end ${mib(figures.newSpaceBytes)} / ${mib(figures.oldSpaceBytes)}, heap in use ${mib(figures.heapUsedBytes)}${figures.failures > 0 ? `; ${figures.failures} answers were not 200` : ''}.`);
+  }
+  // Per number: a cap that holds every number asked, so each is still cached at the end.
+  const holdAllCap = Math.ceil((perNumberNumbers * 4 * 1024 * 1.5) / MIB);
+  const perNumber = await fillOverHttp({ cacheMaxMb: holdAllCap, numbers: perNumberNumbers, log });
+  const held = numbersHeld(perNumber);
+  const rssPerNumber = (perNumber.steadyRss - perNumber.idleRss) / held;
+  rows.push({
+    label: `RSS growth per cached number at ${formatNumber(perNumber.numbers)} numbers (CACHE_MAX_MB=${holdAllCap}, all held)`,
+    value: `${formatNumber(rssPerNumber / 1024, 2)} KiB`,
+    baseline: `${bytes(perNumber.chargedBytes / held)} charged per number`,
+    ratio: `${formatNumber(rssPerNumber / (perNumber.chargedBytes / held), 2)}× charged`,
+    target: `≤ ${formatNumber(RSS_PER_NUMBER_TARGET / 1024)} KiB`,
+    met: rssPerNumber <= RSS_PER_NUMBER_TARGET && perNumber.failures === 0 && held >= perNumber.numbers * 0.99,
+  });
+  // WORKERS=2: the cap is the machine's, each worker holds half.
+  const workersCap = Number(process.env.BENCH_MEMORY_WORKERS_CAP ?? 64);
+  const workers = await fillOverHttp({ cacheMaxMb: workersCap, numbers: Math.max(perNumberNumbers, Math.ceil(floodFactor * workersCap * NUMBERS_PER_MIB)), workers: 2, log });
+  rows.push(boundRow(`WORKERS=2, CACHE_MAX_MB=${workersCap}: RSS growth of the primary and both workers`, workers));
+  rows.push({ label: 'WORKERS=2: each worker\'s share of the cap (phone_rep_cache_max_bytes summed)', value: mib(workers.maxBytes), target: `≤ ${workersCap} MiB`, met: workers.maxBytes <= workersCap * MIB });
+  notes.unshift(
+    'Built server (`node dist/server.js`, what `npm start` runs) with fixture upstreams on loopback (the adapters\' "normal" fixtures for every number), RATE_LIMIT_MAX=0, upstream budgets raised so that no lookup waits, LOG_LEVEL=info to a discarded stdout; 16 keep-alive clients each ask `GET /api/phone/<n>` for distinct valid mobile numbers, each once.',
+    'Idle RSS: 2 s after the first /health answer. Steady state: 10 s after the last answer, no request in flight. RSS from /proc (VmRSS), summed over the primary and its workers with WORKERS=2; no forced garbage collection. Charged bytes and held entries from each process\'s /metrics (phone_rep_cache_charged_bytes, phone_rep_cache_entries).',
+    `Floods: each cap is asked max(${formatNumber(perNumberNumbers)}, ${floodFactor} × its capacity) numbers (BENCH_MEMORY_FLOOD, BENCH_MEMORY_CAPS, BENCH_MEMORY_NUMBERS override them).`,
+  );
   try {
     const redis = await measureRedisBytes(REDIS_NUMBERS);
     rows.push(
@@ -106,5 +109,5 @@ export async function benchMemory(numbers = 100_000): Promise<BenchSection> {
   notes.push(
     `Hit cost: bench/memory-hit.ts, awaited get() of the primary sample entry over ${hit.keys} keys, ${formatNumber(hit.callsPerRound)} calls per round, median of ${hit.rounds} interleaved rounds in the bench runner's process. The former object cache is rebuilt there as it was (objects in lru-cache with a TTL per entry).`,
   );
-  return { title: 'Memory: cached results', rows, notes };
+  return { title: 'Memory: what the process takes per CACHE_MAX_MB', rows, notes };
 }

@@ -1,9 +1,10 @@
 // `npm run bench`: runs every bench part in sequence, prints each figure with its baseline and
-// ratio, and writes docs/BENCHMARKS.md with the command, date, machine and results. Parts
+// ratio, and writes the results part of docs/benchmarks.md (everything below RESULTS_MARKER;
+// the guide above it is written by hand and kept) with the command, date, machine and results. Parts
 // owned by other modules (cold path, scale, numbering) are loaded by their exported function
 // name when their file exists; a part that is absent or fails gets a section saying so.
 // `npm run bench -- memory scale` runs only the named parts and replaces only their sections
-// in docs/BENCHMARKS.md, keeping the others from the last run.
+// in docs/benchmarks.md, keeping the others from the last run.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -64,7 +65,7 @@ const PARTS: BenchPart[] = [
   externalPart('cold-path', 'Cold path: engine overhead and coalescing', 'cold-path.ts', 'benchColdPath'),
   externalPart('numbering', 'Number intelligence: phoneInfo vs bare libphonenumber', 'numbering.ts', 'benchNumbering'),
   externalPart('scale', 'Scale: Redis cache vs memory, WORKERS=2 vs 1', 'scale.ts', 'benchScale'),
-  { name: 'memory', title: 'Memory: cached results', run: () => benchMemory() },
+  { name: 'memory', title: 'Memory: what the process takes per CACHE_MAX_MB', run: () => benchMemory() },
   externalPart('pbx', 'PBX: call-setup delay through Kamailio', 'pbx.ts', 'benchPbx'),
 ];
 
@@ -90,7 +91,19 @@ function selectParts(names: string[]): BenchPart[] {
   return PARTS.filter((part) => names.includes(part.name));
 }
 
-/** Splits BENCHMARKS.md into its head (up to the first section) and its `## ` sections, in order. */
+/** One document, guide and results: a second file differing only in case broke case-insensitive checkouts. */
+const BENCHMARKS_DOC = join(PROJECT_ROOT, 'docs', 'benchmarks.md');
+/** The line above which docs/benchmarks.md is written by hand, below which by this runner. */
+const RESULTS_MARKER = '<!-- Results: everything below is written by `npm run bench` (bench/run.ts); do not edit it by hand. -->';
+
+/** The hand-written guide (marker included) and the generated results of docs/benchmarks.md. */
+function splitGuide(markdown: string): { guide: string; results: string } {
+  const at = markdown.indexOf(RESULTS_MARKER);
+  if (at === -1) return { guide: `${markdown.trimEnd()}\n\n${RESULTS_MARKER}\n`, results: '' };
+  return { guide: markdown.slice(0, at + RESULTS_MARKER.length) + '\n', results: markdown.slice(at + RESULTS_MARKER.length).replace(/^\n+/, '') };
+}
+
+/** Splits the results into its head (up to the first section) and its `## ` sections, in order. */
 function splitSections(markdown: string): { head: string; sections: { title: string; text: string }[] } {
   const blocks = markdown.split(/^(?=## )/m);
   const head = blocks[0]?.startsWith('## ') ? '' : (blocks.shift() ?? '');
@@ -115,7 +128,7 @@ function missedLine(missed: string[]): string {
 }
 
 /**
- * BENCHMARKS.md after a run of some parts only: their sections replaced (or appended), the
+ * the results after a run of some parts only: their sections replaced (or appended), the
  * others kept from the last run, and the line of missed targets recomputed over all of them.
  */
 function mergeIntoExisting(existing: string, fresh: BenchSection[], note: string): string {
@@ -153,18 +166,18 @@ async function main(): Promise<void> {
     process.stdout.write(`${renderSectionText(section)}\n`);
   }
   const totalSeconds = (Date.now() - startedAt.getTime()) / 1000;
-  const path = join(PROJECT_ROOT, 'docs', 'BENCHMARKS.md');
-  if (partial && existsSync(path)) {
+  const path = BENCHMARKS_DOC;
+  const { guide, results } = splitGuide(existsSync(path) ? readFileSync(path, 'utf8') : '# Benchmarks\n');
+  if (partial && results.trim() !== '') {
     const note = `- Partial run: ${selected.map((part) => part.name).join(', ')} re-run on ${startedAt.toISOString()} (\`npm run bench -- ${selected.map((part) => part.name).join(' ')}\`); the other sections are from the run above.`;
-    writeFileSync(path, `${mergeIntoExisting(readFileSync(path, 'utf8'), sections, note).trimEnd()}\n`);
-    process.stdout.write(`\nwhole run: ${formatNumber(totalSeconds, 0)} s; sections replaced in docs/BENCHMARKS.md\n`);
+    writeFileSync(path, `${guide}\n${mergeIntoExisting(results, sections, note).trimEnd()}\n`);
+    process.stdout.write(`\nwhole run: ${formatNumber(totalSeconds, 0)} s; sections replaced in docs/benchmarks.md\n`);
     return;
   }
   const missed = sections.flatMap((section) => section.rows.filter((row) => row.met === false).map((row) => `${section.title}: ${row.label}`));
   const markdown = [
-    '# Benchmarks',
-    '',
-    'Written by `npm run bench` (bench/run.ts); every figure is measured next to its baseline in the same run,',
+    guide,
+    '**Results of the last run.** Every figure is measured next to its baseline in the same run,',
     'because these machines are shared and absolute figures are not comparable across runs.',
     '',
     `- Command: \`npm run bench${partial ? ` -- ${selected.map((part) => part.name).join(' ')}` : ''}\``,
@@ -177,7 +190,7 @@ async function main(): Promise<void> {
     ...sections.map(renderSectionMarkdown),
   ].join('\n');
   writeFileSync(path, `${markdown.trimEnd()}\n`);
-  process.stdout.write(`\nwhole run: ${formatNumber(totalSeconds, 0)} s; results written to docs/BENCHMARKS.md\n`);
+  process.stdout.write(`\nwhole run: ${formatNumber(totalSeconds, 0)} s; results written to docs/benchmarks.md\n`);
 }
 
 main().catch((error: unknown) => {

@@ -2,7 +2,9 @@
 // forks that many server processes sharing the port (the primary accepts and hands connections
 // round-robin), restarts a worker that dies – with a growing delay, never in a tight loop – and
 // on SIGTERM/SIGINT asks every worker to finish its in-flight requests, exiting when all have.
-// The primary itself serves nothing and opens no connection to Redis or upstreams.
+// The primary itself serves nothing and opens no connection to Redis or upstreams, and holds
+// no cache: each worker takes CACHE_MAX_MB / WORKERS (infra/cache/cache-budget.ts), so the cap
+// holds for the machine.
 import cluster, { type Worker } from 'node:cluster';
 
 export interface PrimaryOptions {

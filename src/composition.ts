@@ -11,9 +11,10 @@ import type { AppDependencies } from './app.js';
 import { createKeyedHasher } from './infra/hash.js';
 import { createHttpClient } from './infra/http/http-client.js';
 import { createMemoryRateLimitStore, type RateLimitStore } from './infra/rate-limit/rate-limit-store.js';
-import { createMemorySourceCache } from './infra/cache/memory-cache.js';
+import { createMemorySourceCache, type MemorySourceCache } from './infra/cache/memory-cache.js';
 import { createLookupService, type LookupTimings } from './domain/lookup/lookup-service.js';
-import { createFrontCache, FRONT_CACHE_SHARE } from './http/front-cache.js';
+import { createFrontCache } from './http/front-cache.js';
+import { cacheBudgetOf } from './infra/cache/cache-budget.js';
 import type { NumberingPlan } from './domain/numbering/numbering-plan.js';
 import { loadNumberingPlan } from './infra/arcep/load-numbering-plan.js';
 import { createPhoneNumberParser } from './domain/numbering/parse-phone-number.js';
@@ -81,7 +82,10 @@ export function lookupTimingsOf(config: Config): LookupTimings {
 export async function createServiceDependencies(config: Config, logger?: Logger, overrides: ServiceOverrides = {}): Promise<ServiceDependencies> {
   const hashKey = createKeyedHasher(config.HASH_SECRET);
   const numberingPlan = overrides.numberingPlan ?? loadNumberingPlan(resolve(config.ARCEP_DATA_DIR));
-  const parsePhoneNumber = memoizeParser(createPhoneNumberParser(numberingPlan, config.DEFAULT_REGION));
+  // CACHE_MAX_MB is the machine's: each of WORKERS processes gets its share, split between
+  // everything held per number (cache-budget.ts, docs/cache.md).
+  const budget = cacheBudgetOf(config.CACHE_MAX_MB, config.workers);
+  const parsePhoneNumber = memoizeParser(createPhoneNumberParser(numberingPlan, config.DEFAULT_REGION), { maxBytes: budget.parserMemoBytes });
 
   const redisClient: RedisClient | undefined =
     config.REDIS_URL === undefined ? undefined : createRedisClient(config.REDIS_URL, { keyPrefix: config.REDIS_KEY_PREFIX, commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS, logger });
@@ -113,14 +117,16 @@ export async function createServiceDependencies(config: Config, logger?: Logger,
   };
   const sources: SourcesBySlot = overrides.sources ?? mapSlots<SourcesBySlot>((slot) => sourceOf(UPSTREAMS_BY_SLOT[slot]) as SourcesBySlot[typeof slot]);
 
-  // CACHE_MAX_MB is shared: the front cache of finished answers takes FRONT_CACHE_SHARE of it,
-  // the per-slot memory cache the rest, so the stated cap holds for both together.
-  const cacheBytes = config.CACHE_MAX_MB * 1024 * 1024;
-  const frontCacheBytes = Math.floor(cacheBytes * FRONT_CACHE_SHARE);
-  const frontCache = createFrontCache({ maxBytes: frontCacheBytes });
+  const frontCache = createFrontCache({ maxBytes: budget.frontBytes, spellingsMaxBytes: budget.frontSpellingsBytes });
+  let memoryCache: MemorySourceCache | undefined;
   const sharedCache = redisClient
     ? createRedisSourceCache({ client: redisClient, localMaxEntries: Math.min(config.CACHE_MAX_ENTRIES ?? DEFAULT_LOCAL_MAX_ENTRIES, DEFAULT_LOCAL_MAX_ENTRIES) })
-    : createMemorySourceCache({ maxBytes: cacheBytes - frontCacheBytes, ...(config.CACHE_MAX_ENTRIES === undefined ? {} : { maxEntries: config.CACHE_MAX_ENTRIES }) });
+    : (memoryCache = createMemorySourceCache({ maxBytes: budget.sourceBytes, ...(config.CACHE_MAX_ENTRIES === undefined ? {} : { maxEntries: config.CACHE_MAX_ENTRIES }) }));
+  metrics?.watchCacheMemory({
+    maxBytes: budget.processBytes,
+    charged: () => ({ source: memoryCache?.chargedBytes() ?? 0, front: frontCache.charges().entries, spellings: frontCache.charges().spellings + parsePhoneNumber.chargedBytes() }),
+    entries: () => ({ source: memoryCache?.size() ?? 0, front: frontCache.size(), spellings: frontCache.spellingCount() }),
+  });
   const instrumented = metrics ? instrumentSourceCache(sharedCache, redisClient ? 'redis' : 'memory', metrics) : sharedCache;
   const cache = overrides.decorateSourceCache ? overrides.decorateSourceCache(instrumented) : instrumented;
   // A flight waits for another instance's fetch of its key at most one fetch and two leases.

@@ -2,6 +2,8 @@
 // down gracefully on SIGTERM/SIGINT (stop accepting, finish in-flight requests, then exit,
 // or exit anyway when SHUTDOWN_GRACE_MS runs out). With WORKERS > 1 it becomes the cluster
 // primary (cluster.ts) and each forked worker runs this same entry as a server.
+// First, for its side effect: the heap settings that bound memory, before any module loads.
+import './infra/runtime/apply-heap-settings.js';
 import cluster from 'node:cluster';
 import { destination as pinoDestination, pino } from 'pino';
 import { ConfigError, loadConfig, type Config } from './config/config.js';

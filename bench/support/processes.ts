@@ -1,6 +1,9 @@
 // Child processes for the benches: the built server, a helper or a load generator pinned to one
 // CPU core (`taskset -c N` when the machine has it), a free loopback port, a readiness wait, and
-// autocannon driven through its CLI in its own process so it never shares the server's core.
+// the load generator in its own process so it never shares the server's core: Debian's `wrk`
+// (C, epoll) for closed-loop runs when it is installed, since autocannon on one core tops out
+// near what a bare Fastify serves and would set the pace itself; autocannon for open-loop runs
+// (a fixed rate, which wrk lacks) and as the fallback, with a printed warning.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, openSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -130,8 +133,72 @@ interface AutocannonJson {
   timeouts: number;
 }
 
-/** Runs autocannon in its own (pinned) process and reads its JSON result. */
+let wrkPath: string | null | undefined;
+/** Debian's wrk, when installed. */
+export function wrkBinary(): string | undefined {
+  if (wrkPath === undefined) {
+    const found = spawnSync('sh', ['-c', 'command -v wrk'], { encoding: 'utf8' });
+    wrkPath = found.status === 0 && found.stdout.trim() !== '' ? found.stdout.trim() : null;
+  }
+  return wrkPath ?? undefined;
+}
+
+/** The load generator a closed-loop run uses. */
+export function closedLoopGenerator(): 'wrk' | 'autocannon' {
+  return wrkBinary() === undefined ? 'autocannon' : 'wrk';
+}
+
+let warnedNoWrk = false;
+
+/** Runs the load: wrk for a closed loop when installed, else (and for a fixed rate) autocannon. */
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
+  const wrk = wrkBinary();
+  if (options.overallRate === undefined && wrk !== undefined) return runWrk(wrk, options);
+  if (options.overallRate === undefined && !warnedNoWrk) {
+    warnedNoWrk = true;
+    process.stderr.write('WARNING: wrk is not installed (apt install wrk): closed-loop runs use autocannon, which on one core can be slower than the servers it drives, so the ratios may be the load generator\'s.\n');
+  }
+  return runAutocannon(options);
+}
+
+/** A wrk duration such as `1.23ms`, `850.00us` or `1.02s`, in milliseconds. */
+export function wrkMs(text: string): number {
+  const match = /^([\d.]+)(us|ms|s|m)$/.exec(text.trim());
+  if (match === null) return Number.NaN;
+  const value = Number(match[1]);
+  const unit = match[2];
+  return unit === 'us' ? value / 1000 : unit === 'ms' ? value : unit === 's' ? value * 1000 : value * 60_000;
+}
+
+async function runWrk(wrk: string, options: LoadOptions): Promise<LoadResult> {
+  const wrkArgs = ['-t', '1', '-c', String(options.connections), '-d', `${options.durationSeconds}s`, '--latency'];
+  for (const [name, value] of Object.entries(options.headers ?? {})) wrkArgs.push('-H', `${name}: ${value}`);
+  wrkArgs.push(options.url);
+  const { command, args } = pinnedCommand(options.core, wrk, wrkArgs);
+  const child = spawn(command, args, { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', (exitCode) => resolve(exitCode)));
+  if (code !== 0) throw new Error(`wrk exited ${code}: ${stderr.slice(0, 500)}`);
+  const requestsPerSecond = Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1] ?? Number.NaN);
+  const requests = Number(/(\d+) requests in/.exec(stdout)?.[1] ?? 0);
+  const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(stdout)?.[1] ?? 0);
+  const socketErrors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(stdout);
+  const errors = socketErrors === null ? 0 : socketErrors.slice(1).reduce((sum, value) => sum + Number(value), 0);
+  if (!Number.isFinite(requestsPerSecond)) throw new Error(`could not read wrk's output: ${stdout.slice(0, 500)}`);
+  return {
+    requestsPerSecond,
+    p50Ms: wrkMs(/^\s+50%\s+(\S+)/m.exec(stdout)?.[1] ?? ''),
+    p99Ms: wrkMs(/^\s+99%\s+(\S+)/m.exec(stdout)?.[1] ?? ''),
+    failures: non2xx + errors,
+    requests,
+  };
+}
+
+/** Runs autocannon in its own (pinned) process and reads its JSON result. */
+async function runAutocannon(options: LoadOptions): Promise<LoadResult> {
   const cli = fileURLToPath(new URL('../../node_modules/autocannon/autocannon.js', import.meta.url));
   const cliArgs = [cli, '-c', String(options.connections), '-d', String(options.durationSeconds), '-j'];
   if (options.overallRate !== undefined) cliArgs.push('-R', String(Math.round(options.overallRate)));

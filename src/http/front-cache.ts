@@ -8,6 +8,10 @@
 // It also remembers, per raw `:number` spelling, the parsed number and its keyed hash (and the
 // `/info` body, which depends on the numbering data only), so a cached request neither parses
 // nor hashes again.
+//
+// Both are bounded in bytes and charged everything they hold (docs/cache.md): an entry its
+// bodies with their compressed forms and ETag, the lookup result it was built from, its key
+// and bookkeeping; a spelling its text, its parse, its hash and its `/info` body.
 import { createHash } from 'node:crypto';
 import { brotliCompressSync, constants as zlibConstants, gzipSync } from 'node:zlib';
 import { LRUCache } from 'lru-cache';
@@ -19,12 +23,16 @@ import type { ContentCoding } from './encoding.js';
 export const COMPRESSION_THRESHOLD_BYTES = 1024;
 /** Brotli quality for answers: 5 compresses JSON nearly as well as 11 at a small fraction of the CPU. */
 export const BROTLI_QUALITY = 5;
-/** The front cache's share of CACHE_MAX_MB (the per-slot cache keeps the rest). */
-export const FRONT_CACHE_SHARE = 1 / 8;
-/** Raw spellings remembered with their parse and hash. */
+/** Raw spellings remembered with their parse and hash, at most (the byte cap usually binds first). */
 export const DEFAULT_MAX_SPELLINGS = 10_000;
-/** Charged per entry on top of its bodies: the entry and LRU bookkeeping, the lookup result's object references. */
-const ENTRY_OVERHEAD_BYTES = 512;
+/** The spellings' share of the front cache's bytes when `spellingsMaxBytes` is not given. */
+export const SPELLINGS_SHARE = 1 / 8;
+/** Charged per entry on top of its bodies and result: the entry object, its key and the LRU's bookkeeping. */
+export const FRONT_ENTRY_OVERHEAD_BYTES = 256;
+/** Charged per encoded body on top of its bytes: the body object and two Buffer objects with their backing stores. */
+export const BODY_OVERHEAD_BYTES = 400;
+/** Charged per spelling on top of its text, parse and hash: the memo object, the key and the LRU's bookkeeping. */
+export const SPELLING_OVERHEAD_BYTES = 192;
 
 /** One serialised answer with its compressed forms (when large enough) and its ETag. */
 export interface EncodedBody {
@@ -43,7 +51,22 @@ export function encodeBody(text: string): EncodedBody {
   const gzip = compress ? gzipSync(identity) : undefined;
   const br = compress ? brotliCompressSync(identity, brotliOptions(identity.length)) : undefined;
   const etag = `W/"${createHash('sha1').update(identity).digest('base64url').slice(0, 22)}"`;
-  return { text, gzip, br, etag, bytes: identity.length + (gzip?.length ?? 0) + (br?.length ?? 0) + etag.length };
+  return { text, gzip, br, etag, bytes: textBytes(text) + (gzip?.length ?? 0) + (br?.length ?? 0) + etag.length + BODY_OVERHEAD_BYTES };
+}
+
+/** What V8 holds for a string: one byte per character, two when any character is beyond Latin-1. */
+export function textBytes(text: string): number {
+  // eslint-disable-next-line no-control-regex
+  return /[^\u0000-\u00ff]/.test(text) ? 2 * text.length : text.length;
+}
+
+/**
+ * What an object graph built from JSON costs on the heap, charged from its JSON length: measured
+ * at 1.23× for a lookup result and 1.28× for a parsed number (docs/cache.md); twice covers text
+ * held as two bytes per character.
+ */
+export function objectCost(value: unknown): number {
+  return 2 * (JSON.stringify(value)?.length ?? 0);
 }
 
 export function brotliOptions(sizeHint: number): { params: Record<number, number> } {
@@ -83,8 +106,18 @@ export interface FrontEntry {
 }
 
 export interface FrontCacheOptions {
+  /** Bytes for everything held: the entries and the spellings together. */
   maxBytes: number;
+  /** Count cap of the spellings (default DEFAULT_MAX_SPELLINGS). */
   maxSpellings?: number;
+  /** The spellings' part of maxBytes (default SPELLINGS_SHARE of it). */
+  spellingsMaxBytes?: number;
+}
+
+/** What the front cache is charged, by kind. */
+export interface FrontCacheCharges {
+  entries: number;
+  spellings: number;
 }
 
 export interface FrontCache {
@@ -92,6 +125,8 @@ export interface FrontCache {
   numberOf(raw: string): NumberMemo | undefined;
   /** Remembers an accepted spelling with its parse and keyed hash. */
   remember(raw: string, parsed: ParsedPhoneNumber, numberHash: string): NumberMemo;
+  /** Keeps a spelling's `/info` body in its memo, and charges it. */
+  rememberInfo(raw: string, memo: NumberMemo, body: EncodedBody): void;
   /** The entry while it is fresh at `nowMs`; an entry past its bound is dropped. */
   entry(numberHash: string, nowMs: number): FrontEntry | undefined;
   /** Stores the entry of an all-fresh lookup (bodies are added by the routes as they are asked for). */
@@ -101,16 +136,37 @@ export interface FrontCache {
   /** A slot of the number was written: its entry no longer says what the slots say. */
   invalidate(numberHash: string): void;
   size(): number;
+  /** Spellings remembered. */
+  spellingCount(): number;
+  /** Everything charged: entries and spellings. Never above maxBytes. */
   chargedBytes(): number;
+  /** chargedBytes() by kind. */
+  charges(): FrontCacheCharges;
 }
 
-function entryCost(entry: FrontEntry): number {
-  return FRONT_ROUTES.reduce((total, route) => total + (entry[route]?.bytes ?? 0), ENTRY_OVERHEAD_BYTES);
+function isEncodedBody(value: unknown): value is EncodedBody {
+  return typeof value === 'object' && value !== null && 'etag' in value && typeof (value as { bytes?: unknown }).bytes === 'number';
+}
+
+/** The result an entry is built from, charged once when the entry is stored. */
+const resultCosts = new WeakMap<FrontEntry, number>();
+
+function entryCost(entry: FrontEntry, key: string): number {
+  let bodies = 0;
+  // Every body the entry holds, whatever route kind it is filed under.
+  for (const value of Object.values(entry) as unknown[]) if (isEncodedBody(value)) bodies += value.bytes;
+  return FRONT_ENTRY_OVERHEAD_BYTES + key.length + (resultCosts.get(entry) ?? 0) + bodies;
+}
+
+function spellingCost(raw: string, memo: NumberMemo): number {
+  return SPELLING_OVERHEAD_BYTES + raw.length + memo.numberHash.length + objectCost(memo.parsed) + (memo.info?.bytes ?? 0);
 }
 
 export function createFrontCache(options: FrontCacheOptions): FrontCache {
-  const entries = new LRUCache<string, FrontEntry>({ maxSize: Math.max(1, Math.floor(options.maxBytes)), sizeCalculation: entryCost });
-  const spellings = new LRUCache<string, NumberMemo>({ max: options.maxSpellings ?? DEFAULT_MAX_SPELLINGS });
+  const maxBytes = Math.max(2, Math.floor(options.maxBytes));
+  const spellingsMaxBytes = Math.max(1, Math.min(maxBytes - 1, Math.floor(options.spellingsMaxBytes ?? maxBytes * SPELLINGS_SHARE)));
+  const entries = new LRUCache<string, FrontEntry>({ maxSize: maxBytes - spellingsMaxBytes, sizeCalculation: entryCost });
+  const spellings = new LRUCache<string, NumberMemo>({ max: options.maxSpellings ?? DEFAULT_MAX_SPELLINGS, maxSize: spellingsMaxBytes, sizeCalculation: (memo, raw) => spellingCost(raw, memo) });
   return {
     numberOf: (raw) => spellings.get(raw),
     remember(raw, parsed, numberHash) {
@@ -118,6 +174,14 @@ export function createFrontCache(options: FrontCacheOptions): FrontCache {
       // Hostile long spellings are not remembered, so they cannot crowd out real ones.
       if (raw.length <= 32) spellings.set(raw, memo);
       return memo;
+    },
+    rememberInfo(raw, memo, body) {
+      memo.info = body;
+      // Recharged with its body, only if it is still the memo held.
+      if (spellings.peek(raw) === memo) {
+        spellings.delete(raw);
+        spellings.set(raw, memo);
+      }
     },
     entry(numberHash, nowMs) {
       const entry = entries.get(numberHash);
@@ -128,18 +192,26 @@ export function createFrontCache(options: FrontCacheOptions): FrontCache {
     },
     store(numberHash, result, freshUntilMs) {
       const entry: FrontEntry = { freshUntilMs, result, report: undefined, score: undefined, verdict: undefined, 'cid:fr': undefined, 'cid:en': undefined };
+      resultCosts.set(entry, objectCost(result));
       entries.set(numberHash, entry);
       return entry;
     },
     fill(numberHash, entry, route, body) {
       entry[route] = body;
-      // Re-set only if it is still the entry held: an invalidation in between wins.
-      if (entries.peek(numberHash) === entry) entries.set(numberHash, entry);
+      // Re-set only if it is still the entry held: an invalidation in between wins. Deleted
+      // first, because lru-cache keeps the former size when the same object is set again (so
+      // bodies were never charged before).
+      if (entries.peek(numberHash) === entry) {
+        entries.delete(numberHash);
+        entries.set(numberHash, entry);
+      }
     },
     invalidate(numberHash) {
       entries.delete(numberHash);
     },
     size: () => entries.size,
-    chargedBytes: () => entries.calculatedSize,
+    spellingCount: () => spellings.size,
+    chargedBytes: () => entries.calculatedSize + spellings.calculatedSize,
+    charges: () => ({ entries: entries.calculatedSize, spellings: spellings.calculatedSize }),
   };
 }

@@ -339,7 +339,8 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
     let body = memo.info;
     if (body === undefined) {
       body = encodeBody(serialized(reply, { success: true as const, data: { number: memo.parsed.number, phoneInfo: memo.parsed.phoneInfo } }));
-      memo.info = body;
+      if (frontCache === undefined) memo.info = body;
+      else frontCache.rememberInfo(request.params.number, memo, body);
     }
     return sendEncoded(request, reply, body, `public, max-age=${INFO_MAX_AGE_SECONDS}`);
   });

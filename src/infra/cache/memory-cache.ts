@@ -7,8 +7,8 @@
 // The LRU keeps no per-entry TTL bookkeeping: the engine judges fresh, stale and expired from
 // the entry's own freshUntil/staleUntil on its own clock, and an expired entry is either
 // rewritten by the refetch it causes or, never read again, evicted like any cold entry. The
-// most recently decoded entries also keep their object (a bounded ring), so a hit on a hot
-// number costs one LRU read, not a JSON parse.
+// most recently decoded entries also keep their object (a ring bounded in count and in bytes,
+// charged against the same cap), so a hit on a hot number costs one LRU read, not a JSON parse.
 import { LRUCache } from 'lru-cache';
 import { decodeCachedResult, encodeCachedResult } from './entry-codec.js';
 import type { CachedSourceResult, SourceResultCache } from '../../domain/ports/source-cache.js';
@@ -22,13 +22,23 @@ export interface MemorySourceCacheOptions {
   decodedMaxEntries?: number;
 }
 
+/** What the cache is charged, by kind (the metrics gauge and the tests read it). */
+export interface MemoryCacheCharges {
+  /** Stored entries: keys, stored text and per-entry bookkeeping. */
+  entries: number;
+  /** Decoded objects of the most recently read entries. */
+  decoded: number;
+}
+
 export interface MemorySourceCache extends SourceResultCache {
   /** Synchronous read (the engine's all-fresh path): same answer and same recency effect as `get`. */
   peek(key: string): CachedSourceResult | undefined;
   /** Current entry count (readiness, metrics, tests). */
   size(): number;
-  /** Bytes charged against the cap: the sum of entryCost() over the entries held. */
+  /** Bytes charged against the cap: entryCost() of every entry held, plus decodedCost() of every decoded object kept. Never above maxBytes. */
   chargedBytes(): number;
+  /** chargedBytes() by kind. */
+  charges(): MemoryCacheCharges;
   /** The stored form of an entry (the same text Redis holds), without touching its recency. */
   peekStored(key: string): string | undefined;
   clear(): void;
@@ -40,15 +50,28 @@ export const DEFAULT_DECODED_MAX_ENTRIES = 1000;
 /**
  * What one entry costs beyond the characters of its key and text, in bytes (64-bit V8, no
  * pointer compression): two string headers (16 each, plus alignment), the slot object (40),
- * the Map entry and its share of the hash table, and the LRU's per-entry list slots. Checked against the measured
- * heap growth per entry in the memory bench (docs/cache.md).
+ * the Map entry and its share of the hash table, and the LRU's per-entry list slots (growable
+ * arrays: up to twice their length). Measured: 394 bytes of heap per entry of 219 charged
+ * characters, where 128 charged 379; 160 covers it (docs/cache.md).
  */
-export const ENTRY_OVERHEAD_BYTES = 128;
+export const ENTRY_OVERHEAD_BYTES = 160;
 
 /** The bytes an entry is charged against the cap; key and text are ASCII, one byte per character. */
 export function entryCost(key: string, stored: string): number {
   return key.length + stored.length + ENTRY_OVERHEAD_BYTES;
 }
+
+/**
+ * What keeping an entry's decoded object costs: measured at 1.23× its JSON length on the heap
+ * for the sample data (docs/cache.md); twice the stored length covers text that V8 holds as
+ * two bytes per character once the escapes are decoded, plus the ring's own slot.
+ */
+export function decodedCost(stored: string): number {
+  return 2 * stored.length + 64;
+}
+
+/** The share of maxBytes the decoded objects may take; the stored entries get the rest. */
+export const DECODED_SHARE = 1 / 16;
 
 /** One entry: its stored text, and the decoded object while the entry is among the recently decoded. */
 interface Slot {
@@ -59,24 +82,40 @@ interface Slot {
 export function createMemorySourceCache(options: MemorySourceCacheOptions = {}): MemorySourceCache {
   const maxBytes = options.maxBytes ?? DEFAULT_CACHE_MAX_BYTES;
   if (!Number.isSafeInteger(maxBytes) || maxBytes < 1) throw new RangeError(`maxBytes must be a positive whole number, got ${maxBytes}`);
+  // The decoded tier is a ring of the last slots decoded, bounded in count (decodedMax) and in
+  // bytes (DECODED_SHARE of the cap): a slot pushed out of it drops its object and keeps its
+  // text. The stored entries get the rest of the cap, so both together stay under maxBytes.
+  const decodedMax = options.decodedMaxEntries ?? DEFAULT_DECODED_MAX_ENTRIES;
+  const decodedBudget = decodedMax === 0 ? 0 : Math.floor(maxBytes * DECODED_SHARE);
   const store = new LRUCache<string, Slot>({
-    maxSize: maxBytes,
+    maxSize: Math.max(1, maxBytes - decodedBudget),
     sizeCalculation: (slot, key) => entryCost(key, slot.stored),
     ...(options.maxEntries === undefined ? {} : { max: options.maxEntries }),
   });
-  // The decoded tier is a ring of the last slots decoded: a slot pushed out of the ring drops
-  // its object and keeps its text, so at most `decodedMax` objects are held whatever the size.
-  const decodedMax = options.decodedMaxEntries ?? DEFAULT_DECODED_MAX_ENTRIES;
-  const recentlyDecoded: (Slot | undefined)[] = new Array<Slot | undefined>(decodedMax).fill(undefined);
-  let nextRingIndex = 0;
+  const ring: (Slot | undefined)[] = new Array<Slot | undefined>(decodedMax).fill(undefined);
+  let ringStart = 0;
+  let ringCount = 0;
+  let decodedBytes = 0;
+
+  function pushOutOldest(): void {
+    const oldest = ring[ringStart];
+    ring[ringStart] = undefined;
+    ringStart = (ringStart + 1) % decodedMax;
+    ringCount -= 1;
+    if (oldest?.value !== undefined) {
+      oldest.value = undefined;
+      decodedBytes -= decodedCost(oldest.stored);
+    }
+  }
 
   function keepDecoded(slot: Slot, value: CachedSourceResult): void {
-    if (decodedMax === 0) return;
-    const pushedOut = recentlyDecoded[nextRingIndex];
-    if (pushedOut !== undefined) pushedOut.value = undefined;
+    const cost = decodedCost(slot.stored);
+    if (decodedMax === 0 || cost > decodedBudget) return;
+    while (ringCount > 0 && (ringCount === decodedMax || decodedBytes + cost > decodedBudget)) pushOutOldest();
     slot.value = value;
-    recentlyDecoded[nextRingIndex] = slot;
-    nextRingIndex = (nextRingIndex + 1) % decodedMax;
+    decodedBytes += cost;
+    ring[(ringStart + ringCount) % decodedMax] = slot;
+    ringCount += 1;
   }
 
   /** One LRU read, which also keeps a hot entry recent; the JSON is parsed only when the entry is not among the recently decoded. */
@@ -108,11 +147,12 @@ export function createMemorySourceCache(options: MemorySourceCacheOptions = {}):
       store.set(key, { stored: encodeCachedResult(value), value: undefined });
     },
     size: () => store.size,
-    chargedBytes: () => store.calculatedSize,
+    chargedBytes: () => store.calculatedSize + decodedBytes,
+    charges: () => ({ entries: store.calculatedSize, decoded: decodedBytes }),
     peekStored: (key) => store.peek(key)?.stored,
     clear: () => {
       store.clear();
-      recentlyDecoded.fill(undefined);
+      while (ringCount > 0) pushOutOldest();
     },
   };
 }

@@ -20,4 +20,20 @@ describe('memory politeness store', () => {
     expect(await store.readPause('a')).toEqual({ untilMs: 5_000, consecutiveBlocks: 1 });
     expect(await store.readPause('b')).toEqual({ untilMs: 0, consecutiveBlocks: 0 });
   });
+
+  it('counts a large window exactly as its times expire, whatever the order the clock gave them', async () => {
+    const store = createMemoryPolitenessStore();
+    // 5,000 requests over 50 s, one every 10 ms, under a budget of 5,000 a minute.
+    for (let index = 0; index < 5_000; index += 1) expect(await store.takeBudgetSlot('u', 5_000, index * 10)).toEqual({ granted: true });
+    expect(await store.takeBudgetSlot('u', 5_000, 50_000)).toEqual({ granted: false, retryInMs: 10_000 });
+    // At 70 s the first 1,001 times (0 … 10,000 ms) have left the window: 1,001 slots free.
+    for (let index = 0; index < 1_001; index += 1) expect(await store.takeBudgetSlot('u', 5_000, 70_000)).toEqual({ granted: true });
+    expect((await store.takeBudgetSlot('u', 5_000, 70_000)).granted).toBe(false);
+    // A clock that steps back is recorded in order, not lost.
+    expect(await store.takeBudgetSlot('v', 2, 1_000)).toEqual({ granted: true });
+    expect(await store.takeBudgetSlot('v', 2, 500)).toEqual({ granted: true });
+    expect(await store.takeBudgetSlot('v', 2, 60_600)).toEqual({ granted: true });
+    expect(store.hasLiveBudget('v', 60_600)).toBe(true);
+    expect(store.hasLiveBudget('v', 200_000)).toBe(false);
+  });
 });

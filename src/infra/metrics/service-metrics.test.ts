@@ -201,3 +201,26 @@ describe('service metrics', () => {
     ]);
   });
 });
+
+describe('cache memory gauges', () => {
+  it('read the bytes charged, the entries and the process share of the cap at scrape time', async () => {
+    const metrics = createServiceMetrics({ collectProcessMetrics: false });
+    const charged = { source: 1000, front: 200, spellings: 30 };
+    metrics.watchCacheMemory({ maxBytes: 8 * 1024 * 1024, charged: () => charged, entries: () => ({ source: 3, front: 1, spellings: 2 }) });
+    let text = await metrics.registry.metrics();
+    expect(text).toContain('phone_rep_cache_charged_bytes{cache="source"} 1000');
+    expect(text).toContain('phone_rep_cache_charged_bytes{cache="front"} 200');
+    expect(text).toContain('phone_rep_cache_charged_bytes{cache="spellings"} 30');
+    expect(text).toContain('phone_rep_cache_entries{cache="front"} 1');
+    expect(text).toContain(`phone_rep_cache_max_bytes ${8 * 1024 * 1024}`);
+    charged.source = 5000;
+    text = await metrics.registry.metrics();
+    expect(text).toContain('phone_rep_cache_charged_bytes{cache="source"} 5000');
+    expect(parseExposition(text).problems).toEqual([]);
+  });
+
+  it('say 0 for the cap before anything is watched', async () => {
+    const metrics = createServiceMetrics({ collectProcessMetrics: false });
+    expect(await metrics.registry.metrics()).toContain('phone_rep_cache_max_bytes 0');
+  });
+});

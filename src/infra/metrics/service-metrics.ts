@@ -75,10 +75,24 @@ export interface UpstreamGaugeProbes {
   circuits: ReadonlyArray<{ slot: string; upstream: string; state: () => CircuitState }>;
 }
 
+/**
+ * Read at scrape time: what the in-process caches are charged against CACHE_MAX_MB (this
+ * process's share of it with WORKERS=n), by cache: `source` (per-source results and their
+ * decoded objects), `front` (finished answers), `spellings` (the spelling and parse memos).
+ */
+export interface CacheMemoryProbe {
+  /** This process's cap in bytes. */
+  maxBytes: number;
+  charged: () => Readonly<Record<string, number>>;
+  entries: () => Readonly<Record<string, number>>;
+}
+
 export interface ServiceMetrics {
   readonly registry: Registry;
   /** The exposition for a scrape, rendered at most once per `renderIntervalMs` (render-cache.ts). */
   render: RenderMetrics;
+  /** Replaces the probe the cache memory gauges read at scrape time. */
+  watchCacheMemory(probe: CacheMemoryProbe): void;
   /** Makes a route's success series exist at zero before its first request. */
   declareHttpRoute(method: string, route: string): void;
   observeHttpRequest(sample: { method: string; route: string; statusCode: number; durationSeconds: number }): void;
@@ -247,6 +261,36 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}): Servi
     },
   });
 
+  let cacheMemory: CacheMemoryProbe | undefined;
+  new Gauge({
+    name: `${METRICS_PREFIX}cache_charged_bytes`,
+    help: 'Bytes charged against CACHE_MAX_MB (this process\'s share) by each in-process cache: source, front, spellings',
+    labelNames: ['cache'] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const [cache, bytes] of Object.entries(cacheMemory?.charged() ?? {})) this.set({ cache: labelValue(cache) }, bytes);
+    },
+  });
+  new Gauge({
+    name: `${METRICS_PREFIX}cache_entries`,
+    help: 'Entries held by each in-process cache: source (per-source results), front (numbers with finished answers), spellings',
+    labelNames: ['cache'] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const [cache, count] of Object.entries(cacheMemory?.entries() ?? {})) this.set({ cache: labelValue(cache) }, count);
+    },
+  });
+  new Gauge({
+    name: `${METRICS_PREFIX}cache_max_bytes`,
+    help: 'This process\'s share of CACHE_MAX_MB in bytes (CACHE_MAX_MB divided by WORKERS); 0 when the caches are not in process',
+    registers,
+    collect() {
+      this.set(cacheMemory?.maxBytes ?? 0);
+    },
+  });
+
   function declareSourceSlot(slot: string, upstream: string): void {
     const zero = (status: string, reason: string, cache: string): void => {
       sourceResults.inc({ slot: labelValue(slot), upstream: labelValue(upstream), status, reason, cache }, 0);
@@ -304,6 +348,9 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}): Servi
     registry,
     // On the wall clock, not `now` (the engine's, which tests may freeze): it bounds real CPU time.
     render: renderAtMostEvery(registry, options.renderIntervalMs === undefined ? {} : { intervalMs: options.renderIntervalMs }),
+    watchCacheMemory(probe) {
+      cacheMemory = probe;
+    },
     setCanaryMarkerMissing(upstream, marker, missing) {
       canaryMarkerMissing.set({ upstream: labelValue(upstream), marker: markerLabelValue(marker) }, missing ? 1 : 0);
     },

@@ -1,0 +1,300 @@
+// What an operator's process takes: the built server (`node dist/server.js`, what `npm start`
+// runs) with fixture upstreams on loopback, filled over HTTP by 16 concurrent keep-alive
+// clients, each number asked once, then left idle until its resident memory settles. RSS is
+// read from /proc (summed over the primary and its workers with WORKERS=n), the bytes charged
+// against CACHE_MAX_MB from its own /metrics. No forced garbage collection: what the runtime
+// keeps committed is part of the figure.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { Agent, get as httpGet } from 'node:http';
+import { loadNumberingPlan } from '../src/infra/arcep/load-numbering-plan.js';
+import { createPhoneNumberParser } from '../src/domain/numbering/parse-phone-number.js';
+import { startFixtureUpstreams } from '../test/support/upstream-sites.js';
+import { builtServer, findFreePort, PROJECT_ROOT } from './support/processes.js';
+
+const MIB = 1024 * 1024;
+
+export interface FillOptions {
+  cacheMaxMb: number;
+  /** Distinct numbers asked. */
+  numbers: number;
+  /** WORKERS for the server (default 1). */
+  workers?: number;
+  /** Concurrent clients (default 16). */
+  concurrency?: number;
+  /** Also ask each number's score after its report: the second answer comes from the front cache, which then holds its bodies. */
+  alsoScore?: boolean;
+  /** How long the server is left without a request before the steady-state figure (default 10 s). */
+  settleSeconds?: number;
+  /** Extra environment for the server. */
+  env?: Record<string, string>;
+  /** Called with the server's pid once the steady-state figures are taken (exploration hooks). */
+  beforeStop?: (pid: number) => Promise<void>;
+  /** Progress lines (stderr by default). */
+  log?: (line: string) => void;
+}
+
+export interface FillFigures {
+  cacheMaxMb: number;
+  workers: number;
+  numbers: number;
+  requests: number;
+  /** Answers that were not 200 (each one is a defect of the run). */
+  failures: number;
+  elapsedMs: number;
+  idleRss: number;
+  /** Highest RSS sampled while the fill ran (every second). */
+  peakRss: number;
+  /** RSS after `settleSeconds` without a request. */
+  steadyRss: number;
+  /** Bytes charged against the cap (phone_rep_cache_charged_bytes, all caches, all workers). */
+  chargedBytes: number;
+  /** Per-source results held (phone_rep_cache_entries{cache="source"}), all workers. */
+  sourceEntries: number;
+  /** CACHE_MAX_MB as the processes report it (phone_rep_cache_max_bytes summed over workers). */
+  maxBytes: number;
+  /** V8's committed young and old generations and its heap in use, summed over workers (prom-client's nodejs_heap_* gauges). */
+  newSpaceBytes: number;
+  oldSpaceBytes: number;
+  heapUsedBytes: number;
+}
+
+/** Resident memory of one process, in bytes (0 when it is gone). */
+export function rssOf(pid: number): number {
+  try {
+    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match?.[1] === undefined ? 0 : Number(match[1]) * 1024;
+  } catch {
+    return 0;
+  }
+}
+
+/** The pid and its children's pids (the cluster's workers), from /proc. */
+function processTree(pid: number): number[] {
+  let children: number[] = [];
+  try {
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    children = [];
+  }
+  return [pid, ...children.flatMap(processTree)];
+}
+
+export function treeRss(pid: number): number {
+  return processTree(pid).reduce((sum, each) => sum + rssOf(each), 0);
+}
+
+/** `count` distinct mobile numbers the service's parser accepts (the plan refuses unassigned blocks). */
+export function validNumbers(count: number, offset = 0): string[] {
+  const parse = createPhoneNumberParser(loadNumberingPlan(`${PROJECT_ROOT}data/arcep`), 'FR');
+  const numbers: string[] = [];
+  for (let index = offset; numbers.length < count; index += 1) {
+    const prefix = index < 90_000_000 ? '06' : '07';
+    const candidate = `${prefix}${String(index % 90_000_000).padStart(8, '0')}`;
+    if (parse(candidate).ok) numbers.push(candidate);
+  }
+  return numbers;
+}
+
+interface Answer {
+  status: number;
+  body: string;
+}
+
+function request(agent: Agent, url: string): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    httpGet(url, { agent }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+      response.on('error', reject);
+    }).on('error', reject);
+  });
+}
+
+/** Sum of a metric's samples whose label set contains `labels` (every worker answers a scrape for itself only, so the caller sums scrapes). */
+export function metricSum(exposition: string, name: string, labels = ''): number {
+  let sum = 0;
+  for (const line of exposition.split('\n')) {
+    if (!line.startsWith(name)) continue;
+    const rest = line.slice(name.length);
+    if (rest[0] !== ' ' && rest[0] !== '{') continue;
+    if (labels !== '' && !rest.includes(labels)) continue;
+    const value = Number(line.slice(line.lastIndexOf(' ') + 1));
+    if (Number.isFinite(value)) sum += value;
+  }
+  return sum;
+}
+
+interface Started {
+  child: ChildProcess;
+  baseUrl: string;
+  metricsUrl: string;
+  output: () => string;
+  stop: () => Promise<void>;
+}
+
+async function startServer(env: Record<string, string>, workers: number): Promise<Started> {
+  const port = await findFreePort();
+  const metricsPort = await findFreePort();
+  const child = spawn(process.execPath, [builtServer()], {
+    cwd: PROJECT_ROOT,
+    env: { ...process.env, ...env, PORT: String(port), METRICS_PORT: String(metricsPort), HOST: '127.0.0.1', WORKERS: String(workers) },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let output = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    if (output.length < 20_000) output += chunk.toString();
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return {
+    child,
+    baseUrl: `http://127.0.0.1:${port}`,
+    metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
+    output: () => output,
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+async function waitFor(check: () => Promise<boolean>, what: string, server: Started, timeoutMs = 45_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (server.child.exitCode !== null) throw new Error(`server exited: ${server.output().slice(0, 2000)}`);
+    if (await check().catch(() => false)) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`${what} within ${timeoutMs} ms: ${server.output().slice(0, 2000)}`);
+}
+
+/**
+ * Scrapes every worker: each METRICS_PORT scrape is answered by one worker, so with n workers
+ * the port is scraped until n distinct workers answered. No metric names the pid, so a worker
+ * is told apart by what it holds (its entry counts per cache) and its start second; with no
+ * request in flight these do not change between its scrapes.
+ */
+async function scrapeAll(metricsUrl: string, workers: number): Promise<string[]> {
+  const byProcess = new Map<string, string>();
+  for (let attempt = 0; attempt < workers * 50 && byProcess.size < workers; attempt += 1) {
+    // A fresh connection each time, so the primary deals it to the next worker.
+    const answer = await request(new Agent({ keepAlive: false }), metricsUrl);
+    if (answer.status !== 200) continue;
+    const identity = ['process_start_time_seconds', 'phone_rep_cache_entries{cache="source"}', 'phone_rep_cache_entries{cache="front"}', 'phone_rep_cache_entries{cache="spellings"}']
+      .map((series) => new RegExp(`^${series.replace(/[{}"=]/g, (c) => `\\${c}`)} (\\S+)$`, 'm').exec(answer.body)?.[1] ?? '')
+      .join('/');
+    byProcess.set(identity, answer.body);
+  }
+  // Workers that hold exactly the same counts (same-size entries fill a cap to the same count)
+  // cannot be told apart, and then report the same figures: each stands for one of them.
+  const scrapes = [...byProcess.values()];
+  for (let index = 0; scrapes.length > 0 && scrapes.length < workers; index += 1) scrapes.push(scrapes[index % byProcess.size] ?? '');
+  return scrapes;
+}
+
+export async function fillOverHttp(options: FillOptions): Promise<FillFigures> {
+  const workers = options.workers ?? 1;
+  const concurrency = options.concurrency ?? 16;
+  const settleSeconds = options.settleSeconds ?? 10;
+  const log = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
+  const numbers = validNumbers(options.numbers);
+  const upstreams = await startFixtureUpstreams();
+  const server = await startServer(
+    { ...upstreams.env, CACHE_MAX_MB: String(options.cacheMaxMb), RATE_LIMIT_MAX: '0', TELLOWS_RPM: '100000000', NUMEROINCONNU_RPM: '100000000', TELGUARDER_RPM: '100000000', UPSTREAM_CONCURRENCY: '16', LOG_LEVEL: 'info', HASH_SECRET: 'bench-secret-0123456789', NODE_ENV: 'production', ...options.env },
+    workers,
+  );
+  const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
+  try {
+    await waitFor(async () => (await request(agent, `${server.baseUrl}/health`)).status === 200, 'the server did not answer /health', server);
+    if (workers > 1) await waitFor(async () => processTree(server.child.pid ?? 0).length > workers, `${workers} workers did not start`, server);
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    const pid = server.child.pid ?? 0;
+    const idleRss = treeRss(pid);
+    log(`  CACHE_MAX_MB=${options.cacheMaxMb} WORKERS=${workers}: idle RSS ${(idleRss / MIB).toFixed(1)} MiB, filling ${numbers.length} numbers…`);
+    let peakRss = idleRss;
+    const sampler = setInterval(() => {
+      peakRss = Math.max(peakRss, treeRss(pid));
+    }, 1000);
+    let next = 0;
+    let failures = 0;
+    let requests = 0;
+    let firstFailure = '';
+    const startedAt = performance.now();
+    const client = async (): Promise<void> => {
+      for (let index = next++; index < numbers.length; index = next++) {
+        const paths = options.alsoScore === true ? [`/api/phone/${numbers[index]}`, `/api/phone/${numbers[index]}/score`] : [`/api/phone/${numbers[index]}`];
+        for (const path of paths) {
+          const answer = await request(agent, `${server.baseUrl}${path}`);
+          requests += 1;
+          if (answer.status !== 200) {
+            failures += 1;
+            firstFailure ||= `${answer.status} ${answer.body.slice(0, 300)}`;
+          }
+        }
+        if (index % 20_000 === 19_999) log(`    ${index + 1} numbers, RSS ${(treeRss(pid) / MIB).toFixed(1)} MiB`);
+      }
+    };
+    await Promise.all(Array.from({ length: concurrency }, client));
+    const elapsedMs = performance.now() - startedAt;
+    clearInterval(sampler);
+    if (failures > 0) log(`    ${failures} answers were not 200, first: ${firstFailure}`);
+    // Steady state: no request in flight for settleSeconds.
+    await new Promise((resolve) => setTimeout(resolve, settleSeconds * 1000));
+    const steadyRss = treeRss(pid);
+    const scrapes = await scrapeAll(server.metricsUrl, workers);
+    const sum = (name: string, labels = ''): number => scrapes.reduce((total, text) => total + metricSum(text, name, labels), 0);
+    const figures: FillFigures = {
+      cacheMaxMb: options.cacheMaxMb,
+      workers,
+      numbers: numbers.length,
+      requests,
+      failures,
+      elapsedMs,
+      idleRss,
+      peakRss,
+      steadyRss,
+      chargedBytes: sum('phone_rep_cache_charged_bytes'),
+      sourceEntries: sum('phone_rep_cache_entries', 'cache="source"'),
+      maxBytes: sum('phone_rep_cache_max_bytes'),
+      newSpaceBytes: sum('nodejs_heap_space_size_total_bytes', 'space="new"'),
+      oldSpaceBytes: sum('nodejs_heap_space_size_total_bytes', 'space="old"') + sum('nodejs_heap_space_size_total_bytes', 'space="large_object"'),
+      heapUsedBytes: sum('nodejs_heap_size_used_bytes'),
+    };
+    log(
+      `    done in ${(elapsedMs / 1000).toFixed(0)} s: steady RSS ${(steadyRss / MIB).toFixed(1)} MiB (growth ${((steadyRss - idleRss) / MIB).toFixed(1)} MiB, ${((steadyRss - idleRss) / MIB / options.cacheMaxMb).toFixed(2)}× cap), peak ${(peakRss / MIB).toFixed(1)} MiB, charged ${(figures.chargedBytes / MIB).toFixed(1)} MiB`,
+    );
+    await options.beforeStop?.(pid);
+    return figures;
+  } finally {
+    agent.destroy();
+    await server.stop();
+    await upstreams.close();
+  }
+}
+
+// `tsx bench/memory-http.ts <cap MiB> <numbers> [workers] [alsoScore]`: one fill, for exploring by hand.
+if (import.meta.url === `file://${process.argv[1] ?? ''}`) {
+  const [cap = '32', count = '100000', workers = '1', score = ''] = process.argv.slice(2);
+  const probe = process.env.MEMORY_PROBE;
+  fillOverHttp({
+    cacheMaxMb: Number(cap),
+    numbers: Number(count),
+    workers: Number(workers),
+    alsoScore: score === 'score',
+    env: { NODE_OPTIONS: [probe === undefined ? '' : `--expose-gc --import ${probe}`, process.env.SERVER_NODE_OPTIONS ?? ''].join(' ').trim() },
+    beforeStop: async (pid) => {
+      if (probe === undefined) return;
+      process.kill(pid, 'SIGUSR2');
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+    },
+  }).then(
+    (figures) => process.stdout.write(`${JSON.stringify(figures)}\n`),
+    (error: unknown) => {
+      process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      process.exit(1);
+    },
+  );
+}

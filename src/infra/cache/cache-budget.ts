@@ -1,0 +1,53 @@
+// How CACHE_MAX_MB is shared: between the processes of one machine (WORKERS=n: each gets 1/n,
+// so the cap holds for the machine), and inside a process between everything held per number,
+// so that the sum of what the caches are charged never passes the process's share, leaving a
+// share for what the runtime keeps beyond the live entries.
+// Rationale and measurements: docs/cache.md.
+
+const MIB = 1024 * 1024;
+
+/**
+ * The share of a process's bytes no cache is given: what V8 keeps committed beyond the live
+ * entries (the old generation's 10 % growth allowance, fragmentation after churn). Measured
+ * (docs/cache.md): RSS grew 1.44× the bytes charged at 100,000 numbers and 1.75× after a flood
+ * of three times what a 256 MiB cap holds; with 1/8 set aside that flood came within 29 MiB of
+ * the bound of 1.25 × cap + 32 MiB, so 3/16 is.
+ */
+export const RUNTIME_HEADROOM_SHARE = 3 / 16;
+/** The front cache's share of a process's bytes (finished answers and the spellings memo). */
+export const FRONT_SHARE = 1 / 8;
+/** Of the front cache's bytes, the part for remembered spellings (parse, hash, `/info` body). */
+export const FRONT_SPELLINGS_SHARE = 1 / 8;
+/** The parser memo's share of a process's bytes (parses of spellings, accepted or refused). */
+export const PARSER_MEMO_SHARE = 1 / 64;
+
+export interface CacheBudget {
+  /** This process's share of CACHE_MAX_MB, in bytes. */
+  processBytes: number;
+  /** Front cache, spellings included. */
+  frontBytes: number;
+  /** The front cache's spellings part (inside frontBytes). */
+  frontSpellingsBytes: number;
+  parserMemoBytes: number;
+  /** Not given to any cache: the runtime's headroom (RUNTIME_HEADROOM_SHARE). */
+  headroomBytes: number;
+  /** The per-source results: what is left. */
+  sourceBytes: number;
+}
+
+export function cacheBudgetOf(cacheMaxMb: number, workers: number): CacheBudget {
+  if (!Number.isSafeInteger(cacheMaxMb) || cacheMaxMb < 1) throw new RangeError(`CACHE_MAX_MB must be a positive whole number, got ${cacheMaxMb}`);
+  if (!Number.isSafeInteger(workers) || workers < 1) throw new RangeError(`workers must be a positive whole number, got ${workers}`);
+  const processBytes = Math.floor((cacheMaxMb * MIB) / workers);
+  const frontBytes = Math.floor(processBytes * FRONT_SHARE);
+  const parserMemoBytes = Math.floor(processBytes * PARSER_MEMO_SHARE);
+  const headroomBytes = Math.floor(processBytes * RUNTIME_HEADROOM_SHARE);
+  return {
+    processBytes,
+    frontBytes,
+    frontSpellingsBytes: Math.floor(frontBytes * FRONT_SPELLINGS_SHARE),
+    parserMemoBytes,
+    headroomBytes,
+    sourceBytes: processBytes - headroomBytes - frontBytes - parserMemoBytes,
+  };
+}
