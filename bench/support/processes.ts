@@ -170,18 +170,24 @@ export function wrkMs(text: string): number {
   return unit === 'us' ? value / 1000 : unit === 'ms' ? value : unit === 's' ? value * 1000 : value * 60_000;
 }
 
-async function runWrk(wrk: string, options: LoadOptions): Promise<LoadResult> {
-  const wrkArgs = ['-t', '1', '-c', String(options.connections), '-d', `${options.durationSeconds}s`, '--latency'];
-  for (const [name, value] of Object.entries(options.headers ?? {})) wrkArgs.push('-H', `${name}: ${value}`);
-  wrkArgs.push(options.url);
-  const { command, args } = pinnedCommand(options.core, wrk, wrkArgs);
+/** Runs a load generator in its own (pinned) process; its standard output, or an error naming it. */
+async function runPinned(name: string, core: LoadOptions['core'], program: string, programArgs: string[]): Promise<string> {
+  const { command, args } = pinnedCommand(core, program, programArgs);
   const child = spawn(command, args, { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const code = await new Promise<number | null>((resolve) => child.once('exit', (exitCode) => resolve(exitCode)));
-  if (code !== 0) throw new Error(`wrk exited ${code}: ${stderr.slice(0, 500)}`);
+  if (code !== 0) throw new Error(`${name} exited ${code}: ${stderr.slice(0, 500)}`);
+  return stdout;
+}
+
+async function runWrk(wrk: string, options: LoadOptions): Promise<LoadResult> {
+  const wrkArgs = ['-t', '1', '-c', String(options.connections), '-d', `${options.durationSeconds}s`, '--latency'];
+  for (const [name, value] of Object.entries(options.headers ?? {})) wrkArgs.push('-H', `${name}: ${value}`);
+  wrkArgs.push(options.url);
+  const stdout = await runPinned('wrk', options.core, wrk, wrkArgs);
   const requestsPerSecond = Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1] ?? Number.NaN);
   const requests = Number(/(\d+) requests in/.exec(stdout)?.[1] ?? 0);
   const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(stdout)?.[1] ?? 0);
@@ -204,14 +210,7 @@ async function runAutocannon(options: LoadOptions): Promise<LoadResult> {
   if (options.overallRate !== undefined) cliArgs.push('-R', String(Math.round(options.overallRate)));
   for (const [name, value] of Object.entries(options.headers ?? {})) cliArgs.push('-H', `${name}=${value}`);
   cliArgs.push(options.url);
-  const { command, args } = pinnedCommand(options.core, process.execPath, cliArgs);
-  const child = spawn(command, args, { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const code = await new Promise<number | null>((resolve) => child.once('exit', (exitCode) => resolve(exitCode)));
-  if (code !== 0) throw new Error(`autocannon exited ${code}: ${stderr.slice(0, 500)}`);
+  const stdout = await runPinned('autocannon', options.core, process.execPath, cliArgs);
   const result = JSON.parse(stdout) as AutocannonJson;
   return {
     requestsPerSecond: result.requests.average,
