@@ -18,7 +18,7 @@ import type { PhoneNumberParser } from '../../domain/phone-number.js';
 import type { LookupOptions, LookupResult, LookupService } from '../../domain/lookup/types.js';
 import { buildReport, buildScoreResult, buildSourceData, failureReasons, isAllSourcesFailed } from '../../domain/report-builder.js';
 import { cidLineOf, reputationOf, unlookableCidLine, unlookableVerdict, verdictOf, type TextFacts, type Unlookable, type VerdictRule } from '../../domain/verdict.js';
-import type { Language } from '../../domain/wording/catalogue.js';
+import { isLanguage, type Language } from '../../domain/wording/catalogue.js';
 import type { KeyedHasher } from '../../infra/hash.js';
 import { negotiateEncoding, type ContentCoding } from '../encoding.js';
 import { ApiError, invalidNumberError } from '../errors.js';
@@ -188,7 +188,7 @@ const UNLOOKABLE_HEADERS = { 'x-reputation-score': 'none', 'x-reputation-risk': 
 
 function languageOf(query: unknown): Language {
   const lang = typeof query === 'object' && query !== null ? (query as { lang?: unknown }).lang : undefined;
-  return lang === 'en' ? 'en' : 'fr';
+  return isLanguage(lang) ? lang : 'fr';
 }
 
 function unlookableOf(reason: string): Unlookable {
