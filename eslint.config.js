@@ -82,6 +82,19 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-argument': 'off',
     },
   },
+  {
+    files: ['src/**/*.ts'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        {
+          object: 'AbortSignal',
+          property: 'any',
+          message: "Node 20's AbortSignal.any() leaves a WeakRef on each source signal for good (a leak when a source lives long): use anySignal() from src/domain/abort-signals.ts and release it.",
+        },
+      ],
+    },
+  },
   ...dependencyRuleConfigs,
   { files: ['eslint.config.js'], ...tseslint.configs.disableTypeChecked },
 );

@@ -9,6 +9,7 @@
 // Not part of the test suite against real sites (that needs the internet).
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import type { Config } from '../config/config.js';
+import { anySignal } from '../domain/abort-signals.js';
 import type { ParsedPhoneNumber, PhoneNumberParser } from '../domain/phone-number.js';
 import { createHttpClient } from '../infra/http/http-client.js';
 import type { HttpClient, HttpRequest, UpstreamFetcher } from '../infra/http/types.js';
@@ -181,8 +182,8 @@ export async function runCanaryPass(options: CanaryPassOptions): Promise<CanaryP
     }
     recorded.length = 0;
     const timeout = AbortSignal.timeout(CANARY_TIMEOUT_MS);
-    const signal = options.signal === undefined ? timeout : AbortSignal.any([options.signal, timeout]);
-    const outcome = await source.lookup(parsed.value, signal);
+    const linked = options.signal === undefined ? undefined : anySignal([options.signal, timeout]);
+    const outcome = await source.lookup(parsed.value, linked?.signal ?? timeout).finally(() => linked?.release());
     if (outcome.status !== 'ok' && outcome.status !== 'not_found') pass.healthy = false;
     const lookup: CanaryLookup = { number: maskNumber(parsed.value.number), outcome, responses: [] };
     for (const response of recorded) {

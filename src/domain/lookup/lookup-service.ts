@@ -14,6 +14,7 @@
 // cache that can be read synchronously (`peek`) is answered without any timer, abort signal or
 // promise per slot (`peekFresh`).
 import { setMaxListeners } from 'node:events';
+import { anySignal } from '../abort-signals.js';
 import type { KeyedHasher } from '../ports/key-hasher.js';
 import { sourceCacheKeyOf, type CachedSourceResult, type SourceResultCache } from '../ports/source-cache.js';
 import { notFound, ok, type Source, type SourcesBySlot, type SourceStatus, type FailureReason } from '../ports/source.js';
@@ -347,8 +348,9 @@ export function createLookupService(options: LookupServiceOptions): EngineLookup
       const deadlineMs = chosen ? Math.min(Math.max(0, waitMs), timings.lookupTimeoutMs) : timings.lookupTimeoutMs;
       const deadline = new AbortController();
       const timer = timers.setTimeout(() => deadline.abort(), deadlineMs);
+      const linked = signal === undefined ? undefined : anySignal([deadline.signal, signal]);
       const waiting: Waiting = {
-        signal: signal === undefined ? deadline.signal : AbortSignal.any([deadline.signal, signal]),
+        signal: linked?.signal ?? deadline.signal,
         departure: () => (deadline.signal.aborted ? (chosen ? 'pending' : 'timeout') : 'aborted'),
       };
       try {
@@ -359,6 +361,7 @@ export function createLookupService(options: LookupServiceOptions): EngineLookup
         return result;
       } finally {
         timers.clearTimeout(timer);
+        linked?.release();
       }
     },
     peekFresh(number, numberHash) {

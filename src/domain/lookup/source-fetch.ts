@@ -11,6 +11,7 @@
 //   3. each attempt's, from the policy, so a retry starts with a fresh request (resilience.ts).
 // Why a fetch was abandoned decides how the breaker counts it: the source deadline passing is
 // the upstream being too slow (`timeout`); a shutdown is not (`aborted`).
+import { anySignal } from '../abort-signals.js';
 import type { CachedSourceResult } from '../ports/source-cache.js';
 import { failed, type Source, type SourceOutcome } from '../ports/source.js';
 import type { ParsedPhoneNumber } from '../phone-number.js';
@@ -95,7 +96,7 @@ export function createSourceFetch(options: SourceFetchOptions): SourceFetch {
     const slot = source.slot;
     const deadline = new AbortController();
     const timer = timers.setTimeout(() => deadline.abort(), sourceTimeoutMs);
-    const signal = AbortSignal.any([runSignal, deadline.signal]);
+    const { signal, release } = anySignal([runSignal, deadline.signal]);
     const abortReason = (): 'timeout' | 'aborted' => (deadline.signal.aborted ? 'timeout' : 'aborted');
     let outcome: SourceOutcome<SourceDataBySlot[typeof slot]>;
     try {
@@ -107,6 +108,7 @@ export function createSourceFetch(options: SourceFetchOptions): SourceFetch {
       });
     } finally {
       timers.clearTimeout(timer);
+      release();
     }
     // Shut down mid-fetch: whatever the adapter made of the abort, say why we aborted.
     if (runSignal.aborted && !deadline.signal.aborted) outcome = failed(abortReason());

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { useRedisTestClients, waitFor } from '../../../test/support/redis.js';
+import { heldBy } from '../../../test/support/signals.js';
 import { createRedisFetchCoalescer, DEFAULT_LOCK_LEASE_MS } from './redis-fetch-coalescer.js';
 
 const { prefix, admin, readyClient } = useRedisTestClients('coalesce');
@@ -33,6 +34,15 @@ function sharedStore() {
 }
 
 describe('Redis fetch coalescer', () => {
+  it('leaves nothing on the run signal, which lives as long as the engine (AbortSignal.any() left a WeakRef per run)', async () => {
+    const coalescer = createRedisFetchCoalescer({ client: await readyClient(), lockTtlMs: 2000 });
+    const engineLifetime = new AbortController();
+    for (let index = 0; index < 50; index += 1) {
+      expect(await coalescer.run(`lifetime-${index}`, async () => index, { runSignal: engineLifetime.signal })).toBe(index);
+    }
+    expect(heldBy(engineLifetime.signal)).toBe(0);
+  });
+
   it('concurrent runs of one key on two instances cause one execution; the others read its result', async () => {
     const store = sharedStore();
     const first = createRedisFetchCoalescer({ client: await readyClient(), lockTtlMs: 2000 });

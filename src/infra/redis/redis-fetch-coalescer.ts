@@ -14,6 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { createInProcessCoalescer, type InProcessCoalescer } from '../../domain/lookup/coalescer.js';
 import type { CoalesceOptions } from '../../domain/ports/coalescer.js';
 import type { RedisClient } from './redis-client.js';
+import { anySignal } from '../../domain/abort-signals.js';
 import { sleepUnlessAborted } from '../abortable-sleep.js';
 
 export interface RedisFetchCoalescerOptions {
@@ -85,28 +86,33 @@ export function createRedisFetchCoalescer(options: RedisFetchCoalescerOptions): 
     sequence = (sequence + 1) % Number.MAX_SAFE_INTEGER;
     const token = `${instanceId}:${sequence}`;
     // The work gets the run's signal alone; the waiting for others is also cut by its bound.
-    const signal = AbortSignal.any([runSignal, AbortSignal.timeout(maxWaitMs)]);
-    for (;;) {
-      if (signal.aborted) throw signal.reason;
-      // The lock and the look at the shared cache go out together, the lock first on the same
-      // connection: when the lock is ours, the previous holder's cache write (made before its
-      // release) is already visible to the read that follows.
-      const [attempt, settled] = await Promise.all([tryLock(lockKey, token), readSettledSafely(readSettled)]);
-      if (settled !== undefined) {
-        if (attempt === 'acquired') release(lockKey, token);
-        return settled;
-      }
-      if (attempt === 'unavailable') return work(runSignal);
-      if (attempt === 'acquired') {
-        const stopRenewing = keepRenewing(lockKey, token);
-        try {
-          return await work(runSignal);
-        } finally {
-          stopRenewing();
-          release(lockKey, token);
+    // Released when this run is over: the run's signal lives as long as the engine (abort-signals.ts).
+    const { signal, release: releaseSignal } = anySignal([runSignal, AbortSignal.timeout(maxWaitMs)]);
+    try {
+      for (;;) {
+        if (signal.aborted) throw signal.reason;
+        // The lock and the look at the shared cache go out together, the lock first on the same
+        // connection: when the lock is ours, the previous holder's cache write (made before its
+        // release) is already visible to the read that follows.
+        const [attempt, settled] = await Promise.all([tryLock(lockKey, token), readSettledSafely(readSettled)]);
+        if (settled !== undefined) {
+          if (attempt === 'acquired') release(lockKey, token);
+          return settled;
         }
+        if (attempt === 'unavailable') return work(runSignal);
+        if (attempt === 'acquired') {
+          const stopRenewing = keepRenewing(lockKey, token);
+          try {
+            return await work(runSignal);
+          } finally {
+            stopRenewing();
+            release(lockKey, token);
+          }
+        }
+        if (!(await sleepUnlessAborted(pollIntervalMs / 2 + Math.random() * pollIntervalMs, signal))) throw signal.reason;
       }
-      if (!(await sleepUnlessAborted(pollIntervalMs / 2 + Math.random() * pollIntervalMs, signal))) throw signal.reason;
+    } finally {
+      releaseSignal();
     }
   }
 
