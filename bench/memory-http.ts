@@ -288,7 +288,7 @@ if (import.meta.url === `file://${process.argv[1] ?? ''}`) {
     beforeStop: async (pid) => {
       if (probe === undefined) return;
       process.kill(pid, 'SIGUSR2');
-      await new Promise((resolve) => setTimeout(resolve, 3000));
+      await new Promise((resolve) => setTimeout(resolve, Number(process.env.MEMORY_PROBE_WAIT_MS ?? 3000)));
     },
   }).then(
     (figures) => process.stdout.write(`${JSON.stringify(figures)}\n`),

@@ -224,7 +224,7 @@ describe('front cache: what it holds', () => {
             if (fresh === undefined) return;
             expect(entry.freshUntilMs).toBe(fresh.freshUntilMs);
             const body = entry[s.route];
-            if (body !== undefined) expect(JSON.parse(body.text)).toEqual(expectedBody(s.route, r.parsed, fresh.result));
+            if (body !== undefined) expect(JSON.parse(body.identity.toString('utf8'))).toEqual(expectedBody(s.route, r.parsed, fresh.result));
           }
           if (answer.headers.etag !== undefined) {
             servedFromFront += 1;

@@ -2,11 +2,12 @@
 // and their decoded objects, the front cache's bodies with their gzip and brotli forms and the
 // result they are built from, remembered spellings with their parse, hash and `/info` body,
 // and the parser's memo. Each kind is checked for what it is charged and for its bound.
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { encodeCachedResult } from './entry-codec.js';
 import { createMemorySourceCache, decodedCost, DECODED_SHARE, entryCost } from './memory-cache.js';
 import { cacheBudgetOf } from './cache-budget.js';
-import { BODY_OVERHEAD_BYTES, createFrontCache, encodeBody, FRONT_ENTRY_OVERHEAD_BYTES, objectCost, SPELLING_OVERHEAD_BYTES, textBytes } from '../../http/front-cache.js';
+import { BODY_OVERHEAD_BYTES, COMPRESSION_THRESHOLD_BYTES, createFrontCache, encodeBody, FRONT_ENTRY_OVERHEAD_BYTES, objectCost, SPELLING_OVERHEAD_BYTES } from '../../http/front-cache.js';
 import { memoCost, memoizeParser } from '../../domain/numbering/memoize-parser.js';
 import type { CachedSourceResult } from '../../domain/ports/source-cache.js';
 import type { LookupResult } from '../../domain/lookup/types.js';
@@ -75,12 +76,23 @@ describe('front cache', () => {
     const body = encodeBody(text);
     expect(body.gzip?.length).toBeGreaterThan(0);
     expect(body.br?.length).toBeGreaterThan(0);
-    expect(body.bytes).toBe(textBytes(text) + (body.gzip?.length ?? 0) + (body.br?.length ?? 0) + body.etag.length + BODY_OVERHEAD_BYTES);
+    expect(body.bytes).toBe(Buffer.byteLength(text) + (body.gzip?.length ?? 0) + (body.br?.length ?? 0) + body.etag.length + BODY_OVERHEAD_BYTES);
   });
 
-  it('counts a string with a character beyond Latin-1 at two bytes per character, as V8 holds it', () => {
-    expect(textBytes('abcé')).toBe(4);
-    expect(textBytes('abc’')).toBe(8);
+  it('holds its forms in one block of memory of exactly their size, so what is charged is what is kept', () => {
+    // zlib's output is a slice of a 16 KiB buffer and Buffer.from's a slice of an 8 KiB pool:
+    // held as they came, a body of 1 KiB kept 16 KiB.
+    for (const text of [bigBody(5), 'short body, under the compression threshold', 'accents: é’']) {
+      const body = encodeBody(text);
+      expect(body.identity.toString('utf8')).toBe(text);
+      const forms = [body.identity, body.gzip, body.br].filter((form) => form !== undefined);
+      expect(forms).toHaveLength(Buffer.byteLength(text) >= COMPRESSION_THRESHOLD_BYTES ? 3 : 1);
+      expect(forms.every((form) => form.buffer === body.identity.buffer)).toBe(true);
+      expect(body.identity.buffer.byteLength).toBe(forms.reduce((total, form) => total + form.length, 0));
+    }
+    const compressed = encodeBody(bigBody(6));
+    expect(gunzipSync(compressed.gzip ?? Buffer.alloc(0)).toString('utf8')).toBe(bigBody(6));
+    expect(brotliDecompressSync(compressed.br ?? Buffer.alloc(0)).toString('utf8')).toBe(bigBody(6));
   });
 
   it('charges an entry its key, the result it is built from and every body filled in', () => {
