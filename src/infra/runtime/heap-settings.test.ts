@@ -7,7 +7,6 @@ describe('heap settings', () => {
   // V8's flags are the process's: the unit workers are shared, so V8's defaults come back.
   afterAll(() => {
     setFlagsFromString('--heap-growing-percent=0');
-    setFlagsFromString('--semi-space-growth-factor=2');
   });
 
   it('are left at V8 defaults when V8_HEAP_DEFAULTS is true, as the configuration reads it', () => {
