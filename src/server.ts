@@ -2,8 +2,6 @@
 // down gracefully on SIGTERM/SIGINT (stop accepting, finish in-flight requests, then exit,
 // or exit anyway when SHUTDOWN_GRACE_MS runs out). With WORKERS > 1 it becomes the cluster
 // primary (cluster.ts) and each forked worker runs this same entry as a server.
-// First, for its side effect: the heap settings that bound memory, before any module loads.
-import './infra/runtime/apply-heap-settings.js';
 import cluster from 'node:cluster';
 import { destination as pinoDestination, pino } from 'pino';
 import { ConfigError, loadConfig, type Config } from './config/config.js';
@@ -12,6 +10,7 @@ import { createServiceDependencies } from './composition.js';
 import { runPrimary } from './cluster.js';
 import { startMetricsServer, type MetricsServer } from './http/plugins/metrics.js';
 import { startIdleCompaction } from './infra/runtime/idle-compaction.js';
+import { setHeapGrowthForChurn } from './infra/runtime/heap-settings.js';
 
 /** Log lines are written in batches of about this many bytes (when stdout is not a terminal). */
 export const LOG_BATCH_BYTES = 8192;
@@ -44,12 +43,14 @@ export async function startServer(config: Config): Promise<{ close: () => Promis
   if (deps.metrics && config.METRICS_PORT !== undefined) {
     metricsServer = await startMetricsServer({ registry: deps.metrics.registry, render: deps.metrics.render, port: config.METRICS_PORT, host: config.HOST });
   }
-  // With the heap settings (not V8_HEAP_DEFAULTS): what cache churn left fragmented is given
-  // back once the API is quiet (docs/cache.md).
+  // Unless V8_HEAP_DEFAULTS: the old generation's growth is bounded while the caches churn, and
+  // what the churn left fragmented is given back once the API is quiet (docs/cache.md).
   const compaction = config.V8_HEAP_DEFAULTS
     ? undefined
     : startIdleCompaction({
         activity: () => app.overload.admitted(),
+        churn: () => deps.cacheWrites(),
+        onChurning: setHeapGrowthForChurn,
         onCompacted: (report) => {
           deps.metrics?.recordHeapCompaction();
           logger.debug({ freedMiB: Math.round((report.freeBefore - report.freeAfter) / 10485.76) / 100, durationMs: Math.round(report.durationMs) }, 'heap compacted while quiet');

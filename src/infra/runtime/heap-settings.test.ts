@@ -1,6 +1,6 @@
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { afterAll, describe, expect, it } from 'vitest';
-import { applyHeapSettings, HEAP_FLAGS } from './heap-settings.js';
+import { heapGrowthFlag, HEAP_GROWING_PERCENT, setHeapGrowthForChurn } from './heap-settings.js';
 import { loadConfig } from '../../config/config.js';
 
 describe('heap settings', () => {
@@ -9,15 +9,20 @@ describe('heap settings', () => {
     setFlagsFromString('--heap-growing-percent=0');
   });
 
-  it('are left at V8 defaults when V8_HEAP_DEFAULTS is true, as the configuration reads it', () => {
-    expect(applyHeapSettings({ V8_HEAP_DEFAULTS: 'true' })).toEqual([]);
-    expect(loadConfig({ V8_HEAP_DEFAULTS: 'true' }).V8_HEAP_DEFAULTS).toBe(true);
+  it('bound the old generation\'s growth while the caches churn, and give V8 its own back otherwise', () => {
+    expect(heapGrowthFlag(true)).toBe(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
+    expect(heapGrowthFlag(false)).toBe('--heap-growing-percent=0');
   });
 
-  it('apply the growth settings otherwise, without touching the heap limit', () => {
+  it('are switched at run time without touching the heap limit', () => {
     const limit = getHeapStatistics().heap_size_limit;
-    expect(applyHeapSettings({})).toEqual(HEAP_FLAGS);
-    expect(applyHeapSettings({ V8_HEAP_DEFAULTS: 'false' })).toEqual(HEAP_FLAGS);
+    setHeapGrowthForChurn(true);
+    setHeapGrowthForChurn(false);
     expect(getHeapStatistics().heap_size_limit).toBe(limit);
+  });
+
+  it('are turned off by V8_HEAP_DEFAULTS=true, as the configuration reads it', () => {
+    expect(loadConfig({ V8_HEAP_DEFAULTS: 'true' }).V8_HEAP_DEFAULTS).toBe(true);
+    expect(loadConfig({}).V8_HEAP_DEFAULTS).toBe(false);
   });
 });

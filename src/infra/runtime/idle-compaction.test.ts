@@ -7,10 +7,16 @@ const MIB = 1024 * 1024;
 function harness(options: { unused?: number } = {}) {
   let clock = 0;
   let activity = 0;
+  let writes = 0;
   let unused = options.unused ?? 20 * MIB;
   const reports: CompactionReport[] = [];
+  const churning: boolean[] = [];
   const idle = startIdleCompaction({
+    onChurning: (now) => churning.push(now),
+    churningWritesPerCheck: 30,
     activity: () => activity,
+    churn: () => writes,
+    minChurn: 150,
     quietMs: 2000,
     checkMs: 60_000,
     minFreeBytes: 4 * MIB,
@@ -24,7 +30,19 @@ function harness(options: { unused?: number } = {}) {
   return {
     idle,
     reports,
-    request: () => (activity += 1),
+    churning,
+    /** Cold lookups: requests whose cache writes are worth a compaction once quiet. */
+    request: () => {
+      activity += 1;
+      writes += 200;
+    },
+    /** Fewer cold lookups: 100 entries written, under the threshold alone. */
+    fewWrites: () => {
+      activity += 1;
+      writes += 100;
+    },
+    /** A request answered from the caches: nothing written. */
+    cachedRequest: () => (activity += 1),
     advance: (ms: number) => {
       clock += ms;
       idle.check();
@@ -70,6 +88,43 @@ describe('idle compaction', () => {
     run.advance(1000);
     expect(run.idle.compactions()).toBe(2);
     run.idle.stop();
+  });
+
+  it('does not run after requests that wrote little to the caches (answers served from them); writes add up over quiet periods', () => {
+    const run = harness();
+    for (let tick = 0; tick < 50; tick += 1) run.cachedRequest();
+    run.advance(1000);
+    run.advance(2000);
+    expect(run.idle.compactions()).toBe(0);
+    // 100 entries written: not yet worth it.
+    run.fewWrites();
+    run.advance(1000);
+    run.advance(2000);
+    expect(run.idle.compactions()).toBe(0);
+    // 200 since the last compaction (none): worth it.
+    run.fewWrites();
+    run.advance(1000);
+    run.advance(2000);
+    expect(run.idle.compactions()).toBe(1);
+    run.idle.stop();
+  });
+
+  it('says when the caches start and stop churning (the heap growth is bounded meanwhile), and stops saying it when stopped', () => {
+    const run = harness();
+    run.cachedRequest();
+    run.advance(500);
+    expect(run.churning).toEqual([]);
+    run.request();
+    run.advance(500);
+    run.request();
+    run.advance(500);
+    expect(run.churning).toEqual([true]);
+    run.advance(500);
+    expect(run.churning).toEqual([true, false]);
+    run.request();
+    run.advance(500);
+    run.idle.stop();
+    expect(run.churning).toEqual([true, false, true, false]);
   });
 
   it('never runs while requests keep coming', () => {

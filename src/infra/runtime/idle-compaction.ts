@@ -12,9 +12,13 @@
 //
 // Quiet means no API request (the routes that load shedding counts) for IDLE_COMPACTION_QUIET_MS:
 // health checks and scrapes do not count, so a scraper every 15 s does not keep the heap
-// fragmented. It runs once per quiet period, and only when the old generation holds more than
+// fragmented. It runs at most once per quiet period, and only when it is worth it: the caches
+// churned (at least IDLE_COMPACTION_MIN_CHURN entries written since the last compaction: cold
+// lookups, not answers served from the caches) and the old generation holds more than
 // IDLE_COMPACTION_MIN_FREE_BYTES it does not use. The collection blocks the event loop (tens of
-// ms for a heap of 60 MiB), which a quiet process can spare.
+// ms for a heap of 60 MiB), which a quiet process can spare; it also shrinks the young
+// generation, which then takes a few seconds of traffic to grow back: a process that only
+// serves from its caches between quiet spells (the hot path) is never compacted.
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
@@ -24,6 +28,10 @@ export const IDLE_COMPACTION_QUIET_MS = 2000;
 export const IDLE_COMPACTION_CHECK_MS = 500;
 /** Committed but unused old-generation bytes below which compacting is not worth a pause. */
 export const IDLE_COMPACTION_MIN_FREE_BYTES = 4 * 1024 * 1024;
+/** Cache entries written (three per cold lookup) since the last compaction below which the heap did not churn enough to be worth one. */
+export const IDLE_COMPACTION_MIN_CHURN = 3000;
+/** Cache entries written in one look (every IDLE_COMPACTION_CHECK_MS) from which the caches are churning: 30 is 20 cold lookups a second. */
+export const CHURNING_WRITES_PER_CHECK = 30;
 
 export interface CompactionReport {
   /** Old-generation bytes committed but unused, before. */
@@ -36,6 +44,12 @@ export interface CompactionReport {
 export interface IdleCompactionOptions {
   /** A count that moves with every API request (requests admitted so far). */
   activity: () => number;
+  /** A count of cache entries written so far (the churn that fragments the heap). */
+  churn: () => number;
+  minChurn?: number;
+  /** Called when the caches start churning (true: CHURNING_WRITES_PER_CHECK or more entries written since the last look) and when they stop (heap-settings.ts). */
+  onChurning?: (churning: boolean) => void;
+  churningWritesPerCheck?: number;
   quietMs?: number;
   checkMs?: number;
   minFreeBytes?: number;
@@ -89,6 +103,7 @@ export function compactHeap(): void {
 export function startIdleCompaction(options: IdleCompactionOptions): IdleCompaction {
   const quietMs = options.quietMs ?? IDLE_COMPACTION_QUIET_MS;
   const minFreeBytes = options.minFreeBytes ?? IDLE_COMPACTION_MIN_FREE_BYTES;
+  const minChurn = options.minChurn ?? IDLE_COMPACTION_MIN_CHURN;
   const now = options.now ?? (() => performance.now());
   const unusedOldBytes = options.unusedOldBytes ?? unusedOldSpaceBytes;
   const compact = options.compact ?? compactHeap;
@@ -99,8 +114,19 @@ export function startIdleCompaction(options: IdleCompactionOptions): IdleCompact
   // start-up is left as it is).
   let settledAt = lastActivity;
   let compactions = 0;
+  let churnAtLastCompaction = options.churn();
+  let churnAtLastLook = churnAtLastCompaction;
+  let churning = false;
+  const churningWrites = options.churningWritesPerCheck ?? CHURNING_WRITES_PER_CHECK;
 
   const check = (): void => {
+    const written = options.churn();
+    const nowChurning = written - churnAtLastLook >= churningWrites;
+    churnAtLastLook = written;
+    if (nowChurning !== churning) {
+      churning = nowChurning;
+      options.onChurning?.(churning);
+    }
     const activity = options.activity();
     const at = now();
     if (activity !== lastActivity) {
@@ -110,13 +136,23 @@ export function startIdleCompaction(options: IdleCompactionOptions): IdleCompact
     }
     if (at - quietSince < quietMs || settledAt === activity) return;
     settledAt = activity;
+    const churn = options.churn();
+    if (churn - churnAtLastCompaction < minChurn) return;
     const freeBefore = unusedOldBytes();
     if (freeBefore < minFreeBytes) return;
     compact();
+    churnAtLastCompaction = churn;
     compactions += 1;
     options.onCompacted?.({ freeBefore, freeAfter: unusedOldBytes(), durationMs: now() - at });
   };
   const timer = setInterval(check, options.checkMs ?? IDLE_COMPACTION_CHECK_MS);
   timer.unref();
-  return { check, compactions: () => compactions, stop: () => clearInterval(timer) };
+  return {
+    check,
+    compactions: () => compactions,
+    stop: () => {
+      clearInterval(timer);
+      if (churning) options.onChurning?.(false);
+    },
+  };
 }
