@@ -9,7 +9,7 @@
 //   so shed every request after any start-up pause.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import fp from 'fastify-plugin';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { ApiError } from '../errors.js';
 import { routeFeatures } from '../route-config.js';
 import { hooksOf } from './request-context.js';
@@ -39,19 +39,21 @@ export const overloadPlugin = fp(
       inFlight -= 1;
     };
     let eventLoopDelayMs = 0;
-    const shed = async (_request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    // Callback style: nothing here waits, so no promise is made per request.
+    const shed = (_request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
       if (inFlight >= options.maxInFlight) {
         options.onShed?.('in_flight');
-        throw new ApiError('overloaded', 'Too many requests in progress; retry shortly.', undefined, RETRY_AFTER);
+        return done(new ApiError('overloaded', 'Too many requests in progress; retry shortly.', undefined, RETRY_AFTER));
       }
       if (options.maxEventLoopDelayMs > 0 && eventLoopDelayMs > options.maxEventLoopDelayMs) {
         options.onShed?.('event_loop');
-        throw new ApiError('overloaded', 'Service under pressure; retry shortly.', undefined, RETRY_AFTER);
+        return done(new ApiError('overloaded', 'Service under pressure; retry shortly.', undefined, RETRY_AFTER));
       }
       inFlight += 1;
       admitted += 1;
       // 'close' is emitted once per response, so `on` (no wrapper closure) is enough.
       reply.raw.on('close', release);
+      done();
     };
     app.addHook('onRoute', (route) => {
       if (routeFeatures(route.config).shed) route.onRequest = [...hooksOf(route.onRequest), shed];
