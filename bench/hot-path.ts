@@ -1,8 +1,10 @@
 // Hot path: cached lookups through the real server process, next to a bare Fastify server that
-// answers the same bodies from memory (the same brotli bytes for a client asking br), both
-// pinned to core 0 and driven in turn by autocannon pinned to core 1, in the same run. The real
-// server logs at info to a file, as in production. Two modes per route:
-// - closed loop (10 connections, as fast as the server answers): the requests/s ratio;
+// answers the same bodies from memory (the same brotli bytes for a client asking br) and the
+// ceiling (that server plus an access line and metrics), all pinned to core 0 and driven in turn
+// by wrk (autocannon, with a warning, when wrk is missing) pinned to core 1, in the same run. The
+// real server logs at info to a file, as in production. Two modes per route:
+// - closed loop (10 connections, as fast as the server answers): the requests/s ratios, the
+//   median of three rounds, each with freshly started processes of the three servers;
 // - open loop (a fixed rate, the same for both servers, half of what the real server sustained
 //   closed-loop, over 32 connections): p50/p99 latency, so a stall shows in the tail instead of
 //   slowing the load generator down.
@@ -133,15 +135,21 @@ function failuresNote(server: string, route: string, mode: string, result: LoadR
   return result.failures > 0 ? [`${server} ${route} ${mode}: ${result.failures} of ${result.requests} answers were not 2xx or failed.`] : [];
 }
 
-export async function benchHotPath(options: HotPathOptions = {}): Promise<BenchSection> {
-  const durationSeconds = options.durationSeconds ?? Number(process.env.BENCH_DURATION_S ?? 10);
-  const warmupSeconds = Math.max(1, Math.round(durationSeconds / 3));
-  const upstreams = await startFixtureUpstreams();
-  const workDirectory = mkdtempSync(join(tmpdir(), 'phone-rep-bench-'));
+/** One set of the servers compared: the real server (warmed), the bare floor and the ceiling, each a fresh process. */
+interface ServerSet {
+  realUrl: string;
+  bareUrl: string;
+  ceilingUrl: string;
+  logFile: string;
+  stop(): Promise<void>;
+}
+
+async function startServerSet(upstreams: FixtureUpstreams, workDirectory: string, index: number): Promise<{ set: ServerSet; bodies: WarmBodies }> {
   const running: RunningProcess[] = [];
+  const stop = () => Promise.all(running.map((process) => process.stop())).then(() => undefined);
   try {
     const realPort = await findFreePort();
-    const logFile = join(workDirectory, 'server.log');
+    const logFile = join(workDirectory, `server-${index}.log`);
     const real = startBuiltServer(SERVER_CORE, {
       ...upstreams.env,
       PORT: String(realPort),
@@ -155,9 +163,7 @@ export async function benchHotPath(options: HotPathOptions = {}): Promise<BenchS
     const realUrl = `http://127.0.0.1:${realPort}`;
     await waitUntilAnswering(`${realUrl}/health`, real);
     const bodies = await warmRealServer(realUrl);
-    const upstreamRequestsAfterWarmup = countUpstreamRequests(upstreams);
-
-    const bodiesFile = join(workDirectory, 'bodies.json');
+    const bodiesFile = join(workDirectory, `bodies-${index}.json`);
     writeFileSync(bodiesFile, JSON.stringify(bodies));
     const barePort = await findFreePort();
     const bare = startNodeScript(SERVER_CORE, 'bench/bare-server.ts', { PORT: String(barePort), BARE_BODIES_FILE: bodiesFile });
@@ -166,13 +172,37 @@ export async function benchHotPath(options: HotPathOptions = {}): Promise<BenchS
     await waitUntilAnswering(`${bareUrl}/health`, bare);
     // The ceiling: the bare server plus one access log line, a counter and a histogram and two headers.
     const ceilingPort = await findFreePort();
-    const ceiling = startNodeScript(SERVER_CORE, 'bench/bare-server.ts', { PORT: String(ceilingPort), BARE_BODIES_FILE: bodiesFile, CEILING_LOG_FILE: join(workDirectory, 'ceiling.log') });
+    const ceiling = startNodeScript(SERVER_CORE, 'bench/bare-server.ts', { PORT: String(ceilingPort), BARE_BODIES_FILE: bodiesFile, CEILING_LOG_FILE: join(workDirectory, `ceiling-${index}.log`) });
     running.push(ceiling);
     const ceilingUrl = `http://127.0.0.1:${ceilingPort}`;
     await waitUntilAnswering(`${ceilingUrl}/health`, ceiling);
+    return { set: { realUrl, bareUrl, ceilingUrl, logFile, stop }, bodies };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+export async function benchHotPath(options: HotPathOptions = {}): Promise<BenchSection> {
+  const durationSeconds = options.durationSeconds ?? Number(process.env.BENCH_DURATION_S ?? 10);
+  const warmupSeconds = Math.max(1, Math.round(durationSeconds / 3));
+  const upstreams = await startFixtureUpstreams();
+  const workDirectory = mkdtempSync(join(tmpdir(), 'phone-rep-bench-'));
+  const running: RunningProcess[] = [];
+  const sets: ServerSet[] = [];
+  try {
+    // One set of fresh processes per round. Two processes running the same code on this machine
+    // answer at rates up to ±15 % apart, steadily for their whole life (four ceiling processes
+    // side by side: 37.6–49.8 µs of CPU per answer), so a ratio of one process to another is
+    // partly luck: each round draws new processes and the median of the rounds is reported.
+    const first = await startServerSet(upstreams, workDirectory, 0);
+    sets.push(first.set);
+    const bodies = first.bodies;
+    const upstreamRequestsAfterWarmup = countUpstreamRequests(upstreams);
+    let upstreamRequestsWarming = 0;
     // The load generator's own ceiling: node:http sending the full report's bytes, no framework.
     const trivialPort = await findFreePort();
-    const trivial = startNodeScript(SERVER_CORE, 'bench/bare-server.ts', { PORT: String(trivialPort), BARE_BODIES_FILE: bodiesFile, TRIVIAL: '1' });
+    const trivial = startNodeScript(SERVER_CORE, 'bench/bare-server.ts', { PORT: String(trivialPort), BARE_BODIES_FILE: join(workDirectory, 'bodies-0.json'), TRIVIAL: '1' });
     running.push(trivial);
     const trivialUrl = `http://127.0.0.1:${trivialPort}`;
     await waitUntilAnswering(`${trivialUrl}/health`, trivial);
@@ -181,31 +211,45 @@ export async function benchHotPath(options: HotPathOptions = {}): Promise<BenchS
     await runLoad({ url: `${trivialUrl}${FULL_PATH}`, core: LOAD_CORE, connections: CLOSED_LOOP_CONNECTIONS, durationSeconds: warmupSeconds });
     for (let round = 0; round < CLOSED_LOOP_ROUNDS; round += 1) trivialRuns.push(await runLoad({ url: `${trivialUrl}${FULL_PATH}`, core: LOAD_CORE, connections: CLOSED_LOOP_CONNECTIONS, durationSeconds }));
     const trivialClosed = medianRun(trivialRuns);
+    await trivial.stop();
+    running.splice(running.indexOf(trivial), 1);
+
+    const notCompressed = ROUTES.filter((route) => route.headers === BR && (route.path === FULL_PATH ? bodies.fullBr : bodies.scoreBr) === undefined);
+    const measured = ROUTES.filter((route) => !notCompressed.includes(route));
+    const load = (route: RouteBench, base: string, mode: { connections: number; durationSeconds: number; overallRate?: number }) =>
+      runLoad({ url: `${base}${route.path}`, core: LOAD_CORE, ...mode, ...(route.headers === undefined ? {} : { headers: route.headers }) });
+    // Closed loop: per round, a set of fresh processes; per route, each server warmed (JIT,
+    // caches), then measured once, interleaved, so a burst of noise moves one run, not the ratio.
+    const closedRuns = new Map<RouteBench, Array<{ real: LoadResult; bare: LoadResult; ceiling: LoadResult }>>(measured.map((route) => [route, []]));
+    for (let round = 0; round < CLOSED_LOOP_ROUNDS; round += 1) {
+      const beforeWarming = countUpstreamRequests(upstreams);
+      const set = round === 0 ? first.set : (await startServerSet(upstreams, workDirectory, round)).set;
+      if (round > 0) sets.push(set);
+      // A fresh real server fetches the benched number once while warming: not a measured run's.
+      upstreamRequestsWarming += countUpstreamRequests(upstreams) - beforeWarming;
+      for (const route of measured) {
+        for (const base of [set.realUrl, set.bareUrl, set.ceilingUrl]) await load(route, base, { connections: CLOSED_LOOP_CONNECTIONS, durationSeconds: warmupSeconds });
+        const closed = { connections: CLOSED_LOOP_CONNECTIONS, durationSeconds };
+        closedRuns.get(route)?.push({ real: await load(route, set.realUrl, closed), bare: await load(route, set.bareUrl, closed), ceiling: await load(route, set.ceilingUrl, closed) });
+      }
+      // The last set stays up for the open-loop runs.
+      if (round < CLOSED_LOOP_ROUNDS - 1) await set.stop();
+    }
+    const lastSet = sets[sets.length - 1];
+    if (lastSet === undefined) throw new Error('no server set');
+    const realUrl = lastSet.realUrl;
+    const bareUrl = lastSet.bareUrl;
 
     const rows: BenchRow[] = [];
     const notes: string[] = [];
-    const notCompressed = ROUTES.filter((route) => route.headers === BR && (route.path === FULL_PATH ? bodies.fullBr : bodies.scoreBr) === undefined);
-    for (const route of ROUTES) {
-      if (notCompressed.includes(route)) continue;
-      const load = (base: string, mode: { connections: number; durationSeconds: number; overallRate?: number }) =>
-        runLoad({ url: `${base}${route.path}`, core: LOAD_CORE, ...mode, ...(route.headers === undefined ? {} : { headers: route.headers }) });
-      // JIT and caches warm on both servers before anything is measured.
-      await load(realUrl, { connections: CLOSED_LOOP_CONNECTIONS, durationSeconds: warmupSeconds });
-      await load(bareUrl, { connections: CLOSED_LOOP_CONNECTIONS, durationSeconds: warmupSeconds });
-      await load(ceilingUrl, { connections: CLOSED_LOOP_CONNECTIONS, durationSeconds: warmupSeconds });
-      // Interleaved rounds, the median of each server's: a burst of noise on this shared machine
-      // then moves one round of one server, not the ratio.
-      const rounds: Array<{ real: LoadResult; bare: LoadResult; ceiling: LoadResult }> = [];
-      for (let round = 0; round < CLOSED_LOOP_ROUNDS; round += 1) {
-        const closed = { connections: CLOSED_LOOP_CONNECTIONS, durationSeconds };
-        rounds.push({ real: await load(realUrl, closed), bare: await load(bareUrl, closed), ceiling: await load(ceilingUrl, closed) });
-      }
+    for (const route of measured) {
+      const rounds = closedRuns.get(route) ?? [];
       const realClosed = medianRun(rounds.map((one) => one.real));
       const bareClosed = medianRun(rounds.map((one) => one.bare));
       const ceilingClosed = medianRun(rounds.map((one) => one.ceiling));
       const rate = Math.max(100, realClosed.requestsPerSecond * OPEN_LOOP_RATE_SHARE);
-      const realOpen = await load(realUrl, { connections: OPEN_LOOP_CONNECTIONS, durationSeconds, overallRate: rate });
-      const bareOpen = await load(bareUrl, { connections: OPEN_LOOP_CONNECTIONS, durationSeconds, overallRate: rate });
+      const realOpen = await load(route, realUrl, { connections: OPEN_LOOP_CONNECTIONS, durationSeconds, overallRate: rate });
+      const bareOpen = await load(route, bareUrl, { connections: OPEN_LOOP_CONNECTIONS, durationSeconds, overallRate: rate });
 
       const ratio = realClosed.requestsPerSecond / bareClosed.requestsPerSecond;
       const ceilingRatio = realClosed.requestsPerSecond / ceilingClosed.requestsPerSecond;
@@ -256,12 +300,12 @@ export async function benchHotPath(options: HotPathOptions = {}): Promise<BenchS
       value: `${formatNumber(trivialClosed.requestsPerSecond)} requests/s`,
       ...(bareFull?.baseline === undefined ? {} : { baseline: `bare Fastify full report: ${bareFull.baseline.split(' ')[0] ?? ''}` }),
     });
-    const upstreamRequestsDuringRuns = countUpstreamRequests(upstreams) - upstreamRequestsAfterWarmup;
-    const logBytes = statSync(logFile).size;
+    const upstreamRequestsDuringRuns = countUpstreamRequests(upstreams) - upstreamRequestsAfterWarmup - upstreamRequestsWarming;
+    const logBytes = sets.reduce((sum, set) => sum + statSync(set.logFile).size, 0);
     for (const route of notCompressed) notes.push(`${route.name}: not run, the body is under the compression threshold (${Buffer.byteLength(route.path === FULL_PATH ? bodies.full : bodies.score)} bytes), so br is never sent.`);
     notes.unshift(
       canPinCores()
-        ? `Servers pinned to core ${SERVER_CORE} (taskset), the load generator to core ${LOAD_CORE}; closed loop driven by ${generator === 'wrk' ? "Debian's wrk (1 thread)" : 'autocannon (WARNING: wrk is not installed; autocannon on one core may set the pace itself)'}, open loop by autocannon at a fixed rate; each measured run ${durationSeconds} s after a ${warmupSeconds} s warm-up; closed-loop figures are the median of ${CLOSED_LOOP_ROUNDS} interleaved runs per server.`
+        ? `Servers pinned to core ${SERVER_CORE} (taskset), the load generator to core ${LOAD_CORE}; closed loop driven by ${generator === 'wrk' ? "Debian's wrk (1 thread)" : 'autocannon (WARNING: wrk is not installed; autocannon on one core may set the pace itself)'}, open loop by autocannon at a fixed rate; each measured run ${durationSeconds} s after a ${warmupSeconds} s warm-up; closed-loop figures are the median of ${CLOSED_LOOP_ROUNDS} rounds, each with freshly started processes of the three servers measured in turn (two processes of the same code differ by up to ±15 % here for their whole life, so one pair of processes would make the ratio partly luck); open loop on the last round's processes.`
         : `taskset or a second core is missing: servers and the load generator (${generator}) were NOT pinned, so they shared cores; each run ${durationSeconds} s.`,
       `Real server: \`node dist/server.js\` (what \`npm start\` runs) with RATE_LIMIT_MAX=0, LOG_LEVEL=info (one log line per request, written to a file as in production: ${formatNumber(logBytes / 1024 / 1024, 1)} MiB over the runs), memory cache warmed with one number whose three sources were served by loopback fakes from the adapters' fixtures, then its front-cache entry built.`,
       'Bare floor: the fastest bare Fastify 5 server serving the same bytes (bench/bare-server.ts): a synchronous handler sending a Buffer (the same brotli bytes to a client asking br), no hooks, no parsing, lookup, schema serialisation or logging. The load generator\'s own ceiling (node:http sending the same bytes) is the first row: a floor near it means the generator, not the server, sets the pace.',
@@ -272,7 +316,7 @@ export async function benchHotPath(options: HotPathOptions = {}): Promise<BenchS
     notes.push(...WHAT_LIMITS_THE_HOT_PATH);
     return { title: 'Hot path: cached lookups vs bare Fastify', rows, notes };
   } finally {
-    await Promise.all(running.map((process) => process.stop()));
+    await Promise.all([...running.map((process) => process.stop()), ...sets.map((set) => set.stop())]);
     await upstreams.close();
     rmSync(workDirectory, { recursive: true, force: true });
   }

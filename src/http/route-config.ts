@@ -9,7 +9,7 @@ declare module 'fastify' {
     rateLimit?: boolean;
     /** Refused with 503 when MAX_IN_FLIGHT or the event-loop delay says the process is full. */
     shed?: boolean;
-    /** Answers carry the public-API CORS headers; OPTIONS answers a preflight. */
+    /** Answers to a request with `Origin` carry the public-API CORS headers; OPTIONS answers a preflight. */
     cors?: boolean;
     /** The error a schema validation failure of the path parameters becomes (default bad_request). */
     paramsError?: ErrorCode;
@@ -32,3 +32,12 @@ export function routeFeatures(config: unknown): RouteFeatures {
     paramsError: given.paramsError ?? 'bad_request',
   };
 }
+
+/**
+ * A CORS route's answers differ by whether the request carried `Origin` (the CORS headers are
+ * sent only then), so every answer a cache may keep says so: the phone routes' answers
+ * (`VARY_ON_CODING_AND_ORIGIN`, one header naming both). Problems and `/health` are `no-store`:
+ * no cache keeps them.
+ */
+export const VARY_ON_ORIGIN = 'Origin';
+export const VARY_ON_CODING_AND_ORIGIN = 'Accept-Encoding, Origin';

@@ -330,6 +330,7 @@ const reputation = { 'X-Reputation-Score': ReputationScoreHeader, 'X-Reputation-
 
 // HTTP caching and compression of API answers (docs/hot-path.md).
 const NoStoreHeader = { type: 'string', const: 'no-store', description: 'Problems are never cached.', 'x-required': true };
+const LiveNoStoreHeader = { type: 'string', const: 'no-store', description: 'A liveness answer is about this moment: never cached.', 'x-required': true };
 const ApiCacheControlHeader = {
   type: 'string',
   pattern: '^(?:no-store|public, max-age=[0-9]+)$',
@@ -348,7 +349,12 @@ const EtagHeader = {
   pattern: '^W/"[A-Za-z0-9_-]+"$',
   description: 'Weak validator of the answer (the same for every content coding); send it back in If-None-Match to get 304 while it holds. Sent on answers held by the front cache and on `/info`.',
 };
-const VaryHeader = { type: 'string', const: 'Accept-Encoding', description: 'The body depends on the request’s Accept-Encoding.', 'x-required': true };
+const VaryHeader = {
+  type: 'string',
+  const: 'Accept-Encoding, Origin',
+  description: 'The body depends on the request’s Accept-Encoding, and the CORS headers on whether it carried Origin (they are sent only then).',
+  'x-required': true,
+};
 const cachedApi = (cacheControl: object) => ({ 'Cache-Control': cacheControl, ETag: EtagHeader, Vary: VaryHeader, 'Content-Encoding': ContentEncodingHeader });
 const notModified = (cacheControl: object, extra: Record<string, object> = {}) => ({
   description: 'The client’s copy (If-None-Match) is still the answer: no body.',
@@ -647,7 +653,7 @@ export const routeSchemas = {
     description: 'Always 200 while the process serves; never rate limited and never calls an upstream.',
     tags: ['service'],
     response: {
-      200: jsonResponse('The service is up.', HealthSchema, { status: 'ok', uptime: 3600.5, timestamp: '2026-11-22T03:00:00.000Z' }, {}),
+      200: jsonResponse('The service is up.', HealthSchema, { status: 'ok', uptime: 3600.5, timestamp: '2026-11-22T03:00:00.000Z' }, { 'Cache-Control': LiveNoStoreHeader }),
       400: badRequestOutsidePhoneRoutes,
       405: methodNotAllowed({}),
       503: unavailableWhileClosing,

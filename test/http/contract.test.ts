@@ -162,6 +162,35 @@ describe('contract: phone endpoints with every source answering', () => {
     expect(preflight.headers.get('access-control-allow-methods')).toBe('GET, HEAD');
   });
 
+  it('sends the CORS headers only to a request with Origin, and tells caches that answers depend on it', async () => {
+    for (const path of ['/api/phone/0612345678', '/api/phone/0612345678/score', '/api/phone/0612345678/info', '/api/phone/0612345678/verdict']) {
+      // Twice: the second answer comes from the front cache.
+      for (const round of [1, 2]) {
+        const plain = await fetch(`${server.baseUrl}${path}`);
+        await plain.arrayBuffer();
+        expect(plain.status, `${path} #${round}`).toBe(200);
+        expect(plain.headers.get('access-control-allow-origin'), `${path} #${round}`).toBeNull();
+        expect(plain.headers.get('access-control-expose-headers'), `${path} #${round}`).toBeNull();
+        expect(plain.headers.get('vary'), `${path} #${round}`).toBe('Accept-Encoding, Origin');
+        const fromPage = await fetch(`${server.baseUrl}${path}`, { headers: { origin: 'https://crm.example.org' } });
+        await fromPage.arrayBuffer();
+        expect(fromPage.headers.get('access-control-allow-origin'), `${path} #${round}`).toBe('*');
+        expect(fromPage.headers.get('access-control-expose-headers'), `${path} #${round}`).toContain('X-Request-Id');
+        expect(fromPage.headers.get('vary'), `${path} #${round}`).toBe('Accept-Encoding, Origin');
+      }
+    }
+    // Answers no cache keeps (problems, /health: no-store) need no Vary; they still carry CORS for a page.
+    const problem = await fetch(`${server.baseUrl}/api/phone/12ab`, { headers: { origin: 'https://crm.example.org' } });
+    await problem.arrayBuffer();
+    expect(problem.status).toBe(400);
+    expect(problem.headers.get('cache-control')).toBe('no-store');
+    expect(problem.headers.get('access-control-allow-origin')).toBe('*');
+    const health = await fetch(`${server.baseUrl}/health`);
+    await health.arrayBuffer();
+    expect(health.headers.get('cache-control')).toBe('no-store');
+    expect(health.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
   it('answers /health without envelope: status ok, uptime in seconds, ISO timestamp (rule 6)', async () => {
     const answer = await get(server, '/health');
     expect(answer.status).toBe(200);

@@ -59,7 +59,7 @@ describe('the text routes (/verdict, /cid)', () => {
     expect(answer.headers.get('content-type')).toBe('text/plain; charset=utf-8');
     expect(answer.headers.get('x-reputation-score')).toBe(score);
     expect(answer.headers.get('x-reputation-risk')).toBe(risk);
-    expect(answer.headers.get('vary')).toBe('Accept-Encoding');
+    expect(answer.headers.get('vary')).toBe('Accept-Encoding, Origin');
   }
 
   it.each([
@@ -161,7 +161,7 @@ describe('the text routes, cached: front cache, ETag, 304 and compression', () =
     expect(etag).toMatch(/^W\/"[A-Za-z0-9_-]+"$/);
     // Far below the compression threshold: sent as it is, still varying on Accept-Encoding.
     expect(cached.headers.get('content-encoding')).toBeNull();
-    expect(cached.headers.get('vary')).toBe('Accept-Encoding');
+    expect(cached.headers.get('vary')).toBe('Accept-Encoding, Origin');
     expect(cached.headers.get('x-reputation-score')).toBe('8');
     const notModified = await getText(server, path, { 'if-none-match': etag ?? '' });
     expect(notModified.status).toBe(304);

@@ -1,5 +1,6 @@
 // What every answer carries and every request must be before any work is done for it: the
-// request id header, the public-API CORS headers on routes whose config asks for them, and the
+// request id header, the public-API CORS headers on routes whose config asks for them (for a
+// request that carries `Origin`, as every cross-origin request from a browser does), and the
 // edge rules of the error contract (URL length, header count, exactly one Host, no body on a
 // GET). One onRequest hook per route, chosen when the route is registered.
 import fp from 'fastify-plugin';
@@ -12,6 +13,10 @@ export const CORS_HEADERS = {
   'Access-Control-Allow-Origin': '*',
   'Access-Control-Expose-Headers': 'RateLimit, RateLimit-Policy, Retry-After, X-Request-Id, X-Reputation-Score, X-Reputation-Risk, Preference-Applied',
 };
+const ALLOW_ORIGIN = 'access-control-allow-origin';
+const EXPOSE_HEADERS = 'access-control-expose-headers';
+const ALLOW_ORIGIN_VALUE = CORS_HEADERS['Access-Control-Allow-Origin'];
+const EXPOSE_HEADERS_VALUE = CORS_HEADERS['Access-Control-Expose-Headers'];
 
 export const MAX_URL_LENGTH = 2048;
 /** Node is told to keep one header more than this (maxHeadersCount), so an excess is visible. */
@@ -49,13 +54,16 @@ export const requestContextPlugin = fp(
     });
     // Callback style: nothing here waits, so no promise is made per request.
     const plain: onRequestHookHandler = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
-      reply.header('X-Request-Id', request.id);
+      reply.header('x-request-id', request.id);
       if (closing) return done(shuttingDown(reply));
       done(edgeViolation(request));
     };
+    // Only a request with `Origin` is a CORS request (Fetch standard): a browser sends it on
+    // every cross-origin call, a PBX or a curl does not, and its answer is 190 bytes and two
+    // header fields shorter (a measurable share of a held answer's cost).
     const withCors: onRequestHookHandler = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
-      reply.header('X-Request-Id', request.id);
-      reply.headers(CORS_HEADERS);
+      reply.header('x-request-id', request.id);
+      if (request.headers.origin !== undefined) reply.header(ALLOW_ORIGIN, ALLOW_ORIGIN_VALUE).header(EXPOSE_HEADERS, EXPOSE_HEADERS_VALUE);
       if (closing) return done(shuttingDown(reply));
       done(edgeViolation(request));
     };

@@ -6,10 +6,14 @@ export async function healthRoutes(app: FastifyInstance, options: { startedAtMs:
   app.get(
     '/health',
     { config: { cors: true }, schema: routeSchemas.health },
-    async () => ({
+    async (_request, reply) => {
+      // Never kept by a cache (it is about this moment; and, as a CORS route, its headers depend on Origin).
+      reply.header('cache-control', 'no-store');
+      return {
       status: 'ok' as const,
       uptime: Math.max(0, (Date.now() - options.startedAtMs) / 1000),
       timestamp: new Date().toISOString(),
-    }),
+      };
+    },
   );
 }

@@ -23,6 +23,7 @@ import type { KeyedHasher } from '../../infra/hash.js';
 import { negotiateEncoding, type ContentCoding } from '../encoding.js';
 import { ApiError, invalidNumberError } from '../errors.js';
 import { bodyFor, brotliOptions, COMPRESSION_THRESHOLD_BYTES, encodeBody, type EncodedBody, type FrontCache, type FrontRoute, type NumberMemo } from '../front-cache.js';
+import { VARY_ON_CODING_AND_ORIGIN } from '../route-config.js';
 import { routeSchemas } from '../schemas.js';
 
 export interface PhoneRoutesOptions {
@@ -84,7 +85,7 @@ export function matchesEtag(ifNoneMatch: string | undefined, etag: string): bool
 
 /** Sends a body held as bytes: 304 when the client has it, else the negotiated form. */
 function sendEncoded(request: FastifyRequest, reply: FastifyReply, body: EncodedBody, cacheControl: string, contentType: string = JSON_TYPE): FastifyReply {
-  reply.header('vary', 'Accept-Encoding').header('cache-control', cacheControl).header('etag', body.etag);
+  reply.header('vary', VARY_ON_CODING_AND_ORIGIN).header('cache-control', cacheControl).header('etag', body.etag);
   if (matchesEtag(request.headers['if-none-match'], body.etag)) return reply.code(304).send();
   const chosen = bodyFor(body, negotiateEncoding(request.headers['accept-encoding']));
   if (chosen.coding !== undefined) reply.header('content-encoding', chosen.coding);
@@ -93,7 +94,7 @@ function sendEncoded(request: FastifyRequest, reply: FastifyReply, body: Encoded
 
 /** Sends an answer built for this request alone, compressed on the fly when large enough. */
 async function sendBuilt(request: FastifyRequest, reply: FastifyReply, text: string, cacheControl: string, contentType: string = JSON_TYPE): Promise<FastifyReply> {
-  reply.header('vary', 'Accept-Encoding').header('cache-control', cacheControl).header('content-type', contentType);
+  reply.header('vary', VARY_ON_CODING_AND_ORIGIN).header('cache-control', cacheControl).header('content-type', contentType);
   const coding: ContentCoding | undefined = text.length >= COMPRESSION_THRESHOLD_BYTES ? negotiateEncoding(request.headers['accept-encoding']) : undefined;
   if (coding === undefined) return reply.send(text);
   const identity = Buffer.from(text, 'utf8');
@@ -281,7 +282,11 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
     return lookupService.lookup(memo.parsed, undefined, memo.numberHash, lookupOptions);
   }
 
-  async function answer(kind: keyof typeof REPRESENTATIONS, request: PhoneRequest, reply: FastifyReply): Promise<FastifyReply> {
+  /**
+   * Answers a request: at once (synchronously, no promise) when the number's entry is held in
+   * the front cache, else through the lookup (a promise). Errors are thrown either way.
+   */
+  function answer(kind: keyof typeof REPRESENTATIONS, request: PhoneRequest, reply: FastifyReply): Promise<FastifyReply> | undefined {
     const representation: Representation = REPRESENTATIONS[kind];
     const language: Language = representation.languages === true ? languageOf(request.query) : 'fr';
     const wait = waitRequestOf(request.query, request.headers.prefer, lookupTimeoutMs);
@@ -313,9 +318,14 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
           frontCache.fill(memo.numberHash, entry, route, body);
         }
         if (representation.headers !== undefined) reply.headers(representation.headers(input));
-        return sendEncoded(request, reply, body, maxAgeOf(entry.freshUntilMs, nowMs), representation.contentType);
+        sendEncoded(request, reply, body, maxAgeOf(entry.freshUntilMs, nowMs), representation.contentType);
+        return undefined;
       }
     }
+    return answerByLookup(representation, memo, wait, language, request, reply);
+  }
+
+  async function answerByLookup(representation: Representation, memo: NumberMemo, wait: WaitRequest, language: Language, request: PhoneRequest, reply: FastifyReply): Promise<FastifyReply> {
     const result = await lookup(memo, wait);
     if (representation.alwaysAnswers === undefined && isAllSourcesFailed(result)) {
       // The number's own facts need no upstream: they still answer part of the question.
@@ -338,7 +348,7 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
     typed.get(path, { config: API_ROUTE, validatorCompiler: DOCUMENTED_ONLY, schema }, (request, reply) => answer(kind, request, reply));
   }
 
-  typed.get('/api/phone/:number/info', { config: API_ROUTE, validatorCompiler: DOCUMENTED_ONLY, schema: routeSchemas.numberInfo }, async (request, reply) => {
+  typed.get('/api/phone/:number/info', { config: API_ROUTE, validatorCompiler: DOCUMENTED_ONLY, schema: routeSchemas.numberInfo }, (request, reply) => {
     // `/info` never waits, but a malformed `wait` is refused here as on the other JSON routes.
     if (waitRequestOf(request.query, undefined, lookupTimeoutMs).invalid) {
       throw new ApiError('bad_request', '`wait` must be a whole number of milliseconds (0 or more).', { code: 'invalid_wait' });
@@ -350,6 +360,7 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
       if (frontCache === undefined) memo.info = body;
       else frontCache.rememberInfo(request.params.number, memo, body);
     }
-    return sendEncoded(request, reply, body, `public, max-age=${INFO_MAX_AGE_SECONDS}`);
+    // Synchronous: no promise per request.
+    sendEncoded(request, reply, body, `public, max-age=${INFO_MAX_AGE_SECONDS}`);
   });
 }
