@@ -4,7 +4,7 @@
 // by wrk (autocannon, with a warning, when wrk is missing) pinned to core 1, in the same run. The
 // real server logs at info to a file, as in production. Two modes per route:
 // - closed loop (10 connections, as fast as the server answers): the requests/s ratios, the
-//   median of three rounds, each with freshly started processes of the three servers;
+//   median of five rounds, each with freshly started processes of the three servers;
 // - open loop (a fixed rate, the same for both servers, half of what the real server sustained
 //   closed-loop, over 32 connections): p50/p99 latency, so a stall shows in the tail instead of
 //   slowing the load generator down.
@@ -24,8 +24,13 @@ const OPEN_LOOP_CONNECTIONS = 32;
 const OPEN_LOOP_RATE_SHARE = 0.5;
 /** Issue 22: the service against the ceiling (bare + access line + metrics), closed loop. */
 const CEILING_RATIO_TARGET = 0.95;
-/** Closed-loop runs per server and route, interleaved; the median run is reported. */
-const CLOSED_LOOP_ROUNDS = 3;
+/**
+ * Closed-loop rounds, each with fresh processes of the three servers; the median run is
+ * reported. Five draws of processes, each run 0.6 × BENCH_DURATION_S: as much measured time per
+ * server as three full-length runs, but a process's own luck weighs less in the median.
+ */
+const CLOSED_LOOP_ROUNDS = 5;
+const CLOSED_LOOP_RUN_SHARE = 0.6;
 
 /** The run with the median requests/s (its latencies come with it). */
 function medianRun(runs: LoadResult[]): LoadResult {
@@ -186,6 +191,7 @@ async function startServerSet(upstreams: FixtureUpstreams, workDirectory: string
 export async function benchHotPath(options: HotPathOptions = {}): Promise<BenchSection> {
   const durationSeconds = options.durationSeconds ?? Number(process.env.BENCH_DURATION_S ?? 10);
   const warmupSeconds = Math.max(1, Math.round(durationSeconds / 3));
+  const closedSeconds = Math.max(2, Math.round(durationSeconds * CLOSED_LOOP_RUN_SHARE));
   const upstreams = await startFixtureUpstreams();
   const workDirectory = mkdtempSync(join(tmpdir(), 'phone-rep-bench-'));
   const running: RunningProcess[] = [];
@@ -209,7 +215,7 @@ export async function benchHotPath(options: HotPathOptions = {}): Promise<BenchS
     const generator = closedLoopGenerator();
     const trivialRuns: LoadResult[] = [];
     await runLoad({ url: `${trivialUrl}${FULL_PATH}`, core: LOAD_CORE, connections: CLOSED_LOOP_CONNECTIONS, durationSeconds: warmupSeconds });
-    for (let round = 0; round < CLOSED_LOOP_ROUNDS; round += 1) trivialRuns.push(await runLoad({ url: `${trivialUrl}${FULL_PATH}`, core: LOAD_CORE, connections: CLOSED_LOOP_CONNECTIONS, durationSeconds }));
+    for (let round = 0; round < CLOSED_LOOP_ROUNDS; round += 1) trivialRuns.push(await runLoad({ url: `${trivialUrl}${FULL_PATH}`, core: LOAD_CORE, connections: CLOSED_LOOP_CONNECTIONS, durationSeconds: closedSeconds }));
     const trivialClosed = medianRun(trivialRuns);
     await trivial.stop();
     running.splice(running.indexOf(trivial), 1);
@@ -229,7 +235,7 @@ export async function benchHotPath(options: HotPathOptions = {}): Promise<BenchS
       upstreamRequestsWarming += countUpstreamRequests(upstreams) - beforeWarming;
       for (const route of measured) {
         for (const base of [set.realUrl, set.bareUrl, set.ceilingUrl]) await load(route, base, { connections: CLOSED_LOOP_CONNECTIONS, durationSeconds: warmupSeconds });
-        const closed = { connections: CLOSED_LOOP_CONNECTIONS, durationSeconds };
+        const closed = { connections: CLOSED_LOOP_CONNECTIONS, durationSeconds: closedSeconds };
         closedRuns.get(route)?.push({ real: await load(route, set.realUrl, closed), bare: await load(route, set.bareUrl, closed), ceiling: await load(route, set.ceilingUrl, closed) });
       }
       // The last set stays up for the open-loop runs.
@@ -305,7 +311,7 @@ export async function benchHotPath(options: HotPathOptions = {}): Promise<BenchS
     for (const route of notCompressed) notes.push(`${route.name}: not run, the body is under the compression threshold (${Buffer.byteLength(route.path === FULL_PATH ? bodies.full : bodies.score)} bytes), so br is never sent.`);
     notes.unshift(
       canPinCores()
-        ? `Servers pinned to core ${SERVER_CORE} (taskset), the load generator to core ${LOAD_CORE}; closed loop driven by ${generator === 'wrk' ? "Debian's wrk (1 thread)" : 'autocannon (WARNING: wrk is not installed; autocannon on one core may set the pace itself)'}, open loop by autocannon at a fixed rate; each measured run ${durationSeconds} s after a ${warmupSeconds} s warm-up; closed-loop figures are the median of ${CLOSED_LOOP_ROUNDS} rounds, each with freshly started processes of the three servers measured in turn (two processes of the same code differ by up to ±15 % here for their whole life, so one pair of processes would make the ratio partly luck); open loop on the last round's processes.`
+        ? `Servers pinned to core ${SERVER_CORE} (taskset), the load generator to core ${LOAD_CORE}; closed loop driven by ${generator === 'wrk' ? "Debian's wrk (1 thread)" : 'autocannon (WARNING: wrk is not installed; autocannon on one core may set the pace itself)'}, open loop by autocannon at a fixed rate; each closed-loop run ${closedSeconds} s after a ${warmupSeconds} s warm-up, each open-loop run ${durationSeconds} s; closed-loop figures are the median of ${CLOSED_LOOP_ROUNDS} rounds, each with freshly started processes of the three servers measured in turn (two processes of the same code differ by up to ±15 % here for their whole life, so one pair of processes would make the ratio partly luck); open loop on the last round's processes.`
         : `taskset or a second core is missing: servers and the load generator (${generator}) were NOT pinned, so they shared cores; each run ${durationSeconds} s.`,
       `Real server: \`node dist/server.js\` (what \`npm start\` runs) with RATE_LIMIT_MAX=0, LOG_LEVEL=info (one log line per request, written to a file as in production: ${formatNumber(logBytes / 1024 / 1024, 1)} MiB over the runs), memory cache warmed with one number whose three sources were served by loopback fakes from the adapters' fixtures, then its front-cache entry built.`,
       'Bare floor: the fastest bare Fastify 5 server serving the same bytes (bench/bare-server.ts): a synchronous handler sending a Buffer (the same brotli bytes to a client asking br), no hooks, no parsing, lookup, schema serialisation or logging. The load generator\'s own ceiling (node:http sending the same bytes) is the first row: a floor near it means the generator, not the server, sets the pace.',

@@ -13,6 +13,7 @@ import { ApiError, rawProblemResponse, type ErrorCode } from './http/errors.js';
 import './http/route-config.js';
 import { guardConnections, type ConnectionGuard } from './http/connection-guard.js';
 import { boundPipelining } from './http/pipelining.js';
+import { lazyChildLoggerFactory } from './http/lazy-request-logger.js';
 import { RouteTable } from './http/route-table.js';
 import { acceptEveryMethod, methodFallbacksPlugin, problemsPlugin, routerFailure, sendProblem } from './http/plugins/problems.js';
 import { MAX_HEADER_FIELDS, requestContextPlugin, singleOnRequestPlugin } from './http/plugins/request-context.js';
@@ -68,6 +69,9 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
     // The observability plugin logs one line per request, with the route pattern only.
     logController: new LogController({ disableRequestLogging: true }),
+    // The per-request child logger is made only when something logs for the request (the
+    // access line does not need it): lazy-request-logger.ts.
+    childLoggerFactory: lazyChildLoggerFactory,
     trustProxy: fastifyTrustProxy(config.trustProxy),
     // A caller's id is kept for correlation when it is short and plain; otherwise ours.
     genReqId: (request) => {

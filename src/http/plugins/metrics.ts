@@ -23,6 +23,7 @@ import { hooksOf } from './request-context.js';
 export const observabilityPlugin = fp(
   async (app: FastifyInstance, options: { metrics?: ServiceMetrics }) => {
     const { metrics } = options;
+    const log = app.log;
     app.addHook('onRoute', (route) => {
       // GET routes get their 200 series at zero, so a rate over them is defined from the first
       // scrape. Other methods are left out: they only ever answer 405.
@@ -33,7 +34,9 @@ export const observabilityPlugin = fp(
       const observe: onResponseHookHandler = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
         const durationMs = reply.elapsedTime;
         metrics?.observeHttpRequest({ method: request.method, route: pattern, statusCode: reply.statusCode, durationSeconds: durationMs / 1000 });
-        request.log.info({ method: request.method, route: pattern, status: reply.statusCode, durationMs: Math.round(durationMs * 10) / 10 }, 'request');
+        // The root logger with the request id as a field: the same line the request's child
+        // logger would write, without making that child (lazy-request-logger.ts).
+        log.info({ reqId: request.id, method: request.method, route: pattern, status: reply.statusCode, durationMs: Math.round(durationMs * 10) / 10 }, 'request');
         done();
       };
       route.onResponse = [...hooksOf(route.onResponse), observe];
