@@ -84,6 +84,6 @@ export class LazyRequestLogger implements FastifyBaseLogger {
  * takes a slower path for any options object).
  */
 export function lazyChildLoggerFactory(logger: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions): FastifyBaseLogger {
-  const given = options.level === undefined && options.serializers === undefined && Object.keys(options).length === 0 ? undefined : options;
+  const given = Object.keys(options).length === 0 ? undefined : options;
   return new LazyRequestLogger(logger, bindings, given);
 }

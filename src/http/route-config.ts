@@ -35,9 +35,7 @@ export function routeFeatures(config: unknown): RouteFeatures {
 
 /**
  * A CORS route's answers differ by whether the request carried `Origin` (the CORS headers are
- * sent only then), so every answer a cache may keep says so: the phone routes' answers
- * (`VARY_ON_CODING_AND_ORIGIN`, one header naming both). Problems and `/health` are `no-store`:
- * no cache keeps them.
+ * sent only then), so every answer a cache may keep says so: the phone routes' answers, in one
+ * `Vary` naming the coding too. Problems and `/health` are `no-store`: no cache keeps them.
  */
-export const VARY_ON_ORIGIN = 'Origin';
 export const VARY_ON_CODING_AND_ORIGIN = 'Accept-Encoding, Origin';

@@ -10,9 +10,9 @@ export async function healthRoutes(app: FastifyInstance, options: { startedAtMs:
       // Never kept by a cache (it is about this moment; and, as a CORS route, its headers depend on Origin).
       reply.header('cache-control', 'no-store');
       return {
-      status: 'ok' as const,
-      uptime: Math.max(0, (Date.now() - options.startedAtMs) / 1000),
-      timestamp: new Date().toISOString(),
+        status: 'ok' as const,
+        uptime: Math.max(0, (Date.now() - options.startedAtMs) / 1000),
+        timestamp: new Date().toISOString(),
       };
     },
   );

@@ -136,12 +136,11 @@ export function startIdleCompaction(options: IdleCompactionOptions): IdleCompact
     }
     if (at - quietSince < quietMs || settledAt === activity) return;
     settledAt = activity;
-    const churn = options.churn();
-    if (churn - churnAtLastCompaction < minChurn) return;
+    if (written - churnAtLastCompaction < minChurn) return;
     const freeBefore = unusedOldBytes();
     if (freeBefore < minFreeBytes) return;
     compact();
-    churnAtLastCompaction = churn;
+    churnAtLastCompaction = written;
     compactions += 1;
     options.onCompacted?.({ freeBefore, freeAfter: unusedOldBytes(), durationMs: now() - at });
   };
