@@ -143,7 +143,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     lookupService: deps.lookupService,
     hashKey: deps.hashKey,
     ...(deps.frontCache === undefined ? {} : { frontCache: deps.frontCache }),
-    ...(deps.now === undefined ? {} : { now: deps.now }),
+    now: deps.now ?? Date.now,
     lookupTimeoutMs: config.LOOKUP_TIMEOUT_MS,
     verdictRule: { blockScore: config.VERDICT_BLOCK_SCORE, warnScore: config.VERDICT_WARN_SCORE, npv: config.VERDICT_NPV, withheld: config.VERDICT_WITHHELD },
     cidMaxLength: config.CID_MAX_LENGTH,

@@ -85,7 +85,7 @@ describe('the lookup engine leaves nothing on a long-lived signal', () => {
       timings: TEST_CONFIG,
     });
     const callerLifetime = new AbortController();
-    for (let index = 0; index < 200; index += 1) await service.lookup(distinctNumber(index), callerLifetime.signal);
+    for (let index = 0; index < 200; index += 1) await service.lookup(distinctNumber(index), { signal: callerLifetime.signal });
     expect(heldBy(callerLifetime.signal)).toBe(0);
     service.close();
   });

@@ -48,7 +48,7 @@ describe('a lookup with waitMs against upstreams slower than the wait', () => {
   it('answers a burst by the deadline with every slot pending, asks each site once, and the next request is served from the cache it filled', async () => {
     const { lookupService } = deps.app;
     const startedAt = performance.now();
-    const burst = await Promise.all(Array.from({ length: 10 }, () => lookupService.lookup(number, undefined, undefined, { waitMs: WAIT_MS })));
+    const burst = await Promise.all(Array.from({ length: 10 }, () => lookupService.lookup(number, { waitMs: WAIT_MS })));
     const elapsedMs = performance.now() - startedAt;
     // The deadline is the behaviour under test: answered long before any site could answer
     // (UPSTREAM_DELAY_MS), with a second of slack over the wait for a loaded machine.

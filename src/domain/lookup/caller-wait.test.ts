@@ -123,7 +123,7 @@ describe('lookup engine: a deadline the caller chooses (waitMs)', () => {
     const { service, timers, written, outcomes } = engine(sources);
     const number = frenchMobile(40);
     const fast = fastSlotsAnswered(outcomes);
-    const answer = service.lookup(number, undefined, undefined, { waitMs: WAIT_MS });
+    const answer = service.lookup(number, { waitMs: WAIT_MS });
     await fast;
     expect(timers.fire(WAIT_MS)).toBe(1);
     const result = await answer;
@@ -140,7 +140,7 @@ describe('lookup engine: a deadline the caller chooses (waitMs)', () => {
     held.open(ok(PRIMARY_DATA));
     await filled;
     expect(seen.abortedWhileHeld).toBe(false);
-    const next = await service.lookup(number, undefined, undefined, { waitMs: WAIT_MS });
+    const next = await service.lookup(number, { waitMs: WAIT_MS });
     expect(next.primary).toMatchObject({ status: 'ok', cache: 'hit', data: PRIMARY_DATA });
     expect(sources.primary.calls).toBe(1);
     expect(service.freshUntilOf(next)).toBeDefined();
@@ -155,7 +155,7 @@ describe('lookup engine: a deadline the caller chooses (waitMs)', () => {
     };
     const { service, timers } = engine(sources);
     const number = frenchMobile(41);
-    const answer = service.lookup(number, undefined, undefined, { waitMs: 0 });
+    const answer = service.lookup(number, { waitMs: 0 });
     expect(timers.fire(0)).toBe(1);
     const result = await answer;
     for (const slot of SOURCE_SLOTS) expect(result[slot]).toEqual({ status: 'pending', data: null });
@@ -174,7 +174,7 @@ describe('lookup engine: a deadline the caller chooses (waitMs)', () => {
     const { service, timers, outcomes } = engine(sources);
     const number = frenchMobile(42);
     const fast = fastSlotsAnswered(outcomes);
-    const answer = service.lookup(number, undefined, undefined, { waitMs: WAIT_MS });
+    const answer = service.lookup(number, { waitMs: WAIT_MS });
     await fast;
     timers.fire(WAIT_MS);
     const score = buildScoreResult(number, await answer);
@@ -188,7 +188,7 @@ describe('lookup engine: a deadline the caller chooses (waitMs)', () => {
     const { sources, held, asked } = slowPrimary();
     const { service, timers, written } = engine(sources);
     const number = frenchMobile(43);
-    const answers = Array.from({ length: 20 }, () => service.lookup(number, undefined, undefined, { waitMs: WAIT_MS }));
+    const answers = Array.from({ length: 20 }, () => service.lookup(number, { waitMs: WAIT_MS }));
     await asked;
     expect(timers.fire(WAIT_MS)).toBe(20);
     for (const result of await Promise.all(answers)) expect(result.primary.status).toBe('pending');
@@ -204,7 +204,7 @@ describe('lookup engine: a deadline the caller chooses (waitMs)', () => {
   it('reports a pending slot’s outcome when its fetch ends, not when the caller left', async () => {
     const { sources, held, asked } = slowPrimary();
     const { service, timers, outcomes, events } = engine(sources);
-    const answer = service.lookup(frenchMobile(44), undefined, undefined, { waitMs: WAIT_MS });
+    const answer = service.lookup(frenchMobile(44), { waitMs: WAIT_MS });
     await asked;
     timers.fire(WAIT_MS);
     await answer;
@@ -220,7 +220,7 @@ describe('lookup engine: a deadline the caller chooses (waitMs)', () => {
     const { service, timers } = engine(sources);
     const number = frenchMobile(45);
     await service.lookup(number);
-    const hit = service.lookup(number, undefined, undefined, { waitMs: 0 });
+    const hit = service.lookup(number, { waitMs: 0 });
     timers.fire(0);
     for (const slot of SOURCE_SLOTS) expect((await hit)[slot]).toMatchObject({ status: 'ok', cache: 'hit' });
   });
@@ -247,8 +247,8 @@ describe('lookup engine: a caller that stops waiting detaches, it does not cance
     const { service, timers, written } = engine(sources, { breakerThreshold: 1 });
     const client = new AbortController();
     const number = frenchMobile(47);
-    const leaving = service.lookup(number, client.signal);
-    const waiting = service.lookup(number, undefined, undefined, { waitMs: WAIT_MS });
+    const leaving = service.lookup(number, { signal: client.signal });
+    const waiting = service.lookup(number, { waitMs: WAIT_MS });
     await asked;
     client.abort();
     timers.fire(WAIT_MS);
@@ -266,7 +266,7 @@ describe('lookup engine: a caller that stops waiting detaches, it does not cance
   it('counts the upstream’s own failure of a detached fetch against the breaker, once', async () => {
     const { sources, held, asked } = slowPrimary();
     const { service, timers, outcomes } = engine(sources, { breakerThreshold: 1 });
-    const answer = service.lookup(frenchMobile(48), undefined, undefined, { waitMs: WAIT_MS });
+    const answer = service.lookup(frenchMobile(48), { waitMs: WAIT_MS });
     await asked;
     timers.fire(WAIT_MS);
     expect((await answer).primary.status).toBe('pending');
@@ -282,7 +282,7 @@ describe('lookup engine: a caller that stops waiting detaches, it does not cance
     const { sources, seen, asked } = slowPrimary();
     const { service, timers, outcomes } = engine(sources, { breakerThreshold: 1 });
     const fast = fastSlotsAnswered(outcomes);
-    const answer = service.lookup(frenchMobile(49), undefined, undefined, { waitMs: WAIT_MS });
+    const answer = service.lookup(frenchMobile(49), { waitMs: WAIT_MS });
     await Promise.all([asked, fast]);
     timers.fire(WAIT_MS);
     expect((await answer).primary.status).toBe('pending');

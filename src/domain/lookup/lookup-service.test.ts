@@ -88,7 +88,7 @@ describe('lookup service: fan-out and deadlines', () => {
     // Slower than the caller's patience, well within the source deadline (300 ms).
     h.upstreams.primary.respondWith({ status: 200, body: PRIMARY_DATA, delayMs: 100 });
     const controller = new AbortController();
-    const leaving = h.service.lookup(frenchMobile(16), controller.signal);
+    const leaving = h.service.lookup(frenchMobile(16), { signal: controller.signal });
     await waitFor(() => h.upstreams.primary.pendingCount() === 1);
     controller.abort();
     expect((await leaving).primary).toMatchObject({ status: 'error', reason: 'aborted', data: null });
@@ -105,7 +105,7 @@ describe('lookup service: fan-out and deadlines', () => {
     for (const upstream of Object.values(h.upstreams)) upstream.respondWith({ blackHole: true });
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 30);
-    const result = await h.service.lookup(frenchMobile(4), controller.signal);
+    const result = await h.service.lookup(frenchMobile(4), { signal: controller.signal });
     for (const slot of [result.primary, result.community, result.signals]) {
       expect(slot).toMatchObject({ status: 'error', reason: 'aborted', data: null });
     }
@@ -320,7 +320,7 @@ describe('lookup service: coalescing', () => {
     const h = await start();
     h.upstreams.primary.respondWith({ status: 200, body: PRIMARY_DATA, delayMs: 100 });
     const impatient = new AbortController();
-    const first = h.service.lookup(frenchMobile(31), impatient.signal);
+    const first = h.service.lookup(frenchMobile(31), { signal: impatient.signal });
     const second = h.service.lookup(frenchMobile(31));
     setTimeout(() => impatient.abort(), 20);
     expect((await first).primary).toMatchObject({ status: 'error', reason: 'aborted' });

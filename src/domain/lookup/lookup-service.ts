@@ -24,7 +24,7 @@ import { DEFAULT_TTL_JITTER_RATIO, freshnessOf, slotFromEntry, storeTtlSeconds, 
 import { createInProcessCoalescer, type FetchCoalescer } from './coalescer.js';
 import { createUpstreamPolicy, type BreakerState, type ResilienceOptions, type UpstreamPolicy } from './resilience.js';
 import { createSourceFetch, describeError, REAL_TIMERS, type EngineTimers, type FetchResult, type LookupLogger } from './source-fetch.js';
-import { SKIPPED_NOT_COVERED, type AnsweredSlot, type CacheState, type FreshLookup, type LookupResult, type LookupService, type PendingSlot, type SlotResult } from './types.js';
+import { callerDeadlineMs, SKIPPED_NOT_COVERED, type AnsweredSlot, type CacheState, type FreshLookup, type LookupResult, type LookupService, type PendingSlot, type SlotResult } from './types.js';
 
 export type { FreshLookup, LookupOptions } from './types.js';
 export type { EngineTimers, LookupLogger } from './source-fetch.js';
@@ -334,8 +334,9 @@ export function createLookupService(options: LookupServiceOptions): EngineLookup
   }
 
   return {
-    async lookup(number, signal, givenHash, lookupOptions) {
-      const numberHash = givenHash ?? hashKey(number.e164);
+    async lookup(number, lookupOptions = {}) {
+      const { signal, waitMs } = lookupOptions;
+      const numberHash = lookupOptions.numberHash ?? hashKey(number.e164);
       const fresh = peekFresh(number, numberHash);
       if (fresh !== undefined) {
         resultFreshUntil.set(fresh.result, fresh.freshUntilMs);
@@ -343,9 +344,8 @@ export function createLookupService(options: LookupServiceOptions): EngineLookup
       }
       // The caller's wait, when it chose one, bounds the lookup (never beyond the lookup
       // deadline); slots still fetching then are `pending`, and at the lookup deadline `timeout`.
-      const waitMs = lookupOptions?.waitMs;
       const chosen = waitMs !== undefined && Number.isFinite(waitMs);
-      const deadlineMs = chosen ? Math.min(Math.max(0, waitMs), timings.lookupTimeoutMs) : timings.lookupTimeoutMs;
+      const deadlineMs = callerDeadlineMs(waitMs, timings.lookupTimeoutMs);
       const deadline = new AbortController();
       const timer = timers.setTimeout(() => deadline.abort(), deadlineMs);
       const linked = signal === undefined ? undefined : anySignal([deadline.signal, signal]);

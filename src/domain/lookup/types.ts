@@ -53,22 +53,35 @@ export const SKIPPED_NOT_COVERED: SkippedSlot = Object.freeze({ status: 'skipped
 
 export const isAnswered = <S extends SourceSlot>(slot: SlotResult<S>): slot is AnsweredSlot<S> => slot.status !== 'skipped' && slot.status !== 'pending';
 
-/** Options of one lookup, chosen by its caller. */
+/**
+ * Options of one lookup, chosen by its caller. An object, not positional arguments, so that
+ * each caller names what it sets and a new option is one new member.
+ */
 export interface LookupOptions {
+  /** The number's keyed hash, when the caller already holds it (saves computing it again). */
+  numberHash?: string;
   /**
-   * How long the caller waits (ms), at most the lookup deadline. A slot whose fetch has not
+   * How long the caller waits (ms); bounded by callerDeadlineMs. A slot whose fetch has not
    * finished by then is answered `pending`; its fetch goes on and fills the cache.
    */
   waitMs?: number;
+  /** Aborting it detaches this caller (its waiting slots answer `aborted`); it never cancels a fetch. */
+  signal?: AbortSignal;
+}
+
+/**
+ * The one place a caller's wait is bounded: the lookup deadline when it chose none (or one that
+ * is not a number), else its wait between 0 and the lookup deadline. The engine's deadline and
+ * the HTTP layer's `Preference-Applied` both come from here.
+ */
+export function callerDeadlineMs(waitMs: number | undefined, lookupTimeoutMs: number): number {
+  if (waitMs === undefined || !Number.isFinite(waitMs)) return lookupTimeoutMs;
+  return Math.min(Math.max(0, waitMs), lookupTimeoutMs);
 }
 
 export interface LookupService {
-  /**
-   * Never rejects: every failure is inside the per-slot results. `numberHash`, when the caller
-   * already holds the number's keyed hash, saves computing it again. A `signal` that aborts
-   * detaches this caller (its waiting slots answer `aborted`); it never cancels a fetch.
-   */
-  lookup(number: ParsedPhoneNumber, signal?: AbortSignal, numberHash?: string, options?: LookupOptions): Promise<LookupResult>;
+  /** Never rejects: every failure is inside the per-slot results. */
+  lookup(number: ParsedPhoneNumber, options?: LookupOptions): Promise<LookupResult>;
   /**
    * Synchronous, when the engine can read its cache without I/O: the lookup if every slot is
    * a fresh hit, else undefined. Creates no timer, signal or promise.

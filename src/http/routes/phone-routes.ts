@@ -15,7 +15,7 @@ import { brotliCompress, gzip } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { PhoneNumberParser } from '../../domain/phone-number.js';
-import type { LookupOptions, LookupResult, LookupService } from '../../domain/lookup/types.js';
+import { callerDeadlineMs, type LookupOptions, type LookupResult, type LookupService } from '../../domain/lookup/types.js';
 import { buildReport, buildScoreResult, buildSourceData, failureReasons, isAllSourcesFailed } from '../../domain/report-builder.js';
 import { cidLineOf, reputationOf, unlookableCidLine, unlookableVerdict, verdictOf, type TextFacts, type Unlookable, type VerdictRule } from '../../domain/verdict.js';
 import { isLanguage, type Language } from '../../domain/wording/catalogue.js';
@@ -26,6 +26,7 @@ import { bodyFor, brotliOptions, COMPRESSION_THRESHOLD_BYTES, encodeBody, type E
 import { VARY_ON_CODING_AND_ORIGIN } from '../route-config.js';
 import { routeSchemas } from '../schemas.js';
 
+/** Everything the routes need, given by the app from the configuration: no default is repeated here. */
 export interface PhoneRoutesOptions {
   parsePhoneNumber: PhoneNumberParser;
   lookupService: LookupService;
@@ -33,18 +34,14 @@ export interface PhoneRoutesOptions {
   /** Absent: every answer is built from the engine (still compressed and with its headers). */
   frontCache?: FrontCache;
   /** The engine's clock (epoch ms): front entries expire on the same clock the slots do. */
-  now?: () => number;
-  /** LOOKUP_TIMEOUT_MS: `?wait` and `Prefer: wait` are clamped to it. */
-  lookupTimeoutMs?: number;
-  /** The `/verdict` rule (VERDICT_*); defaults are the configuration's. */
-  verdictRule?: VerdictRule;
+  now: () => number;
+  /** LOOKUP_TIMEOUT_MS: what `Preference-Applied` reports for a longer `Prefer: wait` (the engine bounds the wait itself). */
+  lookupTimeoutMs: number;
+  /** The `/verdict` rule (VERDICT_*). */
+  verdictRule: VerdictRule;
   /** CID_MAX_LENGTH. */
-  cidMaxLength?: number;
+  cidMaxLength: number;
 }
-
-export const DEFAULT_VERDICT_RULE: VerdictRule = { blockScore: 7, warnScore: 5, npv: 'warn', withheld: 'allow' };
-export const DEFAULT_CID_MAX_LENGTH = 30;
-const DEFAULT_LOOKUP_TIMEOUT_MS = 4000;
 
 /** `/info` depends on the numbering data only, which changes with a release or a data update. */
 export const INFO_MAX_AGE_SECONDS = 86_400;
@@ -111,7 +108,7 @@ function maxAgeOf(freshUntilMs: number, nowMs: number): string {
 
 /** What a request asked of the lookup's deadline. */
 export interface WaitRequest {
-  /** The bound in ms, clamped to LOOKUP_TIMEOUT_MS; undefined when none was asked. */
+  /** The bound in ms as asked (the engine bounds it by LOOKUP_TIMEOUT_MS); undefined when none was asked. */
   waitMs: number | undefined;
   /** `Preference-Applied` value when a `Prefer: wait` was honoured. */
   preferenceApplied: string | undefined;
@@ -131,7 +128,8 @@ export function preferredWaitSeconds(prefer: string | string[] | undefined): num
 
 /**
  * `?wait=<ms>` and `Prefer: wait=<s>` together: the smaller bound wins (each is a bound on the
- * answer's time), clamped to LOOKUP_TIMEOUT_MS, which is the longest a lookup takes anyway.
+ * answer's time). The engine bounds it by LOOKUP_TIMEOUT_MS (callerDeadlineMs, the one place
+ * that rule lives); `Preference-Applied` says what that leaves of the preference.
  */
 export function waitRequestOf(query: unknown, prefer: string | string[] | undefined, lookupTimeoutMs: number): WaitRequest {
   const raw = typeof query === 'object' && query !== null ? (query as { wait?: unknown }).wait : undefined;
@@ -145,8 +143,9 @@ export function waitRequestOf(query: unknown, prefer: string | string[] | undefi
   const preferMs = preferSeconds === undefined ? undefined : preferSeconds * 1000;
   const bounds = [queryMs, preferMs].filter((bound): bound is number => bound !== undefined);
   if (bounds.length === 0) return { waitMs: undefined, preferenceApplied: undefined, invalid };
-  const waitMs = Math.min(lookupTimeoutMs, ...bounds);
-  const preferenceApplied = preferSeconds === undefined ? undefined : `wait=${Math.min(preferSeconds, Math.ceil(waitMs / 1000))}`;
+  const waitMs = Math.min(...bounds);
+  const appliedMs = callerDeadlineMs(waitMs, lookupTimeoutMs);
+  const preferenceApplied = preferSeconds === undefined ? undefined : `wait=${Math.min(preferSeconds, Math.ceil(appliedMs / 1000))}`;
   return { waitMs, preferenceApplied, invalid };
 }
 
@@ -207,11 +206,7 @@ function unlookableOf(reason: string): Unlookable {
 /** The phone route group, an encapsulated plugin. */
 export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOptions): Promise<void> {
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
-  const { parsePhoneNumber, lookupService, hashKey, frontCache } = options;
-  const now = options.now ?? Date.now;
-  const lookupTimeoutMs = options.lookupTimeoutMs ?? DEFAULT_LOOKUP_TIMEOUT_MS;
-  const rule = options.verdictRule ?? DEFAULT_VERDICT_RULE;
-  const cidMaxLength = options.cidMaxLength ?? DEFAULT_CID_MAX_LENGTH;
+  const { parsePhoneNumber, lookupService, hashKey, frontCache, now, lookupTimeoutMs, verdictRule: rule, cidMaxLength } = options;
 
   const REPRESENTATIONS = {
     report: {
@@ -278,8 +273,21 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
   // fetches are shared with other callers and their results are cached, so finishing them is
   // never wasted.
   function lookup(memo: NumberMemo, wait: WaitRequest): Promise<LookupResult> {
-    const lookupOptions: LookupOptions | undefined = wait.waitMs === undefined ? undefined : { waitMs: wait.waitMs };
-    return lookupService.lookup(memo.parsed, undefined, memo.numberHash, lookupOptions);
+    const lookupOptions: LookupOptions = { numberHash: memo.numberHash };
+    if (wait.waitMs !== undefined) lookupOptions.waitMs = wait.waitMs;
+    return lookupService.lookup(memo.parsed, lookupOptions);
+  }
+
+  /**
+   * The request's wait. A malformed `?wait` is refused here, the one place, on every route that
+   * keeps its errors (JSON); a route that always answers (text) ignores it.
+   */
+  function waitOf(request: PhoneRequest, alwaysAnswers: boolean): WaitRequest {
+    const wait = waitRequestOf(request.query, request.headers.prefer, lookupTimeoutMs);
+    if (wait.invalid && !alwaysAnswers) {
+      throw new ApiError('bad_request', '`wait` must be a whole number of milliseconds (0 or more).', { code: 'invalid_wait' });
+    }
+    return wait;
   }
 
   /**
@@ -289,10 +297,7 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
   function answer(kind: keyof typeof REPRESENTATIONS, request: PhoneRequest, reply: FastifyReply): Promise<FastifyReply> | undefined {
     const representation: Representation = REPRESENTATIONS[kind];
     const language: Language = representation.languages === true ? languageOf(request.query) : 'fr';
-    const wait = waitRequestOf(request.query, request.headers.prefer, lookupTimeoutMs);
-    if (wait.invalid && representation.alwaysAnswers === undefined) {
-      throw new ApiError('bad_request', '`wait` must be a whole number of milliseconds (0 or more).', { code: 'invalid_wait' });
-    }
+    const wait = waitOf(request, representation.alwaysAnswers !== undefined);
     if (wait.preferenceApplied !== undefined) reply.header('preference-applied', wait.preferenceApplied);
     const subject = subjectOf(request);
     if ('refused' in subject) {
@@ -349,10 +354,8 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
   }
 
   typed.get('/api/phone/:number/info', { config: API_ROUTE, validatorCompiler: DOCUMENTED_ONLY, schema: routeSchemas.numberInfo }, (request, reply) => {
-    // `/info` never waits, but a malformed `wait` is refused here as on the other JSON routes.
-    if (waitRequestOf(request.query, undefined, lookupTimeoutMs).invalid) {
-      throw new ApiError('bad_request', '`wait` must be a whole number of milliseconds (0 or more).', { code: 'invalid_wait' });
-    }
+    // `/info` never waits, but a malformed `wait` is refused as on the other JSON routes.
+    waitOf(request, false);
     const memo = numberOf(request);
     let body = memo.info;
     if (body === undefined) {
