@@ -1,7 +1,8 @@
 // What the CLI reads back from the API (in-process or remote): the status, the raw body, and
 // the report when the body is one. The shape is checked, not trusted: with --url the other
 // end could be anything.
-import type { Report, SourceSlot } from '../domain/report.js';
+import { SOURCE_SLOTS, type Report, type Risk, type SourceSlot } from '../domain/report.js';
+import type { ScoreSource } from '../domain/score.js';
 import type { NumberFacts } from './facts.js';
 
 export interface SourceMetaView {
@@ -15,7 +16,14 @@ export interface ReportBody {
   success: true;
   data: Report;
   /** `hints` comes from servers that send it; read it with readHints. */
-  meta: { sources: Record<SourceSlot, SourceMetaView>; hints?: unknown };
+  meta: {
+    sources: Record<SourceSlot, SourceMetaView>;
+    hints?: unknown;
+    /** The server's score, risk and the score's source: the CLI shows them, never computes them. */
+    score: number | null;
+    risk: Risk;
+    scoreSource: ScoreSource | null;
+  };
 }
 
 export interface ApiAnswer {
@@ -27,6 +35,9 @@ export interface ApiAnswer {
   /** On a 502: the number's facts, from the body's `phoneInfo` or computed locally in-process. */
   facts?: NumberFacts;
 }
+
+const RISKS: ReadonlySet<unknown> = new Set<Risk>(['trustworthy', 'neutral', 'suspicious', 'unknown']);
+const SCORE_SOURCES: ReadonlySet<unknown> = new Set<ScoreSource | null>(['primary', 'derived', null]);
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -41,7 +52,8 @@ export function readReportBody(text: string): ReportBody | undefined {
   if (!isObject(parsed) || parsed.success !== true || !isObject(parsed.data) || !isObject(parsed.meta)) return undefined;
   const { data, meta } = parsed;
   if (typeof data.number !== 'string' || !isObject(data.phoneInfo) || !isObject(data.sources) || !isObject(meta.sources)) return undefined;
-  for (const slot of ['primary', 'community', 'signals'] as const) {
+  if (!(meta.score === null || typeof meta.score === 'number') || !RISKS.has(meta.risk) || !SCORE_SOURCES.has(meta.scoreSource)) return undefined;
+  for (const slot of SOURCE_SLOTS) {
     const source = data.sources[slot];
     const sourceMeta = meta.sources[slot];
     if (!isObject(source) || !Array.isArray(source.commentList) || !isObject(sourceMeta) || typeof sourceMeta.status !== 'string') return undefined;
@@ -65,7 +77,7 @@ export function readFailureReasons(text: string): Partial<Record<SourceSlot, str
     const parsed: unknown = JSON.parse(text);
     if (!isObject(parsed) || !isObject(parsed.sources)) return {};
     const reasons: Partial<Record<SourceSlot, string>> = {};
-    for (const slot of ['primary', 'community', 'signals'] as const) {
+    for (const slot of SOURCE_SLOTS) {
       const reason = parsed.sources[slot];
       if (typeof reason === 'string') reasons[slot] = reason;
     }

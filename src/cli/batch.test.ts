@@ -1,36 +1,48 @@
 import { describe, expect, it } from 'vitest';
 import { createPacer, csvField, csvHeader, deduplicate, formatRow, readBatchLines, renderProgress, runBatch, toBatchRow } from './batch.js';
 import type { ApiAnswer } from './api-answer.js';
+import { computeScore, scoreToRisk } from '../domain/score.js';
+import type { SourceDataBySlot } from '../domain/report.js';
 
-const report = (number: string, overrides: { primaryScore?: number | null; signals?: 'ok' | 'error' } = {}): ApiAnswer => ({
-  status: 200,
-  body: JSON.stringify({
-    success: true,
-    data: {
-      number,
-      phoneInfo: { national: '06 12 34 56 78', e164: '+33612345678', type: 'mobile', rangeLabel: '', originalCarrier: 'Orange', region: 'France', isNPV: false },
-      sources: {
-        primary: { score: overrides.primaryScore === undefined ? 8 : overrides.primaryScore, searches: 10, commentsCount: 1, commentList: [] },
-        community: { dangerPercent: 84, visits: 25, commentsCount: 0, topCategory: '', lastCommentDate: '', commentList: [] },
-        signals:
-          overrides.signals === 'error'
-            ? { spamScore: null, reportsCount: null, callerType: '', commentList: [] }
-            : { spamScore: 50, reportsCount: 17, callerType: 'Vendeur', commentList: [] },
+/** The meta the server adds to a full report for these sources (its score rule, not the CLI's). */
+function scoreMeta(sources: SourceDataBySlot): { score: number | null; risk: string; scoreSource: string | null } {
+  const { score, scoreSource } = computeScore(sources);
+  return { score, risk: scoreToRisk(score), scoreSource };
+}
+
+const report = (number: string, overrides: { primaryScore?: number | null; signals?: 'ok' | 'error' } = {}): ApiAnswer => {
+  const sources: SourceDataBySlot = {
+    primary: { score: overrides.primaryScore === undefined ? 8 : overrides.primaryScore, searches: 10, commentsCount: 1, commentList: [] },
+    community: { dangerPercent: 84, visits: 25, commentsCount: 0, topCategory: '', lastCommentDate: '', commentList: [] },
+    signals:
+      overrides.signals === 'error'
+        ? { spamScore: null, reportsCount: null, callerType: '', commentList: [] }
+        : { spamScore: 50, reportsCount: 17, callerType: 'Vendeur', commentList: [] },
+  };
+  return {
+    status: 200,
+    body: JSON.stringify({
+      success: true,
+      data: {
+        number,
+        phoneInfo: { national: '06 12 34 56 78', e164: '+33612345678', type: 'mobile', rangeLabel: '', originalCarrier: 'Orange', region: 'France', isNPV: false },
+        sources,
       },
-    },
-    meta: {
-      sources: {
-        primary: { status: 'ok', fetchedAt: '2026-11-22T03:00:00.000Z', cache: 'miss' },
-        community: { status: 'ok', fetchedAt: '2026-11-22T03:00:00.000Z', cache: 'miss' },
-        signals:
-          overrides.signals === 'error'
-            ? { status: 'error', reason: 'timeout', fetchedAt: '2026-11-22T03:00:00.000Z', cache: 'miss' }
-            : { status: 'ok', fetchedAt: '2026-11-22T03:00:00.000Z', cache: 'miss' },
+      meta: {
+        sources: {
+          primary: { status: 'ok', fetchedAt: '2026-11-22T03:00:00.000Z', cache: 'miss' },
+          community: { status: 'ok', fetchedAt: '2026-11-22T03:00:00.000Z', cache: 'miss' },
+          signals:
+            overrides.signals === 'error'
+              ? { status: 'error', reason: 'timeout', fetchedAt: '2026-11-22T03:00:00.000Z', cache: 'miss' }
+              : { status: 'ok', fetchedAt: '2026-11-22T03:00:00.000Z', cache: 'miss' },
+        },
+        hints: [],
+        ...scoreMeta(sources),
       },
-      hints: [],
-    },
-  }),
-});
+    }),
+  };
+};
 
 /** A problem body as the API writes it (RFC 9457 members, then its own). */
 const problem = (status: number, type: string, title: string, extra: Record<string, unknown> = {}): string =>

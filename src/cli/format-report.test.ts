@@ -32,6 +32,9 @@ function body(): ReportBody {
         community: { status: 'ok', cache: 'stale', reason: 'http_5xx' },
         signals: { status: 'error', reason: 'timeout', cache: 'miss' },
       },
+      score: 8,
+      risk: 'suspicious',
+      scoreSource: 'primary',
     },
   };
 }
@@ -70,10 +73,14 @@ describe('the lookup summary', () => {
     expect([plural(0, 'error'), plural(1, 'duplicate line'), plural(2, 'search', 'searches')]).toEqual(['0 errors', '1 duplicate line', '2 searches']);
   });
 
-  it('says there is no rating when no source has one', () => {
+  it('shows the verdict the server gave, and says there is no rating when it has none', () => {
+    const given = body();
+    given.meta = { ...given.meta, score: 3, risk: 'trustworthy', scoreSource: 'derived' };
+    expect(formatReportSummary(given)).toContain('Verdict: LIKELY SAFE (score 3/9, trustworthy, derived from community and signals)');
     const b = body();
     b.data.sources.primary.score = null;
     b.data.sources.community.dangerPercent = null;
+    b.meta = { ...b.meta, score: null, risk: 'unknown', scoreSource: null };
     expect(formatReportSummary(b).split('\n')).toContain('Verdict: NO RATING (no source has a rating; risk unknown)');
   });
 
@@ -97,5 +104,9 @@ describe('reading an API answer', () => {
     expect(readReportBody('{"success":false}')).toBeUndefined();
     expect(readReportBody('not json')).toBeUndefined();
     expect(readReportBody(JSON.stringify({ ...body(), meta: {} }))).toBeUndefined();
+    // A report whose meta lacks the server's score is not one: the CLI never computes it.
+    const { score: _score, ...withoutScore } = body().meta;
+    expect(readReportBody(JSON.stringify({ ...body(), meta: withoutScore }))).toBeUndefined();
+    expect(readReportBody(JSON.stringify({ ...body(), meta: { ...body().meta, risk: 'dangerous' } }))).toBeUndefined();
   });
 });

@@ -2,7 +2,7 @@
 // the sources say), then the verdict, then each source with its figures and comments. Pure. Scraped text is stripped of control
 // characters before it reaches a terminal, so a comment cannot carry escape sequences.
 import type { Risk, SourceSlot } from '../domain/report.js';
-import { computeScore, scoreToRisk, type ScoreSource } from '../domain/score.js';
+import type { ScoreSource } from '../domain/score.js';
 import type { ReportBody, SourceMetaView } from './api-answer.js';
 import { formatFacts, hintsOf, readHints } from './facts.js';
 import { sanitizeForTerminal } from './sanitize.js';
@@ -30,10 +30,9 @@ export interface Verdict {
   scoreSource: ScoreSource | null;
 }
 
-/** The score endpoint's rule applied to a full report, so one request gives both. */
+/** The verdict the server gave in the full report's meta (the CLI never computes a score). */
 export function verdictOf(body: ReportBody): Verdict {
-  const { score, scoreSource } = computeScore(body.data.sources);
-  const risk = scoreToRisk(score);
+  const { score, risk, scoreSource } = body.meta;
   return { verdict: VERDICTS[risk], score, risk, scoreSource };
 }
 

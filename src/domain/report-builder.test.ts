@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { COMMUNITY_DATA, PRIMARY_DATA, SIGNALS_DATA, frenchMobile, FETCHED_AT, blockedSlot, errorSlot, lookupResult, notFoundSlot, okSlot, pendingSlot, skippedSlot } from '../../test/support/lookup.js';
-import { buildReport, failureReasons, isAllSourcesFailed } from './report-builder.js';
+import { buildReport, buildScoreResult, failureReasons, isAllSourcesFailed } from './report-builder.js';
 import { emptySourceData } from './report.js';
 import type { SlotResult } from './lookup/types.js';
 
@@ -37,6 +37,27 @@ describe('buildReport', () => {
     expect(built.report.sources.primary).toEqual(PRIMARY_DATA);
     expect(built.meta.sources.primary).toEqual({ status: 'ok', reason: 'http_5xx', fetchedAt: FETCHED_AT, cache: 'stale' });
     expect(built.allSourcesFailed).toBe(false);
+  });
+});
+
+describe('the score in the full report’s meta', () => {
+  it.each([
+    ['the primary score', lookupResult(okSlot(PRIMARY_DATA), okSlot(COMMUNITY_DATA), okSlot(SIGNALS_DATA))],
+    ['a score derived from the others', lookupResult(errorSlot('timeout'), okSlot(COMMUNITY_DATA), okSlot(SIGNALS_DATA))],
+    ['no score at all', lookupResult(errorSlot('timeout'), notFoundSlot(), pendingSlot())],
+  ])('is exactly what the score route answers: %s', (_case, result) => {
+    const report = buildReport(number, result);
+    const score = buildScoreResult(number, result);
+    expect({ score: report.meta.score, risk: report.meta.risk, scoreSource: report.meta.scoreSource }).toEqual({
+      score: score.score.score,
+      risk: score.score.risk,
+      scoreSource: score.meta.scoreSource,
+    });
+  });
+
+  it('names where the score came from, and is null with risk unknown when no source rates the number', () => {
+    expect(buildReport(number, lookupResult(okSlot(PRIMARY_DATA), okSlot(COMMUNITY_DATA), okSlot(SIGNALS_DATA))).meta).toMatchObject({ score: PRIMARY_DATA.score, scoreSource: 'primary' });
+    expect(buildReport(number, lookupResult(errorSlot('timeout'), notFoundSlot(), pendingSlot())).meta).toMatchObject({ score: null, risk: 'unknown', scoreSource: null });
   });
 });
 

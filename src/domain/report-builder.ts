@@ -9,7 +9,7 @@
 // decide the 502 and never enter the score.
 import type { CacheState, LookupResult, SkipReason, SlotResult } from './lookup/types.js';
 import type { ParsedPhoneNumber } from './phone-number.js';
-import { SOURCE_SLOTS, emptySourceData, mapSlots, type Report, type ScoreResult, type SourceDataBySlot, type SourceSlot } from './report.js';
+import { SOURCE_SLOTS, emptySourceData, mapSlots, type Report, type Risk, type ScoreResult, type SourceDataBySlot, type SourceSlot } from './report.js';
 import { computeScore, scoreToRisk, type ScoreSource } from './score.js';
 import type { FailureReason, SourceStatus } from './ports/source.js';
 import { computeHints, type Hint } from './hints.js';
@@ -39,13 +39,24 @@ export type SourceMeta = AnsweredSourceMeta | SkippedSourceMeta | PendingSourceM
 
 export type SourcesMeta = Record<SourceSlot, SourceMeta>;
 
-export interface ReportMeta {
+interface CommonMeta {
   sources: SourcesMeta;
   /** Facts from the number alone that bear on the verdict (see hints.ts); [] when none. */
   hints: Hint[];
 }
 
-export interface ScoreMeta extends ReportMeta {
+/**
+ * The full report's meta: also the score and risk the score route gives and where the score came
+ * from, so that a client of the full report (the lookup page, the CLI) shows them and never
+ * computes them. `data` stays the report's members alone (docs/api.md#the-envelope-and-meta).
+ */
+export interface ReportMeta extends CommonMeta {
+  score: number | null;
+  risk: Risk;
+  scoreSource: ScoreSource | null;
+}
+
+export interface ScoreMeta extends CommonMeta {
   scoreSource: ScoreSource | null;
 }
 
@@ -103,10 +114,13 @@ export function failureReasons(result: LookupResult): Record<SourceSlot, string>
   const reasonOf = (slot: SlotResult): string => ('reason' in slot && slot.reason !== undefined ? slot.reason : slot.status);
   return mapSlots<Record<SourceSlot, string>>((slot) => reasonOf(result[slot]));
 }
+
 export function buildReport(number: ParsedPhoneNumber, result: LookupResult): BuiltReport {
+  const sources = buildSourceData(result);
+  const { score, scoreSource } = computeScore(sources);
   return {
-    report: { number: number.number, phoneInfo: number.phoneInfo, sources: buildSourceData(result) },
-    meta: { sources: buildSourcesMeta(result), hints: computeHints(number) },
+    report: { number: number.number, phoneInfo: number.phoneInfo, sources },
+    meta: { sources: buildSourcesMeta(result), hints: computeHints(number), score, risk: scoreToRisk(score), scoreSource },
     allSourcesFailed: isAllSourcesFailed(result),
   };
 }

@@ -92,14 +92,13 @@ export const ReportSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export const ScoreSchema = Type.Object(
-  {
-    number: NumberSchema,
-    score: Nullable(Type.Integer({ minimum: 1, maximum: 9 })),
-    risk: Type.Union([Type.Literal('trustworthy'), Type.Literal('neutral'), Type.Literal('suspicious'), Type.Literal('unknown')]),
-  },
-  { additionalProperties: false },
-);
+const ScoreValueSchema = Nullable(Type.Integer({ minimum: 1, maximum: 9, description: 'The 1–9 score: the primary source’s own, else derived from the others (docs/engine.md#the-score); null when no source has one' }));
+const RiskSchema = Type.Union([Type.Literal('trustworthy'), Type.Literal('neutral'), Type.Literal('suspicious'), Type.Literal('unknown')], {
+  description: '1–4 trustworthy, 5 neutral, 6–9 suspicious, no score unknown',
+});
+const ScoreSourceSchema = Nullable(Type.Union([Type.Literal('primary'), Type.Literal('derived')], { description: 'Where the score came from; null exactly when the score is null' }));
+
+export const ScoreSchema = Type.Object({ number: NumberSchema, score: ScoreValueSchema, risk: RiskSchema }, { additionalProperties: false });
 
 export const NumberFactsSchema = Type.Object({ number: NumberSchema, phoneInfo: PhoneInfoSchema }, { additionalProperties: false });
 
@@ -151,17 +150,17 @@ const perSlotObject = <T extends TSchema>(member: T, options: SchemaOptions = {}
 
 const SourcesMetaSchema = perSlotObject(SourceMetaSchema);
 
-export const MetaSchema = Type.Object(
-  {
-    sources: SourcesMetaSchema,
-    hints: HintsSchema,
-    scoreSource: Type.Optional(Nullable(Type.Union([Type.Literal('primary'), Type.Literal('derived')]))),
-  },
+/** The full report's meta: the score and risk are the server's, so no client computes them. */
+export const ReportMetaSchema = Type.Object(
+  { sources: SourcesMetaSchema, hints: HintsSchema, score: ScoreValueSchema, risk: RiskSchema, scoreSource: ScoreSourceSchema },
   { additionalProperties: false },
 );
 
-export const envelope = <T extends TSchema>(data: T) =>
-  Type.Object({ success: Type.Literal(true), data, meta: MetaSchema }, { additionalProperties: false });
+/** The score's meta: the score and risk are its data. */
+export const ScoreMetaSchema = Type.Object({ sources: SourcesMetaSchema, hints: HintsSchema, scoreSource: ScoreSourceSchema }, { additionalProperties: false });
+
+export const envelope = <T extends TSchema, M extends TSchema>(data: T, meta: M) =>
+  Type.Object({ success: Type.Literal(true), data, meta }, { additionalProperties: false });
 
 export const HealthSchema = Type.Object(
   {
@@ -517,7 +516,7 @@ const FULL_REPORT_EXAMPLE = {
       signals: { spamScore: null, reportsCount: null, callerType: '', commentList: [] },
     },
   },
-  meta: { sources: EXAMPLE_META_SOURCES, hints: [] },
+  meta: { sources: EXAMPLE_META_SOURCES, hints: [], score: 8, risk: 'suspicious', scoreSource: 'primary' },
 };
 
 const SCORE_EXAMPLE = {
@@ -559,7 +558,7 @@ export const routeSchemas = {
     params: NumberParamsSchema,
     querystring: WaitQuerySchema,
     response: {
-      200: jsonResponse('The report, in the success envelope.', envelope(ReportSchema), FULL_REPORT_EXAMPLE, { ...rateLimited, ...waited, ...cachedApi(ApiCacheControlHeader) }),
+      200: jsonResponse('The report, in the success envelope.', envelope(ReportSchema, ReportMetaSchema), FULL_REPORT_EXAMPLE, { ...rateLimited, ...waited, ...cachedApi(ApiCacheControlHeader) }),
       304: notModified(ApiCacheControlHeader),
       400: badRequest,
       404: notFound,
@@ -578,7 +577,7 @@ export const routeSchemas = {
     params: NumberParamsSchema,
     querystring: WaitQuerySchema,
     response: {
-      200: jsonResponse('The score, in the success envelope.', envelope(ScoreSchema), SCORE_EXAMPLE, { ...rateLimited, ...waited, ...cachedApi(ApiCacheControlHeader) }),
+      200: jsonResponse('The score, in the success envelope.', envelope(ScoreSchema, ScoreMetaSchema), SCORE_EXAMPLE, { ...rateLimited, ...waited, ...cachedApi(ApiCacheControlHeader) }),
       304: notModified(ApiCacheControlHeader),
       400: badRequest,
       404: notFound,

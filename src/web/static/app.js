@@ -139,46 +139,26 @@
 
   // ---- Verdict and what to do
 
-  // The score rule of the score endpoint, applied here so one search costs one API request:
-  // the primary score, else the mean of community dangerPercent and signals spamScore mapped
-  // to 1–9 as 1 + round(p × 8 / 100), else none.
-  function computeScore(sources) {
-    if (typeof sources.primary.score === 'number') return { score: sources.primary.score, from: 'primary' };
-    var percents = [sources.community.dangerPercent, sources.signals.spamScore].filter(function (p) {
-      return typeof p === 'number' && isFinite(p);
-    });
-    if (percents.length === 0) return { score: null, from: null };
-    var mean = percents.reduce(function (a, b) { return a + b; }, 0) / percents.length;
-    var clamped = Math.min(100, Math.max(0, mean));
-    return { score: 1 + Math.round((clamped * 8) / 100), from: 'derived' };
-  }
-
-  function scoreToRisk(score) {
-    if (score === null) return 'unknown';
-    var rounded = Math.round(score);
-    if (rounded <= 4) return 'trustworthy';
-    if (rounded === 5) return 'neutral';
-    return 'suspicious';
-  }
-
-  function renderVerdict(sources) {
-    var computed = computeScore(sources);
-    var risk = scoreToRisk(computed.score);
+  // The score, its risk and where it came from are the server's (the full report's meta): the
+  // page shows them and never computes them.
+  function renderVerdict(meta) {
+    var score = typeof meta.score === 'number' ? meta.score : null;
+    var risk = typeof meta.risk === 'string' && has('risk.' + meta.risk) ? meta.risk : 'unknown';
     var card = $('verdict-card');
     card.className = 'card verdict risk-' + risk;
-    $('score-value').textContent = computed.score === null ? '–' : String(computed.score);
+    $('score-value').textContent = score === null ? '–' : String(score);
     $('risk-label').textContent = t('risk.' + risk);
     $('score-source').textContent =
-      computed.from === 'primary' ? t('verdict.fromPrimary')
-        : computed.from === 'derived' ? t('verdict.derived')
+      meta.scoreSource === 'primary' ? t('verdict.fromPrimary')
+        : meta.scoreSource === 'derived' ? t('verdict.derived')
           : t('verdict.noRating');
     var cells = $('gauge').querySelectorAll('.gauge-cell');
     for (var i = 0; i < cells.length; i += 1) {
       var step = Number(cells[i].getAttribute('data-step'));
-      cells[i].classList.toggle('active', computed.score !== null && step === Math.round(computed.score));
-      cells[i].classList.toggle('filled', computed.score !== null && step <= Math.round(computed.score));
+      cells[i].classList.toggle('active', score !== null && step === score);
+      cells[i].classList.toggle('filled', score !== null && step <= score);
     }
-    $('gauge').setAttribute('aria-label', computed.score === null ? t('gauge.none') : t('gauge.value', { score: computed.score, risk: t('risk.' + risk) }));
+    $('gauge').setAttribute('aria-label', score === null ? t('gauge.none') : t('gauge.value', { score: score, risk: t('risk.' + risk) }));
     return risk;
   }
 
@@ -360,7 +340,7 @@
     var report = body.data;
     var meta = body.meta || {};
     var metaSources = meta.sources;
-    var risk = renderVerdict(report.sources);
+    var risk = renderVerdict(meta);
     renderFacts(report, meta.hints);
     renderAdvice(risk, report.phoneInfo.isNPV, metaSources);
     renderFailures(metaSources);
