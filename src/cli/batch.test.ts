@@ -176,6 +176,18 @@ describe('output formats', () => {
     expect(csv[header.indexOf('verdict')]).toBe('likely unwanted');
     const json = JSON.parse(formatRow(row, 'ndjson'));
     expect(json).toMatchObject({ number: '0612345678', score: 8, risk: 'suspicious' });
+    expect(Object.keys(json)).toEqual(header);
+  });
+
+  it('writes the documented columns (docs/cli.md), each slot\'s from the slot display table', () => {
+    expect(csvHeader().trim().split(',')).toEqual([
+      'line', 'input', 'number', 'status', 'national', 'international', 'line_type', 'range', 'original_carrier', 'region', 'is_npv', 'hints',
+      'verdict', 'score', 'risk', 'score_source',
+      'primary_status', 'primary_score', 'primary_searches', 'primary_comments',
+      'community_status', 'community_danger_percent', 'community_visits', 'community_comments',
+      'signals_status', 'signals_spam_score', 'signals_reports',
+      'error',
+    ]);
   });
 
   it('draws a progress bar', () => {

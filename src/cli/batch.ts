@@ -2,7 +2,8 @@
 // in the order they first appear. Lines are de-duplicated by normalised number before any
 // request; an invalid line gets its row and the run goes on. Requests run N at a time, paced by
 // a sliding-window budget so a long list never exhausts the upstreams' per-minute budgets.
-import type { SourceSlot } from '../domain/report.js';
+import { SOURCE_SLOTS, type SourceSlot } from '../domain/report.js';
+import { figureValue, SLOT_DISPLAY, type FigureDisplay } from '../domain/slot-display.js';
 import { readProblemTitle, readReportBody, type ApiAnswer } from './api-answer.js';
 import { hintsOf, readHints, type NumberFacts } from './facts.js';
 import { sanitizeForTerminal, verdictOf } from './format-report.js';
@@ -49,7 +50,8 @@ export function deduplicate(lines: readonly BatchInputLine[], normalise: (raw: s
 
 export type RowStatus = 'found' | 'invalid' | 'failed' | 'error';
 
-export interface BatchRow {
+/** The columns every row has, before the slots' columns. */
+interface BatchLeadingColumns {
   line: number;
   input: string;
   number: string | null;
@@ -67,21 +69,15 @@ export interface BatchRow {
   score: number | null;
   risk: string | null;
   score_source: string | null;
-  primary_status: string | null;
-  primary_score: number | null;
-  primary_searches: number | null;
-  primary_comments: number | null;
-  community_status: string | null;
-  community_danger_percent: number | null;
-  community_visits: number | null;
-  community_comments: number | null;
-  signals_status: string | null;
-  signals_spam_score: number | null;
-  signals_reports: number | null;
   error: string | null;
 }
 
-export const BATCH_COLUMNS: ReadonlyArray<keyof BatchRow> = [
+/** A slot's columns: `<slot>_status`, then one per figure of the slot display table that names a column. */
+export type SlotColumn = `${SourceSlot}_${string}`;
+
+export type BatchRow = BatchLeadingColumns & { [column: SlotColumn]: string | number | null };
+
+const LEADING_COLUMNS = [
   'line',
   'input',
   'number',
@@ -98,22 +94,18 @@ export const BATCH_COLUMNS: ReadonlyArray<keyof BatchRow> = [
   'score',
   'risk',
   'score_source',
-  'primary_status',
-  'primary_score',
-  'primary_searches',
-  'primary_comments',
-  'community_status',
-  'community_danger_percent',
-  'community_visits',
-  'community_comments',
-  'signals_status',
-  'signals_spam_score',
-  'signals_reports',
-  'error',
-];
+] as const satisfies ReadonlyArray<keyof BatchLeadingColumns>;
+
+/** Each slot's columns, in slot order, from the slot display table. */
+export const SLOT_COLUMNS: ReadonlyArray<{ slot: SourceSlot; column: SlotColumn; figure?: FigureDisplay }> = SOURCE_SLOTS.flatMap((slot) => [
+  { slot, column: `${slot}_status` as const },
+  ...(SLOT_DISPLAY[slot].figures as readonly FigureDisplay[]).flatMap((figure) => (figure.column === undefined ? [] : [{ slot, column: `${slot}_${figure.column}` as const, figure }])),
+]);
+
+export const BATCH_COLUMNS: ReadonlyArray<keyof BatchLeadingColumns | SlotColumn> = [...LEADING_COLUMNS, ...SLOT_COLUMNS.map(({ column }) => column), 'error'];
 
 function emptyRow(item: BatchInputLine, status: RowStatus, error: string | null): BatchRow {
-  return {
+  const row: BatchRow = {
     line: item.line,
     input: item.raw,
     number: null,
@@ -130,19 +122,10 @@ function emptyRow(item: BatchInputLine, status: RowStatus, error: string | null)
     score: null,
     risk: null,
     score_source: null,
-    primary_status: null,
-    primary_score: null,
-    primary_searches: null,
-    primary_comments: null,
-    community_status: null,
-    community_danger_percent: null,
-    community_visits: null,
-    community_comments: null,
-    signals_status: null,
-    signals_spam_score: null,
-    signals_reports: null,
     error,
   };
+  for (const { column } of SLOT_COLUMNS) row[column] = null;
+  return row;
 }
 
 /** The facts columns, which need no source: filled for found rows and for rows whose sources all failed. */
@@ -181,9 +164,7 @@ export function toBatchRow(item: BatchInputLine, answer: ApiAnswer): BatchRow {
         const reason = reasons[slot];
         return typeof reason === 'string' ? `error:${sanitizeForTerminal(reason)}` : null;
       };
-      row.primary_status = reasonOf('primary');
-      row.community_status = reasonOf('community');
-      row.signals_status = reasonOf('signals');
+      for (const slot of SOURCE_SLOTS) row[`${slot}_status`] = reasonOf(slot);
     } catch {
       // The row already says the lookup failed.
     }
@@ -196,27 +177,22 @@ export function toBatchRow(item: BatchInputLine, answer: ApiAnswer): BatchRow {
   }
   const { data, meta } = body;
   const verdict = verdictOf(body);
-  const okSlot = (slot: SourceSlot): boolean => meta.sources[slot].status === 'ok';
   const facts: NumberFacts = { number: data.number, phoneInfo: data.phoneInfo, hints: readHints(meta) ?? hintsOf(data.phoneInfo) };
-  return {
+  const row: BatchRow = {
     ...withFacts(emptyRow(item, 'found', null), facts),
     verdict: verdict.verdict,
     score: verdict.score,
     risk: verdict.risk,
     score_source: verdict.scoreSource,
-    primary_status: slotStatus(meta.sources.primary),
-    primary_score: data.sources.primary.score,
-    primary_searches: okSlot('primary') ? data.sources.primary.searches : null,
-    primary_comments: okSlot('primary') ? data.sources.primary.commentsCount : null,
-    community_status: slotStatus(meta.sources.community),
-    community_danger_percent: data.sources.community.dangerPercent,
-    community_visits: data.sources.community.visits,
-    community_comments: okSlot('community') ? data.sources.community.commentsCount : null,
-    signals_status: slotStatus(meta.sources.signals),
-    signals_spam_score: data.sources.signals.spamScore,
-    signals_reports: data.sources.signals.reportsCount,
-    error: null,
   };
+  // A slot's figures only when it answered: the empty fields of one that did not (0 comments)
+  // must not pass for a clean record.
+  for (const { slot, column, figure } of SLOT_COLUMNS) {
+    const answered = meta.sources[slot].status === 'ok';
+    if (figure === undefined) row[column] = slotStatus(meta.sources[slot]);
+    else row[column] = answered ? figureValue(data.sources[slot], figure) : null;
+  }
+  return row;
 }
 
 /**
@@ -244,7 +220,8 @@ export function csvHeader(): string {
 }
 
 export function formatRow(row: BatchRow, format: 'csv' | 'ndjson'): string {
-  if (format === 'ndjson') return `${terminalSafeJson(row)}\n`;
+  // Members in column order, as the CSV header lists them.
+  if (format === 'ndjson') return `${terminalSafeJson(Object.fromEntries(BATCH_COLUMNS.map((column) => [column, row[column]])))}\n`;
   return `${BATCH_COLUMNS.map((column) => csvField(row[column])).join(',')}\n`;
 }
 

@@ -1,19 +1,18 @@
 // The readable summary `phone-rep lookup` prints: the number's facts first (they hold whatever
 // the sources say), then the verdict, then each source with its figures and comments. Pure. Scraped text is stripped of control
 // characters before it reaches a terminal, so a comment cannot carry escape sequences.
-import type { Risk, SourceSlot } from '../domain/report.js';
+import { SOURCE_SLOTS, type Risk, type SourceDataBySlot, type SourceSlot } from '../domain/report.js';
 import type { ScoreSource } from '../domain/score.js';
+import { figureValue, SLOT_DISPLAY, type FigureDisplay } from '../domain/slot-display.js';
+import { countWords, words } from '../domain/wording/catalogue.js';
 import type { ReportBody, SourceMetaView } from './api-answer.js';
 import { formatFacts, hintsOf, readHints } from './facts.js';
 import { sanitizeForTerminal } from './sanitize.js';
 
 export { sanitizeForTerminal } from './sanitize.js';
 
-export const SLOT_TITLES: Record<SourceSlot, string> = {
-  primary: 'Primary (tellows)',
-  community: 'Community (numeroinconnu.fr)',
-  signals: 'Signals (telguarder)',
-};
+/** A slot's title in the CLI: the catalogue's English words for it (the slot display table). */
+export const slotTitle = (slot: SourceSlot): string => words('en', SLOT_DISPLAY[slot].title);
 
 /** Plain words for the risk level: what a person should make of the number. */
 export const VERDICTS: Record<Risk, string> = {
@@ -61,31 +60,45 @@ export function formatReportSummary(body: ReportBody): string {
       : `Verdict: ${verdict.verdict.toUpperCase()} (score ${verdict.score}/9, ${verdict.risk}${from})`,
   );
 
-  const { primary, community, signals } = data.sources;
   lines.push('');
-  lines.push(`${SLOT_TITLES.primary}: ${describeSourceStatus(meta.sources.primary)}`);
-  if (meta.sources.primary.status === 'ok') {
-    lines.push(`  score ${show(primary.score)} · ${plural(primary.searches, 'search', 'searches')} · ${plural(primary.commentsCount, 'comment')}`);
-    for (const c of primary.commentList) lines.push(formatComment(c.date, [c.author, c.callerType], c.text));
-  }
-  lines.push(`${SLOT_TITLES.community}: ${describeSourceStatus(meta.sources.community)}`);
-  if (meta.sources.community.status === 'ok') {
-    lines.push(
-      `  danger ${community.dangerPercent === null ? '—' : `${community.dangerPercent} %`} · ${community.visits === null ? '— visits' : plural(community.visits, 'visit')} · ${plural(community.commentsCount, 'comment')}` +
-        (community.topCategory === '' ? '' : ` · top category ${sanitizeForTerminal(community.topCategory)}`) +
-        (community.lastCommentDate === '' ? '' : ` · last comment ${sanitizeForTerminal(community.lastCommentDate)}`),
-    );
-    for (const c of community.commentList) lines.push(formatComment(c.date, [c.category], c.text));
-  }
-  lines.push(`${SLOT_TITLES.signals}: ${describeSourceStatus(meta.sources.signals)}`);
-  if (meta.sources.signals.status === 'ok') {
-    lines.push(
-      `  spam score ${signals.spamScore === null ? '—' : `${signals.spamScore} %`} · ${signals.reportsCount === null ? '— reports' : plural(signals.reportsCount, 'report')}` +
-        (signals.callerType === '' ? '' : ` · caller type ${sanitizeForTerminal(signals.callerType)}`),
-    );
-    for (const c of signals.commentList) lines.push(formatComment(c.date, [c.callerType], c.text));
-  }
+  for (const slot of SOURCE_SLOTS) lines.push(...formatSlot(slot, data.sources, meta.sources[slot]));
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * One figure as the summary writes it, by its unit (the slot display table): `score 8`,
+ * `danger 84%`, `1234 searches` / `1 comment` (the catalogue's plural), `top category …`; a
+ * word or date the upstream left empty is left out.
+ */
+function formatFigure(figure: FigureDisplay, value: number | string | null): string | undefined {
+  switch (figure.unit) {
+    case 'count':
+      return typeof value === 'number' ? `${value} ${countWords('en', figure.label, value)}` : `— ${countWords('en', figure.label, 0)}`;
+    case 'percent':
+      return `${words('en', figure.label)} ${typeof value === 'number' ? words('en', 'format.percent', { value }) : '—'}`;
+    case 'score':
+      return `${words('en', figure.label)} ${show(value)}`;
+    case 'word':
+    case 'date':
+      return typeof value === 'string' && value !== '' ? `${words('en', figure.label)} ${sanitizeForTerminal(value)}` : undefined;
+  }
+}
+
+/** A slot's lines: its title and status, then, when it answered, its figures and comments. */
+function formatSlot<S extends SourceSlot>(slot: S, sources: SourceDataBySlot, meta: SourceMetaView): string[] {
+  const display = SLOT_DISPLAY[slot];
+  const lines = [`${slotTitle(slot)}: ${describeSourceStatus(meta)}`];
+  if (meta.status !== 'ok') return lines;
+  const data = sources[slot];
+  const figures = (display.figures as ReadonlyArray<FigureDisplay<S>>).map((figure) => formatFigure(figure as FigureDisplay, figureValue<S>(data, figure)));
+  lines.push(`  ${figures.filter((text): text is string => text !== undefined).join(' · ')}`);
+  for (const comment of data.commentList) {
+    const fields = comment as unknown as Readonly<Record<string, string>>;
+    const tagKeys: ReadonlyArray<string | undefined> = [display.comment.author, display.comment.tag];
+    const tags = tagKeys.map((key) => (key === undefined ? '' : (fields[key] ?? '')));
+    lines.push(formatComment(fields.date ?? '', tags, fields.text ?? ''));
+  }
+  return lines;
 }
 
 function formatComment(date: string, tags: string[], text: string): string {

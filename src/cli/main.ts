@@ -15,7 +15,7 @@ import { SOURCE_SLOTS } from '../domain/report.js';
 import { EXIT_CODES, exitCodeForStatus, readFailureReasons, readProblemTitle, readReportBody } from './api-answer.js';
 import { createPacer, csvHeader, deduplicate, formatRow, readBatchLines, renderProgress, runBatch, type BatchRow } from './batch.js';
 import { factsOfParsedNumber, formatFacts } from './facts.js';
-import { describeSourceStatus, formatReportSummary, plural, SLOT_TITLES } from './format-report.js';
+import { describeSourceStatus, formatReportSummary, plural, slotTitle } from './format-report.js';
 import { createInProcessApi, createRemoteApi, type PhoneApi } from './phone-api.js';
 import { checkReportAnswer } from './answer-check.js';
 import { sanitizeForTerminal, stripControls, terminalSafeJson } from './sanitize.js';
@@ -158,7 +158,7 @@ function createLookupCommand(io: CliIo): CommandHandler {
         const reasons = readFailureReasons(answer.body);
         for (const slot of SOURCE_SLOTS) {
           const reason = reasons[slot];
-          if (reason !== undefined) err(`  ${SLOT_TITLES[slot]}: ${describeSourceStatus({ status: 'error', reason })}`);
+          if (reason !== undefined) err(`  ${slotTitle(slot)}: ${describeSourceStatus({ status: 'error', reason })}`);
         }
       }
       return code;

@@ -74,8 +74,8 @@ const fr = {
   'advice.npv':
     'Ce numéro est dans une plage NPV, que l’ARCEP réserve depuis le 1er janvier 2023 aux systèmes d’appels et de messages automatisés : l’appel vient d’un automate qui compose pour une entreprise. Ce n’est pas forcément une fraude.',
   'advice.answeredNone': 'Aucune des {total} sources n’a répondu.',
-  'advice.answeredOne': '1 source sur {total} a répondu.',
-  'advice.answeredSome': '{answered} sources sur {total} ont répondu.',
+  'advice.answered#one': '{count} source sur {total} a répondu.',
+  'advice.answered#other': '{count} sources sur {total} ont répondu.',
   'advice.reportTitle': 'Signaler',
   'advice.report33700': 'Signaler un appel ou un SMS indésirable au 33700',
   'advice.report33700Sms': 'Un SMS indésirable se transfère gratuitement au 33700.',
@@ -165,26 +165,33 @@ const fr = {
   'reason.unknown': 'raison inconnue',
   'failures.title': 'Sources qui n’ont pas pu répondre',
 
+  // A count's words: one key per plural category of the language (Intl.PluralRules: French
+  // says `one` for 0 and 1), `#other` for the rest; see countWords below.
   'figure.score': 'note',
-  'figure.searches': 'recherches',
-  'figure.comments': 'commentaires',
+  'figure.searches#one': 'recherche',
+  'figure.searches#other': 'recherches',
+  'figure.comments#one': 'commentaire',
+  'figure.comments#other': 'commentaires',
   'figure.danger': 'danger',
-  'figure.visits': 'visites',
+  'figure.visits#one': 'visite',
+  'figure.visits#other': 'visites',
   'figure.topCategory': 'catégorie principale',
   'figure.lastComment': 'dernier commentaire',
   'figure.spamScore': 'score de spam',
-  'figure.reports': 'signalements',
+  'figure.reports#one': 'signalement',
+  'figure.reports#other': 'signalements',
   'figure.callerType': 'type d’appelant',
   'comments.none': 'Aucun commentaire.',
   'format.percent': '{value} %',
 
   'date.today': 'aujourd’hui',
   'date.yesterday': 'hier',
-  'date.days': 'il y a {count} jours',
-  'date.month': 'il y a 1 mois',
-  'date.months': 'il y a {count} mois',
-  'date.year': 'il y a 1 an',
-  'date.years': 'il y a {count} ans',
+  'date.days#one': 'il y a {count} jour',
+  'date.days#other': 'il y a {count} jours',
+  'date.months#one': 'il y a {count} mois',
+  'date.months#other': 'il y a {count} mois',
+  'date.years#one': 'il y a {count} an',
+  'date.years#other': 'il y a {count} ans',
 
   'error.emptyTitle': 'Pas encore de numéro',
   'error.emptyText': 'Saisissez d’abord un numéro de téléphone.',
@@ -204,6 +211,9 @@ const fr = {
 } as const;
 
 export type WordKey = keyof typeof fr;
+
+/** A word that depends on a count: the keys `<key>#<plural category>`, of which `#other` always exists. */
+export type CountKey = { [K in WordKey]: K extends `${infer Base}#other` ? Base : never }[WordKey];
 
 const en: Record<WordKey, string> = {
   'risk.trustworthy': 'Trustworthy',
@@ -263,8 +273,8 @@ const en: Record<WordKey, string> = {
   'advice.npv':
     'This number is in an NPV range, which ARCEP (the French telecoms regulator) has reserved since 1 January 2023 for automated calling and messaging systems: the call comes from a machine dialling for a business. It is not necessarily fraud.',
   'advice.answeredNone': 'None of the {total} sources answered.',
-  'advice.answeredOne': '1 of {total} sources answered.',
-  'advice.answeredSome': '{answered} of {total} sources answered.',
+  'advice.answered#one': '{count} of {total} sources answered.',
+  'advice.answered#other': '{count} of {total} sources answered.',
   'advice.reportTitle': 'Report it',
   'advice.report33700': 'Report an unwanted call or text message to 33700',
   'advice.report33700Sms': 'An unwanted text message can be forwarded free of charge to 33700.',
@@ -351,25 +361,30 @@ const en: Record<WordKey, string> = {
   'failures.title': 'Sources that could not answer',
 
   'figure.score': 'score',
-  'figure.searches': 'searches',
-  'figure.comments': 'comments',
+  'figure.searches#one': 'search',
+  'figure.searches#other': 'searches',
+  'figure.comments#one': 'comment',
+  'figure.comments#other': 'comments',
   'figure.danger': 'danger',
-  'figure.visits': 'visits',
+  'figure.visits#one': 'visit',
+  'figure.visits#other': 'visits',
   'figure.topCategory': 'top category',
   'figure.lastComment': 'last comment',
   'figure.spamScore': 'spam score',
-  'figure.reports': 'reports',
+  'figure.reports#one': 'report',
+  'figure.reports#other': 'reports',
   'figure.callerType': 'caller type',
   'comments.none': 'No comments.',
   'format.percent': '{value}%',
 
   'date.today': 'today',
   'date.yesterday': 'yesterday',
-  'date.days': '{count} days ago',
-  'date.month': '1 month ago',
-  'date.months': '{count} months ago',
-  'date.year': '1 year ago',
-  'date.years': '{count} years ago',
+  'date.days#one': '{count} day ago',
+  'date.days#other': '{count} days ago',
+  'date.months#one': '{count} month ago',
+  'date.months#other': '{count} months ago',
+  'date.years#one': '{count} year ago',
+  'date.years#other': '{count} years ago',
 
   'error.emptyTitle': 'No number yet',
   'error.emptyText': 'Type a phone number first.',
@@ -407,4 +422,18 @@ export function words(language: Language, key: WordKey, params: Readonly<Record<
       return whole.startsWith(' ') ? ` ${value}` : String(value);
     })
     .trim();
+}
+
+const PLURAL_RULES: Readonly<Record<Language, Intl.PluralRules>> = { fr: new Intl.PluralRules('fr'), en: new Intl.PluralRules('en') };
+
+/**
+ * The words of a count in `language`: the key of the count's plural category (Intl.PluralRules:
+ * `1 commentaire`, `0 commentaire`, `2 commentaires`; `1 comment`, `0 comments`), else its
+ * `#other` form, with `{count}` filled. The page applies the same rule to the same keys.
+ */
+export function countWords(language: Language, key: CountKey, count: number, params: Readonly<Record<string, string | number>> = {}): string {
+  const catalogue: Readonly<Record<string, string>> = CATALOGUES[language];
+  const categoryKey = `${key}#${PLURAL_RULES[language].select(count)}`;
+  const chosen = (categoryKey in catalogue ? categoryKey : `${key}#other`) as WordKey;
+  return words(language, chosen, { ...params, count });
 }
