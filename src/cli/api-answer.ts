@@ -2,7 +2,7 @@
 // the report when the body is one. The shape is checked, not trusted: with --url the other
 // end could be anything.
 import { SOURCE_SLOTS, type Report, type Risk, type SourceSlot } from '../domain/report.js';
-import type { ScoreSource } from '../domain/score.js';
+import { SCORE_SOURCES, type ScoreSource } from '../domain/score.js';
 import type { NumberFacts } from './facts.js';
 
 export interface SourceMetaView {
@@ -37,7 +37,7 @@ export interface ApiAnswer {
 }
 
 const RISKS: ReadonlySet<unknown> = new Set<Risk>(['trustworthy', 'neutral', 'suspicious', 'unknown']);
-const SCORE_SOURCES: ReadonlySet<unknown> = new Set<ScoreSource | null>(['primary', 'derived', null]);
+const SCORE_SOURCE_VALUES: ReadonlySet<unknown> = new Set<ScoreSource | null>([...SCORE_SOURCES, null]);
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -52,7 +52,7 @@ export function readReportBody(text: string): ReportBody | undefined {
   if (!isObject(parsed) || parsed.success !== true || !isObject(parsed.data) || !isObject(parsed.meta)) return undefined;
   const { data, meta } = parsed;
   if (typeof data.number !== 'string' || !isObject(data.phoneInfo) || !isObject(data.sources) || !isObject(meta.sources)) return undefined;
-  if (!(meta.score === null || typeof meta.score === 'number') || !RISKS.has(meta.risk) || !SCORE_SOURCES.has(meta.scoreSource)) return undefined;
+  if (!(meta.score === null || typeof meta.score === 'number') || !RISKS.has(meta.risk) || !SCORE_SOURCE_VALUES.has(meta.scoreSource)) return undefined;
   for (const slot of SOURCE_SLOTS) {
     const source = data.sources[slot];
     const sourceMeta = meta.sources[slot];

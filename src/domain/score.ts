@@ -6,7 +6,9 @@
 // `primary.score` is always the upstream's own value; only the score endpoint derives.
 import type { Risk, SourceDataBySlot } from './report.js';
 
-export type ScoreSource = 'primary' | 'derived';
+/** Where a score came from: the primary source's own, or derived from the others' percentages. */
+export const SCORE_SOURCES = ['primary', 'derived'] as const;
+export type ScoreSource = (typeof SCORE_SOURCES)[number];
 
 export interface ComputedScore {
   score: number | null;

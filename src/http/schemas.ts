@@ -9,6 +9,7 @@ import { BREAKER_STATES } from '../domain/lookup/resilience.js';
 import { CACHE_STATES, SKIP_REASONS } from '../domain/lookup/types.js';
 import { FAILURE_REASONS, SOURCE_STATUSES } from '../domain/ports/source.js';
 import { mapSlots, SOURCE_SLOTS, type SourceSlot } from '../domain/report.js';
+import { SLOT_DISPLAY } from '../domain/slot-display.js';
 import { PHONE_NUMBER_REJECTIONS, MAX_INPUT_LENGTH, MAX_URI_LENGTH, WITHHELD_WORDS } from '../domain/numbering/parse-phone-number.js';
 import { ERROR_CODES, INVALID_NUMBER_DETAILS, problemBody, type ErrorCode } from './errors.js';
 
@@ -83,14 +84,18 @@ const NumberSchema = Type.String({
   examples: ['0612345678'],
 });
 
-export const ReportSchema = Type.Object(
-  {
-    number: NumberSchema,
-    phoneInfo: PhoneInfoSchema,
-    sources: Type.Object({ primary: PrimarySchema, community: CommunitySchema, signals: SignalsSchema }, { additionalProperties: false }),
-  },
+/**
+ * Each slot's data schema. A mapped type over the slots, so a fourth slot does not compile until
+ * it has its schema; each slot's description is its entry in the slot display table.
+ */
+const SOURCE_DATA_SCHEMAS: { readonly [S in SourceSlot]: TSchema } = { primary: PrimarySchema, community: CommunitySchema, signals: SignalsSchema };
+
+const SourcesSchema = Type.Object(
+  mapSlots<Record<SourceSlot, TSchema>>((slot) => Type.Unsafe({ ...SOURCE_DATA_SCHEMAS[slot], description: SLOT_DISPLAY[slot].summary })),
   { additionalProperties: false },
 );
+
+export const ReportSchema = Type.Object({ number: NumberSchema, phoneInfo: PhoneInfoSchema, sources: SourcesSchema }, { additionalProperties: false });
 
 const ScoreValueSchema = Nullable(Type.Integer({ minimum: 1, maximum: 9, description: 'The 1–9 score: the primary source’s own, else derived from the others (docs/engine.md#the-score); null when no source has one' }));
 const RiskSchema = Type.Union([Type.Literal('trustworthy'), Type.Literal('neutral'), Type.Literal('suspicious'), Type.Literal('unknown')], {

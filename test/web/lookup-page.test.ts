@@ -17,7 +17,9 @@ import { createRequire } from 'node:module';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ParsedPhoneNumber } from '../../src/domain/phone-number.js';
-import { CATALOGUES, type Language } from '../../src/domain/wording/catalogue.js';
+import { CATALOGUES, countWords, type Language } from '../../src/domain/wording/catalogue.js';
+import { SOURCE_SLOTS } from '../../src/domain/report.js';
+import { SLOT_DISPLAY } from '../../src/domain/slot-display.js';
 import { blocked, failed, notFound, ok } from '../../src/domain/ports/source.js';
 import type { SourceDataBySlot } from '../../src/domain/report.js';
 import { SAMPLE_DATA, fakeSource, type FakeSources } from '../support/lookup.js';
@@ -567,10 +569,8 @@ const LANGUAGE_CASES: readonly LanguageCase[] = [
 ];
 
 function confidenceWords(language: Language, answered: number): string {
-  const words = CATALOGUES[language];
-  if (answered === 0) return words['advice.answeredNone'].replace('{total}', '3');
-  if (answered === 1) return words['advice.answeredOne'].replace('{total}', '3');
-  return words['advice.answeredSome'].replace('{answered}', String(answered)).replace('{total}', '3');
+  if (answered === 0) return CATALOGUES[language]['advice.answeredNone'].replace('{total}', '3');
+  return countWords(language, 'advice.answered', answered, { total: 3 });
 }
 
 async function resultShown(page: Page, failedCase: boolean): Promise<void> {
@@ -681,6 +681,56 @@ describe('the lookup page in the language of the browser', () => {
     }
   });
 
+  it('writes each count with the plural of its number, in both languages: 1 commentaire, 1 comment, 2 comments', async () => {
+    const expected = {
+      fr: { primary: ['8', 'note', '1234', 'recherches', '2', 'commentaires'], community: ['84 %', 'danger', '2535', 'visites', '1', 'commentaire'] },
+      en: { primary: ['8', 'score', '1234', 'searches', '2', 'comments'], community: ['84%', 'danger', '2535', 'visits', '1', 'comment'] },
+    } as const;
+    for (const language of ['fr', 'en'] as const) {
+      const page = await openPage({ width: 1200, height: 1000 }, language);
+      await page.goto(`${server.baseUrl}/?number=${SUSPICIOUS_NUMBER}`);
+      await reportShown(page);
+      for (const slot of ['primary', 'community'] as const) {
+        const figures = page.locator(`[data-slot="${slot}"] .figure`);
+        const texts = (await figures.evaluateAll((nodes) => nodes.flatMap((node) => Array.from(node.children, (child) => (child.textContent ?? '').trim())))).slice(0, 6);
+        expect(texts).toEqual(expected[language][slot]);
+      }
+      await page.close();
+    }
+  });
+
+  it('renders one card per slot of the slot display table, titled and with its figures in order', async () => {
+    const page = await openPage({ width: 1200, height: 1000 }, 'en');
+    await page.goto(`${server.baseUrl}/?number=${SUSPICIOUS_NUMBER}`);
+    await reportShown(page);
+    expect(await page.locator('#sources [data-slot]').evaluateAll((cards) => cards.map((card) => card.getAttribute('data-slot')))).toEqual([...SOURCE_SLOTS]);
+    for (const slot of SOURCE_SLOTS) {
+      expect(await page.textContent(`[data-slot="${slot}"] h2`)).toBe(CATALOGUES.en[SLOT_DISPLAY[slot].title]);
+      expect(await page.locator(`[data-slot="${slot}"] .figure`).count()).toBe(SLOT_DISPLAY[slot].figures.length);
+    }
+    await page.close();
+  });
+
+  it('shows the score, risk and score source the server put in meta, and computes none of its own', async () => {
+    // The server's meta is changed on the way: the page must follow it, not the sources' figures.
+    const page = await openPage({ width: 1200, height: 1000 }, 'en');
+    await page.route('**/api/phone/**', async (route) => {
+      const response = await route.fetch();
+      const body = (await response.json()) as { meta: Record<string, unknown> };
+      body.meta.score = 3;
+      body.meta.risk = 'trustworthy';
+      body.meta.scoreSource = 'derived';
+      await route.fulfill({ response, json: body });
+    });
+    await page.goto(`${server.baseUrl}/?number=${SUSPICIOUS_NUMBER}`);
+    await reportShown(page);
+    expect(await page.textContent('#score-value')).toBe('3');
+    expect(await page.textContent('#risk-label')).toBe(CATALOGUES.en['risk.trustworthy']);
+    expect(await page.textContent('#score-source')).toBe(CATALOGUES.en['verdict.derived']);
+    expect(await page.locator('.gauge-cell.active').getAttribute('data-step')).toBe('3');
+    await page.close();
+  });
+
   it('says which source was not asked (skipped: not_covered) and which is still on its way (pending), in both languages', async () => {
     // The engine of this branch cannot give these statuses yet (they come with the `skipped`
     // and `?wait` work), so the server's real answer is taken and two of its slots are set as
@@ -703,7 +753,7 @@ describe('the lookup page in the language of the browser', () => {
       expect(await page.textContent('[data-slot="signals"] .badge')).toBe(words['status.skippedReason'].replace('{reason}', words['reason.not_covered']));
       // Neither is a failure; the confidence counts the sources asked.
       expect(await page.locator('#failures').isVisible()).toBe(false);
-      expect(await page.textContent('#advice-confidence')).toBe(words['advice.answeredOne'].replace('{total}', '2'));
+      expect(await page.textContent('#advice-confidence')).toBe(countWords(language, 'advice.answered', 1, { total: 2 }));
       expect(await textsOutsideCatalogue(page, language)).toEqual([]);
       await page.close();
     }

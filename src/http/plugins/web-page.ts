@@ -12,6 +12,8 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { SOURCE_SLOTS } from '../../domain/report.js';
+import { SLOT_DISPLAY } from '../../domain/slot-display.js';
 import { CATALOGUES, LANGUAGES, type Language } from '../../domain/wording/catalogue.js';
 import { chooseVariant, codingsOf, negotiateEncoding, precompress, varyOnAcceptEncoding, type ContentCoding, type EncodedVariants } from '../encoding.js';
 import { chooseLanguage } from '../language.js';
@@ -77,11 +79,20 @@ function jsonForHtml(value: unknown): string {
   return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
+/**
+ * What the page needs of the slot display table (src/domain/slot-display.ts), in slot order: the
+ * page renders each slot from it and names no slot or field of its own.
+ */
+export const PAGE_SLOTS = SOURCE_SLOTS.map((slot) => {
+  const { title, figures, comment } = SLOT_DISPLAY[slot];
+  return { slot, title, figures: figures.map(({ unit, field, label }) => ({ unit, field, label })), comment };
+});
+
 const TEMPLATE_TOKEN = /\{\{([@\w.-]+)\}\}/g;
 
 /**
  * index.html in `language`: `{{key}}` is that catalogue's words for `key` (escaped), `{{@lang}}`
- * the language, `{{@words}}` the catalogue as JSON, `{{@current-fr}}` / `{{@current-en}}`
+ * the language, `{{@words}}` the catalogue and the slot display table as JSON, `{{@current-fr}}` / `{{@current-en}}`
  * marks the switch's link of the language shown. An unknown token throws, so a template and a
  * catalogue that drift apart fail at start (and in the tests), never on a person's screen.
  */
@@ -89,7 +100,7 @@ export function renderPageTemplate(template: string, language: Language): string
   const catalogue: Readonly<Record<string, string>> = CATALOGUES[language];
   return template.replace(TEMPLATE_TOKEN, (token, name: string) => {
     if (name === '@lang') return language;
-    if (name === '@words') return jsonForHtml({ language, words: CATALOGUES[language] });
+    if (name === '@words') return jsonForHtml({ language, words: CATALOGUES[language], slots: PAGE_SLOTS });
     if (name.startsWith('@current-')) return name === `@current-${language}` ? 'aria-current="true"' : '';
     const text = catalogue[name];
     if (text === undefined) throw new Error(`index.html: ${token} is not a key of the wording catalogue`);

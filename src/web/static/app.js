@@ -4,7 +4,9 @@
 // from fixed values, never parsed as HTML, so a hostile comment stays text.
 // Every fixed word comes from the wording catalogue (src/domain/wording/catalogue.ts), which the
 // server inlines as JSON in the language it chose (#page-words); this file holds no words of
-// its own. What a source wrote (comments, categories, caller types) and what the numbering data
+// its own. The same block carries the slot display table (src/domain/slot-display.ts): each
+// slot's title, figures with their units and comment tags, so this file names no slot or field,
+// and the score, the risk and where the score came from are the server's (the report's meta). What a source wrote (comments, categories, caller types) and what the numbering data
 // names (carriers, foreign countries) is shown as given, in elements marked `data-upstream`.
 'use strict';
 
@@ -17,7 +19,9 @@
 
   var PAGE = JSON.parse(document.getElementById('page-words').textContent);
   var WORDS = PAGE.words;
-  var SLOTS = ['primary', 'community', 'signals'];
+  var SLOT_DISPLAY = PAGE.slots;
+  var SLOTS = SLOT_DISPLAY.map(function (display) { return display.slot; });
+  var PLURALS = new Intl.PluralRules(PAGE.language);
   var LANGUAGE_COOKIE = 'lang';
   var ONE_YEAR_S = 365 * 24 * 3600;
 
@@ -32,6 +36,15 @@
       if (value === undefined || value === null || value === '') return '';
       return whole.charAt(0) === ' ' ? ' ' + value : String(value);
     }).trim();
+  }
+
+  // The catalogue's countWords() rule: the key of the count's plural category
+  // (`figure.comments#one`), else its `#other` form, with `{count}` filled.
+  function countWords(key, count, params) {
+    var chosen = key + '#' + PLURALS.select(count);
+    var values = { count: count };
+    Object.keys(params || {}).forEach(function (name) { values[name] = params[name]; });
+    return t(has(chosen) ? chosen : key + '#other', values);
   }
 
   function has(key) {
@@ -117,11 +130,10 @@
     if (days < 0) return null;
     if (days === 0) return t('date.today');
     if (days === 1) return t('date.yesterday');
-    if (days < 31) return t('date.days', { count: days });
-    var months = Math.floor(days / 30.44);
-    if (months < 12) return months <= 1 ? t('date.month') : t('date.months', { count: months });
-    var years = Math.floor(days / 365.25);
-    return years <= 1 ? t('date.year') : t('date.years', { count: years });
+    if (days < 31) return countWords('date.days', days);
+    var months = Math.max(1, Math.floor(days / 30.44));
+    if (months < 12) return countWords('date.months', months);
+    return countWords('date.years', Math.max(1, Math.floor(days / 365.25)));
   }
 
   // A <time> saying "3 days ago", with the date itself in its datetime and title.
@@ -175,8 +187,7 @@
     });
     if (total === 0) return '';
     if (answered === 0) return t('advice.answeredNone', { total: total });
-    if (answered === 1) return t('advice.answeredOne', { total: total });
-    return t('advice.answeredSome', { answered: answered, total: total });
+    return countWords('advice.answered', answered, { total: total });
   }
 
   function renderAdvice(risk, isNPV, metaSources) {
@@ -244,26 +255,19 @@
     }
   }
 
-  function figure(labelKey, value) {
+  // One figure of a slot, written by its unit (the slot display table): a score as it is, a
+  // percentage with the catalogue's format, a count with the label of its plural, a word or a
+  // date as the source wrote it.
+  function figure(display, value) {
     var item = el('div', 'figure');
-    item.appendChild(el('span', 'figure-value', orDash(value)));
-    item.appendChild(el('span', 'figure-label', t(labelKey)));
-    return item;
-  }
-
-  // A figure whose value a source wrote in words (a category, a caller type).
-  function wordFigure(labelKey, value) {
-    var item = el('div', 'figure');
-    if (value) item.appendChild(upstream('span', 'figure-value', value));
-    else item.appendChild(el('span', 'figure-value', '—'));
-    item.appendChild(el('span', 'figure-label', t(labelKey)));
-    return item;
-  }
-
-  function dateFigure(labelKey, value) {
-    var item = el('div', 'figure');
-    item.appendChild(value ? dateElement('figure-value', value) : el('span', 'figure-value', '—'));
-    item.appendChild(el('span', 'figure-label', t(labelKey)));
+    var missing = value === null || value === undefined || value === '';
+    var label = display.unit === 'count' ? countWords(display.label, typeof value === 'number' ? value : 0) : t(display.label);
+    if (missing) item.appendChild(el('span', 'figure-value', '—'));
+    else if (display.unit === 'word') item.appendChild(upstream('span', 'figure-value', value));
+    else if (display.unit === 'date') item.appendChild(dateElement('figure-value', value));
+    else if (display.unit === 'percent') item.appendChild(el('span', 'figure-value', t('format.percent', { value: value })));
+    else item.appendChild(el('span', 'figure-value', String(value)));
+    item.appendChild(el('span', 'figure-label', label));
     return item;
   }
 
@@ -278,39 +282,21 @@
     return item;
   }
 
-  function percent(value) {
-    return value === null || value === undefined ? null : t('format.percent', { value: value });
-  }
-
-  function renderSource(slot, data, meta) {
+  function renderSource(display, data, meta) {
     var status = meta && typeof meta.status === 'string' ? meta.status : 'unknown';
     var card = el('article', 'card source source-' + status);
-    card.setAttribute('data-slot', slot);
+    card.setAttribute('data-slot', display.slot);
     var header = el('header', 'source-head');
-    header.appendChild(el('h2', null, t('slot.' + slot)));
+    header.appendChild(el('h2', null, t(display.title)));
     header.appendChild(el('span', 'badge badge-' + status, describeOutcome(meta)));
     card.appendChild(header);
 
     var figures = el('div', 'figures');
+    display.figures.forEach(function (shown) { figures.appendChild(figure(shown, data[shown.field])); });
     var comments = el('ul', 'comments');
-    if (slot === 'primary') {
-      figures.appendChild(figure('figure.score', data.score));
-      figures.appendChild(figure('figure.searches', data.searches));
-      figures.appendChild(figure('figure.comments', data.commentsCount));
-      data.commentList.forEach(function (c) { comments.appendChild(commentItem(c, c.callerType, c.author)); });
-    } else if (slot === 'community') {
-      figures.appendChild(figure('figure.danger', percent(data.dangerPercent)));
-      figures.appendChild(figure('figure.visits', data.visits));
-      figures.appendChild(figure('figure.comments', data.commentsCount));
-      figures.appendChild(wordFigure('figure.topCategory', data.topCategory));
-      figures.appendChild(dateFigure('figure.lastComment', data.lastCommentDate));
-      data.commentList.forEach(function (c) { comments.appendChild(commentItem(c, c.category, '')); });
-    } else {
-      figures.appendChild(figure('figure.spamScore', percent(data.spamScore)));
-      figures.appendChild(figure('figure.reports', data.reportsCount));
-      figures.appendChild(wordFigure('figure.callerType', data.callerType));
-      (data.commentList || []).forEach(function (c) { comments.appendChild(commentItem(c, c.callerType, '')); });
-    }
+    (data.commentList || []).forEach(function (c) {
+      comments.appendChild(commentItem(c, c[display.comment.tag], display.comment.author ? c[display.comment.author] : ''));
+    });
     card.appendChild(figures);
     if (comments.childNodes.length > 0) card.appendChild(comments);
     else if (status === 'ok') card.appendChild(el('p', 'muted', t('comments.none')));
@@ -323,12 +309,12 @@
     var list = $('failure-list');
     list.replaceChildren();
     var any = false;
-    SLOTS.forEach(function (slot) {
-      var meta = metaSources && metaSources[slot];
+    SLOT_DISPLAY.forEach(function (display) {
+      var meta = metaSources && metaSources[display.slot];
       if (!meta || meta.status !== 'blocked' && meta.status !== 'error') return;
       any = true;
       var item = el('li', null);
-      item.appendChild(el('strong', null, t('slot.' + slot)));
+      item.appendChild(el('strong', null, t(display.title)));
       item.appendChild(document.createTextNode(' '));
       item.appendChild(el('span', null, describeOutcome(meta)));
       list.appendChild(item);
@@ -346,8 +332,8 @@
     renderFailures(metaSources);
     var container = $('sources');
     container.replaceChildren();
-    SLOTS.forEach(function (slot) {
-      container.appendChild(renderSource(slot, report.sources[slot], metaSources && metaSources[slot]));
+    SLOT_DISPLAY.forEach(function (display) {
+      container.appendChild(renderSource(display, report.sources[display.slot], metaSources && metaSources[display.slot]));
     });
     showCards({ verdict: true, facts: true, advice: true, sources: true, failures: true });
     document.title = t('page.titleNumber', { number: report.number });
