@@ -90,7 +90,7 @@ function formatSlot<S extends SourceSlot>(slot: S, sources: SourceDataBySlot, me
   const lines = [`${slotTitle(slot)}: ${describeSourceStatus(meta)}`];
   if (meta.status !== 'ok') return lines;
   const data = sources[slot];
-  const figures = (display.figures).map((figure) => formatFigure(figure as FigureDisplay, figureValue<S>(data, figure)));
+  const figures = display.figures.map((figure) => formatFigure(figure as FigureDisplay, figureValue<S>(data, figure)));
   lines.push(`  ${figures.filter((text): text is string => text !== undefined).join(' · ')}`);
   for (const comment of data.commentList) {
     const fields = comment as unknown as Readonly<Record<string, string>>;
