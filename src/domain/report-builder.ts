@@ -48,7 +48,7 @@ interface CommonMeta {
 /**
  * The full report's meta: also the score and risk the score route gives and where the score came
  * from, so that a client of the full report (the lookup page, the CLI) shows them and never
- * computes them. `data` stays the report's members alone (docs/api.md#the-envelope-and-meta).
+ * computes them. `data` stays the report's members alone (docs/api.md#decisions-the-spec-leaves-open).
  */
 export interface ReportMeta extends CommonMeta {
   score: number | null;

@@ -1,4 +1,4 @@
-// The report model of the spec (part 2): what a lookup answers, field for field.
+// The report model (docs/api.md#routes): what a lookup answers, field for field.
 // Only the members the spec lists live here; everything else goes in `meta`.
 
 export interface PhoneInfo {

@@ -16,7 +16,7 @@ export interface ComputedScore {
   scoreSource: ScoreSource | null;
 }
 
-/** Spec part 1: 1–4 trustworthy, 5 neutral, 6–9 suspicious, null unknown. A fractional score is rounded first. */
+/** docs/engine.md#the-score-rule-apiphonenumberscore: 1–4 trustworthy, 5 neutral, 6–9 suspicious, null unknown. A fractional score is rounded first. */
 export function scoreToRisk(score: number | null): Risk {
   if (score === null || !Number.isFinite(score)) return 'unknown';
   const rounded = Math.round(score);

@@ -97,7 +97,7 @@ const SourcesSchema = Type.Object(
 
 export const ReportSchema = Type.Object({ number: NumberSchema, phoneInfo: PhoneInfoSchema, sources: SourcesSchema }, { additionalProperties: false });
 
-const ScoreValueSchema = Nullable(Type.Integer({ minimum: 1, maximum: 9, description: 'The 1–9 score: the primary source’s own, else derived from the others (docs/engine.md#the-score); null when no source has one' }));
+const ScoreValueSchema = Nullable(Type.Integer({ minimum: 1, maximum: 9, description: 'The 1–9 score: the primary source’s own, else derived from the others (docs/engine.md#the-score-rule-apiphonenumberscore); null when no source has one' }));
 const RiskSchema = Type.Union([Type.Literal('trustworthy'), Type.Literal('neutral'), Type.Literal('suspicious'), Type.Literal('unknown')], {
   description: '1–4 trustworthy, 5 neutral, 6–9 suspicious, no score unknown',
 });

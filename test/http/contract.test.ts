@@ -1,4 +1,4 @@
-// The contract suite: every numbered rule of spec parts 4, 7 and 8, and the API decisions of
+// The contract suite: every rule of docs/api.md (routes, errors, rate limiting), and the API decisions of
 // docs/api.md, checked with real HTTP requests against the real app (fake sources).
 import net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -54,7 +54,7 @@ describe('contract: phone endpoints with every source answering', () => {
   });
   afterAll(async () => server.close());
 
-  it('answers the full report in the envelope with exactly the members of spec 2.1', async () => {
+  it('answers the full report in the envelope with exactly the members docs/api.md lists', async () => {
     const answer = await get(server, '/api/phone/0612345678');
     expect(answer.status).toBe(200);
     expect(answer.headers.get('content-type')).toMatch(/^application\/json/);
@@ -325,7 +325,7 @@ describe('contract: upstream failures (rule 3)', () => {
   });
 });
 
-describe('contract: rate limiting (spec part 8)', () => {
+describe('contract: rate limiting (docs/api.md)', () => {
   let server: TestServer;
   beforeAll(async () => {
     server = await startTestServer({ env: { RATE_LIMIT_MAX: '30', RATE_LIMIT_WINDOW_S: '60' }, overrides: { sources: healthyFakeSources() } });

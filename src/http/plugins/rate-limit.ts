@@ -1,4 +1,4 @@
-// Per-client rate limit of spec part 8 (RATE_LIMIT_MAX per RATE_LIMIT_WINDOW_S, 0 = off) on
+// Per-client rate limit of docs/api.md#decisions-the-spec-leaves-open (RATE_LIMIT_MAX per RATE_LIMIT_WINDOW_S, 0 = off) on
 // the routes whose config says `rateLimit: true` (as @fastify/rate-limit reads its route
 // config), with RateLimit-Policy / RateLimit headers in the syntax of
 // draft-ietf-httpapi-ratelimit-headers-10 and Retry-After on 429. Clients in RATE_LIMIT_EXEMPT

@@ -1,4 +1,4 @@
-// The spec's /health (part 2.3): no envelope, never rate limited, never calls an upstream.
+// `/health` (docs/api.md#decisions-the-spec-leaves-open): no envelope, never rate limited, never calls an upstream.
 import type { FastifyInstance } from 'fastify';
 import { routeSchemas } from '../schemas.js';
 

@@ -1,4 +1,4 @@
-// The phone endpoints: spec part 4's full report and one-call score, the plain-text verdict and
+// The phone endpoints (docs/api.md#routes): the full report and one-call score, the plain-text verdict and
 // caller-ID line phone systems read (docs/integrations/README.md), and the number's facts alone
 // (`/info`), which needs no upstream. The report, the score and the text answers are
 // representations of one lookup, declared in one table (REPRESENTATIONS): route, content type,
