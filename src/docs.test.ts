@@ -2,7 +2,10 @@
 // A command that does not exist or a link to a moved file is a bug, so every `npm run <script>`
 // (and `npm test` / `npm start`) shown must be a script of package.json, every `phone-rep
 // <command>` shown in code must be a command of the CLI's table, and every relative link must
-// point at a file of the tree (and at one of its headings when it names one). Pure file
+// point at a file of the tree (and at one of its headings when it names one). What a newcomer
+// looks up is checked too: every backticked path (`src/…`, `test/…`, `docs/…`…) must exist,
+// and every backticked variable or constant (`CACHE_MAX_MB`, `SOURCE_SLOTS`) and type name
+// (`LookupTimings`) must be a name the code uses (or a platform's, listed below). Pure file
 // reading: it runs in the unit project.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -21,13 +24,29 @@ const GENERATED_PAGES = new Set<string>([]);
 const PAGES_FROM_OTHER_BRANCHES = new Set<string>([]);
 
 interface DocProblem {
-  kind: 'npm script' | 'phone-rep command' | 'link' | 'anchor';
+  kind: 'npm script' | 'phone-rep command' | 'link' | 'anchor' | 'path' | 'name';
   what: string;
 }
+
+/** Names the docs give that belong to another program, not to this tree. */
+const PLATFORM_NAMES: ReadonlyMap<string, string> = new Map([
+  ['MALLOC_ARENA_MAX', 'glibc’s environment variable'],
+  ['GotoIf', 'an Asterisk dialplan application'],
+  ['TreeWalker', 'a DOM interface (the browser’s, not Node’s)'],
+]);
+
+/** The top folders a backticked path is checked in (`dist/` is built, so not checked). */
+const TREE_PATH = /^((?:src|test|bench|docs|scripts|examples|bin|data|\.ci)\/[\w./@-]*)(?::\d+)?$/;
+/** `CACHE_MAX_MB`, `CACHE_MAX_MB=64`, `BENCH_MEMORY_CAPS=32,64 npm run bench -- memory`. */
+const CONSTANT_NAME = /^([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)(?:=\S*)?(?: .*)?$/;
+/** `LookupTimings`, `ParsedPhoneNumber`: two capitalised parts at least, so `Vary` or `Origin` are not taken for types. */
+const TYPE_NAME = /^[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+$/;
 
 interface KnownCommands {
   npmScripts: ReadonlySet<string>;
   cliCommands: ReadonlySet<string>;
+  /** Every identifier of the code (src, test, bench, scripts, examples, root configs). */
+  codeNames: ReadonlySet<string>;
   fileExists: (relativeToRoot: string) => boolean;
   /** A page's text, or undefined when it is not in this tree yet (a page of another branch). */
   readPage: (relativeToRoot: string) => string | undefined;
@@ -40,6 +59,31 @@ function codeParts(markdown: string): string[] {
   const withoutFences = markdown.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1/gm, '');
   for (const match of withoutFences.matchAll(/`([^`\n]+)`/g)) parts.push(match[1] ?? '');
   return parts;
+}
+
+/** Inline code spans outside fenced blocks: where a page names a file, a variable or a type. */
+function inlineCode(markdown: string): string[] {
+  const withoutFences = markdown.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1/gm, '');
+  return [...withoutFences.matchAll(/`([^`\n]+)`/g)].map((match) => match[1] ?? '');
+}
+
+/** Every identifier written in the code and config files of these folders and root files. */
+function codeNamesOf(folders: readonly string[], rootFiles: readonly string[]): Set<string> {
+  const names = new Set<string>();
+  const read = (path: string): void => {
+    for (const match of readFileSync(join(ROOT, path), 'utf8').matchAll(/[A-Za-z_$][\w$]*/g)) names.add(match[0]);
+  };
+  const walk = (dir: string): void => {
+    for (const entry of readdirSync(join(ROOT, dir), { withFileTypes: true })) {
+      const path = `${dir}/${entry.name}`;
+      if (entry.isDirectory()) {
+        if (entry.name !== 'fixtures' && entry.name !== 'node_modules') walk(path);
+      } else if (/\.(?:ts|js|cfg|sh|xml)$/.test(entry.name)) read(path);
+    }
+  };
+  for (const folder of folders) if (existsSync(join(ROOT, folder))) walk(folder);
+  for (const file of rootFiles) if (existsSync(join(ROOT, file))) read(file);
+  return names;
 }
 
 /** Prose with code removed: where links are written. */
@@ -96,6 +140,12 @@ function checkDocument(markdown: string, pagePath: string, known: KnownCommands)
   for (const command of cliCommandsShown(markdown)) {
     if (!known.cliCommands.has(command)) problems.push({ kind: 'phone-rep command', what: command });
   }
+  for (const code of inlineCode(markdown)) {
+    const path = TREE_PATH.exec(code)?.[1];
+    if (path !== undefined && !/[*<{]/.test(code) && !known.fileExists(path)) problems.push({ kind: 'path', what: code });
+    const name = CONSTANT_NAME.exec(code)?.[1] ?? (TYPE_NAME.test(code) ? code : undefined);
+    if (name !== undefined && !known.codeNames.has(name) && !PLATFORM_NAMES.has(name) && !(name in globalThis)) problems.push({ kind: 'name', what: name });
+  }
   for (const target of relativeLinks(markdown)) {
     const [file = '', fragment] = target.split('#');
     const fromRoot = relative(ROOT, resolve(ROOT, dirname(pagePath), decodeURI(file)));
@@ -128,6 +178,7 @@ function projectCommands(): KnownCommands {
     npmScripts: new Set(Object.keys(packageJson.scripts ?? {})),
     // runCli answers `help` itself, before looking the name up in the table.
     cliCommands: new Set([...Object.keys(createCommands(silentIo)), 'help']),
+    codeNames: codeNamesOf(['src', 'test', 'bench', 'scripts', 'examples', '.ci'], ['eslint.config.js', 'vitest.config.ts', '.env.example']),
     fileExists: (path) => existsSync(join(ROOT, path)) || PAGES_FROM_OTHER_BRANCHES.has(path),
     readPage: (path) => (existsSync(join(ROOT, path)) ? readFileSync(join(ROOT, path), 'utf8') : undefined),
   };
@@ -162,7 +213,7 @@ describe('commands and links shown in README.md and docs/', () => {
     expect(pages.filter((page) => !reached.has(page))).toEqual([]);
   });
 
-  it.each(pages)('%s shows only existing npm scripts and phone-rep commands, and links only to existing files', (page) => {
+  it.each(pages)('%s shows only existing npm scripts, phone-rep commands, paths, variables and type names, and links only to existing files', (page) => {
     const markdown = readFileSync(join(ROOT, page), 'utf8');
     expect(checkDocument(markdown, page, known)).toEqual([]);
   });
@@ -182,6 +233,19 @@ describe('commands and links shown in README.md and docs/', () => {
       { kind: 'phone-rep command', what: 'lookpu' },
       { kind: 'link', what: 'docs/engin.md' },
       { kind: 'anchor', what: 'docs/api.md#erors' },
+    ]);
+  });
+
+  it('reports a backticked path, variable or type name that the tree does not have', () => {
+    const text = [
+      'The engine is `src/domain/lookup/lookup-service.ts`, not `src/domain/lookup/engine.ts`; each adapter in `src/sources/<upstream>`.',
+      'Set `CACHE_MAX_MB=64` and `LOOKUP_TIMEOUT_MS`, not `LOOKUP_DEADLINE_MS`; slots come from `SOURCE_SLOTS`.',
+      'The engine takes `LookupTimings`, not `LookupConfig`; the `Vary` header; glibc reads `MALLOC_ARENA_MAX`; `AbortSignal` is Node’s.',
+    ].join('\n');
+    expect(checkDocument(text, 'README.md', known)).toEqual([
+      { kind: 'path', what: 'src/domain/lookup/engine.ts' },
+      { kind: 'name', what: 'LOOKUP_DEADLINE_MS' },
+      { kind: 'name', what: 'LookupConfig' },
     ]);
   });
 
