@@ -78,7 +78,8 @@ function codeNamesOf(folders: readonly string[], rootFiles: readonly string[]): 
       const path = `${dir}/${entry.name}`;
       if (entry.isDirectory()) {
         if (entry.name !== 'fixtures' && entry.name !== 'node_modules') walk(path);
-      } else if (/\.(?:ts|js|cfg|sh|xml)$/.test(entry.name)) read(path);
+        // This file names missing things on purpose, to show they are reported.
+      } else if (/\.(?:ts|js|cfg|sh|xml)$/.test(entry.name) && path !== 'src/docs.test.ts') read(path);
     }
   };
   for (const folder of folders) if (existsSync(join(ROOT, folder))) walk(folder);
