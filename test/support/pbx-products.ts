@@ -272,6 +272,7 @@ export async function runAsteriskContext(conf: string, context: string, exten: s
         const url = fromBinary(argument);
         requests.push({ url, boundMs: total });
         const answer = await productGet(url, { connectTimeoutMs: curlOptions.get('conntimeout') ?? total, totalTimeoutMs: total, userAgent: 'asterisk-libcurl-agent/1.0' });
+        // eslint-disable-next-line no-control-regex -- ast_str_trim_blanks() removes every byte below 33
         return answer.binaryBody.replace(/[\x00-\x20]+$/, '');
       }
       default:
@@ -639,6 +640,7 @@ export async function runSuperfectaRegularExpressions(source: SuperfectaSource, 
   const url = source.url.replaceAll('$thenumber', thenumber);
   const requests = [{ url, boundMs: curlTimeoutMs }];
   const answer = await productGet(url, { connectTimeoutMs: curlTimeoutMs, totalTimeoutMs: curlTimeoutMs, userAgent: 'Mozilla/5.0 (Windows; U; Windows NT 5.1; en-US; rv:1.8.1.1) Gecko/20061204 Firefox/2.0.0.1' });
+  // eslint-disable-next-line no-control-regex -- PHP trim()'s default set holds NUL and VT
   const content = answer.status >= 400 || answer.status === 0 ? '' : answer.binaryBody.replace(/^[ \t\n\r\0\x0B]+|[ \t\n\r\0\x0B]+$/g, '');
   const options = source.regularExpressionOptions.split('\n');
   const patterns = source.regularExpressions.split('\n').map((expression, index) => `/${expression.replaceAll('/', '\\/')}/${options[index] ?? ''}`);
@@ -673,7 +675,7 @@ export async function runThreeCxTemplate(template: string, e164: string, baseUrl
   const at = (path: string): string => {
     let value: unknown = json;
     for (const key of path.split('.')) value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
-    return value === undefined || value === null ? '' : String(value as string | number | boolean);
+    return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : '';
   };
   const rule = findElements(root, 'Rule')[0];
   if (rule === undefined || rule.attributes.Type !== 'Any') throw new Error('only a Rule of type Any is reproduced');
