@@ -112,7 +112,7 @@ export const ConfigSchema = Type.Object({
   VERDICT_WARN_SCORE: setting(Type.Integer({ minimum: 1, maximum: 10 }), 5, '`/verdict` answers warn for a score at or above this (and below VERDICT_BLOCK_SCORE); 10 = never warn on the score. At most VERDICT_BLOCK_SCORE.'),
   VERDICT_NPV: setting(Verdict, 'warn', '`/verdict` for a number in an NPV range (automated calls) whose score does not say block or warn: block, warn, allow or unknown.'),
   VERDICT_WITHHELD: setting(Verdict, 'allow', '`/verdict` for a withheld caller (anonymous, restricted, unknown, private…): block, warn, allow or unknown.'),
-  CID_MAX_LENGTH: setting(Type.Integer({ minimum: 8, maximum: 200 }), 30, 'Longest `/cid` line, in characters (8-200); longer lines are cut.'),
+  CID_MAX_LENGTH: setting(Type.Integer({ minimum: 8, maximum: 200 }), 30, 'Longest `/cid` line, in grapheme clusters (8-200); longer lines are cut, and never pass max(75, this) bytes.'),
   RATE_LIMIT_EXEMPT: setting(
     Type.String({ pattern: '^[0-9a-fA-F:./, ]+$' }),
     undefined,
