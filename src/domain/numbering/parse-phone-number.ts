@@ -74,6 +74,11 @@ const MAINLAND_ZONES: Readonly<Record<string, string>> = {
 const NPV_MAINLAND_PREFIXES: ReadonlySet<string> = new Set(['0162', '0163', '0270', '0271', '0377', '0378', '0424', '0425', '0568', '0569', '0948', '0949']);
 const NPV_OVERSEAS_PREFIXES: ReadonlySet<string> = new Set(['09475', '09476', '09477', '09478', '09479']);
 
+/** The NPV ranges as E.164 prefixes (`0162` → `+33162`), for the blocklist feed's wildcards. */
+export function npvPrefixesE164(): string[] {
+  return [...NPV_MAINLAND_PREFIXES, ...NPV_OVERSEAS_PREFIXES].map((national) => `+33${national.slice(1)}`);
+}
+
 // Where an unallocated block goes: the overseas prefixes of the ARCEP README (plus the ones its
 // data uses: 0263, 0691, 0693, 0697, 0708) and the overseas NPV ranges. Anything else is FR.
 const OVERSEAS_FALLBACK_BY_PREFIX: ReadonlyMap<string, FrenchTerritory> = new Map<string, FrenchTerritory>([
