@@ -45,7 +45,7 @@ export interface BlocklistFeed {
   /** Rebuilds now; resolves when the held snapshot is current. Never rejects. */
   refresh(): Promise<FeedSnapshot>;
   /** A lookup's outcome: recorded when its verdict is block. Cheap, never throws. */
-  recordLookup(e164: string, facts: TextFacts): void;
+  recordLookup(this: void, e164: string, facts: TextFacts): void;
   start(): void;
   stop(): void;
 }
