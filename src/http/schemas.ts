@@ -233,7 +233,7 @@ export const NumberParamsSchema = Type.Object({
       'A phone number as a person writes it or a phone system sends it (every spelling: docs/numbering.md):',
       'national digits (0612345678), optionally grouped by one space, dot or dash between digits or by parentheses;',
       'international with a leading + (sent as %2B or as it is) or 00, with or without a trunk 0 after the calling code (+33 (0)6…, +33 06…);',
-      'E.164 digits without + when they cannot be a national number (33612345678: 11 to 15 digits);',
+      'E.164 digits without + when they cannot be a national number (33612345678: 10 to 15 digits);',
       'an RFC 3966 tel: URI (tel:+33-6-12-34-56-78;npdi), its visual separators and parameters ignored;',
       'the user part of a sip: or sips: URI (sip:+33612345678@host;user=phone), with the URI percent-encoded or as it is.',
       `The number itself has at most ${MAX_INPUT_LENGTH} characters, the whole value at most ${MAX_URI_LENGTH}.`,

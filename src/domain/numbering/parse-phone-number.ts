@@ -31,11 +31,12 @@ export const WITHHELD_WORDS: ReadonlySet<string> = new Set(['anonymous', 'restri
 /**
  * Digit strings of this length, not starting with 0, that are not a valid national number are
  * read as E.164 without its `+` (`33612345678`): every French-plan national number has 10
- * digits, and 11 to 15 covers the full E.164 form of France, its overseas territories and most
- * countries. Shorter strings are never read so, so that a national number missing its 0
- * (`612345678`) is refused rather than taken for a foreign one.
+ * digits and starts with 0, and 10 to 15 covers the full E.164 form of France, its overseas
+ * territories and most countries, down to the 10 digits SpamBlocker's `{cc}{domestic}` gives a
+ * Berlin number (`4930123456`). Shorter strings are never read so, so that a national number
+ * missing its 0 (`612345678`) is refused rather than taken for a foreign one.
  */
-export const E164_WITHOUT_PLUS_LENGTHS = { min: 11, max: 15 } as const;
+export const E164_WITHOUT_PLUS_LENGTHS = { min: 10, max: 15 } as const;
 
 const CALLING_CODE_BY_TERRITORY: Readonly<Record<FrenchTerritory, string>> = {
   FR: '33',
