@@ -35,6 +35,8 @@ const DAV_ALLOW = 'OPTIONS, GET, HEAD, PROPFIND, REPORT';
 /** A multiget of 1000 hrefs is about 80 KiB. */
 const DAV_BODY_LIMIT = 512 * 1024;
 const FEED_ROUTE = { rateLimit: true, shed: true } as const;
+/** Not API operations: left out of the OpenAPI document (docs/integrations/blocklist-feed.md describes them). */
+const HIDDEN = { hide: true };
 
 function digest(text: string): Buffer {
   return createHash('sha256').update(text, 'utf8').digest();
@@ -152,7 +154,7 @@ export async function feedRoutes(app: FastifyInstance, options: FeedRoutesOption
 
   // RFC 6764: the well-known URI points at the context path. No credentials needed to learn it.
   for (const method of ['GET', 'PROPFIND'] as const) {
-    app.route({ method, url: '/.well-known/carddav', config: FEED_ROUTE, bodyLimit: DAV_BODY_LIMIT, handler: async (_request, reply) => reply.code(301).header('location', CARDDAV_HOME).header('cache-control', 'no-store').send() });
+    app.route({ method, url: '/.well-known/carddav', config: FEED_ROUTE, schema: HIDDEN, bodyLimit: DAV_BODY_LIMIT, handler: async (_request, reply) => reply.code(301).header('location', CARDDAV_HOME).header('cache-control', 'no-store').send() });
   }
 
   const collections: Array<{ url: string; propfind(request: FastifyRequest, reply: FastifyReply): FastifyReply }> = [
@@ -196,12 +198,12 @@ export async function feedRoutes(app: FastifyInstance, options: FeedRoutesOption
   };
 
   for (const collection of collections) {
-    app.route({ method: 'PROPFIND', url: collection.url, config: FEED_ROUTE, bodyLimit: DAV_BODY_LIMIT, preParsing: authenticate, handler: async (request, reply) => collection.propfind(request, reply) });
-    app.route({ method: 'REPORT', url: collection.url, config: FEED_ROUTE, bodyLimit: DAV_BODY_LIMIT, preParsing: authenticate, handler: report });
-    app.route({ method: 'OPTIONS', url: collection.url, config: FEED_ROUTE, handler: davOptions });
-    app.route({ method: WRITE_METHODS, url: collection.url, config: FEED_ROUTE, preParsing: [authenticate, refuseWrite], handler: refuseWrite });
+    app.route({ method: 'PROPFIND', url: collection.url, config: FEED_ROUTE, schema: HIDDEN, bodyLimit: DAV_BODY_LIMIT, preParsing: authenticate, handler: async (request, reply) => collection.propfind(request, reply) });
+    app.route({ method: 'REPORT', url: collection.url, config: FEED_ROUTE, schema: HIDDEN, bodyLimit: DAV_BODY_LIMIT, preParsing: authenticate, handler: report });
+    app.route({ method: 'OPTIONS', url: collection.url, config: FEED_ROUTE, schema: HIDDEN, handler: davOptions });
+    app.route({ method: WRITE_METHODS, url: collection.url, config: FEED_ROUTE, schema: HIDDEN, preParsing: [authenticate, refuseWrite], handler: refuseWrite });
   }
-  app.route({ method: 'GET', url: ADDRESS_BOOK, config: FEED_ROUTE, preParsing: authenticate, handler: async (request, reply) => sendFile(request, reply, feed.snapshot().vcf, VCARD_TYPE) });
+  app.route({ method: 'GET', url: ADDRESS_BOOK, config: FEED_ROUTE, schema: HIDDEN, preParsing: authenticate, handler: async (request, reply) => sendFile(request, reply, feed.snapshot().vcf, VCARD_TYPE) });
 
   const cardOf = (request: FastifyRequest): FeedCardFile => {
     const card = feed.snapshot().byName.get((request.params as { name: string }).name);
@@ -209,11 +211,11 @@ export async function feedRoutes(app: FastifyInstance, options: FeedRoutesOption
     return card;
   };
   const CARD = `${ADDRESS_BOOK}:name`;
-  app.route({ method: 'GET', url: CARD, config: FEED_ROUTE, preParsing: authenticate, handler: async (request, reply) => sendFile(request, reply, cardOf(request), VCARD_TYPE) });
+  app.route({ method: 'GET', url: CARD, config: FEED_ROUTE, schema: HIDDEN, preParsing: authenticate, handler: async (request, reply) => sendFile(request, reply, cardOf(request), VCARD_TYPE) });
   app.route({
     method: 'PROPFIND',
     url: CARD,
-    config: FEED_ROUTE,
+    config: FEED_ROUTE, schema: HIDDEN,
     bodyLimit: DAV_BODY_LIMIT,
     preParsing: authenticate,
     handler: async (request, reply) => {
@@ -221,13 +223,13 @@ export async function feedRoutes(app: FastifyInstance, options: FeedRoutesOption
       return sendMultistatus(reply, [davResponse(`${ADDRESS_BOOK}${card.name}`, cardProperties(card, false), davRequestOf(request))]);
     },
   });
-  app.route({ method: 'OPTIONS', url: CARD, config: FEED_ROUTE, handler: davOptions });
-  app.route({ method: WRITE_METHODS, url: CARD, config: FEED_ROUTE, preParsing: [authenticate, refuseWrite], handler: refuseWrite });
+  app.route({ method: 'OPTIONS', url: CARD, config: FEED_ROUTE, schema: HIDDEN, handler: davOptions });
+  app.route({ method: WRITE_METHODS, url: CARD, config: FEED_ROUTE, schema: HIDDEN, preParsing: [authenticate, refuseWrite], handler: refuseWrite });
 
   // The same content as files.
-  app.get('/feed/blocklist.vcf', { config: FEED_ROUTE, preParsing: authenticate }, async (request, reply) => sendFile(request, reply, feed.snapshot().vcf, VCARD_TYPE));
-  app.get('/feed/blocklist.csv', { config: FEED_ROUTE, preParsing: authenticate }, async (request, reply) => sendFile(request, reply, feed.snapshot().csv, 'text/csv; charset=utf-8'));
-  app.get('/integrations/spamblocker/workflow.json', { config: FEED_ROUTE, preParsing: authenticate }, async (request, reply) => {
+  app.get('/feed/blocklist.vcf', { config: FEED_ROUTE, schema: HIDDEN, preParsing: authenticate }, async (request, reply) => sendFile(request, reply, feed.snapshot().vcf, VCARD_TYPE));
+  app.get('/feed/blocklist.csv', { config: FEED_ROUTE, schema: HIDDEN, preParsing: authenticate }, async (request, reply) => sendFile(request, reply, feed.snapshot().csv, 'text/csv; charset=utf-8'));
+  app.get('/integrations/spamblocker/workflow.json', { config: FEED_ROUTE, schema: HIDDEN, preParsing: authenticate }, async (request, reply) => {
     const base = publicBaseUrl(request, options.publicUrl);
     // The caller's own credentials, which it just proved, go into the workflow's download header.
     const credentials = /^Basic[ ]+(\S+)/i.exec(request.headers.authorization ?? '')?.[1] ?? '';

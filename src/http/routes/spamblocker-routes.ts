@@ -73,7 +73,7 @@ export function spamBlockerWorkflow(base: string, basicCredentials: string): Rec
 }
 
 export async function spamBlockerRoutes(app: FastifyInstance, options: { publicUrl: string | undefined }): Promise<void> {
-  app.get('/integrations/spamblocker/query.json', { config: { rateLimit: true, shed: true } }, async (request, reply) => {
+  app.get('/integrations/spamblocker/query.json', { config: { rateLimit: true, shed: true }, schema: { hide: true } }, async (request, reply) => {
     reply.header('cache-control', 'no-store').header('content-type', 'application/json; charset=utf-8');
     return reply.send(`${JSON.stringify(spamBlockerQueryApi(publicBaseUrl(request, options.publicUrl)), null, 2)}\n`);
   });
