@@ -121,8 +121,28 @@ function sendFile(request: FastifyRequest, reply: FastifyReply, file: FeedFile, 
   return reply.header('content-type', contentType).send(file.bytes);
 }
 
-function sendMultistatus(reply: FastifyReply, responses: readonly string[]): FastifyReply {
-  return reply.code(207).header('content-type', XML_TYPE).header('cache-control', 'private, no-cache').send(multistatus(responses));
+function sendMultistatus(reply: FastifyReply, body: Buffer): FastifyReply {
+  return reply.code(207).header('content-type', XML_TYPE).header('cache-control', 'private, no-cache').send(body);
+}
+
+// A client asks the same PROPFIND and REPORT at every sync: their answers are kept with the
+// snapshot they were made from (a few per snapshot), so a repeated one costs no rendering.
+const MAX_HELD_ANSWERS = 16;
+const heldAnswers = new WeakMap<FeedSnapshot, Map<string, Buffer>>();
+
+function answerOf(snapshot: FeedSnapshot, key: string, render: () => readonly string[]): Buffer {
+  let answers = heldAnswers.get(snapshot);
+  if (answers === undefined) heldAnswers.set(snapshot, (answers = new Map<string, Buffer>()));
+  let body = answers.get(key);
+  if (body === undefined) {
+    body = Buffer.from(multistatus(render()), 'utf8');
+    if (answers.size < MAX_HELD_ANSWERS) answers.set(key, body);
+  }
+  return body;
+}
+
+function answerKey(request: FastifyRequest, depth: 0 | 1): string {
+  return `${request.method} ${request.url} ${depth} ${typeof request.body === 'string' ? request.body : ''}`;
 }
 
 function davRequestOf(request: FastifyRequest): DavRequest {
@@ -162,9 +182,16 @@ export async function feedRoutes(app: FastifyInstance, options: FeedRoutesOption
       url: CARDDAV_HOME,
       propfind: (request, reply) => {
         const dav = davRequestOf(request);
-        const responses = [davResponse(CARDDAV_HOME, homeProperties(), dav)];
-        if (depthOf(request) === 1) responses.push(davResponse(ADDRESS_BOOK, bookProperties(feed.snapshot()), dav));
-        return sendMultistatus(reply, responses);
+        const snapshot = feed.snapshot();
+        const depth = depthOf(request);
+        return sendMultistatus(
+          reply,
+          answerOf(snapshot, answerKey(request, depth), () => {
+            const responses = [davResponse(CARDDAV_HOME, homeProperties(), dav)];
+            if (depth === 1) responses.push(davResponse(ADDRESS_BOOK, bookProperties(snapshot), dav));
+            return responses;
+          }),
+        );
       },
     },
     {
@@ -172,9 +199,15 @@ export async function feedRoutes(app: FastifyInstance, options: FeedRoutesOption
       propfind: (request, reply) => {
         const dav = davRequestOf(request);
         const snapshot = feed.snapshot();
-        const responses = [davResponse(ADDRESS_BOOK, bookProperties(snapshot), dav)];
-        if (depthOf(request) === 1) for (const card of snapshot.cards) responses.push(davResponse(`${ADDRESS_BOOK}${card.name}`, cardProperties(card, false), dav));
-        return sendMultistatus(reply, responses);
+        const depth = depthOf(request);
+        return sendMultistatus(
+          reply,
+          answerOf(snapshot, answerKey(request, depth), () => {
+            const responses = [davResponse(ADDRESS_BOOK, bookProperties(snapshot), dav)];
+            if (depth === 1) for (const card of snapshot.cards) responses.push(davResponse(`${ADDRESS_BOOK}${card.name}`, cardProperties(card, false), dav));
+            return responses;
+          }),
+        );
       },
     },
   ];
@@ -183,16 +216,20 @@ export async function feedRoutes(app: FastifyInstance, options: FeedRoutesOption
     const dav = davRequestOf(request);
     const snapshot = feed.snapshot();
     if (dav.root === 'addressbook-multiget') {
-      const responses = dav.hrefs.map((href) => {
-        const name = cardNameOf(href);
-        const card = name === undefined ? undefined : snapshot.byName.get(name);
-        return card === undefined ? davMissing(href) : davResponse(href, cardProperties(card, true), dav);
-      });
-      return sendMultistatus(reply, responses);
+      return sendMultistatus(
+        reply,
+        answerOf(snapshot, answerKey(request, 1), () =>
+          dav.hrefs.map((href) => {
+            const name = cardNameOf(href);
+            const card = name === undefined ? undefined : snapshot.byName.get(name);
+            return card === undefined ? davMissing(href) : davResponse(href, cardProperties(card, true), dav);
+          }),
+        ),
+      );
     }
     if (dav.root === 'addressbook-query') {
       // Filters are not applied: every card of this one-purpose address book is returned.
-      return sendMultistatus(reply, snapshot.cards.map((card) => davResponse(`${ADDRESS_BOOK}${card.name}`, cardProperties(card, true), dav)));
+      return sendMultistatus(reply, answerOf(snapshot, answerKey(request, 1), () => snapshot.cards.map((card) => davResponse(`${ADDRESS_BOOK}${card.name}`, cardProperties(card, true), dav))));
     }
     throw new ApiError('forbidden', 'Only the addressbook-multiget and addressbook-query reports are supported.');
   };
@@ -220,7 +257,7 @@ export async function feedRoutes(app: FastifyInstance, options: FeedRoutesOption
     preParsing: authenticate,
     handler: async (request, reply) => {
       const card = cardOf(request);
-      return sendMultistatus(reply, [davResponse(`${ADDRESS_BOOK}${card.name}`, cardProperties(card, false), davRequestOf(request))]);
+      return sendMultistatus(reply, Buffer.from(multistatus([davResponse(`${ADDRESS_BOOK}${card.name}`, cardProperties(card, false), davRequestOf(request))]), 'utf8'));
     },
   });
   app.route({ method: 'OPTIONS', url: CARD, config: FEED_ROUTE, schema: HIDDEN, handler: davOptions });

@@ -75,27 +75,51 @@ function fileOf(text: string): FeedFile {
   return { bytes: Buffer.from(text, 'utf8'), etag: `"${shortHash(text, 24)}"` };
 }
 
-export function buildSnapshot(entries: readonly FeedEntry[]): FeedSnapshot {
+/** Cards rendered between two yields to the event loop while building. */
+const CARDS_PER_SLICE = 64;
+
+const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * The snapshot of these entries, built in slices with the event loop let through between them
+ * (`yieldBetween`), so that a rebuild never holds the loop for long whatever the feed's size.
+ */
+export async function buildSnapshot(entries: readonly FeedEntry[], yieldBetween: () => Promise<void> = yieldToLoop): Promise<FeedSnapshot> {
   const cards: FeedCard[] = groupIntoCards(entries, (reason) => `pr-${shortHash(reason, 8)}`);
-  const files = cards.map((card): FeedCardFile => {
-    const vcard = renderVcard(card, PRODUCT_ID);
-    return { uid: card.uid, name: `${card.uid}.vcf`, etag: `"${shortHash(vcard, 24)}"`, vcard, bytes: Buffer.from(vcard, 'utf8') };
-  });
-  const all = files.map((file) => file.vcard).join('');
+  const files: FeedCardFile[] = [];
+  const whole = createHash('sha256');
+  for (let start = 0; start < cards.length; start += CARDS_PER_SLICE) {
+    await yieldBetween();
+    for (const card of cards.slice(start, start + CARDS_PER_SLICE)) {
+      const vcard = renderVcard(card, PRODUCT_ID);
+      whole.update(vcard);
+      files.push({ uid: card.uid, name: `${card.uid}.vcf`, etag: `"${shortHash(vcard, 24)}"`, vcard, bytes: Buffer.from(vcard, 'utf8') });
+    }
+  }
+  await yieldBetween();
+  const vcfBytes = Buffer.concat(files.map((file) => file.bytes));
+  const csv = renderCsv(cards);
+  const ctag = whole.digest('hex').slice(0, 24);
   return {
-    ctag: shortHash(all, 24),
+    ctag,
     cards: files,
     byName: new Map(files.map((file) => [file.name, file])),
     entries,
-    vcf: fileOf(all),
-    csv: fileOf(renderCsv(cards)),
+    vcf: { bytes: vcfBytes, etag: `"${ctag}"` },
+    csv: fileOf(csv),
   };
+}
+
+/** The empty feed, held until the first build. */
+function emptySnapshot(): FeedSnapshot {
+  const ctag = createHash('sha256').digest('hex').slice(0, 24);
+  return { ctag, cards: [], byName: new Map(), entries: [], vcf: { bytes: Buffer.alloc(0), etag: `"${ctag}"` }, csv: fileOf(renderCsv([])) };
 }
 
 export function createBlocklistFeed(options: BlocklistFeedOptions): BlocklistFeed {
   const now = options.now ?? Date.now;
   const npvPrefixes = options.rule.npv === 'block' ? options.npvPrefixes : [];
-  let held = buildSnapshot([]);
+  let held = emptySnapshot();
   let running: Promise<FeedSnapshot> | undefined;
   let timer: NodeJS.Timeout | undefined;
 
@@ -109,7 +133,8 @@ export function createBlocklistFeed(options: BlocklistFeedOptions): BlocklistFee
       maxEntries: options.maxEntries,
       wording: { rule: RULE_REASON, npv: words('fr', 'cid.npv') },
     });
-    const next = buildSnapshot(entries);
+    await yieldToLoop();
+    const next = await buildSnapshot(entries);
     if (next.ctag !== held.ctag) held = next;
     return held;
   }
