@@ -118,6 +118,27 @@ export const ConfigSchema = Type.Object({
     undefined,
     'Client addresses and CIDR ranges (IPv4 and IPv6, comma-separated: 192.0.2.10, 10.0.0.0/8, 2001:db8::/32) the rate limit does not apply to, e.g. your PBX. Unset = none.',
   ),
+  PUBLIC_URL: setting(
+    Type.String({ pattern: '^https?://[^\\s/?#]+(/[^\\s?#]*)?$' }),
+    undefined,
+    'Public base URL of this deployment (https://phones.example.org), written into the ready-to-import SpamBlocker configs. Unset = taken from X-Forwarded-Proto/Host when TRUST_PROXY trusts the proxy, else from the Host header.',
+  ),
+  FEED_PASSWORD: setting(
+    Type.String({ minLength: 8, maxLength: 200 }),
+    undefined,
+    'Turns the blocklist feed on (CardDAV at /carddav/, /feed/blocklist.vcf, /feed/blocklist.csv, /integrations/spamblocker/workflow.json), behind HTTP Basic with this password (8+ characters). Unset = the feed is off (404) and no looked-up number is recorded.',
+  ),
+  FEED_USER: setting(Type.String({ pattern: '^[^:\\s]{1,64}$' }), 'blocklist', 'User name of the blocklist feed\'s HTTP Basic (no colon, no space).'),
+  FEED_MAX_ENTRIES: setting(
+    Type.Integer({ minimum: 1, maximum: 100_000 }),
+    1000,
+    'Most numbers and wildcards the blocklist feed holds (AVM recommends at most 1000 for a Fritz!Box phone book: a larger one fails without an error).',
+  ),
+  FEED_RETENTION_DAYS: setting(
+    Type.Integer({ minimum: 1, maximum: 365 }),
+    30,
+    'How long a looked-up number whose verdict was block stays in the feed\'s record (kept in clear: personal data), in days.',
+  ),
 });
 
 type Properties = (typeof ConfigSchema)['properties'];
