@@ -2,6 +2,9 @@
 // shutting down or without numbering data, no answer within 4 s, connection refused).
 // Node itself, since the slim base has no curl. It asks the server on this container's
 // loopback, at the port and address family the server listens on (PORT, HOST).
+/* global fetch, AbortSignal */
+import process from 'node:process';
+
 const port = process.env.PORT || '3000';
 const host = process.env.HOST || '0.0.0.0';
 const address = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '[::1]' : host.includes(':') ? `[${host}]` : host;
