@@ -61,12 +61,12 @@ export interface ImageConfig {
   ExposedPorts?: Record<string, unknown>;
   Volumes?: Record<string, unknown>;
   Labels?: Record<string, string>;
-  Healthcheck?: { Test: string[] };
   WorkingDir: string;
 }
 
-export async function inspectImage(image: string): Promise<{ Size: number; Config: ImageConfig }> {
-  const [inspected] = JSON.parse(await mustRun('podman', ['image', 'inspect', image])) as Array<{ Size: number; Config: ImageConfig }>;
+/** `podman image inspect`: the image's configuration; its HEALTHCHECK (docker format only) is beside it. */
+export async function inspectImage(image: string): Promise<{ Size: number; Config: ImageConfig; Healthcheck?: { Test: string[] } }> {
+  const [inspected] = JSON.parse(await mustRun('podman', ['image', 'inspect', image])) as Array<{ Size: number; Config: ImageConfig; Healthcheck?: { Test: string[] } }>;
   if (!inspected) throw new Error(`podman image inspect ${image}: nothing`);
   return inspected;
 }
@@ -113,6 +113,7 @@ export class WorkingContainer {
 
   /** A command through the image's entrypoint, to its end. */
   async exec(options: { env?: Record<string, string>; volume?: string; command: string[]; timeoutMs?: number }): Promise<CommandResult> {
+    if (options.command.length === 0) throw new Error('exec: no command');
     const child = this.spawn(options);
     let stdout = '';
     let stderr = '';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveOnLoopback, type LoopbackHttp } from '../support/loopback.js';
-import { connectAdmin, deleteKeys, uniqueKeyPrefix } from '../support/redis.js';
+import { connectAdmin, deleteKeys, listKeys, uniqueKeyPrefix, waitFor } from '../support/redis.js';
 import { spawnServer, startSlowUnknownUpstream, type ServerProcess, type SlowUpstream } from '../support/servers.js';
 import { KNOWN_NUMBER, startFakeUpstreamSites, startFixtureUpstreams, type FakeUpstreamSites } from '../support/upstream-sites.js';
 import { buildTestImage, inspectImage, run, startImageServer, VOLUME, WorkingContainer, type BuiltImage, type ImageServer } from '../support/container-image.js';
@@ -78,13 +78,13 @@ afterAll(async () => {
 describe('the image as built', () => {
   it('runs tini, then the entrypoint, then the server by default, as a numeric non-root user, with its volume, port, health check and OCI labels', async (context) => {
     if (!built) return context.skip(`container image not built: ${skipped ?? 'unknown reason'}`);
-    const { Config } = await inspectImage(built.image);
+    const { Config, Healthcheck } = await inspectImage(built.image);
     expect(Config.Entrypoint).toEqual(['/usr/bin/tini', '-s', '--', '/app/docker/entrypoint.sh']);
     expect(Config.Cmd).toEqual(['node', '/app/dist/server.js']);
     expect(Config.User).toBe(`${IMAGE_UID}:${IMAGE_UID}`);
     expect(Object.keys(Config.Volumes ?? {})).toEqual([VOLUME]);
     expect(Object.keys(Config.ExposedPorts ?? {})).toEqual(['3000/tcp']);
-    expect(Config.Healthcheck?.Test).toEqual(['CMD', 'node', '/app/docker/healthcheck.mjs']);
+    expect(Healthcheck?.Test).toEqual(['CMD', 'node', '/app/docker/healthcheck.mjs']);
     expect(Config.Env).toEqual(expect.arrayContaining([`ARCEP_DATA_DIR=${VOLUME}/arcep`, `LISTS_FILE=${VOLUME}/lists.csv`, 'PORT=3000']));
     const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string; license: string };
     // The Dockerfile's VERSION default is the package's version, so a plain `docker build` labels it right.
@@ -154,8 +154,9 @@ describe("the image's server", () => {
   it("runs the image's HEALTHCHECK command: 0 while the server is ready, 1 at a port where nothing listens", async (context) => {
     if (!built) return context.skip(`container image not built: ${skipped ?? 'unknown reason'}`);
     const made = await container();
-    const { Config } = await inspectImage(built.image);
-    const healthcheck = (Config.Healthcheck?.Test ?? []).slice(1);
+    const { Healthcheck } = await inspectImage(built.image);
+    const healthcheck = (Healthcheck?.Test ?? []).slice(1);
+    expect(healthcheck).toEqual(['node', '/app/docker/healthcheck.mjs']);
     const ready = await made.exec({ command: healthcheck, env: { HOST: '127.0.0.1', PORT: String(server.port) } });
     expect(ready.code, ready.stderr).toBe(0);
     const probe = await serveOnLoopback((_request, response) => response.end());
@@ -277,10 +278,18 @@ describe('two instances of the image sharing the machine\'s Redis', () => {
       const volume = volumeDir('shared');
       await chownToImageUser(volume);
       const [a, b] = await Promise.all([serve(await container(), { volume, env }), serve(await container(), { volume, env })]);
+      // Both connected to Redis before the first request (readiness says so; /health is not rate limited).
+      const redisReady = async (server: ImageServer): Promise<boolean> => {
+        const ready = (await (await fetch(`${server.baseUrl}/health/ready`)).json()) as { dependencies: { redis?: { status: string } } };
+        return ready.dependencies.redis?.status === 'ok';
+      };
+      await waitFor(async () => (await redisReady(a)) && (await redisReady(b)), 20_000);
       const first = await fetch(`${a.baseUrl}/api/phone/0612345678`);
       expect(first.status).toBe(200);
       const asked = sites.total();
       expect(asked).toBeGreaterThan(0);
+      // The three results reach Redis after the answer: wait for their keys, as test/scale/scale-out.test.ts does.
+      await waitFor(async () => (await listKeys(admin, `${prefix}cache:`)).length >= 3, 10_000);
       const second = await fetch(`${b.baseUrl}/api/phone/0612345678`);
       expect(second.status).toBe(200);
       const body = (await second.json()) as { meta: { sources: Record<string, { cache?: string }> } };
