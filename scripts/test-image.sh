@@ -10,7 +10,8 @@
 #      through it here) with NODE_EXTRA_CA_CERTS set; imported with `podman import`;
 #   3. `podman build --isolation=chroot --build-arg NODE_IMAGE=<the stand-in>` of the Dockerfile.
 # Both are cached: the stand-in is tagged with a hash of what goes into it and built only when
-# that tag is missing; podman's layer cache reuses every step whose inputs did not change.
+# that tag is missing; the image is labelled with a hash of the build context and not built again
+# while it matches; otherwise podman's layer cache reuses every step whose inputs did not change.
 # Prints the image reference as its last line of stdout. Exit 77: the packages cannot be
 # installed here (no root, no sudo, or apt failed), so the caller skips, saying why.
 set -euo pipefail
@@ -76,13 +77,29 @@ else
   log "stand-in base built in $(( $(date +%s) - started )) s"
 fi
 
+# The build context's fingerprint: every file .dockerignore lets in (its `!` lines; the context
+# holds nothing else), the Dockerfile, .dockerignore and the base. An image already labelled with
+# it was built from this very context: podman build is skipped (its layer cache would rebuild
+# nothing, but checking every step takes a minute or more on a loaded machine).
+context_paths=(Dockerfile .dockerignore)
+while IFS= read -r line; do
+  case "$line" in '!'*) context_paths+=("${line#!}") ;; esac
+done < .dockerignore
+context=$( { echo "$BASE"; find "${context_paths[@]%/}" -type f -print0 | sort -z | xargs -0 sha256sum; } | sha256sum | cut -c1-32)
+if [ "$(podman image inspect --format '{{index .Labels "phone-rep.test.context"}}' "$IMAGE" 2>/dev/null || true)" = "$context" ]; then
+  log "image $IMAGE already built from this context ($context)"
+  echo "BASE=$BASE"
+  echo "IMAGE=$IMAGE"
+  exit 0
+fi
+
 build_started=$(date +%s)
 log "podman build --isolation=chroot --build-arg NODE_IMAGE=$BASE -t $IMAGE ."
 # --format docker: the OCI image format has no HEALTHCHECK (podman would drop it).
 build_log=$(mktemp)
 trap 'rm -f "$build_log"' EXIT
 if ! podman build --isolation=chroot --format docker --layers \
-  --build-arg "NODE_IMAGE=$BASE" -t "$IMAGE" . >"$build_log" 2>&1; then
+  --build-arg "NODE_IMAGE=$BASE" --label "phone-rep.test.context=$context" -t "$IMAGE" . >"$build_log" 2>&1; then
   tail -n 40 "$build_log" >&2
   log "podman build failed (its last lines above)"
   exit 1
