@@ -14,7 +14,8 @@ import { serveOnLoopback, type LoopbackHttp } from '../support/loopback.js';
 import { connectAdmin, deleteKeys, listKeys, uniqueKeyPrefix, waitFor } from '../support/redis.js';
 import { spawnServer, startSlowUnknownUpstream, type ServerProcess, type SlowUpstream } from '../support/servers.js';
 import { KNOWN_NUMBER, startFakeUpstreamSites, startFixtureUpstreams, type FakeUpstreamSites } from '../support/upstream-sites.js';
-import { buildTestImage, inspectImage, run, startImageServer, VOLUME, WorkingContainer, type BuiltImage, type ImageServer } from '../support/container-image.js';
+import { buildTestImage, descendants, inspectImage, run, startImageServer, VOLUME, WorkingContainer, type BuiltImage, type ImageServer } from '../support/container-image.js';
+import { watchOutput } from '../support/processes.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SECRET = 'container-test-secret-0123456789';
@@ -183,6 +184,43 @@ describe("the image's server", () => {
     expect(Date.now() - signalledAt).toBeLessThan(8000);
     expect(draining.output()).toMatch(/SIGTERM received: finishing in-flight requests/);
   });
+});
+
+describe("the image's init", () => {
+  it('reaps an orphaned process once it exits (tini as sub-reaper), so no zombie stays behind', async (context) => {
+    if (!built) return context.skip(`container image not built: ${skipped ?? 'unknown reason'}`);
+    const made = await container();
+    // A subshell starts a short-lived process and exits at once: the process is orphaned and
+    // goes to tini; the command then stays up so that tini is still there when it ends.
+    const child = made.spawn({ command: ['sh', '-c', '(sleep 5 & echo "orphan $!"); exec sleep 60'] });
+    const { printed, output } = watchOutput(child);
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    try {
+      await printed(/orphan (\d+)/);
+      const orphan = Number(/orphan (\d+)/.exec(output())?.[1]);
+      const stat = (): { state?: string; ppid?: number } => {
+        try {
+          const line = readFileSync(`/proc/${orphan}/stat`, 'utf8');
+          const fields = line.slice(line.lastIndexOf(')') + 2).split(' ');
+          return { state: fields[0], ppid: Number(fields[1]) };
+        } catch {
+          return {};
+        }
+      };
+      const state = (): string | undefined => stat().state;
+      // While it lives (5 s), its parent is the image's init, not the host's.
+      const tini = child.pid === undefined ? undefined : descendants(child.pid).find((each) => each.comm === 'tini');
+      expect(tini).toBeDefined();
+      expect(stat().ppid).toBe(tini?.pid);
+      // Gone from /proc means reaped; an orphan nobody reaps stays a zombie (state Z) for good.
+      await waitFor(() => state() === undefined, 15_000).catch(() => {
+        throw new Error(`the orphan ${orphan} was not reaped (state ${state() ?? 'gone'})`);
+      });
+    } finally {
+      for (const each of child.pid === undefined ? [] : descendants(child.pid).reverse()) process.kill(each.pid, 'SIGKILL');
+      await exited;
+    }
+  }, 120_000);
 });
 
 describe('the CLI from the image', () => {
