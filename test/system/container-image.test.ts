@@ -81,7 +81,9 @@ describe('the image as built', () => {
     if (!built) return context.skip(`container image not built: ${skipped ?? 'unknown reason'}`);
     const { Config, Healthcheck } = await inspectImage(built.image);
     expect(Config.Entrypoint).toEqual(['/usr/bin/tini', '-s', '--', '/app/docker/entrypoint.sh']);
-    expect(Config.Cmd).toEqual(['node', '/app/dist/server.js']);
+    // The serve command is what `npm start` runs (its paths under /app), so the two cannot drift apart.
+    const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
+    expect(Config.Cmd).toEqual(scripts.start.split(/\s+/).map((word) => (word.startsWith('dist/') ? `/app/${word}` : word)));
     expect(Config.User).toBe(`${IMAGE_UID}:${IMAGE_UID}`);
     expect(Object.keys(Config.Volumes ?? {})).toEqual([VOLUME]);
     expect(Object.keys(Config.ExposedPorts ?? {})).toEqual(['3000/tcp']);
