@@ -203,7 +203,7 @@ export async function startImageServer(container: WorkingContainer, options: { e
       printed(listening),
       exited.then((code) => Promise.reject(new Error(`the image's server exited (${code}) before listening: ${output()}`))),
       new Promise<never>((_resolve, reject) => {
-        timer = setTimeout(() => reject(new Error(`the image's server did not start: ${output()}`)), options.startTimeoutMs ?? 60_000);
+        timer = setTimeout(() => reject(new Error(`the image's server did not start: ${output()}`)), options.startTimeoutMs ?? 150_000);
       }),
     ]);
   } finally {

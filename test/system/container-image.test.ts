@@ -118,7 +118,7 @@ describe("the image's server", () => {
     volume = volumeDir('serve');
     await chownToImageUser(volume);
     server = await serve(await container(), { volume, env: { ...sites.env(), HASH_SECRET: SECRET, SHUTDOWN_GRACE_MS: '8000' } });
-  }, 120_000);
+  }, 240_000);
   afterAll(async () => {
     if (worktree) {
       worktree.child.kill('SIGTERM');
@@ -145,14 +145,14 @@ describe("the image's server", () => {
 
   it('gives a lookup the same body as the work tree\'s server, against the same fake upstreams', async (context) => {
     if (!built) return context.skip(`container image not built: ${skipped ?? 'unknown reason'}`);
-    worktree = await spawnServer({ ...sites.env(), HASH_SECRET: SECRET });
+    worktree = await spawnServer({ ...sites.env(), HASH_SECRET: SECRET }, 150_000);
     for (const path of ['/api/phone/0612345678', '/api/phone/0612345678/score', '/api/phone/0162005678/info']) {
       const [fromImage, fromTree] = await Promise.all([fetch(`${server.baseUrl}${path}`), fetch(`${worktree.baseUrl}${path}`)]);
       expect(fromImage.status, path).toBe(200);
       expect(fromImage.status, path).toBe(fromTree.status);
       expect(withoutInstants(await fromImage.text()), path).toBe(withoutInstants(await fromTree.text()));
     }
-  });
+  }, 240_000);
 
   it("runs the image's HEALTHCHECK command: 0 while the server is ready, 1 at a port where nothing listens", async (context) => {
     if (!built) return context.skip(`container image not built: ${skipped ?? 'unknown reason'}`);
@@ -168,7 +168,7 @@ describe("the image's server", () => {
     const down = await made.exec({ command: healthcheck, env: { HOST: '127.0.0.1', PORT: String(freePort) } });
     expect(down.code).toBe(1);
     expect(down.stderr).toContain('health check failed');
-  });
+  }, 240_000);
 
   it('on SIGTERM to its init, finishes the request in flight, then exits 0 within SHUTDOWN_GRACE_MS', async (context) => {
     if (!built) return context.skip(`container image not built: ${skipped ?? 'unknown reason'}`);
@@ -185,7 +185,7 @@ describe("the image's server", () => {
     // The deadline is the behaviour: the drain ends well before the grace period.
     expect(Date.now() - signalledAt).toBeLessThan(8000);
     expect(draining.output()).toMatch(/SIGTERM received: finishing in-flight requests/);
-  });
+  }, 240_000);
 });
 
 describe("the image's init", () => {
@@ -247,7 +247,7 @@ describe('the CLI from the image', () => {
     } finally {
       await upstreams.close();
     }
-  }, 180_000);
+  }, 300_000);
 });
 
 describe('a read-only root file system with the volume', () => {
@@ -299,7 +299,7 @@ describe('a read-only root file system with the volume', () => {
     } finally {
       await sites.close();
     }
-  }, 180_000);
+  }, 300_000);
 });
 
 describe('two instances of the image sharing the machine\'s Redis', () => {
@@ -341,7 +341,7 @@ describe('two instances of the image sharing the machine\'s Redis', () => {
     } finally {
       await sites.close();
     }
-  }, 180_000);
+  }, 300_000);
 });
 
 describe('compose.yaml', () => {
