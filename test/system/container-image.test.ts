@@ -219,7 +219,13 @@ describe("the image's init", () => {
         throw new Error(`the orphan ${orphan} was not reaped (state ${state() ?? 'gone'})`);
       });
     } finally {
-      for (const each of child.pid === undefined ? [] : descendants(child.pid).reverse()) process.kill(each.pid, 'SIGKILL');
+      for (const each of child.pid === undefined ? [] : descendants(child.pid).reverse()) {
+        try {
+          process.kill(each.pid, 'SIGKILL');
+        } catch {
+          // It ended on its own in the meantime.
+        }
+      }
       await exited;
     }
   }, 120_000);
