@@ -62,8 +62,6 @@ export interface ServiceDependencies {
   readiness: ReadinessCheck;
   /** Present when CANARY_INTERVAL_S > 0 (and the real adapters are in use): the scheduled canary, already started. */
   canary?: ScheduledCanary;
-  /** Per-source cache entries written so far (fetches and failures recorded): how much the caches churned. */
-  cacheWrites(): number;
   /** Readiness turns `down` (503) from here on, so a load balancer stops sending traffic. */
   beginShutdown(): void;
   close(): Promise<void>;
@@ -120,7 +118,6 @@ export async function createServiceDependencies(config: Config, logger?: Logger,
   const sources: SourcesBySlot = overrides.sources ?? mapSlots<SourcesBySlot>((slot) => sourceOf(UPSTREAMS_BY_SLOT[slot]) as SourcesBySlot[typeof slot]);
 
   const frontCache = createFrontCache({ maxBytes: budget.frontBytes, spellingsMaxBytes: budget.frontSpellingsBytes });
-  let cacheWrites = 0;
   let memoryCache: MemorySourceCache | undefined;
   const sharedCache = redisClient
     ? createRedisSourceCache({ client: redisClient, localMaxEntries: Math.min(config.CACHE_MAX_ENTRIES ?? DEFAULT_LOCAL_MAX_ENTRIES, DEFAULT_LOCAL_MAX_ENTRIES) })
@@ -147,7 +144,6 @@ export async function createServiceDependencies(config: Config, logger?: Logger,
       metrics?.recordSourceOutcome(event);
     },
     onSlotWritten: (numberHash) => {
-      cacheWrites += 1;
       frontCache.invalidate(numberHash);
     },
   });
@@ -207,7 +203,6 @@ export async function createServiceDependencies(config: Config, logger?: Logger,
     metrics,
     readiness,
     ...(canary === undefined ? {} : { canary }),
-    cacheWrites: () => cacheWrites,
     beginShutdown: () => {
       shuttingDown = true;
       void canary?.stop();
