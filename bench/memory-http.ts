@@ -1,7 +1,8 @@
-// What an operator's process takes: the built server (`node dist/server.js`, what `npm start`
+// What an operator's process takes: the built server (`node dist/start.js`, what `npm start`
 // runs) with fixture upstreams on loopback, filled over HTTP by 16 concurrent keep-alive
 // clients, each number asked once, then left idle until its resident memory settles. RSS is
-// read from /proc (summed over the primary and its workers with WORKERS=n), the bytes charged
+// read from /proc (summed over the process tree: the launcher and its server, or the primary
+// and its workers with WORKERS=n), the bytes charged
 // against CACHE_MAX_MB from its own /metrics. No forced garbage collection: what the runtime
 // keeps committed is part of the figure.
 import { spawn, type ChildProcess } from 'node:child_process';
