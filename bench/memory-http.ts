@@ -58,6 +58,10 @@ export interface FillFigures {
   newSpaceBytes: number;
   oldSpaceBytes: number;
   heapUsedBytes: number;
+  /** CPU time of the server processes, and the part of wall time spent in garbage collection (prom-client's nodejs_gc_duration_seconds), summed over workers. */
+  cpuSeconds: number;
+  gcSeconds: number;
+  majorGcs: number;
 }
 
 /** Resident memory of one process, in bytes (0 when it is gone). */
@@ -138,7 +142,9 @@ interface Started {
 async function startServer(env: Record<string, string>, workers: number): Promise<Started> {
   const port = await findFreePort();
   const metricsPort = await findFreePort();
-  const child = spawn(process.execPath, [builtServer()], {
+  // MEMORY_SERVER_ENTRY=dist/server.js: the server without the launcher, so without the heap limit (comparisons).
+  const entry = process.env.MEMORY_SERVER_ENTRY === undefined ? builtServer() : `${PROJECT_ROOT}${process.env.MEMORY_SERVER_ENTRY}`;
+  const child = spawn(process.execPath, [entry], {
     cwd: PROJECT_ROOT,
     env: { ...process.env, ...env, PORT: String(port), METRICS_PORT: String(metricsPort), HOST: '127.0.0.1', WORKERS: String(workers) },
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -263,6 +269,9 @@ export async function fillOverHttp(options: FillOptions): Promise<FillFigures> {
       newSpaceBytes: sum('nodejs_heap_space_size_total_bytes', 'space="new"'),
       oldSpaceBytes: sum('nodejs_heap_space_size_total_bytes', 'space="old"') + sum('nodejs_heap_space_size_total_bytes', 'space="large_object"'),
       heapUsedBytes: sum('nodejs_heap_size_used_bytes'),
+      cpuSeconds: sum('process_cpu_seconds_total'),
+      gcSeconds: sum('nodejs_gc_duration_seconds_sum'),
+      majorGcs: sum('nodejs_gc_duration_seconds_count', 'kind="major"'),
     };
     log(
       `    done in ${(elapsedMs / 1000).toFixed(0)} s: steady RSS ${(steadyRss / MIB).toFixed(1)} MiB (growth ${((steadyRss - idleRss) / MIB).toFixed(1)} MiB, ${((steadyRss - idleRss) / MIB / options.cacheMaxMb).toFixed(2)}× cap), peak ${(peakRss / MIB).toFixed(1)} MiB, charged ${(figures.chargedBytes / MIB).toFixed(1)} MiB`,
