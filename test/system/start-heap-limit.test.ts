@@ -69,7 +69,7 @@ describe('node dist/start.js', () => {
     await launcher.printed(LISTENING);
     const [server, ...others] = childrenOf(launcher.child.pid ?? 0);
     expect(others).toEqual([]);
-    expect(nodeArgsOf(server ?? 0)).toEqual(['--max-old-space-size=112']);
+    expect(nodeArgsOf(server ?? 0)).toEqual(['--max-old-space-size=176']);
     expect(readFileSync(`/proc/${server}/cmdline`, 'utf8')).toContain('dist/server.js');
     const port = Number(/127\.0\.0\.1:(\d+)/.exec(launcher.output())?.[1]);
     expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
@@ -84,7 +84,7 @@ describe('node dist/start.js', () => {
     await primary.printed(/worker \d+ listening on port/, 2);
     const workers = childrenOf(primary.child.pid ?? 0);
     expect(workers).toHaveLength(2);
-    for (const worker of workers) expect(nodeArgsOf(worker)).toEqual(['--max-old-space-size=112']);
+    for (const worker of workers) expect(nodeArgsOf(worker)).toEqual(['--max-old-space-size=176']);
     // The primary holds no cache and runs without one.
     expect(nodeArgsOf(primary.child.pid ?? 0)).toEqual([]);
   });
