@@ -1,7 +1,8 @@
-// What an operator's process takes: the built server (`node dist/server.js`, what `npm start`
+// What an operator's process takes: the built server (`node dist/start.js`, what `npm start`
 // runs) with fixture upstreams on loopback, filled over HTTP by 16 concurrent keep-alive
 // clients, each number asked once, then left idle until its resident memory settles. RSS is
-// read from /proc (summed over the primary and its workers with WORKERS=n), the bytes charged
+// read from /proc (summed over the process tree: the launcher and its server, or the primary
+// and its workers with WORKERS=n), the bytes charged
 // against CACHE_MAX_MB from its own /metrics. No forced garbage collection: what the runtime
 // keeps committed is part of the figure.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -57,6 +58,10 @@ export interface FillFigures {
   newSpaceBytes: number;
   oldSpaceBytes: number;
   heapUsedBytes: number;
+  /** CPU time of the server processes, and the part of wall time spent in garbage collection (prom-client's nodejs_gc_duration_seconds), summed over workers. */
+  cpuSeconds: number;
+  gcSeconds: number;
+  majorGcs: number;
 }
 
 /** Resident memory of one process, in bytes (0 when it is gone). */
@@ -137,7 +142,9 @@ interface Started {
 async function startServer(env: Record<string, string>, workers: number): Promise<Started> {
   const port = await findFreePort();
   const metricsPort = await findFreePort();
-  const child = spawn(process.execPath, [builtServer()], {
+  // MEMORY_SERVER_ENTRY=dist/server.js: the server without the launcher, so without the heap limit (comparisons).
+  const entry = process.env.MEMORY_SERVER_ENTRY === undefined ? builtServer() : `${PROJECT_ROOT}${process.env.MEMORY_SERVER_ENTRY}`;
+  const child = spawn(process.execPath, [entry], {
     cwd: PROJECT_ROOT,
     env: { ...process.env, ...env, PORT: String(port), METRICS_PORT: String(metricsPort), HOST: '127.0.0.1', WORKERS: String(workers) },
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -262,6 +269,9 @@ export async function fillOverHttp(options: FillOptions): Promise<FillFigures> {
       newSpaceBytes: sum('nodejs_heap_space_size_total_bytes', 'space="new"'),
       oldSpaceBytes: sum('nodejs_heap_space_size_total_bytes', 'space="old"') + sum('nodejs_heap_space_size_total_bytes', 'space="large_object"'),
       heapUsedBytes: sum('nodejs_heap_size_used_bytes'),
+      cpuSeconds: sum('process_cpu_seconds_total'),
+      gcSeconds: sum('nodejs_gc_duration_seconds_sum'),
+      majorGcs: sum('nodejs_gc_duration_seconds_count', 'kind="major"'),
     };
     log(
       `    done in ${(elapsedMs / 1000).toFixed(0)} s: steady RSS ${(steadyRss / MIB).toFixed(1)} MiB (growth ${((steadyRss - idleRss) / MIB).toFixed(1)} MiB, ${((steadyRss - idleRss) / MIB / options.cacheMaxMb).toFixed(2)}× cap), peak ${(peakRss / MIB).toFixed(1)} MiB, charged ${(figures.chargedBytes / MIB).toFixed(1)} MiB`,

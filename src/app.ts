@@ -13,10 +13,11 @@ import { ApiError, rawProblemResponse, type ErrorCode } from './http/errors.js';
 import './http/route-config.js';
 import { guardConnections, type ConnectionGuard } from './http/connection-guard.js';
 import { boundPipelining } from './http/pipelining.js';
+import { responseInFlight } from './http/node-http-internals.js';
 import { lazyChildLoggerFactory } from './http/lazy-request-logger.js';
 import { RouteTable } from './http/route-table.js';
 import { acceptEveryMethod, methodFallbacksPlugin, problemsPlugin, routerFailure, sendProblem } from './http/plugins/problems.js';
-import { MAX_HEADER_FIELDS, requestContextPlugin, singleOnRequestPlugin } from './http/plugins/request-context.js';
+import { MAX_HEADER_FIELDS, requestContextPlugin } from './http/plugins/request-context.js';
 import { rateLimitPlugin } from './http/plugins/rate-limit.js';
 import { docsRoutes, openApiPlugin } from './http/plugins/openapi.js';
 import { phoneRoutes } from './http/routes/phone-routes.js';
@@ -139,8 +140,6 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     ...(config.RATE_LIMIT_EXEMPT === undefined ? {} : { exempt: parseAddressRanges(config.RATE_LIMIT_EXEMPT).list }),
     ...(deps.metrics ? { onRejected: () => deps.metrics?.recordRateLimitRejection() } : {}),
   });
-  // After every plugin that adds a route's onRequest hooks: one hook per route instead of three.
-  await app.register(singleOnRequestPlugin);
   await app.register(observabilityPlugin, deps.metrics ? { metrics: deps.metrics } : {});
   await app.register(openApiPlugin, deps.version === undefined ? {} : { version: deps.version });
 
@@ -204,7 +203,7 @@ function writeRawProblem(socket: Socket, error: Error & { code?: string; rawPack
   // A parse error can come after the request line and headers were read and answered (a body
   // framed by a bogus Transfer-Encoding): the client already has its answer, so a second one
   // on the same socket would be a stray response. Node's own default handler makes the same check.
-  const answered = (socket as Socket & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage?.headersSent === true;
+  const answered = responseInFlight(socket)?.headersSent === true;
   if (!socket.writable || answered) {
     socket.destroy();
     return;

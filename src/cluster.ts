@@ -4,7 +4,7 @@
 // on SIGTERM/SIGINT asks every worker to finish its in-flight requests, exiting when all have.
 // The primary itself serves nothing and opens no connection to Redis or upstreams, and holds
 // no cache: each worker takes CACHE_MAX_MB / WORKERS (infra/cache/cache-budget.ts), so the cap
-// holds for the machine.
+// holds for the machine, and each is started with the V8 heap limit for its share (workerExecArgv).
 import cluster, { type Worker } from 'node:cluster';
 
 export interface PrimaryOptions {
@@ -13,6 +13,8 @@ export interface PrimaryOptions {
   /** How long workers get to finish in-flight requests before they are killed (SHUTDOWN_GRACE_MS). */
   shutdownGraceMs: number;
   log: (message: string) => void;
+  /** Node arguments of each worker: the primary's, with the heap limit for the worker's share of the cap (infra/runtime/heap-limit.ts). Default: the primary's. */
+  workerExecArgv?: string[];
   /** First restart delay after a crash; doubles with each crash in a row (default 500 ms). */
   restartInitialDelayMs?: number;
   /** Cap of the restart delay (default 30 s). */
@@ -41,6 +43,8 @@ export function runPrimary(options: PrimaryOptions): Primary {
   const restartTimers = new Set<NodeJS.Timeout>();
   let crashesInARow = 0;
   let stopping: Promise<void> | undefined;
+  // Node's supported way to start the workers with flags of their own.
+  if (options.workerExecArgv !== undefined) cluster.setupPrimary({ execArgv: options.workerExecArgv });
 
   function fork(): void {
     const worker = cluster.fork();

@@ -73,8 +73,6 @@ export interface ServiceDependencies {
   canary?: ScheduledCanary;
   /** Present when FEED_PASSWORD is set: the blocklist feed, already started. */
   blocklistFeed?: BlocklistFeed;
-  /** Per-source cache entries written so far (fetches and failures recorded): how much the caches churned. */
-  cacheWrites(): number;
   /** Readiness turns `down` (503) from here on, so a load balancer stops sending traffic. */
   beginShutdown(): void;
   close(): Promise<void>;
@@ -131,7 +129,6 @@ export async function createServiceDependencies(config: Config, logger?: Logger,
   const sources: SourcesBySlot = overrides.sources ?? mapSlots<SourcesBySlot>((slot) => sourceOf(UPSTREAMS_BY_SLOT[slot]) as SourcesBySlot[typeof slot]);
 
   const frontCache = createFrontCache({ maxBytes: budget.frontBytes, spellingsMaxBytes: budget.frontSpellingsBytes });
-  let cacheWrites = 0;
   let memoryCache: MemorySourceCache | undefined;
   const sharedCache = redisClient
     ? createRedisSourceCache({ client: redisClient, localMaxEntries: Math.min(config.CACHE_MAX_ENTRIES ?? DEFAULT_LOCAL_MAX_ENTRIES, DEFAULT_LOCAL_MAX_ENTRIES) })
@@ -158,7 +155,6 @@ export async function createServiceDependencies(config: Config, logger?: Logger,
       metrics?.recordSourceOutcome(event);
     },
     onSlotWritten: (numberHash) => {
-      cacheWrites += 1;
       frontCache.invalidate(numberHash);
     },
   });
@@ -245,7 +241,6 @@ export async function createServiceDependencies(config: Config, logger?: Logger,
     readiness,
     ...(canary === undefined ? {} : { canary }),
     ...(blocklistFeed === undefined ? {} : { blocklistFeed }),
-    cacheWrites: () => cacheWrites,
     beginShutdown: () => {
       shuttingDown = true;
       void canary?.stop();

@@ -1,7 +1,8 @@
-// The process entry: reads config, builds the dependencies and the app, listens, and shuts
+// The server process: reads config, builds the dependencies and the app, listens, and shuts
 // down gracefully on SIGTERM/SIGINT (stop accepting, finish in-flight requests, then exit,
 // or exit anyway when SHUTDOWN_GRACE_MS runs out). With WORKERS > 1 it becomes the cluster
-// primary (cluster.ts) and each forked worker runs this same entry as a server.
+// primary (cluster.ts) and each forked worker runs the same entry as a server. `npm start`
+// runs it through the launcher (start.ts), which gives it the heap limit sized from CACHE_MAX_MB.
 import cluster from 'node:cluster';
 import { destination as pinoDestination, pino } from 'pino';
 import { ConfigError, loadConfig, type Config } from './config/config.js';
@@ -9,8 +10,7 @@ import { buildApp } from './app.js';
 import { createServiceDependencies } from './composition.js';
 import { runPrimary } from './cluster.js';
 import { startMetricsServer, type MetricsServer } from './http/plugins/metrics.js';
-import { startIdleCompaction } from './infra/runtime/idle-compaction.js';
-import { setHeapGrowthForChurn } from './infra/runtime/heap-settings.js';
+import { serverExecArgv } from './infra/runtime/heap-limit.js';
 
 /** Log lines are written in batches of about this many bytes (when stdout is not a terminal). */
 export const LOG_BATCH_BYTES = 8192;
@@ -43,23 +43,9 @@ export async function startServer(config: Config): Promise<{ close: () => Promis
   if (deps.metrics && config.METRICS_PORT !== undefined) {
     metricsServer = await startMetricsServer({ registry: deps.metrics.registry, render: deps.metrics.render, port: config.METRICS_PORT, host: config.HOST });
   }
-  // Unless V8_HEAP_DEFAULTS: the old generation's growth is bounded while the caches churn, and
-  // what the churn left fragmented is given back once the API is quiet (docs/cache.md).
-  const compaction = config.V8_HEAP_DEFAULTS
-    ? undefined
-    : startIdleCompaction({
-        activity: () => app.overload.admitted(),
-        churn: () => deps.cacheWrites(),
-        onChurning: setHeapGrowthForChurn,
-        onCompacted: (report) => {
-          deps.metrics?.recordHeapCompaction();
-          logger.debug({ freedMiB: Math.round((report.freeBefore - report.freeAfter) / 10485.76) / 100, durationMs: Math.round(report.durationMs) }, 'heap compacted while quiet');
-        },
-      });
   let closing: Promise<void> | undefined;
   const close = async (): Promise<void> => {
     closing ??= (async () => {
-      compaction?.stop();
       deps.beginShutdown();
       await app.close();
       await metricsServer?.close();
@@ -102,21 +88,16 @@ export function installShutdown(close: () => Promise<void>, graceMs: number, log
   process.on('SIGINT', onSignal);
 }
 
-async function main(): Promise<void> {
-  let config: Config;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\n`);
-      process.exit(2);
-    }
-    throw error;
-  }
+/**
+ * Runs this process as the service: the cluster primary with WORKERS > 1 (each worker forked with
+ * the heap limit for its share of CACHE_MAX_MB, infra/runtime/heap-limit.ts), else a server.
+ */
+export async function runServerProcess(config: Config): Promise<void> {
   const log = (message: string): void => void process.stderr.write(`${message}\n`);
   const { workers } = config;
   if (workers > 1 && cluster.isPrimary) {
-    const primary = runPrimary({ workers, shutdownGraceMs: config.SHUTDOWN_GRACE_MS, log });
+    const workerExecArgv = serverExecArgv(process.execArgv, process.env.NODE_OPTIONS, config.CACHE_MAX_MB / workers);
+    const primary = runPrimary({ workers, shutdownGraceMs: config.SHUTDOWN_GRACE_MS, log, workerExecArgv });
     let stopping = false;
     const onSignal = (signal: NodeJS.Signals): void => {
       // A repeated signal must not reach Node's default action (exit at once, orphaning the
@@ -138,6 +119,22 @@ async function main(): Promise<void> {
   }
   const { close } = await startServer(config);
   installShutdown(close, config.SHUTDOWN_GRACE_MS, log);
+}
+
+// `node dist/server.js`: the same, with the heap limit only as given on the command line (a
+// single process cannot size its own; `npm start` runs dist/start.js, which does).
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  await runServerProcess(config);
 }
 
 const isEntry = process.argv[1] !== undefined && import.meta.url === new URL(`file://${process.argv[1]}`).href;

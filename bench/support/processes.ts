@@ -11,8 +11,11 @@ import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-/** The compiled server entry: the benches measure what `npm start` runs, never the sources. */
-export const BUILT_SERVER = fileURLToPath(new URL('../../dist/server.js', import.meta.url));
+/**
+ * The compiled entry `npm start` runs (the launcher, which starts the server with the heap limit
+ * sized from CACHE_MAX_MB: src/start.ts): the benches measure it, never the sources.
+ */
+export const BUILT_SERVER = fileURLToPath(new URL('../../dist/start.js', import.meta.url));
 
 /** The built server's path; throws a clear error when `npm run build` has not run (`npm run bench` runs it). */
 export function builtServer(): string {
@@ -52,7 +55,7 @@ export interface RunningProcess {
 }
 
 /**
- * Starts the built server (`node dist/server.js`) pinned to a core. Its stdout (the log) goes
+ * Starts the built server (`node dist/start.js`, what `npm start` runs) pinned to a core. Its stdout (the log) goes
  * to `logFile` when given, as in production where logs land in a file; else it is discarded.
  */
 export function startBuiltServer(core: number, env: Record<string, string>, logFile?: string): RunningProcess {

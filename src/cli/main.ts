@@ -266,6 +266,16 @@ function createServeCommand(io: CliIo): CommandHandler {
     if (args.length > 0) throw new UsageError('serve takes no argument; configure it with environment variables');
     const config = readConfig(io);
     if (!config) return EXIT_CODES.error;
+    // V8 takes the heap limit sized from CACHE_MAX_MB only at start: without one of the
+    // operator's, the same command runs again in a child started with it (src/start.ts).
+    const { heapLimitGiven, serverExecArgv } = await import('../infra/runtime/heap-limit.js');
+    const script = process.argv[1];
+    if (!heapLimitGiven(process.execArgv, process.env.NODE_OPTIONS) && script !== undefined) {
+      const { relaunch } = await import('../infra/runtime/relaunch.js');
+      relaunch(serverExecArgv(process.execArgv, process.env.NODE_OPTIONS, config.CACHE_MAX_MB), script, process.argv.slice(2));
+      // The process exits with the child.
+      return new Promise<number>(() => {});
+    }
     const { startServer, installShutdown } = await import('../server.js');
     const { close, port } = await startServer(config);
     io.err(`listening on ${config.HOST}:${port}`);

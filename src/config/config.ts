@@ -106,7 +106,6 @@ export const ConfigSchema = Type.Object({
   ),
   HEADERS_TIMEOUT_MS: setting(PositiveInt, 10_000, 'A request whose headers have not all arrived within this is answered 408 and closed (checked every 0.5 s). At most REQUEST_TIMEOUT_MS.'),
   REQUEST_TIMEOUT_MS: setting(PositiveInt, 15_000, 'A request that has not fully arrived within this is answered 408 and closed (checked every 0.5 s).'),
-  V8_HEAP_DEFAULTS: setting(Type.Boolean(), false, "true leaves V8's heap at its defaults: no growth bound while the caches churn and no compaction once quiet, the settings that make CACHE_MAX_MB bound the process (docs/cache.md); for comparisons only."),
   CACHE_MAX_MB: setting(PositiveInt, 256, 'Memory the in-process caches may take on this machine, in MiB, everything held per number charged (per-source results, finished answers with their compressed forms, spellings); with WORKERS=n each process gets 1/n. Least recently used dropped first; about 250 numbers per MiB with typical pages. Once quiet after a burst: RSS ≤ idle + 1.25 × this + 32 MiB; during a burst, plan with the measured peaks of the sizing table (docs/operations.md).'),
   VERDICT_BLOCK_SCORE: setting(Type.Integer({ minimum: 1, maximum: 10 }), 7, '`/verdict` answers block for a score (1-9) at or above this; 10 = never block on the score.'),
   VERDICT_WARN_SCORE: setting(Type.Integer({ minimum: 1, maximum: 10 }), 5, '`/verdict` answers warn for a score at or above this (and below VERDICT_BLOCK_SCORE); 10 = never warn on the score. At most VERDICT_BLOCK_SCORE.'),

@@ -10,6 +10,7 @@
 import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
+import { responseInFlight, stopReading } from './node-http-internals.js';
 
 export interface ConnectionGuardOptions {
   /** MAX_CONNECTIONS: lowered to the descriptor limit minus a reserve when that is smaller. */
@@ -62,9 +63,6 @@ interface InFlightResponse {
   once(event: 'finish', listener: () => void): unknown;
 }
 
-/** Node's http server keeps its own pause flag on the socket; it resumes reading only when it is false. */
-type ServerSocket = Socket & { _paused?: boolean };
-
 /**
  * Node ends a connection (after a `Connection: close` answer, or our 408/400 at a missed deadline
  * or a broken request) with a half-close and then waits for the client's FIN: a client that never
@@ -75,14 +73,13 @@ type ServerSocket = Socket & { _paused?: boolean };
  * first (destroying at once would make a client's late bytes reset the connection, and the
  * answer could be lost before it is read).
  */
-function lingerThenDestroy(socket: ServerSocket, lingerMs: number): void {
+function lingerThenDestroy(socket: Socket, lingerMs: number): void {
   const end = socket.end.bind(socket) as (...args: unknown[]) => Socket;
   let armed = false;
   socket.end = (...args: unknown[]) => {
     if (!armed) {
       armed = true;
-      socket._paused = true;
-      socket.pause();
+      stopReading(socket);
       const arm = (): void => {
         const timer = setTimeout(() => socket.destroy(), lingerMs);
         timer.unref();
@@ -131,7 +128,7 @@ export function guardConnections(server: Server, options: ConnectionGuardOptions
     closeAfterResponses() {
       for (const socket of sockets) {
         // Node keeps the response being written on its socket; it is not in the public API.
-        const response = (socket as Socket & { _httpMessage?: InFlightResponse | null })._httpMessage;
+        const response: InFlightResponse | undefined = responseInFlight(socket);
         if (!response || response.writableFinished) continue;
         if (!response.headersSent) response.shouldKeepAlive = false;
         else response.once('finish', () => socket.end());

@@ -6,7 +6,8 @@
 // until the kernel's buffers were full, and then kept thousands of answered requests in memory
 // per connection: 60 such sockets took 1.3 GB, and /health waited 25–40 s behind them.
 //
-// A gate in front of the application's request listener, per connection:
+// A gate in front of the application's request listener, per connection (Node's private
+// fields it needs are all in node-http-internals.ts, with the test that guards them):
 // - at most PIPELINE_ACTIVE requests are with the application at once; the next ones wait, in
 //   order, and are handed over as answers reach the kernel (a client that does not read stops
 //   being served there);
@@ -18,6 +19,7 @@
 //   client pipelines hundreds of requests without reading the answers.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { isReadingStopped, resumeReading as readAgain, stopMakingRequests, stopReading } from './node-http-internals.js';
 
 /** Requests of one connection handled at once; the next ones wait for an answer to be sent. */
 export const PIPELINE_ACTIVE = 16;
@@ -34,17 +36,6 @@ export interface PipelineBounds {
 
 type RequestListener = (request: IncomingMessage, response: ServerResponse) => void;
 
-/**
- * Node's private state of a server socket: reading is paused while `_paused` is true (Node's
- * own flow control sets and clears it too), and the parser must be resumed with the socket. The
- * parser hands each parsed request to `onIncoming`, which makes its response and emits 'request'
- * (Node resets it when the parser goes back to its pool).
- */
-type ServerSocket = Socket & { _paused?: boolean; parser?: { resume(): void; onIncoming: unknown } | null };
-
-/** What the rest of a closed connection's read is handed to instead: nothing is made for it. */
-const ignoreRequest = (): number => 0;
-
 interface Connection {
   active: number;
   waitingRequests: IncomingMessage[];
@@ -60,30 +51,25 @@ export function boundPipelining(server: Server, bounds: PipelineBounds = {}): vo
   server.removeAllListeners('request');
   const connections = new WeakMap<Socket, Connection>();
 
-  const mustWait = (socket: ServerSocket, connection: Connection): boolean =>
+  const mustWait = (socket: Socket, connection: Connection): boolean =>
     connection.waitingRequests.length > 0 || socket.writableLength > bufferBytes || socket.writableEnded;
 
   const handOver = (request: IncomingMessage, response: ServerResponse): void => {
     for (const listener of listeners) listener.call(server, request, response);
   };
 
-  const pauseReading = (socket: ServerSocket): void => {
-    if (socket._paused === true) return;
-    // Node pauses its parser after the read in progress when it sees the flag.
-    socket._paused = true;
-    socket.pause();
+  const pauseReading = (socket: Socket): void => {
+    if (!isReadingStopped(socket)) stopReading(socket);
   };
 
-  const resumeReading = (socket: ServerSocket, connection: Connection): void => {
-    if (socket._paused !== true || socket.destroyed || socket.writableNeedDrain || mustWait(socket, connection)) return;
-    socket._paused = false;
-    socket.parser?.resume();
-    socket.resume();
+  const resumeReading = (socket: Socket, connection: Connection): void => {
+    if (!isReadingStopped(socket) || socket.destroyed || socket.writableNeedDrain || mustWait(socket, connection)) return;
+    readAgain(socket);
   };
 
   // One listener for every answer: the response's request names the connection.
   function onAnswered(this: ServerResponse): void {
-    const socket = this.req.socket as ServerSocket;
+    const socket = this.req.socket;
     const connection = connections.get(socket);
     if (connection === undefined) return;
     connection.active -= 1;
@@ -97,21 +83,18 @@ export function boundPipelining(server: Server, bounds: PipelineBounds = {}): vo
     resumeReading(socket, connection);
   }
 
-  server.on('connection', (socket: ServerSocket) => {
+  server.on('connection', (socket: Socket) => {
     const connection: Connection = { active: 0, waitingRequests: [], waitingResponses: [] };
     connections.set(socket, connection);
     // Node resumes reading when its own queue of answers is short (listener added before this
     // one, on the same event): paused again while this connection must still wait.
     socket.on('resume', () => {
-      if (mustWait(socket, connection)) {
-        socket._paused = true;
-        socket.pause();
-      }
+      if (mustWait(socket, connection)) stopReading(socket);
     });
   });
 
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
-    const socket = request.socket as ServerSocket;
+    const socket = request.socket;
     const connection = connections.get(socket);
     // The rest of a read whose connection was closed. Destroyed here without an error: Node
     // would otherwise make one with its stack for each at the close (half the cost of a read).
@@ -131,7 +114,7 @@ export function boundPipelining(server: Server, bounds: PipelineBounds = {}): vo
       // Node parses the rest of the read whatever happens to the socket. Left to it, each of
       // those requests would get its response and be held until the close (60 such reads at
       // once were 150 MB); the parser is told to make nothing more for this connection.
-      if (socket.parser) socket.parser.onIncoming = ignoreRequest;
+      stopMakingRequests(socket);
       for (const waiting of connection.waitingRequests) waiting.destroy();
       connection.waitingRequests.length = 0;
       connection.waitingResponses.length = 0;

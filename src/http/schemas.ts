@@ -1,5 +1,8 @@
-// One schema per shape: Fastify validates with it, serialises with it (fast-json-stringify,
-// which also drops any member not listed), and @fastify/swagger publishes it as OpenAPI 3.1.
+// One schema per shape: Fastify serialises with it (fast-json-stringify, which also drops any
+// member not listed) and @fastify/swagger publishes it as OpenAPI 3.1. The phone routes'
+// parameter and query schemas are published but not run: the number parser alone decides what a
+// number's spelling is and why it is refused, and the handler reads `wait` and `lang`
+// (DOCUMENTED_ONLY in routes/phone-routes.ts); what they say of a request is what those accept.
 // Each operation has one complete route schema here (operationId, texts, parameters, every
 // status it can answer with its content type, headers and an example), so route files only
 // point at it and the published document is the wire, status by status.

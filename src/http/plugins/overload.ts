@@ -22,7 +22,7 @@ export interface OverloadOptions {
 
 declare module 'fastify' {
   interface FastifyInstance {
-    overload: { inFlight(): number; eventLoopDelayMs(): number; admitted(): number };
+    overload: { inFlight(): number; eventLoopDelayMs(): number };
   }
 }
 
@@ -31,8 +31,6 @@ const RETRY_AFTER = { 'Retry-After': '2' };
 export const overloadPlugin = fp(
   async (app: FastifyInstance, options: OverloadOptions) => {
     let inFlight = 0;
-    // Requests admitted so far: the API's activity, for what waits until it is quiet (idle-compaction.ts).
-    let admitted = 0;
     // One shared listener: an admitted request leaves the count when its response closes,
     // whether it was answered or the client went away.
     const release = (): void => {
@@ -50,7 +48,6 @@ export const overloadPlugin = fp(
         return done(new ApiError('overloaded', 'Service under pressure; retry shortly.', undefined, RETRY_AFTER));
       }
       inFlight += 1;
-      admitted += 1;
       // 'close' is emitted once per response, so `on` (no wrapper closure) is enough.
       reply.raw.on('close', release);
       done();
@@ -58,7 +55,7 @@ export const overloadPlugin = fp(
     app.addHook('onRoute', (route) => {
       if (routeFeatures(route.config).shed) route.onRequest = [...hooksOf(route.onRequest), shed];
     });
-    app.decorate('overload', { inFlight: () => inFlight, eventLoopDelayMs: () => eventLoopDelayMs, admitted: () => admitted });
+    app.decorate('overload', { inFlight: () => inFlight, eventLoopDelayMs: () => eventLoopDelayMs });
     if (options.maxEventLoopDelayMs <= 0) return;
     const resolutionMs = 10;
     const sampleIntervalMs = 500;

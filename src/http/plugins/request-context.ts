@@ -4,7 +4,7 @@
 // edge rules of the error contract (URL length, header count, exactly one Host, no body on a
 // GET). One onRequest hook per route, chosen when the route is registered.
 import fp from 'fastify-plugin';
-import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, onRequestAsyncHookHandler, onRequestHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, onRequestHookHandler } from 'fastify';
 import { announcesBody, ApiError } from '../errors.js';
 import { routeFeatures } from '../route-config.js';
 
@@ -84,51 +84,4 @@ function shuttingDown(reply: FastifyReply): ApiError {
 export function hooksOf<T>(hooks: T | T[] | undefined): T[] {
   if (hooks === undefined) return [];
   return Array.isArray(hooks) ? hooks : [hooks];
-}
-
-/**
- * Runs a route's onRequest hooks (request context, shedding, rate limit: each added by its own
- * plugin from the route's config) as one hook, so Fastify's hook runner steps once per request
- * instead of once per concern. Registered after those plugins, so it sees their hooks; the
- * order and the first error win exactly as with separate hooks. Callback-style hooks are chained
- * without a promise; promise-style ones (the rate limit's store) are awaited.
- */
-export const singleOnRequestPlugin = fp(
-  async (app: FastifyInstance) => {
-    app.addHook('onRoute', (route) => {
-      const hooks = hooksOf(route.onRequest);
-      if (hooks.length < 2) return;
-      const chained: ChainedHook[] = [];
-      for (const hook of hooks) {
-        // Three parameters: a callback-style hook, which returns nothing (Fastify's type also allows a promise).
-        // eslint-disable-next-line @typescript-eslint/no-misused-promises
-        if (hook.length === 3) chained.push({ callback: hook });
-        // Only promise-style hooks (request, reply) can be chained by awaiting them.
-        else if (hook.length <= 2 && hook.constructor.name === 'AsyncFunction') chained.push({ promise: hook as onRequestAsyncHookHandler });
-        else return;
-      }
-      route.onRequest = [combineOnRequest(chained)];
-    });
-  },
-  { name: 'single-on-request', fastify: '5.x' },
-);
-
-type ChainedHook = { callback: onRequestHookHandler; promise?: undefined } | { promise: onRequestAsyncHookHandler; callback?: undefined };
-
-function combineOnRequest(hooks: readonly ChainedHook[]): onRequestHookHandler {
-  return function onRequest(this: FastifyInstance, request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
-    let index = 0;
-    const next = (error?: Error | null): void => {
-      if (error !== undefined && error !== null) return done(error);
-      const hook = hooks[index++];
-      if (hook === undefined) return done();
-      try {
-        if (hook.callback !== undefined) hook.callback.call(this, request, reply, next);
-        else hook.promise.call(this, request, reply).then(() => next(), (rejection: unknown) => done(rejection instanceof Error ? rejection : new Error(String(rejection))));
-      } catch (thrown) {
-        done(thrown instanceof Error ? thrown : new Error(String(thrown)));
-      }
-    };
-    next();
-  };
 }

@@ -84,10 +84,13 @@ describe('http client: deadline and abort', () => {
   });
 
   it('reports a caller abort as aborted, not timeout', async () => {
-    handler = () => undefined; // never answers
+    // Never answers; the caller goes away once the request reached the server.
+    const reached = new Promise<void>((resolve) => (handler = () => resolve()));
     const controller = new AbortController();
-    setTimeout(() => controller.abort(new Error('client went away')), 100);
-    const result = await get('/hang', { signal: controller.signal });
+    const pending = get('/hang', { signal: controller.signal });
+    await reached;
+    controller.abort(new Error('client went away'));
+    const result = await pending;
     expect(result).toEqual({ kind: 'failure', reason: 'aborted' });
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createMemoryPolitenessStore } from './politeness-store.js';
+import { createMemoryPolitenessStore, type PolitenessStore } from './politeness-store.js';
 import type { HttpClient, HttpRequest, HttpResult } from './types.js';
 import { createUpstreamFetcher, parseRetryAfterMs } from './upstream-fetcher.js';
 
@@ -22,6 +22,21 @@ function scriptedClient(answer: (call: number, request: HttpRequest) => HttpResu
 function fakeClock(startMs = Date.UTC(2026, 0, 1)) {
   let nowMs = startMs;
   return { now: () => nowMs, advance: (ms: number) => void (nowMs += ms) };
+}
+
+/** A memory politeness store that tells when it refuses a budget slot: a request is then waiting for one. */
+function watchRefusals() {
+  const store = createMemoryPolitenessStore();
+  let onRefusal: (() => void) | undefined;
+  const politeness: PolitenessStore = {
+    ...store,
+    takeBudgetSlot: async (upstream, requestsPerMinute, nowMs) => {
+      const decision = await store.takeBudgetSlot(upstream, requestsPerMinute, nowMs);
+      if (!decision.granted) onRefusal?.();
+      return decision;
+    },
+  };
+  return { politeness, refused: () => new Promise<void>((resolve) => (onRefusal = resolve)) };
 }
 
 const request = (signal: AbortSignal = AbortSignal.timeout(2_000)): HttpRequest => ({ url: 'http://127.0.0.1/x', signal });
@@ -127,10 +142,12 @@ describe('upstream fetcher: budget and concurrency', () => {
   it('lets an over-budget request wait for a slot that frees up within its deadline', async () => {
     const clock = fakeClock();
     const { client, calls } = scriptedClient(() => respond(200));
-    const fetcher = createUpstreamFetcher({ upstream: 't', client, requestsPerMinute: 1, maxConcurrency: 4, now: clock.now, maxBudgetWaitMs: 120_000 });
+    const { politeness, refused } = watchRefusals();
+    const fetcher = createUpstreamFetcher({ upstream: 't', client, requestsPerMinute: 1, maxConcurrency: 4, now: clock.now, maxBudgetWaitMs: 120_000, politeness });
     await fetcher.fetch(request());
     const waiting = fetcher.fetch(request(AbortSignal.timeout(5_000)));
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Refused a slot: from here on it waits.
+    await refused();
     expect(calls).toHaveLength(1);
     clock.advance(60_000);
     expect(await waiting).toMatchObject({ kind: 'response' });
@@ -149,11 +166,14 @@ describe('upstream fetcher: budget and concurrency', () => {
 
   it('reports a caller abort while waiting as error(aborted)', async () => {
     const { client } = scriptedClient(() => respond(200));
-    const fetcher = createUpstreamFetcher({ upstream: 't', client, requestsPerMinute: 1, maxConcurrency: 4, maxBudgetWaitMs: 120_000 });
+    const { politeness, refused } = watchRefusals();
+    const fetcher = createUpstreamFetcher({ upstream: 't', client, requestsPerMinute: 1, maxConcurrency: 4, maxBudgetWaitMs: 120_000, politeness });
     await fetcher.fetch(request());
     const controller = new AbortController();
-    setTimeout(() => controller.abort(new Error('gone')), 50);
-    expect(await fetcher.fetch(request(controller.signal))).toEqual({ kind: 'failure', failure: { kind: 'error', reason: 'aborted' } });
+    const waiting = fetcher.fetch(request(controller.signal));
+    await refused();
+    controller.abort(new Error('gone'));
+    expect(await waiting).toEqual({ kind: 'failure', failure: { kind: 'error', reason: 'aborted' } });
   });
 
   it('never runs more requests at once than the concurrency cap, queueing the rest', async () => {

@@ -168,7 +168,6 @@ describe('service metrics', () => {
     const counters = [...families.values()].filter((family) => family.type === 'counter');
     expect(counters.map((family) => family.name).sort()).toEqual([
       'phone_rep_cache_reads_total',
-      'phone_rep_heap_compactions_total',
       'phone_rep_http_requests_total',
       'phone_rep_load_shed_total',
       'phone_rep_rate_limit_rejections_total',

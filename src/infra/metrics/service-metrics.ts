@@ -106,8 +106,6 @@ export interface ServiceMetrics {
   recordRateLimitRejection(): void;
   /** A request refused with 503 by load shedding, by signal (`in_flight`, `event_loop`). */
   recordLoadShed(reason: string): void;
-  /** The heap was compacted while the API was quiet (infra/runtime/idle-compaction.ts). */
-  recordHeapCompaction(): void;
   /**
    * Replaces the probes the pause and circuit gauges read at scrape time; the slots named in
    * `circuits` get their per-lookup outcome series at zero.
@@ -225,11 +223,6 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}): Servi
     registers,
   });
   for (const reason of LOAD_SHED_REASONS) loadShed.inc({ reason }, 0);
-  const heapCompactions = new Counter({
-    name: `${METRICS_PREFIX}heap_compactions_total`,
-    help: 'Full heap compactions run while the API was quiet, giving back what cache churn left fragmented (docs/cache.md)',
-    registers,
-  });
   new Gauge({
     name: `${METRICS_PREFIX}upstream_paused`,
     help: '1 while the upstream is paused after a 403/429, else 0',
@@ -399,9 +392,6 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}): Servi
     },
     recordLoadShed(reason) {
       loadShed.inc({ reason: labelValue(reason) });
-    },
-    recordHeapCompaction() {
-      heapCompactions.inc();
     },
     watchUpstreams(next) {
       probes = next;

@@ -21,8 +21,6 @@ async function readyClient(url = TEST_REDIS_URL): Promise<RedisClient> {
   return client;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 afterAll(async () => {
   await Promise.all(clients.map((client) => client.quit()));
   await deleteKeys(admin, prefix);
@@ -42,29 +40,39 @@ describe('Redis sliding-log rate limit', () => {
     expect(refused?.resetMs).toBeLessThanOrEqual(60_000);
   });
 
+  // The log holds accept times from Redis's own clock (TIME): rather than wait for real time to
+  // pass, the test moves the accepts already logged back in time, as if they had been made earlier.
+  async function ageLog(key: string, ms: number): Promise<void> {
+    const entries = await admin.zrange(`${prefix}rl:${key}`, 0, -1, 'WITHSCORES');
+    for (let index = 0; index < entries.length; index += 2) {
+      await admin.zadd(`${prefix}rl:${key}`, Number(entries[index + 1]) - ms, entries[index] ?? '');
+    }
+  }
+
   it('frees a slot only when the oldest accepted request leaves the window, never 2× across a boundary', async () => {
     const store = createRedisRateLimitStore({ client: await readyClient() });
-    // Wide margins: a loaded machine may oversleep by hundreds of ms without changing the verdicts.
-    const startedAt = Date.now();
-    expect((await store.hit('slide', 2, 2000)).allowed).toBe(true);
-    await sleep(1000);
-    expect((await store.hit('slide', 2, 2000)).allowed).toBe(true);
-    expect((await store.hit('slide', 2, 2000)).allowed).toBe(false);
-    await sleep(2000 - (Date.now() - startedAt) + 100); // first accept (t≈0) left, second (t≈1000) still in
-    expect((await store.hit('slide', 2, 2000)).allowed).toBe(true);
-    expect((await store.hit('slide', 2, 2000)).allowed).toBe(false);
+    expect((await store.hit('slide', 2, 60_000)).allowed).toBe(true);
+    await ageLog('slide', 30_000);
+    expect((await store.hit('slide', 2, 60_000)).allowed).toBe(true);
+    const refused = await store.hit('slide', 2, 60_000);
+    expect(refused.allowed).toBe(false);
+    // The first accept, made 30 s ago, leaves the window in 30 s.
+    expect(refused.resetMs).toBeGreaterThan(25_000);
+    expect(refused.resetMs).toBeLessThanOrEqual(30_000);
+    // Past the boundary for the first accept only: one slot is free, not two.
+    await ageLog('slide', 30_001);
+    expect((await store.hit('slide', 2, 60_000)).allowed).toBe(true);
+    expect((await store.hit('slide', 2, 60_000)).allowed).toBe(false);
   });
 
   it('does not log refused requests, so a client hammering while refused recovers after one window', async () => {
     const store = createRedisRateLimitStore({ client: await readyClient() });
-    const startedAt = Date.now();
-    await store.hit('hammer', 1, 2000);
-    for (let i = 0; i < 10; i += 1) {
-      expect((await store.hit('hammer', 1, 2000)).allowed).toBe(false);
-      await sleep(20);
-    }
-    await sleep(2000 - (Date.now() - startedAt) + 100);
-    expect((await store.hit('hammer', 1, 2000)).allowed).toBe(true);
+    expect((await store.hit('hammer', 1, 60_000)).allowed).toBe(true);
+    for (let i = 0; i < 10; i += 1) expect((await store.hit('hammer', 1, 60_000)).allowed).toBe(false);
+    // One window after the accept; the refusals, made just now, would still be in it had they been logged.
+    await ageLog('hammer', 60_001);
+    expect((await store.hit('hammer', 1, 60_000)).allowed).toBe(true);
+    expect((await store.hit('hammer', 1, 60_000)).allowed).toBe(false);
   });
 
   it('shares one budget between two instances with their own connections', async () => {

@@ -1,0 +1,39 @@
+import { spawnSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { HEAP_LIMIT_BASE_MB, heapLimitGiven, heapLimitMb, serverExecArgv } from './heap-limit.js';
+
+const MIB = 1024 * 1024;
+
+/** V8's heap_size_limit of a Node process started with these arguments. */
+function heapSizeLimit(nodeArgs: string[]): number {
+  const run = spawnSync(process.execPath, [...nodeArgs, '-e', 'process.stdout.write(String(require("node:v8").getHeapStatistics().heap_size_limit))'], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
+  if (run.status !== 0) throw new Error(`node exited ${run.status}: ${run.stderr}`);
+  return Number(run.stdout);
+}
+
+describe('the heap limit sized from CACHE_MAX_MB', () => {
+  it('leaves the fixed heap plus one and a half times the process share of the cap', () => {
+    expect(heapLimitMb(0)).toBe(HEAP_LIMIT_BASE_MB);
+    expect(heapLimitMb(32)).toBe(176);
+    expect(heapLimitMb(256)).toBe(512);
+    // WORKERS=3 with CACHE_MAX_MB=64: each worker's share is 21.33 MiB.
+    expect(heapLimitMb(64 / 3)).toBe(160);
+  });
+
+  it('adds the limit to the Node arguments unless the operator gave one, on the command line or in NODE_OPTIONS', () => {
+    expect(serverExecArgv(['--enable-source-maps'], undefined, 32)).toEqual(['--enable-source-maps', '--max-old-space-size=176']);
+    expect(serverExecArgv(['--max-old-space-size=900'], undefined, 32)).toEqual(['--max-old-space-size=900']);
+    expect(serverExecArgv([], '--trace-warnings --max-old-space-size=900', 32)).toEqual([]);
+    expect(heapLimitGiven(['--max_old_space_size=900'], undefined)).toBe(true);
+    expect(heapLimitGiven(['--max-semi-space-size=16'], '--trace-warnings')).toBe(false);
+  });
+
+  it('is taken by V8 when a process starts with it: the old generation is capped there', () => {
+    const limited = heapSizeLimit(serverExecArgv([], undefined, 32));
+    // heap_size_limit is the old generation's limit plus the young generation's.
+    expect(limited).toBeGreaterThanOrEqual(176 * MIB);
+    expect(limited).toBeLessThan(176 * MIB + 64 * MIB);
+    // The flag, not the machine, set it: another share gives another limit.
+    expect(heapSizeLimit(serverExecArgv([], undefined, 256)) - limited).toBe((512 - 176) * MIB);
+  });
+});

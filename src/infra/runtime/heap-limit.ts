@@ -1,0 +1,50 @@
+// The V8 heap limit each server process is started with, sized from its share of CACHE_MAX_MB
+// (docs/cache.md, "What the runtime keeps"). V8 reads `--max-old-space-size` once, when the
+// process starts, which is the only time Node supports setting it: the launcher (src/start.ts,
+// what `npm start` and `phone-rep serve` run) starts the server with it, and the cluster primary
+// gives it to each worker (`execArgv`, src/cluster.ts). Nothing is changed while the process runs.
+//
+// Why it bounds the process: V8 grows the old generation by a factor of what a full collection
+// left alive before the next one, up to 4× when the heap limit is large (Node's default, about
+// 2–4 GiB) and down to 1.3× when the limit is 256 MiB or less on 64-bit builds (V8's
+// MemoryController::MaxGrowingFactor, scaled linearly in between). With the default limit a
+// flood of cold lookups at CACHE_MAX_MB=32 grew RSS by 205 MiB; started with a limit of 96 MiB,
+// by 39 MiB.
+//
+// Why it is safe: the limit is a hard one (past it the process dies), so it is sized so that a
+// full cache can never reach it: the fixed heap of an idle server (the numbering plan, the code;
+// about 40 MiB in use) and room to collect within HEAP_LIMIT_BASE_MB, plus HEAP_LIMIT_PER_CACHE_MB per MiB of the
+// process's share of the cap. The caches charge at least twice the JSON length of what they
+// hold, where V8 takes 1.2–1.3× (docs/cache.md, "What is charged"), so a full cache takes at most
+// about two thirds of its share on the heap: the limit leaves more than twice that for a burst.
+
+/** The heap an idle server takes (about 40 MiB in use), with room for the requests in flight and for the collector: with 64 MiB, a process at CACHE_MAX_MB=8 (limit 76 MiB) ran 514 full collections for a fill of 6,000 numbers where V8's default ran 15, and took twice the CPU. */
+export const HEAP_LIMIT_BASE_MB = 128;
+/** Heap limit per MiB of the process's share of CACHE_MAX_MB. */
+export const HEAP_LIMIT_PER_CACHE_MB = 1.5;
+
+const HEAP_LIMIT_FLAG = '--max-old-space-size';
+
+/** The old generation's limit, in MiB, for a server process holding `processCacheMb` of the cap. */
+export function heapLimitMb(processCacheMb: number): number {
+  return Math.ceil(HEAP_LIMIT_BASE_MB + HEAP_LIMIT_PER_CACHE_MB * processCacheMb);
+}
+
+/** The flag that sets it, as given on Node's command line. */
+export function heapLimitFlag(limitMb: number): string {
+  return `${HEAP_LIMIT_FLAG}=${limitMb}`;
+}
+
+/** True when the operator gave a heap limit of their own (on the command line or in NODE_OPTIONS): theirs is kept. */
+export function heapLimitGiven(execArgv: readonly string[], nodeOptions: string | undefined): boolean {
+  const given = (arg: string): boolean => arg === HEAP_LIMIT_FLAG || arg.startsWith(`${HEAP_LIMIT_FLAG}=`) || arg === '--max_old_space_size' || arg.startsWith('--max_old_space_size=');
+  return execArgv.some(given) || (nodeOptions ?? '').split(/\s+/).some(given);
+}
+
+/**
+ * The Node arguments a server process starts with: `execArgv` as given, plus the heap limit for
+ * its share of the cap unless the operator set one.
+ */
+export function serverExecArgv(execArgv: readonly string[], nodeOptions: string | undefined, processCacheMb: number): string[] {
+  return heapLimitGiven(execArgv, nodeOptions) ? [...execArgv] : [...execArgv, heapLimitFlag(heapLimitMb(processCacheMb))];
+}

@@ -1,0 +1,35 @@
+// The way to start the service: `npm start` runs `node dist/start.js`. It reads the
+// configuration and starts the server (server.ts) with the V8 heap limit sized from CACHE_MAX_MB
+// (infra/runtime/heap-limit.ts), which Node only takes when a process starts:
+// - one process (WORKERS=1) without a heap limit of the operator's: the server runs in a child
+//   process started with the limit, and this one relays signals and the exit status to it
+//   (infra/runtime/relaunch.ts);
+// - the operator gave `--max-old-space-size` (on the command line or in NODE_OPTIONS): theirs is
+//   kept, and the server runs in this process;
+// - WORKERS > 1: this process is the cluster primary, which holds no cache and needs no limit;
+//   each worker is forked with the limit for its share of the cap (cluster.ts).
+import cluster from 'node:cluster';
+import { fileURLToPath } from 'node:url';
+import { ConfigError, loadConfig, type Config } from './config/config.js';
+import { heapLimitGiven, serverExecArgv } from './infra/runtime/heap-limit.js';
+import { relaunch } from './infra/runtime/relaunch.js';
+
+function readConfig(): Config {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+}
+
+const config = readConfig();
+if (cluster.isPrimary && config.workers === 1 && !heapLimitGiven(process.execArgv, process.env.NODE_OPTIONS)) {
+  relaunch(serverExecArgv(process.execArgv, process.env.NODE_OPTIONS, config.CACHE_MAX_MB), fileURLToPath(new URL('./server.js', import.meta.url)), process.argv.slice(2));
+} else {
+  const { runServerProcess } = await import('./server.js');
+  await runServerProcess(config);
+}
