@@ -76,4 +76,4 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
 ENTRYPOINT ["/usr/bin/tini", "-s", "--", "/app/docker/entrypoint.sh"]
 # The server: what `npm start` runs, its paths under /app (test/system/container-image.test.ts
 # holds the two equal: when `npm start` changes, change this one line).
-CMD ["node", "/app/dist/server.js"]
+CMD ["node", "/app/dist/start.js"]
