@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isIPv4, isIPv6, type BlockList } from 'node:net';
 import type { KeyedHasher } from '../../domain/ports/key-hasher.js';
 import type { RateLimitStore } from '../../infra/rate-limit/rate-limit-store.js';
-import { clientBucket } from '../client-address.js';
+import { clientKeyInput, clientOf } from '../client-address.js';
 import { ApiError } from '../errors.js';
 import { routeFeatures } from '../route-config.js';
 import { hooksOf } from './request-context.js';
@@ -23,15 +23,17 @@ export interface RateLimitOptions {
   exempt?: BlockList;
 }
 
-/** Whether the client address (request.ip, which honours TRUST_PROXY) is in the exempt list. */
-export function isExempt(list: BlockList, address: string | undefined): boolean {
-  if (address === undefined) return false;
-  const bare = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
-  // An IPv4 client on a dual-stack socket shows as ::ffff:a.b.c.d: the IPv4 ranges apply to it.
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(bare)?.[1];
-  if (mapped !== undefined) return list.check(mapped, 'ipv4') || list.check(bare, 'ipv6');
-  if (isIPv4(bare)) return list.check(bare, 'ipv4');
-  if (isIPv6(bare)) return list.check(bare, 'ipv6');
+/**
+ * Whether a client is in the exempt list. `canonical` is the client's canonical address
+ * (clientOf: the port of a forwarded `ip:port` dropped, an IPv4-mapped address as the IPv4),
+ * the same address the rate limit's bucket is made of. Node's BlockList applies IPv6 rules on
+ * the IPv4-mapped space to IPv4 addresses; config.ts refuses a range that would so exempt
+ * every IPv4 client (::/0).
+ */
+export function isExempt(list: BlockList, canonical: string | undefined): boolean {
+  if (canonical === undefined) return false;
+  if (isIPv4(canonical)) return list.check(canonical, 'ipv4');
+  if (isIPv6(canonical)) return list.check(canonical, 'ipv6');
   return false;
 }
 
@@ -50,8 +52,9 @@ export function createRateLimitHook(options: RateLimitOptions): RateLimitHook {
   const policy = `"default";q=${max};w=${windowSeconds}`;
   const { exempt } = options;
   return async function rateLimit(request, reply) {
-    if (exempt !== undefined && isExempt(exempt, request.ip)) return;
-    const key = hashKey(`ratelimit:${clientBucket(request.ip, request.socket.remoteAddress)}`);
+    const client = clientOf(request.ip, request.socket.remoteAddress);
+    if (exempt !== undefined && isExempt(exempt, client)) return;
+    const key = hashKey(clientKeyInput(client));
     const decision = await store.hit(key, max, windowMs);
     const resetSeconds = Math.ceil(decision.resetMs / 1000);
     reply.header('RateLimit-Policy', policy);
