@@ -18,6 +18,7 @@ import { RouteTable } from './http/route-table.js';
 import { acceptEveryMethod, methodFallbacksPlugin, problemsPlugin, routerFailure, sendProblem } from './http/plugins/problems.js';
 import { MAX_HEADER_FIELDS, requestContextPlugin, singleOnRequestPlugin } from './http/plugins/request-context.js';
 import { rateLimitPlugin } from './http/plugins/rate-limit.js';
+import { lookupClientOf } from './http/client-address.js';
 import { docsRoutes, openApiPlugin } from './http/plugins/openapi.js';
 import { phoneRoutes } from './http/routes/phone-routes.js';
 import { healthRoutes } from './http/routes/health-routes.js';
@@ -116,6 +117,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   app.addHook('preClose', async () => connections.closeAfterResponses());
   acceptEveryMethod(app);
 
+  // One exempt list for the rate limit and the upstream shares.
+  const exemptList = config.RATE_LIMIT_EXEMPT === undefined ? undefined : parseAddressRanges(config.RATE_LIMIT_EXEMPT).list;
   // Cross-cutting plugins first: their onRoute hooks must see every route.
   await app.register(problemsPlugin, { table: routeTable });
   await app.register(requestContextPlugin);
@@ -129,7 +132,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     windowSeconds: config.RATE_LIMIT_WINDOW_S,
     store: deps.rateLimitStore,
     hashKey: deps.hashKey,
-    ...(config.RATE_LIMIT_EXEMPT === undefined ? {} : { exempt: parseAddressRanges(config.RATE_LIMIT_EXEMPT).list }),
+    ...(exemptList === undefined ? {} : { exempt: exemptList }),
     ...(deps.metrics ? { onRejected: () => deps.metrics?.recordRateLimitRejection() } : {}),
   });
   // After every plugin that adds a route's onRequest hooks: one hook per route instead of three.
@@ -147,6 +150,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     lookupTimeoutMs: config.LOOKUP_TIMEOUT_MS,
     verdictRule: { blockScore: config.VERDICT_BLOCK_SCORE, warnScore: config.VERDICT_WARN_SCORE, npv: config.VERDICT_NPV, withheld: config.VERDICT_WITHHELD },
     cidMaxLength: config.CID_MAX_LENGTH,
+    lookupClientOf: (request) => lookupClientOf(request, deps.hashKey, exemptList),
   });
   await app.register(healthRoutes, { startedAtMs: deps.startedAtMs ?? Date.now() - process.uptime() * 1000 });
   await app.register(readinessRoutes, { readiness: deps.readiness ?? createReadinessCheck({ upstreams: [] }) });

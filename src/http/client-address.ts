@@ -2,7 +2,9 @@
 // RATE_LIMIT_EXEMPT check and the upstream fair shares) and the bucket its requests count
 // against. The address itself comes from Fastify's `request.ip`, which honours TRUST_PROXY (the
 // first untrusted X-Forwarded-For hop, or the socket address when no proxy is trusted).
-import net from 'node:net';
+import net, { type BlockList } from 'node:net';
+import type { KeyedHasher } from '../domain/ports/key-hasher.js';
+import type { LookupClient } from '../domain/ports/source.js';
 
 /**
  * The client's canonical address, the one both the rate limit and RATE_LIMIT_EXEMPT read: the
@@ -39,6 +41,34 @@ export function bucketOfCanonical(canonical: string | undefined): string {
   if (canonical === undefined) return 'unknown';
   if (net.isIPv4(canonical)) return canonical;
   return `${expandIPv6(canonical).slice(0, 4).join(':')}::/64`;
+}
+
+/**
+ * Whether a client is in the exempt list. `canonical` is the client's canonical address
+ * (clientOf: the port of a forwarded `ip:port` dropped, an IPv4-mapped address as the IPv4),
+ * the same address the rate limit's bucket is made of. Node's BlockList applies IPv6 rules on
+ * the IPv4-mapped space to IPv4 addresses; config.ts refuses a range that would so exempt
+ * every IPv4 client (::/0).
+ */
+export function isExempt(list: BlockList, canonical: string | undefined): boolean {
+  if (canonical === undefined) return false;
+  if (net.isIPv4(canonical)) return list.check(canonical, 'ipv4');
+  if (net.isIPv6(canonical)) return list.check(canonical, 'ipv6');
+  return false;
+}
+
+/**
+ * The client a lookup is made for, as the engine and the fetchers know it: the rate limit's
+ * own key (the keyed hash of its bucket) and whether it is exempt (a larger share of each
+ * upstream budget). Made only when a lookup goes to the engine, never on a cached answer.
+ */
+export function lookupClientOf(
+  request: { ip: string | undefined; socket: { remoteAddress?: string | undefined } },
+  hashKey: KeyedHasher,
+  exempt: BlockList | undefined,
+): LookupClient {
+  const canonical = clientOf(request.ip, request.socket.remoteAddress);
+  return { key: hashKey(clientKeyInput(canonical)), exempt: exempt !== undefined && isExempt(exempt, canonical) };
 }
 
 function canonicalAddress(address: string | undefined): string | undefined {

@@ -5,10 +5,10 @@
 // (a PBX, by arrangement with the operator) are not counted and get no RateLimit headers.
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isIPv4, isIPv6, type BlockList } from 'node:net';
+import type { BlockList } from 'node:net';
 import type { KeyedHasher } from '../../domain/ports/key-hasher.js';
 import type { RateLimitStore } from '../../infra/rate-limit/rate-limit-store.js';
-import { clientKeyInput, clientOf } from '../client-address.js';
+import { clientKeyInput, clientOf, isExempt } from '../client-address.js';
 import { ApiError } from '../errors.js';
 import { routeFeatures } from '../route-config.js';
 import { hooksOf } from './request-context.js';
@@ -21,20 +21,6 @@ export interface RateLimitOptions {
   onRejected?: () => void;
   /** RATE_LIMIT_EXEMPT: the addresses and CIDR ranges not limited. */
   exempt?: BlockList;
-}
-
-/**
- * Whether a client is in the exempt list. `canonical` is the client's canonical address
- * (clientOf: the port of a forwarded `ip:port` dropped, an IPv4-mapped address as the IPv4),
- * the same address the rate limit's bucket is made of. Node's BlockList applies IPv6 rules on
- * the IPv4-mapped space to IPv4 addresses; config.ts refuses a range that would so exempt
- * every IPv4 client (::/0).
- */
-export function isExempt(list: BlockList, canonical: string | undefined): boolean {
-  if (canonical === undefined) return false;
-  if (isIPv4(canonical)) return list.check(canonical, 'ipv4');
-  if (isIPv6(canonical)) return list.check(canonical, 'ipv6');
-  return false;
 }
 
 export type RateLimitHook = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;

@@ -75,7 +75,7 @@ export function buildSource<S extends SourceSlot>(description: UpstreamDescripti
   return {
     slot: adapter.slot,
     name: adapter.name,
-    lookup: (number, signal) => adapter.lookup(number, signal),
+    lookup: (number, signal, call) => adapter.lookup(number, signal, call),
     covers: (number) => description.covers(number, config),
   };
 }
@@ -100,8 +100,9 @@ export function concurrencyOf(description: Pick<UpstreamDescription, 'maxConcurr
 }
 
 /**
- * A request that cannot get a budget slot in time for at least this long a fetch within its
- * source deadline ends blocked("budget") at once instead of waiting the deadline out.
+ * A request that cannot get its concurrency or budget slot in time for at least this long a
+ * fetch within its source deadline ends blocked("queue") or blocked("budget") instead of
+ * waiting the deadline out: the deadline passing is then always time on the wire.
  */
 const MIN_REQUEST_TIME_MS = 1000;
 
@@ -115,6 +116,9 @@ export function createUpstreamFetchers(description: UpstreamDescription, config:
       requestsPerMinute: config[host.budgetKey],
       maxConcurrency: concurrencyOf(description, config),
       maxBudgetWaitMs: Math.max(0, config.SOURCE_TIMEOUT_MS - MIN_REQUEST_TIME_MS),
+      minRequestTimeMs: MIN_REQUEST_TIME_MS,
+      clientSharePct: config.UPSTREAM_CLIENT_SHARE_PCT,
+      exemptSharePct: config.UPSTREAM_EXEMPT_SHARE_PCT,
       ...(wiring.now === undefined ? {} : { now: wiring.now }),
       ...(wiring.politeness === undefined ? {} : { politeness: wiring.politeness }),
     });
