@@ -7,9 +7,9 @@ describe('memory politeness store', () => {
     const startMs = 1_000_000;
     expect(await store.takeBudgetSlot('u', 2, startMs)).toEqual({ granted: true });
     expect(await store.takeBudgetSlot('u', 2, startMs + 10_000)).toEqual({ granted: true });
-    expect(await store.takeBudgetSlot('u', 2, startMs + 20_000)).toEqual({ granted: false, retryInMs: 40_000 });
+    expect(await store.takeBudgetSlot('u', 2, startMs + 20_000)).toEqual({ granted: false, retryInMs: 40_000, by: 'budget' });
     expect(await store.takeBudgetSlot('u', 2, startMs + 60_001)).toEqual({ granted: true });
-    expect(await store.takeBudgetSlot('u', 2, startMs + 60_002)).toEqual({ granted: false, retryInMs: 9_998 });
+    expect(await store.takeBudgetSlot('u', 2, startMs + 60_002)).toEqual({ granted: false, retryInMs: 9_998, by: 'budget' });
   });
 
   it('keeps budgets and pauses apart per upstream', async () => {
@@ -25,7 +25,7 @@ describe('memory politeness store', () => {
     const store = createMemoryPolitenessStore();
     // 5,000 requests over 50 s, one every 10 ms, under a budget of 5,000 a minute.
     for (let index = 0; index < 5_000; index += 1) expect(await store.takeBudgetSlot('u', 5_000, index * 10)).toEqual({ granted: true });
-    expect(await store.takeBudgetSlot('u', 5_000, 50_000)).toEqual({ granted: false, retryInMs: 10_000 });
+    expect(await store.takeBudgetSlot('u', 5_000, 50_000)).toEqual({ granted: false, retryInMs: 10_000, by: 'budget' });
     // At 70 s the first 1,001 times (0 … 10,000 ms) have left the window: 1,001 slots free.
     for (let index = 0; index < 1_001; index += 1) expect(await store.takeBudgetSlot('u', 5_000, 70_000)).toEqual({ granted: true });
     expect((await store.takeBudgetSlot('u', 5_000, 70_000)).granted).toBe(false);

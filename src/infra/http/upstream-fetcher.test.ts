@@ -58,7 +58,7 @@ describe('upstream fetcher: pause after 403/429', () => {
     expect(await fetcher.fetch(request())).toEqual({ kind: 'failure', failure: { kind: 'blocked', reason: 'http_429', retryAfterMs: 120_000 } });
     expect(fetcher.pausedUntil()).toBe(clock.now() + 120_000);
     clock.advance(119_000);
-    expect(await fetcher.fetch(request())).toEqual({ kind: 'failure', failure: { kind: 'blocked', reason: 'paused', retryAfterMs: 1_000 } });
+    expect(await fetcher.fetch(request())).toEqual({ kind: 'failure', failure: { kind: 'blocked', reason: 'paused', retryAfterMs: 1_000 }, notSent: true });
     expect(calls).toHaveLength(1);
     clock.advance(1_000);
     expect(await fetcher.fetch(request())).toMatchObject({ kind: 'response', response: { status: 200 } });
@@ -120,7 +120,7 @@ describe('upstream fetcher: budget and concurrency', () => {
     const fetcher = createUpstreamFetcher({ upstream: 't', client, requestsPerMinute: 2, maxConcurrency: 4 });
     await fetcher.fetch(request());
     await fetcher.fetch(request());
-    expect(await fetcher.fetch(request(AbortSignal.timeout(300)))).toEqual({ kind: 'failure', failure: { kind: 'blocked', reason: 'budget' } });
+    expect(await fetcher.fetch(request(AbortSignal.timeout(300)))).toEqual({ kind: 'failure', failure: { kind: 'blocked', reason: 'budget' }, notSent: true });
     expect(calls).toHaveLength(2);
   });
 
@@ -143,7 +143,7 @@ describe('upstream fetcher: budget and concurrency', () => {
     await fetcher.fetch(request());
     // The caller's own signal never fires: only the fit check can end this fetch.
     const never = new AbortController();
-    expect(await fetcher.fetch(request(never.signal))).toEqual({ kind: 'failure', failure: { kind: 'blocked', reason: 'budget' } });
+    expect(await fetcher.fetch(request(never.signal))).toEqual({ kind: 'failure', failure: { kind: 'blocked', reason: 'budget' }, notSent: true });
     expect(calls).toHaveLength(1);
   });
 
@@ -153,7 +153,7 @@ describe('upstream fetcher: budget and concurrency', () => {
     await fetcher.fetch(request());
     const controller = new AbortController();
     setTimeout(() => controller.abort(new Error('gone')), 50);
-    expect(await fetcher.fetch(request(controller.signal))).toEqual({ kind: 'failure', failure: { kind: 'error', reason: 'aborted' } });
+    expect(await fetcher.fetch(request(controller.signal))).toEqual({ kind: 'failure', failure: { kind: 'error', reason: 'aborted' }, notSent: true });
   });
 
   it('never runs more requests at once than the concurrency cap, queueing the rest', async () => {
@@ -173,7 +173,7 @@ describe('upstream fetcher: budget and concurrency', () => {
     expect(maxInFlight).toBe(2);
   });
 
-  it('gives up a queued request at its deadline as blocked(budget)', async () => {
+  it('gives up a queued request at its deadline as blocked(queue), sending nothing', async () => {
     // The one slot stays taken until the queued request has been answered: only its deadline can end its wait.
     let freeSlot = (): void => undefined;
     const slotTaken = new Promise<void>((resolve) => {
@@ -185,7 +185,7 @@ describe('upstream fetcher: budget and concurrency', () => {
     });
     const fetcher = createUpstreamFetcher({ upstream: 't', client, requestsPerMinute: 100, maxConcurrency: 1 });
     const first = fetcher.fetch(request());
-    expect(await fetcher.fetch(request(AbortSignal.timeout(100)))).toEqual({ kind: 'failure', failure: { kind: 'blocked', reason: 'budget' } });
+    expect(await fetcher.fetch(request(AbortSignal.timeout(100)))).toEqual({ kind: 'failure', failure: { kind: 'blocked', reason: 'queue' }, notSent: true });
     expect(calls).toHaveLength(1);
     freeSlot();
     expect(await first).toMatchObject({ kind: 'response' });
