@@ -164,11 +164,14 @@ export function createUpstreamFetcher(options: UpstreamFetcherOptions): Upstream
     const pausedLocally = pausedOutcome({ untilMs: knownPauseUntilMs, consecutiveBlocks: 0 });
     if (pausedLocally) return pausedLocally;
     const { signal } = request;
-    // The last moment the request may be sent: within the wait allowed, and leaving it its
-    // minimum time on the wire before the caller's deadline.
-    const sendBy = Math.min(now() + maxBudgetWaitMs, request.deadlineAt === undefined ? Number.POSITIVE_INFINITY : request.deadlineAt - minRequestTimeMs);
-    const clientKey = request.client?.key ?? '';
+    // The last moment the request may be sent: within the wait allowed, and leaving each
+    // request it will send its minimum time on the wire before the caller's deadline.
     const expected = Math.max(1, Math.floor(request.expectedRequests ?? 1));
+    const sendBy = Math.min(
+      now() + maxBudgetWaitMs - (expected - 1) * minRequestTimeMs,
+      request.deadlineAt === undefined ? Number.POSITIVE_INFINITY : request.deadlineAt - expected * minRequestTimeMs,
+    );
+    const clientKey = request.client?.key ?? '';
     const charge = chargeOf(request.client, expected);
     const prepaid = costOf(requestsPerMinute, charge);
     for (;;) {
