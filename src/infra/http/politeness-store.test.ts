@@ -36,4 +36,24 @@ describe('memory politeness store', () => {
     expect(store.hasLiveBudget('v', 60_600)).toBe(true);
     expect(store.hasLiveBudget('v', 200_000)).toBe(false);
   });
+
+  it('keeps a client within its share of the budget, while other clients still get theirs', async () => {
+    const store = createMemoryPolitenessStore();
+    const share = { client: 'greedy', clientLimit: 3 };
+    for (let i = 0; i < 3; i += 1) expect(await store.takeBudgetSlot('u', 6, 1_000 + i, share)).toEqual({ granted: true });
+    // Its share is spent until its oldest request leaves the minute; the budget is not.
+    expect(await store.takeBudgetSlot('u', 6, 2_000, share)).toEqual({ granted: false, retryInMs: 59_000, by: 'share' });
+    expect(await store.takeBudgetSlot('u', 6, 2_000, { client: 'other', clientLimit: 3 })).toEqual({ granted: true });
+    expect(await store.takeBudgetSlot('u', 6, 2_000)).toEqual({ granted: true });
+    expect(await store.takeBudgetSlot('u', 6, 61_000, share)).toEqual({ granted: true });
+  });
+
+  it('charges a cost of several requests together, or not at all', async () => {
+    const store = createMemoryPolitenessStore();
+    expect(await store.takeBudgetSlot('u', 5, 0, { cost: 2 })).toEqual({ granted: true });
+    expect(await store.takeBudgetSlot('u', 5, 10, { cost: 2 })).toEqual({ granted: true });
+    // One slot left: a search of two waits until the first has left.
+    expect(await store.takeBudgetSlot('u', 5, 20, { cost: 2 })).toEqual({ granted: false, retryInMs: 59_980, by: 'budget' });
+    expect(await store.takeBudgetSlot('u', 5, 20)).toEqual({ granted: true });
+  });
 });

@@ -246,13 +246,16 @@ interface Waiter {
 /**
  * A concurrency cap whose waiters are served one client at a time, in turn (round robin): a
  * client with 30 requests queued delays another client's request by at most one slot's turn,
- * not by its 30. Within one client, first come first served. A waiter whose signal aborts or
- * whose wait runs out leaves the queue.
+ * not by its 30; the client served last is not served again while another waits. Within one
+ * client, first come first served. A waiter whose signal aborts or whose wait runs out leaves
+ * the queue. The loop over waiting clients stops at the second one.
  */
 function createFairQueue(capacity: number): FairQueue {
   let active = 0;
   // Clients with waiters, in turn order: the first key is served next, then moves to the back.
   const waiting = new Map<string, Waiter[]>();
+  // The client served last, queued or not: it is not served again while another waits.
+  let lastServed: string | undefined;
 
   function remove(clientKey: string, waiter: Waiter): void {
     const list = waiting.get(clientKey);
@@ -267,6 +270,7 @@ function createFairQueue(capacity: number): FairQueue {
       if (signal.aborted) return Promise.resolve('aborted');
       if (active < capacity) {
         active += 1;
+        lastServed = clientKey;
         return Promise.resolve('granted');
       }
       if (maxWaitMs <= 0) return Promise.resolve('late');
@@ -292,12 +296,20 @@ function createFairQueue(capacity: number): FairQueue {
       });
     },
     release() {
-      const next = waiting.entries().next();
-      if (next.done === true) {
+      let next: [string, Waiter[]] | undefined;
+      for (const entry of waiting) {
+        next ??= entry;
+        if (entry[0] !== lastServed) {
+          next = entry;
+          break;
+        }
+      }
+      if (next === undefined) {
         active -= 1;
         return;
       }
-      const [clientKey, list] = next.value;
+      const [clientKey, list] = next;
+      lastServed = clientKey;
       const waiter = list.shift();
       // This client has had its turn: to the back of the line, if it still waits.
       waiting.delete(clientKey);
