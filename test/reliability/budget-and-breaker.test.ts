@@ -42,7 +42,8 @@ describe('reliability: a spent upstream budget', () => {
     sites = await startFakeUpstreamSites();
     const SOURCE_TIMEOUT_MS = 3000;
     service = await startTestServer({
-      env: { ...sites.env(), NUMEROINCONNU_RPM: '2', RATE_LIMIT_MAX: '0', SOURCE_TIMEOUT_MS: String(SOURCE_TIMEOUT_MS), LOOKUP_TIMEOUT_MS: '4000' },
+      // One client: the whole budget is its share here (fair shares: fair-share.test.ts).
+      env: { ...sites.env(), NUMEROINCONNU_RPM: '2', UPSTREAM_CLIENT_SHARE_PCT: '100', RATE_LIMIT_MAX: '0', SOURCE_TIMEOUT_MS: String(SOURCE_TIMEOUT_MS), LOOKUP_TIMEOUT_MS: '4000' },
     });
     const answers = [];
     // Twelve distinct numbers, more than twice the breaker's threshold of five.

@@ -128,7 +128,7 @@ describe('reliability: telguarder search', () => {
     service = await startTestServer({ env: { ...sites.env(), TELGUARDER_RPM: '4', UPSTREAM_CLIENT_SHARE_PCT: '100', RATE_LIMIT_MAX: '0' } });
     const answers: LookupAnswer[] = [];
     for (let i = 0; i < 3; i += 1) answers.push(await lookup(service, numberOf(i), '192.0.2.1'));
-    expect(answers.map((answer) => answer.sources.signals)).toEqual([{ status: 'ok' }, { status: 'ok' }, { status: 'blocked', reason: 'budget' }].map((slot) => expect.objectContaining(slot)));
+    expect(answers.map((answer) => `${answer.sources.signals?.status}/${answer.sources.signals?.reason ?? ''}`)).toEqual(['ok/', 'ok/', 'blocked/budget']);
     // Two searches: four requests sent, the budget of the minute.
     expect(sites.count('telguarder')).toBe(2);
   });
