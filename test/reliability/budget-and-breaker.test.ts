@@ -70,7 +70,7 @@ describe('reliability: a spent upstream budget', () => {
     expect(metrics).not.toMatch(/phone_rep_upstream_requests_total\{upstream="numeroinconnu",outcome="blocked",status_code="",reason="budget"\}/);
     const sent = /phone_rep_upstream_requests_total\{upstream="numeroinconnu",outcome="response",status_code="200",reason=""\} (\d+)/.exec(metrics);
     expect(Number(sent?.[1] ?? 0) + Number(/phone_rep_upstream_requests_total\{upstream="numeroinconnu",outcome="response",status_code="404",reason=""\} (\d+)/.exec(metrics)?.[1] ?? 0)).toBe(2);
-  });
+  }, 60_000);
 });
 
 describe('reliability: a poisoned number', () => {
