@@ -19,6 +19,7 @@ import { RouteTable } from './http/route-table.js';
 import { acceptEveryMethod, methodFallbacksPlugin, problemsPlugin, routerFailure, sendProblem } from './http/plugins/problems.js';
 import { MAX_HEADER_FIELDS, requestContextPlugin } from './http/plugins/request-context.js';
 import { rateLimitPlugin } from './http/plugins/rate-limit.js';
+import { lookupClientOf } from './http/client-address.js';
 import { docsRoutes, openApiPlugin } from './http/plugins/openapi.js';
 import { phoneRoutes } from './http/routes/phone-routes.js';
 import { healthRoutes } from './http/routes/health-routes.js';
@@ -124,6 +125,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   // CardDAV's PROPFIND and REPORT carry an XML body (Node knows them as bodyless by default here).
   if (deps.blocklistFeed !== undefined) for (const method of ['PROPFIND', 'REPORT']) app.addHttpMethod(method, { hasBody: true, overrideExisting: true });
 
+  // One exempt list for the rate limit and the upstream shares.
+  const exemptList = config.RATE_LIMIT_EXEMPT === undefined ? undefined : parseAddressRanges(config.RATE_LIMIT_EXEMPT).list;
   // Cross-cutting plugins first: their onRoute hooks must see every route.
   await app.register(problemsPlugin, { table: routeTable });
   await app.register(requestContextPlugin);
@@ -137,7 +140,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     windowSeconds: config.RATE_LIMIT_WINDOW_S,
     store: deps.rateLimitStore,
     hashKey: deps.hashKey,
-    ...(config.RATE_LIMIT_EXEMPT === undefined ? {} : { exempt: parseAddressRanges(config.RATE_LIMIT_EXEMPT).list }),
+    ...(exemptList === undefined ? {} : { exempt: exemptList }),
     ...(deps.metrics ? { onRejected: () => deps.metrics?.recordRateLimitRejection() } : {}),
   });
   await app.register(observabilityPlugin, deps.metrics ? { metrics: deps.metrics } : {});
@@ -153,6 +156,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     lookupTimeoutMs: config.LOOKUP_TIMEOUT_MS,
     verdictRule: { blockScore: config.VERDICT_BLOCK_SCORE, warnScore: config.VERDICT_WARN_SCORE, npv: config.VERDICT_NPV, withheld: config.VERDICT_WITHHELD },
     cidMaxLength: config.CID_MAX_LENGTH,
+    lookupClientOf: (request) => lookupClientOf(request, deps.hashKey, exemptList),
     ...(deps.blocklistFeed === undefined ? {} : { onLookedUp: deps.blocklistFeed.recordLookup }),
   });
   await app.register(spamBlockerRoutes, { publicUrl: config.PUBLIC_URL });

@@ -144,6 +144,14 @@ describe('the phone-system variables', () => {
     expect(() => loadConfig({ CID_MAX_LENGTH: '3' })).toThrow(/CID_MAX_LENGTH=3 is not valid/);
   });
 
+  it.each(['::/0', '::/64', '::ffff:0:0/96', '0:0:0:0:0:ffff::/95'])('refuses the IPv6 range %s, which would exempt every IPv4 client too (Node BlockList)', (item) => {
+    expect(() => loadConfig({ RATE_LIMIT_EXEMPT: `192.0.2.1, ${item}` })).toThrow(/RATE_LIMIT_EXEMPT has IPv6 ranges that hold every IPv4-mapped address/);
+  });
+
+  it('accepts an IPv6 range of part of the IPv4-mapped space (::ffff:10.0.0.0/104 is 10.0.0.0/8)', () => {
+    expect(loadConfig({ RATE_LIMIT_EXEMPT: '::ffff:10.0.0.0/104, 2001:db8::/32' }).RATE_LIMIT_EXEMPT).toBe('::ffff:10.0.0.0/104, 2001:db8::/32');
+  });
+
   it.each(['10.0.0.0/33', '2001:db8::/129', '10.0.0', '1.2.3.4/8/9', 'fe80::zz', '10.0.0.0/', '::1/-1'])('stops the start on the bad RATE_LIMIT_EXEMPT item %s, naming the variable', (item) => {
     expect(() => loadConfig({ RATE_LIMIT_EXEMPT: `192.0.2.1, ${item}` })).toThrow(/RATE_LIMIT_EXEMPT/);
   });

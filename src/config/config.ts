@@ -56,7 +56,17 @@ export const ConfigSchema = Type.Object({
   TELGUARDER_URL: setting(Url, 'https://www.telguarder.com', 'Base URL of telguarder (/fr/search or /fr/number/{n}, see TELGUARDER_LOOKUP).'),
   TELLOWS_RPM: setting(PositiveInt, 120, 'Requests per minute to tellows (API and site each), for the whole deployment when Redis is shared.'),
   NUMEROINCONNU_RPM: setting(PositiveInt, 30, 'Requests per minute to numeroinconnu.fr.'),
-  TELGUARDER_RPM: setting(PositiveInt, 30, 'Requests per minute to telguarder.'),
+  TELGUARDER_RPM: setting(PositiveInt, 30, 'Requests per minute to telguarder; every request sent counts, so a search (TELGUARDER_LOOKUP=search: a POST and its redirected GET) costs 2.'),
+  UPSTREAM_CLIENT_SHARE_PCT: setting(
+    Type.Integer({ minimum: 1, maximum: 100 }),
+    50,
+    "Most of each upstream's per-minute budget one API client may spend in any sliding minute, in percent (rounded down, at least 1 request); its lookups past that get blocked(budget) for that source while the others still have theirs. A client is its rate-limit bucket (address, or IPv6 /64); 100 = no per-client cap.",
+  ),
+  UPSTREAM_EXEMPT_SHARE_PCT: setting(
+    Type.Integer({ minimum: 1, maximum: 100 }),
+    80,
+    'UPSTREAM_CLIENT_SHARE_PCT for the clients in RATE_LIMIT_EXEMPT (a PBX): their larger share of each upstream budget.',
+  ),
   UPSTREAM_CONCURRENCY: setting(PositiveInt, 4, 'Requests in flight per upstream (numeroinconnu and telguarder are capped at 2 whatever this says).'),
 
   SOURCE_TIMEOUT_MS: setting(PositiveInt, 3000, 'Deadline of one source, retry included.'),
@@ -115,7 +125,7 @@ export const ConfigSchema = Type.Object({
   RATE_LIMIT_EXEMPT: setting(
     Type.String({ pattern: '^[0-9a-fA-F:./, ]+$' }),
     undefined,
-    'Client addresses and CIDR ranges (IPv4 and IPv6, comma-separated: 192.0.2.10, 10.0.0.0/8, 2001:db8::/32) the rate limit does not apply to, e.g. your PBX. Unset = none.',
+    'Client addresses and CIDR ranges (IPv4 and IPv6, comma-separated: 192.0.2.10, 10.0.0.0/8, 2001:db8::/32) the rate limit does not apply to, e.g. your PBX; they also get UPSTREAM_EXEMPT_SHARE_PCT of each upstream budget. An IPv6 range holding all of ::ffff:0:0/96 (::/0, ::/64) is refused: it would exempt every IPv4 client too. Unset = none.',
   ),
   PUBLIC_URL: setting(
     Type.String({ pattern: '^https?://[^\\s/?#]+(/[^\\s?#]*)?$' }),
@@ -232,10 +242,15 @@ export function fastifyTrustProxy(trust: TrustProxy): false | string[] | ((addre
   return (_address, hop) => hop < trust;
 }
 
-/** RATE_LIMIT_EXEMPT read: the addresses and ranges as a BlockList, and the items that are neither. */
-export function parseAddressRanges(setting: string): { list: BlockList; invalid: string[] } {
+/**
+ * RATE_LIMIT_EXEMPT read: the addresses and ranges as a BlockList, the items that are neither,
+ * and the IPv6 ranges that hold the whole IPv4-mapped space (::ffff:0:0/96, so ::/0 or ::/64):
+ * Node's BlockList applies those to every IPv4 client too, so they are refused at load.
+ */
+export function parseAddressRanges(setting: string): { list: BlockList; invalid: string[]; everyIPv4: string[] } {
   const list = new BlockList();
   const invalid: string[] = [];
+  const everyIPv4: string[] = [];
   for (const item of setting.split(',').map((part) => part.trim()).filter((part) => part.length > 0)) {
     const [address = '', prefix, extra] = item.split('/');
     const family = isIP(address);
@@ -247,8 +262,14 @@ export function parseAddressRanges(setting: string): { list: BlockList; invalid:
     const type = family === 4 ? 'ipv4' : 'ipv6';
     if (bits === undefined) list.addAddress(address, type);
     else list.addSubnet(address, bits, type);
+    if (type === 'ipv6' && bits !== undefined) {
+      const alone = new BlockList();
+      alone.addSubnet(address, bits, 'ipv6');
+      // A range is contiguous: holding the first and the last IPv4 address, it holds them all.
+      if (alone.check('0.0.0.0', 'ipv4') && alone.check('255.255.255.255', 'ipv4')) everyIPv4.push(item);
+    }
   }
-  return { list, invalid };
+  return { list, invalid, everyIPv4 };
 }
 
 /**
@@ -282,9 +303,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     problems.push('VERDICT_WARN_SCORE must not exceed VERDICT_BLOCK_SCORE (a score that blocks also warns)');
   }
   if (typeof merged.RATE_LIMIT_EXEMPT === 'string') {
-    const { invalid } = parseAddressRanges(merged.RATE_LIMIT_EXEMPT);
+    const { invalid, everyIPv4 } = parseAddressRanges(merged.RATE_LIMIT_EXEMPT);
     if (invalid.length > 0) {
       problems.push(`RATE_LIMIT_EXEMPT has items that are neither an IP address nor a CIDR range (address/prefix): ${invalid.map((item) => JSON.stringify(item)).join(', ')}`);
+    }
+    if (everyIPv4.length > 0) {
+      problems.push(
+        `RATE_LIMIT_EXEMPT has IPv6 ranges that hold every IPv4-mapped address (::ffff:0:0/96), so they would exempt every IPv4 client too: ${everyIPv4.map((item) => JSON.stringify(item)).join(', ')}; list IPv4 clients as IPv4 (0.0.0.0/0 if you really mean all of them) and IPv6 ones by a narrower range`,
+      );
     }
   }
   if (problems.length > 0) {

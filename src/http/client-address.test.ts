@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { clientBucket } from './client-address.js';
+import { BlockList } from 'node:net';
+import { clientBucket, clientOf, isExempt } from './client-address.js';
 
 describe('clientBucket', () => {
   it.each([
@@ -29,5 +30,24 @@ describe('clientBucket', () => {
     expect(clientBucket('not-an-address', '198.51.100.4')).toBe('198.51.100.4');
     expect(clientBucket('1.2.3.4:port', '::ffff:198.51.100.5')).toBe('198.51.100.5');
     expect(clientBucket('1.2.3.4:5678', '198.51.100.4')).toBe('1.2.3.4');
+  });
+});
+
+describe('clientOf: the one address the rate limit and RATE_LIMIT_EXEMPT read', () => {
+  it.each([
+    ['127.0.0.2:5060', '127.0.0.2'],
+    ['::ffff:127.0.0.2', '127.0.0.2'],
+    ['[2001:db8::1]:443', '2001:db8::1'],
+    ['2001:db8::1', '2001:db8::1'],
+  ])('reads %s as %s', (address, canonical) => {
+    expect(clientOf(address)).toBe(canonical);
+  });
+
+  it('makes an exempt address behind a proxy that writes ip:port exempt, and its bucket the same as without the port', () => {
+    const list = new BlockList();
+    list.addAddress('127.0.0.2', 'ipv4');
+    expect(isExempt(list, clientOf('127.0.0.2:5060'))).toBe(true);
+    expect(isExempt(list, clientOf('127.0.0.3:5060'))).toBe(false);
+    expect(clientBucket('127.0.0.2:5060')).toBe(clientBucket('127.0.0.2'));
   });
 });

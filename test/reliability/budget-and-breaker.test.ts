@@ -42,7 +42,8 @@ describe('reliability: a spent upstream budget', () => {
     sites = await startFakeUpstreamSites();
     const SOURCE_TIMEOUT_MS = 3000;
     service = await startTestServer({
-      env: { ...sites.env(), NUMEROINCONNU_RPM: '2', RATE_LIMIT_MAX: '0', SOURCE_TIMEOUT_MS: String(SOURCE_TIMEOUT_MS), LOOKUP_TIMEOUT_MS: '4000' },
+      // One client: the whole budget is its share here (fair shares: fair-share.test.ts).
+      env: { ...sites.env(), NUMEROINCONNU_RPM: '2', UPSTREAM_CLIENT_SHARE_PCT: '100', RATE_LIMIT_MAX: '0', SOURCE_TIMEOUT_MS: String(SOURCE_TIMEOUT_MS), LOOKUP_TIMEOUT_MS: '4000' },
     });
     const answers = [];
     // Twelve distinct numbers, more than twice the breaker's threshold of five.
@@ -69,7 +70,7 @@ describe('reliability: a spent upstream budget', () => {
     expect(metrics).not.toMatch(/phone_rep_upstream_requests_total\{upstream="numeroinconnu",outcome="blocked",status_code="",reason="budget"\}/);
     const sent = /phone_rep_upstream_requests_total\{upstream="numeroinconnu",outcome="response",status_code="200",reason=""\} (\d+)/.exec(metrics);
     expect(Number(sent?.[1] ?? 0) + Number(/phone_rep_upstream_requests_total\{upstream="numeroinconnu",outcome="response",status_code="404",reason=""\} (\d+)/.exec(metrics)?.[1] ?? 0)).toBe(2);
-  });
+  }, 60_000);
 });
 
 describe('reliability: a poisoned number', () => {

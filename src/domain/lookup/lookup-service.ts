@@ -17,7 +17,7 @@ import { setMaxListeners } from 'node:events';
 import { anySignal } from '../abort-signals.js';
 import type { KeyedHasher } from '../ports/key-hasher.js';
 import { sourceCacheKeyOf, type CachedSourceResult, type SourceResultCache } from '../ports/source-cache.js';
-import { notFound, ok, type Source, type SourcesBySlot, type SourceStatus, type FailureReason } from '../ports/source.js';
+import { notFound, ok, type LookupClient, type Source, type SourcesBySlot, type SourceStatus, type FailureReason } from '../ports/source.js';
 import type { ParsedPhoneNumber } from '../phone-number.js';
 import { mapSlots, settleSlots, SOURCE_SLOTS, type SourceDataBySlot, type SourceSlot } from '../report.js';
 import { DEFAULT_TTL_JITTER_RATIO, freshnessOf, slotFromEntry, storeTtlSeconds, type CachePolicy } from './cache-policy.js';
@@ -218,8 +218,16 @@ export function createLookupService(options: LookupServiceOptions): EngineLookup
    * it; `closing` (shutdown) is the one signal that ends it early, so a caller that leaves
    * never turns a healthy upstream's fetch into a `timeout` on its breaker.
    */
-  function sharedFetch<S extends SourceSlot>(source: Source<S>, number: ParsedPhoneNumber, key: string, numberHash: string, previous: CachedSourceResult | undefined): Promise<FetchResult<S>> {
-    return coalescer.run<FetchResult<S>>(key, (runSignal) => fetchAndStore(source, number, key, numberHash, previous, runSignal), {
+  function sharedFetch<S extends SourceSlot>(
+    source: Source<S>,
+    number: ParsedPhoneNumber,
+    key: string,
+    numberHash: string,
+    previous: CachedSourceResult | undefined,
+    client: LookupClient | undefined,
+  ): Promise<FetchResult<S>> {
+    // A flight joined by several clients is charged to the one that started it.
+    return coalescer.run<FetchResult<S>>(key, (runSignal) => fetchAndStore(source, number, key, numberHash, previous, runSignal, client), {
       runSignal: closing.signal,
       // With a shared coalescer, a fetch another instance is already making ends this one as
       // soon as its result is in the shared cache.
@@ -227,15 +235,22 @@ export function createLookupService(options: LookupServiceOptions): EngineLookup
     });
   }
 
-  function refreshInBackground<S extends SourceSlot>(source: Source<S>, number: ParsedPhoneNumber, key: string, numberHash: string, previous: CachedSourceResult): void {
+  function refreshInBackground<S extends SourceSlot>(
+    source: Source<S>,
+    number: ParsedPhoneNumber,
+    key: string,
+    numberHash: string,
+    previous: CachedSourceResult,
+    client: LookupClient | undefined,
+  ): void {
     if (closing.signal.aborted || refreshing.has(key)) return;
     refreshing.add(key);
-    sharedFetch(source, number, key, numberHash, previous)
+    sharedFetch(source, number, key, numberHash, previous, client)
       .catch(() => undefined) // a failed refresh is recorded in the entry; nobody waits for it
       .finally(() => refreshing.delete(key));
   }
 
-  async function resolveSlot<S extends SourceSlot>(source: Source<S>, number: ParsedPhoneNumber, numberHash: string): Promise<AnsweredSlot<S>> {
+  async function resolveSlot<S extends SourceSlot>(source: Source<S>, number: ParsedPhoneNumber, numberHash: string, client: LookupClient | undefined): Promise<AnsweredSlot<S>> {
     const slot = source.slot;
     const key = sourceCacheKeyOf(slot, numberHash);
     const cached = await readCache(key, slot);
@@ -246,12 +261,12 @@ export function createLookupService(options: LookupServiceOptions): EngineLookup
       return hit;
     }
     if (cached !== undefined && freshness === 'stale') {
-      refreshInBackground(source, number, key, numberHash, cached);
+      refreshInBackground(source, number, key, numberHash, cached, client);
       return slotFromEntry<S>(cached, 'stale');
     }
     let fetched: FetchResult<S>;
     try {
-      fetched = await sharedFetch(source, number, key, numberHash, undefined);
+      fetched = await sharedFetch(source, number, key, numberHash, undefined, client);
     } catch {
       // The shared fetch ended without a result: shutdown, or another instance's fetch of this
       // key outlived the wait for it (redis-fetch-coalescer.ts).
@@ -263,10 +278,10 @@ export function createLookupService(options: LookupServiceOptions): EngineLookup
   }
 
   /** A slot's result, settled by the caller's deadline at the latest, whatever the cache or the source do. */
-  async function lookupSlot<S extends SourceSlot>(source: Source<S>, number: ParsedPhoneNumber, numberHash: string, waiting: Waiting): Promise<SlotResult<S>> {
+  async function lookupSlot<S extends SourceSlot>(source: Source<S>, number: ParsedPhoneNumber, numberHash: string, waiting: Waiting, client: LookupClient | undefined): Promise<SlotResult<S>> {
     if (!covers(source, number)) return SKIPPED_NOT_COVERED;
     const startedAt = performance.now();
-    const resolving = resolveSlot(source, number, numberHash).catch((error: unknown): AnsweredSlot<S> => {
+    const resolving = resolveSlot(source, number, numberHash, client).catch((error: unknown): AnsweredSlot<S> => {
       logger?.warn({ slot: source.slot, err: describeError(error) }, 'lookup slot failed unexpectedly');
       return errorSlot<S>('aborted');
     });
@@ -354,7 +369,7 @@ export function createLookupService(options: LookupServiceOptions): EngineLookup
         departure: () => (deadline.signal.aborted ? (chosen ? 'pending' : 'timeout') : 'aborted'),
       };
       try {
-        const result = await settleSlots<LookupResult>((slot) => lookupSlot(sources[slot], number, numberHash, waiting) as Promise<LookupResult[typeof slot]>);
+        const result = await settleSlots<LookupResult>((slot) => lookupSlot(sources[slot], number, numberHash, waiting, lookupOptions?.client) as Promise<LookupResult[typeof slot]>);
         let freshUntil = Number.POSITIVE_INFINITY;
         for (const slot of SOURCE_SLOTS) freshUntil = Math.min(freshUntil, slotFreshUntil.get(result[slot]) ?? Number.NEGATIVE_INFINITY);
         if (freshUntil !== Number.NEGATIVE_INFINITY) resultFreshUntil.set(result, freshUntil);

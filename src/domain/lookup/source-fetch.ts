@@ -13,7 +13,7 @@
 // the upstream being too slow (`timeout`); a shutdown is not (`aborted`).
 import { anySignal } from '../abort-signals.js';
 import type { CachedSourceResult } from '../ports/source-cache.js';
-import { failed, type Source, type SourceOutcome } from '../ports/source.js';
+import { failed, type LookupClient, type Source, type SourceCall, type SourceOutcome } from '../ports/source.js';
 import type { ParsedPhoneNumber } from '../phone-number.js';
 import type { SourceDataBySlot, SourceSlot } from '../report.js';
 import { entryAfterFailure, entryForAnswer, type CachePolicy } from './cache-policy.js';
@@ -61,6 +61,8 @@ export type SourceFetch = <S extends SourceSlot>(
   previous: CachedSourceResult | undefined,
   /** Aborts the fetch early: the engine closing, never a caller leaving. */
   runSignal: AbortSignal,
+  /** The client whose lookup started the fetch (fair queueing and shares in the fetchers). */
+  client?: LookupClient,
 ) => Promise<FetchResult<S>>;
 
 export function createSourceFetch(options: SourceFetchOptions): SourceFetch {
@@ -72,13 +74,14 @@ export function createSourceFetch(options: SourceFetchOptions): SourceFetch {
     number: ParsedPhoneNumber,
     signal: AbortSignal,
     abortReason: () => 'timeout' | 'aborted',
+    call: SourceCall,
   ): Promise<SourceOutcome<SourceDataBySlot[S]>> {
     if (signal.aborted) return Promise.resolve(failed(abortReason()));
     return new Promise((resolve) => {
       const onAbort = (): void => resolve(failed(abortReason()));
       signal.addEventListener('abort', onAbort, { once: true });
       Promise.resolve()
-        .then(() => source.lookup(number, signal))
+        .then(() => source.lookup(number, signal, call))
         .then(
           (outcome) => resolve(outcome),
           (error: unknown) => {
@@ -92,17 +95,21 @@ export function createSourceFetch(options: SourceFetchOptions): SourceFetch {
     });
   }
 
-  const fetchAndStore: SourceFetch = async (source, number, key, numberHash, previous, runSignal) => {
+  const fetchAndStore: SourceFetch = async (source, number, key, numberHash, previous, runSignal, client) => {
     const slot = source.slot;
     const deadline = new AbortController();
     const timer = timers.setTimeout(() => deadline.abort(), sourceTimeoutMs);
     const { signal, release } = anySignal([runSignal, deadline.signal]);
     const abortReason = (): 'timeout' | 'aborted' => (deadline.signal.aborted ? 'timeout' : 'aborted');
     let outcome: SourceOutcome<SourceDataBySlot[typeof slot]>;
+    const deadlineAt = Date.now() + sourceTimeoutMs;
+    // The fetchers send nothing they cannot give its time on the wire before this deadline, so
+    // the deadline passing is the upstream being slow, never a wait in this service's own queue.
+    const call: SourceCall = client === undefined ? { deadlineAt } : { client, deadlineAt };
     try {
-      outcome = await policies[slot].execute((attemptSignal) => callSource(source, number, attemptSignal, abortReason), {
+      outcome = await policies[slot].execute((attemptSignal) => callSource(source, number, attemptSignal, abortReason, call), {
         signal,
-        deadlineAt: Date.now() + sourceTimeoutMs,
+        deadlineAt,
         // The per-slot cache key carries the number's keyed hash: the breaker counts distinct numbers by it.
         numberKey: key,
       });

@@ -2,7 +2,7 @@
 // came from. The engine (lookup-service.ts) fills it; the HTTP layer only renders it.
 import type { ParsedPhoneNumber } from '../phone-number.js';
 import type { SourceDataBySlot, SourceSlot } from '../report.js';
-import { SOURCE_STATUSES, type FailureReason, type SourceStatus } from '../ports/source.js';
+import { SOURCE_STATUSES, type FailureReason, type LookupClient, type SourceStatus } from '../ports/source.js';
 
 /** Where a slot's answer came from: the cache while fresh, the upstream, or an expired entry. */
 export const CACHE_STATES = ['hit', 'miss', 'stale'] as const;
@@ -67,6 +67,12 @@ export interface LookupOptions {
   waitMs?: number;
   /** Aborting it detaches this caller (its waiting slots answer `aborted`); it never cancels a fetch. */
   signal?: AbortSignal;
+  /**
+   * The API client asking (a keyed hash of its address, never the address): a fetch this
+   * lookup starts is queued and charged as this client's (fair queueing, its share of each
+   * upstream budget). Absent: the service's own (CLI, canary), with no share.
+   */
+  client?: LookupClient;
 }
 
 /**

@@ -16,13 +16,27 @@ export interface Source<S extends SourceSlot = SourceSlot> {
   readonly slot: S;
   /** Upstream name used in logs, metrics and readiness (`tellows`, `numeroinconnu`, `telguarder`). */
   readonly name: string;
-  lookup(number: ParsedPhoneNumber, signal: AbortSignal): Promise<SourceOutcome<SourceDataBySlot[S]>>;
+  lookup(number: ParsedPhoneNumber, signal: AbortSignal, call?: SourceCall): Promise<SourceOutcome<SourceDataBySlot[S]>>;
   /**
    * Whether the upstream can be asked about this number under this configuration (its
    * country coverage, a key its path needs). The engine asks it before any cache or policy:
    * a number it does not cover is `skipped`, never looked up. Absent: covers every number.
    */
   covers?(number: ParsedPhoneNumber): boolean;
+}
+
+/** The API client a lookup is made for: a keyed hash of its address (never the address), and whether it is rate-limit exempt. */
+export interface LookupClient {
+  key: string;
+  exempt: boolean;
+}
+
+/** What the engine tells a source about one call, for its fetchers: who it is for, and its deadline. */
+export interface SourceCall {
+  /** The client whose lookup started the fetch (fair queueing, its share of the budget); absent for the service's own. */
+  client?: LookupClient;
+  /** Epoch ms (Date.now clock) at which the source deadline passes. */
+  deadlineAt?: number;
 }
 
 export type SourcesBySlot = { [S in SourceSlot]: Source<S> };
@@ -59,7 +73,8 @@ export const BLOCKED_REASONS = [
   'http_429',
   'challenge', // a 200 page without the markers: captcha or interstitial
   'paused', // we are pausing this upstream after a 403/429
-  'budget', // the per-minute request budget had no slot within the deadline
+  'budget', // the per-minute request budget (or this client's share of it) had no slot in time: nothing sent
+  'queue', // no slot among the requests this service lets in flight to the upstream in time: nothing sent
 ] as const;
 export type BlockedReason = (typeof BLOCKED_REASONS)[number];
 

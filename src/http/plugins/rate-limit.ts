@@ -5,10 +5,10 @@
 // (a PBX, by arrangement with the operator) are not counted and get no RateLimit headers.
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isIPv4, isIPv6, type BlockList } from 'node:net';
+import type { BlockList } from 'node:net';
 import type { KeyedHasher } from '../../domain/ports/key-hasher.js';
 import type { RateLimitStore } from '../../infra/rate-limit/rate-limit-store.js';
-import { clientBucket } from '../client-address.js';
+import { clientKeyInput, clientOf, isExempt } from '../client-address.js';
 import { ApiError } from '../errors.js';
 import { routeFeatures } from '../route-config.js';
 import { hooksOf } from './request-context.js';
@@ -21,18 +21,6 @@ export interface RateLimitOptions {
   onRejected?: () => void;
   /** RATE_LIMIT_EXEMPT: the addresses and CIDR ranges not limited. */
   exempt?: BlockList;
-}
-
-/** Whether the client address (request.ip, which honours TRUST_PROXY) is in the exempt list. */
-export function isExempt(list: BlockList, address: string | undefined): boolean {
-  if (address === undefined) return false;
-  const bare = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
-  // An IPv4 client on a dual-stack socket shows as ::ffff:a.b.c.d: the IPv4 ranges apply to it.
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(bare)?.[1];
-  if (mapped !== undefined) return list.check(mapped, 'ipv4') || list.check(bare, 'ipv6');
-  if (isIPv4(bare)) return list.check(bare, 'ipv4');
-  if (isIPv6(bare)) return list.check(bare, 'ipv6');
-  return false;
 }
 
 export type RateLimitHook = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
@@ -50,8 +38,9 @@ export function createRateLimitHook(options: RateLimitOptions): RateLimitHook {
   const policy = `"default";q=${max};w=${windowSeconds}`;
   const { exempt } = options;
   return async function rateLimit(request, reply) {
-    if (exempt !== undefined && isExempt(exempt, request.ip)) return;
-    const key = hashKey(`ratelimit:${clientBucket(request.ip, request.socket.remoteAddress)}`);
+    const client = clientOf(request.ip, request.socket.remoteAddress);
+    if (exempt !== undefined && isExempt(exempt, client)) return;
+    const key = hashKey(clientKeyInput(client));
     const decision = await store.hit(key, max, windowMs);
     const resetSeconds = Math.ceil(decision.resetMs / 1000);
     reply.header('RateLimit-Policy', policy);

@@ -16,6 +16,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { PhoneNumberParser } from '../../domain/phone-number.js';
 import { callerDeadlineMs, type LookupOptions, type LookupResult, type LookupService } from '../../domain/lookup/types.js';
+import type { LookupClient } from '../../domain/ports/source.js';
 import { buildReport, buildScoreResult, buildSourceData, failureReasons, isAllSourcesFailed } from '../../domain/report-builder.js';
 import { cidLineOf, reputationOf, unlookableCidLine, unlookableVerdict, verdictOf, type TextFacts, type Unlookable, type VerdictRule } from '../../domain/verdict.js';
 import { isLanguage, type Language } from '../../domain/wording/catalogue.js';
@@ -41,6 +42,8 @@ export interface PhoneRoutesOptions {
   verdictRule: VerdictRule;
   /** CID_MAX_LENGTH. */
   cidMaxLength: number;
+  /** Who a request's lookup is for (client-address.ts lookupClientOf); absent: no client, no share. */
+  lookupClientOf?: (request: FastifyRequest) => LookupClient;
   /** Told of every lookup's outcome (the blocklist feed records the numbers whose verdict is block). */
   onLookedUp?: (e164: string, facts: TextFacts) => void;
 }
@@ -293,9 +296,13 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
   // A client that disconnects, or stops waiting (`?wait`), does not cancel the lookup: its
   // fetches are shared with other callers and their results are cached, so finishing them is
   // never wasted.
-  function lookup(memo: NumberMemo, wait: WaitRequest): Promise<LookupResult> {
+  // The client rides along so the fetches it starts are queued and charged as its own (its
+  // fair turn and share of each upstream budget).
+  function lookup(memo: NumberMemo, wait: WaitRequest, request: PhoneRequest): Promise<LookupResult> {
     const lookupOptions: LookupOptions = { numberHash: memo.numberHash };
     if (wait.waitMs !== undefined) lookupOptions.waitMs = wait.waitMs;
+    const client = options.lookupClientOf?.(request);
+    if (client !== undefined) lookupOptions.client = client;
     return lookupService.lookup(memo.parsed, lookupOptions);
   }
 
@@ -355,7 +362,7 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
   }
 
   async function answerByLookup(representation: Representation, memo: NumberMemo, wait: WaitRequest, language: Language, request: PhoneRequest, reply: FastifyReply): Promise<FastifyReply> {
-    const result = await lookup(memo, wait);
+    const result = await lookup(memo, wait, request);
     options.onLookedUp?.(memo.parsed.e164, textFactsOf(memo, result));
     if (representation.alwaysAnswers === undefined && isAllSourcesFailed(result)) {
       // The number's own facts need no upstream: they still answer part of the question.

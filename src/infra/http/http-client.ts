@@ -83,6 +83,8 @@ export function createHttpClient(options: HttpClientOptions = {}): ClosableHttpC
         await response.body.dump().catch(() => undefined);
         const next = parseUrl(location, url);
         if (redirects >= maxRedirects || !isSameOrigin(firstUrl, next)) throw new HttpFailure('redirect');
+        // Each request sent is charged to the upstream's budget: the fetcher may say no.
+        if (input.beforeRedirect !== undefined && !(await input.beforeRedirect())) throw new HttpFailure('redirect');
         // Browsers turn a redirected POST into a GET except for 307/308.
         if (response.statusCode === 303 || ((response.statusCode === 301 || response.statusCode === 302) && method === 'POST')) {
           method = 'GET';

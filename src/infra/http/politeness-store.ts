@@ -9,7 +9,21 @@ export interface PauseState {
   consecutiveBlocks: number;
 }
 
-export type BudgetDecision = { granted: true } | { granted: false; retryInMs: number };
+/**
+ * `by` says which log refused: the upstream's whole budget, or the client's share of it.
+ * `retryInMs` is when enough of that log's requests leave the minute for this charge to fit.
+ */
+export type BudgetDecision = { granted: true } | { granted: false; retryInMs: number; by?: 'budget' | 'share' };
+
+/** What one budget try charges, and to whom. */
+export interface BudgetCharge {
+  /** Requests charged at once (a telguarder search is a POST and its redirected GET: 2). Default 1; at most the limits. */
+  cost?: number;
+  /** The client's key (a keyed hash, never an address), whose own log counts its share. */
+  client?: string;
+  /** Most requests the client may have in the sliding minute (its share); needs `client`. */
+  clientLimit?: number;
+}
 
 export interface PolitenessStore {
   readPause(upstream: string): Promise<PauseState>;
@@ -18,7 +32,13 @@ export interface PolitenessStore {
    * Takes one request slot from the upstream's budget of `requestsPerMinute` over a sliding
    * minute ending at `nowMs`, or says how long until a slot frees up.
    */
-  takeBudgetSlot(upstream: string, requestsPerMinute: number, nowMs: number): Promise<BudgetDecision>;
+  takeBudgetSlot(upstream: string, requestsPerMinute: number, nowMs: number, charge?: BudgetCharge): Promise<BudgetDecision>;
+}
+
+/** The charge's cost, never more than a limit can ever grant (so a charge can always fit, in time). */
+export function costOf(requestsPerMinute: number, charge: BudgetCharge | undefined): number {
+  const cost = Math.max(1, Math.floor(charge?.cost ?? 1));
+  return Math.min(cost, requestsPerMinute, charge?.clientLimit ?? Number.POSITIVE_INFINITY);
 }
 
 export const BUDGET_WINDOW_MS = 60_000;
@@ -63,10 +83,36 @@ function record(log: BudgetLog, timeMs: number): void {
   else log.times.splice(at, 0, timeMs);
 }
 
-/** One process's state: a sliding-window log of request times and the pause per upstream. */
+/** How long until `cost` more fit in a log of `count` live entries under `limit`. */
+function retryInOf(log: BudgetLog, count: number, limit: number, cost: number, nowMs: number): number {
+  // The entries that must leave first: the oldest `count - (limit - cost)` of them.
+  const leaving = Math.max(1, count - (limit - cost));
+  const time = log.times[log.head + leaving - 1] ?? nowMs;
+  return Math.max(1, time + BUDGET_WINDOW_MS - nowMs);
+}
+
+/** Client logs examined for removal on each client charge: the sweep is O(1) per request. */
+const CLIENT_SWEEP_STEP = 4;
+
+/** One process's state: a sliding-window log of request times and the pause per upstream, and a log per client and upstream. */
 export function createMemoryPolitenessStore(): MemoryPolitenessStore {
   const pauses = new Map<string, PauseState>();
   const logs = new Map<string, BudgetLog>();
+  const clientLogs = new Map<string, BudgetLog>();
+  let sweep = clientLogs.keys();
+  /** Removes client logs with nothing left in the minute, a few per call. */
+  function sweepClientLogs(nowMs: number): void {
+    for (let step = 0; step < CLIENT_SWEEP_STEP; step += 1) {
+      let next = sweep.next();
+      if (next.done === true) {
+        sweep = clientLogs.keys();
+        next = sweep.next();
+        if (next.done === true) return;
+      }
+      const log = clientLogs.get(next.value);
+      if (log !== undefined && liveCount(log, nowMs) === 0) clientLogs.delete(next.value);
+    }
+  }
   const logOf = (upstream: string): BudgetLog => {
     let log = logs.get(upstream);
     if (log === undefined) {
@@ -87,15 +133,28 @@ export function createMemoryPolitenessStore(): MemoryPolitenessStore {
     writePause: async (upstream, state) => {
       pauses.set(upstream, { ...state });
     },
-    takeBudgetSlot: async (upstream, requestsPerMinute, nowMs) => {
+    takeBudgetSlot: async (upstream, requestsPerMinute, nowMs, charge) => {
+      const cost = costOf(requestsPerMinute, charge);
       const log = logOf(upstream);
       const count = liveCount(log, nowMs);
-      if (count < requestsPerMinute) {
-        record(log, nowMs);
-        return { granted: true };
+      if (count + cost > requestsPerMinute) return { granted: false, retryInMs: retryInOf(log, count, requestsPerMinute, cost, nowMs), by: 'budget' };
+      let clientLog: BudgetLog | undefined;
+      if (charge?.client !== undefined && charge.clientLimit !== undefined) {
+        sweepClientLogs(nowMs);
+        const key = `${upstream}\u0000${charge.client}`;
+        clientLog = clientLogs.get(key);
+        if (clientLog === undefined) {
+          clientLog = { times: [], head: 0 };
+          clientLogs.set(key, clientLog);
+        }
+        const clientCount = liveCount(clientLog, nowMs);
+        if (clientCount + cost > charge.clientLimit) return { granted: false, retryInMs: retryInOf(clientLog, clientCount, charge.clientLimit, cost, nowMs), by: 'share' };
       }
-      const oldest = log.times[log.times.length - requestsPerMinute] ?? nowMs;
-      return { granted: false, retryInMs: Math.max(1, oldest + BUDGET_WINDOW_MS - nowMs) };
+      for (let charged = 0; charged < cost; charged += 1) {
+        record(log, nowMs);
+        if (clientLog !== undefined) record(clientLog, nowMs);
+      }
+      return { granted: true };
     },
   };
 }

@@ -85,3 +85,25 @@ describe('Redis politeness store', () => {
     }
   });
 });
+
+describe('Redis politeness store: a client share across instances', () => {
+  it('counts a client against its share on every instance, and charges a search of 2 at once', async () => {
+    const first = createRedisPolitenessStore({ client: await readyClient() });
+    const second = createRedisPolitenessStore({ client: await readyClient() });
+    const greedy = { client: 'a1b2c3', clientLimit: 3 };
+    const granted = [];
+    for (let i = 0; i < 4; i += 1) granted.push((await (i % 2 === 0 ? first : second).takeBudgetSlot('shared-share', 6, Date.now(), greedy)).granted);
+    expect(granted).toEqual([true, true, true, false]);
+    const refused = await second.takeBudgetSlot('shared-share', 6, Date.now(), greedy);
+    expect(refused).toMatchObject({ granted: false, by: 'share' });
+    // The others still have the rest of the budget: 3 left, so a search of 2 fits once.
+    expect(await first.takeBudgetSlot('shared-share', 6, Date.now(), { cost: 2, client: 'd4e5f6', clientLimit: 3 })).toEqual({ granted: true });
+    expect(await second.takeBudgetSlot('shared-share', 6, Date.now(), { cost: 2 })).toMatchObject({ granted: false, by: 'budget' });
+    expect(await second.takeBudgetSlot('shared-share', 6, Date.now())).toEqual({ granted: true });
+    const keys = await listKeys(admin, prefix);
+    // The client's log is keyed by its hash, as given: never an address.
+    expect(keys.filter((key) => key.includes(':polite:share:shared-share:')).sort()).toEqual(
+      [`${prefix}polite:share:shared-share:a1b2c3`, `${prefix}polite:share:shared-share:d4e5f6`].sort(),
+    );
+  });
+});

@@ -5,8 +5,8 @@
 // state remembers: the budget count Redis last reported seeds it, and the requests made in
 // memory keep counting after Redis returns until they leave the minute (docs/reliability.md).
 import type { RedisClient } from '../redis/redis-client.js';
-import { hitSlidingLog } from '../redis/scripts.js';
-import { BUDGET_WINDOW_MS, createMemoryPolitenessStore, type MemoryPolitenessStore, type PauseState, type PolitenessStore } from './politeness-store.js';
+import { takeBudgetShare } from '../redis/scripts.js';
+import { BUDGET_WINDOW_MS, costOf, createMemoryPolitenessStore, type MemoryPolitenessStore, type PauseState, type PolitenessStore } from './politeness-store.js';
 
 /** How long the block count outlives the pause, so a block soon after a pause grows the backoff. */
 const BLOCK_MEMORY_MS = 6 * 60 * 60_000;
@@ -17,7 +17,10 @@ export interface RedisPolitenessStoreOptions {
   now?: () => number;
 }
 
-/** Keys: `polite:pause:<upstream>` (hash) and `polite:budget:<upstream>` (sliding log). No number ever. */
+/**
+ * Keys: `polite:pause:<upstream>` (hash), `polite:budget:<upstream>` (sliding log) and
+ * `polite:share:<upstream>:<client hash>` (a client's sliding log, its share). No number nor address ever.
+ */
 export function createRedisPolitenessStore(options: RedisPolitenessStoreOptions): PolitenessStore {
   const { client } = options;
   const fallback = options.fallback ?? createMemoryPolitenessStore();
@@ -53,17 +56,26 @@ export function createRedisPolitenessStore(options: RedisPolitenessStoreOptions)
         () => undefined,
       );
     },
-    takeBudgetSlot: (upstream, requestsPerMinute, nowMs) =>
+    takeBudgetSlot: (upstream, requestsPerMinute, nowMs, charge) =>
       client.attempt(
         async (redis) => {
           sequence = (sequence + 1) % Number.MAX_SAFE_INTEGER;
-          // Redis' clock, not `nowMs`: instances must agree on the minute.
-          const result = await hitSlidingLog(redis, `polite:budget:${upstream}`, requestsPerMinute, BUDGET_WINDOW_MS, `${instanceId}:${sequence}`);
+          const cost = costOf(requestsPerMinute, charge);
+          const clientLimit = charge?.client !== undefined && charge.clientLimit !== undefined ? charge.clientLimit : 0;
+          // Redis' clock, not `nowMs`: instances must agree on the minute. The client's log is
+          // keyed by its hash (never its address).
+          const result = await takeBudgetShare(
+            redis,
+            `polite:budget:${upstream}`,
+            `polite:share:${upstream}:${charge?.client ?? '-'}`,
+            { limit: requestsPerMinute, windowMs: BUDGET_WINDOW_MS, cost, clientLimit },
+            `${instanceId}:${sequence}`,
+          );
           lastShared.set(upstream, { count: result.count, atMs: now() });
-          if (!result.allowed) return { granted: false as const, retryInMs: Math.max(1, result.resetMs) };
+          if (!result.granted) return { granted: false as const, retryInMs: Math.max(1, result.retryInMs), by: result.by ?? 'budget' };
           // Requests made here while Redis was away are not in its log: until they leave the
           // minute, the memory log must grant the slot too.
-          if (fallback.hasLiveBudget(upstream, nowMs)) return fallback.takeBudgetSlot(upstream, requestsPerMinute, nowMs);
+          if (fallback.hasLiveBudget(upstream, nowMs)) return fallback.takeBudgetSlot(upstream, requestsPerMinute, nowMs, charge);
           return { granted: true as const };
         },
         async () => {
@@ -72,7 +84,7 @@ export function createRedisPolitenessStore(options: RedisPolitenessStoreOptions)
             fallback.seedBudget(upstream, known.count, known.atMs, nowMs);
             lastShared.delete(upstream);
           }
-          return fallback.takeBudgetSlot(upstream, requestsPerMinute, nowMs);
+          return fallback.takeBudgetSlot(upstream, requestsPerMinute, nowMs, charge);
         },
       ),
   };

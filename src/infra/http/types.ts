@@ -11,6 +11,23 @@ export interface HttpRequest {
   signal: AbortSignal;
   /** Cap on the decoded body in bytes; default about 1 MiB. */
   maxBodyBytes?: number;
+  /**
+   * Asked before a redirect is followed (each request sent counts against the upstream's
+   * budget): false stops the fetch there. Set by the fetcher, not by adapters.
+   */
+  beforeRedirect?: () => Promise<boolean>;
+  /** The API client this request is made for (fair queueing and its share of the budget); absent for the service's own requests. */
+  client?: FetchClient;
+  /** Epoch ms at which the caller's deadline passes: the fetcher sends nothing it cannot give its minimum time on the wire. */
+  deadlineAt?: number;
+  /** Requests this fetch is expected to send, charged together before the first (2 for a POST answered by a redirect). Default 1. */
+  expectedRequests?: number;
+}
+
+/** A client as the fetchers know it: a keyed hash of its address, and whether it is exempt (a larger share). */
+export interface FetchClient {
+  key: string;
+  exempt: boolean;
 }
 
 export interface HttpResponse {
@@ -27,14 +44,18 @@ export type HttpFailureReason = 'timeout' | 'aborted' | 'connection' | 'too_larg
 
 export type HttpResult = { kind: 'response'; response: HttpResponse } | { kind: 'failure'; reason: HttpFailureReason };
 
-/** Why the fetcher refused to send, or the upstream refused us: the upstream is paused after these. */
-export type FetchBlockedReason = 'http_403' | 'http_429' | 'paused' | 'budget';
+/**
+ * Why the fetcher refused to send, or the upstream refused us: the upstream is paused after
+ * 403/429; `paused`, `budget` and `queue` (no concurrency slot in time) sent nothing.
+ */
+export type FetchBlockedReason = 'http_403' | 'http_429' | 'paused' | 'budget' | 'queue';
 export type FetchErrorReason = HttpFailureReason | 'http_5xx';
 
 /** How a fetch failed, in the fetcher's own terms; each adapter maps it to its source outcome. */
 export type FetchFailure = { kind: 'blocked'; reason: FetchBlockedReason; retryAfterMs?: number } | { kind: 'error'; reason: FetchErrorReason };
 
-export type FetchResult = { kind: 'response'; response: HttpResponse } | { kind: 'failure'; failure: FetchFailure };
+/** `notSent`: the fetcher answered without sending anything (its own pause, budget, queue, or the caller leaving first). */
+export type FetchResult = { kind: 'response'; response: HttpResponse } | { kind: 'failure'; failure: FetchFailure; notSent?: true };
 
 export interface HttpClient {
   request(request: HttpRequest): Promise<HttpResult>;

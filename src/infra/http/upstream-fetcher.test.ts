@@ -73,7 +73,7 @@ describe('upstream fetcher: pause after 403/429', () => {
     expect(await fetcher.fetch(request())).toEqual({ kind: 'failure', failure: { kind: 'blocked', reason: 'http_429', retryAfterMs: 120_000 } });
     expect(fetcher.pausedUntil()).toBe(clock.now() + 120_000);
     clock.advance(119_000);
-    expect(await fetcher.fetch(request())).toEqual({ kind: 'failure', failure: { kind: 'blocked', reason: 'paused', retryAfterMs: 1_000 } });
+    expect(await fetcher.fetch(request())).toEqual({ kind: 'failure', failure: { kind: 'blocked', reason: 'paused', retryAfterMs: 1_000 }, notSent: true });
     expect(calls).toHaveLength(1);
     clock.advance(1_000);
     expect(await fetcher.fetch(request())).toMatchObject({ kind: 'response', response: { status: 200 } });
@@ -135,7 +135,7 @@ describe('upstream fetcher: budget and concurrency', () => {
     const fetcher = createUpstreamFetcher({ upstream: 't', client, requestsPerMinute: 2, maxConcurrency: 4 });
     await fetcher.fetch(request());
     await fetcher.fetch(request());
-    expect(await fetcher.fetch(request(AbortSignal.timeout(300)))).toEqual({ kind: 'failure', failure: { kind: 'blocked', reason: 'budget' } });
+    expect(await fetcher.fetch(request(AbortSignal.timeout(300)))).toEqual({ kind: 'failure', failure: { kind: 'blocked', reason: 'budget' }, notSent: true });
     expect(calls).toHaveLength(2);
   });
 
@@ -160,7 +160,7 @@ describe('upstream fetcher: budget and concurrency', () => {
     await fetcher.fetch(request());
     // The caller's own signal never fires: only the fit check can end this fetch.
     const never = new AbortController();
-    expect(await fetcher.fetch(request(never.signal))).toEqual({ kind: 'failure', failure: { kind: 'blocked', reason: 'budget' } });
+    expect(await fetcher.fetch(request(never.signal))).toEqual({ kind: 'failure', failure: { kind: 'blocked', reason: 'budget' }, notSent: true });
     expect(calls).toHaveLength(1);
   });
 
@@ -173,7 +173,7 @@ describe('upstream fetcher: budget and concurrency', () => {
     const waiting = fetcher.fetch(request(controller.signal));
     await refused();
     controller.abort(new Error('gone'));
-    expect(await waiting).toEqual({ kind: 'failure', failure: { kind: 'error', reason: 'aborted' } });
+    expect(await waiting).toEqual({ kind: 'failure', failure: { kind: 'error', reason: 'aborted' }, notSent: true });
   });
 
   it('never runs more requests at once than the concurrency cap, queueing the rest', async () => {
@@ -193,7 +193,7 @@ describe('upstream fetcher: budget and concurrency', () => {
     expect(maxInFlight).toBe(2);
   });
 
-  it('gives up a queued request at its deadline as blocked(budget)', async () => {
+  it('gives up a queued request at its deadline as blocked(queue), sending nothing', async () => {
     // The one slot stays taken until the queued request has been answered: only its deadline can end its wait.
     let freeSlot = (): void => undefined;
     const slotTaken = new Promise<void>((resolve) => {
@@ -205,10 +205,79 @@ describe('upstream fetcher: budget and concurrency', () => {
     });
     const fetcher = createUpstreamFetcher({ upstream: 't', client, requestsPerMinute: 100, maxConcurrency: 1 });
     const first = fetcher.fetch(request());
-    expect(await fetcher.fetch(request(AbortSignal.timeout(100)))).toEqual({ kind: 'failure', failure: { kind: 'blocked', reason: 'budget' } });
+    expect(await fetcher.fetch(request(AbortSignal.timeout(100)))).toEqual({ kind: 'failure', failure: { kind: 'blocked', reason: 'queue' }, notSent: true });
     expect(calls).toHaveLength(1);
     freeSlot();
     expect(await first).toMatchObject({ kind: 'response' });
+  });
+});
+
+describe('upstream fetcher: fair turns, shares and charges', () => {
+  it('serves queued clients in turn: a client behind a burst of another waits one turn, not the burst', async () => {
+    const releases: Array<() => void> = [];
+    const order: string[] = [];
+    const { client } = scriptedClient(async (_call, sent) => {
+      order.push(sent.url);
+      await new Promise<void>((resolve) => releases.push(resolve));
+      return respond(200);
+    });
+    const fetcher = createUpstreamFetcher({ upstream: 't', client, requestsPerMinute: 100, maxConcurrency: 1 });
+    const greedy = { key: 'greedy', exempt: false };
+    const burst = Array.from({ length: 4 }, (_, i) => fetcher.fetch({ ...request(), url: `http://127.0.0.1/greedy/${i}`, client: greedy }));
+    const other = fetcher.fetch({ ...request(), url: 'http://127.0.0.1/other', client: { key: 'other', exempt: false } });
+    // Each answer lets the next queued request through.
+    for (let served = 0; served < 5; served += 1) {
+      while (releases.length === 0) await new Promise((resolve) => setImmediate(resolve));
+      releases.shift()?.();
+    }
+    await Promise.all([...burst, other]);
+    expect(order).toEqual(['http://127.0.0.1/greedy/0', 'http://127.0.0.1/other', 'http://127.0.0.1/greedy/1', 'http://127.0.0.1/greedy/2', 'http://127.0.0.1/greedy/3']);
+  });
+
+  it('holds no concurrency slot while it waits for a budget slot', async () => {
+    const clock = fakeClock();
+    const { client, calls } = scriptedClient(() => respond(200));
+    // A budget of 2, each client's share 1 (50 %): the greedy client's second request waits
+    // for its share, and the other client's request passes meanwhile on the one slot.
+    const fetcher = createUpstreamFetcher({ upstream: 't', client, requestsPerMinute: 2, maxConcurrency: 1, clientSharePct: 50, now: clock.now, maxBudgetWaitMs: 120_000 });
+    const greedy = { key: 'greedy', exempt: false };
+    expect(await fetcher.fetch({ ...request(), client: greedy })).toMatchObject({ kind: 'response' });
+    const controller = new AbortController();
+    const waiting = fetcher.fetch({ ...request(controller.signal), client: greedy });
+    expect(await fetcher.fetch({ ...request(), client: { key: 'other', exempt: false } })).toMatchObject({ kind: 'response' });
+    controller.abort(new Error('gone'));
+    expect(await waiting).toEqual({ kind: 'failure', failure: { kind: 'error', reason: 'aborted' }, notSent: true });
+    expect(calls).toHaveLength(2);
+  });
+
+  it('answers blocked(budget) at once to a client past its share, and gives an exempt client its larger share', async () => {
+    const { client, calls } = scriptedClient(() => respond(200));
+    const fetcher = createUpstreamFetcher({ upstream: 't', client, requestsPerMinute: 10, maxConcurrency: 2, clientSharePct: 50, exemptSharePct: 80 });
+    const granted = async (fetchClient: { key: string; exempt: boolean }): Promise<number> => {
+      let count = 0;
+      for (let i = 0; i < 10; i += 1) if ((await fetcher.fetch({ ...request(), client: fetchClient })).kind === 'response') count += 1;
+      return count;
+    };
+    expect(await granted({ key: 'pbx', exempt: true })).toBe(8);
+    // 2 left in the minute for everyone else.
+    expect(await granted({ key: 'web', exempt: false })).toBe(2);
+    expect(await fetcher.fetch({ ...request(), client: { key: 'web', exempt: false } })).toEqual({ kind: 'failure', failure: { kind: 'blocked', reason: 'budget' }, notSent: true });
+    expect(calls).toHaveLength(10);
+  });
+
+  it('charges every request sent: a fetch expecting a redirect is charged 2, and an unexpected redirect once more', async () => {
+    const store = createMemoryPolitenessStore();
+    const redirects: Array<boolean | undefined> = [];
+    const { client } = scriptedClient(async (_call, sent) => {
+      redirects.push(await sent.beforeRedirect?.());
+      return respond(200);
+    });
+    const fetcher = createUpstreamFetcher({ upstream: 't', client, requestsPerMinute: 3, maxConcurrency: 1, politeness: store });
+    expect(await fetcher.fetch({ ...request(), expectedRequests: 2 })).toMatchObject({ kind: 'response' });
+    expect(await fetcher.fetch(request())).toMatchObject({ kind: 'response' });
+    expect(redirects).toEqual([true, false]);
+    // The refused redirect sent nothing more: 3 charged, the budget of the minute.
+    expect(await store.takeBudgetSlot('t', 3, Date.now())).toMatchObject({ granted: false });
   });
 });
 

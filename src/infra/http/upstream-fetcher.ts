@@ -1,9 +1,15 @@
 // Politeness for one upstream, in front of the shared HTTP client: answers at once during a
-// pause after 403/429 (per upstream, never per number), keeps a per-minute request budget and
-// a concurrency cap (a request waits for a slot within its own deadline), and turns
+// pause after 403/429 (per upstream, never per number), keeps a per-minute request budget with
+// a per-client share of it, and a concurrency cap whose queue serves clients in turn; and turns
 // transport-level results into its own failures so adapters only judge the pages themselves.
-import { createMemoryPolitenessStore, type BudgetDecision, type PauseState, type PolitenessStore } from './politeness-store.js';
-import type { FetchResult, HttpClient, HttpRequest, HttpResponse, UpstreamFetcher } from './types.js';
+//
+// A wait is never an upstream failure (docs/reliability.md): a request that gets no
+// concurrency slot or no budget slot in time is sent nowhere and ends `blocked(queue)` or
+// `blocked(budget)`, soon enough to leave its minimum time on the wire before the caller's
+// deadline, so the deadline passing only ever means the upstream was slow. A request waiting
+// for a budget slot holds no concurrency slot.
+import { costOf, createMemoryPolitenessStore, type BudgetCharge, type BudgetDecision, type PauseState, type PolitenessStore } from './politeness-store.js';
+import type { FetchClient, FetchResult, HttpClient, HttpRequest, HttpResponse, UpstreamFetcher } from './types.js';
 import { sleepUnlessAborted } from '../abortable-sleep.js';
 
 /** First pause after a 403/429 without Retry-After (another scraper of these sites uses the same). */
@@ -26,24 +32,41 @@ export interface UpstreamFetcherOptions {
   /** Shared state for several instances; in-memory by default. */
   politeness?: PolitenessStore;
   /**
-   * Longest a request may wait for a budget slot: the source deadline less the time a request
-   * needs. A slot further away than this answers `blocked(budget)` at once instead of waiting
-   * out the deadline. Default DEFAULT_MAX_BUDGET_WAIT_MS.
+   * Longest a request may wait for its concurrency and budget slots: the source deadline less
+   * the time a request needs. A slot further away than this answers `blocked(budget)` at once
+   * instead of waiting out the deadline. Default DEFAULT_MAX_BUDGET_WAIT_MS.
    */
   maxBudgetWaitMs?: number;
+  /**
+   * With a request's `deadlineAt`: it is sent no later than this long before it, so it has
+   * this long on the wire. Default DEFAULT_MIN_REQUEST_TIME_MS.
+   */
+  minRequestTimeMs?: number;
+  /** Most of the budget one client may spend in a sliding minute, in percent. Default 100 (no share). */
+  clientSharePct?: number;
+  /** The same for a rate-limit exempt client. Default 100. */
+  exemptSharePct?: number;
 }
 
 /** The default source deadline (3 s) less a second for the request itself. */
 export const DEFAULT_MAX_BUDGET_WAIT_MS = 2_000;
+export const DEFAULT_MIN_REQUEST_TIME_MS = 1_000;
 
+/** A client's share of a budget: at least one request, so every client can be answered. */
+export function shareOf(requestsPerMinute: number, pct: number): number {
+  return Math.max(1, Math.floor((requestsPerMinute * Math.min(100, Math.max(0, pct))) / 100));
+}
 
 export function createUpstreamFetcher(options: UpstreamFetcherOptions): UpstreamFetcher {
   const { upstream, client } = options;
   const now = options.now ?? Date.now;
   const store = options.politeness ?? createMemoryPolitenessStore();
   const requestsPerMinute = Math.max(1, Math.floor(options.requestsPerMinute));
-  const semaphore = createSemaphore(Math.max(1, Math.floor(options.maxConcurrency)));
+  const queue = createFairQueue(Math.max(1, Math.floor(options.maxConcurrency)));
   const maxBudgetWaitMs = Math.max(0, options.maxBudgetWaitMs ?? DEFAULT_MAX_BUDGET_WAIT_MS);
+  const minRequestTimeMs = Math.max(0, options.minRequestTimeMs ?? DEFAULT_MIN_REQUEST_TIME_MS);
+  const clientShare = shareOf(requestsPerMinute, options.clientSharePct ?? 100);
+  const exemptShare = shareOf(requestsPerMinute, options.exemptSharePct ?? 100);
   // Last pause seen in the store, so that pausedUntil() can stay synchronous (readiness, metrics).
   let knownPauseUntilMs = 0;
 
@@ -69,28 +92,22 @@ export function createUpstreamFetcher(options: UpstreamFetcherOptions): Upstream
 
   function pausedOutcome(state: PauseState): FetchResult | undefined {
     const remainingMs = state.untilMs - now();
-    return remainingMs > 0 ? { kind: 'failure', failure: { kind: 'blocked', reason: 'paused', retryAfterMs: remainingMs } } : undefined;
+    return remainingMs > 0 ? { kind: 'failure', failure: { kind: 'blocked', reason: 'paused', retryAfterMs: remainingMs }, notSent: true } : undefined;
   }
 
-  /**
-   * `granted` (at the first try), `waited` (granted after waiting), or why not: `budget` when the next slot is further away than the wait allowed
-   * (decided at once, so a spent budget never runs out the source deadline), `signal` when the
-   * caller's signal ended the wait.
-   */
-  async function waitForBudgetSlot(signal: AbortSignal, first: Promise<BudgetDecision>): Promise<'granted' | 'waited' | 'budget' | 'signal'> {
-    const waitStartedAt = now();
-    let pending: Promise<BudgetDecision> | undefined = first;
-    for (;;) {
-      let decision;
-      try {
-        decision = await (pending ?? store.takeBudgetSlot(upstream, requestsPerMinute, now()));
-      } catch {
-        return pending === undefined ? 'waited' : 'granted';
-      }
-      if (decision.granted) return pending === undefined ? 'waited' : 'granted';
-      pending = undefined;
-      if (now() - waitStartedAt + decision.retryInMs > maxBudgetWaitMs) return 'budget';
-      if (!(await sleepUnlessAborted(Math.min(decision.retryInMs, BUDGET_POLL_MS), signal))) return 'signal';
+  /** The charge of one try: the client's share applies only to a client's request (not to the service's own). */
+  function chargeOf(fetchClient: FetchClient | undefined, cost: number): BudgetCharge {
+    if (fetchClient === undefined) return { cost };
+    const share = fetchClient.exempt ? exemptShare : clientShare;
+    return share >= requestsPerMinute ? { cost } : { cost, client: fetchClient.key, clientLimit: share };
+  }
+
+  async function takeBudget(charge: BudgetCharge): Promise<BudgetDecision> {
+    try {
+      return await store.takeBudgetSlot(upstream, requestsPerMinute, now(), charge);
+    } catch {
+      // A store that fails to answer must not stop lookups (the Redis store falls back itself).
+      return { granted: true };
     }
   }
 
@@ -120,36 +137,66 @@ export function createUpstreamFetcher(options: UpstreamFetcherOptions): Upstream
     return { kind: 'response', response };
   }
 
+  /** Sends the request, charging each redirect followed beyond the requests already charged. */
+  async function send(request: HttpRequest, charge: BudgetCharge, prepaid: number, blocksBefore: number): Promise<FetchResult> {
+    let unusedPrepaid = prepaid - 1;
+    let refusedRedirect = false;
+    const beforeRedirect = async (): Promise<boolean> => {
+      if (unusedPrepaid > 0) {
+        unusedPrepaid -= 1;
+        return true;
+      }
+      // One try, no wait: the first request is already answered and waits on the wire.
+      const decision = await takeBudget({ ...charge, cost: 1 });
+      refusedRedirect = !decision.granted;
+      return decision.granted;
+    };
+    const result = await client.request({ ...request, beforeRedirect });
+    if (result.kind === 'failure') {
+      if (refusedRedirect) return { kind: 'failure', failure: { kind: 'blocked', reason: 'budget' } };
+      return { kind: 'failure', failure: { kind: 'error', reason: result.reason } };
+    }
+    return await classify(result.response, blocksBefore);
+  }
+
   async function fetch(request: HttpRequest): Promise<FetchResult> {
     // A pause is known locally as soon as this instance saw it: no need to ask the store first.
     const pausedLocally = pausedOutcome({ untilMs: knownPauseUntilMs, consecutiveBlocks: 0 });
     if (pausedLocally) return pausedLocally;
-    if (!(await semaphore.acquire(request.signal))) return noSlot(request.signal);
-    try {
-      // The shared pause and the first budget try go to the store together (one round trip
-      // instead of two on a remote store). During a pause the slot taken is not given back:
-      // the budget only ever errs on the side of fewer requests.
-      const firstTry = store.takeBudgetSlot(upstream, requestsPerMinute, now());
-      firstTry.catch(() => undefined);
-      const pause = await readPause();
-      const paused = pausedOutcome(pause);
-      if (paused) return paused;
-      const budget = await waitForBudgetSlot(request.signal, firstTry);
-      if (budget === 'budget') return { kind: 'failure', failure: { kind: 'blocked', reason: 'budget' } };
-      if (budget === 'signal') return noSlot(request.signal);
-      let blocksBefore = pause.consecutiveBlocks;
-      if (budget === 'waited') {
-        // A 403/429 may have arrived while this request waited.
-        const pauseMeanwhile = await readPause();
-        const pausedMeanwhile = pausedOutcome(pauseMeanwhile);
-        if (pausedMeanwhile) return pausedMeanwhile;
-        blocksBefore = pauseMeanwhile.consecutiveBlocks;
+    const { signal } = request;
+    // The last moment the request may be sent: within the wait allowed, and leaving each
+    // request it will send its minimum time on the wire before the caller's deadline.
+    const expected = Math.max(1, Math.floor(request.expectedRequests ?? 1));
+    const sendBy = Math.min(
+      now() + maxBudgetWaitMs - (expected - 1) * minRequestTimeMs,
+      request.deadlineAt === undefined ? Number.POSITIVE_INFINITY : request.deadlineAt - expected * minRequestTimeMs,
+    );
+    const clientKey = request.client?.key ?? '';
+    const charge = chargeOf(request.client, expected);
+    const prepaid = costOf(requestsPerMinute, charge);
+    for (;;) {
+      const slot = await queue.acquire(clientKey, signal, Math.max(0, sendBy - now()));
+      if (slot !== 'granted') return notSent(slot === 'late' ? 'queue' : signal);
+      let holding = true;
+      try {
+        // The shared pause and the budget try go to the store together (one round trip
+        // instead of two on a remote store). During a pause the slot taken is not given back:
+        // the budget only ever errs on the side of fewer requests.
+        const budget = takeBudget(charge);
+        const pause = await readPause();
+        const paused = pausedOutcome(pause);
+        if (paused) return paused;
+        const decision = await budget;
+        if (decision.granted) return await send(request, charge, prepaid, pause.consecutiveBlocks);
+        // No budget slot: decided at once when the next one frees too late (a spent budget
+        // never runs out the source deadline), else waited for without holding the concurrency slot.
+        if (now() + decision.retryInMs > sendBy) return notSent('budget');
+        queue.release();
+        holding = false;
+        if (!(await sleepUnlessAborted(Math.min(decision.retryInMs, BUDGET_POLL_MS), signal))) return notSent(signal);
+      } finally {
+        if (holding) queue.release();
       }
-      const result = await client.request(request);
-      if (result.kind === 'failure') return { kind: 'failure', failure: { kind: 'error', reason: result.reason } };
-      return await classify(result.response, blocksBefore);
-    } finally {
-      semaphore.release();
     }
   }
 
@@ -160,11 +207,15 @@ export function createUpstreamFetcher(options: UpstreamFetcherOptions): Upstream
   };
 }
 
-/** No budget or concurrency slot before the deadline; a caller's own abort stays `aborted`. */
-function noSlot(signal: AbortSignal): FetchResult {
-  const reason: unknown = signal.reason;
+/**
+ * Nothing sent: `queue` or `budget` when no slot came in time; when the caller's signal ended
+ * the wait, `blocked(queue)` for a deadline and `aborted` for a caller that gave up.
+ */
+function notSent(why: 'queue' | 'budget' | AbortSignal): FetchResult {
+  if (typeof why === 'string') return { kind: 'failure', failure: { kind: 'blocked', reason: why }, notSent: true };
+  const reason: unknown = why.reason;
   const byDeadline = !(reason instanceof Error) || reason.name === 'TimeoutError';
-  return { kind: 'failure', failure: byDeadline ? { kind: 'blocked', reason: 'budget' } : { kind: 'error', reason: 'aborted' } };
+  return { kind: 'failure', failure: byDeadline ? { kind: 'blocked', reason: 'queue' } : { kind: 'error', reason: 'aborted' }, notSent: true };
 }
 
 /** Retry-After as delay-seconds or an HTTP date, capped; undefined when absent or unreadable. */
@@ -182,40 +233,89 @@ export function parseRetryAfterMs(value: string | undefined, nowMs: number): num
 }
 
 
-interface Semaphore {
-  acquire(signal: AbortSignal): Promise<boolean>;
+interface FairQueue {
+  /** `granted`, `late` (no slot within `maxWaitMs`) or `aborted` (the signal ended the wait). */
+  acquire(clientKey: string, signal: AbortSignal, maxWaitMs: number): Promise<'granted' | 'late' | 'aborted'>;
   release(): void;
 }
 
-/** FIFO concurrency cap; a waiter whose signal aborts leaves the queue. */
-function createSemaphore(capacity: number): Semaphore {
+interface Waiter {
+  grant(): void;
+}
+
+/**
+ * A concurrency cap whose waiters are served one client at a time, in turn (round robin): a
+ * client with 30 requests queued delays another client's request by at most one slot's turn,
+ * not by its 30; the client served last is not served again while another waits. Within one
+ * client, first come first served. A waiter whose signal aborts or whose wait runs out leaves
+ * the queue. The loop over waiting clients stops at the second one.
+ */
+function createFairQueue(capacity: number): FairQueue {
   let active = 0;
-  const waiters: Array<(granted: boolean) => void> = [];
+  // Clients with waiters, in turn order: the first key is served next, then moves to the back.
+  const waiting = new Map<string, Waiter[]>();
+  // The client served last, queued or not: it is not served again while another waits.
+  let lastServed: string | undefined;
+
+  function remove(clientKey: string, waiter: Waiter): void {
+    const list = waiting.get(clientKey);
+    if (list === undefined) return;
+    const index = list.indexOf(waiter);
+    if (index >= 0) list.splice(index, 1);
+    if (list.length === 0) waiting.delete(clientKey);
+  }
+
   return {
-    acquire(signal) {
-      if (signal.aborted) return Promise.resolve(false);
+    acquire(clientKey, signal, maxWaitMs) {
+      if (signal.aborted) return Promise.resolve('aborted');
       if (active < capacity) {
         active += 1;
-        return Promise.resolve(true);
+        lastServed = clientKey;
+        return Promise.resolve('granted');
       }
+      if (maxWaitMs <= 0) return Promise.resolve('late');
       return new Promise((resolve) => {
-        const waiter = (granted: boolean) => {
+        const finish = (result: 'granted' | 'late' | 'aborted'): void => {
+          clearTimeout(timer);
           signal.removeEventListener('abort', onAbort);
-          resolve(granted);
+          resolve(result);
         };
-        const onAbort = () => {
-          const index = waiters.indexOf(waiter);
-          if (index >= 0) waiters.splice(index, 1);
-          resolve(false);
+        const waiter: Waiter = { grant: () => finish('granted') };
+        const onAbort = (): void => {
+          remove(clientKey, waiter);
+          finish('aborted');
         };
+        const timer = setTimeout(() => {
+          remove(clientKey, waiter);
+          finish('late');
+        }, maxWaitMs);
         signal.addEventListener('abort', onAbort, { once: true });
-        waiters.push(waiter);
+        const list = waiting.get(clientKey);
+        if (list === undefined) waiting.set(clientKey, [waiter]);
+        else list.push(waiter);
       });
     },
     release() {
-      const next = waiters.shift();
+      let next: [string, Waiter[]] | undefined;
+      for (const entry of waiting) {
+        next ??= entry;
+        if (entry[0] !== lastServed) {
+          next = entry;
+          break;
+        }
+      }
+      if (next === undefined) {
+        active -= 1;
+        return;
+      }
+      const [clientKey, list] = next;
+      lastServed = clientKey;
+      const waiter = list.shift();
+      // This client has had its turn: to the back of the line, if it still waits.
+      waiting.delete(clientKey);
+      if (list.length > 0) waiting.set(clientKey, list);
       // The slot passes straight to the next waiter, so `active` stays the same.
-      if (next) next(true);
+      if (waiter !== undefined) waiter.grant();
       else active -= 1;
     },
   };

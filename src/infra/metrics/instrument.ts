@@ -13,9 +13,10 @@ const STATUS_CODE_OF_REASON: Readonly<Record<string, string>> = { http_403: '403
 
 /**
  * Outcomes the fetcher answers without sending anything: a spent budget, a pause after
- * 403/429. They are not requests to the site, so they are not counted as such.
+ * 403/429, no concurrency slot in time. They are not requests to the site, so they are not
+ * counted as such (nor is any failure the fetcher marks `notSent`: a caller gone first).
  */
-const NOT_SENT_REASONS: ReadonlySet<string> = new Set(['budget', 'paused']);
+const NOT_SENT_REASONS: ReadonlySet<string> = new Set(['budget', 'paused', 'queue']);
 
 /** Times every request an upstream's fetcher makes and counts it by outcome, HTTP status and reason. */
 export function instrumentUpstreamFetcher(fetcher: UpstreamFetcher, metrics: Pick<ServiceMetrics, 'declareUpstream' | 'recordUpstreamRequest'>): UpstreamFetcher {
@@ -31,7 +32,7 @@ export function instrumentUpstreamFetcher(fetcher: UpstreamFetcher, metrics: Pic
         metrics.recordUpstreamRequest({ upstream: fetcher.upstream, outcome: 'response', statusCode: String(result.response.status), reason: '', durationSeconds });
       } else {
         const { kind, reason } = result.failure;
-        if (kind === 'blocked' && NOT_SENT_REASONS.has(reason)) return result;
+        if (result.notSent === true || (kind === 'blocked' && NOT_SENT_REASONS.has(reason))) return result;
         metrics.recordUpstreamRequest({ upstream: fetcher.upstream, outcome: kind, statusCode: STATUS_CODE_OF_REASON[reason] ?? '', reason, durationSeconds });
       }
       return result;

@@ -45,6 +45,51 @@ export interface SlidingLogResult {
   resetMs: number;
 }
 
+/**
+ * An upstream's budget with a client's share of it, in one atomic step (redis-politeness-store).
+ * KEYS[1] = the upstream's log, KEYS[2] = the client's log for that upstream (unused when
+ * clientLimit is 0); ARGV = limit, windowMs, a unique member suffix, cost, clientLimit.
+ * Charges `cost` entries to both logs when both have room, else nothing.
+ * Returns {granted (0|1), upstream count after, ms until the charge would fit, refused by (0 none, 1 budget, 2 share)}.
+ */
+export const BUDGET_SHARE_LUA = `
+local limit = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+local cost = tonumber(ARGV[4])
+local clientLimit = tonumber(ARGV[5])
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local function retryIn(key, count, lim)
+  local leaving = math.max(1, count - (lim - cost))
+  local entry = redis.call('ZRANGE', key, leaving - 1, leaving - 1, 'WITHSCORES')
+  if entry[2] then return math.max(1, tonumber(entry[2]) + window - now) end
+  return window
+end
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+local count = redis.call('ZCARD', KEYS[1])
+if count + cost > limit then return {0, count, retryIn(KEYS[1], count, limit), 1} end
+if clientLimit > 0 then
+  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - window)
+  local clientCount = redis.call('ZCARD', KEYS[2])
+  if clientCount + cost > clientLimit then return {0, count, retryIn(KEYS[2], clientCount, clientLimit), 2} end
+end
+for i = 1, cost do
+  local member = now .. ':' .. ARGV[3] .. ':' .. i
+  redis.call('ZADD', KEYS[1], now, member)
+  if clientLimit > 0 then redis.call('ZADD', KEYS[2], now, member) end
+end
+redis.call('PEXPIRE', KEYS[1], window)
+if clientLimit > 0 then redis.call('PEXPIRE', KEYS[2], window) end
+return {1, count + cost, 0, 0}
+`;
+
+export interface BudgetShareResult {
+  granted: boolean;
+  count: number;
+  retryInMs: number;
+  by: 'budget' | 'share' | undefined;
+}
+
 /** Compare-and-extend: only the holder's own token renews its lease (redis-fetch-coalescer). */
 export const RENEW_LOCK_LUA = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
@@ -76,6 +121,7 @@ export const REDIS_SCRIPTS = {
   phonerepRenewLock: { numberOfKeys: 1, lua: RENEW_LOCK_LUA },
   phonerepReleaseLock: { numberOfKeys: 1, lua: RELEASE_LOCK_LUA },
   phonerepWritePause: { numberOfKeys: 1, lua: WRITE_PAUSE_LUA },
+  phonerepBudgetShare: { numberOfKeys: 2, lua: BUDGET_SHARE_LUA },
 } as const satisfies NonNullable<RedisOptions['scripts']>;
 
 /** The commands REDIS_SCRIPTS adds to a connection (ioredis cannot infer them from the option). */
@@ -84,6 +130,7 @@ export interface ScriptCommands {
   phonerepRenewLock(key: string, token: string, leaseMs: number): Promise<unknown>;
   phonerepReleaseLock(key: string, token: string): Promise<unknown>;
   phonerepWritePause(key: string, untilMs: number, blocks: number, expiryMs: number): Promise<unknown>;
+  phonerepBudgetShare(key: string, clientKey: string, limit: number, windowMs: number, member: string, cost: number, clientLimit: number): Promise<unknown>;
 }
 
 /** A connection opened with REDIS_SCRIPTS. */
@@ -98,4 +145,21 @@ export async function hitSlidingLog(redis: ScriptedRedis, key: string, limit: nu
     throw new Error('unexpected sliding-log reply');
   }
   return { allowed: allowed === 1, count, resetMs };
+}
+
+/** Runs one budget-and-share step (BUDGET_SHARE_LUA); `clientLimit` 0 = no client share checked. */
+export async function takeBudgetShare(
+  redis: ScriptedRedis,
+  key: string,
+  clientKey: string,
+  limits: { limit: number; windowMs: number; cost: number; clientLimit: number },
+  member: string,
+): Promise<BudgetShareResult> {
+  const reply = await redis.phonerepBudgetShare(key, clientKey, limits.limit, limits.windowMs, member, limits.cost, limits.clientLimit);
+  if (!Array.isArray(reply) || reply.length !== 4) throw new Error('unexpected budget reply');
+  const [granted, count, retryInMs, by] = reply.map(Number);
+  if (granted === undefined || count === undefined || retryInMs === undefined || by === undefined || !Number.isFinite(count + retryInMs + by)) {
+    throw new Error('unexpected budget reply');
+  }
+  return { granted: granted === 1, count, retryInMs, by: by === 1 ? 'budget' : by === 2 ? 'share' : undefined };
 }

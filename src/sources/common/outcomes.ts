@@ -1,8 +1,14 @@
 // Small pieces every HTML adapter shares: the base-URL join and the last-resort classification
 // of an unexpected exception, so that a source never throws to its caller.
 import { blocked, failed, notFound, ok } from '../../domain/ports/source.js';
-import type { SourceOutcome } from '../../domain/ports/source.js';
+import type { SourceCall, SourceOutcome } from '../../domain/ports/source.js';
 import type { FetchFailure, HttpRequest, HttpResponse, UpstreamFetcher } from '../../infra/http/types.js';
+
+/** The parts of the engine's call a fetcher uses: the client and the deadline. */
+export function fetchCallOf(call: SourceCall | undefined): Pick<HttpRequest, 'client' | 'deadlineAt'> {
+  if (call === undefined) return {};
+  return { ...(call.client === undefined ? {} : { client: call.client }), ...(call.deadlineAt === undefined ? {} : { deadlineAt: call.deadlineAt }) };
+}
 
 /** `base` may end with a slash or carry a path prefix (a proxy, a mirror): the path is appended. */
 export function joinUrl(baseUrl: string, path: string): string {

@@ -75,7 +75,7 @@ export function buildSource<S extends SourceSlot>(description: UpstreamDescripti
   return {
     slot: adapter.slot,
     name: adapter.name,
-    lookup: (number, signal) => adapter.lookup(number, signal),
+    lookup: (number, signal, call) => adapter.lookup(number, signal, call),
     covers: (number) => description.covers(number, config),
   };
 }
@@ -100,21 +100,31 @@ export function concurrencyOf(description: Pick<UpstreamDescription, 'maxConcurr
 }
 
 /**
- * A request that cannot get a budget slot in time for at least this long a fetch within its
- * source deadline ends blocked("budget") at once instead of waiting the deadline out.
+ * A request that cannot get its concurrency or budget slot in time for at least this long a
+ * fetch within its source deadline ends blocked("queue") or blocked("budget") instead of
+ * waiting the deadline out: the deadline passing is then always time on the wire.
  */
 const MIN_REQUEST_TIME_MS = 1000;
+
+/** The time on the wire a request is sent with at least: a third of the source deadline, 1 s at least (1 s with the default 3 s). */
+export function minRequestTimeOf(sourceTimeoutMs: number): number {
+  return Math.max(MIN_REQUEST_TIME_MS, Math.round(sourceTimeoutMs / 3));
+}
 
 /** One fetcher per host of the upstream, with its budget and concurrency cap from the config. */
 export function createUpstreamFetchers(description: UpstreamDescription, config: Config, wiring: SourceWiring): Map<string, UpstreamFetcher> {
   const fetchers = new Map<string, UpstreamFetcher>();
+  const minRequestTimeMs = minRequestTimeOf(config.SOURCE_TIMEOUT_MS);
   for (const host of description.hosts) {
     const created = createUpstreamFetcher({
       upstream: host.fetcherName,
       client: wiring.client,
       requestsPerMinute: config[host.budgetKey],
       maxConcurrency: concurrencyOf(description, config),
-      maxBudgetWaitMs: Math.max(0, config.SOURCE_TIMEOUT_MS - MIN_REQUEST_TIME_MS),
+      maxBudgetWaitMs: Math.max(0, config.SOURCE_TIMEOUT_MS - minRequestTimeMs),
+      minRequestTimeMs,
+      clientSharePct: config.UPSTREAM_CLIENT_SHARE_PCT,
+      exemptSharePct: config.UPSTREAM_EXEMPT_SHARE_PCT,
       ...(wiring.now === undefined ? {} : { now: wiring.now }),
       ...(wiring.politeness === undefined ? {} : { politeness: wiring.politeness }),
     });

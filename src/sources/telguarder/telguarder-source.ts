@@ -7,8 +7,8 @@ import type { SignalsData } from '../../domain/report.js';
 import type { ParsedPhoneNumber } from '../../domain/phone-number.js';
 import type { UpstreamFetcher } from '../../infra/http/types.js';
 import { failed } from '../../domain/ports/source.js';
-import type { Source, SourceOutcome } from '../../domain/ports/source.js';
-import { fetchUpstreamPage, frenchDigitsForUrl, joinUrl, outcomeOfUnexpectedError } from '../common/outcomes.js';
+import type { Source, SourceCall, SourceOutcome } from '../../domain/ports/source.js';
+import { fetchCallOf, fetchUpstreamPage, frenchDigitsForUrl, joinUrl, outcomeOfUnexpectedError } from '../common/outcomes.js';
 import { parseTelguarderPage } from './parse-telguarder-page.js';
 
 export const TELGUARDER_UPSTREAM = 'telguarder';
@@ -49,14 +49,17 @@ export function createTelguarderSource(options: TelguarderSourceOptions): Source
   const { baseUrl, fetcher } = options;
   const form = options.lookup ?? 'search';
 
-  async function lookup(number: ParsedPhoneNumber, signal: AbortSignal): Promise<SourceOutcome<SignalsData>> {
+  async function lookup(number: ParsedPhoneNumber, signal: AbortSignal, call?: SourceCall): Promise<SourceOutcome<SignalsData>> {
     const request = number.isFrenchPlan ? buildTelguarderRequest(baseUrl, form, number.frenchNationalDigits) : null;
     // Unreachable through the engine, which asks the description's covers() first and answers
     // `skipped`. Never a cacheable not_found for a site nobody asked: an `aborted` request is
     // nothing the upstream did (no cache, no breaker, no retry).
     if (request === null) return failed('aborted');
     try {
-      const fetched = await fetchUpstreamPage(fetcher, { ...request, signal });
+      // A search is a POST the site answers with a redirect to the number page, followed with a
+      // GET: two requests sent, both charged to TELGUARDER_RPM before the first goes out.
+      const expectedRequests = request.method === 'POST' ? 2 : 1;
+      const fetched = await fetchUpstreamPage(fetcher, { ...request, signal, expectedRequests, ...fetchCallOf(call) });
       if (fetched.kind === 'outcome') return fetched.outcome;
       return parseTelguarderPage(fetched.response.body).outcome;
     } catch {

@@ -1,12 +1,12 @@
 // The `primary` source: tellows. With a partner key it asks the JSON API (and the HTML page
 // only to fill comments the API did not return); without a key it reads the HTML page. The
 // API and the site are different hosts, each behind its own fetcher (pause, budget).
-import { fetchUpstreamPage } from '../common/outcomes.js';
+import { fetchCallOf, fetchUpstreamPage } from '../common/outcomes.js';
 import { createHash } from 'node:crypto';
 import type { ParsedPhoneNumber } from '../../domain/phone-number.js';
 import type { PrimaryData } from '../../domain/report.js';
 import type { UpstreamFetcher } from '../../infra/http/types.js';
-import { failed, ok, type Source, type SourceOutcome } from '../../domain/ports/source.js';
+import { failed, ok, type Source, type SourceCall, type SourceOutcome } from '../../domain/ports/source.js';
 import { parseTellowsApi } from './parse-tellows-api.js';
 import { parseTellowsPage } from './parse-tellows-page.js';
 
@@ -75,21 +75,23 @@ export function createTellowsSource(options: TellowsSourceOptions): Source<'prim
   // tellows accepts the key's MD5 in a header: the clear key never travels nor gets logged.
   const authToken = apiKey === undefined ? undefined : createHash('md5').update(apiKey).digest('hex');
 
-  async function lookupPage(number: ParsedPhoneNumber, signal: AbortSignal): Promise<Outcome> {
+  async function lookupPage(number: ParsedPhoneNumber, signal: AbortSignal, call: SourceCall | undefined): Promise<Outcome> {
     const fetched = await fetchUpstreamPage(webFetcher, {
       url: buildTellowsPageUrl(options.webUrl, number),
       headers: { accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.8' },
       signal,
+      ...fetchCallOf(call),
     });
     if (fetched.kind === 'outcome') return fetched.outcome;
     return parseTellowsPage(fetched.response.body).outcome;
   }
 
-  async function lookupApi(number: ParsedPhoneNumber, token: string, signal: AbortSignal): Promise<Outcome> {
+  async function lookupApi(number: ParsedPhoneNumber, token: string, signal: AbortSignal, call: SourceCall | undefined): Promise<Outcome> {
     const fetched = await fetchUpstreamPage(apiFetcher, {
       url: buildTellowsApiUrl(options.apiUrl, number, partner),
       headers: { accept: 'application/json,text/html;q=0.9,*/*;q=0.5', 'x-auth-token': token },
       signal,
+      ...fetchCallOf(call),
     });
     if (fetched.kind === 'outcome') return fetched.outcome;
     const parsed = parseTellowsApi(fetched.response.body);
@@ -102,7 +104,7 @@ export function createTellowsSource(options: TellowsSourceOptions): Source<'prim
     if (data.commentList.length > 0 || data.commentsCount === 0 || !number.isFrenchPlan) return ok(data);
     // The API counted comments but sent none (plan or `showcomments` limits): take them from
     // the page. Whatever goes wrong there, the API's figures stand on their own.
-    const page = await lookupPage(number, signal);
+    const page = await lookupPage(number, signal, call);
     if (page.status !== 'ok') return ok(data);
     const mainCallerType = parsed.mainCallerType;
     const commentList = page.data.commentList.map((comment) => ({ ...comment, callerType: mainCallerType || comment.callerType }));
@@ -112,14 +114,14 @@ export function createTellowsSource(options: TellowsSourceOptions): Source<'prim
   return {
     slot: 'primary',
     name: 'tellows',
-    async lookup(number, signal) {
+    async lookup(number, signal, call) {
       try {
-        if (authToken !== undefined) return await lookupApi(number, authToken, signal);
+        if (authToken !== undefined) return await lookupApi(number, authToken, signal, call);
         // The site serves French numbers; foreign ones need the API (tellowsUpstream.covers).
         // Unreachable through the engine, which asks covers() first and answers `skipped`; never
         // a cacheable not_found for a site nobody asked.
         if (!number.isFrenchPlan) return failed('aborted');
-        return await lookupPage(number, signal);
+        return await lookupPage(number, signal, call);
       } catch {
         // Parsers and fetchers do not throw; this keeps the promise of never throwing anyway.
         return failed('parse');
