@@ -170,6 +170,7 @@ export async function placeCalls(proxyPort: number, caller: string, expect: keyo
       '-m', String(calls), '-l', String(options.limit ?? 1), '-r', String(options.rate ?? 10),
       '-timeout', `${options.timeoutSeconds ?? 20}s`, '-timeout_error',
       '-nostdin', '-trace_msg', '-message_file', join(workdir, 'messages.log'),
+      '-trace_err', '-error_file', join(workdir, 'errors.log'),
     ],
     { cwd: workdir, stdio: ['ignore', 'pipe', 'pipe'] },
   );
@@ -177,8 +178,10 @@ export async function placeCalls(proxyPort: number, caller: string, expect: keyo
   const exitCode = await watched.exited;
   const elapsedMs = performance.now() - started;
   const setupMs = existsSync(join(workdir, 'messages.log')) ? setupTimes(readFileSync(join(workdir, 'messages.log'), 'utf8')) : [];
+  // SIPp's own account of a failed call (an unexpected message, a timeout) ends the output.
+  const errors = exitCode !== 0 && existsSync(join(workdir, 'errors.log')) ? `\nSIPp errors:\n${readFileSync(join(workdir, 'errors.log'), 'utf8').slice(-1500)}` : '';
   rmSync(workdir, { recursive: true, force: true });
-  return { exitCode, elapsedMs, setupMs, output: watched.output() };
+  return { exitCode, elapsedMs, setupMs, output: watched.output() + errors };
 }
 
 // SIPp's message log: each message under a line of dashes and its time (`2026-11-24

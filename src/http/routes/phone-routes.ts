@@ -342,10 +342,23 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
     return sendBuilt(request, reply, representation.render(input), cacheControl, representation.contentType);
   }
 
-  // Each representation is a route of its own: the table is the only place one is added.
+  // Each representation is a route of its own: the table is the only place one is added. A text
+  // route also says what it answers for a number segment the router could not hand it (over
+  // maxParamLength): the catch-all route gives that 200 (problems.ts).
   for (const kind of ['report', 'score', 'verdict', 'cid'] as const) {
-    const { path, schema } = REPRESENTATIONS[kind];
-    typed.get(path, { config: API_ROUTE, validatorCompiler: DOCUMENTED_ONLY, schema }, (request, reply) => answer(kind, request, reply));
+    const representation: Representation & { path: string; schema: unknown } = REPRESENTATIONS[kind];
+    const { alwaysAnswers } = representation;
+    const config =
+      alwaysAnswers === undefined
+        ? API_ROUTE
+        : {
+            ...API_ROUTE,
+            refusedText: (query: Readonly<Record<string, string>>) => {
+              const refused = alwaysAnswers.refused('invalid', representation.languages === true ? languageOf(query) : 'fr');
+              return { body: refused.body, headers: refused.headers, contentType: representation.contentType };
+            },
+          };
+    typed.get(representation.path, { config, validatorCompiler: DOCUMENTED_ONLY, schema: REPRESENTATIONS[kind].schema }, (request, reply) => answer(kind, request, reply));
   }
 
   typed.get('/api/phone/:number/info', { config: API_ROUTE, validatorCompiler: DOCUMENTED_ONLY, schema: routeSchemas.numberInfo }, (request, reply) => {
