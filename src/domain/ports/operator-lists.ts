@@ -1,0 +1,34 @@
+// The operator's own allow and block lists, as the rest of the service sees them: the phone routes
+// ask `match()` before any upstream, the blocklist feed reads `activeRules()`. The file and Redis
+// stores (src/infra/lists/) implement it; src/domain/lists/ holds the matching rules.
+
+export type ListName = 'allow' | 'block';
+
+/** One rule as stored and exported: an exact number (its e164) or a prefix ending in `*` (`+33162*`). */
+export interface ListRule {
+  rule: string;
+  list: ListName;
+  /** Shown on `/cid`; at most 60 characters, no control or dialplan-breaking character. */
+  label?: string;
+  note?: string;
+  /** ISO 8601. */
+  createdAt: string;
+  /** ISO 8601; the rule no longer applies from then on. */
+  expiresAt?: string;
+}
+
+/** What `meta.list` carries when a rule applies. */
+export interface ListMatch {
+  list: ListName;
+  rule: string;
+  label: string | null;
+}
+
+export interface OperatorLists {
+  /** The rule that applies to `e164` at `now` (longest match; `allow` wins at equal length), or null. */
+  match(e164: string, now?: number): ListMatch | null;
+  /** The rules in force at `now` (expired ones left out). */
+  activeRules(now?: number): readonly ListRule[];
+  /** Changes whenever the rules in force may have changed (a write, a reload, an expiry passing). */
+  version(now?: number): string;
+}
