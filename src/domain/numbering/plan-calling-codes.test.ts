@@ -58,9 +58,8 @@ const RANGES = rangesOfTheData();
 const national = (value: number): string => `0${String(value).padStart(9, '0')}`;
 
 /** Why a spelling's parse breaks the rule for its national form, or undefined. */
-function breach(nationalForm: string, code: string, spelling: string): string | undefined {
+function breach(nationalForm: string, code: string, spelling: string, expected: ParsePhoneNumberResult = parse(nationalForm)): string | undefined {
   const sig = nationalForm.slice(1);
-  const expected = parse(nationalForm);
   const got: ParsePhoneNumberResult = parse(spelling);
   const where = `${spelling} (national ${nationalForm}: ${expected.ok ? `${expected.value.e164}${expected.value.phoneInfo.isNPV ? ', NPV' : ''}` : expected.reason})`;
   if (!FRENCH_PLAN_CALLING_CODES.has(code)) {
@@ -89,34 +88,37 @@ describe('every range of the numbering data under every calling code of the Fren
     }
   });
 
-  it('gives every range, under every plan calling code, the answer of its national form (the spellings in turn)', () => {
+  it('gives every range, under every plan calling code, the answer of its national form (the spellings in turn; other territories’ codes in the cases below)', () => {
     const breaches: string[] = [];
     RANGES.forEach((range, rangeIndex) => {
       const nationalForm = national(range.first + Math.floor((range.last - range.first) / 2));
-      [...PLAN_CODES, ...OTHER_FRENCH_CODES].forEach((code, codeIndex) => {
+      const expected = parse(nationalForm);
+      PLAN_CODES.forEach((code, codeIndex) => {
         const spell = SPELLINGS[(rangeIndex + codeIndex) % SPELLINGS.length];
-        const problem = spell === undefined ? 'no spelling' : breach(nationalForm, code, spell(code, nationalForm.slice(1)));
+        const problem = spell === undefined ? 'no spelling' : breach(nationalForm, code, spell(code, nationalForm.slice(1)), expected);
         if (problem !== undefined) breaches.push(`${range.label}: ${problem}`);
       });
     });
     expect(breaches.slice(0, 20)).toEqual([]);
-  });
+    // Some 15,000 parses: seconds on a loaded machine, far more than the default deadline.
+  }, 120_000);
 
   it('gives every NPV range, in every spelling under every calling code, its NPV flag', () => {
     const breaches: string[] = [];
     for (const range of RANGES.filter((candidate) => candidate.label.endsWith('(NPV)'))) {
       for (const value of [range.first, range.first + 38_433, Math.floor((range.first + range.last) / 2), range.last]) {
         const nationalForm = national(value);
+        const expected = parse(nationalForm);
         for (const code of [...PLAN_CODES, ...OTHER_FRENCH_CODES]) {
           for (const spell of SPELLINGS) {
-            const problem = breach(nationalForm, code, spell(code, nationalForm.slice(1)));
+            const problem = breach(nationalForm, code, spell(code, nationalForm.slice(1)), expected);
             if (problem !== undefined) breaches.push(problem);
           }
         }
       }
     }
     expect(breaches.slice(0, 20)).toEqual([]);
-  });
+  }, 60_000);
 
   it('holds for any number of any range, any calling code and any spelling', () => {
     fc.assert(
@@ -131,7 +133,7 @@ describe('every range of the numbering data under every calling code of the Fren
       ),
       { numRuns: 3000 },
     );
-  });
+  }, 60_000);
 
   it('reads the spellings of the attack as the overseas NPV number they are', () => {
     const expected = parse('0947538433');
