@@ -28,6 +28,9 @@ import { webPageRoutes, type WebPageOptions } from './http/plugins/web-page.js';
 import type { ServiceMetrics } from './infra/metrics/service-metrics.js';
 import type { FrontCache } from './http/front-cache.js';
 import { createReadinessCheck, type ReadinessCheck } from './infra/readiness/readiness.js';
+import type { BlocklistFeed } from './infra/blocklist/blocklist-feed.js';
+import { feedRoutes } from './http/routes/feed-routes.js';
+import { spamBlockerRoutes } from './http/routes/spamblocker-routes.js';
 
 export interface AppDependencies {
   config: Config;
@@ -50,6 +53,8 @@ export interface AppDependencies {
   now?: () => number;
   /** The lookup page at `/` (default on); `false` leaves it out. */
   webPage?: WebPageOptions | false;
+  /** The blocklist feed (composition root, when FEED_PASSWORD is set); absent, its routes are 404. */
+  blocklistFeed?: BlocklistFeed;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
@@ -115,6 +120,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   // While shutting down, answers in flight tell their keep-alive connection to close.
   app.addHook('preClose', async () => connections.closeAfterResponses());
   acceptEveryMethod(app);
+  // CardDAV's PROPFIND and REPORT carry an XML body (Node knows them as bodyless by default here).
+  if (deps.blocklistFeed !== undefined) for (const method of ['PROPFIND', 'REPORT']) app.addHttpMethod(method, { hasBody: true, overrideExisting: true });
 
   // Cross-cutting plugins first: their onRoute hooks must see every route.
   await app.register(problemsPlugin, { table: routeTable });
@@ -147,7 +154,12 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     lookupTimeoutMs: config.LOOKUP_TIMEOUT_MS,
     verdictRule: { blockScore: config.VERDICT_BLOCK_SCORE, warnScore: config.VERDICT_WARN_SCORE, npv: config.VERDICT_NPV, withheld: config.VERDICT_WITHHELD },
     cidMaxLength: config.CID_MAX_LENGTH,
+    ...(deps.blocklistFeed === undefined ? {} : { onLookedUp: deps.blocklistFeed.recordLookup }),
   });
+  await app.register(spamBlockerRoutes, { publicUrl: config.PUBLIC_URL });
+  if (deps.blocklistFeed !== undefined && config.FEED_PASSWORD !== undefined) {
+    await app.register(feedRoutes, { feed: deps.blocklistFeed, user: config.FEED_USER, password: config.FEED_PASSWORD, publicUrl: config.PUBLIC_URL });
+  }
   await app.register(healthRoutes, { startedAtMs: deps.startedAtMs ?? Date.now() - process.uptime() * 1000 });
   await app.register(readinessRoutes, { readiness: deps.readiness ?? createReadinessCheck({ upstreams: [] }) });
   await app.register(docsRoutes);

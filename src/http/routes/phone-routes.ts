@@ -40,6 +40,8 @@ export interface PhoneRoutesOptions {
   verdictRule?: VerdictRule;
   /** CID_MAX_LENGTH. */
   cidMaxLength?: number;
+  /** Told of every lookup's outcome (the blocklist feed records the numbers whose verdict is block). */
+  onLookedUp?: (e164: string, facts: TextFacts) => void;
 }
 
 export const DEFAULT_VERDICT_RULE: VerdictRule = { blockScore: 7, warnScore: 5, npv: 'warn', withheld: 'allow' };
@@ -180,8 +182,8 @@ interface Representation {
   alwaysAnswers?: {
     refused(kind: Unlookable, language: Language): { body: string; headers: Record<string, string> };
   };
-  /** Whether this representation has a language (`?lang=`). */
-  languages?: boolean;
+  /** The query parameter that gives this representation its language (`lang`, or `cid` for `/verdict?cid=`). */
+  languageParameter?: 'lang' | 'cid';
 }
 
 function textFactsOf(memo: NumberMemo, result: LookupResult): TextFacts {
@@ -195,9 +197,14 @@ function reputationHeaders(memo: NumberMemo, result: LookupResult): Record<strin
 
 const UNLOOKABLE_HEADERS = { 'x-reputation-score': 'none', 'x-reputation-risk': 'unknown' };
 
-function languageOf(query: unknown): Language {
-  const lang = typeof query === 'object' && query !== null ? (query as { lang?: unknown }).lang : undefined;
+function languageOf(query: unknown, parameter: 'lang' | 'cid' = 'lang'): Language {
+  const lang = typeof query === 'object' && query !== null ? (query as Record<string, unknown>)[parameter] : undefined;
   return isLanguage(lang) ? lang : 'fr';
+}
+
+/** `/verdict?cid=…` asks for the `/cid` line too. */
+function asksForCidLine(query: unknown): boolean {
+  return typeof query === 'object' && query !== null && (query as { cid?: unknown }).cid !== undefined;
 }
 
 function unlookableOf(reason: string): Unlookable {
@@ -251,7 +258,21 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
       render: ({ memo, result, language }) => cidLineOf(textFactsOf(memo, result), language, cidMaxLength),
       headers: ({ memo, result }) => reputationHeaders(memo, result),
       alwaysAnswers: { refused: (kind, language) => ({ body: unlookableCidLine(kind, language, cidMaxLength), headers: UNLOOKABLE_HEADERS }) },
-      languages: true,
+      languageParameter: 'lang',
+    },
+    // `/verdict?cid=fr|en`: the verdict's line, then the `/cid` line, for a client that reads a
+    // category from the body with a regular expression (SpamBlocker).
+    verdictWithCid: {
+      path: '/api/phone/:number/verdict',
+      schema: routeSchemas.verdict,
+      frontRoute: (language) => (language === 'en' ? 'verdict+cid:en' : 'verdict+cid:fr'),
+      contentType: TEXT_TYPE,
+      render: ({ memo, result, language }) => `${verdictOf(textFactsOf(memo, result), rule)}\n${cidLineOf(textFactsOf(memo, result), language, cidMaxLength)}\n`,
+      headers: ({ memo, result }) => reputationHeaders(memo, result),
+      alwaysAnswers: {
+        refused: (kind, language) => ({ body: `${unlookableVerdict(kind, rule)}\n${unlookableCidLine(kind, language, cidMaxLength)}\n`, headers: UNLOOKABLE_HEADERS }),
+      },
+      languageParameter: 'cid',
     },
   } as const satisfies Record<string, Representation & { path: string; schema: unknown }>;
 
@@ -288,7 +309,7 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
    */
   function answer(kind: keyof typeof REPRESENTATIONS, request: PhoneRequest, reply: FastifyReply): Promise<FastifyReply> | undefined {
     const representation: Representation = REPRESENTATIONS[kind];
-    const language: Language = representation.languages === true ? languageOf(request.query) : 'fr';
+    const language: Language = representation.languageParameter === undefined ? 'fr' : languageOf(request.query, representation.languageParameter);
     const wait = waitRequestOf(request.query, request.headers.prefer, lookupTimeoutMs);
     if (wait.invalid && representation.alwaysAnswers === undefined) {
       throw new ApiError('bad_request', '`wait` must be a whole number of milliseconds (0 or more).', { code: 'invalid_wait' });
@@ -308,7 +329,10 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
       let entry = frontCache.entry(memo.numberHash, nowMs);
       if (entry === undefined) {
         const fresh = lookupService.peekFresh?.(memo.parsed, memo.numberHash);
-        if (fresh !== undefined) entry = frontCache.store(memo.numberHash, fresh.result, fresh.freshUntilMs);
+        if (fresh !== undefined) {
+          entry = frontCache.store(memo.numberHash, fresh.result, fresh.freshUntilMs);
+          options.onLookedUp?.(memo.parsed.e164, textFactsOf(memo, fresh.result));
+        }
       }
       if (entry !== undefined) {
         const input: RenderInput = { reply, memo, result: entry.result, language };
@@ -327,6 +351,7 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
 
   async function answerByLookup(representation: Representation, memo: NumberMemo, wait: WaitRequest, language: Language, request: PhoneRequest, reply: FastifyReply): Promise<FastifyReply> {
     const result = await lookup(memo, wait);
+    options.onLookedUp?.(memo.parsed.e164, textFactsOf(memo, result));
     if (representation.alwaysAnswers === undefined && isAllSourcesFailed(result)) {
       // The number's own facts need no upstream: they still answer part of the question.
       throw new ApiError('all_sources_failed', 'No upstream data source could be read; see `sources` for each outcome.', {
@@ -346,19 +371,21 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
   // route also says what it answers for a number segment the router could not hand it (over
   // maxParamLength): the catch-all route gives that 200 (problems.ts).
   for (const kind of ['report', 'score', 'verdict', 'cid'] as const) {
-    const representation: Representation & { path: string; schema: unknown } = REPRESENTATIONS[kind];
-    const { alwaysAnswers } = representation;
+    const { path, schema } = REPRESENTATIONS[kind];
+    const kindOf = kind === 'verdict' ? (query: unknown) => (asksForCidLine(query) ? 'verdictWithCid' : 'verdict') : () => kind;
     const config =
-      alwaysAnswers === undefined
+      (REPRESENTATIONS[kind] as Representation).alwaysAnswers === undefined
         ? API_ROUTE
         : {
             ...API_ROUTE,
             refusedText: (query: Readonly<Record<string, string>>) => {
-              const refused = alwaysAnswers.refused('invalid', representation.languages === true ? languageOf(query) : 'fr');
+              const representation: Representation = REPRESENTATIONS[kindOf(query)];
+              const language: Language = representation.languageParameter === undefined ? 'fr' : languageOf(query, representation.languageParameter);
+              const refused = representation.alwaysAnswers?.refused('invalid', language) ?? { body: '', headers: {} };
               return { body: refused.body, headers: refused.headers, contentType: representation.contentType };
             },
           };
-    typed.get(representation.path, { config, validatorCompiler: DOCUMENTED_ONLY, schema: REPRESENTATIONS[kind].schema }, (request, reply) => answer(kind, request, reply));
+    typed.get(path, { config, validatorCompiler: DOCUMENTED_ONLY, schema }, (request, reply) => answer(kindOf(request.query), request, reply));
   }
 
   typed.get('/api/phone/:number/info', { config: API_ROUTE, validatorCompiler: DOCUMENTED_ONLY, schema: routeSchemas.numberInfo }, (request, reply) => {
