@@ -5,14 +5,18 @@
 //   baseline   the same config with the lookup taken out (no HTTP at all);
 //   cached     the caller's verdict is in the service's front cache;
 //   cold       a new caller each call, upstreams at fixture latency (UPSTREAM_LATENCY_MS);
-//   wait=800   a new caller each call, upstreams slower than the wait (SLOW_UPSTREAM_MS).
-// Target: the cached verdict adds < 5 ms to call setup over the baseline, at the median.
+//   wait=800   a new caller each call, upstreams slower than the wait (SLOW_UPSTREAM_MS);
+//   hanging    no service at all but a loopback server that takes each request and never answers,
+//              calls at HANGING_RATE a second, Kamailio's HTTP_TIMEOUT_S at HANGING_TIMEOUT_S.
+// Targets: the cached verdict adds < 5 ms to call setup over the baseline, at the median; with
+// the service hanging, every call's final answer within HTTP_TIMEOUT_S + 1 s.
 // Run alone with `npx tsx bench/pbx.ts` (after `npm run build`).
 import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { spawnServer, type ServerProcess } from '../test/support/servers.js';
+import { startLoopbackServer } from '../test/support/loopback.js';
 import { KNOWN_NUMBER, startFakeUpstreamSites, type FakeUpstreamSites } from '../test/support/upstream-sites.js';
 import { KAMAILIO_CFG, placeCalls, sipSoftwareInstalled, startCallee, startKamailio, type Callee, type Kamailio } from '../test/support/sip.js';
 
@@ -22,6 +26,9 @@ const WAIT_MS = 800;
 const CACHED_CALLS = Number(process.env.BENCH_PBX_CALLS ?? 100);
 const COLD_CALLS = Number(process.env.BENCH_PBX_COLD_CALLS ?? 20);
 const WAIT_CALLS = Number(process.env.BENCH_PBX_WAIT_CALLS ?? 8);
+const HANGING_CALLS = Number(process.env.BENCH_PBX_HANGING_CALLS ?? 20);
+const HANGING_RATE = 5;
+const HANGING_TIMEOUT_S = 2;
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -79,9 +86,9 @@ async function callsFrom(kamailio: Kamailio, callers: string[]): Promise<number[
 /** The shipped config with the screening taken out: the baseline call flow. */
 function baselineConfig(dir: string): string {
   const text = readFileSync(KAMAILIO_CFG, 'utf8');
-  // A statement in place of the call: Kamailio refuses an empty block.
-  const without = text.replace('\t\troute(SCREEN);\n', '\t\t$var(verdict) = "unscreened";\n');
-  if (without === text) throw new Error('the shipped config no longer calls route(SCREEN) as the baseline expects');
+  // The new INVITE relayed in place of handing it to route[SCREEN] (transaction and 100 Trying kept).
+  const without = text.replace(/\t\tif \(!async_task_route\("SCREEN"\)\) \{[\s\S]*?\n\t\t\}\n/, '\t\troute(RELAY);\n');
+  if (without === text) throw new Error('the shipped config no longer hands new INVITEs to route[SCREEN] with async_task_route as the baseline expects');
   const path = join(dir, 'kamailio-baseline.cfg');
   writeFileSync(path, without);
   return path;
@@ -124,6 +131,22 @@ export async function benchPbx(): Promise<{ name: string; lines: string[] }> {
       await stopRig(slowRig);
     }
 
+    // The service hanging: a loopback server that takes every request and never answers.
+    const hangingService = await startLoopbackServer(() => undefined);
+    let hanging: number[];
+    try {
+      const kamailio = await startKamailio({ serviceUrl: hangingService.url, nextHopPort: callee.port, waitMs: WAIT_MS, httpTimeoutSeconds: HANGING_TIMEOUT_S });
+      try {
+        const outcome = await placeCalls(kamailio.port, '0611003000', 'answered', { calls: HANGING_CALLS, rate: HANGING_RATE, limit: HANGING_CALLS, timeoutSeconds: 60 });
+        if (outcome.exitCode !== 0) throw new Error(`calls with the service hanging failed:\n${outcome.output.slice(-1500)}`);
+        hanging = outcome.setupMs;
+      } finally {
+        await kamailio.stop();
+      }
+    } finally {
+      await hangingService.close();
+    }
+
     const base = median(baseline);
     const row = (label: string, values: number[]): string =>
       `| ${label} | ${values.length} | ${ms(median(values))} | ${ms(percentile(values, 0.99))} | +${ms(median(values) - base)} | ${(median(values) / base).toFixed(2)}× |`;
@@ -137,8 +160,10 @@ export async function benchPbx(): Promise<{ name: string; lines: string[] }> {
       row('verdict cached (front cache)', cached),
       row(`cold, upstreams at ${UPSTREAM_LATENCY_MS} ms`, cold),
       row(`\`?wait=${WAIT_MS}\`, upstreams at ${SLOW_UPSTREAM_MS} ms`, waited),
+      row(`service hanging, ${HANGING_RATE} calls/s, \`HTTP_TIMEOUT_S=${HANGING_TIMEOUT_S}\``, hanging),
       '',
       `Target: a cached verdict adds < 5 ms over the baseline at the median: ${added < 5 ? 'met' : 'MISSED'} (+${ms(added)}).`,
+      `Target: with the service hanging, every call answered within HTTP_TIMEOUT_S + 1 s (${(HANGING_TIMEOUT_S + 1) * 1000} ms): ${hanging.length === HANGING_CALLS && Math.max(...hanging) < (HANGING_TIMEOUT_S + 1) * 1000 ? 'met' : 'MISSED'} (${hanging.length} of ${HANGING_CALLS} calls answered, slowest ${ms(Math.max(...hanging))}).`,
     );
     return { name: 'PBX: call-setup delay through Kamailio', lines };
   } finally {

@@ -13,14 +13,23 @@ declare module 'fastify' {
     cors?: boolean;
     /** The error a schema validation failure of the path parameters becomes (default bad_request). */
     paramsError?: ErrorCode;
+    /**
+     * A text route's answer to a GET or HEAD the router matched by its shape but could not hand
+     * to the route (a number segment over maxParamLength): always 200, as for any refused number.
+     */
+    refusedText?: RefusedTextAnswer;
   }
 }
+
+/** The 200 a text route gives a number it never saw; `query` is the request's query string, parsed. */
+export type RefusedTextAnswer = (query: Readonly<Record<string, string>>) => { body: string; headers: Record<string, string>; contentType: string };
 
 export interface RouteFeatures {
   rateLimit: boolean;
   shed: boolean;
   cors: boolean;
   paramsError: ErrorCode;
+  refusedText: RefusedTextAnswer | undefined;
 }
 
 export function routeFeatures(config: unknown): RouteFeatures {
@@ -30,6 +39,7 @@ export function routeFeatures(config: unknown): RouteFeatures {
     shed: given.shed === true,
     cors: given.cors === true,
     paramsError: given.paramsError ?? 'bad_request',
+    refusedText: given.refusedText,
   };
 }
 

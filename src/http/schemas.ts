@@ -441,10 +441,10 @@ const badRequest = problemResponse(
   problemExample('invalid_number', INVALID_NUMBER_DETAILS.invalid_character, { code: 'invalid_character' }),
   rateLimited,
 );
-// The text routes answer 200 for any number; only a URL that cannot be decoded is refused, by
-// the router, before the route runs.
+// The text routes answer 200 for any number the router hands them (an over-long segment too);
+// only a request refused before routing is a 400.
 const undecodableUrl = problemResponse(
-  'The URL cannot be decoded (malformed percent-encoding such as `%ZZ`): refused before the route runs. Never for a number the parser refuses, which is a 200.',
+  'The request is refused before the route runs: malformed percent-encoding such as `%ZZ` (`invalid_number`, no `code`), a URL over 2048 characters, more than 100 header fields, a missing or repeated Host, or a body on GET (`bad_request`). Never for a number the parser or the router refuses (any spelling, any length), which is a 200.',
   problemSchema(['invalid_number', 'bad_request'], ''),
   problemExample('invalid_number', 'Malformed URL encoding.'),
   rateLimited,
@@ -609,7 +609,7 @@ export const routeSchemas = {
     operationId: 'getVerdict',
     summary: 'One word for a phone system: block, warn, allow or unknown',
     description:
-      'The verdict on a caller as one word and a newline, `text/plain`, for PBXs and call blockers that cannot read JSON (docs/integrations). Always 200, also for a withheld caller (`anonymous`, `restricted`, `unknown`…: VERDICT_WITHHELD, default `allow`), an invalid number (`unknown`) and when every source failed (`unknown`, or VERDICT_NPV for an NPV number); only the rate limit (429), load shedding (503) and a wrong path or method keep their problem answers. Rule: score ≥ VERDICT_BLOCK_SCORE (7) → `block`; score ≥ VERDICT_WARN_SCORE (5) → `warn`; a lower score → `allow`; no score → `unknown`; for an NPV number, the stronger of that and VERDICT_NPV (default `warn`). With `?wait`, sources still fetching count as nothing known yet.',
+      'The verdict on a caller as one word and a newline, `text/plain`, for PBXs and call blockers that cannot read JSON (docs/integrations). Always 200, also for a withheld caller (`anonymous`, `restricted`, `unknown`…: VERDICT_WITHHELD, default `allow`), an invalid number (`unknown`) and when every source failed (`unknown`, or VERDICT_NPV for an NPV number); only the rate limit (429), load shedding (503), a wrong path or method, and a request refused before routing (400: see below) keep their problem answers; a number segment of any length is a 200. Rule: score ≥ VERDICT_BLOCK_SCORE (7) → `block`; score ≥ VERDICT_WARN_SCORE (5) → `warn`; a lower score → `allow`; no score → `unknown`; for an NPV number, the stronger of that and VERDICT_NPV (default `warn`). With `?wait`, sources still fetching count as nothing known yet.',
     tags: ['phone'],
     params: NumberParamsSchema,
     querystring: VerdictQuerySchema,

@@ -138,7 +138,6 @@ describe('every spelling of a number, over HTTP', () => {
     ['invalid_uri', 'sip:+33612345678:secret@host'],
     ['invalid_character', 'sip:alice@example.com'],
     ['no_digits', 'tel:;npdi'],
-    ['wrong_calling_code', '+33 0262 12 34 56'],
     ['invalid_number', '+33 00612345678'],
   ] as const)('refuses with %s: %s', async (code, spelling) => {
     for (const route of ['', '/score', '/info']) {

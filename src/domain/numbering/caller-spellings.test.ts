@@ -57,13 +57,41 @@ describe('a trunk 0 after a French-plan calling code (issue 20)', () => {
   it.each([
     ['+33 00612000777', 'invalid_number'],
     ['+33 061200077', 'invalid_number'],
-    ['+33 0262 12 34 56', 'wrong_calling_code'],
-    ['+33262123456', 'wrong_calling_code'],
-    ['+262 06 12 34 56 78', 'wrong_calling_code'],
-    ['+590 0262 12 34 56', 'wrong_calling_code'],
-    ['33262123456', 'wrong_calling_code'],
-  ])('refuses %s, which still is no number of its calling code, with %s', (spelling, reason) => {
+  ])('refuses %s, which still is no number, with %s', (spelling, reason) => {
     expect(parse(spelling)).toEqual(refusal(reason));
+  });
+
+  // Issue 28: the French plan is one plan, so a national number under another territory's
+  // calling code is that national number (its territory, NPV flag and e164), never refused nor
+  // described as a foreign-looking number without its NPV flag.
+  it.each([
+    ['+33 0262 12 34 56', '0262123456'],
+    ['+33262123456', '0262123456'],
+    ['+262 06 12 34 56 78', '0612345678'],
+    ['+590 0262 12 34 56', '0262123456'],
+    ['33262123456', '0262123456'],
+    ['+33947538433', '0947538433'],
+    ['+330947538433', '0947538433'],
+    ['330947538433', '0947538433'],
+    ['sip:%2B33947538433@pbx', '0947538433'],
+    ['+33 263 12 34 56', '0263123456'],
+    ['+33 269 61 00 00', '0269610000'],
+    ['+33 596 01 23 45', '0596012345'],
+    ['+33 947 83 84 33', '0947838433'],
+    ['+262 162 00 56 78', '0162005678'],
+    ['+508 947 53 84 33', '0947538433'],
+  ])('reads %s, a national number under another territory’s calling code, as %s', (spelling, national) => {
+    expect(parse(spelling)).toEqual({ ok: true, value: parsedOf(national) });
+  });
+
+  it('keeps the NPV flag of the overseas NPV ranges (09475–09479) spelled with +33', () => {
+    for (const prefix of ['09475', '09476', '09477', '09478', '09479']) {
+      const national = `${prefix}38433`;
+      expect(parsedOf(national).phoneInfo.isNPV).toBe(true);
+      for (const spelling of [`+33${national.slice(1)}`, `+33${national}`, `33${national}`, `sip:%2B33${national.slice(1)}@pbx`]) {
+        expect(parse(spelling), spelling).toEqual({ ok: true, value: parsedOf(national) });
+      }
+    }
   });
 
   it('leaves the other French calling codes (+269, +681, +687, +689) to their own plans', () => {
@@ -181,7 +209,6 @@ describe('caller numbers as phone systems send them (issue 21)', () => {
     ['sip:+@host', 'no_digits'],
     ['tel:+33612', 'invalid_number'],
     ['sip:0612345678901@host', 'invalid_number'],
-    ['sip:+33262123456@host', 'wrong_calling_code'],
     ['tel:+33612345678\n', 'invalid_character'],
     ['sip:+33612345678@host\u0000', 'invalid_uri'],
     ['tel:٠٦١٢٣٤٥٦٧٨', 'invalid_character'],

@@ -48,7 +48,7 @@ const CALLING_CODE_BY_TERRITORY: Readonly<Record<FrenchTerritory, string>> = {
   PM: '508',
 };
 
-const FRENCH_PLAN_CALLING_CODES: ReadonlySet<string> = new Set(['33', '262', '590', '594', '596', '508']);
+export const FRENCH_PLAN_CALLING_CODES: ReadonlySet<string> = new Set(['33', '262', '590', '594', '596', '508']);
 
 /** Region codes of the French plan, with the `region` name each gets. */
 const FRENCH_REGION_NAMES: Readonly<Record<string, string>> = {
@@ -72,8 +72,8 @@ const MAINLAND_ZONES: Readonly<Record<string, string>> = {
 };
 
 // ARCEP decision n° 2022-1583: ranges automated callers must use, allocated or not yet.
-const NPV_MAINLAND_PREFIXES: ReadonlySet<string> = new Set(['0162', '0163', '0270', '0271', '0377', '0378', '0424', '0425', '0568', '0569', '0948', '0949']);
-const NPV_OVERSEAS_PREFIXES: ReadonlySet<string> = new Set(['09475', '09476', '09477', '09478', '09479']);
+export const NPV_MAINLAND_PREFIXES: ReadonlySet<string> = new Set(['0162', '0163', '0270', '0271', '0377', '0378', '0424', '0425', '0568', '0569', '0948', '0949']);
+export const NPV_OVERSEAS_PREFIXES: ReadonlySet<string> = new Set(['09475', '09476', '09477', '09478', '09479']);
 
 /** The NPV ranges as E.164 prefixes (`0162` → `+33162`), for the blocklist feed's wildcards. */
 export function npvPrefixesE164(): string[] {
@@ -295,7 +295,6 @@ function safeParse(e164: string): PhoneNumber | undefined {
 }
 
 const INVALID: ParsePhoneNumberResult = { ok: false, reason: 'invalid_number' };
-const WRONG_CALLING_CODE: ParsePhoneNumberResult = { ok: false, reason: 'wrong_calling_code' };
 
 /**
  * Builds the parser. `plan` comes from loadNumberingPlan; `defaultRegion` (ISO 3166, e.g. FR)
@@ -326,11 +325,15 @@ export function createPhoneNumberParser(plan: NumberingPlan, defaultRegion: stri
     return name;
   }
 
+  /** The territory of a national number: its ARCEP block's, else its prefix's, else mainland. */
+  function territoryOf(national: string, block = plan.findBlock(national)): FrenchTerritory {
+    return block?.territory ?? OVERSEAS_FALLBACK_BY_PREFIX.get(national.slice(0, 5)) ?? OVERSEAS_FALLBACK_BY_PREFIX.get(national.slice(0, 4)) ?? 'FR';
+  }
+
   function parseFrenchNational(national: string, expectedCallingCode: string | undefined): ParsePhoneNumberResult {
     if (national.length !== 10 || national.charCodeAt(0) !== 48 || national.charCodeAt(1) === 48) return INVALID;
     const block = plan.findBlock(national);
-    const territory: FrenchTerritory =
-      block?.territory ?? OVERSEAS_FALLBACK_BY_PREFIX.get(national.slice(0, 5)) ?? OVERSEAS_FALLBACK_BY_PREFIX.get(national.slice(0, 4)) ?? 'FR';
+    const territory = territoryOf(national, block);
     const callingCode = CALLING_CODE_BY_TERRITORY[territory];
     if (expectedCallingCode !== undefined && expectedCallingCode !== callingCode) return INVALID;
     let significant: string;
@@ -341,10 +344,19 @@ export function createPhoneNumberParser(plan: NumberingPlan, defaultRegion: stri
     } else {
       significant = national.slice(1);
     }
-    const parsed = safeParse(`+${callingCode}${significant}`);
+    const e164 = `+${callingCode}${significant}`;
+    const isNPV = NPV_MAINLAND_PREFIXES.has(national.slice(0, 4)) || NPV_OVERSEAS_PREFIXES.has(national.slice(0, 5));
+    let parsed = safeParse(e164);
     // With types in the metadata (the /max set), isValid() is exactly getType() !== undefined:
     // asking once saves a full pass over the patterns.
-    const libType = parsed?.getType();
+    let libType = parsed?.getType();
+    if ((!parsed || libType === undefined) && isNPV && territory !== 'FR') {
+      // The NPV ranges are the plan's whether allocated or not (ARCEP decision 2022-1583), and
+      // libphonenumber's overseas metadata covers only part of 09475–09479 (09478 3…): the line
+      // type is then read as the national plan's (+33), the territory stays ARCEP's.
+      parsed = safeParse(`+33${national.slice(1)}`);
+      libType = parsed?.getType();
+    }
     if (!parsed || libType === undefined) return INVALID;
 
     // ARCEP decides the territory; libphonenumber only refines Guadeloupe's block into
@@ -358,7 +370,6 @@ export function createPhoneNumberParser(plan: NumberingPlan, defaultRegion: stri
     if (!block && (territory === 'RE' || territory === 'YT') && (parsed.country === 'RE' || parsed.country === 'YT')) regionCode = parsed.country;
 
     const type = toLowerType(libType);
-    const isNPV = NPV_MAINLAND_PREFIXES.has(national.slice(0, 4)) || NPV_OVERSEAS_PREFIXES.has(national.slice(0, 5));
     const firstDigit = national.charAt(1);
     const regionName = FRENCH_REGION_NAMES[regionCode] ?? 'France';
     const isMainlandGeographic = regionCode === 'FR' && type === 'fixed_line' && !isNPV && MAINLAND_ZONES[firstDigit] !== undefined;
@@ -389,13 +400,13 @@ export function createPhoneNumberParser(plan: NumberingPlan, defaultRegion: stri
       ok: true,
       value: {
         number: national,
-        e164: parsed.number,
+        e164,
         regionCode,
         isFrenchPlan: true,
         frenchNationalDigits: national,
         phoneInfo: {
           national: nationalFormat,
-          e164: parsed.number,
+          e164,
           type,
           rangeLabel,
           originalCarrier: block?.carrierName ?? '',
@@ -406,9 +417,13 @@ export function createPhoneNumberParser(plan: NumberingPlan, defaultRegion: stri
     };
   }
 
-  /** International digits (after + or 00) whose calling code belongs to the French plan. */
-  function parseFrenchInternational(callingCode: string, significant: string): ParsePhoneNumberResult {
-    if (callingCode === '508' && significant.length === 6) return parseFrenchNational(`0508${significant}`, callingCode);
+  /**
+   * International digits (after + or 00) whose calling code belongs to the French plan, read as
+   * the national number of that code's own territory (`+262 692…` is `0692…`); undefined calling
+   * code: of whichever territory ARCEP gives the national number.
+   */
+  function parseFrenchInternational(callingCode: string | undefined, significant: string): ParsePhoneNumberResult {
+    if (significant.length === 6 && (callingCode === '508' || callingCode === undefined)) return parseFrenchNational(`0508${significant}`, callingCode);
     if (significant.length !== 9) return INVALID;
     return parseFrenchNational(`0${significant}`, callingCode);
   }
@@ -461,23 +476,37 @@ export function createPhoneNumberParser(plan: NumberingPlan, defaultRegion: stri
    * International digits whose calling code is one of the French plan's. A trunk 0 after the
    * calling code (`+33 06…`, `+33 (0)6…`, `0033 06…`, `+262 0692…`) is dropped, as a person
    * dialling reads it: the answer is that of the national number, never a second description of
-   * the same e164 (docs/numbering.md, "One number, one answer").
+   * the same e164 (docs/numbering.md, "One number, one answer"). The French plan is one plan: a
+   * national number under another territory's calling code (`+33 9 47 5…`, `+33 262…`,
+   * `+262 6…`) is that national number, with its own territory, NPV flag and e164 (issue 28):
+   * never a foreign-looking number that lost what the plan says of it.
    */
   function parseFrenchPlanInternational(callingCode: string, afterCode: string): ParsePhoneNumberResult {
     const significant = afterCode.startsWith('0') ? afterCode.slice(1) : afterCode;
-    const french = parseFrenchInternational(callingCode, significant);
-    if (french.ok) return french;
+    const own = parseFrenchInternational(callingCode, significant);
+    if (own.ok) return own;
+    const e164 = `+${callingCode}${significant}`;
+    const exact = safeParse(e164);
+    const readExactly = exact?.number === e164;
+    // Saint-Pierre-et-Miquelon numbers some 9-digit ranges of its own outside the national plan
+    // (+508 80…, toll-free): libphonenumber's reading of them wins over a national number they
+    // would otherwise spell.
+    const pmOwn = callingCode === '508' && readExactly && exact?.country === 'PM' && exact.getType() !== undefined;
+    if (!pmOwn) {
+      const national = parseFrenchInternational(undefined, significant);
+      if (national.ok) return national;
+      // Digits of a national range of another territory that are no valid number there either
+      // (`+33 596 12 34 56` as `0596 12 34 56`): refused as the national form is, never
+      // described as a foreign-looking number of this calling code.
+      if (significant.length === 9 && CALLING_CODE_BY_TERRITORY[territoryOf(`0${significant}`)] !== callingCode) return INVALID;
+    }
     // A few numbers of these calling codes have no 0XXXXXXXXX form (+508 80…): libphonenumber
     // alone describes them, as for any other country, when it reads exactly these digits.
-    const e164 = `+${callingCode}${significant}`;
-    if (safeParse(e164)?.number === e164) {
+    if (readExactly) {
       const foreign = describeForeign(e164);
       if (foreign.ok) return foreign;
     }
-    // A French-plan number under the calling code of another territory (+33 262…, +262 6…).
-    const national = callingCode === '508' && significant.length === 6 ? `0508${significant}` : `0${significant}`;
-    if (significant.length === 9 && parseFrenchNational(national, undefined).ok) return WRONG_CALLING_CODE;
-    return french;
+    return own;
   }
 
   function parseInternational(digits: string, parenthesisedZeroAt: number): ParsePhoneNumberResult {
@@ -506,7 +535,7 @@ export function createPhoneNumberParser(plan: NumberingPlan, defaultRegion: stri
     }
     if (!parsed?.isValid()) return INVALID;
     if (FRENCH_PLAN_CALLING_CODES.has(parsed.countryCallingCode)) {
-      return parseFrenchInternational(parsed.countryCallingCode, parsed.nationalNumber);
+      return parseFrenchPlanInternational(parsed.countryCallingCode, parsed.nationalNumber);
     }
     return describeForeign(parsed.number);
   }

@@ -7,7 +7,7 @@ import http from 'node:http';
 import fp from 'fastify-plugin';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { announcesBody, ApiError, invalidNumberError, problemBody, PROBLEM_CONTENT_TYPE, type ErrorCode } from '../errors.js';
-import { routeFeatures } from '../route-config.js';
+import { routeFeatures, VARY_ON_CODING_AND_ORIGIN } from '../route-config.js';
 import { RouteTable } from '../route-table.js';
 
 declare module 'fastify' {
@@ -122,14 +122,36 @@ export const methodFallbacksPlugin = fp(
       exposeHeadRoute: false,
       schema: { hide: true },
       config: { rateLimit: true, cors: true },
-      handler: async (request) => {
+      handler: async (request, reply) => {
         // The router gives up on an over-long parameter; the path's shape still names its route.
+        const entry = table.match(request.url.split('?')[0] ?? request.url);
+        const refusedText = entry?.features.refusedText;
+        // A text route is always 200 for a GET: its answer for a number it cannot read.
+        if (refusedText !== undefined && (request.method === 'GET' || request.method === 'HEAD')) {
+          const answer = refusedText(queryOf(request.url));
+          return reply
+            .code(200)
+            .headers(answer.headers)
+            .header('vary', VARY_ON_CODING_AND_ORIGIN)
+            .header('cache-control', 'no-store')
+            .header('content-type', answer.contentType)
+            .send(answer.body);
+        }
         throw routerFailureOrNotFound(table, request.url);
       },
     });
   },
   { name: 'method-fallbacks', fastify: '5.x', dependencies: ['problems'] },
 );
+
+/** The query string of a request target, as name → first value. */
+function queryOf(url: string): Record<string, string> {
+  const query: Record<string, string> = {};
+  const at = url.indexOf('?');
+  if (at === -1) return query;
+  for (const [name, value] of new URLSearchParams(url.slice(at + 1))) if (!(name in query)) query[name] = value;
+  return query;
+}
 
 function routerFailureOrNotFound(table: RouteTable, url: string): ApiError {
   const entry = table.match(url.split('?')[0] ?? url);

@@ -379,11 +379,25 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
     return sendBuilt(request, reply, representation.render(input), cacheControl, representation.contentType);
   }
 
-  // Each representation is a route of its own: the table is the only place one is added.
+  // Each representation is a route of its own: the table is the only place one is added. A text
+  // route also says what it answers for a number segment the router could not hand it (over
+  // maxParamLength): the catch-all route gives that 200 (problems.ts).
   for (const kind of ['report', 'score', 'verdict', 'cid'] as const) {
     const { path, schema } = REPRESENTATIONS[kind];
     const kindOf = kind === 'verdict' ? (query: unknown) => (asksForCidLine(query) ? 'verdictWithCid' : 'verdict') : () => kind;
-    typed.get(path, { config: API_ROUTE, validatorCompiler: DOCUMENTED_ONLY, schema }, (request, reply) => answer(kindOf(request.query), request, reply));
+    const config =
+      (REPRESENTATIONS[kind] as Representation).alwaysAnswers === undefined
+        ? API_ROUTE
+        : {
+            ...API_ROUTE,
+            refusedText: (query: Readonly<Record<string, string>>) => {
+              const representation: Representation = REPRESENTATIONS[kindOf(query)];
+              const language: Language = representation.languageParameter === undefined ? 'fr' : languageOf(query, representation.languageParameter);
+              const refused = representation.alwaysAnswers?.refused('invalid', language) ?? { body: '', headers: {} };
+              return { body: refused.body, headers: refused.headers, contentType: representation.contentType };
+            },
+          };
+    typed.get(path, { config, validatorCompiler: DOCUMENTED_ONLY, schema }, (request, reply) => answer(kindOf(request.query), request, reply));
   }
 
   typed.get('/api/phone/:number/info', { config: API_ROUTE, validatorCompiler: DOCUMENTED_ONLY, schema: routeSchemas.numberInfo }, (request, reply) => {
