@@ -27,6 +27,7 @@ import { metricsRoutes, observabilityPlugin } from './http/plugins/metrics.js';
 import { webPageRoutes, type WebPageOptions } from './http/plugins/web-page.js';
 import type { ServiceMetrics } from './infra/metrics/service-metrics.js';
 import type { FrontCache } from './http/front-cache.js';
+import type { ListStore } from './infra/lists/list-store.js';
 import { createReadinessCheck, type ReadinessCheck } from './infra/readiness/readiness.js';
 
 export interface AppDependencies {
@@ -48,6 +49,8 @@ export interface AppDependencies {
   frontCache?: FrontCache;
   /** The engine's clock (epoch ms), which the front cache's freshness follows (default Date.now). */
   now?: () => number;
+  /** The operator's allow and block lists (docs/lists.md); absent, no list decides anything. */
+  lists?: ListStore;
   /** The lookup page at `/` (default on); `false` leaves it out. */
   webPage?: WebPageOptions | false;
 }
@@ -147,6 +150,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     lookupTimeoutMs: config.LOOKUP_TIMEOUT_MS,
     verdictRule: { blockScore: config.VERDICT_BLOCK_SCORE, warnScore: config.VERDICT_WARN_SCORE, npv: config.VERDICT_NPV, withheld: config.VERDICT_WITHHELD },
     cidMaxLength: config.CID_MAX_LENGTH,
+    ...(deps.lists === undefined ? {} : { lists: deps.lists }),
+    ...(deps.metrics === undefined ? {} : { onListMatch: (list: 'allow' | 'block') => deps.metrics?.recordListMatch(list) }),
   });
   await app.register(healthRoutes, { startedAtMs: deps.startedAtMs ?? Date.now() - process.uptime() * 1000 });
   await app.register(readinessRoutes, { readiness: deps.readiness ?? createReadinessCheck({ upstreams: [] }) });

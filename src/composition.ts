@@ -36,6 +36,8 @@ import { createServiceMetrics, type ServiceMetrics } from './infra/metrics/servi
 import { instrumentSourceCache, instrumentUpstreamFetcher } from './infra/metrics/instrument.js';
 import { createReadinessCheck, createUpstreamOutcomeTracker, type ReadinessCheck, type RedisStatus } from './infra/readiness/readiness.js';
 import { mapSlots, SOURCE_SLOTS, type SourceSlot } from './domain/report.js';
+import type { ListStore } from './infra/lists/list-store.js';
+import { openListStore } from './infra/lists/open-list-store.js';
 
 export interface ServiceOverrides {
   /** Replaces the real adapters (contract tests inject fakes here). */
@@ -47,6 +49,8 @@ export interface ServiceOverrides {
   rateLimitStore?: RateLimitStore;
   /** Wraps the per-slot cache the engine uses (tests watch what is read and written). */
   decorateSourceCache?: (cache: SourceResultCache) => SourceResultCache;
+  /** Replaces the operator's lists store (tests give one of their own). */
+  lists?: ListStore;
   /** How long a /metrics render serves later scrapes (default 1 s; 0 for tests that read counts right after traffic). */
   metricsRenderIntervalMs?: number;
 }
@@ -60,6 +64,8 @@ export interface ServiceDependencies {
   /** Absent when METRICS_ENABLED=false; its registry also feeds the METRICS_PORT server. */
   metrics?: ServiceMetrics;
   readiness: ReadinessCheck;
+  /** The operator's allow and block lists (file or Redis: docs/lists.md). */
+  lists: ListStore;
   /** Present when CANARY_INTERVAL_S > 0 (and the real adapters are in use): the scheduled canary, already started. */
   canary?: ScheduledCanary;
   /** Per-source cache entries written so far (fetches and failures recorded): how much the caches churned. */
@@ -151,6 +157,11 @@ export async function createServiceDependencies(config: Config, logger?: Logger,
       frontCache.invalidate(numberHash);
     },
   });
+  // The operator's lists: file or Redis. A file that does not parse stops the start here.
+  const lists =
+    overrides.lists ??
+    (await openListStore(config, { context: { parsePhoneNumber, defaultRegion: config.DEFAULT_REGION }, watch: true, ...(logger === undefined ? {} : { logger }) }));
+  metrics?.watchLists(() => lists.countByList());
   const rateLimitStore = overrides.rateLimitStore ?? (redisClient ? createRedisRateLimitStore({ client: redisClient }) : createMemoryRateLimitStore());
 
   // CANARY_INTERVAL_S: rounds through the lookups' own fetchers (same budget, same pauses).
@@ -200,7 +211,8 @@ export async function createServiceDependencies(config: Config, logger?: Logger,
   });
 
   return {
-    app: { config, parsePhoneNumber, lookupService, rateLimitStore, hashKey, metrics, readiness, frontCache },
+    app: { config, parsePhoneNumber, lookupService, rateLimitStore, hashKey, metrics, readiness, frontCache, lists },
+    lists,
     numberingPlan,
     fetchers,
     ...(redisClient ? { redis: { health: () => redisClient.health() } } : {}),
@@ -215,6 +227,7 @@ export async function createServiceDependencies(config: Config, logger?: Logger,
     close: async () => {
       shuttingDown = true;
       await canary?.stop();
+      await lists.close();
       lookupService.close();
       await httpClient.close();
       await redisClient?.quit();

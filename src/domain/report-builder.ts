@@ -13,6 +13,7 @@ import { SOURCE_SLOTS, emptySourceData, mapSlots, type Report, type ScoreResult,
 import { computeScore, scoreToRisk, type ScoreSource } from './score.js';
 import type { FailureReason, SourceStatus } from './ports/source.js';
 import { computeHints, type Hint } from './hints.js';
+import type { ListMatch } from './ports/operator-lists.js';
 
 /** A slot the upstream or the cache settled. */
 export interface AnsweredSourceMeta {
@@ -43,6 +44,8 @@ export interface ReportMeta {
   sources: SourcesMeta;
   /** Facts from the number alone that bear on the verdict (see hints.ts); [] when none. */
   hints: Hint[];
+  /** The operator's rule that decides this number's text answers (docs/lists.md), or null. */
+  list: ListMatch | null;
 }
 
 export interface ScoreMeta extends ReportMeta {
@@ -103,19 +106,19 @@ export function failureReasons(result: LookupResult): Record<SourceSlot, string>
   const reasonOf = (slot: SlotResult): string => ('reason' in slot && slot.reason !== undefined ? slot.reason : slot.status);
   return mapSlots<Record<SourceSlot, string>>((slot) => reasonOf(result[slot]));
 }
-export function buildReport(number: ParsedPhoneNumber, result: LookupResult): BuiltReport {
+export function buildReport(number: ParsedPhoneNumber, result: LookupResult, list: ListMatch | null = null): BuiltReport {
   return {
     report: { number: number.number, phoneInfo: number.phoneInfo, sources: buildSourceData(result) },
-    meta: { sources: buildSourcesMeta(result), hints: computeHints(number) },
+    meta: { sources: buildSourcesMeta(result), hints: computeHints(number), list },
     allSourcesFailed: isAllSourcesFailed(result),
   };
 }
 
-export function buildScoreResult(number: ParsedPhoneNumber, result: LookupResult): BuiltScore {
+export function buildScoreResult(number: ParsedPhoneNumber, result: LookupResult, list: ListMatch | null = null): BuiltScore {
   const { score, scoreSource } = computeScore(buildSourceData(result));
   return {
     score: { number: number.number, score, risk: scoreToRisk(score) },
-    meta: { sources: buildSourcesMeta(result), hints: computeHints(number), scoreSource },
+    meta: { sources: buildSourcesMeta(result), hints: computeHints(number), list, scoreSource },
     allSourcesFailed: isAllSourcesFailed(result),
   };
 }

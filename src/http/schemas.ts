@@ -12,7 +12,7 @@ import { mapSlots, SOURCE_SLOTS, type SourceSlot } from '../domain/report.js';
 import { PHONE_NUMBER_REJECTIONS, MAX_INPUT_LENGTH, MAX_URI_LENGTH, WITHHELD_WORDS } from '../domain/numbering/parse-phone-number.js';
 import { ERROR_CODES, INVALID_NUMBER_DETAILS, problemBody, type ErrorCode } from './errors.js';
 
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+const Nullable = <T extends TSchema>(schema: T, options: SchemaOptions = {}) => Type.Union([schema, Type.Null()], options);
 
 /** The schema of a closed vocabulary, from the `as const` array that defines it. */
 function literalUnion<const T extends readonly [string, ...string[]]>(values: T, options: SchemaOptions = {}): TUnion<TLiteral<T[number]>[]> {
@@ -151,10 +151,26 @@ const perSlotObject = <T extends TSchema>(member: T, options: SchemaOptions = {}
 
 const SourcesMetaSchema = perSlotObject(SourceMetaSchema);
 
+const ListMatchSchema = Nullable(
+  Type.Object(
+    {
+      list: Type.Union([Type.Literal('allow'), Type.Literal('block')], { description: 'The list whose rule applies.' }),
+      rule: Type.String({ description: 'The rule: an E.164 number (`+33612345678`) or a prefix ending in `*` (`+33162*`).', examples: ['+33162*'] }),
+      label: Nullable(Type.String({ description: 'The rule’s label (what `/cid` shows), or null.', maxLength: 60 })),
+    },
+    { additionalProperties: false },
+  ),
+  {
+    description:
+      'The operator’s allow or block rule that applies to this number (the longest matching rule; `allow` wins at equal length), or null when none does. It decides `/verdict` and `/cid`; the report and the score still say what the sources say. See docs/lists.md.',
+  },
+);
+
 export const MetaSchema = Type.Object(
   {
     sources: SourcesMetaSchema,
     hints: HintsSchema,
+    list: ListMatchSchema,
     scoreSource: Type.Optional(Nullable(Type.Union([Type.Literal('primary'), Type.Literal('derived')]))),
   },
   { additionalProperties: false },
@@ -517,13 +533,13 @@ const FULL_REPORT_EXAMPLE = {
       signals: { spamScore: null, reportsCount: null, callerType: '', commentList: [] },
     },
   },
-  meta: { sources: EXAMPLE_META_SOURCES, hints: [] },
+  meta: { sources: EXAMPLE_META_SOURCES, hints: [], list: null },
 };
 
 const SCORE_EXAMPLE = {
   success: true,
   data: { number: '0162123456', score: 8, risk: 'suspicious' },
-  meta: { sources: EXAMPLE_META_SOURCES, hints: ['npv'], scoreSource: 'primary' },
+  meta: { sources: EXAMPLE_META_SOURCES, hints: ['npv'], list: { list: 'block', rule: '+33162*', label: 'NPV' }, scoreSource: 'primary' },
 };
 
 const INFO_EXAMPLE = { success: true, data: { number: '0612345678', phoneInfo: EXAMPLE_PHONE_INFO } };

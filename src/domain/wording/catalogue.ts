@@ -25,6 +25,9 @@ const fr = {
   'cid.unknown': 'Inconnu',
   'cid.withheld': 'Masqué',
   'cid.invalid': 'Numéro invalide',
+  // A rule of the operator's lists decides (docs/lists.md): `/cid` without the rule's label, and the page.
+  'cid.listBlock': 'Bloqué par l’opérateur',
+  'cid.listAllow': 'Autorisé',
 
   // ---- The lookup page (src/web/static). `{name}` is filled by the page; the server fills the
   // static ones into index.html before it is sent, so the page is in its language before its
@@ -218,6 +221,8 @@ const en: Record<WordKey, string> = {
   'cid.unknown': 'Unknown',
   'cid.withheld': 'Withheld',
   'cid.invalid': 'Invalid number',
+  'cid.listBlock': 'Blocked by the operator',
+  'cid.listAllow': 'Allowed',
 
   'page.title': 'Phone reputation: should you trust this number?',
   'page.titleNumber': '{number} – Phone reputation',

@@ -17,8 +17,9 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { PhoneNumberParser } from '../../domain/phone-number.js';
 import type { LookupOptions, LookupResult, LookupService } from '../../domain/lookup/types.js';
 import { buildReport, buildScoreResult, buildSourceData, failureReasons, isAllSourcesFailed } from '../../domain/report-builder.js';
-import { cidLineOf, reputationOf, unlookableCidLine, unlookableVerdict, verdictOf, type TextFacts, type Unlookable, type VerdictRule } from '../../domain/verdict.js';
+import { cidLineOf, listCidLine, reputationOf, unlookableCidLine, unlookableVerdict, verdictOf, type TextFacts, type Unlookable, type VerdictRule } from '../../domain/verdict.js';
 import { isLanguage, type Language } from '../../domain/wording/catalogue.js';
+import type { ListMatch, ListName, OperatorLists } from '../../domain/ports/operator-lists.js';
 import type { KeyedHasher } from '../../infra/hash.js';
 import { negotiateEncoding, type ContentCoding } from '../encoding.js';
 import { ApiError, invalidNumberError } from '../errors.js';
@@ -40,6 +41,10 @@ export interface PhoneRoutesOptions {
   verdictRule?: VerdictRule;
   /** CID_MAX_LENGTH. */
   cidMaxLength?: number;
+  /** The operator's allow and block lists: they decide the text answers before any upstream (docs/lists.md). */
+  lists?: OperatorLists;
+  /** Called for each answer a list decided (the metrics' counter). */
+  onListMatch?: (list: ListName) => void;
 }
 
 export const DEFAULT_VERDICT_RULE: VerdictRule = { blockScore: 7, warnScore: 5, npv: 'warn', withheld: 'allow' };
@@ -163,6 +168,8 @@ interface RenderInput {
   memo: NumberMemo;
   result: LookupResult;
   language: Language;
+  /** The operator's rule that applies, or null: the JSON answers carry it in `meta.list`. */
+  list: ListMatch | null;
 }
 
 interface Representation {
@@ -182,6 +189,8 @@ interface Representation {
   };
   /** Whether this representation has a language (`?lang=`). */
   languages?: boolean;
+  /** A text answer an operator's rule decides by itself, with no lookup. */
+  listed?(list: ListMatch, language: Language): string;
 }
 
 function textFactsOf(memo: NumberMemo, result: LookupResult): TextFacts {
@@ -194,6 +203,11 @@ function reputationHeaders(memo: NumberMemo, result: LookupResult): Record<strin
 }
 
 const UNLOOKABLE_HEADERS = { 'x-reputation-score': 'none', 'x-reputation-risk': 'unknown' };
+/** A text answer an operator's rule decided: no lookup, so no score; `X-Operator-List` says which list. */
+const LISTED_HEADERS: Readonly<Record<ListName, Record<string, string>>> = {
+  allow: { ...UNLOOKABLE_HEADERS, 'x-operator-list': 'allow' },
+  block: { ...UNLOOKABLE_HEADERS, 'x-operator-list': 'block' },
+};
 
 function languageOf(query: unknown): Language {
   const lang = typeof query === 'object' && query !== null ? (query as { lang?: unknown }).lang : undefined;
@@ -207,7 +221,7 @@ function unlookableOf(reason: string): Unlookable {
 /** The phone route group, an encapsulated plugin. */
 export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOptions): Promise<void> {
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
-  const { parsePhoneNumber, lookupService, hashKey, frontCache } = options;
+  const { parsePhoneNumber, lookupService, hashKey, frontCache, lists, onListMatch } = options;
   const now = options.now ?? Date.now;
   const lookupTimeoutMs = options.lookupTimeoutMs ?? DEFAULT_LOOKUP_TIMEOUT_MS;
   const rule = options.verdictRule ?? DEFAULT_VERDICT_RULE;
@@ -219,8 +233,8 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
       schema: routeSchemas.fullReport,
       frontRoute: () => 'report',
       contentType: JSON_TYPE,
-      render: ({ reply, memo, result }) => {
-        const built = buildReport(memo.parsed, result);
+      render: ({ reply, memo, result, list }) => {
+        const built = buildReport(memo.parsed, result, list);
         return serialized(reply, { success: true as const, data: built.report, meta: built.meta });
       },
     },
@@ -229,8 +243,8 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
       schema: routeSchemas.score,
       frontRoute: () => 'score',
       contentType: JSON_TYPE,
-      render: ({ reply, memo, result }) => {
-        const built = buildScoreResult(memo.parsed, result);
+      render: ({ reply, memo, result, list }) => {
+        const built = buildScoreResult(memo.parsed, result, list);
         return serialized(reply, { success: true as const, data: built.score, meta: built.meta });
       },
     },
@@ -242,6 +256,7 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
       render: ({ memo, result }) => `${verdictOf(textFactsOf(memo, result), rule)}\n`,
       headers: ({ memo, result }) => reputationHeaders(memo, result),
       alwaysAnswers: { refused: (kind) => ({ body: `${unlookableVerdict(kind, rule)}\n`, headers: UNLOOKABLE_HEADERS }) },
+      listed: (list) => `${list.list}\n`,
     },
     cid: {
       path: '/api/phone/:number/cid',
@@ -252,6 +267,7 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
       headers: ({ memo, result }) => reputationHeaders(memo, result),
       alwaysAnswers: { refused: (kind, language) => ({ body: unlookableCidLine(kind, language, cidMaxLength), headers: UNLOOKABLE_HEADERS }) },
       languages: true,
+      listed: (list, language) => listCidLine(list, language, cidMaxLength),
     },
   } as const satisfies Record<string, Representation & { path: string; schema: unknown }>;
 
@@ -302,6 +318,19 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
       return sendBuilt(request, reply, refused.body, 'no-store', representation.contentType);
     }
     const { memo } = subject;
+    // The operator's lists decide first: a text answer at once, with no upstream asked; a JSON
+    // answer still looks the number up and says which rule applies in `meta.list`.
+    const list = lists === undefined ? null : lists.match(memo.parsed.e164, now());
+    if (list !== null) {
+      onListMatch?.(list.list);
+      if (representation.listed !== undefined) {
+        reply.headers(LISTED_HEADERS[list.list]);
+        return sendBuilt(request, reply, representation.listed(list, language), 'no-store', representation.contentType);
+      }
+      // A body with a rule in it is never kept: a held body always says `list: null`, which
+      // stays true exactly as long as no rule matches (checked above on every request).
+      return answerByLookup(representation, memo, wait, language, request, reply, list);
+    }
     const route = representation.frontRoute(language);
     if (frontCache !== undefined) {
       const nowMs = now();
@@ -311,7 +340,7 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
         if (fresh !== undefined) entry = frontCache.store(memo.numberHash, fresh.result, fresh.freshUntilMs);
       }
       if (entry !== undefined) {
-        const input: RenderInput = { reply, memo, result: entry.result, language };
+        const input: RenderInput = { reply, memo, result: entry.result, language, list: null };
         let body = entry[route];
         if (body === undefined) {
           body = encodeBody(representation.render(input));
@@ -325,7 +354,15 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
     return answerByLookup(representation, memo, wait, language, request, reply);
   }
 
-  async function answerByLookup(representation: Representation, memo: NumberMemo, wait: WaitRequest, language: Language, request: PhoneRequest, reply: FastifyReply): Promise<FastifyReply> {
+  async function answerByLookup(
+    representation: Representation,
+    memo: NumberMemo,
+    wait: WaitRequest,
+    language: Language,
+    request: PhoneRequest,
+    reply: FastifyReply,
+    list: ListMatch | null = null,
+  ): Promise<FastifyReply> {
     const result = await lookup(memo, wait);
     if (representation.alwaysAnswers === undefined && isAllSourcesFailed(result)) {
       // The number's own facts need no upstream: they still answer part of the question.
@@ -335,8 +372,8 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
         sources: failureReasons(result),
       });
     }
-    const input: RenderInput = { reply, memo, result, language };
-    const freshUntilMs = lookupService.freshUntilOf?.(result);
+    const input: RenderInput = { reply, memo, result, language, list };
+    const freshUntilMs = list === null ? lookupService.freshUntilOf?.(result) : undefined;
     const cacheControl = freshUntilMs === undefined ? 'no-store' : maxAgeOf(freshUntilMs, now());
     if (representation.headers !== undefined) reply.headers(representation.headers(input));
     return sendBuilt(request, reply, representation.render(input), cacheControl, representation.contentType);
