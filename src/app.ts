@@ -20,6 +20,7 @@ import { MAX_HEADER_FIELDS, requestContextPlugin, singleOnRequestPlugin } from '
 import { rateLimitPlugin } from './http/plugins/rate-limit.js';
 import { docsRoutes, openApiPlugin } from './http/plugins/openapi.js';
 import { phoneRoutes } from './http/routes/phone-routes.js';
+import { adminRoutes, adminRoutesOptions } from './http/routes/admin-routes.js';
 import { healthRoutes } from './http/routes/health-routes.js';
 import { overloadPlugin } from './http/plugins/overload.js';
 import { readinessRoutes } from './http/routes/readiness-routes.js';
@@ -156,6 +157,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await app.register(healthRoutes, { startedAtMs: deps.startedAtMs ?? Date.now() - process.uptime() * 1000 });
   await app.register(readinessRoutes, { readiness: deps.readiness ?? createReadinessCheck({ upstreams: [] }) });
   await app.register(docsRoutes);
+  // The lists' admin API, here unless ADMIN_PORT gives it a server of its own (admin-app.ts).
+  if (config.ADMIN_TOKEN !== undefined && config.ADMIN_PORT === undefined && deps.lists !== undefined) await app.register(adminRoutes, adminRoutesOptions(deps, deps.lists, config.ADMIN_TOKEN, app.log));
   if (deps.webPage !== false) await app.register(webPageRoutes, deps.webPage ?? {});
   // /metrics lives here unless METRICS_PORT gives it a server of its own (server.ts).
   if (deps.metrics && config.METRICS_ENABLED && config.METRICS_PORT === undefined) await app.register(metricsRoutes, { metrics: deps.metrics });

@@ -9,6 +9,7 @@ import { buildApp } from './app.js';
 import { createServiceDependencies } from './composition.js';
 import { runPrimary } from './cluster.js';
 import { startMetricsServer, type MetricsServer } from './http/plugins/metrics.js';
+import { buildAdminApp } from './http/admin-app.js';
 import { startIdleCompaction } from './infra/runtime/idle-compaction.js';
 import { setHeapGrowthForChurn } from './infra/runtime/heap-settings.js';
 
@@ -28,7 +29,7 @@ function logDestination(): ReturnType<typeof pinoDestination> {
   return pinoDestination({ dest: 1, sync: false, minLength: LOG_BATCH_BYTES, periodicFlush: LOG_FLUSH_INTERVAL_MS });
 }
 
-export async function startServer(config: Config): Promise<{ close: () => Promise<void>; port: number; metricsPort?: number }> {
+export async function startServer(config: Config): Promise<{ close: () => Promise<void>; port: number; metricsPort?: number; adminPort?: number }> {
   const destination = logDestination();
   const logger = pino({ level: config.LOG_LEVEL, base: { pid: process.pid } }, destination);
   const deps = await createServiceDependencies(config, logger);
@@ -42,6 +43,14 @@ export async function startServer(config: Config): Promise<{ close: () => Promis
   let metricsServer: MetricsServer | undefined;
   if (deps.metrics && config.METRICS_PORT !== undefined) {
     metricsServer = await startMetricsServer({ registry: deps.metrics.registry, render: deps.metrics.render, port: config.METRICS_PORT, host: config.HOST });
+  }
+  // ADMIN_PORT: the lists' admin API on a port of its own.
+  const adminApp = config.ADMIN_TOKEN !== undefined && config.ADMIN_PORT !== undefined ? await buildAdminApp({ ...deps.app, lists: deps.lists, logger }, config.ADMIN_TOKEN) : undefined;
+  let adminPort: number | undefined;
+  if (adminApp !== undefined) {
+    await adminApp.listen({ port: config.ADMIN_PORT, host: config.HOST });
+    const adminAddress = adminApp.server.address();
+    adminPort = typeof adminAddress === 'object' && adminAddress !== null ? adminAddress.port : config.ADMIN_PORT;
   }
   // Unless V8_HEAP_DEFAULTS: the old generation's growth is bounded while the caches churn, and
   // what the churn left fragmented is given back once the API is quiet (docs/cache.md).
@@ -62,13 +71,14 @@ export async function startServer(config: Config): Promise<{ close: () => Promis
       compaction?.stop();
       deps.beginShutdown();
       await app.close();
+      await adminApp?.close();
       await metricsServer?.close();
       await deps.close();
       await new Promise<void>((resolve) => logger.flush(() => resolve()));
     })();
     return closing;
   };
-  return { close, port, ...(metricsServer ? { metricsPort: metricsServer.port } : {}) };
+  return { close, port, ...(metricsServer ? { metricsPort: metricsServer.port } : {}), ...(adminPort === undefined ? {} : { adminPort }) };
 }
 
 /**
