@@ -61,6 +61,7 @@ function isAlive(pid: number): boolean {
 
 /** Takes the lock file; resolves to its release. */
 async function takeLock(lockPath: string): Promise<() => Promise<void>> {
+  await mkdir(dirname(lockPath), { recursive: true });
   const deadline = Date.now() + LOCK_WAIT_MS;
   let wait = 2;
   for (;;) {
