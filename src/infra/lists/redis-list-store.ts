@@ -22,6 +22,8 @@ const RULES = 'lists:rules';
 const VERSION = 'lists:version';
 const SEEDED = 'lists:seeded';
 const HSET_CHUNK = 1000;
+/** How long a change heard ahead of its turn waits for the ones before it before a full read. */
+const GAP_MS = 300;
 
 export interface RedisListStoreOptions {
   url: string;
@@ -72,6 +74,9 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
   let reloading: Promise<void> | undefined;
   let reloadAgain = false;
   let closed = false;
+  // Changes heard ahead of their turn (versions arrive out of order when instances write at
+  // once), applied in version order; a gap that lasts past GAP_MS makes a full read.
+  const pending = new Map<number, { message: ChangeMessage; heardAt: number }>();
 
   try {
     await redis.connect();
@@ -101,7 +106,44 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
     const { index } = await buildIndexInSlices(rules);
     live.swap(index);
     loadedVersion = version;
+    for (const at of [...pending.keys()]) if (at <= version) pending.delete(at);
+    drain();
     options.onChange?.();
+  }
+
+  /** Applies the pending changes that come next, in version order. */
+  function drain(): void {
+    for (let next = pending.get(loadedVersion + 1); next !== undefined; next = pending.get(loadedVersion + 1)) {
+      if (next.message.op === 'reload') {
+        void scheduleReload();
+        return;
+      }
+      pending.delete(loadedVersion + 1);
+      applyInPlace(live.current(), next.message);
+      loadedVersion += 1;
+    }
+  }
+
+  function applyInPlace(index: ReturnType<typeof live.current>, message: ChangeMessage): void {
+    if (message.rule === undefined) return;
+    if (message.op === 'put' && message.value !== undefined) {
+      const rule = decode(message.rule, message.value);
+      if (rule !== undefined) index.set(rule);
+    } else if (message.op === 'remove') index.delete(message.rule);
+  }
+
+  /** A change heard (or made here) at its version. */
+  function accept(message: ChangeMessage): void {
+    if (message.version <= loadedVersion) return;
+    pending.set(message.version, { message, heardAt: Date.now() });
+    if (reloading === undefined) drain();
+    options.onChange?.();
+  }
+
+  /** One of this instance's own changes: in force here at once, then in its turn among the others'. */
+  function applyOwn(message: ChangeMessage): void {
+    applyInPlace(live.current(), message);
+    accept(message);
   }
 
   function scheduleReload(): Promise<void> {
@@ -117,21 +159,6 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
       reloading = undefined;
     })();
     return reloading;
-  }
-
-  /** A change at `version`: applied in place when it is the next one, else a full read. */
-  async function applyChange(message: ChangeMessage): Promise<void> {
-    if (reloading === undefined && message.version === loadedVersion + 1 && message.op !== 'reload' && message.rule !== undefined) {
-      const index = live.current();
-      if (message.op === 'put' && message.value !== undefined) {
-        const rule = decode(message.rule, message.value);
-        if (rule !== undefined) index.set(rule);
-      } else if (message.op === 'remove') index.delete(message.rule);
-      loadedVersion = message.version;
-      options.onChange?.();
-      return;
-    }
-    if (message.version > loadedVersion) await scheduleReload();
   }
 
   async function publish(message: ChangeMessage): Promise<void> {
@@ -170,16 +197,22 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
         return;
       }
       if (message.from === instanceId) return;
-      void applyChange(message);
+      accept(message);
     });
     // After a reconnection, messages may have been missed: read again.
     subscriber.on('ready', () => void scheduleReload());
     await subscriber.connect().catch(() => undefined);
     await subscriber.subscribe(channel).catch(() => undefined);
     poll = setInterval(() => {
+      // A change missed (a reconnection) or a gap that did not fill: read everything again.
+      const stuck = [...pending.values()].some((entry) => Date.now() - entry.heardAt > GAP_MS);
+      if (stuck) {
+        void scheduleReload();
+        return;
+      }
       void readVersion().then(
         (version) => {
-          if (version !== loadedVersion) void scheduleReload();
+          if (version > loadedVersion && pending.size === 0) void scheduleReload();
         },
         () => undefined,
       );
@@ -206,7 +239,7 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
       const result = await run('written', () => redis.multi().hset(RULES, rule.rule, value).set(SEEDED, '1', 'NX').incr(VERSION).exec());
       const created = Number(result?.[0]?.[1] ?? 0);
       const version = Number(result?.[2]?.[1] ?? 0);
-      await applyChange({ version, op: 'put', rule: rule.rule, value, from: instanceId });
+      applyOwn({ version, op: 'put', rule: rule.rule, value, from: instanceId });
       await publish({ version, op: 'put', rule: rule.rule, value, from: instanceId });
       return { replaced: created === 0 };
     },
@@ -214,7 +247,7 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
       const result = await run('written', () => redis.multi().hdel(RULES, rule).incr(VERSION).exec());
       const removed = Number(result?.[0]?.[1] ?? 0) > 0;
       const version = Number(result?.[1]?.[1] ?? 0);
-      await applyChange({ version, op: 'remove', rule, from: instanceId });
+      applyOwn({ version, op: 'remove', rule, from: instanceId });
       await publish({ version, op: 'remove', rule, from: instanceId });
       return removed;
     },
@@ -237,6 +270,7 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
         return multi.exec();
       });
       const version = Number(result?.[result.length - 1]?.[1] ?? 0);
+      loadedVersion = -1;
       await scheduleReload();
       await publish({ version, op: 'reload', from: instanceId });
       return { added: rules.length - existing, replaced: existing };
