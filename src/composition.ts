@@ -6,7 +6,7 @@
 // own while Redis is unusable.
 import type { Logger } from 'pino';
 import { resolve } from 'node:path';
-import type { Config } from './config/config.js';
+import { listsLocationOf, type Config } from './config/config.js';
 import type { AppDependencies } from './app.js';
 import { createKeyedHasher } from './infra/hash.js';
 import { createHttpClient } from './infra/http/http-client.js';
@@ -160,7 +160,7 @@ export async function createServiceDependencies(config: Config, logger?: Logger,
   // The operator's lists: file or Redis. A file that does not parse stops the start here.
   const lists =
     overrides.lists ??
-    (await openListStore(config, { context: { parsePhoneNumber, defaultRegion: config.DEFAULT_REGION }, watch: true, ...(logger === undefined ? {} : { logger }) }));
+    (await openListStore(listsLocationOf(config), { context: { parsePhoneNumber, defaultRegion: config.DEFAULT_REGION }, watch: true, ...(logger === undefined ? {} : { logger }) }));
   metrics?.watchLists(() => lists.countByList());
   const rateLimitStore = overrides.rateLimitStore ?? (redisClient ? createRedisRateLimitStore({ client: redisClient }) : createMemoryRateLimitStore());
 

@@ -9,7 +9,7 @@ import { buildApp } from './app.js';
 import { createServiceDependencies } from './composition.js';
 import { runPrimary } from './cluster.js';
 import { startMetricsServer, type MetricsServer } from './http/plugins/metrics.js';
-import { buildAdminApp } from './http/admin-app.js';
+import { buildAdminApp } from './admin-app.js';
 import { startIdleCompaction } from './infra/runtime/idle-compaction.js';
 import { setHeapGrowthForChurn } from './infra/runtime/heap-settings.js';
 

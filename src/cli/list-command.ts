@@ -9,7 +9,7 @@
 // Exit codes: 0 done, 2 bad input (nothing changed), 1 the store could not be read or written.
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../config/config.js';
+import { listsLocationOf, loadConfig } from '../config/config.js';
 import { loadNumberingPlan } from '../infra/arcep/load-numbering-plan.js';
 import { createPhoneNumberParser } from '../domain/numbering/parse-phone-number.js';
 import { checkRule, normaliseRule, type RuleContext } from '../domain/lists/rules.js';
@@ -72,7 +72,7 @@ export function createListCommand(io: ListCommandIo, arcepDir: string): (args: s
     const context: RuleContext = { parsePhoneNumber: createPhoneNumberParser(loadNumberingPlan(config.ARCEP_DATA_DIR, { foreignCarriers: false }), config.DEFAULT_REGION), defaultRegion: config.DEFAULT_REGION };
     let store: ListStore;
     try {
-      store = await openListStore(config, { context, watch: false });
+      store = await openListStore(listsLocationOf(config), { context, watch: false });
     } catch (error) {
       io.err(stripControls(error instanceof ListCsvError ? `the lists file does not parse: ${error.message}` : `the lists cannot be opened: ${(error as Error).message}`));
       return 1;

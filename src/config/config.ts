@@ -300,3 +300,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const { WORKERS, TRUST_PROXY, ...rest } = merged;
   return Object.freeze({ ...rest, workers: parseWorkers(String(WORKERS)), trustProxy: parseTrustProxy(String(TRUST_PROXY)) }) as Config;
 }
+
+/** Where the operator's lists are: LISTS_FILE (or its default) and, with REDIS_URL, Redis. */
+export function listsLocationOf(config: Config): { listsFile: string; redisUrl?: string; redisKeyPrefix: string } {
+  return { listsFile: config.LISTS_FILE ?? defaultListsFile(), ...(config.REDIS_URL === undefined ? {} : { redisUrl: config.REDIS_URL }), redisKeyPrefix: config.REDIS_KEY_PREFIX };
+}

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildAdminApp } from '../../src/http/admin-app.js';
+import { buildAdminApp } from '../../src/admin-app.js';
 import { createServiceDependencies } from '../../src/composition.js';
 import { loadConfig } from '../../src/config/config.js';
 import { writeFileAtomically } from '../../src/infra/lists/file-list-store.js';

@@ -118,18 +118,18 @@ export async function adminRoutes(app: FastifyInstance, options: AdminRoutesOpti
   app.setErrorHandler(async (error: FastifyError | ApiError, request, reply) => {
     if (error instanceof ApiError) return sendProblem(reply, request.id, error);
     if (error instanceof ListStoreUnavailable) return sendProblem(reply, request.id, new ApiError('lists_unavailable', error.message));
-    const code = (error as FastifyError).code;
+    const code = (error).code;
     if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendProblem(reply, request.id, badField({ field: 'body', reason: `the body is over its limit (${request.url.includes('/import') ? ADMIN_IMPORT_MAX_BYTES : ADMIN_JSON_MAX_BYTES} bytes)` }));
     if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return sendProblem(reply, request.id, badField({ field: 'body', reason: 'the body must be application/json (PUT) or text/csv (import)' }));
     if (code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || code === 'FST_ERR_CTP_INVALID_JSON_BODY' || (error as { statusCode?: number }).statusCode === 400) {
-      if ((error as FastifyError).validation) {
-        const first = (error as FastifyError).validation?.[0];
+      if ((error).validation) {
+        const first = (error).validation?.[0];
         const field = first?.instancePath?.replace(/^\//, '') || (first?.params as { additionalProperty?: string; missingProperty?: string } | undefined)?.additionalProperty || (first?.params as { missingProperty?: string } | undefined)?.missingProperty || 'body';
         return sendProblem(reply, request.id, badField({ field, reason: first?.message ?? 'not valid' }));
       }
       return sendProblem(reply, request.id, badField({ field: 'body', reason: 'the body is not valid JSON' }));
     }
-    return sendProblem(reply, request.id, toApiError(error as FastifyError, request));
+    return sendProblem(reply, request.id, toApiError(error, request));
   });
 
   app.addContentTypeParser(['text/csv', 'text/plain'], { parseAs: 'string', bodyLimit: ADMIN_IMPORT_MAX_BYTES }, (_request, body, done) => done(null, body));

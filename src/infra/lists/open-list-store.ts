@@ -2,15 +2,17 @@
 // the file (LISTS_FILE or its default, config.ts's defaultListsFile). The service and the CLI
 // both open it here, so they always agree on where the rules are.
 import { readFile } from 'node:fs/promises';
-import { defaultListsFile, type Config } from '../../config/config.js';
 import type { ListRule } from '../../domain/ports/operator-lists.js';
 import type { RuleContext } from '../../domain/lists/rules.js';
 import { openFileListStore } from './file-list-store.js';
 import { openRedisListStore } from './redis-list-store.js';
 import { readListCsvInSlices, type ListStore, type ListStoreLogger } from './list-store.js';
 
-export function listsFileOf(config: Pick<Config, 'LISTS_FILE'>): string {
-  return config.LISTS_FILE ?? defaultListsFile();
+/** Where the lists are, from the configuration (LISTS_FILE resolved to its default by the caller). */
+export interface ListsLocation {
+  listsFile: string;
+  redisUrl?: string | undefined;
+  redisKeyPrefix: string;
 }
 
 /** The rules of the lists file, or none when it does not exist. */
@@ -33,11 +35,11 @@ export interface OpenListStoreOptions {
   onChange?: () => void;
 }
 
-export async function openListStore(config: Config, options: OpenListStoreOptions): Promise<ListStore> {
-  const path = listsFileOf(config);
+export async function openListStore(location: ListsLocation, options: OpenListStoreOptions): Promise<ListStore> {
+  const path = location.listsFile;
   const common = { ...(options.logger === undefined ? {} : { logger: options.logger }), ...(options.onChange === undefined ? {} : { onChange: options.onChange }), watch: options.watch };
-  if (config.REDIS_URL !== undefined) {
-    return openRedisListStore({ url: config.REDIS_URL, keyPrefix: config.REDIS_KEY_PREFIX, seed: () => readListsFile(path, options.context), ...common });
+  if (location.redisUrl !== undefined) {
+    return openRedisListStore({ url: location.redisUrl, keyPrefix: location.redisKeyPrefix, seed: () => readListsFile(path, options.context), ...common });
   }
   return openFileListStore({ path, context: options.context, ...common });
 }

@@ -2,13 +2,13 @@
 // cannot reach. The same routes, problems, rate limit on failed attempts and 404/405 as on the
 // API port; nothing else is served here.
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import type { AppDependencies } from '../app.js';
-import type { ListStore } from '../infra/lists/list-store.js';
-import { adminRoutes, adminRoutesOptions } from './routes/admin-routes.js';
-import { methodFallbacksPlugin, problemsPlugin } from './plugins/problems.js';
-import { rateLimitPlugin } from './plugins/rate-limit.js';
-import { RouteTable } from './route-table.js';
-import { fastifyTrustProxy } from '../config/config.js';
+import type { AppDependencies } from './app.js';
+import type { ListStore } from './infra/lists/list-store.js';
+import { adminRoutes, adminRoutesOptions } from './http/routes/admin-routes.js';
+import { methodFallbacksPlugin, problemsPlugin } from './http/plugins/problems.js';
+import { rateLimitPlugin } from './http/plugins/rate-limit.js';
+import { RouteTable } from './http/route-table.js';
+import { fastifyTrustProxy } from './config/config.js';
 
 export async function buildAdminApp(deps: AppDependencies & { lists: ListStore; logger?: FastifyBaseLogger }, token: string): Promise<FastifyInstance> {
   const { config } = deps;
