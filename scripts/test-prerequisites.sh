@@ -4,7 +4,8 @@
 #   - the project's packages (npm ci), when node_modules was never installed;
 #   - Redis on 127.0.0.1:6379 (real Redis for the shared cache and rate-limit tests);
 #   - Chromium (the lookup page's browser test; never a browser a test tool downloads);
-#   - Kamailio with its http_client module, and SIPp (the SIP call-screening system test).
+#   - Kamailio with its http_client module, and SIPp (the SIP call-screening system test);
+#   - vdirsyncer (the real CardDAV client of the blocklist feed's system test).
 # Packages come from apt; apt-get runs as root, or through sudo when this is not root.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,6 +16,7 @@ missing=()
 [ -x /usr/sbin/kamailio ] || missing+=(kamailio)
 compgen -G '/usr/lib/*/kamailio/modules/http_client.so' >/dev/null || missing+=(kamailio-utils-modules)
 [ -x /usr/bin/sipp ] || missing+=(sip-tester)
+[ -x /usr/bin/vdirsyncer ] || missing+=(vdirsyncer)
 
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" -eq 0 ]; then as_root=(); elif command -v sudo >/dev/null; then as_root=(sudo); else

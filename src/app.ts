@@ -30,6 +30,9 @@ import type { ServiceMetrics } from './infra/metrics/service-metrics.js';
 import type { FrontCache } from './http/front-cache.js';
 import type { ListStore } from './infra/lists/list-store.js';
 import { createReadinessCheck, type ReadinessCheck } from './infra/readiness/readiness.js';
+import type { BlocklistFeed } from './infra/blocklist/blocklist-feed.js';
+import { feedRoutes } from './http/routes/feed-routes.js';
+import { spamBlockerRoutes } from './http/routes/spamblocker-routes.js';
 
 export interface AppDependencies {
   config: Config;
@@ -54,6 +57,8 @@ export interface AppDependencies {
   lists?: ListStore;
   /** The lookup page at `/` (default on); `false` leaves it out. */
   webPage?: WebPageOptions | false;
+  /** The blocklist feed (composition root, when FEED_PASSWORD is set); absent, its routes are 404. */
+  blocklistFeed?: BlocklistFeed;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
@@ -119,6 +124,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   // While shutting down, answers in flight tell their keep-alive connection to close.
   app.addHook('preClose', async () => connections.closeAfterResponses());
   acceptEveryMethod(app);
+  // CardDAV's PROPFIND and REPORT carry an XML body (Node knows them as bodyless by default here).
+  if (deps.blocklistFeed !== undefined) for (const method of ['PROPFIND', 'REPORT']) app.addHttpMethod(method, { hasBody: true, overrideExisting: true });
 
   // Cross-cutting plugins first: their onRoute hooks must see every route.
   await app.register(problemsPlugin, { table: routeTable });
@@ -153,7 +160,12 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     cidMaxLength: config.CID_MAX_LENGTH,
     ...(deps.lists === undefined ? {} : { lists: deps.lists }),
     ...(deps.metrics === undefined ? {} : { onListMatch: (list: 'allow' | 'block') => deps.metrics?.recordListMatch(list) }),
+    ...(deps.blocklistFeed === undefined ? {} : { onLookedUp: deps.blocklistFeed.recordLookup }),
   });
+  await app.register(spamBlockerRoutes, { publicUrl: config.PUBLIC_URL });
+  if (deps.blocklistFeed !== undefined && config.FEED_PASSWORD !== undefined) {
+    await app.register(feedRoutes, { feed: deps.blocklistFeed, user: config.FEED_USER, password: config.FEED_PASSWORD, publicUrl: config.PUBLIC_URL });
+  }
   await app.register(healthRoutes, { startedAtMs: deps.startedAtMs ?? Date.now() - process.uptime() * 1000 });
   await app.register(readinessRoutes, { readiness: deps.readiness ?? createReadinessCheck({ upstreams: [] }) });
   await app.register(docsRoutes);

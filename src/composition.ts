@@ -38,6 +38,11 @@ import { createReadinessCheck, createUpstreamOutcomeTracker, type ReadinessCheck
 import { mapSlots, SOURCE_SLOTS, type SourceSlot } from './domain/report.js';
 import type { ListStore } from './infra/lists/list-store.js';
 import { openListStore } from './infra/lists/open-list-store.js';
+import type { OperatorLists } from './domain/ports/operator-lists.js';
+import { createBlocklistFeed, type BlocklistFeed } from './infra/blocklist/blocklist-feed.js';
+import { createMemoryBlockedCallerLog } from './infra/blocklist/memory-blocked-callers.js';
+import { createRedisBlockedCallerLog } from './infra/blocklist/redis-blocked-callers.js';
+import { npvPrefixesE164 } from './domain/numbering/parse-phone-number.js';
 
 export interface ServiceOverrides {
   /** Replaces the real adapters (contract tests inject fakes here). */
@@ -53,6 +58,10 @@ export interface ServiceOverrides {
   lists?: ListStore;
   /** How long a /metrics render serves later scrapes (default 1 s; 0 for tests that read counts right after traffic). */
   metricsRenderIntervalMs?: number;
+  /** The operator's allow and block lists (tests give an in-memory one). */
+  operatorLists?: OperatorLists;
+  /** The blocklist feed's rebuild interval (default 10 s). */
+  feedRefreshIntervalMs?: number;
 }
 
 export interface ServiceDependencies {
@@ -68,6 +77,8 @@ export interface ServiceDependencies {
   lists: ListStore;
   /** Present when CANARY_INTERVAL_S > 0 (and the real adapters are in use): the scheduled canary, already started. */
   canary?: ScheduledCanary;
+  /** Present when FEED_PASSWORD is set: the blocklist feed, already started. */
+  blocklistFeed?: BlocklistFeed;
   /** Per-source cache entries written so far (fetches and failures recorded): how much the caches churned. */
   cacheWrites(): number;
   /** Readiness turns `down` (503) from here on, so a load balancer stops sending traffic. */
@@ -191,6 +202,31 @@ export async function createServiceDependencies(config: Config, logger?: Logger,
     pauses: fetchers.map((f) => ({ upstream: f.upstream, pausedUntilMs: () => f.pausedUntil() })),
     circuits: upstreamNames.map(({ slot, name }) => ({ slot, upstream: name, state: () => lookupService.breakerState(slot) })),
   });
+  // The operator's lists as the feed reads them: the store above (file or Redis), unless a test gives its own.
+  const operatorLists: OperatorLists = overrides.operatorLists ?? lists;
+  // The blocklist feed, only when FEED_PASSWORD is set: nothing is recorded otherwise.
+  const retentionMs = config.FEED_RETENTION_DAYS * 86_400_000;
+  const blockedCallers =
+    config.FEED_PASSWORD === undefined
+      ? undefined
+      : redisClient
+        ? createRedisBlockedCallerLog({ client: redisClient, maxEntries: config.FEED_MAX_ENTRIES, retentionMs })
+        : createMemoryBlockedCallerLog({ maxEntries: config.FEED_MAX_ENTRIES, retentionMs });
+  const blocklistFeed: BlocklistFeed | undefined =
+    blockedCallers === undefined
+      ? undefined
+      : createBlocklistFeed({
+          log: blockedCallers,
+          lists: operatorLists,
+          npvPrefixes: npvPrefixesE164(),
+          rule: { blockScore: config.VERDICT_BLOCK_SCORE, warnScore: config.VERDICT_WARN_SCORE, npv: config.VERDICT_NPV, withheld: config.VERDICT_WITHHELD },
+          cidMaxLength: config.CID_MAX_LENGTH,
+          maxEntries: config.FEED_MAX_ENTRIES,
+          ...(overrides.feedRefreshIntervalMs === undefined ? {} : { refreshIntervalMs: overrides.feedRefreshIntervalMs }),
+          ...(logger === undefined ? {} : { onError: (error: unknown) => logger.warn({ err: { type: error instanceof Error ? error.name : typeof error } }, 'blocklist feed rebuild failed') }),
+        });
+  blocklistFeed?.start();
+
   let shuttingDown = false;
   const readiness = createReadinessCheck({
     upstreams: upstreamNames.map(({ slot, name }) => ({
@@ -211,7 +247,7 @@ export async function createServiceDependencies(config: Config, logger?: Logger,
   });
 
   return {
-    app: { config, parsePhoneNumber, lookupService, rateLimitStore, hashKey, metrics, readiness, frontCache, lists },
+    app: { config, parsePhoneNumber, lookupService, rateLimitStore, hashKey, metrics, readiness, frontCache, lists, ...(blocklistFeed === undefined ? {} : { blocklistFeed }) },
     lists,
     numberingPlan,
     fetchers,
@@ -219,6 +255,7 @@ export async function createServiceDependencies(config: Config, logger?: Logger,
     metrics,
     readiness,
     ...(canary === undefined ? {} : { canary }),
+    ...(blocklistFeed === undefined ? {} : { blocklistFeed }),
     cacheWrites: () => cacheWrites,
     beginShutdown: () => {
       shuttingDown = true;
@@ -226,6 +263,7 @@ export async function createServiceDependencies(config: Config, logger?: Logger,
     },
     close: async () => {
       shuttingDown = true;
+      blocklistFeed?.stop();
       await canary?.stop();
       await lists.close();
       lookupService.close();

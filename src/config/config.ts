@@ -112,11 +112,32 @@ export const ConfigSchema = Type.Object({
   VERDICT_WARN_SCORE: setting(Type.Integer({ minimum: 1, maximum: 10 }), 5, '`/verdict` answers warn for a score at or above this (and below VERDICT_BLOCK_SCORE); 10 = never warn on the score. At most VERDICT_BLOCK_SCORE.'),
   VERDICT_NPV: setting(Verdict, 'warn', '`/verdict` for a number in an NPV range (automated calls) whose score does not say block or warn: block, warn, allow or unknown.'),
   VERDICT_WITHHELD: setting(Verdict, 'allow', '`/verdict` for a withheld caller (anonymous, restricted, unknown, private…): block, warn, allow or unknown.'),
-  CID_MAX_LENGTH: setting(Type.Integer({ minimum: 8, maximum: 200 }), 30, 'Longest `/cid` line, in characters (8-200); longer lines are cut.'),
+  CID_MAX_LENGTH: setting(Type.Integer({ minimum: 8, maximum: 200 }), 30, 'Longest `/cid` line, in grapheme clusters (8-200); longer lines are cut, and never pass max(75, this) bytes.'),
   RATE_LIMIT_EXEMPT: setting(
     Type.String({ pattern: '^[0-9a-fA-F:./, ]+$' }),
     undefined,
     'Client addresses and CIDR ranges (IPv4 and IPv6, comma-separated: 192.0.2.10, 10.0.0.0/8, 2001:db8::/32) the rate limit does not apply to, e.g. your PBX. Unset = none.',
+  ),
+  PUBLIC_URL: setting(
+    Type.String({ pattern: '^https?://[^\\s/?#]+(/[^\\s?#]*)?$' }),
+    undefined,
+    'Public base URL of this deployment (https://phones.example.org), written into the ready-to-import SpamBlocker configs. Unset = taken from X-Forwarded-Proto/Host when TRUST_PROXY trusts the proxy, else from the Host header.',
+  ),
+  FEED_PASSWORD: setting(
+    Type.String({ minLength: 8, maxLength: 200 }),
+    undefined,
+    'Turns the blocklist feed on (CardDAV at /carddav/, /feed/blocklist.vcf, /feed/blocklist.csv, /integrations/spamblocker/workflow.json), behind HTTP Basic with this password (8+ characters). Unset = the feed is off (404) and no looked-up number is recorded.',
+  ),
+  FEED_USER: setting(Type.String({ pattern: '^[^:\\s]{1,64}$' }), 'blocklist', 'User name of the blocklist feed\'s HTTP Basic (no colon, no space).'),
+  FEED_MAX_ENTRIES: setting(
+    Type.Integer({ minimum: 1, maximum: 100_000 }),
+    1000,
+    'Most numbers and wildcards the blocklist feed holds (AVM recommends at most 1000 for a Fritz!Box phone book: a larger one fails without an error).',
+  ),
+  FEED_RETENTION_DAYS: setting(
+    Type.Integer({ minimum: 1, maximum: 365 }),
+    30,
+    'How long a looked-up number whose verdict was block stays in the feed\'s record (kept in clear: personal data), in days.',
   ),
   LISTS_FILE: setting(
     NonEmpty,

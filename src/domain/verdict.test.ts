@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { emptySourceData, type SourceDataBySlot } from './report.js';
 import { categoryOf, cidLineOf, safeDisplayLine, scoreVerdict, unlookableCidLine, unlookableVerdict, verdictOf, type VerdictRule } from './verdict.js';
 
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
 const DEFAULTS: VerdictRule = { blockScore: 7, warnScore: 5, npv: 'warn', withheld: 'allow' };
 
 function withScore(score: number | null, changes: Partial<SourceDataBySlot> = {}): SourceDataBySlot {
@@ -77,7 +79,7 @@ describe('the caller-ID line', () => {
     expect(unlookableCidLine('invalid', 'en', 30)).toBe('Invalid number');
   });
 
-  it('removes what a dialplan could misread from an upstream category, and cuts to the length in characters', () => {
+  it('removes what a dialplan could misread from an upstream category, and cuts to the length in grapheme clusters', () => {
     const empty = emptySourceData();
     const hostile = withScore(9, { community: { ...empty.community, topCategory: 'Arnaque"; Hangup()|x,\u0007y\u202e\r\nz ${EXTEN}' } });
     const line = cidLineOf({ isNPV: false, sources: hostile }, 'fr', 200);
@@ -94,12 +96,16 @@ describe('the caller-ID line', () => {
     fc.assert(
       fc.property(fc.string({ unit: 'binary', maxLength: 80 }), fc.integer({ min: 8, max: 40 }), (text, limit) => {
         const line = safeDisplayLine(text, limit);
-        expect(Array.from(line).length).toBeLessThanOrEqual(limit);
-        // eslint-disable-next-line no-control-regex -- the absence of control characters is the point
-        expect(line).not.toMatch(/[\u0000-\u001f\u007f-\u009f";|,\u202a-\u202e\u2066-\u2069]/);
-        expect(line).toBe(line.trim());
+        // Plain checks, not expect(): thousands of runs on a loaded machine.
+        return (
+          Array.from(graphemes.segment(line)).length <= limit &&
+          // eslint-disable-next-line no-control-regex -- the absence of control characters is the point
+          !/[\u0000-\u001f\u007f-\u009f";|,%[\]\u202a-\u202e\u2066-\u2069]/.test(line) &&
+          line === line.trim()
+        );
       }),
-      { numRuns: 2000 },
+      { numRuns: 600 },
     );
-  });
+    // A minute: the runs take seconds on a loaded two-core machine.
+  }, 60_000);
 });

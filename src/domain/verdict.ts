@@ -5,6 +5,9 @@ import type { Risk, SourceDataBySlot } from './report.js';
 import { computeScore, scoreToRisk } from './score.js';
 import { words, type Language } from './wording/catalogue.js';
 import type { ListMatch } from './ports/operator-lists.js';
+import { safeDisplayLine } from './display-line.js';
+
+export { displayLineMaxBytes, safeDisplayLine } from './display-line.js';
 
 export const VERDICTS = ['block', 'warn', 'allow', 'unknown'] as const;
 export type Verdict = (typeof VERDICTS)[number];
@@ -83,19 +86,6 @@ export function categoryOf(sources: SourceDataBySlot): string {
   }
   if (best !== '') return best;
   return sources.community.topCategory.trim() || sources.signals.callerType.trim();
-}
-
-// Control and format characters (bidi overrides included) and what a dialplan could read as
-// syntax: quotes, `;` `|` `,` (argument separators), `\` `$` `{` `}` (escapes, variables),
-// `<` `>` (SIP display-name delimiters).
-const UNSAFE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}"'`;|,\\${}<>]/gu;
-
-/** One line a dialplan can put in a display name as it is: unsafe characters removed, spaces collapsed, cut to `maxLength` characters. */
-export function safeDisplayLine(text: string, maxLength: number): string {
-  // Line breaks and tabs are white space first (a word either side stays apart), then removed.
-  const clean = text.normalize('NFC').replace(/\s+/gu, ' ').replace(UNSAFE, '').replace(/ {2,}/g, ' ').trim();
-  const characters = Array.from(clean);
-  return characters.length <= maxLength ? clean : characters.slice(0, maxLength).join('').trimEnd();
 }
 
 /** The caller-ID line of a number that was looked up. */

@@ -6,6 +6,8 @@ import type { PhoneNumberRejection } from '../domain/numbering/parse-phone-numbe
 export const ERROR_CODES = {
   invalid_number: { status: 400, title: 'Invalid phone number format' },
   bad_request: { status: 400, title: 'Bad request' },
+  unauthorized: { status: 401, title: 'Authentication required' },
+  forbidden: { status: 403, title: 'Forbidden' },
   route_not_found: { status: 404, title: 'Route not found' },
   method_not_allowed: { status: 405, title: 'Method not allowed' },
   request_timeout: { status: 408, title: 'Request timeout' },
@@ -16,7 +18,6 @@ export const ERROR_CODES = {
   shutting_down: { status: 503, title: 'Service unavailable' },
   internal: { status: 500, title: 'Internal server error' },
   // The admin API of the operator's lists (docs/lists.md).
-  unauthorized: { status: 401, title: 'Unauthorized' },
   rule_not_found: { status: 404, title: 'Rule not found' },
   lists_unavailable: { status: 503, title: 'Lists unavailable' },
 } as const satisfies Record<string, { status: number; title: string }>;

@@ -108,7 +108,7 @@ export interface NumberMemo {
 }
 
 /** Every representation the front cache holds a body of: the JSON answers and the text ones (`/cid` per language). */
-export const FRONT_ROUTES = ['report', 'score', 'verdict', 'cid:fr', 'cid:en'] as const;
+export const FRONT_ROUTES = ['report', 'score', 'verdict', 'cid:fr', 'cid:en', 'verdict+cid:fr', 'verdict+cid:en'] as const;
 export type FrontRoute = (typeof FRONT_ROUTES)[number];
 
 /** A number's finished answers while its three slots are fresh hits. */
@@ -122,6 +122,9 @@ export interface FrontEntry {
   verdict: EncodedBody | undefined;
   'cid:fr': EncodedBody | undefined;
   'cid:en': EncodedBody | undefined;
+  /** `/verdict?cid=` (the verdict and the `/cid` line). */
+  'verdict+cid:fr': EncodedBody | undefined;
+  'verdict+cid:en': EncodedBody | undefined;
 }
 
 export interface FrontCacheOptions {
@@ -205,7 +208,7 @@ export function createFrontCache(options: FrontCacheOptions): FrontCache {
       return undefined;
     },
     store(numberHash, result, freshUntilMs) {
-      const entry: FrontEntry = { freshUntilMs, result, report: undefined, score: undefined, verdict: undefined, 'cid:fr': undefined, 'cid:en': undefined };
+      const entry: FrontEntry = { freshUntilMs, result, report: undefined, score: undefined, verdict: undefined, 'cid:fr': undefined, 'cid:en': undefined, 'verdict+cid:fr': undefined, 'verdict+cid:en': undefined };
       resultCosts.set(entry, objectCost(result));
       entries.set(numberHash, entry);
       return entry;

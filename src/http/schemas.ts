@@ -249,7 +249,7 @@ export const NumberParamsSchema = Type.Object({
       'A phone number as a person writes it or a phone system sends it (every spelling: docs/numbering.md):',
       'national digits (0612345678), optionally grouped by one space, dot or dash between digits or by parentheses;',
       'international with a leading + (sent as %2B or as it is) or 00, with or without a trunk 0 after the calling code (+33 (0)6…, +33 06…);',
-      'E.164 digits without + when they cannot be a national number (33612345678: 11 to 15 digits);',
+      'E.164 digits without + when they cannot be a national number (33612345678: 10 to 15 digits);',
       'an RFC 3966 tel: URI (tel:+33-6-12-34-56-78;npdi), its visual separators and parameters ignored;',
       'the user part of a sip: or sips: URI (sip:+33612345678@host;user=phone), with the URI percent-encoded or as it is.',
       `The number itself has at most ${MAX_INPUT_LENGTH} characters, the whole value at most ${MAX_URI_LENGTH}.`,
@@ -282,6 +282,16 @@ const WaitParam = Type.String({
 });
 
 export const WaitQuerySchema = Type.Object({ wait: Type.Optional(WaitParam) });
+
+export const VerdictQuerySchema = Type.Object({
+  wait: Type.Optional(WaitParam),
+  cid: Type.Optional(
+    Type.String({
+      description: 'Adds the `/cid` line in this language (`fr` or `en`; any other value gives French) as a second line, for clients that read a category from the body (SpamBlocker: docs/integrations/spamblocker.md).',
+      examples: ['fr'],
+    }),
+  ),
+});
 
 export const CidQuerySchema = Type.Object({
   wait: Type.Optional(WaitParam),
@@ -611,9 +621,13 @@ export const routeSchemas = {
       'The verdict on a caller as one word and a newline, `text/plain`, for PBXs and call blockers that cannot read JSON (docs/integrations). Always 200, also for a withheld caller (`anonymous`, `restricted`, `unknown`…: VERDICT_WITHHELD, default `allow`), an invalid number (`unknown`) and when every source failed (`unknown`, or VERDICT_NPV for an NPV number); only the rate limit (429), load shedding (503) and a wrong path or method keep their problem answers. Rule: score ≥ VERDICT_BLOCK_SCORE (7) → `block`; score ≥ VERDICT_WARN_SCORE (5) → `warn`; a lower score → `allow`; no score → `unknown`; for an NPV number, the stronger of that and VERDICT_NPV (default `warn`). With `?wait`, sources still fetching count as nothing known yet.',
     tags: ['phone'],
     params: NumberParamsSchema,
-    querystring: WaitQuerySchema,
+    querystring: VerdictQuerySchema,
     response: {
-      200: textResponse('The verdict: one of block, warn, allow, unknown, then a newline.', Type.String({ enum: ['block\n', 'warn\n', 'allow\n', 'unknown\n'] }), 'block\n'),
+      200: textResponse(
+        'The verdict: one of block, warn, allow, unknown, then a newline; with `?cid=`, the `/cid` line and a newline after it.',
+        Type.String({ pattern: '^(block|warn|allow|unknown)\n([^\n]*\n)?$' }),
+        'block\n',
+      ),
       304: notModified(ApiCacheControlHeader, reputation),
       400: undecodableUrl,
       404: notFound,
@@ -626,7 +640,7 @@ export const routeSchemas = {
     operationId: 'getCallerIdLine',
     summary: 'One line for a phone’s display (caller ID name)',
     description:
-      'What to show as the caller’s name: one line of at most CID_MAX_LENGTH (30) characters, no line ending, `text/plain`, French unless `?lang=en`. For example `SPAM? 8/9 Démarchage`, `Appel automatisé (NPV)`, `Neutre 5/9`, `Fiable 2/9`, `Inconnu`, `Masqué`, `Numéro invalide` (English: `SPAM? 8/9 Démarchage`, `Automated call (NPV)`, `Neutral 5/9`, `Trusted 2/9`, `Unknown`, `Withheld`, `Invalid number`). Control characters and `" \' ` ; | , \\ $ { } < >` are removed. Always 200 like `/verdict`.',
+      'What to show as the caller’s name: one line of at most CID_MAX_LENGTH (30) grapheme clusters and max(75, CID_MAX_LENGTH) bytes, starting with a letter, no line ending, `text/plain`, French unless `?lang=en`. For example `SPAM? 8/9 Démarchage`, `Appel automatisé (NPV)`, `Neutre 5/9`, `Fiable 2/9`, `Inconnu`, `Masqué`, `Numéro invalide` (English: `SPAM? 8/9 Démarchage`, `Automated call (NPV)`, `Neutral 5/9`, `Trusted 2/9`, `Unknown`, `Withheld`, `Invalid number`). Control, format and invisible characters, noncharacters and `" \' ` ; | , \\ $ { } [ ] < > %` are removed. Always 200 like `/verdict`.',
     tags: ['phone'],
     params: NumberParamsSchema,
     querystring: CidQuerySchema,

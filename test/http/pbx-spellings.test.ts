@@ -1,7 +1,7 @@
 // Every URL the recipes in docs/integrations/ give, with the number spellings each system sends,
-// through the real server over HTTP (fake upstream sites on loopback). The dialplans themselves
-// are not run here, except Kamailio's (test/system/kamailio-sip.test.ts): this is the HTTP side
-// of each recipe, byte for byte what the system receives.
+// through the real server over HTTP (fake upstream sites on loopback): the HTTP side of each
+// recipe, byte for byte what the system sends. The recipes themselves are run in
+// test/system/kamailio-sip.test.ts (Kamailio) and test/system/pbx-recipes.test.ts (the others).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KNOWN_NUMBER, startFakeUpstreamSites, type FakeUpstreamSites } from '../support/upstream-sites.js';
 import { startTestServer, type TestServer } from '../support/servers.js';
@@ -30,22 +30,24 @@ async function expectAnswers(path: string, text: string): Promise<void> {
   expect(answer, path).toEqual({ status: 200, text, type: 'text/plain; charset=utf-8' });
 }
 
-// Spellings today's parser reads.
+// The spellings each recipe makes the system send, read from its product's source
+// (test/support/pbx-products.ts says which lines).
 describe.each([
   // Kamailio: $fU, the user part of the From URI (examples/kamailio/kamailio.cfg, WAIT_MS 800).
   ['Kamailio $fU', '/api/phone/{n}/verdict?wait=800', ['0612345678', '+33612345678', '0033612345678']],
-  // Asterisk/FreePBX: ${URIENCODE(${CALLERID(num)})}, national or +33 (encoded %2B).
-  ['Asterisk CURL() on /verdict', '/api/phone/{n}/verdict?wait=800', ['0612345678', '%2B33612345678']],
-  ['Asterisk CALLERID(name) from /cid', '/api/phone/{n}/cid?wait=800', ['0612345678', '%2B33612345678']],
-  ['FreePBX Superfecta regular-expression source ($thenumber)', '/api/phone/{n}/cid?wait=2000', ['0612345678', '%2B33612345678']],
-  // FreeSWITCH: ${caller_id_number} as it is, in mod_cidlookup's url and in mod_curl.
-  ['FreeSWITCH mod_cidlookup url', '/api/phone/{n}/cid?wait=1500', ['0612345678', '+33612345678', '0033612345678']],
-  ['FreeSWITCH mod_curl', '/api/phone/{n}/verdict?wait=800', ['0612345678', '+33612345678', '0033612345678']],
-  // 3CX shows /cid's line in systems that take a raw body; its template itself reads /score (below).
-  ['3CX (/cid alternative)', '/api/phone/{n}/cid?wait=1500', ['%2B33612345678']],
+  // Asterisk/FreePBX: ${URIENCODE(${CALLERID(num)})}: national, or +33 written %2B33.
+  ['Asterisk CURL() on /verdict', '/api/phone/{n}/verdict?wait=800', ['0612345678', '%2B33612345678', '33612345678']],
+  ['Asterisk CALLERID(name) from /cid', '/api/phone/{n}/cid?wait=800', ['0612345678', '%2B33612345678', '33612345678']],
+  // Superfecta's Regular Expressions source puts $thenumber in the URL as it is: a raw +.
+  ['FreePBX Superfecta regular-expression source ($thenumber)', '/api/phone/{n}/cid?wait=2000', ['0612345678', '+33612345678']],
+  // FreeSWITCH: ${caller_id_number} as it is, digits with or without + (the recipe's guard).
+  ['FreeSWITCH curl on /verdict', '/api/phone/{n}/verdict?wait=800', ['0612345678', '+33612345678', '0033612345678', '33612345678']],
+  ['FreeSWITCH curl on /cid', '/api/phone/{n}/cid?wait=800', ['0612345678', '+33612345678', '0033612345678', '33612345678']],
+  // mod_cidlookup (not used by the recipe) keeps the digits only: string_digitsonly().
+  ['FreeSWITCH mod_cidlookup url', '/api/phone/{n}/cid?wait=800', ['33612345678', '0612345678']],
   // callblocker: E.164, quoted by the script (urllib.parse.quote(number, safe='')).
-  ['callblocker /verdict', '/api/phone/{n}/verdict?wait=2000', ['%2B33612345678']],
-  ['callblocker /cid', '/api/phone/{n}/cid?wait=2000', ['%2B33612345678']],
+  ['callblocker /verdict', '/api/phone/{n}/verdict?wait=800', ['%2B33612345678']],
+  ['callblocker /cid', '/api/phone/{n}/cid?wait=800', ['%2B33612345678']],
 ])('%s', (_system, template, spellings) => {
   it.each(spellings)('reads %s', async (spelling) => {
     const path = template.replace('{n}', spelling);
@@ -64,7 +66,7 @@ describe('3CX CRM template', () => {
 
 describe('the X-Reputation-Score header callblocker reads', () => {
   it('carries the score beside the verdict', async () => {
-    const response = await fetch(`${server.baseUrl}/api/phone/%2B33612345678/verdict?wait=2000`);
+    const response = await fetch(`${server.baseUrl}/api/phone/%2B33612345678/verdict?wait=800`);
     expect(await response.text()).toBe('block\n');
     expect(response.headers.get('x-reputation-score')).toBe('8');
   });
@@ -74,18 +76,16 @@ describe('withheld callers as each system sends them', () => {
   it.each([
     ['Kamailio $fU of sip:anonymous@anonymous.invalid', 'anonymous'],
     ['Asterisk with no CALLERID(num) (the recipe sends anonymous)', 'anonymous'],
-    ['a trunk that says restricted', 'restricted'],
-    ['FreeSWITCH withheld caller_id_number', 'Anonymous'],
-    ['3CX', 'Unknown'],
+    ['Asterisk with a trunk that says restricted', 'restricted'],
   ])('%s', async (_label, spelling) => {
     await expectAnswers(`/api/phone/${spelling}/verdict?wait=800`, 'allow\n');
     await expectAnswers(`/api/phone/${spelling}/cid?wait=800`, 'Masqué');
   });
 });
 
-// Spellings the parser work of issue 21 adds (E.164 without +, tel: and sip: URIs, withheld
-// words inside URIs). These pass once that work is merged.
-describe('trunk spellings read by the parser (issue 21 parser work)', () => {
+// Spellings trunks put in a caller number (E.164 without +, tel: and sip: URIs, withheld words
+// inside URIs), which the systems pass on as they are.
+describe('trunk spellings read by the parser', () => {
   it.each([
     ['E.164 without + (Kamailio $fU, Asterisk, FreeSWITCH from many trunks)', '33612345678'],
     ['a tel: URI with npdi', encodeURIComponent('tel:+33612345678;npdi')],

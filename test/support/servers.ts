@@ -10,7 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { buildApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config/config.js';
-import { createServiceDependencies, type ServiceOverrides } from '../../src/composition.js';
+import { createServiceDependencies, type ServiceDependencies, type ServiceOverrides } from '../../src/composition.js';
 import type { NumberingPlan } from '../../src/domain/numbering/numbering-plan.js';
 import { loadNumberingPlan } from '../../src/infra/arcep/load-numbering-plan.js';
 import { serveOnLoopback } from './loopback.js';
@@ -29,6 +29,8 @@ export interface TestServer {
   baseUrl: string;
   app: FastifyInstance;
   config: Config;
+  /** The running parts (the blocklist feed, the metrics…). */
+  deps: ServiceDependencies;
   close(): Promise<void>;
 }
 
@@ -43,6 +45,7 @@ export async function startTestServer(options: { env?: Record<string, string>; o
     baseUrl: `http://127.0.0.1:${address.port}`,
     app,
     config,
+    deps,
     close: async () => {
       await app.close();
       await deps.close();

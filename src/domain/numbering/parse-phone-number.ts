@@ -31,11 +31,12 @@ export const WITHHELD_WORDS: ReadonlySet<string> = new Set(['anonymous', 'restri
 /**
  * Digit strings of this length, not starting with 0, that are not a valid national number are
  * read as E.164 without its `+` (`33612345678`): every French-plan national number has 10
- * digits, and 11 to 15 covers the full E.164 form of France, its overseas territories and most
- * countries. Shorter strings are never read so, so that a national number missing its 0
- * (`612345678`) is refused rather than taken for a foreign one.
+ * digits and starts with 0, and 10 to 15 covers the full E.164 form of France, its overseas
+ * territories and most countries, down to the 10 digits SpamBlocker's `{cc}{domestic}` gives a
+ * Berlin number (`4930123456`). Shorter strings are never read so, so that a national number
+ * missing its 0 (`612345678`) is refused rather than taken for a foreign one.
  */
-export const E164_WITHOUT_PLUS_LENGTHS = { min: 11, max: 15 } as const;
+export const E164_WITHOUT_PLUS_LENGTHS = { min: 10, max: 15 } as const;
 
 const CALLING_CODE_BY_TERRITORY: Readonly<Record<FrenchTerritory, string>> = {
   FR: '33',
@@ -73,6 +74,11 @@ const MAINLAND_ZONES: Readonly<Record<string, string>> = {
 // ARCEP decision n° 2022-1583: ranges automated callers must use, allocated or not yet.
 const NPV_MAINLAND_PREFIXES: ReadonlySet<string> = new Set(['0162', '0163', '0270', '0271', '0377', '0378', '0424', '0425', '0568', '0569', '0948', '0949']);
 const NPV_OVERSEAS_PREFIXES: ReadonlySet<string> = new Set(['09475', '09476', '09477', '09478', '09479']);
+
+/** The NPV ranges as E.164 prefixes (`0162` → `+33162`), for the blocklist feed's wildcards. */
+export function npvPrefixesE164(): string[] {
+  return [...NPV_MAINLAND_PREFIXES, ...NPV_OVERSEAS_PREFIXES].map((national) => `+33${national.slice(1)}`);
+}
 
 // Where an unallocated block goes: the overseas prefixes of the ARCEP README (plus the ones its
 // data uses: 0263, 0691, 0693, 0697, 0708) and the overseas NPV ranges. Anything else is FR.

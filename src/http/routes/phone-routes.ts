@@ -45,6 +45,8 @@ export interface PhoneRoutesOptions {
   lists?: OperatorLists;
   /** Called for each answer a list decided (the metrics' counter). */
   onListMatch?: (list: ListName) => void;
+  /** Told of every lookup's outcome (the blocklist feed records the numbers whose verdict is block). */
+  onLookedUp?: (e164: string, facts: TextFacts) => void;
 }
 
 export const DEFAULT_VERDICT_RULE: VerdictRule = { blockScore: 7, warnScore: 5, npv: 'warn', withheld: 'allow' };
@@ -187,8 +189,8 @@ interface Representation {
   alwaysAnswers?: {
     refused(kind: Unlookable, language: Language): { body: string; headers: Record<string, string> };
   };
-  /** Whether this representation has a language (`?lang=`). */
-  languages?: boolean;
+  /** The query parameter that gives this representation its language (`lang`, or `cid` for `/verdict?cid=`). */
+  languageParameter?: 'lang' | 'cid';
   /** A text answer an operator's rule decides by itself, with no lookup. */
   listed?(list: ListMatch, language: Language): string;
 }
@@ -209,9 +211,14 @@ const LISTED_HEADERS: Readonly<Record<ListName, Record<string, string>>> = {
   block: { ...UNLOOKABLE_HEADERS, 'x-operator-list': 'block' },
 };
 
-function languageOf(query: unknown): Language {
-  const lang = typeof query === 'object' && query !== null ? (query as { lang?: unknown }).lang : undefined;
+function languageOf(query: unknown, parameter: 'lang' | 'cid' = 'lang'): Language {
+  const lang = typeof query === 'object' && query !== null ? (query as Record<string, unknown>)[parameter] : undefined;
   return isLanguage(lang) ? lang : 'fr';
+}
+
+/** `/verdict?cid=…` asks for the `/cid` line too. */
+function asksForCidLine(query: unknown): boolean {
+  return typeof query === 'object' && query !== null && (query as { cid?: unknown }).cid !== undefined;
 }
 
 function unlookableOf(reason: string): Unlookable {
@@ -266,8 +273,23 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
       render: ({ memo, result, language }) => cidLineOf(textFactsOf(memo, result), language, cidMaxLength),
       headers: ({ memo, result }) => reputationHeaders(memo, result),
       alwaysAnswers: { refused: (kind, language) => ({ body: unlookableCidLine(kind, language, cidMaxLength), headers: UNLOOKABLE_HEADERS }) },
-      languages: true,
+      languageParameter: 'lang',
       listed: (list, language) => listCidLine(list, language, cidMaxLength),
+    },
+    // `/verdict?cid=fr|en`: the verdict's line, then the `/cid` line, for a client that reads a
+    // category from the body with a regular expression (SpamBlocker).
+    verdictWithCid: {
+      path: '/api/phone/:number/verdict',
+      schema: routeSchemas.verdict,
+      frontRoute: (language) => (language === 'en' ? 'verdict+cid:en' : 'verdict+cid:fr'),
+      contentType: TEXT_TYPE,
+      render: ({ memo, result, language }) => `${verdictOf(textFactsOf(memo, result), rule)}\n${cidLineOf(textFactsOf(memo, result), language, cidMaxLength)}\n`,
+      headers: ({ memo, result }) => reputationHeaders(memo, result),
+      alwaysAnswers: {
+        refused: (kind, language) => ({ body: `${unlookableVerdict(kind, rule)}\n${unlookableCidLine(kind, language, cidMaxLength)}\n`, headers: UNLOOKABLE_HEADERS }),
+      },
+      languageParameter: 'cid',
+      listed: (list, language) => `${list.list}\n${listCidLine(list, language, cidMaxLength)}\n`,
     },
   } as const satisfies Record<string, Representation & { path: string; schema: unknown }>;
 
@@ -304,7 +326,7 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
    */
   function answer(kind: keyof typeof REPRESENTATIONS, request: PhoneRequest, reply: FastifyReply): Promise<FastifyReply> | undefined {
     const representation: Representation = REPRESENTATIONS[kind];
-    const language: Language = representation.languages === true ? languageOf(request.query) : 'fr';
+    const language: Language = representation.languageParameter === undefined ? 'fr' : languageOf(request.query, representation.languageParameter);
     const wait = waitRequestOf(request.query, request.headers.prefer, lookupTimeoutMs);
     if (wait.invalid && representation.alwaysAnswers === undefined) {
       throw new ApiError('bad_request', '`wait` must be a whole number of milliseconds (0 or more).', { code: 'invalid_wait' });
@@ -337,7 +359,10 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
       let entry = frontCache.entry(memo.numberHash, nowMs);
       if (entry === undefined) {
         const fresh = lookupService.peekFresh?.(memo.parsed, memo.numberHash);
-        if (fresh !== undefined) entry = frontCache.store(memo.numberHash, fresh.result, fresh.freshUntilMs);
+        if (fresh !== undefined) {
+          entry = frontCache.store(memo.numberHash, fresh.result, fresh.freshUntilMs);
+          options.onLookedUp?.(memo.parsed.e164, textFactsOf(memo, fresh.result));
+        }
       }
       if (entry !== undefined) {
         const input: RenderInput = { reply, memo, result: entry.result, language, list: null };
@@ -364,6 +389,7 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
     list: ListMatch | null = null,
   ): Promise<FastifyReply> {
     const result = await lookup(memo, wait);
+    options.onLookedUp?.(memo.parsed.e164, textFactsOf(memo, result));
     if (representation.alwaysAnswers === undefined && isAllSourcesFailed(result)) {
       // The number's own facts need no upstream: they still answer part of the question.
       throw new ApiError('all_sources_failed', 'No upstream data source could be read; see `sources` for each outcome.', {
@@ -382,7 +408,8 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
   // Each representation is a route of its own: the table is the only place one is added.
   for (const kind of ['report', 'score', 'verdict', 'cid'] as const) {
     const { path, schema } = REPRESENTATIONS[kind];
-    typed.get(path, { config: API_ROUTE, validatorCompiler: DOCUMENTED_ONLY, schema }, (request, reply) => answer(kind, request, reply));
+    const kindOf = kind === 'verdict' ? (query: unknown) => (asksForCidLine(query) ? 'verdictWithCid' : 'verdict') : () => kind;
+    typed.get(path, { config: API_ROUTE, validatorCompiler: DOCUMENTED_ONLY, schema }, (request, reply) => answer(kindOf(request.query), request, reply));
   }
 
   typed.get('/api/phone/:number/info', { config: API_ROUTE, validatorCompiler: DOCUMENTED_ONLY, schema: routeSchemas.numberInfo }, (request, reply) => {

@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+import type { ListRule } from '../ports/operator-lists.js';
+import { buildFeedEntries, CARD_MAX_NUMBERS, groupIntoCards, rankRecent, splitAround, telOf, type BlockedCaller, type FeedEntry, type FeedInputs } from './feed-content.js';
+import { renderCsv, renderVcard, spamBlockerPattern } from './feed-formats.js';
+
+const WORDING = { rule: 'Bloqué', npv: 'NPV' };
+const rule = (text: string, list: 'allow' | 'block', label?: string): ListRule => ({ rule: text, list, createdAt: '2026-01-01T00:00:00.000Z', ...(label === undefined ? {} : { label }) });
+const inputs = (partial: Partial<FeedInputs>): FeedInputs => ({ rules: [], npvPrefixes: [], recent: [], maxEntries: 1000, wording: WORDING, ...partial });
+const tels = (entries: readonly FeedEntry[]): string[] => entries.map(telOf);
+const DAY = 86_400_000;
+const caller = (e164: string, score: number, atMs: number): BlockedCaller => ({ e164, score, reason: `SPAM? ${score}/9`, atMs });
+
+/** Whether any entry would block `e164` on a Fritz!Box (exact, or a wildcard's prefix). */
+const blocks = (entries: readonly FeedEntry[], e164: string): boolean => entries.some((entry) => (entry.wildcard ? e164.slice(1).startsWith(entry.digits) : e164.slice(1) === entry.digits));
+
+describe('blocklist feed content', () => {
+  it('lists the operator block rules first (wildcards for prefixes), then NPV ranges, then looked-up numbers', () => {
+    const entries = buildFeedEntries(
+      inputs({
+        rules: [rule('+33612345678', 'block', 'Arnaque'), rule('+33170*', 'block')],
+        npvPrefixes: ['+33162'],
+        recent: [caller('+33698765432', 8, 1000)],
+      }),
+    );
+    expect(tels(entries)).toEqual(['+33170*', '+33612345678', '+33162*', '+33698765432']);
+    expect(entries.map((entry) => entry.source)).toEqual(['rule', 'rule', 'npv', 'recent']);
+    expect(entries.map((entry) => entry.reason)).toEqual(['Bloqué', 'Arnaque', 'NPV', 'SPAM? 8/9']);
+  });
+
+  it('never covers an allowed number inside a blocked prefix: the wildcard is split around it', () => {
+    const entries = buildFeedEntries(inputs({ rules: [rule('+33162*', 'block'), rule('+331620012*', 'allow')] }));
+    expect(blocks(entries, '+33162001234')).toBe(false);
+    expect(blocks(entries, '+33162001299')).toBe(false);
+    // Everything else of the range is still covered.
+    for (const other of ['+33162001134', '+33162011234', '+33162901234', '+33162001304']) expect(blocks(entries, other), other).toBe(true);
+    expect(entries.every((entry) => entry.wildcard)).toBe(true);
+    expect(tels(entries)).toContain('+331620011*');
+    expect(tels(entries)).not.toContain('+331620012*');
+  });
+
+  it('splits an NPV range around an allowed exact number, and drops a range the allow list decides for', () => {
+    const entries = buildFeedEntries(inputs({ rules: [rule('+33162001234', 'allow'), rule('+33163*', 'allow')], npvPrefixes: ['+33162', '+33163'] }));
+    expect(blocks(entries, '+33162001234')).toBe(false);
+    expect(blocks(entries, '+33162001235')).toBe(true);
+    expect(blocks(entries, '+33163000000')).toBe(false);
+  });
+
+  it('keeps a block rule longer than the allow rule around it (the longest rule decides), and drops an exact block an equal allow overrides', () => {
+    const entries = buildFeedEntries(inputs({ rules: [rule('+33612*', 'allow'), rule('+33612345678', 'block'), rule('+33699999999', 'block'), rule('+33699999999', 'allow')] }));
+    expect(tels(entries)).toEqual(['+33612345678']);
+  });
+
+  it('leaves out a looked-up number the allow list covers and one a wildcard already holds', () => {
+    const entries = buildFeedEntries(inputs({ rules: [rule('+33611*', 'allow'), rule('+33170*', 'block')], recent: [caller('+33611111111', 9, 5), caller('+33170000001', 9, 4), caller('+33622222222', 9, 3)] }));
+    expect(tels(entries)).toEqual(['+33170*', '+33622222222']);
+  });
+
+  it('ranks looked-up numbers by day, then score, then time, and honours the cap in rank order', () => {
+    const recent = [caller('+33600000001', 7, 10 * DAY + 5), caller('+33600000002', 9, 10 * DAY + 1), caller('+33600000003', 9, 9 * DAY + 9), caller('+33600000004', 8, 10 * DAY + 2)];
+    expect(rankRecent(recent).map((entry) => entry.e164)).toEqual(['+33600000002', '+33600000004', '+33600000001', '+33600000003']);
+    const capped = buildFeedEntries(inputs({ rules: [rule('+33170*', 'block')], recent, maxEntries: 3 }));
+    expect(tels(capped)).toEqual(['+33170*', '+33600000002', '+33600000004']);
+  });
+
+  it('counts the ranges of a split wildcard against the cap', () => {
+    const entries = buildFeedEntries(inputs({ rules: [rule('+33162*', 'block'), rule('+33162001234', 'allow')], maxEntries: 5 }));
+    expect(entries).toHaveLength(5);
+  });
+});
+
+describe('blocklist cards', () => {
+  const manyNumbers = (count: number, prefix = '+336'): FeedEntry[] =>
+    Array.from({ length: count }, (_, index) => ({ digits: `${prefix.slice(1)}${String(index).padStart(8, '0')}`, wildcard: false, source: 'recent' as const, reason: 'SPAM? 8/9' }));
+
+  it('holds at most 9 numbers per card, each number once', () => {
+    const entries = manyNumbers(250);
+    const cards = groupIntoCards(entries, () => 'r');
+    expect(Math.max(...cards.map((card) => card.entries.length))).toBeLessThanOrEqual(CARD_MAX_NUMBERS);
+    expect(cards.flatMap((card) => card.entries.map(telOf)).sort()).toEqual(entries.map(telOf).sort());
+  });
+
+  it('keeps a card’s uid when a number is added in another prefix bucket', () => {
+    const before = groupIntoCards([...manyNumbers(30, '+336'), ...manyNumbers(5, '+337')], () => 'r');
+    const after = groupIntoCards([...manyNumbers(30, '+336'), ...manyNumbers(6, '+337')], () => 'r');
+    const unchanged = (cards: typeof before) => cards.filter((card) => card.entries[0]?.digits.startsWith('336')).map((card) => [card.uid, tels(card.entries).join()]);
+    expect(unchanged(after)).toEqual(unchanged(before));
+  });
+
+  it('writes vCard 3.0 with the reason as FN, CATEGORIES:SPAM and one TEL per number', () => {
+    const [card] = groupIntoCards(manyNumbers(2), () => 'r');
+    if (card === undefined) throw new Error('no card');
+    const text = renderVcard({ ...card, reason: 'Arnaque, au; CPF' }, '-//test//FR');
+    expect(text.split('\r\n')).toEqual(['BEGIN:VCARD', 'VERSION:3.0', 'PRODID:-//test//FR', `UID:${card.uid}`, 'FN:Arnaque\\, au\\; CPF', 'N:Arnaque\\, au\\; CPF;;;;', 'CATEGORIES:SPAM', 'TEL;TYPE=VOICE:+33600000000', 'TEL;TYPE=VOICE:+33600000001', 'END:VCARD', '']);
+  });
+
+  it('writes the CSV SpamBlocker imports: pattern without +, wildcard as .*, no comma in a description', () => {
+    expect(spamBlockerPattern({ digits: '33162', wildcard: true, source: 'npv', reason: '' })).toBe('33162.*');
+    const csv = renderCsv([{ uid: 'u', reason: 'a, b', entries: [{ digits: '33612345678', wildcard: false, source: 'rule', reason: 'a, b' }] }]);
+    expect(csv).toBe('pattern,description,isBlacklist\n33612345678,a b,true\n');
+  });
+
+  it('splits to nothing when the allowed prefix is the range itself', () => {
+    expect(splitAround('33162', [{ digits: '33162', wildcard: true, list: 'allow' }])).toEqual([]);
+  });
+});

@@ -1,0 +1,276 @@
+// The blocklist feed over HTTP (docs/integrations/blocklist-feed.md), registered only when
+// FEED_PASSWORD is set: a read-only CardDAV address book (RFC 6352, the subset Fritz!Boxes,
+// DAVx5, Thunderbird and vdirsyncer use), the same cards as one .vcf file, the CSV SpamBlocker
+// imports, and the SpamBlocker workflow that downloads that CSV.
+//
+// Every request is counted by the rate limit before its credentials are checked, so failed
+// attempts count and, past the limit, even the right password gets a 429: the limit gives a
+// guesser no answer. Credentials are checked in preParsing, before any body is read. Nothing
+// here logs a number: the access line carries the route pattern only.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { BlocklistFeed, FeedCardFile, FeedFile, FeedSnapshot } from '../../infra/blocklist/blocklist-feed.js';
+import { ApiError } from '../errors.js';
+import { davMissing, davResponse, escapeXml, multistatus, needPrivilegesError, parseDavRequest, type DavProperties, type DavProperty, type DavRequest } from '../dav/dav-xml.js';
+import { matchesEtag } from './phone-routes.js';
+import { publicBaseUrl, spamBlockerWorkflow } from './spamblocker-routes.js';
+
+export interface FeedRoutesOptions {
+  feed: BlocklistFeed;
+  user: string;
+  password: string;
+  /** PUBLIC_URL, for the workflow's download URL. */
+  publicUrl: string | undefined;
+}
+
+export const CARDDAV_HOME = '/carddav/';
+export const ADDRESS_BOOK = '/carddav/blocklist/';
+const DISPLAY_NAME = 'phone-reputation blocklist';
+const REALM = 'blocklist';
+const XML_TYPE = 'application/xml; charset=utf-8';
+const VCARD_TYPE = 'text/vcard; charset=utf-8';
+/** Writing methods: answered 403 with a DAV error body. */
+export const WRITE_METHODS = ['PUT', 'DELETE', 'POST', 'PATCH', 'PROPPATCH', 'MKCOL', 'COPY', 'MOVE', 'LOCK', 'UNLOCK', 'ACL'];
+const DAV_ALLOW = 'OPTIONS, GET, HEAD, PROPFIND, REPORT';
+/** A multiget of 1000 hrefs is about 80 KiB. */
+const DAV_BODY_LIMIT = 512 * 1024;
+const FEED_ROUTE = { rateLimit: true, shed: true } as const;
+/** Not API operations: left out of the OpenAPI document (docs/integrations/blocklist-feed.md describes them). */
+const HIDDEN = { hide: true };
+
+function digest(text: string): Buffer {
+  return createHash('sha256').update(text, 'utf8').digest();
+}
+
+/** Checks `Authorization: Basic …` against the feed's credentials in constant time. */
+export function credentialsMatch(header: string | undefined, user: string, password: string): boolean {
+  const match = /^Basic[ ]+([A-Za-z0-9+/=]{1,1024})\s*$/i.exec(header ?? '');
+  if (match?.[1] === undefined) return false;
+  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+  return timingSafeEqual(digest(decoded), digest(`${user}:${password}`));
+}
+
+function property(qualified: string, inner = ''): DavProperty {
+  return { qualified, inner };
+}
+
+const SUPPORTED_REPORTS =
+  '<d:supported-report><d:report><card:addressbook-multiget/></d:report></d:supported-report><d:supported-report><d:report><card:addressbook-query/></d:report></d:supported-report>';
+const READ_PRIVILEGES = '<d:privilege><d:read/></d:privilege>';
+
+function homeProperties(): DavProperties {
+  return new Map([
+    ['resourcetype', property('d:resourcetype', '<d:collection/><d:principal/>')],
+    ['displayname', property('d:displayname', escapeXml(DISPLAY_NAME))],
+    ['current-user-principal', property('d:current-user-principal', `<d:href>${CARDDAV_HOME}</d:href>`)],
+    ['principal-url', property('d:principal-URL', `<d:href>${CARDDAV_HOME}</d:href>`)],
+    ['addressbook-home-set', property('card:addressbook-home-set', `<d:href>${CARDDAV_HOME}</d:href>`)],
+    ['supported-report-set', property('d:supported-report-set')],
+    ['current-user-privilege-set', property('d:current-user-privilege-set', READ_PRIVILEGES)],
+  ]);
+}
+
+function bookProperties(snapshot: FeedSnapshot): DavProperties {
+  return new Map([
+    ['resourcetype', property('d:resourcetype', '<d:collection/><card:addressbook/>')],
+    ['displayname', property('d:displayname', escapeXml(DISPLAY_NAME))],
+    ['getctag', property('cs:getctag', snapshot.ctag)],
+    ['getetag', property('d:getetag', escapeXml(`"${snapshot.ctag}"`))],
+    ['sync-token', property('d:sync-token', `urn:phone-reputation:blocklist:${snapshot.ctag}`)],
+    ['current-user-principal', property('d:current-user-principal', `<d:href>${CARDDAV_HOME}</d:href>`)],
+    ['addressbook-home-set', property('card:addressbook-home-set', `<d:href>${CARDDAV_HOME}</d:href>`)],
+    ['supported-report-set', property('d:supported-report-set', SUPPORTED_REPORTS)],
+    ['current-user-privilege-set', property('d:current-user-privilege-set', READ_PRIVILEGES)],
+    ['supported-address-data', property('card:supported-address-data', '<card:address-data-type content-type="text/vcard" version="3.0"/>')],
+    ['addressbook-description', property('card:addressbook-description', 'Numbers this deployment blocks')],
+  ]);
+}
+
+function cardProperties(card: FeedCardFile, withData: boolean): DavProperties {
+  const properties = new Map<string, DavProperty>([
+    ['resourcetype', property('d:resourcetype')],
+    ['getetag', property('d:getetag', escapeXml(card.etag))],
+    ['getcontenttype', property('d:getcontenttype', VCARD_TYPE)],
+    ['getcontentlength', property('d:getcontentlength', String(card.bytes.length))],
+    ['displayname', property('d:displayname', escapeXml(card.uid))],
+  ]);
+  if (withData) properties.set('address-data', property('card:address-data', escapeXml(card.vcard)));
+  return properties;
+}
+
+/** The Depth header: 0, or 1 (infinity is answered as 1: the tree is two levels deep). */
+function depthOf(request: FastifyRequest): 0 | 1 {
+  return request.headers.depth === '0' ? 0 : 1;
+}
+
+/** What a request's href names: a card of the address book (by its last segment). */
+function cardNameOf(href: string): string | undefined {
+  let path = href;
+  try {
+    path = new URL(href, 'http://feed.invalid').pathname;
+    path = decodeURIComponent(path);
+  } catch {
+    return undefined;
+  }
+  return path.startsWith(ADDRESS_BOOK) ? path.slice(ADDRESS_BOOK.length) : undefined;
+}
+
+function sendFile(request: FastifyRequest, reply: FastifyReply, file: FeedFile, contentType: string): FastifyReply {
+  reply.header('etag', file.etag).header('cache-control', 'private, no-cache');
+  if (matchesEtag(request.headers['if-none-match'], file.etag)) return reply.code(304).send();
+  return reply.header('content-type', contentType).send(file.bytes);
+}
+
+function sendMultistatus(reply: FastifyReply, body: Buffer): FastifyReply {
+  return reply.code(207).header('content-type', XML_TYPE).header('cache-control', 'private, no-cache').send(body);
+}
+
+// A client asks the same PROPFIND and REPORT at every sync: their answers are kept with the
+// snapshot they were made from (a few per snapshot), so a repeated one costs no rendering.
+const MAX_HELD_ANSWERS = 16;
+const heldAnswers = new WeakMap<FeedSnapshot, Map<string, Buffer>>();
+
+function answerOf(snapshot: FeedSnapshot, key: string, render: () => readonly string[]): Buffer {
+  let answers = heldAnswers.get(snapshot);
+  if (answers === undefined) heldAnswers.set(snapshot, (answers = new Map<string, Buffer>()));
+  let body = answers.get(key);
+  if (body === undefined) {
+    body = Buffer.from(multistatus(render()), 'utf8');
+    if (answers.size < MAX_HELD_ANSWERS) answers.set(key, body);
+  }
+  return body;
+}
+
+function answerKey(request: FastifyRequest, depth: 0 | 1): string {
+  return `${request.method} ${request.url} ${depth} ${typeof request.body === 'string' ? request.body : ''}`;
+}
+
+function davRequestOf(request: FastifyRequest): DavRequest {
+  const body = typeof request.body === 'string' ? request.body : '';
+  const parsed = parseDavRequest(body);
+  if (parsed === undefined) throw new ApiError('bad_request', 'The request body is not a WebDAV XML document this server understands.');
+  return parsed;
+}
+
+export async function feedRoutes(app: FastifyInstance, options: FeedRoutesOptions): Promise<void> {
+  const { feed } = options;
+  // Bodies of PROPFIND and REPORT, whatever they say they are (clients send text/xml,
+  // application/xml, or nothing).
+  app.addContentTypeParser('*', { parseAs: 'string', bodyLimit: DAV_BODY_LIMIT }, (_request, body, done) => done(null, body));
+
+  async function authenticate(request: FastifyRequest): Promise<void> {
+    if (credentialsMatch(request.headers.authorization, options.user, options.password)) return;
+    throw new ApiError('unauthorized', 'This feed needs its user name and password (HTTP Basic).', undefined, {
+      'WWW-Authenticate': `Basic realm="${REALM}", charset="UTF-8"`,
+    });
+  }
+  async function refuseWrite(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    // Answered before the body is read: the rest of it must not be read as the next request.
+    if (request.headers['content-length'] !== undefined || request.headers['transfer-encoding'] !== undefined) reply.header('connection', 'close');
+    await reply.code(403).header('content-type', XML_TYPE).header('cache-control', 'no-store').send(needPrivilegesError(request.url.split('?')[0] ?? request.url));
+  }
+  const davOptions = async (_request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> =>
+    reply.code(204).header('allow', DAV_ALLOW).header('dav', '1, 3, addressbook').send();
+
+  // RFC 6764: the well-known URI points at the context path. No credentials needed to learn it.
+  for (const method of ['GET', 'PROPFIND'] as const) {
+    app.route({ method, url: '/.well-known/carddav', config: FEED_ROUTE, schema: HIDDEN, bodyLimit: DAV_BODY_LIMIT, handler: async (_request, reply) => reply.code(301).header('location', CARDDAV_HOME).header('cache-control', 'no-store').send() });
+  }
+
+  const collections: Array<{ url: string; propfind(request: FastifyRequest, reply: FastifyReply): FastifyReply }> = [
+    {
+      url: CARDDAV_HOME,
+      propfind: (request, reply) => {
+        const dav = davRequestOf(request);
+        const snapshot = feed.snapshot();
+        const depth = depthOf(request);
+        return sendMultistatus(
+          reply,
+          answerOf(snapshot, answerKey(request, depth), () => {
+            const responses = [davResponse(CARDDAV_HOME, homeProperties(), dav)];
+            if (depth === 1) responses.push(davResponse(ADDRESS_BOOK, bookProperties(snapshot), dav));
+            return responses;
+          }),
+        );
+      },
+    },
+    {
+      url: ADDRESS_BOOK,
+      propfind: (request, reply) => {
+        const dav = davRequestOf(request);
+        const snapshot = feed.snapshot();
+        const depth = depthOf(request);
+        return sendMultistatus(
+          reply,
+          answerOf(snapshot, answerKey(request, depth), () => {
+            const responses = [davResponse(ADDRESS_BOOK, bookProperties(snapshot), dav)];
+            if (depth === 1) for (const card of snapshot.cards) responses.push(davResponse(`${ADDRESS_BOOK}${card.name}`, cardProperties(card, false), dav));
+            return responses;
+          }),
+        );
+      },
+    },
+  ];
+
+  const report = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+    const dav = davRequestOf(request);
+    const snapshot = feed.snapshot();
+    if (dav.root === 'addressbook-multiget') {
+      return sendMultistatus(
+        reply,
+        answerOf(snapshot, answerKey(request, 1), () =>
+          dav.hrefs.map((href) => {
+            const name = cardNameOf(href);
+            const card = name === undefined ? undefined : snapshot.byName.get(name);
+            return card === undefined ? davMissing(href) : davResponse(href, cardProperties(card, true), dav);
+          }),
+        ),
+      );
+    }
+    if (dav.root === 'addressbook-query') {
+      // Filters are not applied: every card of this one-purpose address book is returned.
+      return sendMultistatus(reply, answerOf(snapshot, answerKey(request, 1), () => snapshot.cards.map((card) => davResponse(`${ADDRESS_BOOK}${card.name}`, cardProperties(card, true), dav))));
+    }
+    throw new ApiError('forbidden', 'Only the addressbook-multiget and addressbook-query reports are supported.');
+  };
+
+  for (const collection of collections) {
+    app.route({ method: 'PROPFIND', url: collection.url, config: FEED_ROUTE, schema: HIDDEN, bodyLimit: DAV_BODY_LIMIT, preParsing: authenticate, handler: async (request, reply) => collection.propfind(request, reply) });
+    app.route({ method: 'REPORT', url: collection.url, config: FEED_ROUTE, schema: HIDDEN, bodyLimit: DAV_BODY_LIMIT, preParsing: authenticate, handler: report });
+    app.route({ method: 'OPTIONS', url: collection.url, config: FEED_ROUTE, schema: HIDDEN, handler: davOptions });
+    app.route({ method: WRITE_METHODS, url: collection.url, config: FEED_ROUTE, schema: HIDDEN, preParsing: [authenticate, refuseWrite], handler: refuseWrite });
+  }
+  app.route({ method: 'GET', url: ADDRESS_BOOK, config: FEED_ROUTE, schema: HIDDEN, preParsing: authenticate, handler: async (request, reply) => sendFile(request, reply, feed.snapshot().vcf, VCARD_TYPE) });
+
+  const cardOf = (request: FastifyRequest): FeedCardFile => {
+    const card = feed.snapshot().byName.get((request.params as { name: string }).name);
+    if (card === undefined) throw new ApiError('route_not_found', 'No such card (the address book changed: sync again).');
+    return card;
+  };
+  const CARD = `${ADDRESS_BOOK}:name`;
+  app.route({ method: 'GET', url: CARD, config: FEED_ROUTE, schema: HIDDEN, preParsing: authenticate, handler: async (request, reply) => sendFile(request, reply, cardOf(request), VCARD_TYPE) });
+  app.route({
+    method: 'PROPFIND',
+    url: CARD,
+    config: FEED_ROUTE, schema: HIDDEN,
+    bodyLimit: DAV_BODY_LIMIT,
+    preParsing: authenticate,
+    handler: async (request, reply) => {
+      const card = cardOf(request);
+      return sendMultistatus(reply, Buffer.from(multistatus([davResponse(`${ADDRESS_BOOK}${card.name}`, cardProperties(card, false), davRequestOf(request))]), 'utf8'));
+    },
+  });
+  app.route({ method: 'OPTIONS', url: CARD, config: FEED_ROUTE, schema: HIDDEN, handler: davOptions });
+  app.route({ method: WRITE_METHODS, url: CARD, config: FEED_ROUTE, schema: HIDDEN, preParsing: [authenticate, refuseWrite], handler: refuseWrite });
+
+  // The same content as files.
+  app.get('/feed/blocklist.vcf', { config: FEED_ROUTE, schema: HIDDEN, preParsing: authenticate }, async (request, reply) => sendFile(request, reply, feed.snapshot().vcf, VCARD_TYPE));
+  app.get('/feed/blocklist.csv', { config: FEED_ROUTE, schema: HIDDEN, preParsing: authenticate }, async (request, reply) => sendFile(request, reply, feed.snapshot().csv, 'text/csv; charset=utf-8'));
+  app.get('/integrations/spamblocker/workflow.json', { config: FEED_ROUTE, schema: HIDDEN, preParsing: authenticate }, async (request, reply) => {
+    const base = publicBaseUrl(request, options.publicUrl);
+    // The caller's own credentials, which it just proved, go into the workflow's download header.
+    const credentials = /^Basic[ ]+(\S+)/i.exec(request.headers.authorization ?? '')?.[1] ?? '';
+    reply.header('cache-control', 'private, no-store').header('content-type', 'application/json; charset=utf-8');
+    return reply.send(`${JSON.stringify(spamBlockerWorkflow(base, credentials), null, 2)}\n`);
+  });
+}

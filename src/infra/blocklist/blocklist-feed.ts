@@ -1,0 +1,175 @@
+// The blocklist feed's content, built off the request path and held until it changes: a timer
+// rebuilds it every `refreshIntervalMs` (and `refresh()` does on demand) from the operator's
+// lists, the NPV ranges and the blocked-callers record; when the rebuilt cards are the same as
+// the held ones, the held snapshot (and so the collection's ctag and every ETag) stays. Requests
+// only read the snapshot. Rules: docs/integrations/blocklist-feed.md.
+import { createHash } from 'node:crypto';
+import { buildFeedEntries, groupIntoCards, type FeedCard, type FeedEntry } from '../../domain/blocklist/feed-content.js';
+import { renderCsv, renderVcard } from '../../domain/blocklist/feed-formats.js';
+import type { BlockedCallerLog } from '../../domain/ports/blocked-callers.js';
+import type { OperatorLists } from '../../domain/ports/operator-lists.js';
+import { cidLineOf, verdictOf, type TextFacts, type VerdictRule } from '../../domain/verdict.js';
+import { computeScore } from '../../domain/score.js';
+import { words } from '../../domain/wording/catalogue.js';
+
+export const PRODUCT_ID = '-//phone-reputation//blocklist//FR';
+
+/** One card as served: its file name in the address book, its ETag and its bytes. */
+export interface FeedCardFile {
+  uid: string;
+  /** `<uid>.vcf`, the last segment of its href. */
+  name: string;
+  etag: string;
+  vcard: string;
+  bytes: Buffer;
+}
+
+export interface FeedFile {
+  bytes: Buffer;
+  etag: string;
+}
+
+export interface FeedSnapshot {
+  /** Changes exactly when the content does (the cards' bytes). */
+  ctag: string;
+  cards: readonly FeedCardFile[];
+  byName: ReadonlyMap<string, FeedCardFile>;
+  entries: readonly FeedEntry[];
+  vcf: FeedFile;
+  csv: FeedFile;
+}
+
+export interface BlocklistFeed {
+  /** The held content (empty until the first build). */
+  snapshot(): FeedSnapshot;
+  /** Rebuilds now; resolves when the held snapshot is current. Never rejects. */
+  refresh(): Promise<FeedSnapshot>;
+  /** A lookup's outcome: recorded when its verdict is block. Cheap, never throws. */
+  recordLookup(this: void, e164: string, facts: TextFacts): void;
+  start(): void;
+  stop(): void;
+}
+
+export interface BlocklistFeedOptions {
+  log: BlockedCallerLog;
+  /** The operator's lists; absent = no lists (until the lists are wired in, composition.ts). */
+  lists?: OperatorLists;
+  /** E.164 prefixes of the NPV ranges (`+33162`). Listed only when the rule's npv is block. */
+  npvPrefixes: readonly string[];
+  rule: VerdictRule;
+  cidMaxLength: number;
+  maxEntries: number;
+  refreshIntervalMs?: number;
+  now?: () => number;
+  onError?: (error: unknown) => void;
+}
+
+export const DEFAULT_REFRESH_INTERVAL_MS = 10_000;
+const RULE_REASON = 'Bloqué par l’opérateur';
+
+function shortHash(text: string, length = 16): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, length);
+}
+
+function fileOf(text: string): FeedFile {
+  return { bytes: Buffer.from(text, 'utf8'), etag: `"${shortHash(text, 24)}"` };
+}
+
+/** Cards rendered between two yields to the event loop while building. */
+const CARDS_PER_SLICE = 64;
+
+const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * The snapshot of these entries, built in slices with the event loop let through between them
+ * (`yieldBetween`), so that a rebuild never holds the loop for long whatever the feed's size.
+ */
+export async function buildSnapshot(entries: readonly FeedEntry[], yieldBetween: () => Promise<void> = yieldToLoop): Promise<FeedSnapshot> {
+  const cards: FeedCard[] = groupIntoCards(entries, (reason) => `pr-${shortHash(reason, 8)}`);
+  const files: FeedCardFile[] = [];
+  const whole = createHash('sha256');
+  for (let start = 0; start < cards.length; start += CARDS_PER_SLICE) {
+    await yieldBetween();
+    for (const card of cards.slice(start, start + CARDS_PER_SLICE)) {
+      const vcard = renderVcard(card, PRODUCT_ID);
+      whole.update(vcard);
+      files.push({ uid: card.uid, name: `${card.uid}.vcf`, etag: `"${shortHash(vcard, 24)}"`, vcard, bytes: Buffer.from(vcard, 'utf8') });
+    }
+  }
+  await yieldBetween();
+  const vcfBytes = Buffer.concat(files.map((file) => file.bytes));
+  const csv = renderCsv(cards);
+  const ctag = whole.digest('hex').slice(0, 24);
+  return {
+    ctag,
+    cards: files,
+    byName: new Map(files.map((file) => [file.name, file])),
+    entries,
+    vcf: { bytes: vcfBytes, etag: `"${ctag}"` },
+    csv: fileOf(csv),
+  };
+}
+
+/** The empty feed, held until the first build. */
+function emptySnapshot(): FeedSnapshot {
+  const ctag = createHash('sha256').digest('hex').slice(0, 24);
+  return { ctag, cards: [], byName: new Map(), entries: [], vcf: { bytes: Buffer.alloc(0), etag: `"${ctag}"` }, csv: fileOf(renderCsv([])) };
+}
+
+export function createBlocklistFeed(options: BlocklistFeedOptions): BlocklistFeed {
+  const now = options.now ?? Date.now;
+  const npvPrefixes = options.rule.npv === 'block' ? options.npvPrefixes : [];
+  let held = emptySnapshot();
+  let running: Promise<FeedSnapshot> | undefined;
+  let timer: NodeJS.Timeout | undefined;
+
+  async function rebuild(): Promise<FeedSnapshot> {
+    const nowMs = now();
+    const recent = await options.log.list(nowMs);
+    const entries = buildFeedEntries({
+      rules: options.lists?.activeRules(nowMs) ?? [],
+      npvPrefixes,
+      recent,
+      maxEntries: options.maxEntries,
+      wording: { rule: RULE_REASON, npv: words('fr', 'cid.npv') },
+    });
+    await yieldToLoop();
+    const next = await buildSnapshot(entries);
+    if (next.ctag !== held.ctag) held = next;
+    return held;
+  }
+
+  function refresh(): Promise<FeedSnapshot> {
+    // One build at a time; a caller during a build waits for it and then for one more, so what
+    // it asked for after its own change is in.
+    const previous = running ?? Promise.resolve(held);
+    const next = previous.then(rebuild).catch((error: unknown) => {
+      options.onError?.(error);
+      return held;
+    });
+    running = next;
+    void next.finally(() => {
+      if (running === next) running = undefined;
+    });
+    return next;
+  }
+
+  return {
+    snapshot: () => held,
+    refresh,
+    recordLookup(e164, facts) {
+      if (verdictOf(facts, options.rule) !== 'block') return;
+      options.log.record({ e164, score: computeScore(facts.sources).score, reason: cidLineOf(facts, 'fr', options.cidMaxLength), atMs: now() });
+    },
+    start() {
+      if (timer !== undefined) return;
+      void refresh();
+      timer = setInterval(() => void refresh(), options.refreshIntervalMs ?? DEFAULT_REFRESH_INTERVAL_MS);
+      timer.unref();
+    },
+    stop() {
+      if (timer !== undefined) clearInterval(timer);
+      timer = undefined;
+    },
+  };
+}

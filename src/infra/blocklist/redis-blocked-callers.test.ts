@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { useRedisTestClients, waitFor } from '../../../test/support/redis.js';
+import { createRedisBlockedCallerLog } from './redis-blocked-callers.js';
+
+const { prefix, admin, readyClient } = useRedisTestClients('blocked-callers');
+const DAY = 86_400_000;
+const NOW = Date.parse('2026-11-01T12:00:00Z');
+const caller = (e164: string, atMs: number, score = 8) => ({ e164, score, reason: `SPAM? ${score}/9`, atMs });
+
+describe('Redis blocked-callers record', () => {
+  it('is shared by every instance, newest first, bounded, and forgets what is past the retention', async () => {
+    const options = { maxEntries: 3, retentionMs: 30 * DAY };
+    const first = createRedisBlockedCallerLog({ client: await readyClient(), ...options });
+    const second = createRedisBlockedCallerLog({ client: await readyClient(), ...options });
+    first.record(caller('+33600000001', NOW - 31 * DAY));
+    for (let index = 2; index <= 6; index += 1) first.record(caller(`+3360000000${index}`, NOW - (10 - index) * 1000, index));
+    // Recording does not wait on Redis; the other instance sees the writes once they land.
+    await waitFor(async () => (await second.list(NOW)).map((entry) => entry.e164).join() === '+33600000006,+33600000005,+33600000004');
+    const listed = await second.list(NOW);
+    expect(listed[0]).toEqual(caller('+33600000006', NOW - 4000, 6));
+    // Each number's details expire with the retention on their own.
+    const ttl = await admin.pttl(`${prefix}feed:caller:+33600000006`);
+    expect(ttl).toBeGreaterThan(29 * DAY);
+    expect(ttl).toBeLessThanOrEqual(30 * DAY);
+  });
+});

@@ -1,0 +1,101 @@
+// SpamBlocker's Instant Query against the real server, doing what the app does and nothing more
+// (test/support/spamblocker.ts says where each step comes from in aj3423/SpamBlocker's source):
+// take the served config, split the incoming number into {cc} and {domestic}, paste them into
+// the URL unencoded, send the app's headers, and read the answer with the config's regular
+// expressions by the app's rules.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../support/servers.js';
+import { scoredSources } from '../support/scored-sources.js';
+import { parseIncomingNumber, parseQueryResult, resolveNumberTags, SPAMBLOCKER_HEADERS, type QueryResult } from '../support/spamblocker.js';
+
+interface QueryApi {
+  desc: string;
+  enabled: boolean;
+  actions: Array<{ type: string; url?: string; header?: string; negativeSig?: string; positiveSig?: string; categorySig?: string }>;
+}
+
+describe('SpamBlocker instant query', () => {
+  let server: TestServer;
+  let api: QueryApi;
+  beforeAll(async () => {
+    server = await startTestServer({
+      env: { VERDICT_NPV: 'block', RATE_LIMIT_MAX: '0', PUBLIC_URL: 'http://placeholder.invalid' },
+      overrides: { sources: scoredSources({ '+33612345678': 8, '+33698765432': 2, '+4930123456': 9 }) },
+    });
+    api = (await (await fetch(`${server.baseUrl}/integrations/spamblocker/query.json`)).json()) as QueryApi;
+  });
+  afterAll(async () => server.close());
+
+  /** One incoming call, as the app screens it with the served config. */
+  async function screen(rawNumber: string): Promise<QueryResult & { url: string }> {
+    const [intercept, download, parse, filter, importer] = api.actions;
+    expect([intercept?.type, download?.type, parse?.type, filter?.type, importer?.type]).toEqual(['ParseIncomingNumber', 'HttpDownload', 'ParseQueryResult', 'FilterSpamResult', 'ImportToSpamDB']);
+    const url = resolveNumberTags(download?.url ?? '', parseIncomingNumber(rawNumber));
+    // The config names this deployment by PUBLIC_URL; the test's server stands in for it.
+    const answer = await fetch(url.replace('http://placeholder.invalid', server.baseUrl), { headers: SPAMBLOCKER_HEADERS });
+    const body = await answer.text();
+    if (answer.status !== 200) return { url, determined: false, isSpam: false, category: null };
+    return { url, ...parseQueryResult(body, { negativeSig: parse?.negativeSig ?? '', positiveSig: parse?.positiveSig ?? '', categorySig: parse?.categorySig ?? '' }) };
+  }
+
+  it('serves the app’s own Api JSON, filled with PUBLIC_URL and a wait below the app’s race', () => {
+    expect(api.enabled).toBe(true);
+    expect(api.actions[1]?.url).toBe('http://placeholder.invalid/api/phone/{cc}{domestic}/verdict?wait=3500&cid=fr');
+    expect(api.actions[1]?.header).toBe('');
+  });
+
+  it('a suspicious caller is spam, with the /cid line as its category', async () => {
+    const result = await screen('+33612345678');
+    expect(result.url).toBe('http://placeholder.invalid/api/phone/33612345678/verdict?wait=3500&cid=fr');
+    expect(result).toMatchObject({ determined: true, isSpam: true, category: 'SPAM? 8/9 Démarchage' });
+  });
+
+  it('the same caller arriving in national form (no +) is screened the same', async () => {
+    const result = await screen('0612345678');
+    expect(result.url).toContain('/api/phone/330612345678/verdict');
+    expect(result).toMatchObject({ determined: true, isSpam: true, category: 'SPAM? 8/9 Démarchage' });
+  });
+
+  it('an NPV caller is spam when VERDICT_NPV=block', async () => {
+    expect(await screen('+33162001234')).toMatchObject({ determined: true, isSpam: true, category: 'Appel automatisé (NPV)' });
+  });
+
+  it('a trustworthy caller is determined not spam', async () => {
+    expect(await screen('+33698765432')).toMatchObject({ determined: true, isSpam: false, category: 'Fiable 2/9' });
+  });
+
+  it('a foreign caller is looked up from its {cc}{domestic}', async () => {
+    const result = await screen('+4930123456');
+    expect(result.url).toContain('/api/phone/4930123456/verdict');
+    expect(result).toMatchObject({ determined: true, isSpam: true });
+  });
+
+  it('a withheld caller gives the app no verdict (it sends the phone’s country code alone)', async () => {
+    const result = await screen('');
+    expect(result.url).toContain('/api/phone/33/verdict');
+    expect(result).toMatchObject({ determined: false, isSpam: false });
+  });
+
+  it('an unknown caller gives the app no verdict', async () => {
+    expect(await screen('+33655555555')).toMatchObject({ determined: false, isSpam: false });
+  });
+
+  it.todo('a caller on the operator block list is spam with the rule’s label (needs issue 29’s phone-route wiring of the lists)');
+});
+
+describe('SpamBlocker config: the base URL', () => {
+  it('comes from the Host header without PUBLIC_URL, and from X-Forwarded-* only when TRUST_PROXY trusts the proxy', async () => {
+    const plain = await startTestServer({ overrides: { sources: scoredSources({}) } });
+    const proxied = await startTestServer({ env: { TRUST_PROXY: 'loopback' }, overrides: { sources: scoredSources({}) } });
+    try {
+      const urlOf = async (server: TestServer, headers: Record<string, string>): Promise<string | undefined> =>
+        ((await (await fetch(`${server.baseUrl}/integrations/spamblocker/query.json`, { headers })).json()) as QueryApi).actions[1]?.url;
+      const forwarded = { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'phones.example.org' };
+      expect(await urlOf(plain, forwarded)).toBe(`${plain.baseUrl}/api/phone/{cc}{domestic}/verdict?wait=3500&cid=fr`);
+      expect(await urlOf(proxied, forwarded)).toBe('https://phones.example.org/api/phone/{cc}{domestic}/verdict?wait=3500&cid=fr');
+    } finally {
+      await plain.close();
+      await proxied.close();
+    }
+  });
+});
