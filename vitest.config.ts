@@ -14,7 +14,7 @@ const SYSTEM_FILES = ['test/system/**/*.test.ts', 'test/cli/**/*.test.ts', 'test
 
 export default defineConfig({
   test: {
-    setupFiles: ['test/support/no-internet.ts'],
+    setupFiles: ['test/support/no-internet.ts', 'test/support/isolated-lists.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',

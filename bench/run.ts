@@ -67,6 +67,7 @@ const PARTS: BenchPart[] = [
   externalPart('scale', 'Scale: Redis cache vs memory, WORKERS=2 vs 1', 'scale.ts', 'benchScale'),
   { name: 'memory', title: 'Memory: what the process takes per CACHE_MAX_MB', run: () => benchMemory() },
   externalPart('pbx', 'PBX: call-setup delay through Kamailio', 'pbx.ts', 'benchPbx'),
+  externalPart('lists', 'Operator lists: cached /verdict with 0 vs 100,000 rules, import, memory', 'lists.ts', 'benchLists'),
   externalPart('feed', 'Blocklist feed at 1000 entries', 'feed.ts', 'benchFeed'),
 ];
 

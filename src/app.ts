@@ -22,6 +22,7 @@ import { rateLimitPlugin } from './http/plugins/rate-limit.js';
 import { lookupClientOf } from './http/client-address.js';
 import { docsRoutes, openApiPlugin } from './http/plugins/openapi.js';
 import { phoneRoutes } from './http/routes/phone-routes.js';
+import { adminRoutes, adminRoutesOptions } from './http/routes/admin-routes.js';
 import { healthRoutes } from './http/routes/health-routes.js';
 import { overloadPlugin } from './http/plugins/overload.js';
 import { readinessRoutes } from './http/routes/readiness-routes.js';
@@ -29,6 +30,7 @@ import { metricsRoutes, observabilityPlugin } from './http/plugins/metrics.js';
 import { webPageRoutes, type WebPageOptions } from './http/plugins/web-page.js';
 import type { ServiceMetrics } from './infra/metrics/service-metrics.js';
 import type { FrontCache } from './http/front-cache.js';
+import type { ListStore } from './infra/lists/list-store.js';
 import { createReadinessCheck, type ReadinessCheck } from './infra/readiness/readiness.js';
 import type { BlocklistFeed } from './infra/blocklist/blocklist-feed.js';
 import { feedRoutes } from './http/routes/feed-routes.js';
@@ -53,6 +55,8 @@ export interface AppDependencies {
   frontCache?: FrontCache;
   /** The engine's clock (epoch ms), which the front cache's freshness follows (default Date.now). */
   now?: () => number;
+  /** The operator's allow and block lists (docs/lists.md); absent, no list decides anything. */
+  lists?: ListStore;
   /** The lookup page at `/` (default on); `false` leaves it out. */
   webPage?: WebPageOptions | false;
   /** The blocklist feed (composition root, when FEED_PASSWORD is set); absent, its routes are 404. */
@@ -157,6 +161,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     verdictRule: { blockScore: config.VERDICT_BLOCK_SCORE, warnScore: config.VERDICT_WARN_SCORE, npv: config.VERDICT_NPV, withheld: config.VERDICT_WITHHELD },
     cidMaxLength: config.CID_MAX_LENGTH,
     lookupClientOf: (request) => lookupClientOf(request, deps.hashKey, exemptList),
+    ...(deps.lists === undefined ? {} : { lists: deps.lists }),
+    ...(deps.metrics === undefined ? {} : { onListMatch: (list: 'allow' | 'block') => deps.metrics?.recordListMatch(list) }),
     ...(deps.blocklistFeed === undefined ? {} : { onLookedUp: deps.blocklistFeed.recordLookup }),
   });
   await app.register(spamBlockerRoutes, { publicUrl: config.PUBLIC_URL });
@@ -166,6 +172,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await app.register(healthRoutes, { startedAtMs: deps.startedAtMs ?? Date.now() - process.uptime() * 1000 });
   await app.register(readinessRoutes, { readiness: deps.readiness ?? createReadinessCheck({ upstreams: [] }) });
   await app.register(docsRoutes);
+  // The lists' admin API, here unless ADMIN_PORT gives it a server of its own (admin-app.ts).
+  if (config.ADMIN_TOKEN !== undefined && config.ADMIN_PORT === undefined && deps.lists !== undefined) await app.register(adminRoutes, adminRoutesOptions(deps, deps.lists, config.ADMIN_TOKEN, app.log));
   if (deps.webPage !== false) await app.register(webPageRoutes, deps.webPage ?? {});
   // /metrics lives here unless METRICS_PORT gives it a server of its own (server.ts).
   if (deps.metrics && config.METRICS_ENABLED && config.METRICS_PORT === undefined) await app.register(metricsRoutes, { metrics: deps.metrics });

@@ -6,7 +6,7 @@
 // own while Redis is unusable.
 import type { Logger } from 'pino';
 import { resolve } from 'node:path';
-import type { Config } from './config/config.js';
+import { listsLocationOf, type Config } from './config/config.js';
 import type { AppDependencies } from './app.js';
 import { createKeyedHasher } from './infra/hash.js';
 import { createHttpClient } from './infra/http/http-client.js';
@@ -36,6 +36,8 @@ import { createServiceMetrics, type ServiceMetrics } from './infra/metrics/servi
 import { instrumentSourceCache, instrumentUpstreamFetcher } from './infra/metrics/instrument.js';
 import { createReadinessCheck, createUpstreamOutcomeTracker, type ReadinessCheck, type RedisStatus } from './infra/readiness/readiness.js';
 import { mapSlots, SOURCE_SLOTS, type SourceSlot } from './domain/report.js';
+import type { ListStore } from './infra/lists/list-store.js';
+import { openListStore } from './infra/lists/open-list-store.js';
 import type { OperatorLists } from './domain/ports/operator-lists.js';
 import { createBlocklistFeed, type BlocklistFeed } from './infra/blocklist/blocklist-feed.js';
 import { createMemoryBlockedCallerLog } from './infra/blocklist/memory-blocked-callers.js';
@@ -52,6 +54,8 @@ export interface ServiceOverrides {
   rateLimitStore?: RateLimitStore;
   /** Wraps the per-slot cache the engine uses (tests watch what is read and written). */
   decorateSourceCache?: (cache: SourceResultCache) => SourceResultCache;
+  /** Replaces the operator's lists store (tests give one of their own). */
+  lists?: ListStore;
   /** How long a /metrics render serves later scrapes (default 1 s; 0 for tests that read counts right after traffic). */
   metricsRenderIntervalMs?: number;
   /** The operator's allow and block lists (tests give an in-memory one). */
@@ -69,6 +73,8 @@ export interface ServiceDependencies {
   /** Absent when METRICS_ENABLED=false; its registry also feeds the METRICS_PORT server. */
   metrics?: ServiceMetrics;
   readiness: ReadinessCheck;
+  /** The operator's allow and block lists (file or Redis: docs/lists.md). */
+  lists: ListStore;
   /** Present when CANARY_INTERVAL_S > 0 (and the real adapters are in use): the scheduled canary, already started. */
   canary?: ScheduledCanary;
   /** Present when FEED_PASSWORD is set: the blocklist feed, already started. */
@@ -158,6 +164,11 @@ export async function createServiceDependencies(config: Config, logger?: Logger,
       frontCache.invalidate(numberHash);
     },
   });
+  // The operator's lists: file or Redis. A file that does not parse stops the start here.
+  const lists =
+    overrides.lists ??
+    (await openListStore(listsLocationOf(config), { context: { parsePhoneNumber, defaultRegion: config.DEFAULT_REGION }, watch: true, ...(logger === undefined ? {} : { logger }) }));
+  metrics?.watchLists(() => lists.countByList());
   const rateLimitStore = overrides.rateLimitStore ?? (redisClient ? createRedisRateLimitStore({ client: redisClient }) : createMemoryRateLimitStore());
 
   // CANARY_INTERVAL_S: rounds through the lookups' own fetchers (same budget, same pauses).
@@ -187,9 +198,8 @@ export async function createServiceDependencies(config: Config, logger?: Logger,
     pauses: fetchers.map((f) => ({ upstream: f.upstream, pausedUntilMs: () => f.pausedUntil() })),
     circuits: upstreamNames.map(({ slot, name }) => ({ slot, upstream: name, state: () => lookupService.breakerState(slot) })),
   });
-  // The operator's lists: THE wiring point for issue 29's store (file or Redis). Until it is
-  // merged, only tests give lists; without them the feed holds no operator rule.
-  const operatorLists: OperatorLists | undefined = overrides.operatorLists;
+  // The operator's lists as the feed reads them: the store above (file or Redis), unless a test gives its own.
+  const operatorLists: OperatorLists = overrides.operatorLists ?? lists;
   // The blocklist feed, only when FEED_PASSWORD is set: nothing is recorded otherwise.
   const retentionMs = config.FEED_RETENTION_DAYS * 86_400_000;
   const blockedCallers =
@@ -203,7 +213,7 @@ export async function createServiceDependencies(config: Config, logger?: Logger,
       ? undefined
       : createBlocklistFeed({
           log: blockedCallers,
-          ...(operatorLists === undefined ? {} : { lists: operatorLists }),
+          lists: operatorLists,
           npvPrefixes: npvPrefixesE164(),
           rule: { blockScore: config.VERDICT_BLOCK_SCORE, warnScore: config.VERDICT_WARN_SCORE, npv: config.VERDICT_NPV, withheld: config.VERDICT_WITHHELD },
           cidMaxLength: config.CID_MAX_LENGTH,
@@ -233,7 +243,8 @@ export async function createServiceDependencies(config: Config, logger?: Logger,
   });
 
   return {
-    app: { config, parsePhoneNumber, lookupService, rateLimitStore, hashKey, metrics, readiness, frontCache, ...(blocklistFeed === undefined ? {} : { blocklistFeed }) },
+    app: { config, parsePhoneNumber, lookupService, rateLimitStore, hashKey, metrics, readiness, frontCache, lists, ...(blocklistFeed === undefined ? {} : { blocklistFeed }) },
+    lists,
     numberingPlan,
     fetchers,
     ...(redisClient ? { redis: { health: () => redisClient.health() } } : {}),
@@ -249,6 +260,7 @@ export async function createServiceDependencies(config: Config, logger?: Logger,
       shuttingDown = true;
       blocklistFeed?.stop();
       await canary?.stop();
+      await lists.close();
       lookupService.close();
       await httpClient.close();
       await redisClient?.quit();

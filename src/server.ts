@@ -11,6 +11,7 @@ import { createServiceDependencies } from './composition.js';
 import { runPrimary } from './cluster.js';
 import { startMetricsServer, type MetricsServer } from './http/plugins/metrics.js';
 import { serverExecArgv } from './infra/runtime/heap-limit.js';
+import { buildAdminApp } from './admin-app.js';
 
 /** Log lines are written in batches of about this many bytes (when stdout is not a terminal). */
 export const LOG_BATCH_BYTES = 8192;
@@ -28,7 +29,7 @@ function logDestination(): ReturnType<typeof pinoDestination> {
   return pinoDestination({ dest: 1, sync: false, minLength: LOG_BATCH_BYTES, periodicFlush: LOG_FLUSH_INTERVAL_MS });
 }
 
-export async function startServer(config: Config): Promise<{ close: () => Promise<void>; port: number; metricsPort?: number }> {
+export async function startServer(config: Config): Promise<{ close: () => Promise<void>; port: number; metricsPort?: number; adminPort?: number }> {
   const destination = logDestination();
   const logger = pino({ level: config.LOG_LEVEL, base: { pid: process.pid } }, destination);
   const deps = await createServiceDependencies(config, logger);
@@ -43,18 +44,27 @@ export async function startServer(config: Config): Promise<{ close: () => Promis
   if (deps.metrics && config.METRICS_PORT !== undefined) {
     metricsServer = await startMetricsServer({ registry: deps.metrics.registry, render: deps.metrics.render, port: config.METRICS_PORT, host: config.HOST });
   }
+  // ADMIN_PORT: the lists' admin API on a port of its own.
+  const adminApp = config.ADMIN_TOKEN !== undefined && config.ADMIN_PORT !== undefined ? await buildAdminApp({ ...deps.app, lists: deps.lists, logger }, config.ADMIN_TOKEN) : undefined;
+  let adminPort: number | undefined;
+  if (adminApp !== undefined) {
+    await adminApp.listen({ port: config.ADMIN_PORT, host: config.HOST });
+    const adminAddress = adminApp.server.address();
+    adminPort = typeof adminAddress === 'object' && adminAddress !== null ? adminAddress.port : config.ADMIN_PORT;
+  }
   let closing: Promise<void> | undefined;
   const close = async (): Promise<void> => {
     closing ??= (async () => {
       deps.beginShutdown();
       await app.close();
+      await adminApp?.close();
       await metricsServer?.close();
       await deps.close();
       await new Promise<void>((resolve) => logger.flush(() => resolve()));
     })();
     return closing;
   };
-  return { close, port, ...(metricsServer ? { metricsPort: metricsServer.port } : {}) };
+  return { close, port, ...(metricsServer ? { metricsPort: metricsServer.port } : {}), ...(adminPort === undefined ? {} : { adminPort }) };
 }
 
 /**

@@ -19,6 +19,7 @@ import { describeSourceStatus, formatReportSummary, plural, slotTitle } from './
 import { createInProcessApi, createRemoteApi, type PhoneApi } from './phone-api.js';
 import { checkReportAnswer } from './answer-check.js';
 import { sanitizeForTerminal, stripControls, terminalSafeJson } from './sanitize.js';
+import { createListCommand, LIST_USAGE } from './list-command.js';
 
 export type CommandHandler = (args: string[]) => Promise<number>;
 
@@ -360,6 +361,7 @@ export function createCommands(io: CliIo = defaultIo): Record<string, CommandHan
     batch: createBatchCommand(io),
     serve: createServeCommand(io),
     canary: createCanaryCommand(io),
+    list: createListCommand({ out: io.out, err: io.err, env: io.env, ...(io.stdin === undefined ? {} : { stdin: io.stdin }) }, PACKAGE_ARCEP_DIR),
   };
 }
 
@@ -373,6 +375,8 @@ const HELP = `Usage:
   phone-rep data <update [--force]|info>             refresh / show the ARCEP numbering data
                                                      (update: 0 done, 4 done but MAJRIO kept, 1 nothing changed;
                                                      --force installs a MAJNUM over 5 % shorter than the one in use)
+  ${LIST_USAGE.replace(/^ {7}/gm, '  ')}
+                                                     the operator's allow and block lists (docs/lists.md)
 
 lookup and batch run in-process by default; --url sends the requests to a running server instead.
 When every source fails, lookup still prints the number's facts and batch still fills its facts columns.

@@ -148,7 +148,32 @@ export const ConfigSchema = Type.Object({
     30,
     'How long a looked-up number whose verdict was block stays in the feed\'s record (kept in clear: personal data), in days.',
   ),
+  LISTS_FILE: setting(
+    NonEmpty,
+    undefined,
+    "The operator's allow and block lists (CSV, docs/lists.md), created on first write. Unset = $XDG_STATE_HOME/phone-reputation/lists.csv, else /var/lib/phone-reputation/lists.csv when run as root, else ~/.local/state/phone-reputation/lists.csv. With REDIS_URL the lists live in Redis, and this file is imported once, on start, only if Redis never held lists.",
+  ),
+  ADMIN_TOKEN: setting(
+    Type.String({ minLength: 32 }),
+    undefined,
+    'Bearer token of the admin API (/admin/lists/…), 32+ characters; unset = the admin API is off.',
+  ),
+  ADMIN_PORT: setting(Port, undefined, 'Serve the admin API on this port instead of the API port (unset = same port); needs ADMIN_TOKEN.'),
 });
+
+/** Variables whose value is a secret: an error names them without showing the value. */
+const SECRET_VARIABLES: ReadonlySet<string> = new Set(['HASH_SECRET', 'ADMIN_TOKEN', 'TELLOWS_API_KEY']);
+
+/**
+ * LISTS_FILE's default, outside the source tree: the XDG state directory of the user running the
+ * service, or /var/lib/phone-reputation for root (a system service).
+ */
+export function defaultListsFile(env: Record<string, string | undefined> = process.env, uid: number | undefined = process.getuid?.()): string {
+  const xdg = env.XDG_STATE_HOME;
+  if (xdg !== undefined && xdg.startsWith('/')) return `${xdg}/phone-reputation/lists.csv`;
+  if (uid === 0) return '/var/lib/phone-reputation/lists.csv';
+  return `${env.HOME ?? '/tmp'}/.local/state/phone-reputation/lists.csv`;
+}
 
 type Properties = (typeof ConfigSchema)['properties'];
 type DefaultedName = { [K in keyof Properties]: Properties[K] extends { default: unknown } ? K : never }[keyof Properties];
@@ -289,7 +314,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const name = error.path.replace(/^\//, '');
     const schema = properties[name];
     if (!schema) continue;
-    problems.push(`${name}=${JSON.stringify(picked[name])} is not valid: expected ${describeSchema(schema)}`);
+    const shown = SECRET_VARIABLES.has(name) ? `(${String(picked[name]).length} characters, not shown)` : JSON.stringify(picked[name]);
+    problems.push(`${name}=${shown} is not valid: expected ${describeSchema(schema)}`);
   }
   const merged = { ...CONFIG_DEFAULTS, ...converted } as Record<string, unknown>;
   if (merged.TRUST_PROXY === 'true') problems.push('TRUST_PROXY=true would trust any forged X-Forwarded-For: give a hop count or proxy addresses');
@@ -313,9 +339,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       );
     }
   }
+  if (merged.ADMIN_PORT !== undefined && merged.ADMIN_TOKEN === undefined) problems.push('ADMIN_PORT is set but ADMIN_TOKEN is not: the admin API is off without ADMIN_TOKEN');
   if (problems.length > 0) {
     throw new ConfigError(`Invalid configuration:\n  - ${[...new Set(problems)].join('\n  - ')}`);
   }
   const { WORKERS, TRUST_PROXY, ...rest } = merged;
   return Object.freeze({ ...rest, workers: parseWorkers(String(WORKERS)), trustProxy: parseTrustProxy(String(TRUST_PROXY)) }) as Config;
+}
+
+/** Where the operator's lists are: LISTS_FILE (or its default) and, with REDIS_URL, Redis. */
+export function listsLocationOf(config: Config): { listsFile: string; redisUrl?: string; redisKeyPrefix: string } {
+  return { listsFile: config.LISTS_FILE ?? defaultListsFile(), ...(config.REDIS_URL === undefined ? {} : { redisUrl: config.REDIS_URL }), redisKeyPrefix: config.REDIS_KEY_PREFIX };
 }

@@ -13,6 +13,7 @@ import { SOURCE_SLOTS, emptySourceData, mapSlots, type Report, type Risk, type S
 import { computeScore, scoreToRisk, type ScoreSource } from './score.js';
 import type { FailureReason, SourceStatus } from './ports/source.js';
 import { computeHints, type Hint } from './hints.js';
+import type { ListMatch } from './ports/operator-lists.js';
 
 /** A slot the upstream or the cache settled. */
 export interface AnsweredSourceMeta {
@@ -43,6 +44,8 @@ interface CommonMeta {
   sources: SourcesMeta;
   /** Facts from the number alone that bear on the verdict (see hints.ts); [] when none. */
   hints: Hint[];
+  /** The operator's rule that decides this number's text answers (docs/lists.md), or null. */
+  list: ListMatch | null;
 }
 
 /**
@@ -115,21 +118,21 @@ export function failureReasons(result: LookupResult): Record<SourceSlot, string>
   return mapSlots<Record<SourceSlot, string>>((slot) => reasonOf(result[slot]));
 }
 
-export function buildReport(number: ParsedPhoneNumber, result: LookupResult): BuiltReport {
+export function buildReport(number: ParsedPhoneNumber, result: LookupResult, list: ListMatch | null = null): BuiltReport {
   const sources = buildSourceData(result);
   const { score, scoreSource } = computeScore(sources);
   return {
     report: { number: number.number, phoneInfo: number.phoneInfo, sources },
-    meta: { sources: buildSourcesMeta(result), hints: computeHints(number), score, risk: scoreToRisk(score), scoreSource },
+    meta: { sources: buildSourcesMeta(result), hints: computeHints(number), score, risk: scoreToRisk(score), scoreSource, list },
     allSourcesFailed: isAllSourcesFailed(result),
   };
 }
 
-export function buildScoreResult(number: ParsedPhoneNumber, result: LookupResult): BuiltScore {
+export function buildScoreResult(number: ParsedPhoneNumber, result: LookupResult, list: ListMatch | null = null): BuiltScore {
   const { score, scoreSource } = computeScore(buildSourceData(result));
   return {
     score: { number: number.number, score, risk: scoreToRisk(score) },
-    meta: { sources: buildSourcesMeta(result), hints: computeHints(number), scoreSource },
+    meta: { sources: buildSourcesMeta(result), hints: computeHints(number), list, scoreSource },
     allSourcesFailed: isAllSourcesFailed(result),
   };
 }

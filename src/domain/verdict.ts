@@ -4,6 +4,7 @@
 import type { Risk, SourceDataBySlot } from './report.js';
 import { computeScore, scoreToRisk } from './score.js';
 import { words, type Language } from './wording/catalogue.js';
+import type { ListMatch } from './ports/operator-lists.js';
 import { safeDisplayLine } from './display-line.js';
 
 export { displayLineMaxBytes, safeDisplayLine } from './display-line.js';
@@ -101,4 +102,10 @@ export function cidLineOf(facts: TextFacts, language: Language, maxLength: numbe
 
 export function unlookableCidLine(kind: Unlookable, language: Language, maxLength: number): string {
   return safeDisplayLine(words(language, kind === 'withheld' ? 'cid.withheld' : 'cid.invalid'), maxLength);
+}
+
+/** The caller-ID line of a number an operator's rule decides: its label, else the catalogue's words. */
+export function listCidLine(list: ListMatch, language: Language, maxLength: number): string {
+  const label = list.label === null ? '' : safeDisplayLine(list.label, maxLength);
+  return label !== '' ? label : safeDisplayLine(words(language, list.list === 'block' ? 'cid.listBlock' : 'cid.listAllow'), maxLength);
 }

@@ -17,6 +17,9 @@ export const ERROR_CODES = {
   overloaded: { status: 503, title: 'Service overloaded' },
   shutting_down: { status: 503, title: 'Service unavailable' },
   internal: { status: 500, title: 'Internal server error' },
+  // The admin API of the operator's lists (docs/lists.md).
+  rule_not_found: { status: 404, title: 'Rule not found' },
+  lists_unavailable: { status: 503, title: 'Lists unavailable' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -16,7 +16,7 @@ import { SLOT_DISPLAY } from '../domain/slot-display.js';
 import { PHONE_NUMBER_REJECTIONS, MAX_INPUT_LENGTH, MAX_URI_LENGTH, WITHHELD_WORDS } from '../domain/numbering/parse-phone-number.js';
 import { ERROR_CODES, INVALID_NUMBER_DETAILS, problemBody, type ErrorCode } from './errors.js';
 
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+const Nullable = <T extends TSchema>(schema: T, options: SchemaOptions = {}) => Type.Union([schema, Type.Null()], options);
 
 /** The schema of a closed vocabulary, from the `as const` array that defines it. */
 function literalUnion<const T extends readonly [string, ...string[]]>(values: T, options: SchemaOptions = {}): TUnion<TLiteral<T[number]>[]> {
@@ -158,14 +158,29 @@ const perSlotObject = <T extends TSchema>(member: T, options: SchemaOptions = {}
 
 const SourcesMetaSchema = perSlotObject(SourceMetaSchema);
 
+const ListMatchSchema = Nullable(
+  Type.Object(
+    {
+      list: Type.Union([Type.Literal('allow'), Type.Literal('block')], { description: 'The list whose rule applies.' }),
+      rule: Type.String({ description: 'The rule: an E.164 number (`+33612345678`) or a prefix ending in `*` (`+33162*`).', examples: ['+33162*'] }),
+      label: Nullable(Type.String({ description: 'The rule’s label (what `/cid` shows), or null.', maxLength: 60 })),
+    },
+    { additionalProperties: false },
+  ),
+  {
+    description:
+      'The operator’s allow or block rule that applies to this number (the longest matching rule; `allow` wins at equal length), or null when none does. It decides `/verdict` and `/cid`; the report and the score still say what the sources say. See docs/lists.md.',
+  },
+);
+
 /** The full report's meta: the score and risk are the server's, so no client computes them. */
 export const ReportMetaSchema = Type.Object(
-  { sources: SourcesMetaSchema, hints: HintsSchema, score: ScoreValueSchema, risk: RiskSchema, scoreSource: ScoreSourceSchema },
+  { sources: SourcesMetaSchema, hints: HintsSchema, score: ScoreValueSchema, risk: RiskSchema, scoreSource: ScoreSourceSchema, list: ListMatchSchema },
   { additionalProperties: false },
 );
 
 /** The score's meta: the score and risk are its data. */
-export const ScoreMetaSchema = Type.Object({ sources: SourcesMetaSchema, hints: HintsSchema, scoreSource: ScoreSourceSchema }, { additionalProperties: false });
+export const ScoreMetaSchema = Type.Object({ sources: SourcesMetaSchema, hints: HintsSchema, scoreSource: ScoreSourceSchema, list: ListMatchSchema }, { additionalProperties: false });
 
 export const envelope = <T extends TSchema, M extends TSchema>(data: T, meta: M) =>
   Type.Object({ success: Type.Literal(true), data, meta }, { additionalProperties: false });
@@ -534,13 +549,13 @@ const FULL_REPORT_EXAMPLE = {
       signals: { spamScore: null, reportsCount: null, callerType: '', commentList: [] },
     },
   },
-  meta: { sources: EXAMPLE_META_SOURCES, hints: [], score: 8, risk: 'suspicious', scoreSource: 'primary' },
+  meta: { sources: EXAMPLE_META_SOURCES, hints: [], score: 8, risk: 'suspicious', scoreSource: 'primary', list: null },
 };
 
 const SCORE_EXAMPLE = {
   success: true,
   data: { number: '0162123456', score: 8, risk: 'suspicious' },
-  meta: { sources: EXAMPLE_META_SOURCES, hints: ['npv'], scoreSource: 'primary' },
+  meta: { sources: EXAMPLE_META_SOURCES, hints: ['npv'], list: { list: 'block', rule: '+33162*', label: 'NPV' }, scoreSource: 'primary' },
 };
 
 const INFO_EXAMPLE = { success: true, data: { number: '0612345678', phoneInfo: EXAMPLE_PHONE_INFO } };
@@ -725,3 +740,31 @@ export const routeSchemas = {
     },
   },
 } as const;
+
+// ---- The admin API of the operator's lists (src/http/routes/admin-routes.ts)
+
+/** The problem answers of the admin routes, by status. */
+export function adminProblemResponses(): Record<number, unknown> {
+  return {
+    400: problemResponse(
+      'Bad input, refused with nothing changed: `field` names what is wrong (`rule`, `list`, `label`, `note`, `expiresAt`, `body`, or `header` of an import), `line` the import’s line.',
+      problemSchema(['bad_request'], '', { field: Type.Optional(Type.String()), line: Type.Optional(Type.Integer({ minimum: 1 })) }),
+      problemExample('bad_request', 'label: a label may not hold control characters', { field: 'label' }),
+      {},
+    ),
+    401: problemResponse(
+      'No `Authorization: Bearer <ADMIN_TOKEN>`, a wrong token, or a token sent in the URL. Counts against the client’s rate limit.',
+      problemSchema(['unauthorized'], ''),
+      problemExample('unauthorized', 'The admin token is not valid.'),
+      { 'WWW-Authenticate': { schema: { type: 'string' }, description: 'Bearer realm="phone-rep admin"', 'x-required': true } },
+    ),
+    404: problemResponse('No such rule (DELETE).', problemSchema(['rule_not_found'], '', { field: Type.Optional(Type.String()) }), problemExample('rule_not_found', 'There is no such rule.', { field: 'rule' }), {}),
+    429: problemResponse(
+      'Too many failed attempts from this client in the window.',
+      problemSchema(['too_many_requests'], ''),
+      problemExample('too_many_requests', 'At most 30 requests per 60 s; retry later.'),
+      { 'Retry-After': { ...RetryAfterHeader, 'x-required': true } },
+    ),
+    503: problemResponse('The lists’ store cannot be written (Redis unreachable, the file locked or not writable).', problemSchema(['lists_unavailable'], ''), problemExample('lists_unavailable'), {}),
+  };
+}

@@ -25,6 +25,13 @@ const fr = {
   'cid.unknown': 'Inconnu',
   'cid.withheld': 'Masqué',
   'cid.invalid': 'Numéro invalide',
+  // A rule of the operator's lists decides (docs/lists.md): `/cid` without the rule's label, and the page.
+  'cid.listBlock': 'Bloqué par l’opérateur',
+  'cid.listAllow': 'Autorisé',
+  // The lookup page, under the verdict, when a rule of the operator's lists decides.
+  'list.block': 'Bloqué par l’opérateur de ce service (règle {rule}) : les appels de ce numéro sont refusés, quoi qu’en disent les sources.',
+  'list.allow': 'Autorisé par l’opérateur de ce service (règle {rule}) : les appels de ce numéro passent, quoi qu’en disent les sources.',
+  'list.label': 'Libellé : {label}',
 
   // ---- The lookup page (src/web/static). `{name}` is filled by the page; the server fills the
   // static ones into index.html before it is sent, so the page is in its language before its
@@ -229,6 +236,11 @@ const en: Record<WordKey, string> = {
   'cid.unknown': 'Unknown',
   'cid.withheld': 'Withheld',
   'cid.invalid': 'Invalid number',
+  'cid.listBlock': 'Blocked by the operator',
+  'cid.listAllow': 'Allowed',
+  'list.block': 'Blocked by the operator of this service (rule {rule}): calls from this number are refused, whatever the sources say.',
+  'list.allow': 'Allowed by the operator of this service (rule {rule}): calls from this number go through, whatever the sources say.',
+  'list.label': 'Label: {label}',
 
   'page.title': 'Phone reputation: should you trust this number?',
   'page.titleNumber': '{number} – Phone reputation',

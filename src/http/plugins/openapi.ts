@@ -72,7 +72,9 @@ export const openApiPlugin = fp(
         tags: [
           { name: 'phone', description: 'Reports, scores and facts about a number' },
           { name: 'service', description: 'Health, readiness and this document' },
+          { name: 'admin', description: 'The operator’s allow and block lists (only when ADMIN_TOKEN is set; docs/lists.md)' },
         ],
+        components: { securitySchemes: { adminToken: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN, in `Authorization: Bearer <token>`; never in the URL.' } } },
       },
       transformObject: (documentObject) => ('openapiObject' in documentObject ? liftRequiredHeaders(documentObject.openapiObject as JsonObject) : documentObject.swaggerObject),
     });

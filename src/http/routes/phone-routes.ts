@@ -18,8 +18,9 @@ import type { PhoneNumberParser } from '../../domain/phone-number.js';
 import { callerDeadlineMs, type LookupOptions, type LookupResult, type LookupService } from '../../domain/lookup/types.js';
 import type { LookupClient } from '../../domain/ports/source.js';
 import { buildReport, buildScoreResult, buildSourceData, failureReasons, isAllSourcesFailed } from '../../domain/report-builder.js';
-import { cidLineOf, reputationOf, unlookableCidLine, unlookableVerdict, verdictOf, type TextFacts, type Unlookable, type VerdictRule } from '../../domain/verdict.js';
+import { cidLineOf, listCidLine, reputationOf, unlookableCidLine, unlookableVerdict, verdictOf, type TextFacts, type Unlookable, type VerdictRule } from '../../domain/verdict.js';
 import { isLanguage, type Language } from '../../domain/wording/catalogue.js';
+import type { ListMatch, ListName, OperatorLists } from '../../domain/ports/operator-lists.js';
 import type { KeyedHasher } from '../../infra/hash.js';
 import { negotiateEncoding, type ContentCoding } from '../encoding.js';
 import { ApiError, invalidNumberError } from '../errors.js';
@@ -44,6 +45,10 @@ export interface PhoneRoutesOptions {
   cidMaxLength: number;
   /** Who a request's lookup is for (client-address.ts lookupClientOf); absent: no client, no share. */
   lookupClientOf?: (request: FastifyRequest) => LookupClient;
+  /** The operator's allow and block lists: they decide the text answers before any upstream (docs/lists.md). */
+  lists?: OperatorLists;
+  /** Called for each answer a list decided (the metrics' counter). */
+  onListMatch?: (list: ListName) => void;
   /** Told of every lookup's outcome (the blocklist feed records the numbers whose verdict is block). */
   onLookedUp?: (e164: string, facts: TextFacts) => void;
 }
@@ -167,6 +172,8 @@ interface RenderInput {
   memo: NumberMemo;
   result: LookupResult;
   language: Language;
+  /** The operator's rule that applies, or null: the JSON answers carry it in `meta.list`. */
+  list: ListMatch | null;
 }
 
 interface Representation {
@@ -186,6 +193,8 @@ interface Representation {
   };
   /** The query parameter that gives this representation its language (`lang`, or `cid` for `/verdict?cid=`). */
   languageParameter?: 'lang' | 'cid';
+  /** A text answer an operator's rule decides by itself, with no lookup. */
+  listed?(list: ListMatch, language: Language): string;
 }
 
 function textFactsOf(memo: NumberMemo, result: LookupResult): TextFacts {
@@ -198,6 +207,11 @@ function reputationHeaders(memo: NumberMemo, result: LookupResult): Record<strin
 }
 
 const UNLOOKABLE_HEADERS = { 'x-reputation-score': 'none', 'x-reputation-risk': 'unknown' };
+/** A text answer an operator's rule decided: no lookup, so no score; `X-Operator-List` says which list. */
+const LISTED_HEADERS: Readonly<Record<ListName, Record<string, string>>> = {
+  allow: { ...UNLOOKABLE_HEADERS, 'x-operator-list': 'allow' },
+  block: { ...UNLOOKABLE_HEADERS, 'x-operator-list': 'block' },
+};
 
 function languageOf(query: unknown, parameter: 'lang' | 'cid' = 'lang'): Language {
   const lang = typeof query === 'object' && query !== null ? (query as Record<string, unknown>)[parameter] : undefined;
@@ -216,7 +230,7 @@ function unlookableOf(reason: string): Unlookable {
 /** The phone route group, an encapsulated plugin. */
 export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOptions): Promise<void> {
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
-  const { parsePhoneNumber, lookupService, hashKey, frontCache, now, lookupTimeoutMs, verdictRule: rule, cidMaxLength } = options;
+  const { parsePhoneNumber, lookupService, hashKey, frontCache, now, lookupTimeoutMs, verdictRule: rule, cidMaxLength, lists, onListMatch } = options;
 
   const REPRESENTATIONS = {
     report: {
@@ -224,8 +238,8 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
       schema: routeSchemas.fullReport,
       frontRoute: () => 'report',
       contentType: JSON_TYPE,
-      render: ({ reply, memo, result }) => {
-        const built = buildReport(memo.parsed, result);
+      render: ({ reply, memo, result, list }) => {
+        const built = buildReport(memo.parsed, result, list);
         return serialized(reply, { success: true as const, data: built.report, meta: built.meta });
       },
     },
@@ -234,8 +248,8 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
       schema: routeSchemas.score,
       frontRoute: () => 'score',
       contentType: JSON_TYPE,
-      render: ({ reply, memo, result }) => {
-        const built = buildScoreResult(memo.parsed, result);
+      render: ({ reply, memo, result, list }) => {
+        const built = buildScoreResult(memo.parsed, result, list);
         return serialized(reply, { success: true as const, data: built.score, meta: built.meta });
       },
     },
@@ -247,6 +261,7 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
       render: ({ memo, result }) => `${verdictOf(textFactsOf(memo, result), rule)}\n`,
       headers: ({ memo, result }) => reputationHeaders(memo, result),
       alwaysAnswers: { refused: (kind) => ({ body: `${unlookableVerdict(kind, rule)}\n`, headers: UNLOOKABLE_HEADERS }) },
+      listed: (list) => `${list.list}\n`,
     },
     cid: {
       path: '/api/phone/:number/cid',
@@ -257,6 +272,7 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
       headers: ({ memo, result }) => reputationHeaders(memo, result),
       alwaysAnswers: { refused: (kind, language) => ({ body: unlookableCidLine(kind, language, cidMaxLength), headers: UNLOOKABLE_HEADERS }) },
       languageParameter: 'lang',
+      listed: (list, language) => listCidLine(list, language, cidMaxLength),
     },
     // `/verdict?cid=fr|en`: the verdict's line, then the `/cid` line, for a client that reads a
     // category from the body with a regular expression (SpamBlocker).
@@ -271,6 +287,7 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
         refused: (kind, language) => ({ body: `${unlookableVerdict(kind, rule)}\n${unlookableCidLine(kind, language, cidMaxLength)}\n`, headers: UNLOOKABLE_HEADERS }),
       },
       languageParameter: 'cid',
+      listed: (list, language) => `${list.list}\n${listCidLine(list, language, cidMaxLength)}\n`,
     },
   } as const satisfies Record<string, Representation & { path: string; schema: unknown }>;
 
@@ -335,6 +352,19 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
       return sendBuilt(request, reply, refused.body, 'no-store', representation.contentType);
     }
     const { memo } = subject;
+    // The operator's lists decide first: a text answer at once, with no upstream asked; a JSON
+    // answer still looks the number up and says which rule applies in `meta.list`.
+    const list = lists === undefined ? null : lists.match(memo.parsed.e164, now());
+    if (list !== null) {
+      onListMatch?.(list.list);
+      if (representation.listed !== undefined) {
+        reply.headers(LISTED_HEADERS[list.list]);
+        return sendBuilt(request, reply, representation.listed(list, language), 'no-store', representation.contentType);
+      }
+      // A body with a rule in it is never kept: a held body always says `list: null`, which
+      // stays true exactly as long as no rule matches (checked above on every request).
+      return answerByLookup(representation, memo, wait, language, request, reply, list);
+    }
     const route = representation.frontRoute(language);
     if (frontCache !== undefined) {
       const nowMs = now();
@@ -347,7 +377,7 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
         }
       }
       if (entry !== undefined) {
-        const input: RenderInput = { reply, memo, result: entry.result, language };
+        const input: RenderInput = { reply, memo, result: entry.result, language, list: null };
         let body = entry[route];
         if (body === undefined) {
           body = encodeBody(representation.render(input));
@@ -361,7 +391,15 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
     return answerByLookup(representation, memo, wait, language, request, reply);
   }
 
-  async function answerByLookup(representation: Representation, memo: NumberMemo, wait: WaitRequest, language: Language, request: PhoneRequest, reply: FastifyReply): Promise<FastifyReply> {
+  async function answerByLookup(
+    representation: Representation,
+    memo: NumberMemo,
+    wait: WaitRequest,
+    language: Language,
+    request: PhoneRequest,
+    reply: FastifyReply,
+    list: ListMatch | null = null,
+  ): Promise<FastifyReply> {
     const result = await lookup(memo, wait, request);
     options.onLookedUp?.(memo.parsed.e164, textFactsOf(memo, result));
     if (representation.alwaysAnswers === undefined && isAllSourcesFailed(result)) {
@@ -372,8 +410,8 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
         sources: failureReasons(result),
       });
     }
-    const input: RenderInput = { reply, memo, result, language };
-    const freshUntilMs = lookupService.freshUntilOf?.(result);
+    const input: RenderInput = { reply, memo, result, language, list };
+    const freshUntilMs = list === null ? lookupService.freshUntilOf?.(result) : undefined;
     const cacheControl = freshUntilMs === undefined ? 'no-store' : maxAgeOf(freshUntilMs, now());
     if (representation.headers !== undefined) reply.headers(representation.headers(input));
     return sendBuilt(request, reply, representation.render(input), cacheControl, representation.contentType);

@@ -115,6 +115,10 @@ export interface ServiceMetrics {
   setCanaryMarkerMissing(upstream: string, marker: string, missing: boolean): void;
   /** When the scheduled canary last finished a round on this upstream (epoch seconds). */
   setCanaryLastRun(upstream: string, epochSeconds: number): void;
+  /** The operator's lists: how many rules are in force per list (read at scrape time). */
+  watchLists(count: () => Readonly<Record<'allow' | 'block', number>>): void;
+  /** A phone answer decided by the operator's lists. */
+  recordListMatch(list: 'allow' | 'block'): void;
 }
 
 export interface ServiceMetricsOptions {
@@ -317,6 +321,28 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}): Servi
     registers,
   });
 
+  let listCount: (() => Readonly<Record<'allow' | 'block', number>>) | undefined;
+  new Gauge({
+    name: `${METRICS_PREFIX}list_rules`,
+    help: "Rules of the operator's lists in force, per list (expired ones left out)",
+    labelNames: ['list'] as const,
+    registers,
+    collect() {
+      const counts = listCount?.() ?? { allow: 0, block: 0 };
+      this.set({ list: 'allow' }, counts.allow);
+      this.set({ list: 'block' }, counts.block);
+    },
+  });
+  const listMatches = new Counter({
+    name: `${METRICS_PREFIX}list_matches_total`,
+    help: "Phone answers decided by the operator's lists, per list",
+    labelNames: ['list'] as const,
+    registers,
+  });
+  const listMatchesBound = { allow: listMatches.labels({ list: 'allow' }), block: listMatches.labels({ list: 'block' }) };
+  listMatchesBound.allow.inc(0);
+  listMatchesBound.block.inc(0);
+
   // Label children bound once per (method, route, status): a request then costs two
   // increments, not label validation and hashing. Bounded: routes are patterns, never URLs,
   // and methods and statuses are finite.
@@ -392,6 +418,12 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}): Servi
     },
     recordLoadShed(reason) {
       loadShed.inc({ reason: labelValue(reason) });
+    },
+    watchLists(count) {
+      listCount = count;
+    },
+    recordListMatch(list) {
+      listMatchesBound[list].inc();
     },
     watchUpstreams(next) {
       probes = next;

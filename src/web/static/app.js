@@ -322,11 +322,26 @@
     $('failures').hidden = !any;
   }
 
+  // The operator's allow or block rule (meta.list): it decides the phone systems' answers.
+  function renderOperatorList(list) {
+    var line = $('operator-list');
+    if (!list || (list.list !== 'allow' && list.list !== 'block')) {
+      line.hidden = true;
+      line.textContent = '';
+      return;
+    }
+    var words = list.list === 'block' ? t('list.block', { rule: list.rule }) : t('list.allow', { rule: list.rule });
+    line.textContent = typeof list.label === 'string' && list.label !== '' ? words + ' ' + t('list.label', { label: list.label }) : words;
+    line.className = 'operator-list operator-list-' + list.list;
+    line.hidden = false;
+  }
+
   function renderReport(body) {
     var report = body.data;
     var meta = body.meta || {};
     var metaSources = meta.sources;
     var risk = renderVerdict(meta);
+    renderOperatorList(meta.list);
     renderFacts(report, meta.hints);
     renderAdvice(risk, report.phoneInfo.isNPV, metaSources);
     renderFailures(metaSources);

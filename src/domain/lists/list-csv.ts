@@ -1,0 +1,170 @@
+// The lists as CSV: the import and export format (`rule,list,label,note,expiresAt`) and the
+// file the embedded store keeps (the same columns and `createdAt`). One rule per line; fields
+// holding a comma or a quote are double-quoted with `""` for a quote (RFC 4180). No field may
+// hold a line break (labels and notes refuse control characters), so a line is a record, and an
+// error names its line. Blank lines and lines starting with `#` are comments, so an operator can
+// annotate a file kept under version control. Pure; the chunked reading is in infra/lists.
+import type { ListRule } from '../ports/operator-lists.js';
+import { checkRule, checkRuleFields, isNormalRule, type RuleContext, type RuleProblem } from './rules.js';
+
+export const EXPORT_COLUMNS = ['rule', 'list', 'label', 'note', 'expiresAt'] as const;
+export const FILE_COLUMNS = [...EXPORT_COLUMNS, 'createdAt'] as const;
+type Column = (typeof FILE_COLUMNS)[number];
+
+export class ListCsvError extends Error {
+  override name = 'ListCsvError';
+  constructor(
+    /** 1-based line number in the text. */
+    readonly line: number,
+    readonly reason: string,
+    readonly field?: RuleProblem['field'] | 'header',
+  ) {
+    super(`line ${line}: ${reason}`);
+  }
+}
+
+/** The fields of one CSV line; throws a plain Error on a broken quote. */
+export function splitCsvLine(line: string): string[] {
+  const fields: string[] = [];
+  let field = '';
+  let i = 0;
+  let quoted = false;
+  let wasQuoted = false;
+  while (i < line.length) {
+    const char = line[i] as string;
+    if (quoted) {
+      if (char === '"') {
+        if (line[i + 1] === '"') {
+          field += '"';
+          i += 2;
+          continue;
+        }
+        quoted = false;
+        i += 1;
+        if (i < line.length && line[i] !== ',') throw new Error('a closing quote must end its field');
+        continue;
+      }
+      field += char;
+      i += 1;
+      continue;
+    }
+    if (char === ',') {
+      fields.push(field);
+      field = '';
+      wasQuoted = false;
+      i += 1;
+      continue;
+    }
+    if (char === '"') {
+      if (field !== '' || wasQuoted) throw new Error('a quote may only open a field');
+      quoted = true;
+      wasQuoted = true;
+      i += 1;
+      continue;
+    }
+    field += char;
+    i += 1;
+  }
+  if (quoted) throw new Error('a quoted field is not closed');
+  fields.push(field);
+  return fields;
+}
+
+function csvField(value: string | undefined): string {
+  if (value === undefined) return '';
+  return /[",]/.test(value) || value !== value.trim() ? `"${value.replace(/"/g, '""')}"` : value;
+}
+
+export function formatRuleLine(rule: ListRule, columns: readonly Column[]): string {
+  return columns.map((column) => csvField(rule[column])).join(',');
+}
+
+/** CSV text of `rules` with a header of `columns`, ending in a newline. */
+export function formatListCsv(rules: Iterable<ListRule>, columns: readonly Column[] = EXPORT_COLUMNS): string {
+  const lines = [columns.join(',')];
+  for (const rule of rules) lines.push(formatRuleLine(rule, columns));
+  return `${lines.join('\n')}\n`;
+}
+
+/** The column order a header gives; throws ListCsvError on line `lineNumber`. */
+export function readHeader(line: string, lineNumber: number): Column[] {
+  let fields: string[];
+  try {
+    fields = splitCsvLine(line.trim());
+  } catch (error) {
+    throw new ListCsvError(lineNumber, `the header is not CSV (${(error as Error).message})`, 'header');
+  }
+  const known = new Set<string>(FILE_COLUMNS);
+  const seen = new Set<string>();
+  for (const name of fields) {
+    if (!known.has(name)) throw new ListCsvError(lineNumber, `unknown column ${JSON.stringify(name)}: the header is ${EXPORT_COLUMNS.join(',')} (and createdAt, optional)`, 'header');
+    if (seen.has(name)) throw new ListCsvError(lineNumber, `column ${name} appears twice`, 'header');
+    seen.add(name);
+  }
+  if (!seen.has('rule') || !seen.has('list')) throw new ListCsvError(lineNumber, `the header must name at least rule and list (${EXPORT_COLUMNS.join(',')})`, 'header');
+  return fields as Column[];
+}
+
+export interface RowOptions {
+  context: RuleContext;
+  /** Refuses an `expiresAt` in the past (an import); absent, an expired rule is read and does not apply (the store's own file). */
+  nowMs?: number;
+  /** Rules already in normal form (`+digits[*]`) are taken as written, without the parser (the store's own file). */
+  trustNormalForm?: boolean;
+}
+
+/** One data line as a rule; throws ListCsvError naming the line and the field. */
+export function readRuleLine(line: string, lineNumber: number, columns: readonly Column[], options: RowOptions): ListRule {
+  let fields: string[];
+  try {
+    fields = splitCsvLine(line);
+  } catch (error) {
+    throw new ListCsvError(lineNumber, `not a CSV line: ${(error as Error).message}`);
+  }
+  if (fields.length !== columns.length) throw new ListCsvError(lineNumber, `${fields.length} fields where the header has ${columns.length}`);
+  const row: Partial<Record<Column, string>> = {};
+  columns.forEach((column, at) => {
+    row[column] = fields[at];
+  });
+  const rule = (row.rule ?? '').trim();
+  if (options.trustNormalForm === true && isNormalRule(rule)) {
+    // The store's own file: the rule is already E.164; every other field is checked all the same.
+    const checked = checkRuleFields({ ...row, rule, list: row.list });
+    if (!checked.ok) throw new ListCsvError(lineNumber, `${checked.problem.field}: ${checked.problem.reason}`, checked.problem.field);
+    return checked.value;
+  }
+  const checked = checkRule({ ...row, rule, list: row.list }, options.context, options.nowMs === undefined ? {} : { nowMs: options.nowMs });
+  if (!checked.ok) throw new ListCsvError(lineNumber, `${checked.problem.field}: ${checked.problem.reason}`, checked.problem.field);
+  return checked.value;
+}
+
+/** The lines of a CSV text, with their 1-based numbers, comments and blank lines left out. */
+export function* csvLines(text: string): Generator<{ line: string; number: number }> {
+  let start = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  let number = 0;
+  while (start <= text.length) {
+    let end = text.indexOf('\n', start);
+    if (end === -1) end = text.length;
+    number += 1;
+    let line = text.slice(start, end);
+    if (line.endsWith('\r')) line = line.slice(0, -1);
+    start = end + 1;
+    if (line.trim() === '' || line.startsWith('#')) continue;
+    yield { line, number };
+  }
+}
+
+/** A whole CSV text as rules, all or nothing (synchronous: small texts and tests; infra/lists reads large ones in slices). */
+export function readListCsv(text: string, options: RowOptions): ListRule[] {
+  const rules: ListRule[] = [];
+  let columns: Column[] | undefined;
+  for (const { line, number } of csvLines(text)) {
+    if (columns === undefined) {
+      columns = readHeader(line, number);
+      continue;
+    }
+    rules.push(readRuleLine(line, number, columns, options));
+  }
+  if (columns === undefined) throw new ListCsvError(1, `no header: the first line is ${EXPORT_COLUMNS.join(',')}`, 'header');
+  return rules;
+}

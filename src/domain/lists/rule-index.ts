@@ -1,0 +1,202 @@
+// The rules in memory and which one applies to a number: one Map from the rule's spelling
+// (`+33162001234` or `+33162*`) to a compact record, and the set of prefix lengths in use. A match
+// tries the number itself, then each prefix length in use from the longest down: at most 16 Map
+// reads, whatever the number of rules (O(digits)). At equal length (`+33162001234` and
+// `+33162001234*`) allow wins. An expired rule is passed over, so a shorter one may apply.
+//
+// `version()` changes with every write and whenever an expiry passes (a sorted array of the
+// expiries, searched only when `now` leaves the interval of the last answer), so the caches of
+// finished answers can tell that a body made earlier may be wrong now. Pure; no I/O.
+import type { ListMatch, ListName, ListRule, OperatorLists } from '../ports/operator-lists.js';
+
+/** What is kept per rule: dates as epoch ms, no copy of the rule's spelling (the Map's key). */
+interface RuleRecord {
+  readonly list: ListName;
+  readonly label: string | undefined;
+  readonly note: string | undefined;
+  readonly createdAtMs: number;
+  /** Infinity when the rule does not expire. */
+  readonly expiresAtMs: number;
+}
+
+export interface RuleIndex extends OperatorLists {
+  /** Adds or replaces a rule; true when it replaced one. */
+  set(rule: ListRule): boolean;
+  /** Removes a rule; true when it was there. */
+  delete(rule: string): boolean;
+  /** Replaces every rule at once. */
+  replaceAll(rules: Iterable<ListRule>): void;
+  has(rule: string): boolean;
+  get(rule: string): ListRule | undefined;
+  /** Every rule held, expired ones included (what a store writes back). */
+  allRules(): ListRule[];
+  size(): number;
+  /** Rules in force at `now`, per list (the metrics' gauge). */
+  countByList(now?: number): Record<ListName, number>;
+}
+
+const MAX_DIGITS = 15;
+
+function recordOf(rule: ListRule): RuleRecord {
+  return {
+    list: rule.list,
+    label: rule.label,
+    note: rule.note,
+    createdAtMs: Date.parse(rule.createdAt),
+    expiresAtMs: rule.expiresAt === undefined ? Number.POSITIVE_INFINITY : Date.parse(rule.expiresAt),
+  };
+}
+
+function ruleOf(spelling: string, record: RuleRecord): ListRule {
+  return {
+    rule: spelling,
+    list: record.list,
+    ...(record.label === undefined ? {} : { label: record.label }),
+    ...(record.note === undefined ? {} : { note: record.note }),
+    createdAt: new Date(record.createdAtMs).toISOString(),
+    ...(record.expiresAtMs === Number.POSITIVE_INFINITY ? {} : { expiresAt: new Date(record.expiresAtMs).toISOString() }),
+  };
+}
+
+const matchOf = (spelling: string, record: RuleRecord): ListMatch => ({ list: record.list, rule: spelling, label: record.label ?? null });
+
+export function createRuleIndex(rules: Iterable<ListRule> = []): RuleIndex {
+  const records = new Map<string, RuleRecord>();
+  // How many prefix rules have each digit count (index = digits after `+`).
+  const prefixLengths = new Uint32Array(MAX_DIGITS + 1);
+  let generation = 0;
+  // Sorted expiries (finite ones), rebuilt on the first read after a write.
+  let expiries: Float64Array | undefined;
+  // `passed` expiries are ≤ now for every now in [low, high).
+  let window = { low: Number.POSITIVE_INFINITY, high: Number.NEGATIVE_INFINITY, passed: 0 };
+  let active: { version: string; rules: readonly ListRule[] } | undefined;
+
+  const changed = (): void => {
+    generation += 1;
+    expiries = undefined;
+    window = { low: Number.POSITIVE_INFINITY, high: Number.NEGATIVE_INFINITY, passed: 0 };
+    active = undefined;
+  };
+
+  const countPrefix = (spelling: string, delta: number): void => {
+    if (spelling.endsWith('*')) prefixLengths[spelling.length - 2] = (prefixLengths[spelling.length - 2] ?? 0) + delta;
+  };
+
+  const setRecord = (rule: ListRule): boolean => {
+    const replaced = records.has(rule.rule);
+    if (!replaced) countPrefix(rule.rule, 1);
+    records.set(rule.rule, recordOf(rule));
+    return replaced;
+  };
+
+  for (const rule of rules) setRecord(rule);
+
+  function passedExpiries(now: number): number {
+    if (now >= window.low && now < window.high) return window.passed;
+    if (expiries === undefined) {
+      const finite: number[] = [];
+      for (const record of records.values()) if (record.expiresAtMs !== Number.POSITIVE_INFINITY) finite.push(record.expiresAtMs);
+      expiries = Float64Array.from(finite).sort();
+    }
+    // The number of expiries ≤ now.
+    let lo = 0;
+    let hi = expiries.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((expiries[mid] ?? 0) <= now) lo = mid + 1;
+      else hi = mid;
+    }
+    window = { low: lo === 0 ? Number.NEGATIVE_INFINITY : (expiries[lo - 1] ?? 0), high: lo === expiries.length ? Number.POSITIVE_INFINITY : (expiries[lo] ?? 0), passed: lo };
+    return lo;
+  }
+
+  const index: RuleIndex = {
+    match(e164, now = Date.now()) {
+      if (records.size === 0) return null;
+      const digits = e164.length - 1;
+      // The number itself and a prefix of all its digits are the same length: allow wins.
+      const exact = records.get(e164);
+      const whole = prefixLengths[digits] ? records.get(`${e164}*`) : undefined;
+      const exactLive = exact !== undefined && exact.expiresAtMs > now ? exact : undefined;
+      const wholeLive = whole !== undefined && whole.expiresAtMs > now ? whole : undefined;
+      if (exactLive !== undefined && (exactLive.list === 'allow' || wholeLive === undefined || wholeLive.list === 'block')) return matchOf(e164, exactLive);
+      if (wholeLive !== undefined) return matchOf(`${e164}*`, wholeLive);
+      for (let length = Math.min(digits - 1, MAX_DIGITS); length >= 1; length -= 1) {
+        if (!prefixLengths[length]) continue;
+        const spelling = `${e164.slice(0, length + 1)}*`;
+        const record = records.get(spelling);
+        if (record !== undefined && record.expiresAtMs > now) return matchOf(spelling, record);
+      }
+      return null;
+    },
+    activeRules(now = Date.now()) {
+      const version = index.version(now);
+      if (active?.version === version) return active.rules;
+      const rules: ListRule[] = [];
+      for (const [spelling, record] of records) if (record.expiresAtMs > now) rules.push(ruleOf(spelling, record));
+      active = { version, rules };
+      return rules;
+    },
+    version(now = Date.now()) {
+      return `${generation}.${passedExpiries(now)}`;
+    },
+    set(rule) {
+      const replaced = setRecord(rule);
+      changed();
+      return replaced;
+    },
+    delete(rule) {
+      if (!records.delete(rule)) return false;
+      countPrefix(rule, -1);
+      changed();
+      return true;
+    },
+    replaceAll(next) {
+      records.clear();
+      prefixLengths.fill(0);
+      for (const rule of next) setRecord(rule);
+      changed();
+    },
+    has: (rule) => records.has(rule),
+    get(rule) {
+      const record = records.get(rule);
+      return record === undefined ? undefined : ruleOf(rule, record);
+    },
+    allRules: () => Array.from(records, ([spelling, record]) => ruleOf(spelling, record)),
+    size: () => records.size,
+    countByList(now = Date.now()) {
+      const counts: Record<ListName, number> = { allow: 0, block: 0 };
+      for (const record of records.values()) if (record.expiresAtMs > now) counts[record.list] += 1;
+      return counts;
+    },
+  };
+  return index;
+}
+
+/** Why a rule applies, in words (`phone-rep list check`). */
+export function explainMatch(e164: string, match: ListMatch | null, index: RuleIndex, now = Date.now()): string[] {
+  if (match === null) return [`${e164}: no rule applies; the sources decide.`];
+  const lines = [`${e164}: ${match.list} by rule ${match.rule}${match.label === null ? '' : ` (label "${match.label}")`}.`];
+  const others: string[] = [];
+  if (index.has(e164) && e164 !== match.rule) others.push(e164);
+  for (let length = e164.length - 1; length >= 1; length -= 1) {
+    const spelling = `${e164.slice(0, length + 1)}*`;
+    if (spelling !== match.rule && index.has(spelling)) others.push(spelling);
+  }
+  if (others.length === 0) {
+    lines.push('It is the only rule that matches this number.');
+    return lines;
+  }
+  for (const spelling of others) {
+    const rule = index.get(spelling);
+    if (rule === undefined) continue;
+    const expired = rule.expiresAt !== undefined && Date.parse(rule.expiresAt) <= now;
+    const why = expired
+      ? `it expired at ${rule.expiresAt}`
+      : spelling.length - (spelling.endsWith('*') ? 1 : 0) < match.rule.length - (match.rule.endsWith('*') ? 1 : 0)
+        ? 'it is shorter (the longest matching rule wins)'
+        : 'it has the same length and allow wins a tie';
+    lines.push(`Also matches ${spelling} (${rule.list}), which does not apply: ${why}.`);
+  }
+  return lines;
+}

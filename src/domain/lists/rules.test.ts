@@ -1,0 +1,119 @@
+import { describe, expect, it } from 'vitest';
+import { loadNumberingPlan } from '../../infra/arcep/load-numbering-plan.js';
+import { createPhoneNumberParser } from '../numbering/parse-phone-number.js';
+import { checkRule, normaliseRule } from './rules.js';
+import { createRuleIndex, explainMatch } from './rule-index.js';
+import { formatListCsv, FILE_COLUMNS, ListCsvError, readListCsv } from './list-csv.js';
+import type { ListRule } from '../ports/operator-lists.js';
+
+const context = { parsePhoneNumber: createPhoneNumberParser(loadNumberingPlan('data/arcep'), 'FR'), defaultRegion: 'FR' };
+const NOW = Date.parse('2026-06-01T00:00:00Z');
+const rule = (spelling: string, list: 'allow' | 'block', extra: Partial<ListRule> = {}): ListRule => ({ rule: spelling, list, createdAt: '2026-01-01T00:00:00.000Z', ...extra });
+
+describe('a rule as written', () => {
+  it.each([
+    ['+33162*', '+33162*'],
+    ['0162*', '+33162*'],
+    ['0033162*', '+33162*'],
+    ['01 62*', '+33162*'],
+    ['+225*', '+225*'],
+    ['+331*', '+331*'],
+    ['+33*', '+33*'],
+    ['+1*', '+1*'],
+    ['01*', '+331*'],
+    ['06 12 34 56 78', '+33612345678'],
+    ['+33 6 12 34 56 78', '+33612345678'],
+    ['0033612345678', '+33612345678'],
+  ])('%s is stored as %s', (written, stored) => {
+    expect(normaliseRule(written, context)).toEqual({ ok: true, value: stored });
+  });
+
+  it.each(['+3*', '0*', '+2*', '+22*', 'abc', '*', '+33**', '12*', ''])('%s is refused, naming the rule field', (written) => {
+    const checked = normaliseRule(written, context);
+    expect(checked.ok).toBe(false);
+    if (!checked.ok) expect(checked.problem.field).toBe('rule');
+  });
+
+  it('a short prefix is kept when forced', () => {
+    expect(normaliseRule('+3*', context, { force: true })).toEqual({ ok: true, value: '+3*' });
+    expect(normaliseRule('+33*', context, { force: true })).toEqual({ ok: true, value: '+33*' });
+  });
+
+  it('labels, notes, lists and expiries are checked', () => {
+    const base = { rule: '+33162*', list: 'block' };
+    expect(checkRule({ ...base, label: 'Livreur' }, context, { nowMs: NOW })).toMatchObject({ ok: true, value: { label: 'Livreur' } });
+    expect(checkRule({ ...base, label: 'a\u0007b' }, context, { nowMs: NOW })).toMatchObject({ ok: false, problem: { field: 'label' } });
+    expect(checkRule({ ...base, label: 'a;b' }, context, { nowMs: NOW })).toMatchObject({ ok: false, problem: { field: 'label' } });
+    expect(checkRule({ ...base, label: 'x'.repeat(61) }, context, { nowMs: NOW })).toMatchObject({ ok: false, problem: { field: 'label' } });
+    expect(checkRule({ ...base, note: 'a\nb' }, context, { nowMs: NOW })).toMatchObject({ ok: false, problem: { field: 'note' } });
+    expect(checkRule({ ...base, list: 'maybe' }, context, { nowMs: NOW })).toMatchObject({ ok: false, problem: { field: 'list' } });
+    expect(checkRule({ ...base, expiresAt: '2020-01-01' }, context, { nowMs: NOW })).toMatchObject({ ok: false, problem: { field: 'expiresAt' } });
+    expect(checkRule({ ...base, expiresAt: 'tomorrow' }, context, { nowMs: NOW })).toMatchObject({ ok: false, problem: { field: 'expiresAt' } });
+    expect(checkRule({ ...base, expiresAt: '2027-01-01' }, context, { nowMs: NOW })).toMatchObject({ ok: true, value: { expiresAt: '2027-01-01T00:00:00.000Z' } });
+  });
+});
+
+describe('which rule applies', () => {
+  it('an exact allow inside a blocked prefix lets that one number through', () => {
+    const index = createRuleIndex([rule('+33162*', 'block'), rule('+33162001234', 'allow', { label: 'Bank' })]);
+    expect(index.match('+33162001234', NOW)).toEqual({ list: 'allow', rule: '+33162001234', label: 'Bank' });
+    expect(index.match('+33162001235', NOW)).toEqual({ list: 'block', rule: '+33162*', label: null });
+    expect(index.match('+33163001235', NOW)).toBeNull();
+  });
+
+  it('a longer block inside an allowed prefix blocks', () => {
+    const index = createRuleIndex([rule('+33*', 'allow'), rule('+33162*', 'block')]);
+    expect(index.match('+33162001234', NOW)?.list).toBe('block');
+    expect(index.match('+33612345678', NOW)?.list).toBe('allow');
+  });
+
+  it('allow wins at equal length', () => {
+    const index = createRuleIndex([rule('+33162001234*', 'block'), rule('+33162001234', 'allow')]);
+    expect(index.match('+33162001234', NOW)).toEqual({ list: 'allow', rule: '+33162001234', label: null });
+    const reversed = createRuleIndex([rule('+33162001234*', 'allow'), rule('+33162001234', 'block')]);
+    expect(reversed.match('+33162001234', NOW)).toEqual({ list: 'allow', rule: '+33162001234*', label: null });
+  });
+
+  it('an expired rule no longer applies, and the version changes when it expires', () => {
+    const index = createRuleIndex([rule('+33162*', 'block'), rule('+33162001234', 'allow', { expiresAt: '2026-06-01T00:00:10.000Z' })]);
+    const before = index.version(NOW);
+    expect(index.match('+33162001234', NOW)?.list).toBe('allow');
+    expect(index.version(NOW + 5_000)).toBe(before);
+    expect(index.match('+33162001234', NOW + 10_000)?.list).toBe('block');
+    expect(index.version(NOW + 10_000)).not.toBe(before);
+    expect(index.activeRules(NOW + 10_000).map((r) => r.rule)).toEqual(['+33162*']);
+    expect(explainMatch('+33162001234', index.match('+33162001234', NOW + 10_000), index, NOW + 10_000).join('\n')).toContain('expired');
+  });
+
+  it('every write changes the version; a replaced rule says so', () => {
+    const index = createRuleIndex();
+    const v0 = index.version(NOW);
+    expect(index.set(rule('+33162*', 'block'))).toBe(false);
+    const v1 = index.version(NOW);
+    expect(v1).not.toBe(v0);
+    expect(index.set(rule('+33162*', 'allow'))).toBe(true);
+    expect(index.version(NOW)).not.toBe(v1);
+    expect(index.countByList(NOW)).toEqual({ allow: 1, block: 0 });
+    expect(index.delete('+33162*')).toBe(true);
+    expect(index.match('+33162001234', NOW)).toBeNull();
+  });
+});
+
+describe('the CSV', () => {
+  it('round-trips notes with commas and quotes', () => {
+    const rules = [rule('+33162*', 'block', { note: 'NPV range, "robocalls"', label: 'NPV' }), rule('+33612345678', 'allow', { expiresAt: '2027-01-01T00:00:00.000Z' })];
+    const text = formatListCsv(rules, FILE_COLUMNS);
+    expect(readListCsv(text, { context, trustNormalForm: true })).toEqual(rules);
+  });
+
+  it('names the line and the reason of a bad row', () => {
+    const text = 'rule,list,label,note,expiresAt\n+33162*,block,,,\n# a comment\n+3*,block,,,\n';
+    expect(() => readListCsv(text, { context, nowMs: NOW })).toThrow(ListCsvError);
+    try {
+      readListCsv(text, { context, nowMs: NOW });
+    } catch (error) {
+      expect((error as ListCsvError).line).toBe(4);
+      expect((error as ListCsvError).message).toMatch(/^line 4: rule: .*too short/);
+    }
+  });
+});

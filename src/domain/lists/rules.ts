@@ -1,0 +1,195 @@
+// What an operator may write as a rule of its lists, and what is stored: an exact number in any
+// spelling the service's parser accepts, stored as its E.164; or a prefix ending in `*`, written
+// as E.164 (`+33162*`, `+225*`, `0033162*`) or as national digits (`0162*`, read in
+// DEFAULT_REGION's calling code: `+33162*`). Unless forced, an E.164 prefix is at least a whole
+// country calling code (`+225*` blocks a country; `+3*` is refused) and a national one at least
+// the calling code and one digit (`01*`; `0*` is refused). Labels, notes and expiry dates are
+// checked here too, so the CLI, the admin API, an import and a hand-edited file share one rule.
+// Pure. The matching is in rule-index.ts; docs/lists.md describes both.
+import { getCountries, getCountryCallingCode, type CountryCode } from 'libphonenumber-js/max';
+import type { PhoneNumberParser } from '../phone-number.js';
+import type { ListName, ListRule } from '../ports/operator-lists.js';
+
+export const LIST_NAMES: readonly ListName[] = ['allow', 'block'];
+export const LABEL_MAX_LENGTH = 60;
+export const NOTE_MAX_LENGTH = 500;
+/** Longest E.164 (ITU-T E.164: 15 digits). */
+const MAX_DIGITS = 15;
+
+// Calling codes of every region libphonenumber knows, and ITU's non-geographic ones.
+const CALLING_CODES = new Set<string>([...getCountries().map((region) => getCountryCallingCode(region)), '800', '808', '870', '878', '881', '882', '883', '888', '979']);
+
+/** The country calling code `digits` (E.164 without `+`) starts with, or undefined. */
+export function callingCodeOf(digits: string): string | undefined {
+  for (let length = 1; length <= 3; length += 1) {
+    const code = digits.slice(0, length);
+    if (code.length === length && CALLING_CODES.has(code)) return code;
+  }
+  return undefined;
+}
+
+/** A field of a rule that was refused, and why (for a 400's `field` and the CLI's message). */
+export interface RuleProblem {
+  field: 'rule' | 'list' | 'label' | 'note' | 'expiresAt' | 'createdAt';
+  reason: string;
+}
+
+export type Checked<T> = { ok: true; value: T } | { ok: false; problem: RuleProblem };
+
+export interface RuleContext {
+  parsePhoneNumber: PhoneNumberParser;
+  /** DEFAULT_REGION: national prefixes (`0162*`) are read in its calling code. */
+  defaultRegion: string;
+}
+
+const refuse = (field: RuleProblem['field'], reason: string): { ok: false; problem: RuleProblem } => ({ ok: false, problem: { field, reason } });
+
+/** A prefix's digits (E.164 without `+`), from what the operator wrote before the `*`. */
+function prefixDigits(written: string, defaultRegion: string): string | undefined {
+  const compact = written.replace(/[\s.\-()/]/g, '');
+  if (/^\+\d+$/.test(compact)) return compact.slice(1);
+  if (/^00\d+$/.test(compact)) return compact.slice(2);
+  if (/^0\d*$/.test(compact)) {
+    let code: string;
+    try {
+      code = getCountryCallingCode(defaultRegion as CountryCode);
+    } catch {
+      return undefined;
+    }
+    return `${code}${compact.slice(1)}`;
+  }
+  return undefined;
+}
+
+/**
+ * A rule as written, normalised: `+33162*` for a prefix, the E.164 for a number. `force` lets a
+ * prefix be shorter than a calling code and one digit (a whole zone, `+3*`).
+ */
+export function normaliseRule(written: string, context: RuleContext, options: { force?: boolean } = {}): Checked<string> {
+  const text = written.trim();
+  if (text === '') return refuse('rule', 'a rule is a number or a prefix ending in * (+33162*, 0162*)');
+  if (text.length > 64) return refuse('rule', 'a rule is at most 64 characters');
+  if (text.endsWith('*')) {
+    const body = text.slice(0, -1);
+    const digits = prefixDigits(body, context.defaultRegion);
+    if (digits === undefined || body.includes('*')) {
+      return refuse('rule', `${JSON.stringify(text)} is not a prefix: write +<digits>* (+33162*) or national digits 0<digits>* (0162*)`);
+    }
+    if (digits.length > MAX_DIGITS) return refuse('rule', `a prefix has at most ${MAX_DIGITS} digits`);
+    if (options.force !== true) {
+      const code = callingCodeOf(digits);
+      const partOfCode = digits.length < 3 && [...CALLING_CODES].some((known) => known.startsWith(digits));
+      if (code === undefined && !partOfCode) return refuse('rule', `${JSON.stringify(text)} does not start with a country calling code (use --force to keep it)`);
+      // A whole country is written with its calling code alone (`+225*`, the recipe that blocks
+      // a country); a national prefix names at least one digit after the trunk 0 (`0*` would be
+      // the whole home country, more likely a slip than a wish).
+      const national = /^0(?!0)/.test(body.trim());
+      if (code === undefined || digits.length < code.length + (national ? 1 : 0)) {
+        return refuse('rule', `${JSON.stringify(text)} is too short: a prefix is at least a country calling code (+${code ?? digits}…*), and a national one at least one digit after the 0; use --force for a shorter one`);
+      }
+    } else if (digits.length === 0) {
+      return refuse('rule', 'a prefix has at least one digit');
+    }
+    return { ok: true, value: `+${digits}*` };
+  }
+  const parsed = context.parsePhoneNumber(text);
+  if (!parsed.ok) return refuse('rule', `${JSON.stringify(text)} is neither a number the service accepts (${parsed.reason}) nor a prefix ending in *`);
+  return { ok: true, value: parsed.value.e164 };
+}
+
+/** A stored rule's own spelling is already normal: `+<digits>` or `+<digits>*`. */
+export function isNormalRule(rule: string): boolean {
+  return /^\+\d{1,15}\*?$/.test(rule);
+}
+
+// Control and format characters, and what a dialplan could read as syntax (as in verdict.ts's
+// display line): a label is shown as the caller's name, so it is refused rather than cleaned.
+const UNSAFE_LABEL = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}"'`;|,\\${}<>]/u;
+const CONTROL = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
+
+export function checkLabel(label: string | undefined): Checked<string | undefined> {
+  if (label === undefined || label === '') return { ok: true, value: undefined };
+  if (Array.from(label).length > LABEL_MAX_LENGTH) return refuse('label', `a label is at most ${LABEL_MAX_LENGTH} characters`);
+  const unsafe = UNSAFE_LABEL.exec(label);
+  if (unsafe !== null) return refuse('label', `a label may not hold control characters nor any of " ' \` ; | , \\ $ { } < > (found ${JSON.stringify(unsafe[0])})`);
+  if (label.trim() !== label) return refuse('label', 'a label may not start or end with white space');
+  return { ok: true, value: label.normalize('NFC') };
+}
+
+export function checkNote(note: string | undefined): Checked<string | undefined> {
+  if (note === undefined || note === '') return { ok: true, value: undefined };
+  if (Array.from(note).length > NOTE_MAX_LENGTH) return refuse('note', `a note is at most ${NOTE_MAX_LENGTH} characters`);
+  if (CONTROL.test(note)) return refuse('note', 'a note may not hold control characters (line breaks included)');
+  return { ok: true, value: note };
+}
+
+const ISO_8601 = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2}))?$/;
+
+/** An ISO 8601 instant (a date alone is midnight UTC), as epoch ms. */
+export function parseInstant(text: string): number | undefined {
+  if (!ISO_8601.test(text)) return undefined;
+  const ms = Date.parse(text);
+  return Number.isFinite(ms) ? ms : undefined;
+}
+
+/** `expiresAt` written by the operator: an ISO 8601 instant in the future (when `nowMs` is given). */
+export function checkExpiry(expiresAt: string | undefined, nowMs: number | undefined): Checked<string | undefined> {
+  if (expiresAt === undefined || expiresAt === '') return { ok: true, value: undefined };
+  const ms = parseInstant(expiresAt);
+  if (ms === undefined) return refuse('expiresAt', `${JSON.stringify(expiresAt)} is not an ISO 8601 date or time (2026-12-31 or 2026-12-31T23:59:00Z)`);
+  if (nowMs !== undefined && ms <= nowMs) return refuse('expiresAt', `${expiresAt} is in the past`);
+  return { ok: true, value: new Date(ms).toISOString() };
+}
+
+export function isListName(value: unknown): value is ListName {
+  return value === 'allow' || value === 'block';
+}
+
+/** What an operator gives to add a rule (CLI flags, a PUT body, a CSV line). */
+export interface RuleInput {
+  rule: string;
+  list: unknown;
+  label?: string | undefined;
+  note?: string | undefined;
+  expiresAt?: string | undefined;
+  createdAt?: string | undefined;
+}
+
+/**
+ * A rule the operator gave, checked and normalised. `nowMs` refuses an expiry in the past (a
+ * new rule); without it (reading a file the service wrote) an expired rule is kept, and simply
+ * does not apply.
+ */
+export function checkRule(input: RuleInput, context: RuleContext, options: { nowMs?: number; force?: boolean } = {}): Checked<ListRule> {
+  const rule = normaliseRule(input.rule, context, options.force === undefined ? {} : { force: options.force });
+  if (!rule.ok) return rule;
+  return checkRuleFields({ ...input, rule: rule.value }, options.nowMs);
+}
+
+/** Everything but the rule's spelling, which is taken as it is (already normal: `+digits[*]`). */
+export function checkRuleFields(input: RuleInput, nowMs?: number): Checked<ListRule> {
+  if (!isListName(input.list)) return refuse('list', `list is allow or block, not ${JSON.stringify(input.list ?? '')}`);
+  const label = checkLabel(input.label);
+  if (!label.ok) return label;
+  const note = checkNote(input.note);
+  if (!note.ok) return note;
+  const expiresAt = checkExpiry(input.expiresAt, nowMs);
+  if (!expiresAt.ok) return expiresAt;
+  let createdAt = new Date(nowMs ?? Date.now()).toISOString();
+  if (input.createdAt !== undefined && input.createdAt !== '') {
+    const ms = parseInstant(input.createdAt);
+    if (ms === undefined) return refuse('createdAt', `${JSON.stringify(input.createdAt)} is not an ISO 8601 date or time`);
+    createdAt = new Date(ms).toISOString();
+  }
+  return {
+    ok: true,
+    value: {
+      rule: input.rule,
+      list: input.list,
+      ...(label.value === undefined ? {} : { label: label.value }),
+      ...(note.value === undefined ? {} : { note: note.value }),
+      createdAt,
+      ...(expiresAt.value === undefined ? {} : { expiresAt: expiresAt.value }),
+    },
+  };
+}

@@ -1,0 +1,229 @@
+// The admin API of the operator's lists (docs/lists.md): read, add, replace, remove, import and
+// export rules. Off unless ADMIN_TOKEN is set; served on the API port, or alone on ADMIN_PORT
+// (admin-app.ts).
+//
+// - `Authorization: Bearer <ADMIN_TOKEN>`, compared in constant time (both sides hashed first,
+//   so their lengths do not show either). A missing or wrong token is a 401 with
+//   `WWW-Authenticate`, and counts against the client's rate limit (a correct one does not, so an
+//   import script is not throttled); a token in the query string is refused outright, since it
+//   would end up in access logs and proxies' histories.
+// - Answers are `Cache-Control: no-store`; no CORS (no browser page may call it).
+// - Bad input is a 400 naming the field (`field`), and changes nothing.
+// - Every change writes one audit line: who ("admin"), what, when, the rule as its keyed hash.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { ListRule } from '../../domain/ports/operator-lists.js';
+import { checkRule, type RuleContext, type RuleProblem } from '../../domain/lists/rules.js';
+import { EXPORT_COLUMNS, formatRuleLine, ListCsvError } from '../../domain/lists/list-csv.js';
+import type { KeyedHasher } from '../../domain/ports/key-hasher.js';
+import type { PhoneNumberParser } from '../../domain/phone-number.js';
+import { formatCsvInSlices, ListStoreUnavailable, readListCsvInSlices, type ListStore } from '../../infra/lists/list-store.js';
+import { ApiError } from '../errors.js';
+import { sendProblem, toApiError } from '../plugins/problems.js';
+import { adminProblemResponses } from '../schemas.js';
+
+/** Largest PUT body (one rule's fields). */
+export const ADMIN_JSON_MAX_BYTES = 4096;
+/** Largest import: about 300,000 lines of typical rules. */
+export const ADMIN_IMPORT_MAX_BYTES = 32 * 1024 * 1024;
+const CSV_TYPE = 'text/csv; charset=utf-8';
+const TOKEN_QUERY = /(?:^|[?&])(?:token|access_token|admin_token|bearer|auth|authorization)=/i;
+
+export interface AdminAuditLogger {
+  info(obj: object, msg: string): void;
+}
+
+export interface AdminRoutesOptions {
+  lists: ListStore;
+  token: string;
+  context: RuleContext;
+  hashKey: KeyedHasher;
+  audit?: AdminAuditLogger;
+  now?: () => number;
+}
+
+/** What the admin routes need, from the app's dependencies. */
+export function adminRoutesOptions(deps: { config: { DEFAULT_REGION: string }; parsePhoneNumber: PhoneNumberParser; hashKey: KeyedHasher }, lists: ListStore, token: string, audit: AdminAuditLogger): AdminRoutesOptions {
+  return { lists, token, context: { parsePhoneNumber: deps.parsePhoneNumber, defaultRegion: deps.config.DEFAULT_REGION }, hashKey: deps.hashKey, audit };
+}
+
+const ADMIN_ROUTE = { rateLimit: false, shed: false, cors: false, paramsError: 'bad_request' } as const;
+const SECURITY = [{ adminToken: [] }];
+
+const RuleSchema = Type.Object(
+  {
+    rule: Type.String({ description: 'E.164 number (`+33612345678`) or prefix ending in `*` (`+33162*`).' }),
+    list: Type.Union([Type.Literal('allow'), Type.Literal('block')]),
+    label: Type.Optional(Type.String({ maxLength: 60 })),
+    note: Type.Optional(Type.String()),
+    createdAt: Type.String({ description: 'ISO 8601' }),
+    expiresAt: Type.Optional(Type.String({ description: 'ISO 8601; the rule no longer applies from then on.' })),
+  },
+  { additionalProperties: false },
+);
+
+const PutBodySchema = Type.Object(
+  {
+    list: Type.Union([Type.Literal('allow'), Type.Literal('block')]),
+    label: Type.Optional(Type.String({ maxLength: 60, description: 'Shown on `/cid`; no control characters nor `" \' ` ; | , \\ $ { } < >`.' })),
+    note: Type.Optional(Type.String({ maxLength: 500 })),
+    expiresAt: Type.Optional(Type.String({ description: 'ISO 8601, in the future.' })),
+    force: Type.Optional(Type.Boolean({ description: 'Accept a prefix shorter than a country calling code (`+3*`).' })),
+  },
+  { additionalProperties: false },
+);
+
+const RuleParamSchema = Type.Object({ rule: Type.String({ description: 'The rule, percent-encoded: `%2B33162%2A` for `+33162*`.' }) });
+
+function digest(text: string): Buffer {
+  return createHash('sha256').update(text, 'utf8').digest();
+}
+
+function bearerOf(header: string | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  const match = /^Bearer +([^\s]+)\s*$/i.exec(header);
+  return match?.[1];
+}
+
+const unauthorized = (detail: string): ApiError =>
+  new ApiError('unauthorized', detail, undefined, { 'WWW-Authenticate': 'Bearer realm="phone-rep admin", charset="UTF-8"' });
+
+function badField(problem: RuleProblem | { field: string; reason: string }): ApiError {
+  return new ApiError('bad_request', `${problem.field}: ${problem.reason}`, { field: problem.field });
+}
+
+export async function adminRoutes(app: FastifyInstance, options: AdminRoutesOptions): Promise<void> {
+  const { lists, context, hashKey, audit } = options;
+  const now = options.now ?? Date.now;
+  const expected = digest(options.token);
+
+  // The whole group: no-store, and the Bearer check before anything is read.
+  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    reply.header('Cache-Control', 'no-store');
+    const failed = async (detail: string): Promise<never> => {
+      // A failed attempt counts against the client's limit (a 429 once it is spent).
+      await request.server.clientRateLimit?.(request, reply);
+      throw unauthorized(detail);
+    };
+    if (TOKEN_QUERY.test(request.url.slice(request.url.indexOf('?') === -1 ? request.url.length : request.url.indexOf('?')))) {
+      await failed('The admin token goes in the Authorization header (Bearer), never in the URL.');
+    }
+    const given = bearerOf(request.headers.authorization);
+    if (given === undefined) await failed('Authorization: Bearer <ADMIN_TOKEN> is required.');
+    else if (!timingSafeEqual(digest(given), expected)) await failed('The admin token is not valid.');
+  });
+
+  // Errors of this group: Fastify's body errors become 400s naming the body.
+  app.setErrorHandler(async (error: FastifyError | ApiError, request, reply) => {
+    if (error instanceof ApiError) return sendProblem(reply, request.id, error);
+    if (error instanceof ListStoreUnavailable) return sendProblem(reply, request.id, new ApiError('lists_unavailable', error.message));
+    const code = (error).code;
+    if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendProblem(reply, request.id, badField({ field: 'body', reason: `the body is over its limit (${request.url.includes('/import') ? ADMIN_IMPORT_MAX_BYTES : ADMIN_JSON_MAX_BYTES} bytes)` }));
+    if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return sendProblem(reply, request.id, badField({ field: 'body', reason: 'the body must be application/json (PUT) or text/csv (import)' }));
+    if (code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || code === 'FST_ERR_CTP_INVALID_JSON_BODY' || (error as { statusCode?: number }).statusCode === 400) {
+      if ((error).validation) {
+        const first = (error).validation?.[0];
+        const field = first?.instancePath?.replace(/^\//, '') || (first?.params as { additionalProperty?: string; missingProperty?: string } | undefined)?.additionalProperty || (first?.params as { missingProperty?: string } | undefined)?.missingProperty || 'body';
+        return sendProblem(reply, request.id, badField({ field, reason: first?.message ?? 'not valid' }));
+      }
+      return sendProblem(reply, request.id, badField({ field: 'body', reason: 'the body is not valid JSON' }));
+    }
+    return sendProblem(reply, request.id, toApiError(error, request));
+  });
+
+  app.addContentTypeParser(['text/csv', 'text/plain'], { parseAs: 'string', bodyLimit: ADMIN_IMPORT_MAX_BYTES }, (_request, body, done) => done(null, body));
+
+  const auditLine = (action: string, fields: Record<string, unknown>): void => {
+    audit?.info({ audit: 'lists', who: 'admin', action, at: new Date(now()).toISOString(), ...fields }, `lists: ${action} by admin`);
+  };
+
+  const tags = ['admin'];
+  const { 404: notFound, ...errors } = adminProblemResponses();
+
+  app.get(
+    '/admin/lists/rules',
+    { config: ADMIN_ROUTE, schema: { tags, security: SECURITY, summary: 'Every rule of the operator’s lists (expired ones included)', response: { 200: Type.Array(RuleSchema), ...errors } } },
+    async () => lists.storedRules(),
+  );
+
+  app.put(
+    '/admin/lists/rules/:rule',
+    {
+      config: ADMIN_ROUTE,
+      bodyLimit: ADMIN_JSON_MAX_BYTES,
+      schema: {
+        tags,
+        security: SECURITY,
+        summary: 'Adds a rule, or replaces the one with the same spelling',
+        description: 'The rule is percent-encoded in the path (`%2B33162%2A` for `+33162*`). 201 when added, 200 when it replaced a rule (`replaced: true`).',
+        params: RuleParamSchema,
+        body: PutBodySchema,
+        response: { 200: Type.Object({ rule: RuleSchema, replaced: Type.Boolean() }), 201: Type.Object({ rule: RuleSchema, replaced: Type.Boolean() }), ...errors },
+      },
+    },
+    async (request, reply) => {
+      const { rule: written } = request.params as { rule: string };
+      const body = request.body as { list: unknown; label?: string; note?: string; expiresAt?: string; force?: boolean };
+      const checked = checkRule({ rule: written, list: body.list, label: body.label, note: body.note, expiresAt: body.expiresAt }, context, { nowMs: now(), force: body.force === true });
+      if (!checked.ok) throw badField(checked.problem);
+      const { replaced } = await lists.put(checked.value);
+      auditLine(replaced ? 'replace' : 'add', { rule: hashKey(checked.value.rule), list: checked.value.list });
+      return reply.code(replaced ? 200 : 201).send({ rule: checked.value, replaced });
+    },
+  );
+
+  app.delete(
+    '/admin/lists/rules/:rule',
+    {
+      config: ADMIN_ROUTE,
+      schema: { tags, security: SECURITY, summary: 'Removes a rule', params: RuleParamSchema, response: { 204: Type.Null(), 404: notFound, ...errors } },
+    },
+    async (request, reply) => {
+      const { rule: written } = request.params as { rule: string };
+      const checked = checkRule({ rule: written, list: 'block' }, context, { force: true });
+      if (!checked.ok) throw badField(checked.problem);
+      const removed = await lists.remove(checked.value.rule);
+      if (!removed) throw new ApiError('rule_not_found', 'There is no such rule.', { field: 'rule' });
+      auditLine('remove', { rule: hashKey(checked.value.rule) });
+      return reply.code(204).send();
+    },
+  );
+
+  app.post(
+    '/admin/lists/import',
+    {
+      config: ADMIN_ROUTE,
+      bodyLimit: ADMIN_IMPORT_MAX_BYTES,
+      schema: {
+        tags,
+        security: SECURITY,
+        summary: 'Imports rules from CSV, all or nothing',
+        description: `\`text/csv\` with the header \`${EXPORT_COLUMNS.join(',')}\`, at most ${ADMIN_IMPORT_MAX_BYTES} bytes. One bad line refuses the whole file: the 400 names the line (\`line\`), the field and the reason. Rules with the spelling of an existing one replace it.`,
+        response: { 200: Type.Object({ added: Type.Integer(), replaced: Type.Integer() }), ...errors },
+      },
+    },
+    async (request) => {
+      if (typeof request.body !== 'string') throw badField({ field: 'body', reason: 'the body must be text/csv' });
+      let rules: ListRule[];
+      try {
+        rules = await readListCsvInSlices(request.body, { context, nowMs: now() });
+      } catch (error) {
+        if (error instanceof ListCsvError) throw new ApiError('bad_request', `line ${error.line}: ${error.reason}`, { field: error.field ?? 'body', line: error.line });
+        throw error;
+      }
+      const result = await lists.importRules(rules);
+      auditLine('import', { rules: rules.length, added: result.added, replaced: result.replaced });
+      return result;
+    },
+  );
+
+  app.get(
+    '/admin/lists/export',
+    { config: ADMIN_ROUTE, schema: { tags, security: SECURITY, summary: 'The rules in force as CSV (the import’s format)', produces: ['text/csv'], response: { 200: Type.String(), ...errors } } },
+    async (_request, reply) => {
+      const text = await formatCsvInSlices([...lists.activeRules(now())], (rule) => formatRuleLine(rule, EXPORT_COLUMNS), EXPORT_COLUMNS.join(','));
+      return reply.type(CSV_TYPE).send(text);
+    },
+  );
+}

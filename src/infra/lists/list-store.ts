@@ -1,0 +1,135 @@
+// What the CLI, the admin API and the composition root ask of the lists' store, whichever it is
+// (file-list-store.ts, redis-list-store.ts), and the parts both share: the rules in force as a
+// swappable index (a reload builds a new one in slices, then swaps it, so a reader never sees
+// half a file), and CSV read in slices that yield to the event loop (an import of 100,000 lines
+// never holds it for more than SLICE_MS at a time).
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { ListMatch, ListName, ListRule, OperatorLists } from '../../domain/ports/operator-lists.js';
+import { createRuleIndex, type RuleIndex } from '../../domain/lists/rule-index.js';
+import { csvLines, ListCsvError, readHeader, readRuleLine, EXPORT_COLUMNS, type RowOptions } from '../../domain/lists/list-csv.js';
+
+/** The longest a slice of an import or a reload holds the event loop, in ms (the bound is 50 ms). */
+export const SLICE_MS = 15;
+
+export interface ListStoreLogger {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export interface ListStore extends OperatorLists {
+  readonly kind: 'file' | 'redis';
+  /** Where the rules live, for messages (the file's path, or the Redis key). */
+  readonly location: string;
+  /** Adds a rule, or replaces the one with the same spelling (`replaced: true`). */
+  put(rule: ListRule): Promise<{ replaced: boolean }>;
+  /** Removes a rule; false when there was none. */
+  remove(rule: string): Promise<boolean>;
+  /** Adds or replaces every rule given, all at once (checked beforehand by the caller). */
+  importRules(rules: readonly ListRule[]): Promise<{ added: number; replaced: number }>;
+  /** Every rule held, expired ones included. */
+  storedRules(): ListRule[];
+  /** The rules as the index holds them (for `check`'s explanation). */
+  index(): RuleIndex;
+  /** Rules in force per list (the `phone_rep_list_rules` gauge). */
+  countByList(now?: number): Record<ListName, number>;
+  /** Reads the store again now, whatever the watchers say. */
+  refresh(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * The rules in force as a swappable index with a version of its own: `swap` bumps it, so a new
+ * index (whose own count starts again) never repeats a version an earlier one gave.
+ */
+export interface LiveIndex extends OperatorLists {
+  current(): RuleIndex;
+  swap(next: RuleIndex): void;
+}
+
+export function createLiveIndex(initial: RuleIndex = createRuleIndex()): LiveIndex {
+  let index = initial;
+  let swaps = 0;
+  return {
+    current: () => index,
+    swap(next) {
+      index = next;
+      swaps += 1;
+    },
+    match: (e164: string, now?: number): ListMatch | null => index.match(e164, now),
+    activeRules: (now?: number) => index.activeRules(now),
+    version: (now?: number) => `${swaps}.${index.version(now)}`,
+  };
+}
+
+/** Whether the event loop has been held long enough that the slice should end. */
+function sliceOver(started: number): boolean {
+  return performance.now() - started >= SLICE_MS;
+}
+
+/** A CSV text as rules, read in slices; throws ListCsvError naming the first bad line (nothing is kept). */
+export async function readListCsvInSlices(text: string, options: RowOptions): Promise<ListRule[]> {
+  const rules: ListRule[] = [];
+  let columns: ReturnType<typeof readHeader> | undefined;
+  let started = performance.now();
+  let count = 0;
+  for (const { line, number } of csvLines(text)) {
+    if (columns === undefined) {
+      columns = readHeader(line, number);
+      continue;
+    }
+    rules.push(readRuleLine(line, number, columns, options));
+    count += 1;
+    if ((count & 63) === 0 && sliceOver(started)) {
+      await nextTurn();
+      started = performance.now();
+    }
+  }
+  if (columns === undefined) throw new ListCsvError(1, `no header: the first line is ${EXPORT_COLUMNS.join(',')}`, 'header');
+  return rules;
+}
+
+/** A new index holding `base`'s rules and then `rules` (later ones replacing earlier ones), built in slices. */
+export async function buildIndexInSlices(rules: Iterable<ListRule>, base?: Iterable<ListRule>): Promise<{ index: RuleIndex; replaced: number }> {
+  const index = createRuleIndex();
+  let started = performance.now();
+  let count = 0;
+  let replaced = 0;
+  const pause = async (): Promise<void> => {
+    count += 1;
+    if ((count & 255) === 0 && sliceOver(started)) {
+      await nextTurn();
+      started = performance.now();
+    }
+  };
+  if (base !== undefined) {
+    for (const rule of base) {
+      index.set(rule);
+      await pause();
+    }
+  }
+  for (const rule of rules) {
+    if (index.set(rule)) replaced += 1;
+    await pause();
+  }
+  return { index, replaced };
+}
+
+/** CSV text of many rules, made in slices. */
+export async function formatCsvInSlices(rules: readonly ListRule[], format: (rule: ListRule) => string, header: string): Promise<string> {
+  const parts: string[] = [header];
+  let started = performance.now();
+  for (let at = 0; at < rules.length; at += 1) {
+    parts.push(format(rules[at] as ListRule));
+    if ((at & 255) === 255 && sliceOver(started)) {
+      await nextTurn();
+      started = performance.now();
+    }
+  }
+  return `${parts.join('\n')}\n`;
+}
+
+/** The error a store's write gives when it cannot be done (Redis down, the file's directory not writable). */
+export class ListStoreUnavailable extends Error {
+  override name = 'ListStoreUnavailable';
+}

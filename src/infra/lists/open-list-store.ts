@@ -1,0 +1,45 @@
+// Which store holds the lists: Redis when REDIS_URL is set (every instance shares them), else
+// the file (LISTS_FILE or its default, config.ts's defaultListsFile). The service and the CLI
+// both open it here, so they always agree on where the rules are.
+import { readFile } from 'node:fs/promises';
+import type { ListRule } from '../../domain/ports/operator-lists.js';
+import type { RuleContext } from '../../domain/lists/rules.js';
+import { openFileListStore } from './file-list-store.js';
+import { openRedisListStore } from './redis-list-store.js';
+import { readListCsvInSlices, type ListStore, type ListStoreLogger } from './list-store.js';
+
+/** Where the lists are, from the configuration (LISTS_FILE resolved to its default by the caller). */
+export interface ListsLocation {
+  listsFile: string;
+  redisUrl?: string | undefined;
+  redisKeyPrefix: string;
+}
+
+/** The rules of the lists file, or none when it does not exist. */
+export async function readListsFile(path: string, context: RuleContext): Promise<ListRule[]> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  return readListCsvInSlices(text, { context, trustNormalForm: true });
+}
+
+export interface OpenListStoreOptions {
+  context: RuleContext;
+  logger?: ListStoreLogger;
+  /** Follow changes made elsewhere (the service: true; a CLI command: false). */
+  watch: boolean;
+  onChange?: () => void;
+}
+
+export async function openListStore(location: ListsLocation, options: OpenListStoreOptions): Promise<ListStore> {
+  const path = location.listsFile;
+  const common = { ...(options.logger === undefined ? {} : { logger: options.logger }), ...(options.onChange === undefined ? {} : { onChange: options.onChange }), watch: options.watch };
+  if (location.redisUrl !== undefined) {
+    return openRedisListStore({ url: location.redisUrl, keyPrefix: location.redisKeyPrefix, seed: () => readListsFile(path, options.context), ...common });
+  }
+  return openFileListStore({ path, context: options.context, ...common });
+}
