@@ -5,9 +5,9 @@ import { computeScore, scoreToRisk } from '../domain/score.js';
 import type { SourceDataBySlot } from '../domain/report.js';
 
 /** The meta the server adds to a full report for these sources (its score rule, not the CLI's). */
-function scoreMeta(sources: SourceDataBySlot): { score: number | null; risk: string; scoreSource: string | null } {
+function scoreMeta(sources: SourceDataBySlot): { score: number | null; risk: string; scoreSource: string | null; list: null } {
   const { score, scoreSource } = computeScore(sources);
-  return { score, risk: scoreToRisk(score), scoreSource };
+  return { score, risk: scoreToRisk(score), scoreSource, list: null };
 }
 
 const report = (number: string, overrides: { primaryScore?: number | null; signals?: 'ok' | 'error' } = {}): ApiAnswer => {

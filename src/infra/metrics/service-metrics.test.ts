@@ -169,6 +169,7 @@ describe('service metrics', () => {
     expect(counters.map((family) => family.name).sort()).toEqual([
       'phone_rep_cache_reads_total',
       'phone_rep_http_requests_total',
+      'phone_rep_list_matches_total',
       'phone_rep_load_shed_total',
       'phone_rep_rate_limit_rejections_total',
       'phone_rep_source_results_total',
