@@ -75,7 +75,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/*.test.ts', 'test/**/*.ts', 'bench/**/*.ts'],
+    files: ['**/*.test.ts', 'test/**/*.ts', 'bench/**/*.ts', 'harness/**/*.ts'],
     rules: {
       '@typescript-eslint/no-unsafe-assignment': 'off',
       '@typescript-eslint/no-unsafe-member-access': 'off',

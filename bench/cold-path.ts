@@ -8,8 +8,8 @@ import { pathToFileURL } from 'node:url';
 import { createLookupService, type LookupTimings } from '../src/domain/lookup/lookup-service.js';
 import { createMemorySourceCache } from '../src/infra/cache/memory-cache.js';
 import { createKeyedHasher } from '../src/infra/hash.js';
-import { COMMUNITY_DATA, PRIMARY_DATA, SIGNALS_DATA, createLoopbackSource, distinctNumber } from '../test/support/lookup.js';
-import { startFakeUpstream } from '../test/support/loopback.js';
+import { COMMUNITY_DATA, PRIMARY_DATA, SIGNALS_DATA, createLoopbackSource, distinctNumber } from '../harness/lookup.js';
+import { startFakeUpstream } from '../harness/loopback.js';
 
 const LATENCIES_MS = { primary: 50, community: 120, signals: 200 } as const;
 const SLOWEST_MS = Math.max(...Object.values(LATENCIES_MS));

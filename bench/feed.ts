@@ -14,8 +14,8 @@ import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config/config.js';
 import { createServiceDependencies } from '../src/composition.js';
 import { loadNumberingPlan } from '../src/infra/arcep/load-numbering-plan.js';
-import { InMemoryOperatorLists } from '../test/support/operator-lists.js';
-import { scoredSources } from '../test/support/scored-sources.js';
+import { InMemoryOperatorLists } from '../harness/operator-lists.js';
+import { scoredSources } from '../harness/scored-sources.js';
 import { formatMs, formatNumber, type BenchSection } from './support/report.js';
 
 const PASSWORD = 'bench feed password';

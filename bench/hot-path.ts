@@ -12,7 +12,7 @@ import { writeFileSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { get as httpGet } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startFixtureUpstreams, type FixtureUpstreams } from '../test/support/upstream-sites.js';
+import { startFixtureUpstreams, type FixtureUpstreams } from '../harness/upstream-sites.js';
 import { canPinCores, closedLoopGenerator, findFreePort, runLoad, startBuiltServer, startNodeScript, waitUntilAnswering, type LoadResult, type RunningProcess } from './support/processes.js';
 import { formatMs, formatNumber, formatPercent, type BenchRow, type BenchSection } from './support/report.js';
 

@@ -12,7 +12,7 @@ import { loadNumberingPlan } from '../src/infra/arcep/load-numbering-plan.js';
 import { createPhoneNumberParser } from '../src/domain/numbering/parse-phone-number.js';
 import { openFileListStore } from '../src/infra/lists/file-list-store.js';
 import { readListCsvInSlices } from '../src/infra/lists/list-store.js';
-import { startFixtureUpstreams } from '../test/support/upstream-sites.js';
+import { startFixtureUpstreams } from '../harness/upstream-sites.js';
 import { findFreePort, runLoad, startBuiltServer, waitUntilAnswering, type RunningProcess } from './support/processes.js';
 import { formatNumber, formatPercent, type BenchRow, type BenchSection } from './support/report.js';
 

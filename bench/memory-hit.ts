@@ -6,7 +6,7 @@
 import { LRUCache } from 'lru-cache';
 import { createMemorySourceCache } from '../src/infra/cache/memory-cache.js';
 import type { CachedSourceResult, SourceResultCache } from '../src/domain/ports/source-cache.js';
-import { SAMPLE_DATA } from '../test/support/lookup.js';
+import { SAMPLE_DATA } from '../harness/lookup.js';
 
 export interface HitCosts {
   /** Nanoseconds per `get`, median of the rounds. */

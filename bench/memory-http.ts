@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { Agent, get as httpGet } from 'node:http';
 import { loadNumberingPlan } from '../src/infra/arcep/load-numbering-plan.js';
 import { createPhoneNumberParser } from '../src/domain/numbering/parse-phone-number.js';
-import { startFixtureUpstreams } from '../test/support/upstream-sites.js';
+import { startFixtureUpstreams } from '../harness/upstream-sites.js';
 import { builtServer, findFreePort, PROJECT_ROOT } from './support/processes.js';
 
 const MIB = 1024 * 1024;

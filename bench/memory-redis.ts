@@ -12,7 +12,7 @@ import { createRedisSourceCache } from '../src/infra/cache/redis-source-cache.js
 import { sourceCacheKeyOf, type CachedSourceResult } from '../src/domain/ports/source-cache.js';
 import { createKeyedHasher } from '../src/infra/hash.js';
 import { createRedisClient } from '../src/infra/redis/redis-client.js';
-import { SAMPLE_DATA } from '../test/support/lookup.js';
+import { SAMPLE_DATA } from '../harness/lookup.js';
 
 export interface RedisFigures {
   numbers: number;

@@ -15,10 +15,10 @@ import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { spawnServer, type ServerProcess } from '../test/support/servers.js';
-import { startLoopbackServer } from '../test/support/loopback.js';
-import { KNOWN_NUMBER, startFakeUpstreamSites, type FakeUpstreamSites } from '../test/support/upstream-sites.js';
-import { KAMAILIO_CFG, placeCalls, sipSoftwareInstalled, startCallee, startKamailio, type Callee, type Kamailio } from '../test/support/sip.js';
+import { spawnServer, type ServerProcess } from '../harness/servers.js';
+import { startLoopbackServer } from '../harness/loopback.js';
+import { KNOWN_NUMBER, startFakeUpstreamSites, type FakeUpstreamSites } from '../harness/upstream-sites.js';
+import { KAMAILIO_CFG, placeCalls, sipSoftwareInstalled, startCallee, startKamailio, type Callee, type Kamailio } from '../harness/sip.js';
 
 const UPSTREAM_LATENCY_MS = 120;
 const SLOW_UPSTREAM_MS = 2000;

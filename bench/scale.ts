@@ -11,7 +11,7 @@ import net from 'node:net';
 import { availableParallelism } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { Redis } from 'ioredis';
-import { KNOWN_NUMBER, startFakeUpstreamSites } from '../test/support/upstream-sites.js';
+import { KNOWN_NUMBER, startFakeUpstreamSites } from '../harness/upstream-sites.js';
 import { builtServer, PROJECT_ROOT } from './support/processes.js';
 
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';

@@ -198,7 +198,7 @@ function projectCommands(): KnownCommands {
     npmScripts: new Set(Object.keys(packageJson.scripts ?? {})),
     // runCli answers `help` itself, before looking the name up in the table.
     cliCommands: new Set([...Object.keys(createCommands(silentIo)), 'help']),
-    codeNames: codeNamesOf(['src', 'test', 'bench', 'scripts', 'examples', '.ci', 'docker'], ['eslint.config.js', 'vitest.config.ts', '.env.example', 'Dockerfile', 'compose.yaml']),
+    codeNames: codeNamesOf(['src', 'test', 'bench', 'harness', 'scripts', 'examples', '.ci', 'docker'], ['eslint.config.js', 'vitest.config.ts', '.env.example', 'Dockerfile', 'compose.yaml']),
     fileExists: (path) => existsSync(join(ROOT, path)) || PAGES_FROM_OTHER_BRANCHES.has(path),
     readPage: (path) => (existsSync(join(ROOT, path)) ? readFileSync(join(ROOT, path), 'utf8') : undefined),
   };

@@ -3,7 +3,7 @@
 // went through the process (docs/cache.md).
 import { describe, expect, it } from 'vitest';
 import { heldBy } from '../../test/support/signals.js';
-import { distinctNumber, fakeSource, healthyFakeSources, PRIMARY_DATA, TEST_CONFIG } from '../../test/support/lookup.js';
+import { distinctNumber, fakeSource, healthyFakeSources, PRIMARY_DATA, TEST_CONFIG } from '../../harness/lookup.js';
 import { createMemorySourceCache } from '../infra/cache/memory-cache.js';
 import { createKeyedHasher } from '../infra/hash.js';
 import { anySignal } from './abort-signals.js';

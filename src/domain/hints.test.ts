@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { testNumberingPlan } from '../../test/support/servers.js';
+import { testNumberingPlan } from '../../harness/servers.js';
 import { buildReport, buildScoreResult } from './report-builder.js';
 import { computeHints } from './hints.js';
 import { createPhoneNumberParser } from './numbering/parse-phone-number.js';
 import type { ParsedPhoneNumber } from './phone-number.js';
-import { lookupResult, notFoundSlot } from '../../test/support/lookup.js';
+import { lookupResult, notFoundSlot } from '../../harness/lookup.js';
 
 const parse = createPhoneNumberParser(testNumberingPlan(), 'FR');
 

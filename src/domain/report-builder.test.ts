@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { COMMUNITY_DATA, PRIMARY_DATA, SIGNALS_DATA, frenchMobile, FETCHED_AT, blockedSlot, errorSlot, lookupResult, notFoundSlot, okSlot, pendingSlot, skippedSlot } from '../../test/support/lookup.js';
+import { COMMUNITY_DATA, PRIMARY_DATA, SIGNALS_DATA, frenchMobile, FETCHED_AT, blockedSlot, errorSlot, lookupResult, notFoundSlot, okSlot, pendingSlot, skippedSlot } from '../../harness/lookup.js';
 import { buildReport, buildScoreResult, failureReasons, isAllSourcesFailed } from './report-builder.js';
 import { emptySourceData } from './report.js';
 import type { SlotResult } from './lookup/types.js';

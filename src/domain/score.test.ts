@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { COMMUNITY_DATA, PRIMARY_DATA, SIGNALS_DATA, frenchMobile, errorSlot, lookupResult, notFoundSlot, okSlot } from '../../test/support/lookup.js';
+import { COMMUNITY_DATA, PRIMARY_DATA, SIGNALS_DATA, frenchMobile, errorSlot, lookupResult, notFoundSlot, okSlot } from '../../harness/lookup.js';
 import { buildScoreResult } from './report-builder.js';
 import { emptySourceData, type SourceDataBySlot } from './report.js';
 import { computeScore, percentToScore, scoreToRisk } from './score.js';

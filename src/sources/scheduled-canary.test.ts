@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startLoopbackServer, type LoopbackServer, type ReceivedRequest } from '../../test/support/loopback.js';
-import { testNumberingPlan } from '../../test/support/servers.js';
+import { startLoopbackServer, type LoopbackServer, type ReceivedRequest } from '../../harness/loopback.js';
+import { testNumberingPlan } from '../../harness/servers.js';
 import { buildApp } from '../app.js';
 import { loadConfig } from '../config/config.js';
 import { createServiceDependencies, type ServiceDependencies } from '../composition.js';

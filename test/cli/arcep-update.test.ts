@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { serveOnLoopback, type LoopbackHttp } from '../support/loopback.js';
+import { serveOnLoopback, type LoopbackHttp } from '../../harness/loopback.js';
 
 const BIN = fileURLToPath(new URL('../../bin/phone-rep.js', import.meta.url));
 const SNAPSHOT = fileURLToPath(new URL('../../data/arcep', import.meta.url));

@@ -12,10 +12,10 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runCli, type CliIo } from '../../src/cli/main.js';
 import { failed, type SourcesBySlot } from '../../src/domain/ports/source.js';
-import { fakeSource, healthyFakeSources, SAMPLE_DATA, type FakeSources } from '../support/lookup.js';
-import { startFixtureUpstreams, type FixtureUpstreams } from '../support/upstream-sites.js';
-import { startLoopbackServer } from '../support/loopback.js';
-import { startTestServer, testNumberingPlan, type TestServer } from '../support/servers.js';
+import { fakeSource, healthyFakeSources, SAMPLE_DATA, type FakeSources } from '../../harness/lookup.js';
+import { startFixtureUpstreams, type FixtureUpstreams } from '../../harness/upstream-sites.js';
+import { startLoopbackServer } from '../../harness/loopback.js';
+import { startTestServer, testNumberingPlan, type TestServer } from '../../harness/servers.js';
 
 const BIN = fileURLToPath(new URL('../../bin/phone-rep.js', import.meta.url));
 

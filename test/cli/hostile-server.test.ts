@@ -8,7 +8,7 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, type CliIo } from '../../src/cli/main.js';
-import { startLoopbackServer, type LoopbackServer } from '../support/loopback.js';
+import { startLoopbackServer, type LoopbackServer } from '../../harness/loopback.js';
 
 const BIN = fileURLToPath(new URL('../../bin/phone-rep.js', import.meta.url));
 

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { readListCsv } from '../../src/domain/lists/list-csv.js';
 import { createPhoneNumberParser } from '../../src/domain/numbering/parse-phone-number.js';
-import { testNumberingPlan } from '../support/servers.js';
+import { testNumberingPlan } from '../../harness/servers.js';
 
 const BIN = fileURLToPath(new URL('../../bin/phone-rep.js', import.meta.url));
 const context = { parsePhoneNumber: createPhoneNumberParser(testNumberingPlan(), 'FR'), defaultRegion: 'FR' };

@@ -8,8 +8,8 @@ import net from 'node:net';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { healthyFakeSources } from '../support/lookup.js';
-import { startTestServer, type TestServer } from '../support/servers.js';
+import { healthyFakeSources } from '../../harness/lookup.js';
+import { startTestServer, type TestServer } from '../../harness/servers.js';
 import { loadOpenApiContract, type OpenApiContract } from '../support/contracts.js';
 import { describeUndocumentedAnswer, waitUntilServing, type SeenAnswer } from './support/answers.js';
 

@@ -13,9 +13,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { CachedSourceResult, SourceResultCache } from '../../src/domain/ports/source-cache.js';
 import { emptySourceData, SOURCE_SLOTS, type SourceSlot } from '../../src/domain/report.js';
 import { fetchDocumented } from '../support/contracts.js';
-import { startLoopbackServer, type LoopbackHandler, type LoopbackServer } from '../support/loopback.js';
-import { startTestServer, type TestServer } from '../support/servers.js';
-import { fixtureText, type Site } from '../support/upstream-sites.js';
+import { startLoopbackServer, type LoopbackHandler, type LoopbackServer } from '../../harness/loopback.js';
+import { startTestServer, type TestServer } from '../../harness/servers.js';
+import { fixtureText, type Site } from '../../harness/upstream-sites.js';
 import { waitUntilServing } from './support/answers.js';
 
 const SLOTS: readonly SourceSlot[] = SOURCE_SLOTS;
@@ -44,7 +44,7 @@ interface Sites extends LoopbackServer {
   count(site: Site): number;
 }
 
-// The three sites on one loopback server, routed as test/support/upstream-sites.ts routes them
+// The three sites on one loopback server, routed as harness/upstream-sites.ts routes them
 // (telguarder's search POST answers a 302 to the number's page), serving whatever page the test
 // set. Bytes are served as the fixture file holds them (fixtureText reads Latin-1, one byte a char).
 async function startSites(): Promise<Sites> {

@@ -6,9 +6,9 @@
 // shown without any clock: every refusal arrives while the admitted lookups are still held.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SourceOutcome } from '../../src/domain/ports/source.js';
-import { fakeSource, SAMPLE_DATA, type FakeSources } from '../support/lookup.js';
-import { rawExchange, type RawAnswer } from '../support/loopback.js';
-import { startTestServer, type TestServer } from '../support/servers.js';
+import { fakeSource, SAMPLE_DATA, type FakeSources } from '../../harness/lookup.js';
+import { rawExchange, type RawAnswer } from '../../harness/loopback.js';
+import { startTestServer, type TestServer } from '../../harness/servers.js';
 import { waitUntilServing } from './support/answers.js';
 
 interface Gate {

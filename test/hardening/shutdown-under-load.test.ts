@@ -8,7 +8,7 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../support/redis.js';
-import { spawnServer, startSlowUnknownUpstream, type SlowUpstream } from '../support/servers.js';
+import { spawnServer, startSlowUnknownUpstream, type SlowUpstream } from '../../harness/servers.js';
 
 const UPSTREAM_DELAY_MS = 300;
 const GRACE_MS = 5000;

@@ -9,10 +9,10 @@ import type http from 'node:http';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { fixtureText } from '../support/upstream-sites.js';
-import { startFixtureUpstreams, type FixtureUpstreams } from '../support/upstream-sites.js';
-import { startLoopbackServer, type LoopbackHandler, type LoopbackServer } from '../support/loopback.js';
-import { startTestServer, type TestServer } from '../support/servers.js';
+import { fixtureText } from '../../harness/upstream-sites.js';
+import { startFixtureUpstreams, type FixtureUpstreams } from '../../harness/upstream-sites.js';
+import { startLoopbackServer, type LoopbackHandler, type LoopbackServer } from '../../harness/loopback.js';
+import { startTestServer, type TestServer } from '../../harness/servers.js';
 import { waitUntilServing } from './support/answers.js';
 
 const SOURCE_TIMEOUT_MS = 1200;

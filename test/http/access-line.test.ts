@@ -3,8 +3,8 @@
 // (src/http/lazy-request-logger.ts): over real HTTP, the line keeps the shape a child wrote.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { capturingLogger } from '../support/loggers.js';
-import { healthyFakeSources } from '../support/lookup.js';
-import { startTestServer, type TestServer } from '../support/servers.js';
+import { healthyFakeSources } from '../../harness/lookup.js';
+import { startTestServer, type TestServer } from '../../harness/servers.js';
 
 describe('the access line without a child logger per request', () => {
   const capture = capturingLogger();

@@ -1,9 +1,9 @@
 // The blocklist feed over real HTTP: what a Fritz!Box, a CardDAV contacts app and SpamBlocker's
 // CSV workflow receive, and what they are refused.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../support/servers.js';
-import { InMemoryOperatorLists } from '../support/operator-lists.js';
-import { scoredSources } from '../support/scored-sources.js';
+import { startTestServer, type TestServer } from '../../harness/servers.js';
+import { InMemoryOperatorLists } from '../../harness/operator-lists.js';
+import { scoredSources } from '../../harness/scored-sources.js';
 import { importedRuleMatches, parseCsvLikeSpamBlocker } from '../support/spamblocker.js';
 import { spamBlockerPattern } from '../../src/domain/blocklist/feed-formats.js';
 import type { BlocklistFeed } from '../../src/infra/blocklist/blocklist-feed.js';

@@ -10,9 +10,9 @@ import { loadConfig } from '../../src/config/config.js';
 import type { ParsedPhoneNumber } from '../../src/domain/phone-number.js';
 import { buildReport } from '../../src/domain/report-builder.js';
 import { SOURCE_SLOTS } from '../../src/domain/report.js';
-import { waitFor } from '../support/lookup.js';
-import { testNumberingPlan } from '../support/servers.js';
-import { KNOWN_NUMBER, startFakeUpstreamSites, type FakeUpstreamSites } from '../support/upstream-sites.js';
+import { waitFor } from '../../harness/lookup.js';
+import { testNumberingPlan } from '../../harness/servers.js';
+import { KNOWN_NUMBER, startFakeUpstreamSites, type FakeUpstreamSites } from '../../harness/upstream-sites.js';
 
 // Every site answers after UPSTREAM_DELAY_MS (telguarder's search and page: twice that), well
 // within SOURCE_TIMEOUT_MS; the caller waits WAIT_MS.

@@ -4,9 +4,9 @@
 // than the line may hold. The line keeps none of the first, and is cut by grapheme cluster within
 // its byte bound (docs/api.md, "The caller-ID line: bounds").
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLoopbackServer, type LoopbackServer } from '../support/loopback.js';
-import { startTestServer, type TestServer } from '../support/servers.js';
-import { fixtureText, UNKNOWN_NUMBER, upstreamEnv, type Site } from '../support/upstream-sites.js';
+import { startLoopbackServer, type LoopbackServer } from '../../harness/loopback.js';
+import { startTestServer, type TestServer } from '../../harness/servers.js';
+import { fixtureText, UNKNOWN_NUMBER, upstreamEnv, type Site } from '../../harness/upstream-sites.js';
 
 /** National number → the caller type every comment of the primary source gives. */
 const CATEGORIES: Record<string, string> = {

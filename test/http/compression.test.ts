@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMPRESSION_THRESHOLD_BYTES } from '../../src/http/encoding.js';
 import { startMetricsServer, type MetricsServer } from '../../src/http/plugins/metrics.js';
 import { expectDocumentedAnswer } from '../support/contracts.js';
-import { startTestServer, type TestServer } from '../support/servers.js';
+import { startTestServer, type TestServer } from '../../harness/servers.js';
 
 interface RawAnswer {
   status: number;

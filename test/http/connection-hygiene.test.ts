@@ -6,9 +6,9 @@
 import net from 'node:net';
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { healthyFakeSources } from '../support/lookup.js';
-import { parseRawAnswer } from '../support/loopback.js';
-import { startTestServer, type TestServer } from '../support/servers.js';
+import { healthyFakeSources } from '../../harness/lookup.js';
+import { parseRawAnswer } from '../../harness/loopback.js';
+import { startTestServer, type TestServer } from '../../harness/servers.js';
 
 const portOf = (server: TestServer): number => Number(new URL(server.baseUrl).port);
 

@@ -2,8 +2,8 @@
 // docs/api.md, checked with real HTTP requests against the real app (fake sources).
 import net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { healthyFakeSources, SAMPLE_DATA, type FakeSources } from '../support/lookup.js';
-import { startTestServer, type TestServer } from '../support/servers.js';
+import { healthyFakeSources, SAMPLE_DATA, type FakeSources } from '../../harness/lookup.js';
+import { startTestServer, type TestServer } from '../../harness/servers.js';
 import { fetchDocumented } from '../support/contracts.js';
 import { INVALID_NUMBER_DETAILS } from '../../src/http/errors.js';
 import { createMemoryRateLimitStore } from '../../src/infra/rate-limit/rate-limit-store.js';

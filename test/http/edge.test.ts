@@ -8,9 +8,9 @@ import http from 'node:http';
 import net from 'node:net';
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { healthyFakeSources } from '../support/lookup.js';
-import { parseRawAnswer, rawExchange, type RawAnswer } from '../support/loopback.js';
-import { startTestServer, type TestServer } from '../support/servers.js';
+import { healthyFakeSources } from '../../harness/lookup.js';
+import { parseRawAnswer, rawExchange, type RawAnswer } from '../../harness/loopback.js';
+import { startTestServer, type TestServer } from '../../harness/servers.js';
 
 function expectRawProblem(answer: RawAnswer, status: number, title: string): Record<string, unknown> {
   expect(answer.status, answer.raw.slice(0, 300)).toBe(status);

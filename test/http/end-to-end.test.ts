@@ -1,8 +1,8 @@
 // The contract end to end: the real app with the real adapters, against fake upstream sites
 // on loopback that serve pages and documents in each site's documented format.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KNOWN_NUMBER, startFakeUpstreamSites, type FakeUpstreamSites } from '../support/upstream-sites.js';
-import { startTestServer, type TestServer } from '../support/servers.js';
+import { KNOWN_NUMBER, startFakeUpstreamSites, type FakeUpstreamSites } from '../../harness/upstream-sites.js';
+import { startTestServer, type TestServer } from '../../harness/servers.js';
 import { fetchDocumented } from '../support/contracts.js';
 
 interface Envelope {

@@ -18,8 +18,8 @@ import { createMemorySourceCache } from '../../src/infra/cache/memory-cache.js';
 import { createKeyedHasher } from '../../src/infra/hash.js';
 import { createMemoryRateLimitStore } from '../../src/infra/rate-limit/rate-limit-store.js';
 import { failed, notFound, ok, type SourcesBySlot } from '../../src/domain/ports/source.js';
-import { COMMUNITY_DATA, PRIMARY_DATA, SIGNALS_DATA, START_TIME_MS, TEST_CONFIG } from '../support/lookup.js';
-import { startTestServer, testNumberingPlan } from '../support/servers.js';
+import { COMMUNITY_DATA, PRIMARY_DATA, SIGNALS_DATA, START_TIME_MS, TEST_CONFIG } from '../../harness/lookup.js';
+import { startTestServer, testNumberingPlan } from '../../harness/servers.js';
 
 type Mode = 'ok' | 'not_found' | 'fail';
 const NUMBER = '0612345678';

@@ -1,7 +1,7 @@
 // The real server process: SIGTERM while a request is in flight lets that request finish,
 // then the process exits on its own within the grace period.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnServer, startSlowUnknownUpstream, type SlowUpstream } from '../support/servers.js';
+import { spawnServer, startSlowUnknownUpstream, type SlowUpstream } from '../../harness/servers.js';
 
 describe('graceful shutdown', () => {
   let upstream: SlowUpstream;

@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CachedSourceResult, SourceResultCache } from '../../src/domain/ports/source-cache.js';
 import { fetchDocumented } from '../support/contracts.js';
 import { connectAdmin, deleteKeys, listKeys, TEST_REDIS_URL, uniqueKeyPrefix, waitFor } from '../support/redis.js';
-import { startTestServer, type TestServer } from '../support/servers.js';
-import { KNOWN_NUMBER, startFakeUpstreamSites, type FakeUpstreamSites } from '../support/upstream-sites.js';
+import { startTestServer, type TestServer } from '../../harness/servers.js';
+import { KNOWN_NUMBER, startFakeUpstreamSites, type FakeUpstreamSites } from '../../harness/upstream-sites.js';
 
 const SKIPPED = { status: 'skipped', reason: 'not_covered' };
 // A US, a UK and a Belgian number (each valid for libphonenumber), none of the French plan.

@@ -7,9 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_URI_LENGTH, PHONE_NUMBER_REJECTIONS, WITHHELD_WORDS } from '../../src/domain/numbering/parse-phone-number.js';
 import { INVALID_NUMBER_DETAILS } from '../../src/http/errors.js';
 import { fetchDocumented } from '../support/contracts.js';
-import { rawExchange } from '../support/loopback.js';
-import { startTestServer, type TestServer } from '../support/servers.js';
-import { KNOWN_NUMBER, startFakeUpstreamSites, type FakeUpstreamSites } from '../support/upstream-sites.js';
+import { rawExchange } from '../../harness/loopback.js';
+import { startTestServer, type TestServer } from '../../harness/servers.js';
+import { KNOWN_NUMBER, startFakeUpstreamSites, type FakeUpstreamSites } from '../../harness/upstream-sites.js';
 
 interface Answer {
   status: number;

@@ -10,9 +10,9 @@ import { promisify } from 'node:util';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPhoneNumberParser, MAX_URI_LENGTH, WITHHELD_WORDS } from '../../src/domain/numbering/parse-phone-number.js';
-import { healthyFakeSources } from '../support/lookup.js';
+import { healthyFakeSources } from '../../harness/lookup.js';
 import { createOpenApiContract, type OpenApiContract, type OpenApiDocument } from '../support/contracts.js';
-import { startTestServer, testNumberingPlan, type TestServer } from '../support/servers.js';
+import { startTestServer, testNumberingPlan, type TestServer } from '../../harness/servers.js';
 
 const run = promisify(execFile);
 const repoRoot = path.resolve(import.meta.dirname, '../..');

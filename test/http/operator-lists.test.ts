@@ -13,9 +13,9 @@ import { createServiceDependencies } from '../../src/composition.js';
 import { loadConfig } from '../../src/config/config.js';
 import { writeFileAtomically } from '../../src/infra/lists/file-list-store.js';
 import { capturingLogger } from '../support/loggers.js';
-import { healthyFakeSources, waitFor } from '../support/lookup.js';
-import { startTestServer, testNumberingPlan, type TestServer } from '../support/servers.js';
-import { startFakeUpstreamSites, type FakeUpstreamSites } from '../support/upstream-sites.js';
+import { healthyFakeSources, waitFor } from '../../harness/lookup.js';
+import { startTestServer, testNumberingPlan, type TestServer } from '../../harness/servers.js';
+import { startFakeUpstreamSites, type FakeUpstreamSites } from '../../harness/upstream-sites.js';
 
 const TOKEN = 'an-admin-token-of-at-least-32-characters';
 const AUTH = { authorization: `Bearer ${TOKEN}` };

@@ -12,9 +12,9 @@ import { startServer } from '../../src/server.js';
 import { startMetricsServer } from '../../src/http/plugins/metrics.js';
 import { gunzipSync } from 'node:zlib';
 import type { RedisStatus } from '../../src/infra/readiness/readiness.js';
-import { healthyFakeSources } from '../support/lookup.js';
-import { startFixtureUpstreams, type FixtureUpstreams } from '../support/upstream-sites.js';
-import { startTestServer, testNumberingPlan, type TestServer } from '../support/servers.js';
+import { healthyFakeSources } from '../../harness/lookup.js';
+import { startFixtureUpstreams, type FixtureUpstreams } from '../../harness/upstream-sites.js';
+import { startTestServer, testNumberingPlan, type TestServer } from '../../harness/servers.js';
 import { parseExposition } from '../support/contracts.js';
 
 interface Answer {

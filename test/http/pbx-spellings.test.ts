@@ -3,8 +3,8 @@
 // recipe, byte for byte what the system sends. The recipes themselves are run in
 // test/system/kamailio-sip.test.ts (Kamailio) and test/system/pbx-recipes.test.ts (the others).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KNOWN_NUMBER, startFakeUpstreamSites, type FakeUpstreamSites } from '../support/upstream-sites.js';
-import { startTestServer, type TestServer } from '../support/servers.js';
+import { KNOWN_NUMBER, startFakeUpstreamSites, type FakeUpstreamSites } from '../../harness/upstream-sites.js';
+import { startTestServer, type TestServer } from '../../harness/servers.js';
 import { fetchDocumented } from '../support/contracts.js';
 
 const SUSPICIOUS = '0612345678'; // tellows 8: block, "SPAM? 8/9 Démarchage"

@@ -8,8 +8,8 @@ import net from 'node:net';
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PIPELINE_ACTIVE, PIPELINE_MAX_WAITING } from '../../src/http/pipelining.js';
-import { healthyFakeSources } from '../support/lookup.js';
-import { startTestServer, type TestServer } from '../support/servers.js';
+import { healthyFakeSources } from '../../harness/lookup.js';
+import { startTestServer, type TestServer } from '../../harness/servers.js';
 
 const HEALTH = 'GET /health HTTP/1.1\r\nHost: x\r\n\r\n';
 

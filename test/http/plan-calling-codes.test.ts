@@ -2,8 +2,8 @@
 // spellings) is the NPV number it is. With VERDICT_NPV=block, an automated caller presenting
 // `+33 9 47 5…` is refused like one presenting `09 47 5…`, and every route describes one number.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fakeSource, type FakeSources } from '../support/lookup.js';
-import { startTestServer, type TestServer } from '../support/servers.js';
+import { fakeSource, type FakeSources } from '../../harness/lookup.js';
+import { startTestServer, type TestServer } from '../../harness/servers.js';
 import { fetchDocumented } from '../support/contracts.js';
 
 const NATIONAL = '0947538433';

@@ -4,8 +4,8 @@
 // hands them: a number segment over the router's 512 characters, raw or once decoded, included.
 // Only a URL refused before routing (over 2048 characters, too many header fields) keeps a 400.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { healthyFakeSources } from '../support/lookup.js';
-import { startTestServer, type TestServer } from '../support/servers.js';
+import { healthyFakeSources } from '../../harness/lookup.js';
+import { startTestServer, type TestServer } from '../../harness/servers.js';
 import { contractOf, type OpenApiDocument } from '../support/contracts.js';
 
 const NUMBER = '0612345678';

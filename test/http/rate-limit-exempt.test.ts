@@ -3,8 +3,8 @@
 // the socket's, or the X-Forwarded-For entry of a trusted proxy (TRUST_PROXY=loopback), which is
 // how a test on loopback speaks as 10.x, 192.0.2.x and IPv6 clients.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { healthyFakeSources } from '../support/lookup.js';
-import { startTestServer, type TestServer } from '../support/servers.js';
+import { healthyFakeSources } from '../../harness/lookup.js';
+import { startTestServer, type TestServer } from '../../harness/servers.js';
 
 async function statusOf(server: TestServer, path: string, forwardedFor?: string): Promise<{ status: number; rateLimit: string | null }> {
   const response = await fetch(server.baseUrl + path, { headers: forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor } });

@@ -4,8 +4,8 @@
 // the URL unencoded, send the app's headers, and read the answer with the config's regular
 // expressions by the app's rules.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../support/servers.js';
-import { scoredSources } from '../support/scored-sources.js';
+import { startTestServer, type TestServer } from '../../harness/servers.js';
+import { scoredSources } from '../../harness/scored-sources.js';
 import { parseIncomingNumber, parseQueryResult, resolveNumberTags, SPAMBLOCKER_HEADERS, type QueryResult } from '../support/spamblocker.js';
 
 interface QueryApi {

@@ -12,8 +12,8 @@ import { loadConfig } from '../../src/config/config.js';
 import { createServiceDependencies, type ServiceDependencies } from '../../src/composition.js';
 import type { FrontCache } from '../../src/http/front-cache.js';
 import { connectAdmin, deleteKeys, listKeys, TEST_REDIS_URL, uniqueKeyPrefix, waitFor } from '../support/redis.js';
-import { testNumberingPlan } from '../support/servers.js';
-import { KNOWN_NUMBER, startFakeUpstreamSites, type FakeUpstreamSites } from '../support/upstream-sites.js';
+import { testNumberingPlan } from '../../harness/servers.js';
+import { KNOWN_NUMBER, startFakeUpstreamSites, type FakeUpstreamSites } from '../../harness/upstream-sites.js';
 
 const VICTIM = '0612000777';
 const NPV_VICTIM = '0162005678';

@@ -3,8 +3,8 @@
 // partner API, numeroinconnu and telguarder in their documented formats). Each answer: its
 // exact body, content type and headers, and held to the published OpenAPI document.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KNOWN_NUMBER, UNKNOWN_NUMBER, startFakeUpstreamSites, type FakeUpstreamSites, type Scenario } from '../support/upstream-sites.js';
-import { startTestServer, type TestServer } from '../support/servers.js';
+import { KNOWN_NUMBER, UNKNOWN_NUMBER, startFakeUpstreamSites, type FakeUpstreamSites, type Scenario } from '../../harness/upstream-sites.js';
+import { startTestServer, type TestServer } from '../../harness/servers.js';
 import { fetchDocumented } from '../support/contracts.js';
 
 interface TextAnswer {

@@ -3,8 +3,8 @@
 // 502), the fetches go on in the background and fill the cache for the next request, and a burst
 // of callers still makes one upstream request per site.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KNOWN_NUMBER, startFakeUpstreamSites, type FakeUpstreamSites } from '../support/upstream-sites.js';
-import { startTestServer, type TestServer } from '../support/servers.js';
+import { KNOWN_NUMBER, startFakeUpstreamSites, type FakeUpstreamSites } from '../../harness/upstream-sites.js';
+import { startTestServer, type TestServer } from '../../harness/servers.js';
 import { expectDocumentedAnswer } from '../support/contracts.js';
 
 // Every upstream answers this late (telguarder's search is two requests: twice this, still

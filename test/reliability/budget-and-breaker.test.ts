@@ -4,8 +4,8 @@
 // readiness degraded not down, no request counted as sent), and one number the upstream
 // cannot answer never opens the breaker for the others.
 import { afterEach, describe, expect, it } from 'vitest';
-import { KNOWN_NUMBER, startFakeUpstreamSites, type FakeUpstreamSites } from '../support/upstream-sites.js';
-import { startTestServer, type TestServer } from '../support/servers.js';
+import { KNOWN_NUMBER, startFakeUpstreamSites, type FakeUpstreamSites } from '../../harness/upstream-sites.js';
+import { startTestServer, type TestServer } from '../../harness/servers.js';
 
 interface LookupBody {
   meta?: { sources?: Record<string, { status: string; reason?: string }> };

@@ -11,8 +11,8 @@
 // - A telguarder search (POST, then the redirected GET) is charged 2 against TELGUARDER_RPM.
 // - An exempt PBX behind a trusted proxy that writes `ip:port` is exempt.
 import { afterEach, describe, expect, it } from 'vitest';
-import { KNOWN_NUMBER, startFakeUpstreamSites, type FakeUpstreamSites } from '../support/upstream-sites.js';
-import { startTestServer, type TestServer } from '../support/servers.js';
+import { KNOWN_NUMBER, startFakeUpstreamSites, type FakeUpstreamSites } from '../../harness/upstream-sites.js';
+import { startTestServer, type TestServer } from '../../harness/servers.js';
 
 interface SlotMeta {
   status: string;

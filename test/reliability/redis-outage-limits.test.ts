@@ -4,10 +4,10 @@
 // back, so one client never gets more than RATE_LIMIT_MAX through in the window (the budget
 // side is tested in src/infra/http/redis-politeness-store.test.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeUpstreamSites, type FakeUpstreamSites } from '../support/upstream-sites.js';
+import { startFakeUpstreamSites, type FakeUpstreamSites } from '../../harness/upstream-sites.js';
 import { connectAdmin, deleteKeys, uniqueKeyPrefix, waitFor } from '../support/redis.js';
-import { startTcpProxy, type TcpProxy } from '../support/loopback.js';
-import { startTestServer, type TestServer } from '../support/servers.js';
+import { startTcpProxy, type TcpProxy } from '../../harness/loopback.js';
+import { startTestServer, type TestServer } from '../../harness/servers.js';
 
 const RATE_LIMIT_MAX = 30;
 const prefix = uniqueKeyPrefix('outage-limits');

@@ -5,10 +5,10 @@
 // it spent busy itself (event-loop delay), so the latency is large enough that a loaded test
 // machine's delays cannot hide it.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeUpstreamSites, type FakeUpstreamSites } from '../support/upstream-sites.js';
+import { startFakeUpstreamSites, type FakeUpstreamSites } from '../../harness/upstream-sites.js';
 import { connectAdmin, deleteKeys, uniqueKeyPrefix, waitFor } from '../support/redis.js';
-import { startTcpProxy, type TcpProxy } from '../support/loopback.js';
-import { startTestServer, type TestServer } from '../support/servers.js';
+import { startTcpProxy, type TcpProxy } from '../../harness/loopback.js';
+import { startTestServer, type TestServer } from '../../harness/servers.js';
 import { SLOW_DEGRADED_MS } from '../../src/infra/redis/redis-client.js';
 
 const COMMAND_TIMEOUT_MS = 1000;

@@ -6,7 +6,7 @@ import net from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { restartDelayMs } from '../../src/cluster.js';
 import { waitFor } from '../support/redis.js';
-import { builtServerCommand } from '../support/servers.js';
+import { builtServerCommand } from '../../harness/servers.js';
 
 describe('restart delays', () => {
   it('doubles the restart delay with each quick crash in a row, up to the cap', () => {

@@ -6,9 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openRedisListStore } from '../../src/infra/lists/redis-list-store.js';
-import { healthyFakeSources } from '../support/lookup.js';
+import { healthyFakeSources } from '../../harness/lookup.js';
 import { connectAdmin, deleteKeys, TEST_REDIS_URL, uniqueKeyPrefix } from '../support/redis.js';
-import { startTestServer, type TestServer } from '../support/servers.js';
+import { startTestServer, type TestServer } from '../../harness/servers.js';
 
 const TOKEN = 'an-admin-token-of-at-least-32-characters';
 const AUTH = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };

@@ -6,10 +6,10 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/config.js';
 import { createServiceDependencies, type ServiceDependencies } from '../../src/composition.js';
-import { fakeSource, SAMPLE_DATA, type FakeSources } from '../support/lookup.js';
+import { fakeSource, SAMPLE_DATA, type FakeSources } from '../../harness/lookup.js';
 import { connectAdmin, deleteKeys, listKeys, TEST_REDIS_URL, uniqueKeyPrefix, waitFor } from '../support/redis.js';
-import { startTcpProxy, type TcpProxy } from '../support/loopback.js';
-import { testNumberingPlan } from '../support/servers.js';
+import { startTcpProxy, type TcpProxy } from '../../harness/loopback.js';
+import { testNumberingPlan } from '../../harness/servers.js';
 
 const prefix = uniqueKeyPrefix('scale');
 const admin = connectAdmin();

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { watchOutput } from './processes.js';
+import { watchOutput } from '../../harness/processes.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** The image's volume, where everything it writes goes. */

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, expect } from 'vitest';
 import { createRedisClient, type RedisClient } from '../../src/infra/redis/redis-client.js';
-import type { TcpProxy } from './loopback.js';
+import type { TcpProxy } from '../../harness/loopback.js';
 
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 

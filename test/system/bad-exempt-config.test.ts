@@ -2,7 +2,7 @@
 // and the entry, rather than running with a limit nobody chose.
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { builtServerCommand } from '../support/servers.js';
+import { builtServerCommand } from '../../harness/servers.js';
 
 describe('node dist/server.js with a bad RATE_LIMIT_EXEMPT', () => {
   it.each(['10.0.0.0/33', '192.0.2.1, 2001:db8::/129', '10.0.0'])('stops at start on %j with a message naming the variable', async (value) => {

@@ -14,8 +14,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadNumberingPlan } from '../../src/infra/arcep/load-numbering-plan.js';
 import { createPhoneNumberParser } from '../../src/domain/numbering/parse-phone-number.js';
-import { startFixtureUpstreams, type FixtureUpstreams } from '../support/upstream-sites.js';
-import { spawnServer, type ServerProcess } from '../support/servers.js';
+import { startFixtureUpstreams, type FixtureUpstreams } from '../../harness/upstream-sites.js';
+import { spawnServer, type ServerProcess } from '../../harness/servers.js';
 
 const MIB = 1024 * 1024;
 const CAP_MB = 16;

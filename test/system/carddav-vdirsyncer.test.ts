@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../support/servers.js';
-import { InMemoryOperatorLists } from '../support/operator-lists.js';
-import { scoredSources } from '../support/scored-sources.js';
+import { startTestServer, type TestServer } from '../../harness/servers.js';
+import { InMemoryOperatorLists } from '../../harness/operator-lists.js';
+import { scoredSources } from '../../harness/scored-sources.js';
 import type { BlocklistFeed } from '../../src/infra/blocklist/blocklist-feed.js';
 
 const run = promisify(execFile);

@@ -12,7 +12,7 @@
 import net from 'node:net';
 import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnServer, type ServerProcess } from '../support/servers.js';
+import { spawnServer, type ServerProcess } from '../../harness/servers.js';
 
 const MiB = 1024 * 1024;
 

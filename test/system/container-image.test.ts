@@ -10,12 +10,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serveOnLoopback, type LoopbackHttp } from '../support/loopback.js';
+import { serveOnLoopback, type LoopbackHttp } from '../../harness/loopback.js';
 import { connectAdmin, deleteKeys, listKeys, uniqueKeyPrefix, waitFor } from '../support/redis.js';
-import { spawnServer, startSlowUnknownUpstream, type ServerProcess, type SlowUpstream } from '../support/servers.js';
-import { KNOWN_NUMBER, startFakeUpstreamSites, startFixtureUpstreams, type FakeUpstreamSites } from '../support/upstream-sites.js';
+import { spawnServer, startSlowUnknownUpstream, type ServerProcess, type SlowUpstream } from '../../harness/servers.js';
+import { KNOWN_NUMBER, startFakeUpstreamSites, startFixtureUpstreams, type FakeUpstreamSites } from '../../harness/upstream-sites.js';
 import { buildTestImage, descendants, inspectImage, run, startImageServer, VOLUME, WorkingContainer, type BuiltImage, type ImageServer } from '../support/container-image.js';
-import { watchOutput } from '../support/processes.js';
+import { watchOutput } from '../../harness/processes.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SECRET = 'container-test-secret-0123456789';

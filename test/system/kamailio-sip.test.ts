@@ -4,10 +4,10 @@
 // config and pointing it at the service.
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLoopbackServer, type LoopbackServer } from '../support/loopback.js';
-import { spawnServer, type ServerProcess } from '../support/servers.js';
-import { KNOWN_NUMBER, UNKNOWN_NUMBER, startFakeUpstreamSites, type FakeUpstreamSites } from '../support/upstream-sites.js';
-import { placeCalls, sipSoftwareInstalled, startCallee, startKamailio, type Callee, type Kamailio } from '../support/sip.js';
+import { startLoopbackServer, type LoopbackServer } from '../../harness/loopback.js';
+import { spawnServer, type ServerProcess } from '../../harness/servers.js';
+import { KNOWN_NUMBER, UNKNOWN_NUMBER, startFakeUpstreamSites, type FakeUpstreamSites } from '../../harness/upstream-sites.js';
+import { placeCalls, sipSoftwareInstalled, startCallee, startKamailio, type Callee, type Kamailio } from '../../harness/sip.js';
 
 // The service's answer deadline the config asks for (`?wait=`), and the lookup's own, far longer:
 // a call that goes through well before LOOKUP_TIMEOUT_MS was cut by the wait.

@@ -11,7 +11,7 @@ import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serveOnLoopback, type LoopbackHttp } from '../support/loopback.js';
+import { serveOnLoopback, type LoopbackHttp } from '../../harness/loopback.js';
 import {
   callblockerCommand,
   cidlookupName,
@@ -33,8 +33,8 @@ import {
   toBinary,
   type ProductRequestLog,
 } from '../support/pbx-products.js';
-import { startTestServer, type TestServer } from '../support/servers.js';
-import { KNOWN_NUMBER, startFakeUpstreamSites, type FakeUpstreamSites } from '../support/upstream-sites.js';
+import { startTestServer, type TestServer } from '../../harness/servers.js';
+import { KNOWN_NUMBER, startFakeUpstreamSites, type FakeUpstreamSites } from '../../harness/upstream-sites.js';
 
 const DOC_BASE = 'http://10.0.0.5:3000';
 const BLOCKED = '+33612345678'; // tellows 8 in the fake sites: block, "SPAM? 8/9 Démarchage"

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnServer, startSlowUnknownUpstream, type ServerProcess, type SlowUpstream } from '../support/servers.js';
+import { spawnServer, startSlowUnknownUpstream, type ServerProcess, type SlowUpstream } from '../../harness/servers.js';
 
 const root = new URL('../../', import.meta.url);
 const fromRoot = (relative: string): Buffer => readFileSync(new URL(relative, root));

@@ -8,8 +8,8 @@ import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { chromium, type Browser, type Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { healthyFakeSources } from '../support/lookup.js';
-import { startTestServer, type TestServer } from '../support/servers.js';
+import { healthyFakeSources } from '../../harness/lookup.js';
+import { startTestServer, type TestServer } from '../../harness/servers.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const STEP_TIMEOUT_MS = 10_000;

@@ -22,8 +22,8 @@ import { SOURCE_SLOTS } from '../../src/domain/report.js';
 import { SLOT_DISPLAY } from '../../src/domain/slot-display.js';
 import { blocked, failed, notFound, ok } from '../../src/domain/ports/source.js';
 import type { SourceDataBySlot } from '../../src/domain/report.js';
-import { SAMPLE_DATA, fakeSource, type FakeSources } from '../support/lookup.js';
-import { startTestServer, type TestServer } from '../support/servers.js';
+import { SAMPLE_DATA, fakeSource, type FakeSources } from '../../harness/lookup.js';
+import { startTestServer, type TestServer } from '../../harness/servers.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = new URL('../../test-artifacts/', import.meta.url);

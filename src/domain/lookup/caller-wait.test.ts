@@ -2,7 +2,7 @@
 // cancel (issue 21). The sources are held open by gates the test opens, and the deadlines run
 // on timers the test fires, so nothing here depends on how fast the machine is.
 import { describe, expect, it } from 'vitest';
-import { COMMUNITY_DATA, fakeSource, frenchMobile, PRIMARY_DATA, SIGNALS_DATA, START_TIME_MS, TEST_CONFIG, type FakeSources } from '../../../test/support/lookup.js';
+import { COMMUNITY_DATA, fakeSource, frenchMobile, PRIMARY_DATA, SIGNALS_DATA, START_TIME_MS, TEST_CONFIG, type FakeSources } from '../../../harness/lookup.js';
 import { createMemorySourceCache } from '../../infra/cache/memory-cache.js';
 import { createKeyedHasher } from '../../infra/hash.js';
 import { failed, ok, type SourceOutcome } from '../ports/source.js';

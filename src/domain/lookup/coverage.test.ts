@@ -1,7 +1,7 @@
 // A source that does not cover the number is `skipped`: asked about nothing, cached nowhere,
 // counted neither as a failure nor as a record (issue 20, "a source that was not asked says so").
 import { describe, expect, it } from 'vitest';
-import { belgianNumber, COMMUNITY_DATA, fakeSource, frenchMobile, PRIMARY_DATA, SIGNALS_DATA, START_TIME_MS, TEST_CONFIG, type FakeSources } from '../../../test/support/lookup.js';
+import { belgianNumber, COMMUNITY_DATA, fakeSource, frenchMobile, PRIMARY_DATA, SIGNALS_DATA, START_TIME_MS, TEST_CONFIG, type FakeSources } from '../../../harness/lookup.js';
 import { createMemorySourceCache } from '../../infra/cache/memory-cache.js';
 import { createKeyedHasher } from '../../infra/hash.js';
 import { sourceCacheKeyOf, type CachedSourceResult, type SourceResultCache } from '../ports/source-cache.js';

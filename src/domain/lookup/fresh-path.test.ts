@@ -1,6 +1,6 @@
 // The all-fresh path: three fresh hits in a peekable cache answer without timers or signals.
 import { describe, expect, it } from 'vitest';
-import { COMMUNITY_DATA, PRIMARY_DATA, SIGNALS_DATA, START_TIME_MS, TEST_CONFIG, answered, frenchMobile } from '../../../test/support/lookup.js';
+import { COMMUNITY_DATA, PRIMARY_DATA, SIGNALS_DATA, START_TIME_MS, TEST_CONFIG, answered, frenchMobile } from '../../../harness/lookup.js';
 import { createMemorySourceCache } from '../../infra/cache/memory-cache.js';
 import { createKeyedHasher } from '../../infra/hash.js';
 import { ok, type SourcesBySlot } from '../ports/source.js';

@@ -12,7 +12,7 @@ import {
   frenchMobile,
   upstreamPath,
   type EngineHarness,
-} from '../../../test/support/lookup.js';
+} from '../../../harness/lookup.js';
 import { buildReport, failureReasons } from '../report-builder.js';
 import { createMemorySourceCache } from '../../infra/cache/memory-cache.js';
 import { createKeyedHasher } from '../../infra/hash.js';

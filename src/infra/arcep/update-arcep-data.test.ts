@@ -2,7 +2,7 @@ import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { serveOnLoopback, type LoopbackHttp } from '../../../test/support/loopback.js';
+import { serveOnLoopback, type LoopbackHttp } from '../../../harness/loopback.js';
 import { updateArcepData } from './update-arcep-data.js';
 import { loadNumberingPlan } from './load-numbering-plan.js';
 import { loadConfig } from '../../config/config.js';

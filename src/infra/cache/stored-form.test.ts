@@ -2,7 +2,7 @@
 // by the other, byte for byte, through a real Redis.
 import { describe, expect, it } from 'vitest';
 import { useRedisTestClients } from '../../../test/support/redis.js';
-import { SAMPLE_DATA } from '../../../test/support/lookup.js';
+import { SAMPLE_DATA } from '../../../harness/lookup.js';
 import { encodeCachedResult } from './entry-codec.js';
 import { createMemorySourceCache } from './memory-cache.js';
 import { createRedisSourceCache } from './redis-source-cache.js';

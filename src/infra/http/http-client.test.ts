@@ -1,7 +1,7 @@
 import net from 'node:net';
 import zlib from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startLoopbackServer, type LoopbackHandler, type LoopbackServer } from '../../../test/support/loopback.js';
+import { startLoopbackServer, type LoopbackHandler, type LoopbackServer } from '../../../harness/loopback.js';
 import { createHttpClient, type ClosableHttpClient } from './http-client.js';
 import type { HttpResult } from './types.js';
 

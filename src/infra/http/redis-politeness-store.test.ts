@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { expectCountKeptThroughOutage, listKeys, useRedisTestClients, waitFor } from '../../../test/support/redis.js';
-import { startTcpProxy } from '../../../test/support/loopback.js';
+import { startTcpProxy } from '../../../harness/loopback.js';
 import { createRedisPolitenessStore } from './redis-politeness-store.js';
 import { createUpstreamFetcher } from './upstream-fetcher.js';
 import type { HttpClient, HttpRequest, HttpResult } from './types.js';

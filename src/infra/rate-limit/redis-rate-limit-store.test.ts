@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRedisClient, DEFAULT_COMMAND_TIMEOUT_MS, type RedisClient } from '../redis/redis-client.js';
 import { connectAdmin, deleteKeys, expectCountKeptThroughOutage, listKeys, recordCommands, TEST_REDIS_URL, uniqueKeyPrefix, waitFor } from '../../../test/support/redis.js';
-import { startTcpProxy, type TcpProxy } from '../../../test/support/loopback.js';
+import { startTcpProxy, type TcpProxy } from '../../../harness/loopback.js';
 import { createRedisRateLimitStore } from './redis-rate-limit-store.js';
 import { createMemoryRateLimitStore } from './rate-limit-store.js';
 

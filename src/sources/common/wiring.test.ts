@@ -1,12 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ServerResponse } from 'node:http';
-import { startLoopbackServer, type LoopbackServer } from '../../../test/support/loopback.js';
-import { testNumberingPlan } from '../../../test/support/servers.js';
+import { startLoopbackServer, type LoopbackServer } from '../../../harness/loopback.js';
+import { testNumberingPlan } from '../../../harness/servers.js';
 import { loadConfig } from '../../config/config.js';
 import { createServiceDependencies, type ServiceDependencies } from '../../composition.js';
 import { UPSTREAMS, UPSTREAMS_BY_SLOT } from '../upstreams.js';
 import { buildSource, concurrencyOf, createUpstreamFetchers } from './wiring.js';
-import { belgianNumber, frenchNumber } from '../../../test/support/lookup.js';
+import { belgianNumber, frenchNumber } from '../../../harness/lookup.js';
 import { createHttpClient } from '../../infra/http/http-client.js';
 
 /**

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { expectStoppedAtParseBound, hostileHtml, isOutputDate, isPlainText, nestedPage } from '../../../test/support/upstream-sites.js';
+import { expectStoppedAtParseBound, hostileHtml, isOutputDate, isPlainText, nestedPage } from '../../../harness/upstream-sites.js';
 import { markersOfTelguarder, parseTelguarderPage as parse, securityLevelToSpamScore } from './parse-telguarder-page.js';
 import type { SignalsData } from '../../domain/report.js';
 import { MAX_COMMENTS } from '../common/text.js';

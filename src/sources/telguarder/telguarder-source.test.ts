@@ -4,9 +4,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createHttpClient } from '../../infra/http/http-client.js';
 import type { ClosableHttpClient } from '../../infra/http/http-client.js';
 import { createUpstreamFetcher } from '../../infra/http/upstream-fetcher.js';
-import { startLoopbackServer } from '../../../test/support/loopback.js';
-import type { LoopbackServer, ReceivedRequest } from '../../../test/support/loopback.js';
-import { belgianNumber, frenchNumber } from '../../../test/support/lookup.js';
+import { startLoopbackServer } from '../../../harness/loopback.js';
+import type { LoopbackServer, ReceivedRequest } from '../../../harness/loopback.js';
+import { belgianNumber, frenchNumber } from '../../../harness/lookup.js';
 import { buildTelguarderSearch, createTelguarderSource } from './telguarder-source.js';
 
 const fixtureBytes = (name: string): Buffer => readFileSync(new URL(`./fixtures/${name}`, import.meta.url));

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startLoopbackServer, type LoopbackHandler, type LoopbackServer } from '../../../test/support/loopback.js';
+import { startLoopbackServer, type LoopbackHandler, type LoopbackServer } from '../../../harness/loopback.js';
 import type { ParsedPhoneNumber } from '../../domain/phone-number.js';
 import { createHttpClient, type ClosableHttpClient } from '../../infra/http/http-client.js';
 import { createUpstreamFetcher } from '../../infra/http/upstream-fetcher.js';

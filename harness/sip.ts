@@ -12,8 +12,8 @@ import { watchOutput } from './processes.js';
 
 export const KAMAILIO = '/usr/sbin/kamailio';
 export const SIPP = '/usr/bin/sipp';
-export const KAMAILIO_CFG = fileURLToPath(new URL('../../examples/kamailio/kamailio.cfg', import.meta.url));
-const SCENARIOS = fileURLToPath(new URL('../system/sip/', import.meta.url));
+export const KAMAILIO_CFG = fileURLToPath(new URL('../examples/kamailio/kamailio.cfg', import.meta.url));
+const SCENARIOS = fileURLToPath(new URL('./sip-scenarios/', import.meta.url));
 
 /** Whether Kamailio (with http_client) and SIPp are installed (scripts/test-prerequisites.sh installs them). */
 export function sipSoftwareInstalled(): boolean {
@@ -121,7 +121,7 @@ export interface Callee extends Watched {
   port: number;
 }
 
-/** A SIPp user agent that answers every call with 180 then 200 (test/system/sip/callee.xml). */
+/** A SIPp user agent that answers every call with 180 then 200 (harness/sip-scenarios/callee.xml). */
 export async function startCallee(): Promise<Callee> {
   const port = await freeUdpPort();
   const child = spawn(SIPP, ['-sf', join(SCENARIOS, 'callee.xml'), '-i', '127.0.0.1', '-p', String(port), '-nostdin', '-trace_err', '-error_file', '/dev/null'], {

@@ -1,7 +1,7 @@
 // A small in-memory OperatorLists (the port of src/domain/ports/operator-lists.ts) for tests of
 // what reads the lists, until issue 29's stores are merged. It follows the port's documented
 // rule: the longest matching rule wins, allow at equal length; expired rules are out.
-import type { ListMatch, ListRule, OperatorLists } from '../../src/domain/ports/operator-lists.js';
+import type { ListMatch, ListRule, OperatorLists } from '../src/domain/ports/operator-lists.js';
 
 export class InMemoryOperatorLists implements OperatorLists {
   private rules: ListRule[] = [];

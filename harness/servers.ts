@@ -8,11 +8,11 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { buildApp } from '../../src/app.js';
-import { loadConfig, type Config } from '../../src/config/config.js';
-import { createServiceDependencies, type ServiceDependencies, type ServiceOverrides } from '../../src/composition.js';
-import type { NumberingPlan } from '../../src/domain/numbering/numbering-plan.js';
-import { loadNumberingPlan } from '../../src/infra/arcep/load-numbering-plan.js';
+import { buildApp } from '../src/app.js';
+import { loadConfig, type Config } from '../src/config/config.js';
+import { createServiceDependencies, type ServiceDependencies, type ServiceOverrides } from '../src/composition.js';
+import type { NumberingPlan } from '../src/domain/numbering/numbering-plan.js';
+import { loadNumberingPlan } from '../src/infra/arcep/load-numbering-plan.js';
 import { serveOnLoopback } from './loopback.js';
 import { watchOutput } from './processes.js';
 import { upstreamEnv } from './upstream-sites.js';
@@ -56,9 +56,9 @@ export async function startTestServer(options: { env?: Record<string, string>; o
 // The shipped server (`node dist/server.js`) as a child process. The system project's
 // globalSetup builds dist/ once per run (build-once.ts). Upstreams are a slow loopback stand-in
 // that answers every request "unknown" (404) after a delay, so lookups stay in flight for a while.
-const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const PROJECT_ROOT = fileURLToPath(new URL('../', import.meta.url));
 /** The compiled server entry, what `npm start` runs. */
-export const BUILT_SERVER = fileURLToPath(new URL('../../dist/server.js', import.meta.url));
+export const BUILT_SERVER = fileURLToPath(new URL('../dist/server.js', import.meta.url));
 
 /** Command and arguments that start the shipped server; throws a clear error when it was not built. */
 export function builtServerCommand(): { command: string; args: string[]; cwd: string } {

@@ -10,9 +10,9 @@
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { afterAll, beforeAll } from 'vitest';
-import { loadConfig } from '../../src/config/config.js';
-import { runCanary } from '../../src/sources/canary.js';
-import type { UpstreamDescription } from '../../src/sources/common/wiring.js';
+import { loadConfig } from '../src/config/config.js';
+import { runCanary } from '../src/sources/canary.js';
+import type { UpstreamDescription } from '../src/sources/common/wiring.js';
 
 /** Listens on 127.0.0.1 at a port the system picks; resolves with that port. */
 async function listenOnLoopback(server: net.Server): Promise<number> {

@@ -2,14 +2,14 @@
 // tests (and the benchmarks): the numbers asked about, sources that answer from memory or from
 // a loopback upstream, the SlotResults the engine makes of their answers, and the engine itself
 // over three fake upstreams with a controllable clock.
-import { createLookupService, type EngineLookupService, type LookupTimings, type LookupServiceOptions, type SourceOutcomeEvent } from '../../src/domain/lookup/lookup-service.js';
-import type { AnsweredSlot, CacheState, LookupResult, PendingSlot, SkippedSlot, SlotResult } from '../../src/domain/lookup/types.js';
-import type { ParsedPhoneNumber } from '../../src/domain/phone-number.js';
-import type { CachedSourceResult, SourceResultCache } from '../../src/domain/ports/source-cache.js';
-import { blocked, failed, notFound, ok, type BlockedReason, type ErrorReason, type Source, type SourceOutcome, type SourcesBySlot } from '../../src/domain/ports/source.js';
-import type { CommunityData, PrimaryData, SignalsData, SourceDataBySlot, SourceSlot } from '../../src/domain/report.js';
-import { createMemorySourceCache } from '../../src/infra/cache/memory-cache.js';
-import { createKeyedHasher } from '../../src/infra/hash.js';
+import { createLookupService, type EngineLookupService, type LookupTimings, type LookupServiceOptions, type SourceOutcomeEvent } from '../src/domain/lookup/lookup-service.js';
+import type { AnsweredSlot, CacheState, LookupResult, PendingSlot, SkippedSlot, SlotResult } from '../src/domain/lookup/types.js';
+import type { ParsedPhoneNumber } from '../src/domain/phone-number.js';
+import type { CachedSourceResult, SourceResultCache } from '../src/domain/ports/source-cache.js';
+import { blocked, failed, notFound, ok, type BlockedReason, type ErrorReason, type Source, type SourceOutcome, type SourcesBySlot } from '../src/domain/ports/source.js';
+import type { CommunityData, PrimaryData, SignalsData, SourceDataBySlot, SourceSlot } from '../src/domain/report.js';
+import { createMemorySourceCache } from '../src/infra/cache/memory-cache.js';
+import { createKeyedHasher } from '../src/infra/hash.js';
 import { startFakeUpstream, type FakeUpstream } from './loopback.js';
 
 // Hand-built ParsedPhoneNumber values (the numbering module is not needed to test what an

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import fc from 'fast-check';
 import { expect } from 'vitest';
-import { WITHIN_PARSE_BOUND_MARKER } from '../../src/sources/common/outcomes.js';
+import { WITHIN_PARSE_BOUND_MARKER } from '../src/sources/common/outcomes.js';
 import { startLoopbackServer, type LoopbackServer } from './loopback.js';
 
 // One loopback server that stands in for all three upstream sites at once, serving the
@@ -45,7 +45,7 @@ export const KNOWN_NUMBER: Required<Scenario> = {
 };
 
 function fixtureBytes(site: Site, name: string): Buffer {
-  return readFileSync(new URL(`../../src/sources/${FIXTURE_DIRS[site]}/fixtures/${name}`, import.meta.url));
+  return readFileSync(new URL(`../src/sources/${FIXTURE_DIRS[site]}/fixtures/${name}`, import.meta.url));
 }
 
 export function fixtureText(site: Site, name: string): string {
