@@ -229,17 +229,20 @@ export interface TcpProxy {
   /**
    * Names (lower case) of the Redis commands clients sent through the proxy since the last call,
    * PING excepted (the clients' own health probes): "Redis saw no command" without timing anything.
+   * `exceptKeys` leaves out the commands whose first argument (the key or channel) matches it: the
+   * operator lists' own polling (`/:lists:/`), which no lookup sends.
    */
-  takeCommands(): string[];
+  takeCommands(options?: { exceptKeys?: RegExp }): string[];
   close(): Promise<void>;
 }
 
 export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'): Promise<TcpProxy> {
   let mode: ProxyMode = 'pass';
   let latencyMs = 0;
-  let commands: string[] = [];
-  // RESP: a command is an array of bulk strings, its first element the command's name.
-  const COMMAND_NAME = /\*\d+\r\n\$\d+\r\n([A-Za-z]+)\r\n/g;
+  let commands: Array<{ name: string; key: string | undefined }> = [];
+  // RESP: a command is an array of bulk strings, its first element the command's name, its
+  // second (when there is one) the key or channel.
+  const COMMAND_NAME = /\*\d+\r\n\$\d+\r\n([A-Za-z]+)\r\n(?:\$\d+\r\n([^\r]*)\r\n)?/g;
   const pairs = new Set<{ client: net.Socket; upstream: net.Socket }>();
 
   const server = net.createServer((client) => {
@@ -267,7 +270,7 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
     client.on('data', (chunk: Buffer) => {
       for (const match of chunk.toString('latin1').matchAll(COMMAND_NAME)) {
         const name = (match[1] ?? '').toLowerCase();
-        if (name !== 'ping') commands.push(name);
+        if (name !== 'ping') commands.push({ name, key: match[2] });
       }
     });
     forward(client, upstream, false);
@@ -297,10 +300,11 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
     setLatencyMs(ms) {
       latencyMs = ms;
     },
-    takeCommands() {
+    takeCommands(options) {
       const taken = commands;
       commands = [];
-      return taken;
+      const except = options?.exceptKeys;
+      return taken.filter((command) => except === undefined || command.key === undefined || !except.test(command.key)).map((command) => command.name);
     },
     close: async () => {
       for (const { client, upstream } of pairs) {

@@ -78,11 +78,15 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
   // once), applied in version order; a gap that lasts past GAP_MS makes a full read.
   const pending = new Map<number, { message: ChangeMessage; heardAt: number }>();
 
+  // Redis down at start does not stop the service (the caches and limits fall back to memory):
+  // the lists start empty, say so loudly, and are read (and the file seeded) once Redis answers,
+  // ioredis reconnecting on its own.
+  let reachable = true;
   try {
     await redis.connect();
   } catch (error) {
-    redis.disconnect();
-    throw new ListStoreUnavailable(`the lists' Redis cannot be reached: ${(error as Error).message}`);
+    reachable = false;
+    logger?.error({ err: (error as Error).message.slice(0, 200) }, 'lists: Redis cannot be reached at start; no operator rule applies until it answers');
   }
 
   async function readVersion(): Promise<number> {
@@ -167,22 +171,33 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
 
   // Seed from the file once: only when Redis holds no rule and was never written. WATCH makes
   // two instances starting at once import it at most once.
-  if (options.seed !== undefined) {
-    await redis.watch(RULES, SEEDED);
-    const [count, seeded] = await Promise.all([redis.hlen(RULES), redis.exists(SEEDED)]);
-    if (count === 0 && seeded === 0) {
-      const rules = await options.seed();
-      const multi = redis.multi();
-      for (let at = 0; at < rules.length; at += HSET_CHUNK) {
-        multi.hset(RULES, Object.fromEntries(rules.slice(at, at + HSET_CHUNK).map((rule) => [rule.rule, encode(rule)])));
-      }
-      multi.set(SEEDED, new Date().toISOString());
-      multi.incr(VERSION);
-      const done = await multi.exec();
-      if (done !== null && rules.length > 0) logger?.info({ rules: rules.length }, 'lists: the lists file was imported into Redis (once: Redis held no lists)');
-    } else await redis.unwatch();
+  async function seedAndLoad(): Promise<void> {
+    if (options.seed !== undefined) {
+      await redis.watch(RULES, SEEDED);
+      const [count, seeded] = await Promise.all([redis.hlen(RULES), redis.exists(SEEDED)]);
+      if (count === 0 && seeded === 0) {
+        const rules = await options.seed();
+        const multi = redis.multi();
+        for (let at = 0; at < rules.length; at += HSET_CHUNK) {
+          multi.hset(RULES, Object.fromEntries(rules.slice(at, at + HSET_CHUNK).map((rule) => [rule.rule, encode(rule)])));
+        }
+        multi.set(SEEDED, new Date().toISOString());
+        multi.incr(VERSION);
+        const done = await multi.exec();
+        if (done !== null && rules.length > 0) logger?.info({ rules: rules.length }, 'lists: the lists file was imported into Redis (once: Redis held no lists)');
+      } else await redis.unwatch();
+    }
+    await loadAll();
   }
-  await loadAll();
+  if (reachable) await seedAndLoad();
+  else {
+    redis.once('ready', () => {
+      void seedAndLoad().then(
+        () => logger?.info({}, 'lists: Redis answers again; the lists are read'),
+        (error: unknown) => logger?.error({ err: (error as Error).message.slice(0, 200) }, 'lists: reading Redis failed; retried on the next poll'),
+      );
+    });
+  }
 
   let subscriber: Redis | undefined;
   let poll: NodeJS.Timeout | undefined;
@@ -202,7 +217,9 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
     // After a reconnection, messages may have been missed: read again.
     subscriber.on('ready', () => void scheduleReload());
     await subscriber.connect().catch(() => undefined);
-    await subscriber.subscribe(channel).catch(() => undefined);
+    // Unreachable: ioredis subscribes once it connects (and again after every reconnection).
+    const subscribed = subscriber.subscribe(channel).catch(() => undefined);
+    if (reachable) await subscribed;
     poll = setInterval(() => {
       // A change missed (a reconnection) or a gap that did not fill: read everything again.
       const stuck = [...pending.values()].some((entry) => Date.now() - entry.heardAt > GAP_MS);
