@@ -56,7 +56,7 @@ export async function benchFeed(): Promise<BenchSection> {
 
   const delay = monitorEventLoopDelay({ resolution: 1 });
   try {
-    // Rebuilds: each is one synchronous stretch of the loop; timed one by one.
+    // Rebuilds, timed one by one; each runs in slices of about 2 ms with the loop let through.
     const rebuildMs: number[] = [];
     const rebuildCpuBefore = process.cpuUsage();
     delay.enable();
@@ -83,7 +83,7 @@ export async function benchFeed(): Promise<BenchSection> {
       { label: `REPORT addressbook-multiget (${hrefs.length} cards)`, method: 'REPORT' as const, path: '/carddav/blocklist/', body: multiget, depth: '1' },
     ];
     const rows: BenchSection['rows'] = [];
-    let worstLoopMs = rebuildLoopMaxMs;
+    let servingLoopMs = 0;
     for (const kind of kinds) {
       const latencies: number[] = [];
       let bytes = 0;
@@ -106,7 +106,7 @@ export async function benchFeed(): Promise<BenchSection> {
       const cpuMsPerRequest = (cpu.user + cpu.system) / 1000 / ROUNDS;
       const loopMaxMs = delay.max / 1e6;
       delay.reset();
-      worstLoopMs = Math.max(worstLoopMs, loopMaxMs);
+      servingLoopMs = Math.max(servingLoopMs, loopMaxMs);
       latencies.sort((a, b) => a - b);
       const p99 = percentile(latencies, 0.99);
       rows.push({ label: `${kind.label}: median / p99 (${formatNumber(bytes / 1024, 0)} KiB)`, value: `${formatMs(percentile(latencies, 0.5))} / ${formatMs(p99)}`, target: '< 20 ms', met: p99 < 20 });
@@ -114,15 +114,17 @@ export async function benchFeed(): Promise<BenchSection> {
     }
     const slowestRebuild = Math.max(...rebuildMs);
     rows.push({ label: `rebuild of ${entries} entries (${snapshot.cards.length} cards), slowest of 20 (wall clock)`, value: formatMs(slowestRebuild), target: 'off the request path' });
-    rows.push({ label: 'rebuild: CPU time, mean of 20 (done in slices of 64 cards)', value: formatMs(rebuildCpuMs) });
-    rows.push({ label: 'longest event-loop block, rebuilding and serving', value: formatMs(worstLoopMs), target: '≤ 10 ms', met: worstLoopMs <= 10 });
+    rows.push({ label: 'rebuild: CPU time, mean of 20 (run in slices of about 2 ms)', value: formatMs(rebuildCpuMs) });
+    rows.push({ label: 'longest event-loop block while rebuilding', value: formatMs(rebuildLoopMaxMs), target: '≤ 10 ms', met: rebuildLoopMaxMs <= 10 });
+    rows.push({ label: 'longest event-loop block while serving (the four kinds)', value: formatMs(servingLoopMs), target: '≤ 10 ms', met: servingLoopMs <= 10 });
     return {
       title: 'Blocklist feed at 1000 entries',
       rows,
       notes: [
         `${entries} entries in ${snapshot.cards.length} cards: 40 operator rules (ranges split around an allowed number), the NPV ranges (VERDICT_NPV=block), numbers looked up here.`,
         `${ROUNDS} sequential requests per kind over loopback, client in the same process; p99 is the 99th percentile.`,
-        'Event-loop block: monitorEventLoopDelay at 1 ms resolution while rebuilding and while serving (client work included, so an upper bound).',
+        'Event-loop block: monitorEventLoopDelay at 1 ms resolution, measured separately while rebuilding (20 rebuilds, nothing served) and while serving (client work included, so an upper bound; on a loaded machine it also counts time the process waited for a core).',
+        'Serving writes held bytes: the files are made at rebuild, PROPFIND and REPORT answers are held per content version (a multiget of every card is one held buffer) and rendered again off the request path after a change.',
         `Shared 2-core machine: load average ${loadavg().map((load) => load.toFixed(1)).join(' / ')} at the end of the run; wall-clock figures then measure the wait for a core more than the work, which the CPU-time rows show.`,
       ],
     };

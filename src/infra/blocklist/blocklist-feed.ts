@@ -46,6 +46,8 @@ export interface BlocklistFeed {
   refresh(): Promise<FeedSnapshot>;
   /** A lookup's outcome: recorded when its verdict is block. Cheap, never throws. */
   recordLookup(this: void, e164: string, facts: TextFacts): void;
+  /** Called with each new snapshot once it is held (the HTTP routes render their answers again). */
+  onChange(listener: (snapshot: FeedSnapshot) => void): void;
   start(): void;
   stop(): void;
 }
@@ -147,6 +149,7 @@ export function createBlocklistFeed(options: BlocklistFeedOptions): BlocklistFee
   let held = emptySnapshot();
   let running: Promise<FeedSnapshot> | undefined;
   let timer: NodeJS.Timeout | undefined;
+  const listeners: Array<(snapshot: FeedSnapshot) => void> = [];
 
   async function rebuild(): Promise<FeedSnapshot> {
     const nowMs = now();
@@ -160,7 +163,16 @@ export function createBlocklistFeed(options: BlocklistFeedOptions): BlocklistFee
     }));
     await yieldToLoop();
     const next = await buildSnapshot(entries);
-    if (next.ctag !== held.ctag) held = next;
+    if (next.ctag !== held.ctag) {
+      held = next;
+      for (const listener of listeners) {
+        try {
+          listener(held);
+        } catch (error) {
+          options.onError?.(error);
+        }
+      }
+    }
     return held;
   }
 
@@ -185,6 +197,9 @@ export function createBlocklistFeed(options: BlocklistFeedOptions): BlocklistFee
     recordLookup(e164, facts) {
       if (verdictOf(facts, options.rule) !== 'block') return;
       options.log.record({ e164, score: computeScore(facts.sources).score, reason: cidLineOf(facts, 'fr', options.cidMaxLength), atMs: now() });
+    },
+    onChange(listener) {
+      listeners.push(listener);
     },
     start() {
       if (timer !== undefined) return;
