@@ -26,6 +26,30 @@ function percentile(sorted: readonly number[], fraction: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))] ?? 0;
 }
 
+/**
+ * The longest stretch between two turns of the event loop in process CPU time: unlike the
+ * loop-delay monitor, it leaves out the time the process waited for a core on a loaded machine
+ * (it counts the other threads' CPU, e.g. the garbage collector's, so it is still an upper bound).
+ */
+function cpuBlockProbe(): { stop(): number } {
+  let last = process.cpuUsage();
+  let longest = 0;
+  let on = true;
+  const tick = (): void => {
+    const now = process.cpuUsage();
+    longest = Math.max(longest, (now.user - last.user + now.system - last.system) / 1000);
+    last = now;
+    if (on) setImmediate(tick);
+  };
+  setImmediate(tick);
+  return {
+    stop: () => {
+      on = false;
+      return longest;
+    },
+  };
+}
+
 export async function benchFeed(): Promise<BenchSection> {
   // 40 operator rules (some ranges with allowed numbers inside), the NPV ranges, and enough
   // numbers looked up here to fill the feed to its 1000 entries.
@@ -60,12 +84,14 @@ export async function benchFeed(): Promise<BenchSection> {
     const rebuildMs: number[] = [];
     const rebuildCpuBefore = process.cpuUsage();
     delay.enable();
+    const rebuildProbe = cpuBlockProbe();
     for (let round = 0; round < 20; round += 1) {
       lists.add({ rule: `+3369${String(round).padStart(8, '0')}`, list: 'block', label: 'Nouvelle' });
       const start = performance.now();
       await feed.refresh();
       rebuildMs.push(performance.now() - start);
     }
+    const rebuildCpuBlockMs = rebuildProbe.stop();
     delay.disable();
     const rebuildCpu = process.cpuUsage(rebuildCpuBefore);
     const rebuildCpuMs = (rebuildCpu.user + rebuildCpu.system) / 1000 / 20;
@@ -84,11 +110,13 @@ export async function benchFeed(): Promise<BenchSection> {
     ];
     const rows: BenchSection['rows'] = [];
     let servingLoopMs = 0;
+    let servingCpuBlockMs = 0;
     for (const kind of kinds) {
       const latencies: number[] = [];
       let bytes = 0;
       const cpuBefore = process.cpuUsage();
       delay.enable();
+      const probe = cpuBlockProbe();
       for (let round = 0; round < ROUNDS; round += 1) {
         const start = performance.now();
         const answer = await request(`${base}${kind.path}`, {
@@ -101,6 +129,7 @@ export async function benchFeed(): Promise<BenchSection> {
         if (answer.statusCode !== 200 && answer.statusCode !== 207) throw new Error(`${kind.label}: ${answer.statusCode}`);
         bytes = body.byteLength;
       }
+      servingCpuBlockMs = Math.max(servingCpuBlockMs, probe.stop());
       delay.disable();
       const cpu = process.cpuUsage(cpuBefore);
       const cpuMsPerRequest = (cpu.user + cpu.system) / 1000 / ROUNDS;
@@ -117,6 +146,8 @@ export async function benchFeed(): Promise<BenchSection> {
     rows.push({ label: 'rebuild: CPU time, mean of 20 (run in slices of about 2 ms)', value: formatMs(rebuildCpuMs) });
     rows.push({ label: 'longest event-loop block while rebuilding', value: formatMs(rebuildLoopMaxMs), target: '≤ 10 ms', met: rebuildLoopMaxMs <= 10 });
     rows.push({ label: 'longest event-loop block while serving (the four kinds)', value: formatMs(servingLoopMs), target: '≤ 10 ms', met: servingLoopMs <= 10 });
+    rows.push({ label: 'longest loop turn in process CPU time while rebuilding', value: formatMs(rebuildCpuBlockMs), target: '≤ 10 ms', met: rebuildCpuBlockMs <= 10 });
+    rows.push({ label: 'longest loop turn in process CPU time while serving (server and client)', value: formatMs(servingCpuBlockMs), target: '≤ 10 ms', met: servingCpuBlockMs <= 10 });
     return {
       title: 'Blocklist feed at 1000 entries',
       rows,
