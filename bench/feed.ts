@@ -26,6 +26,30 @@ function percentile(sorted: readonly number[], fraction: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))] ?? 0;
 }
 
+/**
+ * The longest stretch between two turns of the event loop in process CPU time: unlike the
+ * loop-delay monitor, it leaves out the time the process waited for a core on a loaded machine
+ * (it counts the other threads' CPU, e.g. the garbage collector's, so it is still an upper bound).
+ */
+function cpuBlockProbe(): { stop(): number } {
+  let last = process.cpuUsage();
+  let longest = 0;
+  let on = true;
+  const tick = (): void => {
+    const now = process.cpuUsage();
+    longest = Math.max(longest, (now.user - last.user + now.system - last.system) / 1000);
+    last = now;
+    if (on) setImmediate(tick);
+  };
+  setImmediate(tick);
+  return {
+    stop: () => {
+      on = false;
+      return longest;
+    },
+  };
+}
+
 export async function benchFeed(): Promise<BenchSection> {
   // 40 operator rules (some ranges with allowed numbers inside), the NPV ranges, and enough
   // numbers looked up here to fill the feed to its 1000 entries.
@@ -56,16 +80,18 @@ export async function benchFeed(): Promise<BenchSection> {
 
   const delay = monitorEventLoopDelay({ resolution: 1 });
   try {
-    // Rebuilds: each is one synchronous stretch of the loop; timed one by one.
+    // Rebuilds, timed one by one; each runs in slices of about 2 ms with the loop let through.
     const rebuildMs: number[] = [];
     const rebuildCpuBefore = process.cpuUsage();
     delay.enable();
+    const rebuildProbe = cpuBlockProbe();
     for (let round = 0; round < 20; round += 1) {
       lists.add({ rule: `+3369${String(round).padStart(8, '0')}`, list: 'block', label: 'Nouvelle' });
       const start = performance.now();
       await feed.refresh();
       rebuildMs.push(performance.now() - start);
     }
+    const rebuildCpuBlockMs = rebuildProbe.stop();
     delay.disable();
     const rebuildCpu = process.cpuUsage(rebuildCpuBefore);
     const rebuildCpuMs = (rebuildCpu.user + rebuildCpu.system) / 1000 / 20;
@@ -83,12 +109,14 @@ export async function benchFeed(): Promise<BenchSection> {
       { label: `REPORT addressbook-multiget (${hrefs.length} cards)`, method: 'REPORT' as const, path: '/carddav/blocklist/', body: multiget, depth: '1' },
     ];
     const rows: BenchSection['rows'] = [];
-    let worstLoopMs = rebuildLoopMaxMs;
+    let servingLoopMs = 0;
+    let servingCpuBlockMs = 0;
     for (const kind of kinds) {
       const latencies: number[] = [];
       let bytes = 0;
       const cpuBefore = process.cpuUsage();
       delay.enable();
+      const probe = cpuBlockProbe();
       for (let round = 0; round < ROUNDS; round += 1) {
         const start = performance.now();
         const answer = await request(`${base}${kind.path}`, {
@@ -101,12 +129,13 @@ export async function benchFeed(): Promise<BenchSection> {
         if (answer.statusCode !== 200 && answer.statusCode !== 207) throw new Error(`${kind.label}: ${answer.statusCode}`);
         bytes = body.byteLength;
       }
+      servingCpuBlockMs = Math.max(servingCpuBlockMs, probe.stop());
       delay.disable();
       const cpu = process.cpuUsage(cpuBefore);
       const cpuMsPerRequest = (cpu.user + cpu.system) / 1000 / ROUNDS;
       const loopMaxMs = delay.max / 1e6;
       delay.reset();
-      worstLoopMs = Math.max(worstLoopMs, loopMaxMs);
+      servingLoopMs = Math.max(servingLoopMs, loopMaxMs);
       latencies.sort((a, b) => a - b);
       const p99 = percentile(latencies, 0.99);
       rows.push({ label: `${kind.label}: median / p99 (${formatNumber(bytes / 1024, 0)} KiB)`, value: `${formatMs(percentile(latencies, 0.5))} / ${formatMs(p99)}`, target: '< 20 ms', met: p99 < 20 });
@@ -114,15 +143,19 @@ export async function benchFeed(): Promise<BenchSection> {
     }
     const slowestRebuild = Math.max(...rebuildMs);
     rows.push({ label: `rebuild of ${entries} entries (${snapshot.cards.length} cards), slowest of 20 (wall clock)`, value: formatMs(slowestRebuild), target: 'off the request path' });
-    rows.push({ label: 'rebuild: CPU time, mean of 20 (done in slices of 64 cards)', value: formatMs(rebuildCpuMs) });
-    rows.push({ label: 'longest event-loop block, rebuilding and serving', value: formatMs(worstLoopMs), target: '≤ 10 ms', met: worstLoopMs <= 10 });
+    rows.push({ label: 'rebuild: CPU time, mean of 20 (run in slices of about 2 ms)', value: formatMs(rebuildCpuMs) });
+    rows.push({ label: 'longest event-loop block while rebuilding', value: formatMs(rebuildLoopMaxMs), target: '≤ 10 ms', met: rebuildLoopMaxMs <= 10 });
+    rows.push({ label: 'longest event-loop block while serving (the four kinds)', value: formatMs(servingLoopMs), target: '≤ 10 ms', met: servingLoopMs <= 10 });
+    rows.push({ label: 'longest loop turn in process CPU time while rebuilding', value: formatMs(rebuildCpuBlockMs), target: '≤ 10 ms', met: rebuildCpuBlockMs <= 10 });
+    rows.push({ label: 'longest loop turn in process CPU time while serving (server and client)', value: formatMs(servingCpuBlockMs), target: '≤ 10 ms', met: servingCpuBlockMs <= 10 });
     return {
       title: 'Blocklist feed at 1000 entries',
       rows,
       notes: [
         `${entries} entries in ${snapshot.cards.length} cards: 40 operator rules (ranges split around an allowed number), the NPV ranges (VERDICT_NPV=block), numbers looked up here.`,
         `${ROUNDS} sequential requests per kind over loopback, client in the same process; p99 is the 99th percentile.`,
-        'Event-loop block: monitorEventLoopDelay at 1 ms resolution while rebuilding and while serving (client work included, so an upper bound).',
+        'Event-loop block: monitorEventLoopDelay at 1 ms resolution, measured separately while rebuilding (20 rebuilds, nothing served) and while serving (client work included, so an upper bound; on a loaded machine it also counts time the process waited for a core).',
+        'Serving writes held bytes: the files are made at rebuild, PROPFIND and REPORT answers are held per content version (a multiget of every card is one held buffer) and rendered again off the request path after a change.',
         `Shared 2-core machine: load average ${loadavg().map((load) => load.toFixed(1)).join(' / ')} at the end of the run; wall-clock figures then measure the wait for a core more than the work, which the CPU-time rows show.`,
       ],
     };

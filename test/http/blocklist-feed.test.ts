@@ -105,6 +105,22 @@ describe('blocklist feed', () => {
     }
   });
 
+  it('answers a multiget of every card the same whatever its XML spelling, and a reordered one in the order asked', async () => {
+    const hrefs = feed.snapshot().cards.map((card) => `/carddav/blocklist/${card.name}`);
+    const headers = { 'content-type': 'text/xml; charset=utf-8', depth: '1', authorization: GOOD };
+    const otherSpelling = `<?xml version="1.0"?>\n<card:addressbook-multiget xmlns:x="DAV:" xmlns:card="urn:ietf:params:xml:ns:carddav">\n <x:prop> <x:getetag/> <card:address-data/> </x:prop>\n${hrefs.map((href) => ` <x:href>${href}</x:href>\n`).join('')}</card:addressbook-multiget>`;
+    const [first, second, reversed] = await Promise.all(
+      [multigetBody(hrefs), otherSpelling, multigetBody([...hrefs].reverse())].map(async (body) => {
+        const answer = await request('/carddav/blocklist/', { method: 'REPORT', headers, body });
+        expect(answer.status).toBe(207);
+        return answer.text();
+      }),
+    );
+    expect(second).toBe(first);
+    expect(responsesOf(reversed ?? '').map((card) => card.href)).toEqual([...hrefs].reverse());
+    expect(responsesOf(reversed ?? '').map((card) => card.data).sort()).toEqual(responsesOf(first ?? '').map((card) => card.data).sort());
+  });
+
   it('answers each card with its ETag, and 304 to If-None-Match', async () => {
     const card = feed.snapshot().cards[0];
     if (card === undefined) throw new Error('no card');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ListRule } from '../ports/operator-lists.js';
-import { buildFeedEntries, CARD_MAX_NUMBERS, groupIntoCards, rankRecent, splitAround, telOf, type BlockedCaller, type FeedEntry, type FeedInputs } from './feed-content.js';
+import { buildFeedEntries, CARD_MAX_NUMBERS, cardSteps, feedEntrySteps, groupIntoCards, rankRecent, splitAround, telOf, type BlockedCaller, type FeedEntry, type FeedInputs } from './feed-content.js';
 import { renderCsv, renderVcard, spamBlockerPattern } from './feed-formats.js';
 
 const WORDING = { rule: 'Bloqué', npv: 'NPV' };
@@ -97,6 +97,25 @@ describe('blocklist cards', () => {
     expect(spamBlockerPattern({ digits: '33162', wildcard: true, source: 'npv', reason: '' })).toBe('33162.*');
     const csv = renderCsv([{ uid: 'u', reason: 'a, b', entries: [{ digits: '33612345678', wildcard: false, source: 'rule', reason: 'a, b' }] }]);
     expect(csv).toBe('pattern,description,isBlacklist\n33612345678,a b,true\n');
+  });
+
+  it('builds entries and cards in many small steps with the same result as in one go', () => {
+    const recent = Array.from({ length: 1200 }, (_, index) => caller(`+336${String(20_000_000 + index * 7919).slice(-8)}`, 7 + (index % 3), index));
+    const feedInputs = inputs({ rules: [rule('+33170*', 'block'), rule('+33170000001', 'allow')], npvPrefixes: ['+33162', '+33163'], recent });
+    const count = <T>(steps: Generator<void, T, void>): { value: T; pauses: number } => {
+      let pauses = 0;
+      for (;;) {
+        const next = steps.next();
+        if (next.done === true) return { value: next.value, pauses };
+        pauses += 1;
+      }
+    };
+    const entries = count(feedEntrySteps(feedInputs));
+    expect(entries.value).toEqual(buildFeedEntries(feedInputs));
+    expect(entries.pauses).toBeGreaterThan(100);
+    const cards = count(cardSteps(entries.value, () => 'r'));
+    expect(cards.value).toEqual(groupIntoCards(entries.value, () => 'r'));
+    expect(cards.pauses).toBeGreaterThan(100);
   });
 
   it('splits to nothing when the allowed prefix is the range itself', () => {

@@ -98,8 +98,32 @@ export function rankRecent(recent: readonly BlockedCaller[]): BlockedCaller[] {
   });
 }
 
+/**
+ * A computation cut into steps: each `yield` is a point where the caller may let the event loop
+ * through (infra/blocklist/blocklist-feed.ts runs these in slices of a few milliseconds); run to
+ * its end at once by `runToEnd`. The result is the same either way.
+ */
+export type Steps<T> = Generator<void, T, void>;
+
+/** Work items (rules, ranges, numbers, buckets) between two yield points. */
+const ITEMS_PER_STEP = 8;
+
+/** Runs steps to their end without pausing. */
+export function runToEnd<T>(steps: Steps<T>): T {
+  let next = steps.next();
+  while (next.done !== true) next = steps.next();
+  return next.value;
+}
+
 /** The feed's entries, ranked and capped. */
 export function buildFeedEntries(inputs: FeedInputs): FeedEntry[] {
+  return runToEnd(feedEntrySteps(inputs));
+}
+
+/** `buildFeedEntries` as steps, so that a large feed is built without holding the loop. */
+export function* feedEntrySteps(inputs: FeedInputs): Steps<FeedEntry[]> {
+  let items = 0;
+  const pause = (): boolean => (items += 1) % ITEMS_PER_STEP === 0;
   const shapes = inputs.rules.map((rule) => ({ rule, shape: shapeOf(rule) })).filter((item): item is { rule: ListRule; shape: RuleShape } => item.shape !== undefined);
   const allShapes = shapes.map((item) => item.shape);
   const allowShapes = allShapes.filter((shape) => shape.list === 'allow');
@@ -130,22 +154,29 @@ export function buildFeedEntries(inputs: FeedInputs): FeedEntry[] {
   //    group in the rules' own order (stable while the rules are).
   const blockRules = shapes.filter((item) => item.shape.list === 'block').sort((a, b) => (a.shape.digits < b.shape.digits ? -1 : a.shape.digits > b.shape.digits ? 1 : 0));
   for (const { rule, shape } of blockRules) {
+    if (pause()) yield;
     if (decidingRule(shape.digits, shape.wildcard, allShapes)?.list !== 'block') continue;
     const reason = rule.label?.trim() || inputs.wording.rule;
     if (shape.wildcard) addRange(shape.digits, 'rule', reason);
   }
   for (const { rule, shape } of blockRules) {
+    if (pause()) yield;
     if (shape.wildcard || decidingRule(shape.digits, false, allShapes)?.list !== 'block') continue;
     addNumber(shape.digits, 'rule', rule.label?.trim() || inputs.wording.rule);
   }
   // 2. NPV ranges, unless an allow rule decides for the whole range.
   for (const prefix of inputs.npvPrefixes) {
+    if (pause()) yield;
     const digits = prefix.replace(/^\+/, '');
     if (decidingRule(digits, true, allShapes)?.list === 'allow') continue;
     addRange(digits, 'npv', inputs.wording.npv);
   }
   // 3. Numbers looked up here whose verdict was block, unless the allow list decides for them.
-  for (const caller of rankRecent(inputs.recent)) {
+  const ranked = rankRecent(inputs.recent);
+  yield;
+  for (const caller of ranked) {
+    if (full()) break;
+    if (pause()) yield;
     const digits = caller.e164.replace(/^\+/, '');
     if (!/^\d{4,15}$/.test(digits) || decidingRule(digits, false, allShapes)?.list === 'allow') continue;
     addNumber(digits, 'recent', caller.reason);
@@ -171,6 +202,11 @@ const FIRST_BUCKET_DIGITS = 4;
  * the split stay together in a bucket of their own.
  */
 export function groupIntoCards(entries: readonly FeedEntry[], reasonKey: (reason: string) => string): FeedCard[] {
+  return runToEnd(cardSteps(entries, reasonKey));
+}
+
+/** `groupIntoCards` as steps (see `Steps`). */
+export function* cardSteps(entries: readonly FeedEntry[], reasonKey: (reason: string) => string): Steps<FeedCard[]> {
   const byReason = new Map<string, FeedEntry[]>();
   for (const entry of entries) {
     const group = byReason.get(entry.reason);
@@ -180,7 +216,8 @@ export function groupIntoCards(entries: readonly FeedEntry[], reasonKey: (reason
   const cards: FeedCard[] = [];
   for (const [reason, group] of byReason) {
     const key = reasonKey(reason);
-    const bucket = (members: FeedEntry[], depth: number, label: string): void => {
+    const bucket = function* (members: FeedEntry[], depth: number, label: string): Steps<void> {
+      yield;
       if (depth > FIRST_BUCKET_DIGITS && members.length <= CARD_MAX_NUMBERS) {
         cards.push({ uid: `${key}-${label}`, reason, entries: [...members].sort(compareEntries) });
         return;
@@ -199,11 +236,12 @@ export function groupIntoCards(entries: readonly FeedEntry[], reasonKey: (reason
           for (let start = 0; start < sorted.length; start += CARD_MAX_NUMBERS) cards.push({ uid: `${key}-${child}-${start / CARD_MAX_NUMBERS}`, reason, entries: sorted.slice(start, start + CARD_MAX_NUMBERS) });
           continue;
         }
-        bucket(list, depth + 1, child);
+        yield* bucket(list, depth + 1, child);
       }
     };
-    bucket(group, FIRST_BUCKET_DIGITS, '');
+    yield* bucket(group, FIRST_BUCKET_DIGITS, '');
   }
+  yield;
   return cards.sort((a, b) => (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0));
 }
 

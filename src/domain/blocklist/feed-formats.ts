@@ -66,7 +66,13 @@ function csvText(text: string): string {
 export const CSV_HEADER = 'pattern,description,isBlacklist';
 
 export function renderCsv(cards: readonly FeedCard[]): string {
-  const rows = [CSV_HEADER];
-  for (const card of cards) for (const entry of card.entries) rows.push(`${spamBlockerPattern(entry)},${csvText(card.reason)},true`);
-  return rows.join('\n') + '\n';
+  return `${CSV_HEADER}\n${cards.map(renderCsvRows).join('')}`;
+}
+
+/** One card's CSV rows, each ending with a line break (renderCsv is the header then these). */
+export function renderCsvRows(card: FeedCard): string {
+  const description = csvText(card.reason);
+  let rows = '';
+  for (const entry of card.entries) rows += `${spamBlockerPattern(entry)},${description},true\n`;
+  return rows;
 }

@@ -125,24 +125,32 @@ function sendMultistatus(reply: FastifyReply, body: Buffer): FastifyReply {
   return reply.code(207).header('content-type', XML_TYPE).header('cache-control', 'private, no-cache').send(body);
 }
 
-// A client asks the same PROPFIND and REPORT at every sync: their answers are kept with the
-// snapshot they were made from (a few per snapshot), so a repeated one costs no rendering.
+// A client asks the same PROPFIND and REPORT at every sync: their answers are held with the
+// snapshot (content version) they were made from, found first by the request's own text (no
+// parsing) and then by its shape (what it asks for, whatever the XML's spelling), so a repeated
+// one costs no rendering. A multiget naming every card in the address book's order is the shape
+// `multiget-all`, whatever its bytes. When the content changes, the shapes asked for before are
+// rendered again for the new snapshot off the request path, in slices (warmAnswers).
 const MAX_HELD_ANSWERS = 16;
-const heldAnswers = new WeakMap<FeedSnapshot, Map<string, Buffer>>();
+/** The longest stretch a warm-up holds the event loop before letting it through. */
+const WARM_SLICE_MS = 2;
 
-function answerOf(snapshot: FeedSnapshot, key: string, render: () => readonly string[]): Buffer {
-  let answers = heldAnswers.get(snapshot);
-  if (answers === undefined) heldAnswers.set(snapshot, (answers = new Map<string, Buffer>()));
-  let body = answers.get(key);
-  if (body === undefined) {
-    body = Buffer.from(multistatus(render()), 'utf8');
-    if (answers.size < MAX_HELD_ANSWERS) answers.set(key, body);
-  }
-  return body;
-}
+/** How to render one shape of answer from a snapshot: its responses, one by one. */
+type AnswerRenderer = (snapshot: FeedSnapshot) => Iterable<string>;
 
 function answerKey(request: FastifyRequest, depth: 0 | 1): string {
   return `${request.method} ${request.url} ${depth} ${typeof request.body === 'string' ? request.body : ''}`;
+}
+
+function shapeKey(url: string, depth: 0 | 1, dav: DavRequest): string {
+  return `${url} ${depth} ${dav.root} ${dav.allprop ? 'allprop' : dav.props.join(',')}`;
+}
+
+/** Whether a multiget names every card, in the address book's order, by its own href. */
+function namesEveryCard(snapshot: FeedSnapshot, hrefs: readonly string[]): boolean {
+  if (hrefs.length !== snapshot.cards.length) return false;
+  for (let index = 0; index < hrefs.length; index += 1) if (hrefs[index] !== `${ADDRESS_BOOK}${snapshot.cards[index]?.name ?? ''}`) return false;
+  return true;
 }
 
 function davRequestOf(request: FastifyRequest): DavRequest {
@@ -177,61 +185,125 @@ export async function feedRoutes(app: FastifyInstance, options: FeedRoutesOption
     app.route({ method, url: '/.well-known/carddav', config: FEED_ROUTE, schema: HIDDEN, bodyLimit: DAV_BODY_LIMIT, handler: async (_request, reply) => reply.code(301).header('location', CARDDAV_HOME).header('cache-control', 'no-store').send() });
   }
 
+  const heldAnswers = new WeakMap<FeedSnapshot, Map<string, Buffer>>();
+  /** The shapes asked for so far (at most MAX_HELD_ANSWERS), rendered again at each change. */
+  const askedShapes = new Map<string, AnswerRenderer>();
+  const answersOf = (snapshot: FeedSnapshot): Map<string, Buffer> => {
+    let answers = heldAnswers.get(snapshot);
+    if (answers === undefined) heldAnswers.set(snapshot, (answers = new Map<string, Buffer>()));
+    return answers;
+  };
+  const hold = (answers: Map<string, Buffer>, key: string, body: Buffer): void => {
+    if (answers.size < MAX_HELD_ANSWERS * 2) answers.set(key, body);
+  };
+
+  /**
+   * The answer to a PROPFIND or REPORT: held bytes when this request (or its shape) was answered
+   * for this snapshot; otherwise parsed, rendered and held. `shapeOf` gives the shape's key and
+   * renderer, or undefined for an answer that depends on the request's own hrefs.
+   */
+  const answer = (request: FastifyRequest, depth: 0 | 1, shapeOf: (dav: DavRequest, snapshot: FeedSnapshot) => { key?: string; render: AnswerRenderer }): Buffer => {
+    const snapshot = feed.snapshot();
+    const answers = answersOf(snapshot);
+    const raw = answerKey(request, depth);
+    const known = answers.get(raw);
+    if (known !== undefined) return known;
+    const dav = davRequestOf(request);
+    const shape = shapeOf(dav, snapshot);
+    let body = shape.key === undefined ? undefined : answers.get(shape.key);
+    if (body === undefined) {
+      body = Buffer.from(multistatus([...shape.render(snapshot)]), 'utf8');
+      if (shape.key !== undefined) {
+        hold(answers, shape.key, body);
+        if (askedShapes.size < MAX_HELD_ANSWERS) askedShapes.set(shape.key, shape.render);
+      }
+    }
+    hold(answers, raw, body);
+    return body;
+  };
+
+  // When the content changes, the shapes asked for before are rendered for the new snapshot in
+  // slices of about WARM_SLICE_MS, so the next sync finds them held.
+  let warming = Promise.resolve();
+  feed.onChange((snapshot) => {
+    warming = warming.then(async () => {
+      for (const [key, render] of [...askedShapes]) {
+        if (feed.snapshot() !== snapshot) return;
+        const answers = answersOf(snapshot);
+        if (answers.has(key)) continue;
+        const responses: string[] = [];
+        let sliceStart = performance.now();
+        for (const response of render(snapshot)) {
+          responses.push(response);
+          if (performance.now() - sliceStart >= WARM_SLICE_MS) {
+            await new Promise((resolve) => setImmediate(resolve));
+            sliceStart = performance.now();
+          }
+        }
+        if (!answers.has(key)) hold(answers, key, Buffer.from(multistatus(responses), 'utf8'));
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    }).catch(() => undefined);
+  });
+
   const collections: Array<{ url: string; propfind(request: FastifyRequest, reply: FastifyReply): FastifyReply }> = [
     {
       url: CARDDAV_HOME,
       propfind: (request, reply) => {
-        const dav = davRequestOf(request);
-        const snapshot = feed.snapshot();
         const depth = depthOf(request);
         return sendMultistatus(
           reply,
-          answerOf(snapshot, answerKey(request, depth), () => {
-            const responses = [davResponse(CARDDAV_HOME, homeProperties(), dav)];
-            if (depth === 1) responses.push(davResponse(ADDRESS_BOOK, bookProperties(snapshot), dav));
-            return responses;
-          }),
+          answer(request, depth, (dav) => ({
+            key: shapeKey(CARDDAV_HOME, depth, dav),
+            render: function* (snapshot) {
+              yield davResponse(CARDDAV_HOME, homeProperties(), dav);
+              if (depth === 1) yield davResponse(ADDRESS_BOOK, bookProperties(snapshot), dav);
+            },
+          })),
         );
       },
     },
     {
       url: ADDRESS_BOOK,
       propfind: (request, reply) => {
-        const dav = davRequestOf(request);
-        const snapshot = feed.snapshot();
         const depth = depthOf(request);
         return sendMultistatus(
           reply,
-          answerOf(snapshot, answerKey(request, depth), () => {
-            const responses = [davResponse(ADDRESS_BOOK, bookProperties(snapshot), dav)];
-            if (depth === 1) for (const card of snapshot.cards) responses.push(davResponse(`${ADDRESS_BOOK}${card.name}`, cardProperties(card, false), dav));
-            return responses;
-          }),
+          answer(request, depth, (dav) => ({
+            key: shapeKey(ADDRESS_BOOK, depth, dav),
+            render: function* (snapshot) {
+              yield davResponse(ADDRESS_BOOK, bookProperties(snapshot), dav);
+              if (depth === 1) for (const card of snapshot.cards) yield davResponse(`${ADDRESS_BOOK}${card.name}`, cardProperties(card, false), dav);
+            },
+          })),
         );
       },
     },
   ];
 
+  const everyCard = (dav: DavRequest): AnswerRenderer =>
+    function* (snapshot) {
+      for (const card of snapshot.cards) yield davResponse(`${ADDRESS_BOOK}${card.name}`, cardProperties(card, true), dav);
+    };
   const report = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
-    const dav = davRequestOf(request);
-    const snapshot = feed.snapshot();
-    if (dav.root === 'addressbook-multiget') {
-      return sendMultistatus(
-        reply,
-        answerOf(snapshot, answerKey(request, 1), () =>
-          dav.hrefs.map((href) => {
-            const name = cardNameOf(href);
-            const card = name === undefined ? undefined : snapshot.byName.get(name);
-            return card === undefined ? davMissing(href) : davResponse(href, cardProperties(card, true), dav);
-          }),
-        ),
-      );
-    }
-    if (dav.root === 'addressbook-query') {
+    const body = answer(request, 1, (dav, snapshot) => {
+      if (dav.root === 'addressbook-multiget') {
+        // Every card by its own href in order: the same bytes as rendering the hrefs one by one.
+        if (namesEveryCard(snapshot, dav.hrefs)) return { key: shapeKey(request.url, 1, { ...dav, root: 'multiget-all', hrefs: [] }), render: everyCard(dav) };
+        return {
+          render: (current) =>
+            dav.hrefs.map((href) => {
+              const name = cardNameOf(href);
+              const card = name === undefined ? undefined : current.byName.get(name);
+              return card === undefined ? davMissing(href) : davResponse(href, cardProperties(card, true), dav);
+            }),
+        };
+      }
       // Filters are not applied: every card of this one-purpose address book is returned.
-      return sendMultistatus(reply, answerOf(snapshot, answerKey(request, 1), () => snapshot.cards.map((card) => davResponse(`${ADDRESS_BOOK}${card.name}`, cardProperties(card, true), dav))));
-    }
-    throw new ApiError('forbidden', 'Only the addressbook-multiget and addressbook-query reports are supported.');
+      if (dav.root === 'addressbook-query') return { key: shapeKey(request.url, 1, dav), render: everyCard(dav) };
+      throw new ApiError('forbidden', 'Only the addressbook-multiget and addressbook-query reports are supported.');
+    });
+    return sendMultistatus(reply, body);
   };
 
   for (const collection of collections) {

@@ -4,8 +4,8 @@
 // the held ones, the held snapshot (and so the collection's ctag and every ETag) stays. Requests
 // only read the snapshot. Rules: docs/integrations/blocklist-feed.md.
 import { createHash } from 'node:crypto';
-import { buildFeedEntries, groupIntoCards, type FeedCard, type FeedEntry } from '../../domain/blocklist/feed-content.js';
-import { renderCsv, renderVcard } from '../../domain/blocklist/feed-formats.js';
+import { cardSteps, feedEntrySteps, type FeedCard, type FeedEntry, type Steps } from '../../domain/blocklist/feed-content.js';
+import { CSV_HEADER, renderCsv, renderCsvRows, renderVcard } from '../../domain/blocklist/feed-formats.js';
 import type { BlockedCallerLog } from '../../domain/ports/blocked-callers.js';
 import type { OperatorLists } from '../../domain/ports/operator-lists.js';
 import { cidLineOf, verdictOf, type TextFacts, type VerdictRule } from '../../domain/verdict.js';
@@ -46,6 +46,8 @@ export interface BlocklistFeed {
   refresh(): Promise<FeedSnapshot>;
   /** A lookup's outcome: recorded when its verdict is block. Cheap, never throws. */
   recordLookup(this: void, e164: string, facts: TextFacts): void;
+  /** Called with each new snapshot once it is held (the HTTP routes render their answers again). */
+  onChange(listener: (snapshot: FeedSnapshot) => void): void;
   start(): void;
   stop(): void;
 }
@@ -75,30 +77,55 @@ function fileOf(text: string): FeedFile {
   return { bytes: Buffer.from(text, 'utf8'), etag: `"${shortHash(text, 24)}"` };
 }
 
-/** Cards rendered between two yields to the event loop while building. */
-const CARDS_PER_SLICE = 64;
+/** The longest stretch a rebuild holds the event loop for before letting it through. */
+export const SLICE_MS = 2;
 
 const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** Lets the loop through once the current slice has run for SLICE_MS. */
+function sliceClock(yieldBetween: () => Promise<void>): () => Promise<void> | undefined {
+  let sliceStart = performance.now();
+  return () => {
+    if (performance.now() - sliceStart < SLICE_MS) return undefined;
+    return yieldBetween().then(() => {
+      sliceStart = performance.now();
+    });
+  };
+}
+
+/** Runs steps (domain/blocklist/feed-content.ts) in slices of about SLICE_MS. */
+export async function runInSlices<T>(steps: Steps<T>, yieldBetween: () => Promise<void> = yieldToLoop): Promise<T> {
+  const due = sliceClock(yieldBetween);
+  for (;;) {
+    const next = steps.next();
+    if (next.done === true) return next.value;
+    const pause = due();
+    if (pause !== undefined) await pause;
+  }
+}
 
 /**
  * The snapshot of these entries, built in slices with the event loop let through between them
  * (`yieldBetween`), so that a rebuild never holds the loop for long whatever the feed's size.
  */
 export async function buildSnapshot(entries: readonly FeedEntry[], yieldBetween: () => Promise<void> = yieldToLoop): Promise<FeedSnapshot> {
-  const cards: FeedCard[] = groupIntoCards(entries, (reason) => `pr-${shortHash(reason, 8)}`);
+  const cards: FeedCard[] = await runInSlices(cardSteps(entries, (reason) => `pr-${shortHash(reason, 8)}`), yieldBetween);
+  await yieldBetween();
+  const due = sliceClock(yieldBetween);
   const files: FeedCardFile[] = [];
+  const csvParts: string[] = [`${CSV_HEADER}\n`];
   const whole = createHash('sha256');
-  for (let start = 0; start < cards.length; start += CARDS_PER_SLICE) {
-    await yieldBetween();
-    for (const card of cards.slice(start, start + CARDS_PER_SLICE)) {
-      const vcard = renderVcard(card, PRODUCT_ID);
-      whole.update(vcard);
-      files.push({ uid: card.uid, name: `${card.uid}.vcf`, etag: `"${shortHash(vcard, 24)}"`, vcard, bytes: Buffer.from(vcard, 'utf8') });
-    }
+  for (const card of cards) {
+    const vcard = renderVcard(card, PRODUCT_ID);
+    whole.update(vcard);
+    files.push({ uid: card.uid, name: `${card.uid}.vcf`, etag: `"${shortHash(vcard, 24)}"`, vcard, bytes: Buffer.from(vcard, 'utf8') });
+    csvParts.push(renderCsvRows(card));
+    const pause = due();
+    if (pause !== undefined) await pause;
   }
   await yieldBetween();
   const vcfBytes = Buffer.concat(files.map((file) => file.bytes));
-  const csv = renderCsv(cards);
+  const csv = csvParts.join('');
   const ctag = whole.digest('hex').slice(0, 24);
   return {
     ctag,
@@ -122,20 +149,30 @@ export function createBlocklistFeed(options: BlocklistFeedOptions): BlocklistFee
   let held = emptySnapshot();
   let running: Promise<FeedSnapshot> | undefined;
   let timer: NodeJS.Timeout | undefined;
+  const listeners: Array<(snapshot: FeedSnapshot) => void> = [];
 
   async function rebuild(): Promise<FeedSnapshot> {
     const nowMs = now();
     const recent = await options.log.list(nowMs);
-    const entries = buildFeedEntries({
+    const entries = await runInSlices(feedEntrySteps({
       rules: options.lists?.activeRules(nowMs) ?? [],
       npvPrefixes,
       recent,
       maxEntries: options.maxEntries,
       wording: { rule: RULE_REASON, npv: words('fr', 'cid.npv') },
-    });
+    }));
     await yieldToLoop();
     const next = await buildSnapshot(entries);
-    if (next.ctag !== held.ctag) held = next;
+    if (next.ctag !== held.ctag) {
+      held = next;
+      for (const listener of listeners) {
+        try {
+          listener(held);
+        } catch (error) {
+          options.onError?.(error);
+        }
+      }
+    }
     return held;
   }
 
@@ -160,6 +197,9 @@ export function createBlocklistFeed(options: BlocklistFeedOptions): BlocklistFee
     recordLookup(e164, facts) {
       if (verdictOf(facts, options.rule) !== 'block') return;
       options.log.record({ e164, score: computeScore(facts.sources).score, reason: cidLineOf(facts, 'fr', options.cidMaxLength), atMs: now() });
+    },
+    onChange(listener) {
+      listeners.push(listener);
     },
     start() {
       if (timer !== undefined) return;
