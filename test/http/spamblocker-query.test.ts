@@ -3,6 +3,9 @@
 // take the served config, split the incoming number into {cc} and {domestic}, paste them into
 // the URL unencoded, send the app's headers, and read the answer with the config's regular
 // expressions by the app's rules.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../harness/servers.js';
 import { scoredSources } from '../../harness/scored-sources.js';
@@ -12,6 +15,18 @@ interface QueryApi {
   desc: string;
   enabled: boolean;
   actions: Array<{ type: string; url?: string; header?: string; negativeSig?: string; positiveSig?: string; categorySig?: string }>;
+}
+
+/** One incoming call, as the app screens it with the config `api` served by `server`. */
+async function screenCall(server: TestServer, api: QueryApi, rawNumber: string): Promise<QueryResult & { url: string }> {
+  const [intercept, download, parse, filter, importer] = api.actions;
+  expect([intercept?.type, download?.type, parse?.type, filter?.type, importer?.type]).toEqual(['ParseIncomingNumber', 'HttpDownload', 'ParseQueryResult', 'FilterSpamResult', 'ImportToSpamDB']);
+  const url = resolveNumberTags(download?.url ?? '', parseIncomingNumber(rawNumber));
+  // The config names this deployment by PUBLIC_URL; the test's server stands in for it.
+  const answer = await fetch(url.replace('http://placeholder.invalid', server.baseUrl), { headers: SPAMBLOCKER_HEADERS });
+  const body = await answer.text();
+  if (answer.status !== 200) return { url, determined: false, isSpam: false, category: null };
+  return { url, ...parseQueryResult(body, { negativeSig: parse?.negativeSig ?? '', positiveSig: parse?.positiveSig ?? '', categorySig: parse?.categorySig ?? '' }) };
 }
 
 describe('SpamBlocker instant query', () => {
@@ -26,17 +41,7 @@ describe('SpamBlocker instant query', () => {
   });
   afterAll(async () => server.close());
 
-  /** One incoming call, as the app screens it with the served config. */
-  async function screen(rawNumber: string): Promise<QueryResult & { url: string }> {
-    const [intercept, download, parse, filter, importer] = api.actions;
-    expect([intercept?.type, download?.type, parse?.type, filter?.type, importer?.type]).toEqual(['ParseIncomingNumber', 'HttpDownload', 'ParseQueryResult', 'FilterSpamResult', 'ImportToSpamDB']);
-    const url = resolveNumberTags(download?.url ?? '', parseIncomingNumber(rawNumber));
-    // The config names this deployment by PUBLIC_URL; the test's server stands in for it.
-    const answer = await fetch(url.replace('http://placeholder.invalid', server.baseUrl), { headers: SPAMBLOCKER_HEADERS });
-    const body = await answer.text();
-    if (answer.status !== 200) return { url, determined: false, isSpam: false, category: null };
-    return { url, ...parseQueryResult(body, { negativeSig: parse?.negativeSig ?? '', positiveSig: parse?.positiveSig ?? '', categorySig: parse?.categorySig ?? '' }) };
-  }
+  const screen = (rawNumber: string): Promise<QueryResult & { url: string }> => screenCall(server, api, rawNumber);
 
   it('serves the app’s own Api JSON, filled with PUBLIC_URL and a wait below the app’s race', () => {
     expect(api.enabled).toBe(true);
@@ -80,7 +85,52 @@ describe('SpamBlocker instant query', () => {
     expect(await screen('+33655555555')).toMatchObject({ determined: false, isSpam: false });
   });
 
-  it.todo('a caller on the operator block list is spam with the rule’s label (needs issue 29’s phone-route wiring of the lists)');
+});
+
+// The operator's lists (docs/lists.md) decide before the sources: a caller the sources score 2
+// is spam when blocked, one they score 9 is not spam when allowed, each with its rule's label as
+// the category, and no source is asked.
+describe('SpamBlocker instant query, callers on the operator’s lists', () => {
+  let server: TestServer;
+  let api: QueryApi;
+  let listsDir: string;
+  const sources = scoredSources({ '+33612345670': 2, '+33612345688': 9, '+33612345699': 9, '+33698000001': 2 });
+  const sourceCalls = (): number => sources.primary.calls + sources.community.calls + sources.signals.calls;
+  beforeAll(async () => {
+    listsDir = mkdtempSync(join(tmpdir(), 'spamblocker-lists-'));
+    const listsFile = join(listsDir, 'lists.csv');
+    writeFileSync(listsFile, ['rule,list,label,note,expiresAt,createdAt', '+33612345670,block,Robot,,,2026-11-26T00:00:00.000Z', '+33612345699,allow,Fournisseur,,,2026-11-26T00:00:00.000Z', '+33698*,block,,,,2026-11-26T00:00:00.000Z', ''].join('\n'));
+    server = await startTestServer({ env: { LISTS_FILE: listsFile, RATE_LIMIT_MAX: '0', PUBLIC_URL: 'http://placeholder.invalid' }, overrides: { sources } });
+    api = (await (await fetch(`${server.baseUrl}/integrations/spamblocker/query.json`)).json()) as QueryApi;
+  });
+  afterAll(async () => {
+    await server?.close();
+    if (listsDir !== undefined) rmSync(listsDir, { recursive: true, force: true });
+  });
+
+  it('a caller on the block list is spam with the rule’s label, whatever the sources say (score 2), and no source is asked', async () => {
+    const before = sourceCalls();
+    expect(await screenCall(server, api, '+33612345670')).toMatchObject({ determined: true, isSpam: true, category: 'Robot' });
+    expect(sourceCalls()).toBe(before);
+  });
+
+  it('a caller inside a blocked prefix without a label is spam, named as blocked by the operator', async () => {
+    const before = sourceCalls();
+    expect(await screenCall(server, api, '0698000001')).toMatchObject({ determined: true, isSpam: true, category: 'Bloqué par l’opérateur' });
+    expect(sourceCalls()).toBe(before);
+  });
+
+  it('a caller on the allow list is determined not spam with the rule’s label, whatever the sources say (score 9), and no source is asked', async () => {
+    const before = sourceCalls();
+    expect(await screenCall(server, api, '+33612345699')).toMatchObject({ determined: true, isSpam: false, category: 'Fournisseur' });
+    expect(sourceCalls()).toBe(before);
+  });
+
+  it('a caller off the lists the sources score 9 is spam by their score (the control: they are asked)', async () => {
+    const before = sourceCalls();
+    expect(await screenCall(server, api, '+33612345688')).toMatchObject({ determined: true, isSpam: true, category: 'SPAM? 9/9 Démarchage' });
+    expect(sourceCalls()).toBeGreaterThan(before);
+  });
 });
 
 describe('SpamBlocker config: the base URL', () => {
