@@ -20,7 +20,7 @@ import { randomBytes } from 'node:crypto';
 import type { ListRule } from '../../domain/ports/operator-lists.js';
 import { FILE_COLUMNS, formatRuleLine, ListCsvError } from '../../domain/lists/list-csv.js';
 import type { RuleContext } from '../../domain/lists/rules.js';
-import { buildIndexInSlices, createLiveIndex, formatCsvInSlices, ListStoreUnavailable, readListCsvInSlices, type ListStore, type ListStoreLogger } from './list-store.js';
+import { buildIndexInSlices, createLiveIndex, forEachInSlices, formatCsvInSlices, mapRulesInSlices, ListStoreUnavailable, readListCsvInSlices, type ListStore, type ListStoreLogger } from './list-store.js';
 
 export const POLL_MS = 1000;
 export const LOCK_STALE_MS = 30_000;
@@ -188,8 +188,9 @@ export async function openFileListStore(options: FileListStoreOptions): Promise<
     try {
       // Someone else may have written since we last read: start from the file as it is.
       const signature = signatureOf(await statOrUndefined(path));
-      let rules: ListRule[];
-      if (signature === loadedSignature) rules = live.current().allRules();
+      // Walked in slices, never copied whole in one go: 100,000 rules would hold the loop (docs/lists.md).
+      let rules: Iterable<ListRule>;
+      if (signature === loadedSignature) rules = live.current().rules();
       else {
         try {
           rules = (await readRules()).rules;
@@ -198,17 +199,16 @@ export async function openFileListStore(options: FileListStoreOptions): Promise<
           throw error;
         }
       }
-      const byRule = new Map(rules.map((rule) => [rule.rule, rule] as const));
+      const byRule = await mapRulesInSlices(rules);
       const { result, changed } = await change(byRule);
       if (!changed) return result;
-      const all = [...byRule.values()];
-      const text = await formatCsvInSlices(all, (rule) => formatRuleLine(rule, FILE_COLUMNS), FILE_COLUMNS.join(','));
+      const text = await formatCsvInSlices(byRule.values(), (rule) => formatRuleLine(rule, FILE_COLUMNS), FILE_COLUMNS.join(','));
       try {
         await writeFileAtomically(path, text);
       } catch (error) {
         throw new ListStoreUnavailable(`the lists file cannot be written (${path}): ${(error as Error).message}`);
       }
-      const { index } = await buildIndexInSlices(all);
+      const { index } = await buildIndexInSlices(byRule.values());
       live.swap(index);
       loadedSignature = signatureOf(await statOrUndefined(path));
       refusedSignature = undefined;
@@ -257,12 +257,12 @@ export async function openFileListStore(options: FileListStoreOptions): Promise<
         return { result: removed, changed: removed };
       }),
     importRules: (imported) =>
-      write((rules) => {
+      write(async (rules) => {
         let replaced = 0;
-        for (const rule of imported) {
+        await forEachInSlices(imported, (rule) => {
           if (rules.has(rule.rule)) replaced += 1;
           rules.set(rule.rule, rule);
-        }
+        });
         return { result: { added: imported.length - replaced, replaced }, changed: imported.length > 0 };
       }),
     storedRules: () => live.current().allRules(),

@@ -13,6 +13,7 @@
 // The file (LISTS_FILE) is imported once, on start, only when Redis holds no rule and was never
 // written (no lists:seeded): docs/lists.md.
 import { randomBytes } from 'node:crypto';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import type { ListRule } from '../../domain/ports/operator-lists.js';
 import { buildIndexInSlices, createLiveIndex, ListStoreUnavailable, type ListStore, type ListStoreLogger } from './list-store.js';
@@ -279,10 +280,16 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
         }
         return flags.filter((flag) => flag === 1).length;
       });
+      // The fields encoded a chunk at a time, yielding between chunks (100,000 at once would hold the loop).
+      const chunks: Array<Record<string, string>> = [];
+      for (let at = 0; at < rules.length; at += HSET_CHUNK) {
+        chunks.push(Object.fromEntries(rules.slice(at, at + HSET_CHUNK).map((rule) => [rule.rule, encode(rule)])));
+        await nextTurn();
+      }
       // One MULTI: the whole import is applied at once, or not at all.
       const result = await run('written', () => {
         const multi = redis.multi();
-        for (let at = 0; at < rules.length; at += HSET_CHUNK) multi.hset(RULES, Object.fromEntries(rules.slice(at, at + HSET_CHUNK).map((rule) => [rule.rule, encode(rule)])));
+        for (const chunk of chunks) multi.hset(RULES, chunk);
         multi.set(SEEDED, '1', 'NX').incr(VERSION);
         return multi.exec();
       });
