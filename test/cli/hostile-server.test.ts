@@ -46,7 +46,7 @@ function schemaValidReport(): Record<string, unknown> {
         signals: { spamScore: 80, reportsCount: 1, callerType: hostile('=c'), commentList: [{ text: hostile('t'), date: hostile('d'), callerType: hostile('-c') }] },
       },
     },
-    meta: { sources: { primary: meta, community: { ...meta, status: 'error', reason: 'timeout' }, signals: meta }, hints: ['npv'] },
+    meta: { sources: { primary: meta, community: { ...meta, status: 'error', reason: 'timeout' }, signals: meta }, hints: ['npv'], score: 9, risk: 'suspicious', scoreSource: 'primary', list: null },
   };
 }
 
@@ -76,7 +76,7 @@ const ANSWERS: Record<string, { status: number; body: unknown }> = {
       return body;
     })(),
   },
-  '0600000004': { status: 200, body: { ...schemaValidReport(), meta: { sources: {}, hints: [{ '=x': 1 }] } } },
+  '0600000004': { status: 200, body: { ...schemaValidReport(), meta: { sources: {}, hints: [{ '=x': 1 }], score: 9, risk: 'suspicious', scoreSource: 'primary', list: null } } },
   // A 502 whose facts are schema-valid strings full of escapes and formulas.
   '0600000005': { status: 502, body: problem(502, 'all-sources-failed', 'All data sources failed', { number: hostile('=1'), phoneInfo: phoneInfo(3), sources: { primary: hostile('=x'), community: hostile('@y'), signals: hostile('+z') } }) },
   // Forged titles: the published ones are fixed words.
