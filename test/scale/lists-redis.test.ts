@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openRedisListStore } from '../../src/infra/lists/redis-list-store.js';
 import { healthyFakeSources } from '../../harness/lookup.js';
-import { connectAdmin, deleteKeys, TEST_REDIS_URL, uniqueKeyPrefix } from '../support/redis.js';
+import { startTcpProxy } from '../../harness/loopback.js';
+import { connectAdmin, deleteKeys, TEST_REDIS_URL, uniqueKeyPrefix, waitFor } from '../support/redis.js';
 import { startTestServer, type TestServer } from '../../harness/servers.js';
 
 const TOKEN = 'an-admin-token-of-at-least-32-characters';
@@ -88,5 +89,34 @@ describe('lists shared through Redis by two instances', () => {
     }
     expect(await counted(one)).toBe(2001);
     expect(await counted(two)).toBe(2001);
+  });
+});
+
+describe('lists on a Redis that is down when the instance starts', () => {
+  const prefix = uniqueKeyPrefix('lists-late');
+  const admin = connectAdmin();
+  afterAll(async () => {
+    await deleteKeys(admin, prefix);
+    admin.disconnect();
+  });
+
+  it('starts with no rule instead of failing, then seeds and applies the lists once Redis answers', async () => {
+    const proxy = await startTcpProxy(6379);
+    proxy.setMode('cut');
+    const rule = { rule: '+33199*', list: 'block' as const, createdAt: '2026-01-01T00:00:00.000Z' };
+    const store = await openRedisListStore({ url: proxy.url, keyPrefix: prefix, seed: async () => [rule] });
+    try {
+      // Redis unreachable: the store opened, with nothing in force and nothing written.
+      expect(store.match('+33199001234')).toBeNull();
+      expect(await admin.exists(`${prefix}lists:rules`)).toBe(0);
+      proxy.setMode('pass');
+      // ioredis reconnects on its own; the file is then imported (Redis never held lists) and read.
+      await waitFor(() => store.match('+33199001234') !== null, 15_000);
+      expect(store.match('+33199001234')).toMatchObject({ list: 'block', rule: '+33199*' });
+      expect(await admin.hlen(`${prefix}lists:rules`)).toBe(1);
+    } finally {
+      await store.close();
+      await proxy.close();
+    }
   });
 });
