@@ -20,7 +20,7 @@ import { randomBytes } from 'node:crypto';
 import type { ListRule } from '../../domain/ports/operator-lists.js';
 import { FILE_COLUMNS, formatRuleLine, ListCsvError } from '../../domain/lists/list-csv.js';
 import type { RuleContext } from '../../domain/lists/rules.js';
-import { buildIndexInSlices, createLiveIndex, forEachInSlices, formatCsvInSlices, mapRulesInSlices, ListStoreUnavailable, readListCsvInSlices, type ListStore, type ListStoreLogger } from './list-store.js';
+import { buildIndexInSlices, createLiveIndex, createSerialReloader, forEachInSlices, formatCsvInSlices, mapRulesInSlices, ListStoreUnavailable, readListCsvInSlices, type ListStore, type ListStoreLogger } from './list-store.js';
 
 export const POLL_MS = 1000;
 export const LOCK_STALE_MS = 30_000;
@@ -121,8 +121,6 @@ export async function openFileListStore(options: FileListStoreOptions): Promise<
   let loadedSignature = 'absent';
   let refusedSignature: string | undefined;
   let closed = false;
-  let reloading: Promise<void> | undefined;
-  let reloadAgain = false;
 
   /** Reads and parses the file (in slices); throws ListCsvError on a bad line. */
   async function readRules(): Promise<{ rules: ListRule[]; signature: string }> {
@@ -157,20 +155,8 @@ export async function openFileListStore(options: FileListStoreOptions): Promise<
   }
 
   /** One reload at a time; a change seen during one runs another after it. */
-  function scheduleReload(): Promise<void> {
-    if (reloading !== undefined) {
-      reloadAgain = true;
-      return reloading;
-    }
-    reloading = (async () => {
-      do {
-        reloadAgain = false;
-        await loadIfChanged().catch((error: unknown) => logger?.error({ err: error }, 'lists file reload failed'));
-      } while (reloadAgain && !closed);
-      reloading = undefined;
-    })();
-    return reloading;
-  }
+  const reloader = createSerialReloader(() => loadIfChanged().catch((error: unknown) => logger?.error({ err: error }, 'lists file reload failed')), () => closed);
+  const scheduleReload = (): Promise<void> => reloader.reload();
 
   // The first read: a file that does not parse stops the start (its rules would silently vanish).
   const first = await readRules();
@@ -273,7 +259,7 @@ export async function openFileListStore(options: FileListStoreOptions): Promise<
       closed = true;
       watcher?.close();
       if (poll !== undefined) clearInterval(poll);
-      await reloading;
+      await reloader.running();
     },
   };
 }

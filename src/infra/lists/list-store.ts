@@ -47,6 +47,38 @@ export interface LiveIndex extends OperatorLists {
   swap(next: RuleIndex): void;
 }
 
+/**
+ * Reloads one at a time: a request made while one runs asks for one more run after it (a change
+ * seen during a read is never lost), and joins the run in progress. `running()` is the run in
+ * progress, if any. `stopped()` ends the repeats once the store is closed.
+ */
+export interface SerialReloader {
+  reload(): Promise<void>;
+  running(): Promise<void> | undefined;
+}
+
+export function createSerialReloader(load: () => Promise<void>, stopped: () => boolean): SerialReloader {
+  let current: Promise<void> | undefined;
+  let again = false;
+  return {
+    reload() {
+      if (current !== undefined) {
+        again = true;
+        return current;
+      }
+      current = (async () => {
+        do {
+          again = false;
+          await load();
+        } while (again && !stopped());
+        current = undefined;
+      })();
+      return current;
+    },
+    running: () => current,
+  };
+}
+
 export function createLiveIndex(initial: RuleIndex = createRuleIndex()): LiveIndex {
   let index = initial;
   let swaps = 0;

@@ -16,7 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import type { ListRule } from '../../domain/ports/operator-lists.js';
-import { buildIndexInSlices, createLiveIndex, ListStoreUnavailable, type ListStore, type ListStoreLogger } from './list-store.js';
+import { buildIndexInSlices, createLiveIndex, createSerialReloader, ListStoreUnavailable, type ListStore, type ListStoreLogger } from './list-store.js';
 
 export const REDIS_POLL_MS = 500;
 const RULES = 'lists:rules';
@@ -72,8 +72,6 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
   redis.on('error', (error: Error) => logger?.warn({ err: error.message.slice(0, 200) }, 'lists: redis connection error'));
   const live = createLiveIndex();
   let loadedVersion = -1;
-  let reloading: Promise<void> | undefined;
-  let reloadAgain = false;
   let closed = false;
   // Changes heard ahead of their turn (versions arrive out of order when instances write at
   // once), applied in version order; a gap that lasts past GAP_MS makes a full read.
@@ -141,7 +139,7 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
   function accept(message: ChangeMessage): void {
     if (message.version <= loadedVersion) return;
     pending.set(message.version, { message, heardAt: Date.now() });
-    if (reloading === undefined) drain();
+    if (reloader.running() === undefined) drain();
     options.onChange?.();
   }
 
@@ -151,20 +149,8 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
     accept(message);
   }
 
-  function scheduleReload(): Promise<void> {
-    if (reloading !== undefined) {
-      reloadAgain = true;
-      return reloading;
-    }
-    reloading = (async () => {
-      do {
-        reloadAgain = false;
-        await loadAll().catch((error: unknown) => logger?.warn({ err: (error as Error).message }, 'lists: reading Redis failed; the rules in force stay'));
-      } while (reloadAgain && !closed);
-      reloading = undefined;
-    })();
-    return reloading;
-  }
+  const reloader = createSerialReloader(() => loadAll().catch((error: unknown) => logger?.warn({ err: (error as Error).message }, 'lists: reading Redis failed; the rules in force stay')), () => closed);
+  const scheduleReload = (): Promise<void> => reloader.reload();
 
   async function publish(message: ChangeMessage): Promise<void> {
     await redis.publish(channel, JSON.stringify(message)).catch(() => undefined);
@@ -309,7 +295,7 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
     async close() {
       closed = true;
       if (poll !== undefined) clearInterval(poll);
-      await reloading;
+      await reloader.running();
       subscriber?.disconnect();
       await redis.quit().catch(() => redis.disconnect());
     },
