@@ -1,10 +1,12 @@
 // The blocklist feed's content, built off the request path and held until it changes: a timer
 // rebuilds it every `refreshIntervalMs` (and `refresh()` does on demand) from the operator's
-// lists, the NPV ranges and the blocked-callers record; when the rebuilt cards are the same as
+// lists, the NPV ranges and the blocked-callers record. A rebuild whose inputs are those of the
+// held snapshot (the lists' version and the record's callers, read cheaply) stops there, so an
+// idle feed costs one read of the record per interval; when the rebuilt cards are the same as
 // the held ones, the held snapshot (and so the collection's ctag and every ETag) stays. Requests
 // only read the snapshot. Rules: docs/integrations/blocklist-feed.md.
 import { createHash } from 'node:crypto';
-import { cardSteps, feedEntrySteps, type FeedCard, type FeedEntry, type Steps } from '../../domain/blocklist/feed-content.js';
+import { cardSteps, feedEntrySteps, type BlockedCaller, type FeedCard, type FeedEntry, type Steps } from '../../domain/blocklist/feed-content.js';
 import { CSV_HEADER, renderCsv, renderCsvRows, renderVcard } from '../../domain/blocklist/feed-formats.js';
 import type { BlockedCallerLog } from '../../domain/ports/blocked-callers.js';
 import type { OperatorLists } from '../../domain/ports/operator-lists.js';
@@ -137,6 +139,17 @@ export async function buildSnapshot(entries: readonly FeedEntry[], yieldBetween:
   };
 }
 
+/**
+ * What a rebuild's result depends on, as one short key: the lists' version at `nowMs` (which
+ * changes with every write and every expiry passing) and every field of the record's callers
+ * that the entries and their order are made from.
+ */
+export function feedInputsKey(listsVersion: string, recent: readonly BlockedCaller[]): string {
+  const hash = createHash('sha256').update(listsVersion).update('\n');
+  for (const caller of recent) hash.update(`${caller.e164}\t${caller.score ?? ''}\t${caller.atMs}\t${caller.reason}\n`);
+  return hash.digest('hex');
+}
+
 /** The empty feed, held until the first build. */
 function emptySnapshot(): FeedSnapshot {
   const ctag = createHash('sha256').digest('hex').slice(0, 24);
@@ -147,6 +160,8 @@ export function createBlocklistFeed(options: BlocklistFeedOptions): BlocklistFee
   const now = options.now ?? Date.now;
   const npvPrefixes = options.rule.npv === 'block' ? options.npvPrefixes : [];
   let held = emptySnapshot();
+  /** The inputs `held` was built from; undefined until the first build. */
+  let heldInputs: string | undefined;
   let running: Promise<FeedSnapshot> | undefined;
   let timer: NodeJS.Timeout | undefined;
   const listeners: Array<(snapshot: FeedSnapshot) => void> = [];
@@ -154,6 +169,8 @@ export function createBlocklistFeed(options: BlocklistFeedOptions): BlocklistFee
   async function rebuild(): Promise<FeedSnapshot> {
     const nowMs = now();
     const recent = await options.log.list(nowMs);
+    const inputs = feedInputsKey(options.lists?.version(nowMs) ?? '', recent);
+    if (inputs === heldInputs) return held;
     const entries = await runInSlices(feedEntrySteps({
       rules: options.lists?.activeRules(nowMs) ?? [],
       npvPrefixes,
@@ -163,6 +180,7 @@ export function createBlocklistFeed(options: BlocklistFeedOptions): BlocklistFee
     }));
     await yieldToLoop();
     const next = await buildSnapshot(entries);
+    heldInputs = inputs;
     if (next.ctag !== held.ctag) {
       held = next;
       for (const listener of listeners) {
