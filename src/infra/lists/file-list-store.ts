@@ -20,7 +20,7 @@ import { randomBytes } from 'node:crypto';
 import type { ListRule } from '../../domain/ports/operator-lists.js';
 import { FILE_COLUMNS, formatRuleLine, ListCsvError } from '../../domain/lists/list-csv.js';
 import type { RuleContext } from '../../domain/lists/rules.js';
-import { buildIndexInSlices, createLiveIndex, createSerialReloader, forEachInSlices, formatCsvInSlices, mapRulesInSlices, ListStoreUnavailable, readListCsvInSlices, type ListStore, type ListStoreLogger } from './list-store.js';
+import { buildIndexInSlices, createLiveIndex, createSerialReloader, forEachInSlices, formatCsvChunksInSlices, mapRulesInSlices, ListStoreUnavailable, readListCsvInSlices, type ListStore, type ListStoreLogger } from './list-store.js';
 
 export const POLL_MS = 1000;
 export const LOCK_STALE_MS = 30_000;
@@ -89,14 +89,18 @@ async function takeLock(lockPath: string): Promise<() => Promise<void>> {
   }
 }
 
-/** Writes `text` to `path` atomically: temp file, fsync, rename, fsync of the directory. */
-export async function writeFileAtomically(path: string, text: string): Promise<void> {
+/**
+ * Writes `text` to `path` atomically: temp file, fsync, rename, fsync of the directory. Chunks
+ * are written one at a time (each encoded on its own: a large file never holds the loop whole).
+ */
+export async function writeFileAtomically(path: string, text: string | readonly string[]): Promise<void> {
   const directory = dirname(path);
   await mkdir(directory, { recursive: true });
   const temporary = join(directory, `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   const handle = await open(temporary, 'w', 0o644);
   try {
-    await handle.writeFile(text, 'utf8');
+    // Each writeFile goes on from the handle's current position (Node's documented behaviour).
+    for (const chunk of typeof text === 'string' ? [text] : text) await handle.writeFile(chunk, 'utf8');
     await handle.sync();
   } catch (error) {
     await handle.close().catch(() => undefined);
@@ -188,7 +192,7 @@ export async function openFileListStore(options: FileListStoreOptions): Promise<
       const byRule = await mapRulesInSlices(rules);
       const { result, changed } = await change(byRule);
       if (!changed) return result;
-      const text = await formatCsvInSlices(byRule.values(), (rule) => formatRuleLine(rule, FILE_COLUMNS), FILE_COLUMNS.join(','));
+      const text = await formatCsvChunksInSlices(byRule.values(), (rule) => formatRuleLine(rule, FILE_COLUMNS), FILE_COLUMNS.join(','));
       try {
         await writeFileAtomically(path, text);
       } catch (error) {

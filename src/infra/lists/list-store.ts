@@ -168,8 +168,11 @@ export async function mapRulesInSlices(rules: Iterable<ListRule>): Promise<Map<s
   return byRule;
 }
 
-/** CSV text of many rules, made in slices (each slice's lines joined as it ends, so no final join holds the loop). */
-export async function formatCsvInSlices(rules: Iterable<ListRule>, format: (rule: ListRule) => string, header: string): Promise<string> {
+/**
+ * CSV text of many rules as chunks, made in slices (each slice's lines joined as it ends): a
+ * writer hands them on one by one, so no join or encoding of the whole text holds the loop.
+ */
+export async function formatCsvChunksInSlices(rules: Iterable<ListRule>, format: (rule: ListRule) => string, header: string): Promise<string[]> {
   const chunks: string[] = [];
   let lines: string[] = [header];
   let started = performance.now();
@@ -185,7 +188,12 @@ export async function formatCsvInSlices(rules: Iterable<ListRule>, format: (rule
     }
   }
   if (lines.length > 0) chunks.push(`${lines.join('\n')}\n`);
-  return chunks.join('');
+  return chunks;
+}
+
+/** CSV text of many rules, made in slices (formatCsvChunksInSlices, joined). */
+export async function formatCsvInSlices(rules: Iterable<ListRule>, format: (rule: ListRule) => string, header: string): Promise<string> {
+  return (await formatCsvChunksInSlices(rules, format, header)).join('');
 }
 
 /** The error a store's write gives when it cannot be done (Redis down, the file's directory not writable). */
