@@ -197,12 +197,27 @@ export async function feedRoutes(app: FastifyInstance, options: FeedRoutesOption
     if (answers.size < MAX_HELD_ANSWERS * 2) answers.set(key, body);
   };
 
+  /** A multistatus rendered in slices of about WARM_SLICE_MS, the event loop let through between them. */
+  const renderInSlices = async (render: AnswerRenderer, snapshot: FeedSnapshot): Promise<Buffer> => {
+    const responses: string[] = [];
+    let sliceStart = performance.now();
+    for (const response of render(snapshot)) {
+      responses.push(response);
+      if (performance.now() - sliceStart >= WARM_SLICE_MS) {
+        await new Promise((resolve) => setImmediate(resolve));
+        sliceStart = performance.now();
+      }
+    }
+    return Buffer.from(multistatus(responses), 'utf8');
+  };
+
   /**
    * The answer to a PROPFIND or REPORT: held bytes when this request (or its shape) was answered
-   * for this snapshot; otherwise parsed, rendered and held. `shapeOf` gives the shape's key and
-   * renderer, or undefined for an answer that depends on the request's own hrefs.
+   * for this snapshot; otherwise parsed, rendered in slices (a first multiget of every card
+   * never holds the loop whole) and held. `shapeOf` gives the shape's key and renderer, or
+   * undefined for an answer that depends on the request's own hrefs.
    */
-  const answer = (request: FastifyRequest, depth: 0 | 1, shapeOf: (dav: DavRequest, snapshot: FeedSnapshot) => { key?: string; render: AnswerRenderer }): Buffer => {
+  const answer = async (request: FastifyRequest, depth: 0 | 1, shapeOf: (dav: DavRequest, snapshot: FeedSnapshot) => { key?: string; render: AnswerRenderer }): Promise<Buffer> => {
     const snapshot = feed.snapshot();
     const answers = answersOf(snapshot);
     const raw = answerKey(request, depth);
@@ -212,7 +227,7 @@ export async function feedRoutes(app: FastifyInstance, options: FeedRoutesOption
     const shape = shapeOf(dav, snapshot);
     let body = shape.key === undefined ? undefined : answers.get(shape.key);
     if (body === undefined) {
-      body = Buffer.from(multistatus([...shape.render(snapshot)]), 'utf8');
+      body = await renderInSlices(shape.render, snapshot);
       if (shape.key !== undefined) {
         hold(answers, shape.key, body);
         if (askedShapes.size < MAX_HELD_ANSWERS) askedShapes.set(shape.key, shape.render);
@@ -231,29 +246,21 @@ export async function feedRoutes(app: FastifyInstance, options: FeedRoutesOption
         if (feed.snapshot() !== snapshot) return;
         const answers = answersOf(snapshot);
         if (answers.has(key)) continue;
-        const responses: string[] = [];
-        let sliceStart = performance.now();
-        for (const response of render(snapshot)) {
-          responses.push(response);
-          if (performance.now() - sliceStart >= WARM_SLICE_MS) {
-            await new Promise((resolve) => setImmediate(resolve));
-            sliceStart = performance.now();
-          }
-        }
-        if (!answers.has(key)) hold(answers, key, Buffer.from(multistatus(responses), 'utf8'));
+        const body = await renderInSlices(render, snapshot);
+        if (!answers.has(key)) hold(answers, key, body);
         await new Promise((resolve) => setImmediate(resolve));
       }
     }).catch(() => undefined);
   });
 
-  const collections: Array<{ url: string; propfind(request: FastifyRequest, reply: FastifyReply): FastifyReply }> = [
+  const collections: Array<{ url: string; propfind(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> }> = [
     {
       url: CARDDAV_HOME,
-      propfind: (request, reply) => {
+      propfind: async (request, reply) => {
         const depth = depthOf(request);
         return sendMultistatus(
           reply,
-          answer(request, depth, (dav) => ({
+          await answer(request, depth, (dav) => ({
             key: shapeKey(CARDDAV_HOME, depth, dav),
             render: function* (snapshot) {
               yield davResponse(CARDDAV_HOME, homeProperties(), dav);
@@ -265,11 +272,11 @@ export async function feedRoutes(app: FastifyInstance, options: FeedRoutesOption
     },
     {
       url: ADDRESS_BOOK,
-      propfind: (request, reply) => {
+      propfind: async (request, reply) => {
         const depth = depthOf(request);
         return sendMultistatus(
           reply,
-          answer(request, depth, (dav) => ({
+          await answer(request, depth, (dav) => ({
             key: shapeKey(ADDRESS_BOOK, depth, dav),
             render: function* (snapshot) {
               yield davResponse(ADDRESS_BOOK, bookProperties(snapshot), dav);
@@ -286,7 +293,7 @@ export async function feedRoutes(app: FastifyInstance, options: FeedRoutesOption
       for (const card of snapshot.cards) yield davResponse(`${ADDRESS_BOOK}${card.name}`, cardProperties(card, true), dav);
     };
   const report = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
-    const body = answer(request, 1, (dav, snapshot) => {
+    const body = await answer(request, 1, (dav, snapshot) => {
       if (dav.root === 'addressbook-multiget') {
         // Every card by its own href in order: the same bytes as rendering the hrefs one by one.
         if (namesEveryCard(snapshot, dav.hrefs)) return { key: shapeKey(request.url, 1, { ...dav, root: 'multiget-all', hrefs: [] }), render: everyCard(dav) };
