@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { HEAP_LIMIT_BASE_MB, heapLimitGiven, heapLimitMb, serverExecArgv } from './heap-limit.js';
+import { HEAP_LIMIT_BASE_MB, heapLimitGiven, heapLimitMb, semiSpaceMb, serverExecArgv } from './heap-limit.js';
 
 const MIB = 1024 * 1024;
 
@@ -21,11 +21,22 @@ describe('the heap limit sized from CACHE_MAX_MB', () => {
   });
 
   it('adds the limit to the Node arguments unless the operator gave one, on the command line or in NODE_OPTIONS', () => {
-    expect(serverExecArgv(['--enable-source-maps'], undefined, 32)).toEqual(['--enable-source-maps', '--max-old-space-size=176']);
-    expect(serverExecArgv(['--max-old-space-size=900'], undefined, 32)).toEqual(['--max-old-space-size=900']);
-    expect(serverExecArgv([], '--trace-warnings --max-old-space-size=900', 32)).toEqual([]);
+    expect(serverExecArgv(['--enable-source-maps'], undefined, 256)).toEqual(['--enable-source-maps', '--max-old-space-size=512']);
+    expect(serverExecArgv(['--max-old-space-size=900'], undefined, 256)).toEqual(['--max-old-space-size=900']);
+    expect(serverExecArgv([], '--trace-warnings --max-old-space-size=900', 256)).toEqual([]);
     expect(heapLimitGiven(['--max_old_space_size=900'], undefined)).toBe(true);
     expect(heapLimitGiven(['--max-semi-space-size=16'], '--trace-warnings')).toBe(false);
+  });
+
+  it('bounds the young generation at small shares, unless the operator sized it', () => {
+    expect(semiSpaceMb(256)).toBeUndefined();
+    expect(semiSpaceMb(64)).toBeUndefined();
+    expect(semiSpaceMb(32)).toBe(8);
+    expect(semiSpaceMb(64 / 3)).toBe(5);
+    expect(semiSpaceMb(8)).toBe(4);
+    expect(serverExecArgv(['--enable-source-maps'], undefined, 32)).toEqual(['--enable-source-maps', '--max-old-space-size=176', '--max-semi-space-size=8']);
+    expect(serverExecArgv(['--max_semi_space_size=2'], undefined, 32)).toEqual(['--max_semi_space_size=2', '--max-old-space-size=176']);
+    expect(serverExecArgv([], '--max-semi-space-size=32', 32)).toEqual(['--max-old-space-size=176']);
   });
 
   it('is taken by V8 when a process starts with it: the old generation is capped there', () => {
@@ -34,6 +45,11 @@ describe('the heap limit sized from CACHE_MAX_MB', () => {
     expect(limited).toBeGreaterThanOrEqual(176 * MIB);
     expect(limited).toBeLessThan(176 * MIB + 64 * MIB);
     // The flag, not the machine, set it: another share gives another limit.
-    expect(heapSizeLimit(serverExecArgv([], undefined, 256)) - limited).toBe((512 - 176) * MIB);
+    expect(heapSizeLimit(serverExecArgv([], undefined, 256)) - limited).toBe((512 - 176) * MIB + 3 * (16 - 8) * MIB);
+  });
+
+  it('the semi-space size is taken by V8 too: the young generation (three semi-spaces in heap_size_limit) shrinks with it', () => {
+    const withDefault = heapSizeLimit(['--max-old-space-size=176']);
+    expect(withDefault - heapSizeLimit(serverExecArgv([], undefined, 32))).toBe(3 * (16 - 8) * MIB);
   });
 });

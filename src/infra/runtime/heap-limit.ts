@@ -35,16 +35,46 @@ export function heapLimitFlag(limitMb: number): string {
   return `${HEAP_LIMIT_FLAG}=${limitMb}`;
 }
 
+/**
+ * The most of V8's young generation a server process may commit, per semi-space, in MiB: a
+ * quarter of its share of the cap, between 4 and V8's 64-bit default of 16. The young generation
+ * commits two semi-spaces once a busy process has grown it (32 MiB at the default), which at
+ * small shares is most of what the memory bound allows (docs/cache.md): with WORKERS=2 at
+ * CACHE_MAX_MB=64 the two workers' young generations alone took 64 of the 112 MiB. Node documents
+ * the flag (`--max-semi-space-size`, "Useful V8 options"); it is read once, at start, like the
+ * heap limit. Undefined when the share is large enough for V8's default.
+ */
+export function semiSpaceMb(processCacheMb: number): number | undefined {
+  const size = Math.max(SEMI_SPACE_MIN_MB, Math.floor(processCacheMb / 4));
+  return size >= SEMI_SPACE_DEFAULT_MB ? undefined : size;
+}
+
+export const SEMI_SPACE_MIN_MB = 4;
+/** V8's maximum semi-space on 64-bit builds of Node 20 (Node's `--max-semi-space-size` documentation). */
+export const SEMI_SPACE_DEFAULT_MB = 16;
+const SEMI_SPACE_FLAG = '--max-semi-space-size';
+
+/** True when `flag` (`--max-old-space-size`) is given on the command line or in NODE_OPTIONS, in either spelling. */
+function flagGiven(flag: string, execArgv: readonly string[], nodeOptions: string | undefined): boolean {
+  const underscored = flag.replace(/(?<=^--.*)-/g, '_');
+  const given = (arg: string): boolean => [flag, underscored].some((name) => arg === name || arg.startsWith(`${name}=`));
+  return execArgv.some(given) || (nodeOptions ?? '').split(/\s+/).some(given);
+}
+
 /** True when the operator gave a heap limit of their own (on the command line or in NODE_OPTIONS): theirs is kept. */
 export function heapLimitGiven(execArgv: readonly string[], nodeOptions: string | undefined): boolean {
-  const given = (arg: string): boolean => arg === HEAP_LIMIT_FLAG || arg.startsWith(`${HEAP_LIMIT_FLAG}=`) || arg === '--max_old_space_size' || arg.startsWith('--max_old_space_size=');
-  return execArgv.some(given) || (nodeOptions ?? '').split(/\s+/).some(given);
+  return flagGiven(HEAP_LIMIT_FLAG, execArgv, nodeOptions);
 }
 
 /**
  * The Node arguments a server process starts with: `execArgv` as given, plus the heap limit for
- * its share of the cap unless the operator set one.
+ * its share of the cap unless the operator set one, and the semi-space size for it (semiSpaceMb)
+ * unless the operator set one or the share needs none.
  */
 export function serverExecArgv(execArgv: readonly string[], nodeOptions: string | undefined, processCacheMb: number): string[] {
-  return heapLimitGiven(execArgv, nodeOptions) ? [...execArgv] : [...execArgv, heapLimitFlag(heapLimitMb(processCacheMb))];
+  const args = [...execArgv];
+  if (!heapLimitGiven(execArgv, nodeOptions)) args.push(heapLimitFlag(heapLimitMb(processCacheMb)));
+  const semi = semiSpaceMb(processCacheMb);
+  if (semi !== undefined && !flagGiven(SEMI_SPACE_FLAG, execArgv, nodeOptions)) args.push(`${SEMI_SPACE_FLAG}=${semi}`);
+  return args;
 }
