@@ -1,5 +1,5 @@
 // A small in-memory OperatorLists (the port of src/domain/ports/operator-lists.ts) for tests of
-// what reads the lists, until issue 29's stores are merged. It follows the port's documented
+// what reads the lists without a file or Redis store behind them. It follows the port's documented
 // rule: the longest matching rule wins, allow at equal length; expired rules are out.
 import type { ListMatch, ListRule, OperatorLists } from '../src/domain/ports/operator-lists.js';
 
