@@ -64,12 +64,12 @@ const LISTENING = /Server listening at http:\/\/127\.0\.0\.1:\d+/;
 
 describe('node dist/start.js', () => {
   // Bounded by start-up: 30–60 s on two shared cores.
-  it('runs one server in a child started with the heap limit for CACHE_MAX_MB, and exits as it does on SIGTERM', { timeout: 120_000 }, async () => {
+  it('runs one server in a child started with the heap limit (and, at a small cap, the semi-space size) for CACHE_MAX_MB, and exits as it does on SIGTERM', { timeout: 120_000 }, async () => {
     const launcher = start({ CACHE_MAX_MB: '32' });
     await launcher.printed(LISTENING);
     const [server, ...others] = childrenOf(launcher.child.pid ?? 0);
     expect(others).toEqual([]);
-    expect(nodeArgsOf(server ?? 0)).toEqual(['--max-old-space-size=176']);
+    expect(nodeArgsOf(server ?? 0)).toEqual(['--max-old-space-size=176', '--max-semi-space-size=8']);
     expect(readFileSync(`/proc/${server}/cmdline`, 'utf8')).toContain('dist/server.js');
     const port = Number(/127\.0\.0\.1:(\d+)/.exec(launcher.output())?.[1]);
     expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
@@ -79,12 +79,12 @@ describe('node dist/start.js', () => {
     expect(launcher.output()).toContain('SIGTERM received: finishing in-flight requests');
   });
 
-  it('starts each of WORKERS=2 with the limit for its half of the cap', { timeout: 120_000 }, async () => {
+  it('starts each of WORKERS=2 with the limit and the semi-space size for its half of the cap', { timeout: 120_000 }, async () => {
     const primary = start({ CACHE_MAX_MB: '64', WORKERS: '2' });
     await primary.printed(/worker \d+ listening on port/, 2);
     const workers = childrenOf(primary.child.pid ?? 0);
     expect(workers).toHaveLength(2);
-    for (const worker of workers) expect(nodeArgsOf(worker)).toEqual(['--max-old-space-size=176']);
+    for (const worker of workers) expect(nodeArgsOf(worker)).toEqual(['--max-old-space-size=176', '--max-semi-space-size=8']);
     // The primary holds no cache and runs without one.
     expect(nodeArgsOf(primary.child.pid ?? 0)).toEqual([]);
   });
