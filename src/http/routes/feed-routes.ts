@@ -9,7 +9,8 @@
 // here logs a number: the access line carries the route pattern only.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { BlocklistFeed, FeedCardFile, FeedFile, FeedSnapshot } from '../../infra/blocklist/blocklist-feed.js';
+import { runInSlices, type BlocklistFeed, type FeedCardFile, type FeedFile, type FeedSnapshot } from '../../infra/blocklist/blocklist-feed.js';
+import type { Steps } from '../../domain/blocklist/feed-content.js';
 import { ApiError } from '../errors.js';
 import { davMissing, davResponse, escapeXml, multistatus, needPrivilegesError, parseDavRequest, type DavProperties, type DavProperty, type DavRequest } from '../dav/dav-xml.js';
 import { matchesEtag } from './phone-routes.js';
@@ -130,13 +131,21 @@ function sendMultistatus(reply: FastifyReply, body: Buffer): FastifyReply {
 // parsing) and then by its shape (what it asks for, whatever the XML's spelling), so a repeated
 // one costs no rendering. A multiget naming every card in the address book's order is the shape
 // `multiget-all`, whatever its bytes. When the content changes, the shapes asked for before are
-// rendered again for the new snapshot off the request path, in slices (warmAnswers).
+// rendered again for the new snapshot off the request path, in slices (renderInSlices).
 const MAX_HELD_ANSWERS = 16;
-/** The longest stretch a warm-up holds the event loop before letting it through. */
-const WARM_SLICE_MS = 2;
 
 /** How to render one shape of answer from a snapshot: its responses, one by one. */
 type AnswerRenderer = (snapshot: FeedSnapshot) => Iterable<string>;
+
+/** The responses as steps for runInSlices: one step per response, all of them at the end. */
+function* collected(responses: Iterable<string>): Steps<string[]> {
+  const all: string[] = [];
+  for (const response of responses) {
+    all.push(response);
+    yield;
+  }
+  return all;
+}
 
 function answerKey(request: FastifyRequest, depth: 0 | 1): string {
   return `${request.method} ${request.url} ${depth} ${typeof request.body === 'string' ? request.body : ''}`;
@@ -197,19 +206,9 @@ export async function feedRoutes(app: FastifyInstance, options: FeedRoutesOption
     if (answers.size < MAX_HELD_ANSWERS * 2) answers.set(key, body);
   };
 
-  /** A multistatus rendered in slices of about WARM_SLICE_MS, the event loop let through between them. */
-  const renderInSlices = async (render: AnswerRenderer, snapshot: FeedSnapshot): Promise<Buffer> => {
-    const responses: string[] = [];
-    let sliceStart = performance.now();
-    for (const response of render(snapshot)) {
-      responses.push(response);
-      if (performance.now() - sliceStart >= WARM_SLICE_MS) {
-        await new Promise((resolve) => setImmediate(resolve));
-        sliceStart = performance.now();
-      }
-    }
-    return Buffer.from(multistatus(responses), 'utf8');
-  };
+  /** A multistatus rendered in slices like the feed's own rebuild (runInSlices), the event loop let through between them. */
+  const renderInSlices = async (render: AnswerRenderer, snapshot: FeedSnapshot): Promise<Buffer> =>
+    Buffer.from(multistatus(await runInSlices(collected(render(snapshot)))), 'utf8');
 
   /**
    * The answer to a PROPFIND or REPORT: held bytes when this request (or its shape) was answered
@@ -238,7 +237,7 @@ export async function feedRoutes(app: FastifyInstance, options: FeedRoutesOption
   };
 
   // When the content changes, the shapes asked for before are rendered for the new snapshot in
-  // slices of about WARM_SLICE_MS, so the next sync finds them held.
+  // slices (renderInSlices), so the next sync finds them held.
   let warming = Promise.resolve();
   feed.onChange((snapshot) => {
     warming = warming.then(async () => {
