@@ -35,12 +35,18 @@ export function heapLimitFlag(limitMb: number): string {
   return `${HEAP_LIMIT_FLAG}=${limitMb}`;
 }
 
+export const SEMI_SPACE_MIN_MB = 4;
+/** V8's maximum semi-space on 64-bit builds of Node 20 (Node's `--max-semi-space-size` documentation). */
+export const SEMI_SPACE_DEFAULT_MB = 16;
+const SEMI_SPACE_FLAG = '--max-semi-space-size';
+
 /**
  * The most of V8's young generation a server process may commit, per semi-space, in MiB: a
  * quarter of its share of the cap, between 4 and V8's 64-bit default of 16. The young generation
  * commits two semi-spaces once a busy process has grown it (32 MiB at the default), which at
- * small shares is most of what the memory bound allows (docs/cache.md): with WORKERS=2 at
- * CACHE_MAX_MB=64 the two workers' young generations alone took 64 of the 112 MiB. Node documents
+ * small shares is much of what the memory bound allows (docs/cache.md): with WORKERS=2 at
+ * CACHE_MAX_MB=64, up to 64 of the 112 MiB; with this flag the two committed 32 MiB in all (the
+ * RSS growth moved by less than its run-to-run spread, docs/benchmarks.md). Node documents
  * the flag (`--max-semi-space-size`, "Useful V8 options"); it is read once, at start, like the
  * heap limit. Undefined when the share is large enough for V8's default.
  */
@@ -48,11 +54,6 @@ export function semiSpaceMb(processCacheMb: number): number | undefined {
   const size = Math.max(SEMI_SPACE_MIN_MB, Math.floor(processCacheMb / 4));
   return size >= SEMI_SPACE_DEFAULT_MB ? undefined : size;
 }
-
-export const SEMI_SPACE_MIN_MB = 4;
-/** V8's maximum semi-space on 64-bit builds of Node 20 (Node's `--max-semi-space-size` documentation). */
-export const SEMI_SPACE_DEFAULT_MB = 16;
-const SEMI_SPACE_FLAG = '--max-semi-space-size';
 
 /** True when `flag` (`--max-old-space-size`) is given on the command line or in NODE_OPTIONS, in either spelling. */
 function flagGiven(flag: string, execArgv: readonly string[], nodeOptions: string | undefined): boolean {
