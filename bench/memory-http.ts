@@ -75,7 +75,7 @@ export function rssOf(pid: number): number {
 }
 
 /** The pid and its children's pids (the cluster's workers), from /proc. */
-function processTree(pid: number): number[] {
+export function processTree(pid: number): number[] {
   let children: number[] = [];
   try {
     children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
@@ -297,7 +297,8 @@ if (import.meta.url === `file://${process.argv[1] ?? ''}`) {
     env: { NODE_OPTIONS: [probe === undefined ? '' : `--expose-gc --import ${probe}`, process.env.SERVER_NODE_OPTIONS ?? ''].join(' ').trim() },
     beforeStop: async (pid) => {
       if (probe === undefined) return;
-      process.kill(pid, 'SIGUSR2');
+      // The probe is loaded in every process of the tree (NODE_OPTIONS); the caches are in the server, a child of the launcher.
+      for (const each of processTree(pid)) process.kill(each, 'SIGUSR2');
       await new Promise((resolve) => setTimeout(resolve, Number(process.env.MEMORY_PROBE_WAIT_MS ?? 3000)));
     },
   }).then(

@@ -5,7 +5,8 @@
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { encodeCachedResult } from './entry-codec.js';
-import { createMemorySourceCache, decodedCost, DECODED_SHARE, entryCost } from './memory-cache.js';
+import { createMemorySourceCache, decodedCost, DECODED_SHARE, entryHeapCost } from './memory-cache.js';
+import { createSlabStore } from './slab-store.js';
 import { cacheBudgetOf } from './cache-budget.js';
 import { BODY_OVERHEAD_BYTES, COMPRESSION_THRESHOLD_BYTES, createFrontCache, encodeBody, FRONT_ENTRY_OVERHEAD_BYTES, objectCost, SPELLING_OVERHEAD_BYTES } from '../../http/front-cache.js';
 import { memoCost, memoizeParser } from '../../domain/numbering/memoize-parser.js';
@@ -46,14 +47,16 @@ function bigBody(seed: number): string {
 }
 
 describe('per-source results', () => {
-  it('charges each stored entry its key, text and overhead, and each decoded object kept', async () => {
-    const cache = createMemorySourceCache({ maxBytes: 1024 * 1024 });
+  it('charges each stored entry its slab, its key and overhead, and each decoded object kept', async () => {
+    const maxBytes = 1024 * 1024;
+    const cache = createMemorySourceCache({ maxBytes });
     await cache.set('v3:primary:k', ENTRY, 120);
     const stored = encodeCachedResult(ENTRY);
-    expect(cache.charges()).toEqual({ entries: entryCost('v3:primary:k', stored), decoded: 0 });
+    const entry = createSlabStore(maxBytes - maxBytes * DECODED_SHARE).slabCostOf(stored.length) + entryHeapCost('v3:primary:k');
+    expect(cache.charges()).toEqual({ entries: entry, decoded: 0 });
     await cache.get('v3:primary:k');
-    expect(cache.charges()).toEqual({ entries: entryCost('v3:primary:k', stored), decoded: decodedCost(stored) });
-    expect(cache.chargedBytes()).toBe(entryCost('v3:primary:k', stored) + decodedCost(stored));
+    expect(cache.charges()).toEqual({ entries: entry, decoded: decodedCost(stored.length) });
+    expect(cache.chargedBytes()).toBe(entry + decodedCost(stored.length));
   });
 
   it('keeps entries and decoded objects together under the cap whatever is written and read', async () => {

@@ -1,8 +1,8 @@
 // The one stored form of a per-source cache entry, shared by the memory cache and Redis: a JSON
 // array `[status, fetchedAt, freshUntil, staleUntil, data, lastFailure?]` in pure ASCII (every
-// character above U+007F written as a \uXXXX escape). Pure ASCII matters in memory: V8 keeps it
-// as a flat one-byte string (one byte per character, a 16-byte header), where the object graph
-// of the same entry costs kilobytes and text with an accent would double as a two-byte string.
+// character above U+007F written as a \uXXXX escape). Pure ASCII matters in memory: the memory
+// cache keeps it as one byte per character in its slabs (slab-store.ts), where the object graph
+// of the same entry costs kilobytes, and Redis stores the same bytes.
 // Positions instead of member names keep each entry a few dozen bytes shorter; the key version
 // (SOURCE_CACHE_KEY_VERSION) changes whenever this layout does.
 import type { CachedSourceResult } from '../../domain/ports/source-cache.js';
@@ -17,19 +17,12 @@ function escapeNonAscii(char: string): string {
   return `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
 }
 
-/**
- * The ASCII text of one entry. Serialised once, when the entry is written; the result is a
- * fresh flat string that retains nothing of the value it came from.
- */
+/** The ASCII text of one entry, serialised once, when the entry is written. */
 export function encodeCachedResult(value: CachedSourceResult): string {
   const fields: unknown[] = [value.status === 'ok' ? STATUS_OK : STATUS_NOT_FOUND, value.fetchedAt, value.freshUntil, value.staleUntil, value.status === 'ok' ? value.data : null];
   if (value.lastFailure !== undefined) fields.push(value.lastFailure);
-  const json = JSON.stringify(fields);
   // JSON.stringify already escapes lone surrogates; a pair becomes two escapes, which JSON.parse joins again.
-  const ascii = json.replace(NON_ASCII, escapeNonAscii);
-  // Copied through latin1 so the stored string is sequential one-byte, not a slice or rope of
-  // the (possibly two-byte) intermediate strings.
-  return Buffer.from(ascii, 'latin1').toString('latin1');
+  return JSON.stringify(fields).replace(NON_ASCII, escapeNonAscii);
 }
 
 /** Undefined for anything that is not an entry this layout wrote (read as a miss, never an error). */

@@ -1,16 +1,21 @@
 // In-process implementation of the per-source result cache. Each entry is held as its stored
-// form (entry-codec: one flat ASCII string, serialised once when written), not as the object
-// graph the engine builds, and the LRU (lru-cache 11) is bounded by bytes (`CACHE_MAX_MB`):
-// each entry is charged its key and text length plus a fixed overhead, so memory stays under a
-// stated cap whatever the traffic. `CACHE_MAX_ENTRIES`, when set, adds a count cap.
+// form (entry-codec: one ASCII JSON text, serialised once when written), as bytes in a slab
+// outside the JS heap (slab-store.ts), not as the object graph the engine builds nor as a
+// string on the heap: cache churn then neither fragments V8's old generation nor makes it grow
+// (docs/cache.md, "What the runtime keeps"). The LRU (lru-cache 11) holds only the key and a
+// number (the entry's handle in the slabs), and the whole is bounded in bytes (`CACHE_MAX_MB`):
+// every slab is charged what it takes, free cells included, and every entry its key and its
+// bookkeeping on the heap, so memory stays under a stated cap whatever the traffic.
+// `CACHE_MAX_ENTRIES`, when set, adds a count cap.
 //
 // The LRU keeps no per-entry TTL bookkeeping: the engine judges fresh, stale and expired from
 // the entry's own freshUntil/staleUntil on its own clock, and an expired entry is either
 // rewritten by the refetch it causes or, never read again, evicted like any cold entry. The
-// most recently decoded entries also keep their object (a ring bounded in count and in bytes,
-// charged against the same cap), so a hit on a hot number costs one LRU read, not a JSON parse.
+// most recently decoded entries also keep their object (a second LRU bounded in count and in
+// bytes, charged against the same cap), so a hit on a hot number costs no JSON parse.
 import { LRUCache } from 'lru-cache';
 import { decodeCachedResult, encodeCachedResult } from './entry-codec.js';
+import { createSlabStore } from './slab-store.js';
 import type { CachedSourceResult, SourceResultCache } from '../../domain/ports/source-cache.js';
 
 export interface MemorySourceCacheOptions {
@@ -24,7 +29,7 @@ export interface MemorySourceCacheOptions {
 
 /** What the cache is charged, by kind (the metrics gauge and the tests read it). */
 export interface MemoryCacheCharges {
-  /** Stored entries: keys, stored text and per-entry bookkeeping. */
+  /** Stored entries: their slabs (free cells included), keys and per-entry bookkeeping. */
   entries: number;
   /** Decoded objects of the most recently read entries. */
   decoded: number;
@@ -35,7 +40,7 @@ export interface MemorySourceCache extends SourceResultCache {
   peek(key: string): CachedSourceResult | undefined;
   /** Current entry count (readiness, metrics, tests). */
   size(): number;
-  /** Bytes charged against the cap: entryCost() of every entry held, plus decodedCost() of every decoded object kept. Never above maxBytes. */
+  /** Bytes charged against the cap: every slab held, entryHeapCost() of every entry, decodedCost() of every decoded object kept. Never above maxBytes. */
   chargedBytes(): number;
   /** chargedBytes() by kind. */
   charges(): MemoryCacheCharges;
@@ -48,87 +53,95 @@ export const DEFAULT_CACHE_MAX_BYTES = 256 * 1024 * 1024;
 export const DEFAULT_DECODED_MAX_ENTRIES = 1000;
 
 /**
- * What one entry costs beyond the characters of its key and text, in bytes (64-bit V8, no
- * pointer compression): two string headers (16 each, plus alignment), the slot object (40),
- * the Map entry and its share of the hash table, and the LRU's per-entry list slots (growable
- * arrays: up to twice their length). Measured: 394 bytes of heap per entry of 219 charged
- * characters, where 128 charged 379; 160 covers it (docs/cache.md).
+ * What one entry costs on the JS heap beyond the characters of its key: the key string's header,
+ * the LRU's slots for it (key, value, two list links) and its Map entry with its share of the
+ * hash table, and its slot in the slab's key list. Measured (docs/cache.md): 106 bytes of heap
+ * per entry for 100,000 entries, beyond its key string (a 16-byte header and its characters,
+ * rounded up to 8 bytes); 136 covers both.
  */
-export const ENTRY_OVERHEAD_BYTES = 160;
+export const ENTRY_OVERHEAD_BYTES = 136;
 
-/** The bytes an entry is charged against the cap; key and text are ASCII, one byte per character. */
-export function entryCost(key: string, stored: string): number {
-  return key.length + stored.length + ENTRY_OVERHEAD_BYTES;
+/** What an entry is charged on the heap (its bytes are charged with their slab: slab-store.ts). */
+export function entryHeapCost(key: string): number {
+  return key.length + ENTRY_OVERHEAD_BYTES;
 }
 
 /**
- * What keeping an entry's decoded object costs: measured at 1.23× its JSON length on the heap
- * for the sample data (docs/cache.md); twice the stored length covers text that V8 holds as
- * two bytes per character once the escapes are decoded, plus the ring's own slot.
+ * What keeping an entry's decoded object costs, from its stored length: measured at 1.23× its
+ * JSON length on the heap for the sample data (docs/cache.md); twice the stored length covers
+ * text that V8 holds as two bytes per character once the escapes are decoded, plus the LRU's slots.
  */
-export function decodedCost(stored: string): number {
-  return 2 * stored.length + 64;
+export function decodedCost(storedLength: number): number {
+  return 2 * storedLength + 64;
 }
 
 /** The share of maxBytes the decoded objects may take; the stored entries get the rest. */
 export const DECODED_SHARE = 1 / 16;
 
-/** One entry: its stored text, and the decoded object while the entry is among the recently decoded. */
-interface Slot {
-  readonly stored: string;
-  value: CachedSourceResult | undefined;
-}
+/** LRU tail entries dropped to find a free cell of the size needed before a whole slab is emptied for it. */
+const EVICTIONS_BEFORE_SLAB = 16;
 
 export function createMemorySourceCache(options: MemorySourceCacheOptions = {}): MemorySourceCache {
   const maxBytes = options.maxBytes ?? DEFAULT_CACHE_MAX_BYTES;
   if (!Number.isSafeInteger(maxBytes) || maxBytes < 1) throw new RangeError(`maxBytes must be a positive whole number, got ${maxBytes}`);
-  // The decoded tier is a ring of the last slots decoded, bounded in count (decodedMax) and in
-  // bytes (DECODED_SHARE of the cap): a slot pushed out of it drops its object and keeps its
-  // text. The stored entries get the rest of the cap, so both together stay under maxBytes.
+  // The decoded tier is bounded in count (decodedMax) and in bytes (DECODED_SHARE of the cap);
+  // the stored entries get the rest of the cap, so both together stay under maxBytes.
   const decodedMax = options.decodedMaxEntries ?? DEFAULT_DECODED_MAX_ENTRIES;
   const decodedBudget = decodedMax === 0 ? 0 : Math.floor(maxBytes * DECODED_SHARE);
-  const store = new LRUCache<string, Slot>({
-    maxSize: Math.max(1, maxBytes - decodedBudget),
-    sizeCalculation: (slot, key) => entryCost(key, slot.stored),
+  const storedBudget = Math.max(1, maxBytes - decodedBudget);
+  const slabs = createSlabStore(storedBudget);
+  const decoded =
+    decodedMax === 0 || decodedBudget < 1
+      ? undefined
+      : new LRUCache<number, CachedSourceResult>({ max: decodedMax, maxSize: decodedBudget, sizeCalculation: (_value, handle) => decodedCost(slabs.length(handle)) });
+  // Values are handles into the slabs. Whatever removes an entry (eviction, delete, a count cap,
+  // clear) frees its cell and drops its decoded object. The LRU's own size is each entry's heap
+  // charge; the slabs are charged on top (`slabs.chargedBytes()`), and `makeRoom` keeps both under the budget.
+  const store = new LRUCache<string, number>({
+    maxSize: storedBudget,
+    sizeCalculation: (_handle, key) => entryHeapCost(key),
+    dispose: (handle) => {
+      decoded?.delete(handle);
+      slabs.free(handle);
+    },
     ...(options.maxEntries === undefined ? {} : { max: options.maxEntries }),
   });
-  const ring: (Slot | undefined)[] = new Array<Slot | undefined>(decodedMax).fill(undefined);
-  let ringStart = 0;
-  let ringCount = 0;
-  let decodedBytes = 0;
+  const storedCharge = (): number => store.calculatedSize + slabs.chargedBytes();
 
-  function pushOutOldest(): void {
-    const oldest = ring[ringStart];
-    ring[ringStart] = undefined;
-    ringStart = (ringStart + 1) % decodedMax;
-    ringCount -= 1;
-    if (oldest?.value !== undefined) {
-      oldest.value = undefined;
-      decodedBytes -= decodedCost(oldest.stored);
+  /**
+   * Drops least recently used entries until an entry of `key` and `length` fits under the
+   * budget, with the slab it needs if no cell of its size is free. After a few evictions that
+   * free no cell of that size, every entry of the slab with the fewest live cells is dropped, so
+   * that a size no longer written can give its slabs to one that is. False when it cannot fit.
+   */
+  function makeRoom(key: string, length: number): boolean {
+    const heap = entryHeapCost(key);
+    if (heap + slabs.slabCostOf(length) > storedBudget) return false;
+    let evictions = 0;
+    while (storedCharge() + heap + (slabs.wouldAllocate(length) ? slabs.slabCostOf(length) : 0) > storedBudget) {
+      if (store.size === 0) return false;
+      if (evictions < EVICTIONS_BEFORE_SLAB) {
+        store.pop();
+        evictions += 1;
+      } else {
+        for (const held of slabs.fewestLiveKeys()) store.delete(held);
+      }
     }
-  }
-
-  function keepDecoded(slot: Slot, value: CachedSourceResult): void {
-    const cost = decodedCost(slot.stored);
-    if (decodedMax === 0 || cost > decodedBudget) return;
-    while (ringCount > 0 && (ringCount === decodedMax || decodedBytes + cost > decodedBudget)) pushOutOldest();
-    slot.value = value;
-    decodedBytes += cost;
-    ring[(ringStart + ringCount) % decodedMax] = slot;
-    ringCount += 1;
+    return true;
   }
 
   /** One LRU read, which also keeps a hot entry recent; the JSON is parsed only when the entry is not among the recently decoded. */
   function read(key: string): CachedSourceResult | undefined {
-    const slot = store.get(key);
-    if (slot === undefined) return undefined;
-    if (slot.value !== undefined) return slot.value;
-    const value = decodeCachedResult(slot.stored);
+    const handle = store.get(key);
+    if (handle === undefined) return undefined;
+    const kept = decoded?.get(handle);
+    if (kept !== undefined) return kept;
+    const value = decodeCachedResult(slabs.text(handle));
     if (value === undefined) {
       store.delete(key);
       return undefined;
     }
-    keepDecoded(slot, value);
+    decoded?.set(handle, value);
     return value;
   }
 
@@ -142,17 +155,31 @@ export function createMemorySourceCache(options: MemorySourceCacheOptions = {}):
         store.delete(key);
         return;
       }
-      // A new slot, decoded again on its first read, so what is served is always what the
-      // stored form says. An entry larger than the whole cap is refused (and an older copy dropped).
-      store.set(key, { stored: encodeCachedResult(value), value: undefined });
+      // The next read decodes the new text, so what is served is always what the stored form says.
+      const text = encodeCachedResult(value);
+      const held = store.peek(key);
+      if (held !== undefined) {
+        decoded?.delete(held);
+        if (slabs.rewrite(held, text)) {
+          store.get(key); // now the most recent
+          return;
+        }
+        store.delete(key);
+      }
+      // An entry that cannot fit even in an empty cache is refused (and an older copy dropped).
+      if (!makeRoom(key, text.length)) return;
+      store.set(key, slabs.store(key, text));
     },
     size: () => store.size,
-    chargedBytes: () => store.calculatedSize + decodedBytes,
-    charges: () => ({ entries: store.calculatedSize, decoded: decodedBytes }),
-    peekStored: (key) => store.peek(key)?.stored,
+    chargedBytes: () => storedCharge() + (decoded?.calculatedSize ?? 0),
+    charges: () => ({ entries: storedCharge(), decoded: decoded?.calculatedSize ?? 0 }),
+    peekStored: (key) => {
+      const handle = store.peek(key);
+      return handle === undefined ? undefined : slabs.text(handle);
+    },
     clear: () => {
       store.clear();
-      while (ringCount > 0) pushOutOldest();
+      decoded?.clear();
     },
   };
 }
