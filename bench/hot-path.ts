@@ -324,6 +324,8 @@ export async function benchHotPath(options: HotPathOptions = {}): Promise<BenchS
   } finally {
     await Promise.all([...running.map((process) => process.stop()), ...sets.map((set) => set.stop())]);
     await upstreams.close();
-    rmSync(workDirectory, { recursive: true, force: true });
+    // BENCH_KEEP_LOGS=1 keeps the servers' logs (with BENCH_SERVER_NODE_ARGS=--trace-gc, their collections).
+    if (process.env.BENCH_KEEP_LOGS === '1') process.stderr.write(`server logs kept in ${workDirectory}\n`);
+    else rmSync(workDirectory, { recursive: true, force: true });
   }
 }

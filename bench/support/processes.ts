@@ -59,7 +59,16 @@ export interface RunningProcess {
  * to `logFile` when given, as in production where logs land in a file; else it is discarded.
  */
 export function startBuiltServer(core: number, env: Record<string, string>, logFile?: string): RunningProcess {
-  return startProcess(core, [builtServer()], env, logFile);
+  return startProcess(core, [...serverNodeArgs(), builtServer()], env, logFile);
+}
+
+/**
+ * Node arguments for the built server from BENCH_SERVER_NODE_ARGS (space-separated, for
+ * exploring: `--trace-gc` writes each collection to the server's log). The launcher gives them
+ * to the server process it starts (src/infra/runtime/heap-limit.ts keeps what it is given).
+ */
+export function serverNodeArgs(): string[] {
+  return (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
 }
 
 /** Starts a bench's own TypeScript helper (`node --import tsx <script>`) pinned to a core. */
