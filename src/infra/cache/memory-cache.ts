@@ -3,7 +3,7 @@
 // outside the JS heap (slab-store.ts), not as the object graph the engine builds nor as a
 // string on the heap: cache churn then neither fragments V8's old generation nor makes it grow
 // (docs/cache.md, "What the runtime keeps"). The LRU (lru-cache 11) holds only the key and a
-// number (the entry's handle in the slabs), and the whole is bounded in bytes (`CACHE_MAX_MB`):
+// number (the entry's handle in the slabs; a small slot once the entry is read), and the whole is bounded in bytes (`CACHE_MAX_MB`):
 // every slab is charged what it takes, free cells included, and every entry its key and its
 // bookkeeping on the heap, so memory stays under a stated cap whatever the traffic.
 // `CACHE_MAX_ENTRIES`, when set, adds a count cap.
@@ -11,8 +11,8 @@
 // The LRU keeps no per-entry TTL bookkeeping: the engine judges fresh, stale and expired from
 // the entry's own freshUntil/staleUntil on its own clock, and an expired entry is either
 // rewritten by the refetch it causes or, never read again, evicted like any cold entry. The
-// most recently decoded entries also keep their object (a second LRU bounded in count and in
-// bytes, charged against the same cap), so a hit on a hot number costs no JSON parse.
+// most recently decoded entries also keep their object (a ring bounded in count and in bytes,
+// charged against the same cap), so a hit on a hot number costs one LRU read, not a JSON parse.
 import { LRUCache } from 'lru-cache';
 import { decodeCachedResult, encodeCachedResult } from './entry-codec.js';
 import { createSlabStore } from './slab-store.js';
@@ -81,28 +81,75 @@ export const DECODED_SHARE = 1 / 16;
 /** LRU tail entries dropped to find a free cell of the size needed before a whole slab is emptied for it. */
 const EVICTIONS_BEFORE_SLAB = 16;
 
+/**
+ * Charged per entry once it has been read: the small object that then stands for it in the LRU
+ * (its handle and, while it is among the recently decoded, its decoded object), so that a hit on
+ * a hot entry is one LRU read. An entry never read since it was written is a bare number.
+ */
+export const DECODED_SLOT_BYTES = 48;
+
+/** An entry read since it was written: its handle, and its object while among the recently decoded. */
+interface DecodedSlot {
+  readonly handle: number;
+  value: CachedSourceResult | undefined;
+  /** decodedCost() of `value`, while it is kept. */
+  cost: number;
+}
+
+/** What the LRU holds per entry: its handle in the slabs, or its slot once it has been read. */
+type Held = number | DecodedSlot;
+
+const handleOf = (held: Held): number => (typeof held === 'number' ? held : held.handle);
+
 export function createMemorySourceCache(options: MemorySourceCacheOptions = {}): MemorySourceCache {
   const maxBytes = options.maxBytes ?? DEFAULT_CACHE_MAX_BYTES;
   if (!Number.isSafeInteger(maxBytes) || maxBytes < 1) throw new RangeError(`maxBytes must be a positive whole number, got ${maxBytes}`);
-  // The decoded tier is bounded in count (decodedMax) and in bytes (DECODED_SHARE of the cap);
-  // the stored entries get the rest of the cap, so both together stay under maxBytes.
+  // The decoded tier is a ring of the last slots decoded, bounded in count (decodedMax) and in
+  // bytes (DECODED_SHARE of the cap): a slot pushed out of it drops its object and keeps its
+  // handle. The stored entries get the rest of the cap, so both together stay under maxBytes.
   const decodedMax = options.decodedMaxEntries ?? DEFAULT_DECODED_MAX_ENTRIES;
   const decodedBudget = decodedMax === 0 ? 0 : Math.floor(maxBytes * DECODED_SHARE);
   const storedBudget = Math.max(1, maxBytes - decodedBudget);
   const slabs = createSlabStore(storedBudget);
-  const decoded =
-    decodedMax === 0 || decodedBudget < 1
-      ? undefined
-      : new LRUCache<number, CachedSourceResult>({ max: decodedMax, maxSize: decodedBudget, sizeCalculation: (_value, handle) => decodedCost(slabs.length(handle)) });
-  // Values are handles into the slabs. Whatever removes an entry (eviction, delete, a count cap,
-  // clear) frees its cell and drops its decoded object. The LRU's own size is each entry's heap
-  // charge; the slabs are charged on top (`slabs.chargedBytes()`), and `makeRoom` keeps both under the budget.
-  const store = new LRUCache<string, number>({
+  const ring: (DecodedSlot | undefined)[] = new Array<DecodedSlot | undefined>(decodedMax).fill(undefined);
+  let ringStart = 0;
+  let ringCount = 0;
+  let decodedBytes = 0;
+
+  function forget(slot: DecodedSlot): void {
+    if (slot.value === undefined) return;
+    slot.value = undefined;
+    decodedBytes -= slot.cost;
+  }
+
+  function pushOutOldest(): void {
+    const oldest = ring[ringStart];
+    ring[ringStart] = undefined;
+    ringStart = (ringStart + 1) % decodedMax;
+    ringCount -= 1;
+    if (oldest !== undefined) forget(oldest);
+  }
+
+  function keepDecoded(slot: DecodedSlot, value: CachedSourceResult): void {
+    const cost = decodedCost(slabs.length(slot.handle));
+    if (decodedMax === 0 || cost > decodedBudget) return;
+    while (ringCount > 0 && (ringCount === decodedMax || decodedBytes + cost > decodedBudget)) pushOutOldest();
+    slot.value = value;
+    slot.cost = cost;
+    decodedBytes += cost;
+    ring[(ringStart + ringCount) % decodedMax] = slot;
+    ringCount += 1;
+  }
+
+  // Whatever removes an entry (eviction, delete, a count cap, clear) frees its cell and drops its
+  // decoded object. The LRU's own size is each entry's heap charge; the slabs are charged on top
+  // (`slabs.chargedBytes()`), and `makeRoom` keeps both under the budget.
+  const store = new LRUCache<string, Held>({
     maxSize: storedBudget,
-    sizeCalculation: (_handle, key) => entryHeapCost(key),
-    dispose: (handle) => {
-      decoded?.delete(handle);
-      slabs.free(handle);
+    sizeCalculation: (held, key) => entryHeapCost(key) + (typeof held === 'number' ? 0 : DECODED_SLOT_BYTES),
+    dispose: (held) => {
+      if (typeof held !== 'number') forget(held);
+      slabs.free(handleOf(held));
     },
     ...(options.maxEntries === undefined ? {} : { max: options.maxEntries }),
   });
@@ -130,18 +177,30 @@ export function createMemorySourceCache(options: MemorySourceCacheOptions = {}):
     return true;
   }
 
+  /** The slot that stands for an entry once read (made on its first read, charged DECODED_SLOT_BYTES); undefined when it cannot fit. */
+  function slotOf(key: string, held: Held): DecodedSlot | undefined {
+    if (typeof held !== 'number') return held;
+    // The entry was just read, so it is the most recent: what is dropped to make room is older.
+    while (storedCharge() + DECODED_SLOT_BYTES > storedBudget && store.size > 1) store.pop();
+    if (storedCharge() + DECODED_SLOT_BYTES > storedBudget) return undefined;
+    const slot: DecodedSlot = { handle: held, value: undefined, cost: 0 };
+    store.set(key, slot, { noDisposeOnSet: true });
+    return slot;
+  }
+
   /** One LRU read, which also keeps a hot entry recent; the JSON is parsed only when the entry is not among the recently decoded. */
   function read(key: string): CachedSourceResult | undefined {
-    const handle = store.get(key);
-    if (handle === undefined) return undefined;
-    const kept = decoded?.get(handle);
-    if (kept !== undefined) return kept;
-    const value = decodeCachedResult(slabs.text(handle));
+    const held = store.get(key);
+    if (held === undefined) return undefined;
+    if (typeof held !== 'number' && held.value !== undefined) return held.value;
+    const value = decodeCachedResult(slabs.text(handleOf(held)));
     if (value === undefined) {
       store.delete(key);
       return undefined;
     }
-    decoded?.set(handle, value);
+    if (decodedMax === 0) return value;
+    const slot = slotOf(key, held);
+    if (slot !== undefined) keepDecoded(slot, value);
     return value;
   }
 
@@ -159,8 +218,8 @@ export function createMemorySourceCache(options: MemorySourceCacheOptions = {}):
       const text = encodeCachedResult(value);
       const held = store.peek(key);
       if (held !== undefined) {
-        decoded?.delete(held);
-        if (slabs.rewrite(held, text)) {
+        if (typeof held !== 'number') forget(held);
+        if (slabs.rewrite(handleOf(held), text)) {
           store.get(key); // now the most recent
           return;
         }
@@ -171,15 +230,15 @@ export function createMemorySourceCache(options: MemorySourceCacheOptions = {}):
       store.set(key, slabs.store(key, text));
     },
     size: () => store.size,
-    chargedBytes: () => storedCharge() + (decoded?.calculatedSize ?? 0),
-    charges: () => ({ entries: storedCharge(), decoded: decoded?.calculatedSize ?? 0 }),
+    chargedBytes: () => storedCharge() + decodedBytes,
+    charges: () => ({ entries: storedCharge(), decoded: decodedBytes }),
     peekStored: (key) => {
-      const handle = store.peek(key);
-      return handle === undefined ? undefined : slabs.text(handle);
+      const held = store.peek(key);
+      return held === undefined ? undefined : slabs.text(handleOf(held));
     },
     clear: () => {
       store.clear();
-      decoded?.clear();
+      while (ringCount > 0) pushOutOldest();
     },
   };
 }
