@@ -22,14 +22,31 @@ function localName(name: string): string {
 
 const MAX_ELEMENTS = 20_000;
 
+/** How much of a body is parsed between two chances to let the event loop through (davRequestSteps). */
+export const PARSE_CHUNK_CHARS = 2048;
+
 /** Reads a PROPFIND or REPORT body; undefined when it is not XML the server can use. */
 export function parseDavRequest(body: string): DavRequest | undefined {
+  const steps = davRequestSteps(body);
+  for (;;) {
+    const next = steps.next();
+    if (next.done === true) return next.value;
+  }
+}
+
+/**
+ * parseDavRequest as steps (a generator that pauses after each PARSE_CHUNK_CHARS of the body),
+ * so that a route can parse a multiget of a thousand hrefs in slices (runInSlices) instead of
+ * holding the event loop for it: htmlparser2 takes the body in pieces like a stream.
+ */
+export function* davRequestSteps(body: string): Generator<void, DavRequest | undefined, void> {
   if (body.trim() === '') return { root: '', props: [], allprop: true, hrefs: [] };
   const stack: string[] = [];
   const request: DavRequest = { root: '', props: [], allprop: false, hrefs: [] };
   let text = '';
   let elements = 0;
   let broken = false;
+  let ending = false;
   const parser = new Parser(
     {
       onopentag(name) {
@@ -52,6 +69,8 @@ export function parseDavRequest(body: string): DavRequest | undefined {
         text += chunk;
       },
       onclosetag(name) {
+        // Closed by the end of the body, not by the body: a truncated document.
+        if (ending) broken = true;
         const local = localName(name);
         if (local === 'href' && stack.length === 2) request.hrefs.push(text.trim());
         if (stack.pop() !== local) broken = true;
@@ -60,7 +79,12 @@ export function parseDavRequest(body: string): DavRequest | undefined {
     },
     { xmlMode: true, decodeEntities: true },
   );
-  parser.write(body);
+  for (let offset = 0; offset < body.length; offset += PARSE_CHUNK_CHARS) {
+    parser.write(body.slice(offset, offset + PARSE_CHUNK_CHARS));
+    if (broken) return undefined;
+    yield;
+  }
+  ending = true;
   parser.end();
   if (broken || stack.length !== 0 || request.root === '') return undefined;
   if (request.root === 'propfind' && request.props.length === 0) request.allprop = true;

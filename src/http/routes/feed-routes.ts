@@ -12,7 +12,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { runInSlices, type BlocklistFeed, type FeedCardFile, type FeedFile, type FeedSnapshot } from '../../infra/blocklist/blocklist-feed.js';
 import type { Steps } from '../../domain/blocklist/feed-content.js';
 import { ApiError } from '../errors.js';
-import { davMissing, davResponse, escapeXml, multistatus, needPrivilegesError, parseDavRequest, type DavProperties, type DavProperty, type DavRequest } from '../dav/dav-xml.js';
+import { davMissing, davRequestSteps, davResponse, escapeXml, multistatus, needPrivilegesError, parseDavRequest, type DavProperties, type DavProperty, type DavRequest } from '../dav/dav-xml.js';
 import { matchesEtag } from './phone-routes.js';
 import { publicBaseUrl, spamBlockerWorkflow } from './spamblocker-routes.js';
 
@@ -163,8 +163,17 @@ function namesEveryCard(snapshot: FeedSnapshot, hrefs: readonly string[]): boole
 }
 
 function davRequestOf(request: FastifyRequest): DavRequest {
-  const body = typeof request.body === 'string' ? request.body : '';
-  const parsed = parseDavRequest(body);
+  return parsedOrRefused(parseDavRequest(bodyOf(request)));
+}
+
+/** davRequestOf in slices (runInSlices): a multiget of a thousand hrefs is about 80 KiB of XML. */
+async function davRequestInSlices(request: FastifyRequest): Promise<DavRequest> {
+  return parsedOrRefused(await runInSlices(davRequestSteps(bodyOf(request))));
+}
+
+const bodyOf = (request: FastifyRequest): string => (typeof request.body === 'string' ? request.body : '');
+
+function parsedOrRefused(parsed: DavRequest | undefined): DavRequest {
   if (parsed === undefined) throw new ApiError('bad_request', 'The request body is not a WebDAV XML document this server understands.');
   return parsed;
 }
@@ -222,7 +231,7 @@ export async function feedRoutes(app: FastifyInstance, options: FeedRoutesOption
     const raw = answerKey(request, depth);
     const known = answers.get(raw);
     if (known !== undefined) return known;
-    const dav = davRequestOf(request);
+    const dav = await davRequestInSlices(request);
     const shape = shapeOf(dav, snapshot);
     let body = shape.key === undefined ? undefined : answers.get(shape.key);
     if (body === undefined) {
