@@ -187,6 +187,20 @@ describe('blocklist feed', () => {
     expect(text).toContain('<card:addressbook-home-set><d:href>/carddav/</d:href></card:addressbook-home-set>');
   });
 
+  it('refuses a body that is not a whole WebDAV document with 400, and a large multiget parsed in slices is answered whole', async () => {
+    const headers = { authorization: GOOD, 'content-type': 'text/xml', depth: '1' };
+    for (const body of [PROPFIND_BODY.slice(0, -20), multigetBody(['/carddav/blocklist/x.vcf']).slice(0, -10), '<a/><b/>']) {
+      const refused = await request('/carddav/blocklist/', { method: body.includes('multiget') ? 'REPORT' : 'PROPFIND', headers, body });
+      expect(refused.status).toBe(400);
+      expect(await refused.json()).toMatchObject({ type: '/problems/bad-request' });
+    }
+    // A thousand hrefs (about 60 KiB), most of them unknown: each answered, in the order asked.
+    const hrefs = [...feed.snapshot().cards.map((card) => `/carddav/blocklist/${card.name}`), ...Array.from({ length: 1000 }, (_, index) => `/carddav/blocklist/none-${index}.vcf`)].slice(0, 1000);
+    const answer = await request('/carddav/blocklist/', { method: 'REPORT', headers, body: multigetBody(hrefs) });
+    expect(answer.status).toBe(207);
+    expect(responsesOf(await answer.text()).map((response) => response.href)).toEqual(hrefs);
+  });
+
   it('refuses a wrong password with 401 and a writing method with 403 and a DAV error', async () => {
     for (const authorization of [basic('blocklist', 'wrong password'), basic('someone', PASSWORD), 'Bearer x']) {
       const refused = await request('/feed/blocklist.csv', { headers: { authorization } });
