@@ -24,6 +24,8 @@ import { formatMs, formatNumber, type BenchSection } from './support/report.js';
 const PASSWORD = 'bench feed password';
 const AUTHORIZATION = `Basic ${Buffer.from(`blocklist:${PASSWORD}`).toString('base64')}`;
 const ROUNDS = 200;
+/** Rebuilds before the measured ones. */
+const WARMUP_REBUILDS = 20;
 /** The core the client process is pinned to when taskset can (the server is not pinned: its collector may use both). */
 const CLIENT_CORE = 1;
 
@@ -163,6 +165,12 @@ export async function benchFeed(): Promise<BenchSection> {
   try {
     // Rebuilds, timed one by one; each runs in slices of about 2 ms with the loop let through.
     const rebuildMs: number[] = [];
+    // Warm-up: WARMUP_REBUILDS rebuilds not measured, so the figures are a running server's, not
+    // those of code V8 is still compiling (the first rebuilds after start run cold code).
+    for (let round = 0; round < WARMUP_REBUILDS; round += 1) {
+      lists.add({ rule: `+3368${String(round).padStart(8, '0')}`, list: 'block', label: 'Échauffement' });
+      await feed.refresh();
+    }
     const rebuildCpuBefore = process.cpuUsage();
     delay.enable();
     const rebuildProbe = cpuBlockProbe();
@@ -224,7 +232,7 @@ export async function benchFeed(): Promise<BenchSection> {
       notes: [
         `${entries} entries in ${snapshot.cards.length} cards: 40 operator rules (ranges split around an allowed number), the NPV ranges (VERDICT_NPV=block), numbers looked up here.`,
         `${ROUNDS} sequential requests per kind over loopback, from a client in a process of its own (node:http, one keep-alive connection${canPinCores() ? `, pinned to core ${CLIENT_CORE} by taskset` : ', not pinned: taskset or a second core is missing'}); p99 is the 99th percentile. CPU time per request is the server process's.`,
-        'Event-loop block: monitorEventLoopDelay at 1 ms resolution on the server\'s thread, measured separately while rebuilding (20 rebuilds, nothing served) and while serving; on a loaded machine it also counts time the process waited for a core. The loop turn in process CPU time counts every thread of the process (the collector\'s helpers run beside the loop), so it is an upper bound with no target.',
+        `Event-loop block: monitorEventLoopDelay at 1 ms resolution on the server's thread, measured separately while rebuilding (20 rebuilds after ${WARMUP_REBUILDS} unmeasured ones, nothing served) and while serving; on a loaded machine it also counts time the process waited for a core. The loop turn in process CPU time counts every thread of the process (the collector's helpers run beside the loop), so it is an upper bound with no target.`,
         `Longest event-loop block per kind while serving: ${servingLoop.join('; ')}.`,
         'Serving writes held bytes: the files are made at rebuild, PROPFIND and REPORT answers are held per content version (a multiget of every card is one held buffer) and rendered again off the request path after a change.',
         `Shared 2-core machine: load average ${loadavg().map((load) => load.toFixed(1)).join(' / ')} at the end of the run; wall-clock figures then measure the wait for a core more than the work, which the CPU-time rows show.`,

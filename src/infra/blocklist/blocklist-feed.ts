@@ -84,24 +84,32 @@ export const SLICE_MS = 2;
 
 const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-/** Lets the loop through once the current slice has run for SLICE_MS. */
-function sliceClock(yieldBetween: () => Promise<void>): () => Promise<void> | undefined {
-  let sliceStart = performance.now();
-  return () => {
-    if (performance.now() - sliceStart < SLICE_MS) return undefined;
-    return yieldBetween().then(() => {
-      sliceStart = performance.now();
-    });
-  };
+/**
+ * When the event loop last turned for a slice. One clock for every sliced task of the process,
+ * not one per call: a rebuild runs several sliced stages one after the other, and an `await`
+ * between two of them lets no event through, so a clock per stage let two stages' slices (and
+ * the work between them) add up to one long block. A clock that is stale (the loop turned for
+ * something else since) only makes the next pause come sooner.
+ */
+let sliceStart = performance.now();
+
+/** Lets the loop through now, and starts a new slice. */
+async function letLoopThrough(yieldBetween: () => Promise<void>): Promise<void> {
+  await yieldBetween();
+  sliceStart = performance.now();
+}
+
+/** A pause once the loop has been held for SLICE_MS since it last turned for a slice; undefined before. */
+function due(yieldBetween: () => Promise<void>): Promise<void> | undefined {
+  return performance.now() - sliceStart < SLICE_MS ? undefined : letLoopThrough(yieldBetween);
 }
 
 /** Runs steps (domain/blocklist/feed-content.ts) in slices of about SLICE_MS. */
 export async function runInSlices<T>(steps: Steps<T>, yieldBetween: () => Promise<void> = yieldToLoop): Promise<T> {
-  const due = sliceClock(yieldBetween);
   for (;;) {
     const next = steps.next();
     if (next.done === true) return next.value;
-    const pause = due();
+    const pause = due(yieldBetween);
     if (pause !== undefined) await pause;
   }
 }
@@ -112,8 +120,6 @@ export async function runInSlices<T>(steps: Steps<T>, yieldBetween: () => Promis
  */
 export async function buildSnapshot(entries: readonly FeedEntry[], yieldBetween: () => Promise<void> = yieldToLoop): Promise<FeedSnapshot> {
   const cards: FeedCard[] = await runInSlices(cardSteps(entries, (reason) => `pr-${shortHash(reason, 8)}`), yieldBetween);
-  await yieldBetween();
-  const due = sliceClock(yieldBetween);
   const files: FeedCardFile[] = [];
   const csvParts: string[] = [`${CSV_HEADER}\n`];
   const whole = createHash('sha256');
@@ -122,21 +128,17 @@ export async function buildSnapshot(entries: readonly FeedEntry[], yieldBetween:
     whole.update(vcard);
     files.push({ uid: card.uid, name: `${card.uid}.vcf`, etag: `"${shortHash(vcard, 24)}"`, vcard, bytes: Buffer.from(vcard, 'utf8') });
     csvParts.push(renderCsvRows(card));
-    const pause = due();
+    const pause = due(yieldBetween);
     if (pause !== undefined) await pause;
   }
-  await yieldBetween();
+  // The whole files, each made in a slice of its own.
+  await letLoopThrough(yieldBetween);
   const vcfBytes = Buffer.concat(files.map((file) => file.bytes));
-  const csv = csvParts.join('');
   const ctag = whole.digest('hex').slice(0, 24);
-  return {
-    ctag,
-    cards: files,
-    byName: new Map(files.map((file) => [file.name, file])),
-    entries,
-    vcf: { bytes: vcfBytes, etag: `"${ctag}"` },
-    csv: fileOf(csv),
-  };
+  await letLoopThrough(yieldBetween);
+  const csv = fileOf(csvParts.join(''));
+  await letLoopThrough(yieldBetween);
+  return { ctag, cards: files, byName: new Map(files.map((file) => [file.name, file])), entries, vcf: { bytes: vcfBytes, etag: `"${ctag}"` }, csv };
 }
 
 /**
@@ -145,8 +147,20 @@ export async function buildSnapshot(entries: readonly FeedEntry[], yieldBetween:
  * that the entries and their order are made from.
  */
 export function feedInputsKey(listsVersion: string, recent: readonly BlockedCaller[]): string {
+  const steps = feedInputsKeySteps(listsVersion, recent);
+  for (;;) {
+    const next = steps.next();
+    if (next.done === true) return next.value;
+  }
+}
+
+/** feedInputsKey as steps, one per caller, so that a rebuild hashes its thousands of callers in slices (runInSlices). */
+export function* feedInputsKeySteps(listsVersion: string, recent: readonly BlockedCaller[]): Steps<string> {
   const hash = createHash('sha256').update(listsVersion).update('\n');
-  for (const caller of recent) hash.update(`${caller.e164}\t${caller.score ?? ''}\t${caller.atMs}\t${caller.reason}\n`);
+  for (const caller of recent) {
+    hash.update(`${caller.e164}\t${caller.score ?? ''}\t${caller.atMs}\t${caller.reason}\n`);
+    yield;
+  }
   return hash.digest('hex');
 }
 
@@ -169,7 +183,7 @@ export function createBlocklistFeed(options: BlocklistFeedOptions): BlocklistFee
   async function rebuild(): Promise<FeedSnapshot> {
     const nowMs = now();
     const recent = await options.log.list(nowMs);
-    const inputs = feedInputsKey(options.lists?.version(nowMs) ?? '', recent);
+    const inputs = await runInSlices(feedInputsKeySteps(options.lists?.version(nowMs) ?? '', recent));
     if (inputs === heldInputs) return held;
     const entries = await runInSlices(feedEntrySteps({
       rules: options.lists?.activeRules(nowMs) ?? [],
@@ -178,7 +192,6 @@ export function createBlocklistFeed(options: BlocklistFeedOptions): BlocklistFee
       maxEntries: options.maxEntries,
       wording: { rule: RULE_REASON, npv: words('fr', 'cid.npv') },
     }));
-    await yieldToLoop();
     const next = await buildSnapshot(entries);
     heldInputs = inputs;
     if (next.ctag !== held.ctag) {
