@@ -4,6 +4,7 @@
 // three namespaces (DAV:, CardDAV, calendarserver's getctag) whose local names do not collide.
 // htmlparser2 in XML mode never fetches or expands external entities.
 import { Parser } from 'htmlparser2';
+import { runToEnd, type Steps } from '../../domain/blocklist/feed-content.js';
 
 export interface DavRequest {
   /** Local name of the root element (`propfind`, `addressbook-multiget`, `addressbook-query`), or '' for an empty body. */
@@ -27,11 +28,7 @@ export const PARSE_CHUNK_CHARS = 2048;
 
 /** Reads a PROPFIND or REPORT body; undefined when it is not XML the server can use. */
 export function parseDavRequest(body: string): DavRequest | undefined {
-  const steps = davRequestSteps(body);
-  for (;;) {
-    const next = steps.next();
-    if (next.done === true) return next.value;
-  }
+  return runToEnd(davRequestSteps(body));
 }
 
 /**
@@ -39,7 +36,7 @@ export function parseDavRequest(body: string): DavRequest | undefined {
  * so that a route can parse a multiget of a thousand hrefs in slices (runInSlices) instead of
  * holding the event loop for it: htmlparser2 takes the body in pieces like a stream.
  */
-export function* davRequestSteps(body: string): Generator<void, DavRequest | undefined, void> {
+export function* davRequestSteps(body: string): Steps<DavRequest | undefined> {
   if (body.trim() === '') return { root: '', props: [], allprop: true, hrefs: [] };
   const stack: string[] = [];
   const request: DavRequest = { root: '', props: [], allprop: false, hrefs: [] };

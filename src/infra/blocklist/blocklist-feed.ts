@@ -6,7 +6,7 @@
 // the held ones, the held snapshot (and so the collection's ctag and every ETag) stays. Requests
 // only read the snapshot. Rules: docs/integrations/blocklist-feed.md.
 import { createHash } from 'node:crypto';
-import { cardSteps, feedEntrySteps, type BlockedCaller, type FeedCard, type FeedEntry, type Steps } from '../../domain/blocklist/feed-content.js';
+import { cardSteps, feedEntrySteps, runToEnd, type BlockedCaller, type FeedCard, type FeedEntry, type Steps } from '../../domain/blocklist/feed-content.js';
 import { CSV_HEADER, renderCsv, renderCsvRows, renderVcard } from '../../domain/blocklist/feed-formats.js';
 import type { BlockedCallerLog } from '../../domain/ports/blocked-callers.js';
 import type { OperatorLists } from '../../domain/ports/operator-lists.js';
@@ -147,11 +147,7 @@ export async function buildSnapshot(entries: readonly FeedEntry[], yieldBetween:
  * that the entries and their order are made from.
  */
 export function feedInputsKey(listsVersion: string, recent: readonly BlockedCaller[]): string {
-  const steps = feedInputsKeySteps(listsVersion, recent);
-  for (;;) {
-    const next = steps.next();
-    if (next.done === true) return next.value;
-  }
+  return runToEnd(feedInputsKeySteps(listsVersion, recent));
 }
 
 /** feedInputsKey as steps, one per caller, so that a rebuild hashes its thousands of callers in slices (runInSlices). */

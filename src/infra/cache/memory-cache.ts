@@ -130,8 +130,8 @@ export function createMemorySourceCache(options: MemorySourceCacheOptions = {}):
     if (oldest !== undefined) forget(oldest);
   }
 
-  function keepDecoded(slot: DecodedSlot, value: CachedSourceResult): void {
-    const cost = decodedCost(slabs.length(slot.handle));
+  function keepDecoded(slot: DecodedSlot, value: CachedSourceResult, storedLength: number): void {
+    const cost = decodedCost(storedLength);
     if (decodedMax === 0 || cost > decodedBudget) return;
     while (ringCount > 0 && (ringCount === decodedMax || decodedBytes + cost > decodedBudget)) pushOutOldest();
     slot.value = value;
@@ -193,14 +193,15 @@ export function createMemorySourceCache(options: MemorySourceCacheOptions = {}):
     const held = store.get(key);
     if (held === undefined) return undefined;
     if (typeof held !== 'number' && held.value !== undefined) return held.value;
-    const value = decodeCachedResult(slabs.text(handleOf(held)));
+    const text = slabs.text(handleOf(held));
+    const value = decodeCachedResult(text);
     if (value === undefined) {
       store.delete(key);
       return undefined;
     }
     if (decodedMax === 0) return value;
     const slot = slotOf(key, held);
-    if (slot !== undefined) keepDecoded(slot, value);
+    if (slot !== undefined) keepDecoded(slot, value, text.length);
     return value;
   }
 

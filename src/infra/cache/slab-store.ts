@@ -71,8 +71,6 @@ export interface SlabStore {
   rewrite(handle: number, text: string): boolean;
   /** The text a handle holds. */
   text(handle: number): string;
-  /** Its length in bytes. */
-  length(handle: number): number;
   /** Frees a handle's cell (its slab is released with its last cell). */
   free(handle: number): void;
   /** The keys held by the slab with the fewest live cells (so that its owner can drop them and release it); empty when there is no slab. */
@@ -164,10 +162,6 @@ export function createSlabStore(budget: number): SlabStore {
       const offset = (handle % HANDLE_CELLS) * slab.cellBytes;
       const start = offset + LENGTH_BYTES;
       return slab.bytes.toString('latin1', start, start + slab.bytes.readUInt32LE(offset));
-    },
-    length(handle) {
-      const slab = slabOf(handle);
-      return slab.bytes.readUInt32LE((handle % HANDLE_CELLS) * slab.cellBytes);
     },
     free(handle) {
       const slab = slabOf(handle);
