@@ -98,10 +98,14 @@ const BENCHMARKS_DOC = join(PROJECT_ROOT, 'docs', 'benchmarks.md');
 /** The line above which docs/benchmarks.md is written by hand, below which by this runner. */
 const RESULTS_MARKER = '<!-- Results: everything below is written by `npm run bench` (bench/run.ts); do not edit it by hand. -->';
 
-/** The hand-written guide (marker included) and the generated results of docs/benchmarks.md. */
+/**
+ * The hand-written guide (marker included) and the generated results of docs/benchmarks.md.
+ * Without the marker the runner cannot tell the guide from the last results, and appending would
+ * repeat every section: it refuses instead.
+ */
 function splitGuide(markdown: string): { guide: string; results: string } {
   const at = markdown.indexOf(RESULTS_MARKER);
-  if (at === -1) return { guide: `${markdown.trimEnd()}\n\n${RESULTS_MARKER}\n`, results: '' };
+  if (at === -1) throw new Error(`docs/benchmarks.md has lost its results marker; put this line back above the generated sections, then run again:\n${RESULTS_MARKER}`);
   return { guide: markdown.slice(0, at + RESULTS_MARKER.length) + '\n', results: markdown.slice(at + RESULTS_MARKER.length).replace(/^\n+/, '') };
 }
 
@@ -150,6 +154,8 @@ async function main(): Promise<void> {
   const selected = selectParts(process.argv.slice(2).filter((arg) => arg !== '--'));
   const partial = selected.length < PARTS.length;
   const startedAt = new Date();
+  // Refused before the parts run, not after: a lost marker must not cost a 40-minute run.
+  if (existsSync(BENCHMARKS_DOC)) splitGuide(readFileSync(BENCHMARKS_DOC, 'utf8'));
   const machine = describeMachine();
   process.stdout.write(`phone-reputation benchmarks, ${startedAt.toISOString()}\n${machine.join('\n')}\n`);
   const sections: BenchSection[] = [];
@@ -169,7 +175,7 @@ async function main(): Promise<void> {
   }
   const totalSeconds = (Date.now() - startedAt.getTime()) / 1000;
   const path = BENCHMARKS_DOC;
-  const { guide, results } = splitGuide(existsSync(path) ? readFileSync(path, 'utf8') : '# Benchmarks\n');
+  const { guide, results } = splitGuide(existsSync(path) ? readFileSync(path, 'utf8') : `# Benchmarks\n\n${RESULTS_MARKER}\n`);
   if (partial && results.trim() !== '') {
     const note = `- Partial run: ${selected.map((part) => part.name).join(', ')} re-run on ${startedAt.toISOString()} (\`npm run bench -- ${selected.map((part) => part.name).join(' ')}\`); the other sections are from the run above.`;
     writeFileSync(path, `${guide}\n${mergeIntoExisting(results, sections, note).trimEnd()}\n`);

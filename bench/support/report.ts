@@ -35,9 +35,10 @@ export function formatMs(ms: number): string {
   return `${formatNumber(ms, ms < 10 ? 2 : 1)} ms`;
 }
 
-function verdict(row: BenchRow): string {
-  if (row.met === undefined) return '';
-  return row.met ? 'met' : 'MISSED';
+/** The target with its verdict ("≥ 90 % (met)"), or the target alone when it has no verdict. */
+function targetWithVerdict(row: BenchRow & { target: string }): string {
+  if (row.met === undefined) return row.target;
+  return `${row.target} (${row.met ? 'met' : 'MISSED'})`;
 }
 
 export function renderSectionText(section: BenchSection): string {
@@ -46,7 +47,7 @@ export function renderSectionText(section: BenchSection): string {
     const parts = [`  ${row.label}: ${row.value}`];
     if (row.baseline !== undefined) parts.push(`baseline ${row.baseline}`);
     if (row.ratio !== undefined) parts.push(`ratio ${row.ratio}`);
-    if (row.target !== undefined) parts.push(`target ${row.target} ${verdict(row)}`);
+    if (row.target !== undefined) parts.push(`target ${targetWithVerdict({ ...row, target: row.target })}`);
     lines.push(parts.join(' | '));
   }
   for (const note of section.notes) lines.push(`  - ${note}`);
@@ -60,7 +61,7 @@ export function renderSectionMarkdown(section: BenchSection): string {
   if (section.rows.length > 0) {
     lines.push('| Measure | Value | Baseline | Ratio | Target |', '|---|---|---|---|---|');
     for (const row of section.rows) {
-      const target = row.target === undefined ? '' : `${row.target} (${verdict(row)})`;
+      const target = row.target === undefined ? '' : targetWithVerdict({ ...row, target: row.target });
       lines.push(`| ${[row.label, row.value, row.baseline ?? '', row.ratio ?? '', target].map(escapeCell).join(' | ')} |`);
     }
     lines.push('');
