@@ -163,9 +163,10 @@ export function createMemorySourceCache(options: MemorySourceCacheOptions = {}):
    */
   function makeRoom(key: string, length: number): boolean {
     const heap = entryHeapCost(key);
-    if (heap + slabs.slabCostOf(length) > storedBudget) return false;
+    const slabCost = slabs.slabCostOf(length);
+    if (heap + slabCost > storedBudget) return false;
     let evictions = 0;
-    while (storedCharge() + heap + (slabs.wouldAllocate(length) ? slabs.slabCostOf(length) : 0) > storedBudget) {
+    while (storedCharge() + heap + (slabs.wouldAllocate(length) ? slabCost : 0) > storedBudget) {
       if (store.size === 0) return false;
       if (evictions < EVICTIONS_BEFORE_SLAB) {
         store.pop();
