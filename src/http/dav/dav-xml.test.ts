@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { runToEnd } from '../../domain/blocklist/feed-content.js';
 import { davRequestSteps, parseDavRequest, PARSE_CHUNK_CHARS } from './dav-xml.js';
 
 /** A multiget of `count` hrefs, as a Fritz!Box or vdirsyncer sends it. */
@@ -31,10 +32,7 @@ describe('WebDAV request bodies', () => {
   it('refuses what is not a single well-formed document, in steps too', () => {
     expect(parseDavRequest('<d:propfind xmlns:d="DAV:"><d:prop>')).toBeUndefined();
     expect(parseDavRequest('<a/><b/>')).toBeUndefined();
-    const steps = davRequestSteps(`${multiget(200)}<extra/>`);
-    let next = steps.next();
-    while (next.done !== true) next = steps.next();
-    expect(next.value).toBeUndefined();
+    expect(runToEnd(davRequestSteps(`${multiget(200)}<extra/>`))).toBeUndefined();
   });
 
   it('reads an empty body as allprop', () => {

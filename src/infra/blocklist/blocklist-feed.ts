@@ -114,12 +114,8 @@ export async function runInSlices<T>(steps: Steps<T>, yieldBetween: () => Promis
   }
 }
 
-/**
- * The snapshot of these entries, built in slices with the event loop let through between them
- * (`yieldBetween`), so that a rebuild never holds the loop for long whatever the feed's size.
- */
-export async function buildSnapshot(entries: readonly FeedEntry[], yieldBetween: () => Promise<void> = yieldToLoop): Promise<FeedSnapshot> {
-  const cards: FeedCard[] = await runInSlices(cardSteps(entries, (reason) => `pr-${shortHash(reason, 8)}`), yieldBetween);
+/** Each card's file and CSV rows, one card per step, and the collection's ctag (a hash of every card in order). */
+function* cardFileSteps(cards: readonly FeedCard[]): Steps<{ files: FeedCardFile[]; csvParts: string[]; ctag: string }> {
   const files: FeedCardFile[] = [];
   const csvParts: string[] = [`${CSV_HEADER}\n`];
   const whole = createHash('sha256');
@@ -128,13 +124,21 @@ export async function buildSnapshot(entries: readonly FeedEntry[], yieldBetween:
     whole.update(vcard);
     files.push({ uid: card.uid, name: `${card.uid}.vcf`, etag: `"${shortHash(vcard, 24)}"`, vcard, bytes: Buffer.from(vcard, 'utf8') });
     csvParts.push(renderCsvRows(card));
-    const pause = due(yieldBetween);
-    if (pause !== undefined) await pause;
+    yield;
   }
+  return { files, csvParts, ctag: whole.digest('hex').slice(0, 24) };
+}
+
+/**
+ * The snapshot of these entries, built in slices with the event loop let through between them
+ * (`yieldBetween`), so that a rebuild never holds the loop for long whatever the feed's size.
+ */
+export async function buildSnapshot(entries: readonly FeedEntry[], yieldBetween: () => Promise<void> = yieldToLoop): Promise<FeedSnapshot> {
+  const cards: FeedCard[] = await runInSlices(cardSteps(entries, (reason) => `pr-${shortHash(reason, 8)}`), yieldBetween);
+  const { files, csvParts, ctag } = await runInSlices(cardFileSteps(cards), yieldBetween);
   // The whole files, each made in a slice of its own.
   await letLoopThrough(yieldBetween);
   const vcfBytes = Buffer.concat(files.map((file) => file.bytes));
-  const ctag = whole.digest('hex').slice(0, 24);
   await letLoopThrough(yieldBetween);
   const csv = fileOf(csvParts.join(''));
   await letLoopThrough(yieldBetween);
