@@ -132,7 +132,7 @@ export function createMemorySourceCache(options: MemorySourceCacheOptions = {}):
 
   function keepDecoded(slot: DecodedSlot, value: CachedSourceResult, storedLength: number): void {
     const cost = decodedCost(storedLength);
-    if (decodedMax === 0 || cost > decodedBudget) return;
+    if (cost > decodedBudget) return;
     while (ringCount > 0 && (ringCount === decodedMax || decodedBytes + cost > decodedBudget)) pushOutOldest();
     slot.value = value;
     slot.cost = cost;

@@ -56,8 +56,6 @@ interface Slab {
   /** Free cells, as a stack. */
   readonly free: number[];
   live: number;
-  /** In its class's list of slabs with a free cell. */
-  open: boolean;
 }
 
 export interface SlabStore {
@@ -110,7 +108,7 @@ export function createSlabStore(budget: number): SlabStore {
     const cells = cellsOf(cellBytes);
     const id = freeIds.pop() ?? slabs.length;
     // Not from Node's shared pool (allocUnsafeSlow), so a released slab frees its own block.
-    const slab: Slab = { id, cellClass, cellBytes, bytes: Buffer.allocUnsafeSlow(cells * cellBytes), keys: new Array<string | undefined>(cells).fill(undefined), free: [], live: 0, open: true };
+    const slab: Slab = { id, cellClass, cellBytes, bytes: Buffer.allocUnsafeSlow(cells * cellBytes), keys: new Array<string | undefined>(cells).fill(undefined), free: [], live: 0 };
     for (let cell = cells - 1; cell >= 0; cell -= 1) slab.free.push(cell);
     slabs[id] = slab;
     openOf(cellClass).push(slab);
@@ -142,10 +140,8 @@ export function createSlabStore(budget: number): SlabStore {
       const slab = list[list.length - 1] ?? allocate(cellClass);
       const cell = slab.free.pop();
       if (cell === undefined) throw new Error('an open slab without a free cell');
-      if (slab.free.length === 0) {
-        list.pop();
-        slab.open = false;
-      }
+      // A slab is in its class's open list exactly while it has a free cell.
+      if (slab.free.length === 0) list.pop();
       slab.live += 1;
       slab.keys[cell] = key;
       write(slab, cell, text);
@@ -174,10 +170,8 @@ export function createSlabStore(budget: number): SlabStore {
         release(slab);
         return;
       }
-      if (!slab.open) {
-        slab.open = true;
-        openOf(slab.cellClass).push(slab);
-      }
+      // Its first free cell: it was full, so it was not in the open list.
+      if (slab.free.length === 1) openOf(slab.cellClass).push(slab);
     },
     fewestLiveKeys() {
       let fewest: Slab | undefined;
