@@ -75,7 +75,7 @@ export function rssOf(pid: number): number {
 }
 
 /** The pid and its children's pids (the cluster's workers), from /proc. */
-export function processTree(pid: number): number[] {
+function processTree(pid: number): number[] {
   let children: number[] = [];
   try {
     children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);

@@ -67,7 +67,7 @@ export function startBuiltServer(core: number, env: Record<string, string>, logF
  * exploring: `--trace-gc` writes each collection to the server's log). The launcher gives them
  * to the server process it starts (src/infra/runtime/heap-limit.ts keeps what it is given).
  */
-export function serverNodeArgs(): string[] {
+function serverNodeArgs(): string[] {
   return (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
 }
 
