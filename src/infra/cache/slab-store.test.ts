@@ -38,6 +38,20 @@ describe('slab store', () => {
     expect(slabs.chargedBytes()).toBe(0);
   });
 
+  it('takes a full slab back into use when one of its cells is freed', () => {
+    const slabs = createSlabStore(1024 * 1024 * 1024);
+    const text = 'a'.repeat(200);
+    const cells = Math.floor(MAX_SLAB_BYTES / cellBytesOf(cellClassOf(text.length)));
+    const handles = Array.from({ length: cells }, (_, index) => slabs.store(`k${index}`, text));
+    expect(slabs.wouldAllocate(text.length)).toBe(true);
+    const freed = handles[cells - 1] ?? -1;
+    slabs.free(freed);
+    expect(slabs.wouldAllocate(text.length)).toBe(false);
+    expect(slabs.store('again', text)).toBe(freed);
+    expect(slabs.slabCount()).toBe(1);
+    expect(slabs.wouldAllocate(text.length)).toBe(true);
+  });
+
   it('reuses a freed cell before cutting a new slab, and rewrites in place only within the same class', () => {
     const slabs = createSlabStore(1024 * 1024);
     const handles = Array.from({ length: 10 }, (_, index) => slabs.store(`k${index}`, `text ${index}`));
