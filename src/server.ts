@@ -4,7 +4,7 @@
 // primary (cluster.ts) and each forked worker runs the same entry as a server. `npm start`
 // runs it through the launcher (start.ts), which gives it the heap limit sized from CACHE_MAX_MB.
 import cluster from 'node:cluster';
-import { destination as pinoDestination, pino } from 'pino';
+import { pino } from 'pino';
 import { ConfigError, loadConfig, type Config } from './config/config.js';
 import { buildApp } from './app.js';
 import { createServiceDependencies } from './composition.js';
@@ -12,22 +12,7 @@ import { runPrimary } from './cluster.js';
 import { startMetricsServer, type MetricsServer } from './http/plugins/metrics.js';
 import { serverExecArgv } from './infra/runtime/heap-limit.js';
 import { buildAdminApp } from './admin-app.js';
-
-/** Log lines are written in batches of about this many bytes (when stdout is not a terminal). */
-export const LOG_BATCH_BYTES = 8192;
-/** A batch that has not filled is written after at most this long. */
-export const LOG_FLUSH_INTERVAL_MS = 1000;
-
-/**
- * stdout for pino, written asynchronously. Into a file or a pipe (production, containers) lines
- * are batched: one write per LOG_BATCH_BYTES or per LOG_FLUSH_INTERVAL_MS, whichever comes
- * first, instead of one per request (the write was a tenth of a cached answer's CPU). On a
- * terminal every line goes out at once. Flushed at close, and synchronously by pino at exit.
- */
-function logDestination(): ReturnType<typeof pinoDestination> {
-  if (process.stdout.isTTY) return pinoDestination({ dest: 1, sync: false });
-  return pinoDestination({ dest: 1, sync: false, minLength: LOG_BATCH_BYTES, periodicFlush: LOG_FLUSH_INTERVAL_MS });
-}
+import { logDestination } from './infra/logging/log-destination.js';
 
 export async function startServer(config: Config): Promise<{ close: () => Promise<void>; port: number; metricsPort?: number; adminPort?: number }> {
   const destination = logDestination();
