@@ -203,6 +203,32 @@ describe('service metrics', () => {
   });
 });
 
+describe('HTTP request series', () => {
+  it('count every answer onto its series, scrape after scrape, in step with the histogram', async () => {
+    const metrics = createServiceMetrics({ collectProcessMetrics: false });
+    metrics.declareHttpRoute('GET', '/api/phone/:number');
+    const counted = async (): Promise<Array<{ labels: Record<string, string>; value: number }>> => {
+      const { families, problems } = parseExposition(await metrics.registry.metrics());
+      expect(problems).toEqual([]);
+      const histogramCounts = (families.get('phone_rep_http_request_duration_seconds')?.samples ?? []).filter((sample) => sample.name.endsWith('_count'));
+      const counter = (families.get('phone_rep_http_requests_total')?.samples ?? []).map(({ labels, value }) => ({ labels, value }));
+      // The counter and the histogram's count say the same of every series that has answered.
+      for (const sample of histogramCounts) expect(counter).toContainEqual({ labels: sample.labels, value: sample.value });
+      return counter;
+    };
+    const ok = { method: 'GET', route: '/api/phone/:number', status_code: '200' };
+    const missing = { method: 'GET', route: '/api/phone/:number', status_code: '404' };
+    expect(await counted()).toEqual([{ labels: ok, value: 0 }]);
+    for (let index = 0; index < 3; index += 1) metrics.observeHttpRequest({ method: 'GET', route: '/api/phone/:number', statusCode: 200, durationSeconds: 0.001 });
+    metrics.observeHttpRequest({ method: 'GET', route: '/api/phone/:number', statusCode: 404, durationSeconds: 0.002 });
+    expect(await counted()).toEqual([{ labels: ok, value: 3 }, { labels: missing, value: 1 }]);
+    // A scrape with nothing new changes nothing; answers after it are added, not lost or doubled.
+    expect(await counted()).toEqual([{ labels: ok, value: 3 }, { labels: missing, value: 1 }]);
+    metrics.observeHttpRequest({ method: 'GET', route: '/api/phone/:number', statusCode: 200, durationSeconds: 0.001 });
+    expect(await counted()).toEqual([{ labels: ok, value: 4 }, { labels: missing, value: 1 }]);
+  });
+});
+
 describe('cache memory gauges', () => {
   it('read the bytes charged, the entries and the process share of the cap at scrape time', async () => {
     const metrics = createServiceMetrics({ collectProcessMetrics: false });
