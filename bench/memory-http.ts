@@ -11,7 +11,7 @@ import { Agent, get as httpGet } from 'node:http';
 import { loadNumberingPlan } from '../src/infra/arcep/load-numbering-plan.js';
 import { createPhoneNumberParser } from '../src/domain/numbering/parse-phone-number.js';
 import { startFixtureUpstreams } from '../harness/upstream-sites.js';
-import { builtServer, findFreePort, PROJECT_ROOT } from './support/processes.js';
+import { builtServer, findFreePort, processTree, PROJECT_ROOT } from './support/processes.js';
 
 const MIB = 1024 * 1024;
 
@@ -72,17 +72,6 @@ export function rssOf(pid: number): number {
   } catch {
     return 0;
   }
-}
-
-/** The pid and its children's pids (the cluster's workers), from /proc. */
-function processTree(pid: number): number[] {
-  let children: number[] = [];
-  try {
-    children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
-  } catch {
-    children = [];
-  }
-  return [pid, ...children.flatMap(processTree)];
 }
 
 export function treeRss(pid: number): number {

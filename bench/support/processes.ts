@@ -5,7 +5,7 @@
 // near what a bare Fastify serves and would set the pace itself; autocannon for open-loop runs
 // (a fixed rate, which wrk lacks) and as the fallback, with a printed warning.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, openSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -231,4 +231,80 @@ async function runAutocannon(options: LoadOptions): Promise<LoadResult> {
     failures: result.non2xx + result.errors + result.timeouts,
     requests: result.requests.total,
   };
+}
+
+/** The pid and its descendants' pids (the launcher's server, the cluster's workers), from /proc. */
+export function processTree(pid: number): number[] {
+  let children: number[] = [];
+  try {
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    children = [];
+  }
+  return [pid, ...children.flatMap(processTree)];
+}
+
+/** User + system CPU in clock ticks from the text of /proc/<pid>/stat (fields 14 and 15; the name in field 2 may hold spaces and parentheses). */
+export function cpuTicksFromStat(stat: string): number {
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // fields[0] is field 3 (state): utime is field 14, stime field 15.
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  if (!Number.isFinite(ticks)) throw new Error(`not a /proc/<pid>/stat line: ${stat.slice(0, 200)}`);
+  return ticks;
+}
+
+let ticksPerSecond: number | undefined;
+/** The kernel's clock ticks per second (`getconf CLK_TCK`, 100 when it cannot be read). */
+function clockTicksPerSecond(): number {
+  ticksPerSecond ??= Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout?.trim()) || 100;
+  return ticksPerSecond;
+}
+
+/** CPU time (user + system) used so far by a process and its descendants, in seconds (a process gone in between counts 0). */
+export function cpuSecondsOfTree(pid: number): number {
+  let ticks = 0;
+  for (const each of processTree(pid)) {
+    try {
+      ticks += cpuTicksFromStat(readFileSync(`/proc/${each}/stat`, 'utf8'));
+    } catch {
+      // gone
+    }
+  }
+  return ticks / clockTicksPerSecond();
+}
+
+/** Whether CPU time per process can be read (Linux /proc). */
+export function canReadProcessCpu(): boolean {
+  return existsSync(`/proc/${process.pid}/stat`);
+}
+
+export interface PairedTarget {
+  url: string;
+  /** The server's process (its descendants are counted with it). */
+  pid: number;
+}
+
+export interface PairedResult extends LoadResult {
+  cpuSeconds: number;
+  /** Answers per second of the server's CPU: the inverse of its CPU per answer. */
+  answersPerCpuSecond: number;
+}
+
+/**
+ * Two servers loaded at the same time, each by its own closed-loop generator on `core`, and the
+ * CPU each took read around the run: with both servers pinned to one core, each answers as the
+ * other does, at the same moment of the machine, so the ratio of their answers per CPU-second
+ * is their ratio of CPU per answer, whatever the machine's speed does meanwhile.
+ */
+export async function runPairedLoad(targets: readonly [PairedTarget, PairedTarget], options: Omit<LoadOptions, 'url' | 'overallRate'>): Promise<[PairedResult, PairedResult]> {
+  const before = targets.map((target) => cpuSecondsOfTree(target.pid));
+  const results = await Promise.all(targets.map((target) => runLoad({ ...options, url: target.url })));
+  const paired = targets.map((target, index): PairedResult => {
+    const result = results[index];
+    if (result === undefined) throw new Error('a paired run has no result');
+    const cpuSeconds = cpuSecondsOfTree(target.pid) - (before[index] ?? 0);
+    if (cpuSeconds <= 0) throw new Error(`${target.url}: its server took no CPU during the run (is its pid ${target.pid} right?)`);
+    return { ...result, cpuSeconds, answersPerCpuSecond: result.requests / cpuSeconds };
+  });
+  return [paired[0] as PairedResult, paired[1] as PairedResult];
 }
