@@ -130,6 +130,14 @@ export interface ServiceMetricsOptions {
   renderIntervalMs?: number;
 }
 
+/** One HTTP series: its labels, its requests counted and how many of them the counter holds. */
+interface HttpSeries {
+  readonly labels: Record<'method' | 'route' | 'status_code', string>;
+  counted: number;
+  published: number;
+  record(durationSeconds: number): void;
+}
+
 const SAFE_LABEL = /^[A-Za-z0-9_.:/\-() ]{0,64}$/;
 /** A value that could carry a number (a long digit run) or a hash (a long hex/base64 run) is refused. */
 const LOOKS_PERSONAL = /\d{6,}|[A-Za-z0-9_-]{24,}/;
@@ -170,20 +178,24 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}): Servi
   let probes: UpstreamGaugeProbes = { pauses: [], circuits: [] };
   const registers = [registry];
 
-  // Counted per series in a plain number as requests are answered, and added to the counter
-  // when a scrape collects it: one label lookup per series per scrape instead of one per request
+  // One series per (method, route, status), bound once (boundHttpSeries, below): a request then
+  // costs one count and one histogram observation. Bounded: routes are patterns, never URLs, and
+  // methods and statuses are finite. The count is a plain number, added to the counter when a
+  // scrape collects it: one label lookup per series per scrape instead of one per request
   // (prom-client hashes and checks the labels on every inc, even a bound child's).
-  const httpCounts: Array<{ labels: Record<'method' | 'route' | 'status_code', string>; counted: number; published: number }> = [];
+  const httpSeries = new Map<string, Map<number, HttpSeries>>();
   const httpRequests = new Counter({
     name: `${METRICS_PREFIX}http_requests_total`,
     help: 'HTTP requests answered, by route pattern, method and status code',
     labelNames: ['method', 'route', 'status_code'] as const,
     registers,
     collect() {
-      for (const series of httpCounts) {
-        if (series.counted === series.published) continue;
-        this.inc(series.labels, series.counted - series.published);
-        series.published = series.counted;
+      for (const byStatus of httpSeries.values()) {
+        for (const series of byStatus.values()) {
+          if (series.counted === series.published) continue;
+          this.inc(series.labels, series.counted - series.published);
+          series.published = series.counted;
+        }
       }
     },
   });
@@ -354,32 +366,30 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}): Servi
   listMatchesBound.allow.inc(0);
   listMatchesBound.block.inc(0);
 
-  // Series bound once per (method, route, status): a request then costs one count and one
-  // histogram observation. Bounded: routes are patterns, never URLs, and methods and statuses
-  // are finite.
-  const httpSeries = new Map<string, Map<number, { record(durationSeconds: number): void }>>();
-  function boundHttpSeries(method: string, route: string, statusCode: number): { record(durationSeconds: number): void } {
+  function boundHttpSeries(method: string, route: string, statusCode: number): HttpSeries {
     const routeKey = method === 'GET' ? route : `${method} ${route}`;
     let byStatus = httpSeries.get(routeKey);
     if (byStatus === undefined) {
       byStatus = new Map();
       httpSeries.set(routeKey, byStatus);
     }
-    let bound = byStatus.get(statusCode);
-    if (bound === undefined) {
+    let series = byStatus.get(statusCode);
+    if (series === undefined) {
       const labels = { method: labelValue(method), route: labelValue(route), status_code: String(statusCode) };
-      const counted = { labels, counted: 0, published: 0 };
-      httpCounts.push(counted);
       const histogram = httpDuration.labels(labels);
-      bound = {
+      const made: HttpSeries = {
+        labels,
+        counted: 0,
+        published: 0,
         record(durationSeconds) {
-          counted.counted += 1;
+          made.counted += 1;
           histogram.observe(durationSeconds);
         },
       };
-      byStatus.set(statusCode, bound);
+      series = made;
+      byStatus.set(statusCode, made);
     }
-    return bound;
+    return series;
   }
 
   return {
