@@ -13,8 +13,12 @@ import { startMetricsServer, type MetricsServer } from './http/plugins/metrics.j
 import { serverExecArgv } from './infra/runtime/heap-limit.js';
 import { buildAdminApp } from './admin-app.js';
 import { logDestination } from './infra/logging/log-destination.js';
+import { holdNextTickShape } from './infra/runtime/tick-shape.js';
 
 export async function startServer(config: Config): Promise<{ close: () => Promise<void>; port: number; metricsPort?: number; adminPort?: number }> {
+  // Keeps Node's nextTick entries in one shape for the process's life (tick-shape.ts: without it,
+  // about half the processes pay 10 % more CPU per answer, at random).
+  await holdNextTickShape();
   const destination = logDestination();
   const logger = pino({ level: config.LOG_LEVEL, base: { pid: process.pid } }, destination);
   const deps = await createServiceDependencies(config, logger);
