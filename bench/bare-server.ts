@@ -21,6 +21,7 @@ import { createServer as createHttpServer } from 'node:http';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { destination as pinoDestination, pino } from 'pino';
 import { Counter, Histogram, Registry } from 'prom-client';
+import { holdNextTickShape } from '../src/infra/runtime/tick-shape.js';
 
 interface Bodies {
   full: string;
@@ -74,6 +75,9 @@ async function main(): Promise<void> {
   if (bodiesFile === undefined) throw new Error('BARE_BODIES_FILE is not set');
   const bodies = JSON.parse(readFileSync(bodiesFile, 'utf8')) as Bodies;
   if (process.env.TRIVIAL === '1') return startTrivial(bodies, Number(process.env.PORT ?? 0));
+  // As the service does (src/infra/runtime/tick-shape.ts): without it a process may, at random,
+  // pay V8's slow path on every nextTick for its life, and the ratios would compare V8's states.
+  await holdNextTickShape();
   const ceilingLog = process.env.CEILING_LOG_FILE;
   const app: FastifyInstance =
     ceilingLog === undefined
