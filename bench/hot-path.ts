@@ -230,9 +230,11 @@ export async function benchHotPath(options: HotPathOptions = {}): Promise<BenchS
   const sets: ServerSet[] = [];
   try {
     // One set of fresh processes per round. Two processes running the same code on this machine
-    // answer at rates up to ±15 % apart, steadily for their whole life (four ceiling processes
-    // side by side: 37.6–49.8 µs of CPU per answer), so a ratio of one process to another is
-    // partly luck: each round draws new processes and the median of the rounds is reported.
+    // answered at rates up to ±15 % apart, steadily for their whole life (four ceiling processes
+    // side by side: 37.6–49.8 µs of CPU per answer), most of it the nextTick state that every
+    // server now holds in one shape (src/infra/runtime/tick-shape.ts). What is left of a
+    // process's luck still weighs less when each round draws new processes and the median of
+    // the rounds is reported.
     const first = await startServerSet(upstreams, workDirectory, 0);
     sets.push(first.set);
     const bodies = first.bodies;
@@ -386,7 +388,7 @@ export async function benchHotPath(options: HotPathOptions = {}): Promise<BenchS
     for (const route of notCompressed) notes.push(`${route.name}: not run, the body is under the compression threshold (${Buffer.byteLength(route.path === FULL_PATH ? bodies.full : bodies.score)} bytes), so br is never sent.`);
     notes.unshift(
       canPinCores()
-        ? `Servers pinned to core ${SERVER_CORE} (taskset), the load generator to core ${LOAD_CORE}; closed loop driven by ${generator === 'wrk' ? "Debian's wrk (1 thread)" : 'autocannon (WARNING: wrk is not installed; autocannon on one core may set the pace itself)'}, open loop by autocannon at a fixed rate; each closed-loop run ${closedSeconds} s after a ${warmupSeconds} s warm-up, each open-loop run ${durationSeconds} s; closed-loop figures are the median of ${CLOSED_LOOP_ROUNDS} rounds, each with freshly started processes of the servers (two processes of the same code differ by up to ±15 % here for their whole life, so one pair of processes would make the ratio partly luck); open loop on the last round's processes.`
+        ? `Servers pinned to core ${SERVER_CORE} (taskset), the load generator to core ${LOAD_CORE}; closed loop driven by ${generator === 'wrk' ? "Debian's wrk (1 thread)" : 'autocannon (WARNING: wrk is not installed; autocannon on one core may set the pace itself)'}, open loop by autocannon at a fixed rate; each closed-loop run ${closedSeconds} s after a ${warmupSeconds} s warm-up, each open-loop run ${durationSeconds} s; closed-loop figures are the median of ${CLOSED_LOOP_ROUNDS} rounds, each with freshly started processes of the servers (two processes of the same code differed by up to ±15 % here for their whole life, most of it V8's nextTick state now held in one shape by every server, src/infra/runtime/tick-shape.ts; fresh processes per round keep one process's luck from setting the ratio); open loop on the last round's processes.`
         : `taskset or a second core is missing: servers and the load generator (${generator}) were NOT pinned, so they shared cores; each run ${durationSeconds} s.`,
       paired
         ? `The guard is measured paired: the real server and the ceiling loaded at the same time, both on core ${SERVER_CORE}, each by its own wrk (1 thread, ${CLOSED_LOOP_CONNECTIONS} connections) on core ${LOAD_CORE}, and the CPU each process took (user + system, from /proc/<pid>/stat, the real server's launcher and server together) read around the run: the ratio of their answers per CPU-second is the ratio of their CPU per answer, measured at the same moment of the machine. Measured alone in turn, one after the other, the same two servers' ratio follows how fast the machine happened to run during each run: this machine's speed drifts by up to 2× within seconds (2026-11-26: the bare floor's user CPU per answer 13 µs in one 3 s run and 22 µs in its next), which the instrument check row shows on two processes of identical code.`
