@@ -12,7 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { benchHotPath } from './hot-path.js';
 import { benchMemory } from './memory.js';
 import { canPinCores, PROJECT_ROOT } from './support/processes.js';
-import { failedSection, formatNumber, renderSectionMarkdown, renderSectionText, type BenchSection } from './support/report.js';
+import { failedSection, formatNumber, formatPercent, renderSectionMarkdown, renderSectionText, type BenchSection } from './support/report.js';
 
 /** What the other modules' bench functions return: a name and preformatted lines. */
 interface LinesResult {
@@ -80,6 +80,27 @@ function describeMachine(): string[] {
     `- Node ${process.version} on ${process.platform}/${process.arch}`,
     `- Load average at start (1/5/15 min): ${load.join(' / ')}`,
   ];
+}
+
+/** The machine's CPU time so far from /proc/stat (all cores, in ticks): the total and what the hypervisor took (steal). */
+function machineCpuTicks(): { total: number; steal: number } | undefined {
+  try {
+    const fields = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '').trim().split(/\s+/).slice(1, 9).map(Number);
+    if (fields.length < 8 || fields.some((value) => !Number.isFinite(value))) return undefined;
+    return { total: fields.reduce((sum, value) => sum + value, 0), steal: fields[7] ?? 0 };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * On a virtual machine, the share of its CPU time the hypervisor gave to other guests during a
+ * part: a high one means the figures were taken on a crowded host (and ratios move more).
+ */
+function stealNote(before: ReturnType<typeof machineCpuTicks>): string | undefined {
+  const after = machineCpuTicks();
+  if (before === undefined || after === undefined || after.total <= before.total) return undefined;
+  return `CPU time taken by the hypervisor during the part (steal, /proc/stat, both cores): ${formatPercent((after.steal - before.steal) / (after.total - before.total))}.`;
 }
 
 /** The parts named on the command line (all when none is); an unknown name stops the run before anything runs. */
@@ -162,6 +183,7 @@ async function main(): Promise<void> {
   for (const part of selected) {
     process.stdout.write(`\nrunning: ${part.title} …\n`);
     const partStartedAt = performance.now();
+    const cpuBefore = machineCpuTicks();
     let section: BenchSection;
     try {
       section = toSection(await part.run());
@@ -169,6 +191,8 @@ async function main(): Promise<void> {
       section = failedSection(part.title, error);
     }
     section.notes.push(`Part took ${formatNumber((performance.now() - partStartedAt) / 1000, 0)} s.`);
+    const steal = stealNote(cpuBefore);
+    if (steal !== undefined) section.notes.push(steal);
     if (partial) section.notes.push(`Run alone (\`npm run bench -- ${part.name}\`) on ${startedAt.toISOString()}; ${machine.at(-1)?.replace(/^- /, '') ?? ''}.`);
     sections.push(section);
     process.stdout.write(`${renderSectionText(section)}\n`);
