@@ -19,7 +19,8 @@ for (let turn = 0; turn < 6; turn += 1) {
 }
 const withoutArguments = await new Promise((resolve) => process.nextTick(() => resolve(executionAsyncResource())));
 const withArguments = await new Promise((resolve) => process.nextTick((value) => resolve(value), 'x')).then(() => new Promise((resolve) => process.nextTick((a, b) => resolve(executionAsyncResource()), 1, 2)));
-process.stdout.write(JSON.stringify({ withoutArguments: sameShape(held, withoutArguments), withArguments: sameShape(held, withArguments), node: process.versions.node, v8: process.versions.v8 }));
+// The control: an object of another shape must compare unlike, or the check proves nothing.
+process.stdout.write(JSON.stringify({ withoutArguments: sameShape(held, withoutArguments), withArguments: sameShape(held, withArguments), otherShape: sameShape(held, { callback: null, args: undefined }), node: process.versions.node, v8: process.versions.v8 }));
 `;
 
 describe('the nextTick entry held for its shape', () => {
@@ -39,8 +40,9 @@ describe('the nextTick entry held for its shape', () => {
   it('shares its shape with the entries made after full collections, so holding it keeps theirs alive', () => {
     const run = spawnSync(process.execPath, ['--allow-natives-syntax', '--expose-gc', '--import', 'tsx', '--input-type=module', '-e', SAME_SHAPE_AFTER_FULL_COLLECTIONS], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
     expect(run.status, run.stderr).toBe(0);
-    const result = JSON.parse(run.stdout) as { withoutArguments: boolean; withArguments: boolean; node: string; v8: string };
+    const result = JSON.parse(run.stdout) as { withoutArguments: boolean; withArguments: boolean; otherShape: boolean; node: string; v8: string };
     const where = `Node ${result.node}, V8 ${result.v8}`;
+    expect(result.otherShape, `${where}: %HaveSameMap no longer tells shapes apart`).toBe(false);
     expect(result.withoutArguments, `${where}: later nextTick entries have another shape than the held one`).toBe(true);
     expect(result.withArguments, `${where}: later nextTick entries with arguments have another shape than the held one`).toBe(true);
   });
