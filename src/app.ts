@@ -1,7 +1,6 @@
 // Builds the HTTP application from its dependencies. Does no I/O: no socket, no file, no
 // upstream is touched here, so tests can build it with fakes and drive it with inject().
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { fastifyTrustProxy, parseAddressRanges, type Config } from './config/config.js';
@@ -16,6 +15,7 @@ import { boundPipelining } from './http/pipelining.js';
 import { responseInFlight } from './http/node-http-internals.js';
 import { lazyChildLoggerFactory } from './http/lazy-request-logger.js';
 import { RouteTable } from './http/route-table.js';
+import { freshRequestId } from './http/request-id.js';
 import { acceptEveryMethod, methodFallbacksPlugin, problemsPlugin, routerFailure, sendProblem } from './http/plugins/problems.js';
 import { MAX_HEADER_FIELDS, requestContextPlugin } from './http/plugins/request-context.js';
 import { rateLimitPlugin } from './http/plugins/rate-limit.js';
@@ -84,10 +84,10 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     // access line does not need it): lazy-request-logger.ts.
     childLoggerFactory: lazyChildLoggerFactory,
     trustProxy: fastifyTrustProxy(config.trustProxy),
-    // A caller's id is kept for correlation when it is short and plain; otherwise ours.
+    // A caller's id is kept for correlation when it is short and plain; otherwise a fresh UUID.
     genReqId: (request) => {
       const given = request.headers['x-request-id'];
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : freshRequestId();
     },
     routerOptions: { maxParamLength: 512, ignoreTrailingSlash: true },
     // Every route is GET: nothing legitimate has a body.
@@ -207,7 +207,7 @@ async function answerFrameworkError(request: FastifyRequest, reply: FastifyReply
 /** `Expect` other than 100-continue: 417 in the problem shape instead of Node's bare answer. */
 function answerUnsupportedExpectation(_request: IncomingMessage, response: ServerResponse): void {
   response.shouldKeepAlive = false;
-  response.socket?.end(rawProblemResponse('expectation_failed', randomUUID(), 'Only "Expect: 100-continue" is understood.'));
+  response.socket?.end(rawProblemResponse('expectation_failed', freshRequestId(), 'Only "Expect: 100-continue" is understood.'));
 }
 
 /** Node-level parse errors (hostile headers, broken request lines, deadlines) never reach Fastify. */
@@ -221,7 +221,7 @@ function writeRawProblem(socket: Socket, error: Error & { code?: string; rawPack
     return;
   }
   if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-    socket.end(rawProblemResponse('request_timeout', randomUUID(), 'The request was not received in time.'));
+    socket.end(rawProblemResponse('request_timeout', freshRequestId(), 'The request was not received in time.'));
     return;
   }
   // A method Node's parser does not know, on a path that exists: 405 like any other method.
@@ -230,11 +230,11 @@ function writeRawProblem(socket: Socket, error: Error & { code?: string; rawPack
     const entry = path === undefined ? undefined : table.match(path);
     if (path !== undefined && entry && entry.pattern !== '*') {
       const allow = table.allowOf(entry.pattern);
-      socket.end(rawProblemResponse('method_not_allowed', randomUUID(), 'This method is not allowed here.', { Allow: allow }));
+      socket.end(rawProblemResponse('method_not_allowed', freshRequestId(), 'This method is not allowed here.', { Allow: allow }));
       return;
     }
   }
   // Oversized headers included: the contract answers 400 for a malformed request.
   const code: ErrorCode = 'bad_request';
-  socket.end(rawProblemResponse(code, randomUUID()));
+  socket.end(rawProblemResponse(code, freshRequestId()));
 }

@@ -2,7 +2,7 @@
 // prom-client's Histogram, so each test here renders it next to a prom-client Histogram fed the
 // same observations and requires the same text and the same JSON. A prom-client release that
 // renders or collects metrics another way fails here, before it ships.
-import { AggregatorRegistry, Histogram, Registry } from 'prom-client';
+import { AggregatorRegistry, Histogram, Registry, type RegistryContentType } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { SeriesHistogram } from './series-histogram.js';
 
@@ -25,9 +25,13 @@ const SAMPLES: Array<[Labels, number]> = [
   [{ method: 'GET', route: '/api/phone/:number/score', status_code: '429' }, 3.25],
 ];
 
-function pair(registryType?: typeof Registry.OPENMETRICS_CONTENT_TYPE) {
-  const ours = new Registry(registryType);
-  const theirs = new Registry(registryType);
+function pair(openMetrics = false) {
+  const ours = new Registry<RegistryContentType>();
+  const theirs = new Registry<RegistryContentType>();
+  if (openMetrics) {
+    ours.setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
+    theirs.setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
+  }
   const plain = new SeriesHistogram({ name: 'http_request_duration_seconds', help: 'Time to answer, by "route"\\n.', labelNames: LABELS, buckets: BUCKETS, registers: [ours] });
   const reference = new Histogram({ name: 'http_request_duration_seconds', help: 'Time to answer, by "route"\\n.', labelNames: LABELS, buckets: BUCKETS, registers: [theirs] });
   return { ours, theirs, plain, reference };
@@ -54,7 +58,7 @@ describe('SeriesHistogram, against prom-client Histogram', () => {
   });
 
   it('renders the same OpenMetrics text', async () => {
-    const metrics = pair(Registry.OPENMETRICS_CONTENT_TYPE);
+    const metrics = pair(true);
     feed(metrics);
     expect(await metrics.ours.metrics()).toBe(await metrics.theirs.metrics());
   });

@@ -13,7 +13,7 @@
 // renders this histogram and a prom-client Histogram fed the same observations and fails on
 // any difference in the text or the JSON, so a prom-client release that renders metrics
 // another way is caught before it ships. Checked with prom-client 15.1.3.
-import type { Metric, Registry } from 'prom-client';
+import type { Metric, Registry, RegistryContentType } from 'prom-client';
 
 /** One value of prom-client's metric contract (`get()`). */
 export interface MetricSample {
@@ -50,7 +50,7 @@ export interface SeriesHistogramOptions<T extends string> {
   labelNames: readonly T[];
   /** Upper bounds, increasing. */
   buckets: readonly number[];
-  registers: readonly Registry[];
+  registers: ReadonlyArray<Registry<RegistryContentType>>;
 }
 
 export class SeriesHistogram<T extends string> {
