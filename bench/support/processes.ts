@@ -190,7 +190,9 @@ async function runPinned(name: string, core: LoadOptions['core'], program: strin
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const code = await new Promise<number | null>((resolve) => child.once('exit', (exitCode) => resolve(exitCode)));
+  // 'close', not 'exit': a child can exit before its output has been read to the end, and a
+  // run's summary (wrk's comes last) read at 'exit' was once empty.
+  const code = await new Promise<number | null>((resolve) => child.once('close', (exitCode) => resolve(exitCode)));
   if (code !== 0) throw new Error(`${name} exited ${code}: ${stderr.slice(0, 500)}`);
   return stdout;
 }
