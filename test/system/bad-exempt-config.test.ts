@@ -15,7 +15,8 @@ describe('node dist/server.js with a bad RATE_LIMIT_EXEMPT', () => {
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    // 'close', not 'exit': the output asserted below may not all be read when the child exits.
+    const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
     expect(code).not.toBe(0);
     expect(output).toContain('RATE_LIMIT_EXEMPT');
     expect(output).not.toMatch(/Server listening/);
