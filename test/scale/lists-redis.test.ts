@@ -40,8 +40,12 @@ describe('lists shared through Redis by two instances', () => {
     expect(await admin.hlen(`${prefix}lists:rules`)).toBe(1);
     expect(await verdict(one, '0163001234')).toBe('block\n');
     expect(await verdict(two, '0163001234')).toBe('block\n');
-    // A later start does not import it again, even once Redis holds no rule.
-    await admin.hdel(`${prefix}lists:rules`, '+33163*');
+    // A later start does not import it again, even once Redis holds no rule. The rule is removed
+    // through an instance (as an operator would): a bare HDEL bumps no version, so the instances
+    // would keep it until some later full read, and the count below would depend on that timing.
+    const removed = await fetch(`${one.baseUrl}/admin/lists/rules/${encodeURIComponent('+33163*')}`, { method: 'DELETE', headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(removed.status).toBe(204);
+    expect(await admin.hlen(`${prefix}lists:rules`)).toBe(0);
     const again = await openRedisListStore({ url: TEST_REDIS_URL, keyPrefix: prefix, watch: false, seed: async () => [{ rule: '+33199*', list: 'block', createdAt: '2026-01-01T00:00:00.000Z' }] });
     try {
       expect(again.storedRules()).toEqual([]);
