@@ -12,7 +12,9 @@ import { connectAdmin, deleteKeys, TEST_REDIS_URL, uniqueKeyPrefix, waitFor } fr
 import { startTestServer, type TestServer } from '../../harness/servers.js';
 
 const TOKEN = 'an-admin-token-of-at-least-32-characters';
-const AUTH = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
+const BEARER = { authorization: `Bearer ${TOKEN}` };
+// With a body only: a JSON content type on the bodiless DELETE is answered 400.
+const AUTH = { ...BEARER, 'content-type': 'application/json' };
 const HEADER = 'rule,list,label,note,expiresAt,createdAt';
 
 describe('lists shared through Redis by two instances', () => {
@@ -43,7 +45,7 @@ describe('lists shared through Redis by two instances', () => {
     // A later start does not import it again, even once Redis holds no rule. The rule is removed
     // through an instance (as an operator would): a bare HDEL bumps no version, so the instances
     // would keep it until some later full read, and the count below would depend on that timing.
-    const removed = await fetch(`${one.baseUrl}/admin/lists/rules/${encodeURIComponent('+33163*')}`, { method: 'DELETE', headers: { authorization: `Bearer ${TOKEN}` } });
+    const removed = await fetch(`${one.baseUrl}/admin/lists/rules/${encodeURIComponent('+33163*')}`, { method: 'DELETE', headers: BEARER });
     expect(removed.status).toBe(204);
     expect(await admin.hlen(`${prefix}lists:rules`)).toBe(0);
     const again = await openRedisListStore({ url: TEST_REDIS_URL, keyPrefix: prefix, watch: false, seed: async () => [{ rule: '+33199*', list: 'block', createdAt: '2026-01-01T00:00:00.000Z' }] });
