@@ -28,19 +28,23 @@ export async function startServer(config: Config): Promise<{ close: () => Promis
   destination.flush();
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.PORT;
-  // METRICS_PORT: the scrape endpoint on a port of its own (often kept off the public interface).
+  // METRICS_PORT: the scrape endpoint on a port of its own, on METRICS_HOST (loopback by default).
   let metricsServer: MetricsServer | undefined;
   if (deps.metrics && config.METRICS_PORT !== undefined) {
-    metricsServer = await startMetricsServer({ registry: deps.metrics.registry, render: deps.metrics.render, port: config.METRICS_PORT, host: config.HOST });
+    metricsServer = await startMetricsServer({ registry: deps.metrics.registry, render: deps.metrics.render, port: config.METRICS_PORT, host: config.METRICS_HOST });
+    logger.info(`Metrics listening at ${httpAddress(config.METRICS_HOST, metricsServer.port)}`);
   }
-  // ADMIN_PORT: the lists' admin API on a port of its own.
+  // ADMIN_PORT: the lists' admin API on a port of its own, on ADMIN_HOST (loopback by default).
   const adminApp = config.ADMIN_TOKEN !== undefined && config.ADMIN_PORT !== undefined ? await buildAdminApp({ ...deps.app, lists: deps.lists, logger }, config.ADMIN_TOKEN) : undefined;
   let adminPort: number | undefined;
   if (adminApp !== undefined) {
-    await adminApp.listen({ port: config.ADMIN_PORT, host: config.HOST });
+    await adminApp.listen({ port: config.ADMIN_PORT, host: config.ADMIN_HOST });
     const adminAddress = adminApp.server.address();
-    adminPort = typeof adminAddress === 'object' && adminAddress !== null ? adminAddress.port : config.ADMIN_PORT;
+    const listening = typeof adminAddress === 'object' && adminAddress !== null ? adminAddress.port : (config.ADMIN_PORT ?? 0);
+    logger.info(`Admin API listening at ${httpAddress(config.ADMIN_HOST, listening)}`);
+    adminPort = listening;
   }
+  if (metricsServer !== undefined || adminPort !== undefined) destination.flush();
   let closing: Promise<void> | undefined;
   const close = async (): Promise<void> => {
     closing ??= (async () => {
@@ -54,6 +58,11 @@ export async function startServer(config: Config): Promise<{ close: () => Promis
     return closing;
   };
   return { close, port, ...(metricsServer ? { metricsPort: metricsServer.port } : {}), ...(adminPort === undefined ? {} : { adminPort }) };
+}
+
+/** `http://host:port`, an IPv6 address in brackets (the start-up lines name each port so). */
+function httpAddress(host: string, port: number): string {
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
 /**

@@ -90,7 +90,7 @@ export const ConfigSchema = Type.Object({
   WORKERS: setting(Type.String({ pattern: '^(auto|[1-9][0-9]?)$' }), '1', 'Server processes on this machine sharing PORT: a number (1-99) or auto (one per core).'),
 
   METRICS_ENABLED: setting(Type.Boolean(), true, 'Serve Prometheus metrics at /metrics.'),
-  METRICS_PORT: setting(Port, undefined, 'Serve /metrics on this port instead of the API port (unset = same port).'),
+  METRICS_PORT: setting(Port, undefined, 'Serve /metrics on this port, on METRICS_HOST, instead of the API port, where /metrics then answers 404 (unset = on the API port).'),
 
   ARCEP_DATA_DIR: setting(NonEmpty, 'data/arcep', 'Where the ARCEP numbering files are read from (and updated into by phone-rep data update).'),
   ARCEP_MAJNUM_URL: setting(Url, 'https://extranet.arcep.fr/uploads/MAJNUM.csv', 'Source of MAJNUM.csv for phone-rep data update.'),
@@ -130,7 +130,7 @@ export const ConfigSchema = Type.Object({
   PUBLIC_URL: setting(
     Type.String({ pattern: '^https?://[^\\s/?#]+(/[^\\s?#]*)?$' }),
     undefined,
-    'Public base URL of this deployment (https://phones.example.org), written into the ready-to-import SpamBlocker configs. Unset = taken from X-Forwarded-Proto/Host when TRUST_PROXY trusts the proxy, else from the Host header.',
+    'Public base URL of this deployment (https://phones.example.org), written into the ready-to-import SpamBlocker configs. Unset = taken from X-Forwarded-Proto, X-Forwarded-Host and X-Forwarded-Port when TRUST_PROXY trusts the proxy, else from the Host header.',
   ),
   FEED_PASSWORD: setting(
     Type.String({ minLength: 8, maxLength: 200 }),
@@ -158,7 +158,17 @@ export const ConfigSchema = Type.Object({
     undefined,
     'Bearer token of the admin API (/admin/lists/…), 32+ characters; unset = the admin API is off.',
   ),
-  ADMIN_PORT: setting(Port, undefined, 'Serve the admin API on this port instead of the API port (unset = same port); needs ADMIN_TOKEN.'),
+  ADMIN_PORT: setting(Port, undefined, 'Serve the admin API on this port, on ADMIN_HOST, instead of the API port, where /admin/… then answers 404 (unset = on the API port); needs ADMIN_TOKEN.'),
+  METRICS_HOST: setting(
+    NonEmpty,
+    '127.0.0.1',
+    'Listen address of METRICS_PORT: loopback by default, so only this machine can scrape. A LAN address (or 0.0.0.0) for a scraper elsewhere: docs/operations.md, "Admin API and metrics from the LAN".',
+  ),
+  ADMIN_HOST: setting(
+    NonEmpty,
+    '127.0.0.1',
+    'Listen address of ADMIN_PORT: loopback by default. A LAN address (or 0.0.0.0) to reach the admin API from the LAN; plain HTTP, so the token crosses the LAN in clear: docs/operations.md, "Admin API and metrics from the LAN".',
+  ),
 });
 
 /** Variables whose value is a secret: an error names them without showing the value. */
