@@ -181,6 +181,24 @@ describe('the shipped docker/nginx.conf in front of the built server', () => {
     expect((await get(nginx.port, '/feed/blocklist.csv', { authorization: basic })).status).toBe(200);
   });
 
+  it('publishes every path of the API’s OpenAPI document but the admin API’s, and none of these', async () => {
+    const document = JSON.parse((await get(server.port, '/openapi.json')).body) as { paths: Record<string, unknown> };
+    const paths = Object.keys(document.paths).map((path) => path.replace('{number}', '0612345678').replace('{rule}', '%2B33162%2A'));
+    expect(paths.filter((path) => path.startsWith('/admin/')).length).toBeGreaterThan(0);
+    for (const path of paths) {
+      // The server marks every answer of its own with X-Request-Id; nginx's 404 has none.
+      const answer = await get(nginx.port, path);
+      if (path.startsWith('/admin/')) {
+        expect(answer.status, path).toBe(404);
+        expect(answer.headers['x-request-id'], path).toBeUndefined();
+      } else {
+        expect(answer.headers['x-request-id'], `${path} (${answer.status}) is not the server's answer`).toBeDefined();
+      }
+    }
+    // The API's documents as the page links them.
+    for (const path of ['/docs', '/docs/']) expect((await get(nginx.port, path)).headers['x-request-id'], path).toBeDefined();
+  });
+
   it('never serves /metrics nor the admin API on the public port, however the path is spelled, while the server itself would', async () => {
     const bearer = { authorization: `Bearer ${TOKEN}` };
     // The control: the server behind nginx serves both (on its API port, as without METRICS_PORT and ADMIN_PORT).
