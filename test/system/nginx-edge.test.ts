@@ -16,10 +16,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnServer, startSlowUnknownUpstream, type ServerProcess, type SlowUpstream } from '../../harness/servers.js';
+import { run } from '../support/container-image.js';
 import { waitFor } from '../support/redis.js';
 
 const NGINX = '/usr/sbin/nginx';
-const SHIPPED_CONF = new URL('../../docker/nginx.conf', import.meta.url);
+const ROOT = new URL('../../', import.meta.url);
+const SHIPPED_CONF = new URL('docker/nginx.conf', ROOT);
 const TOKEN = 'an-admin-token-of-at-least-32-characters';
 const FEED_PASSWORD = 'feed-password-for-nginx';
 
@@ -257,5 +259,36 @@ describe('the shipped docker/nginx.conf in front of the built server', () => {
     expect(workflow.status).toBe(200);
     expect(workflow.body).toContain('"http://phones.example.org:8080/feed/blocklist.csv"');
     expect(workflow.body).not.toContain('evil.example');
+  });
+});
+
+describe('compose.yaml around it', () => {
+  it('runs this nginx.conf, and publishes only nginx: the public port to the world, the admin port on the host’s loopback', async () => {
+    const project = mkdtempSync(join(tmpdir(), 'compose-ports-'));
+    try {
+      writeFileSync(join(project, 'compose.yaml'), readFileSync(new URL('compose.yaml', ROOT)));
+      mkdirSync(join(project, 'docker'));
+      writeFileSync(join(project, 'docker/nginx.conf'), readFileSync(SHIPPED_CONF));
+      writeFileSync(join(project, '.env'), readFileSync(new URL('.env.example', ROOT), 'utf8').replace(/^HASH_SECRET=$/m, 'HASH_SECRET=compose-ports-secret-0123456789'));
+      const config = await run('docker-compose', ['--project-directory', project, '-f', join(project, 'compose.yaml'), 'config'], { env: { ...process.env, HASH_SECRET: undefined, HTTP_PORT: undefined, ADMIN_HTTP_PORT: undefined, ADMIN_HTTP_BIND: undefined } });
+      expect(config.code, config.stderr).toBe(0);
+      // docker-compose prints each service under "services:" at two spaces, its keys at four.
+      const services = new Map<string, string>();
+      for (const block of (config.stdout.split(/^services:\n/m)[1] ?? '').split(/^(?= {2}[a-z]+:\n)/m)) {
+        const name = /^ {2}([a-z]+):/.exec(block)?.[1];
+        if (name !== undefined) services.set(name, block.split(/^[a-z]/m)[0] ?? '');
+      }
+      expect([...services.keys()].sort()).toEqual(['app', 'lb', 'redis']);
+      expect(services.get('app')).not.toMatch(/^ {4}ports:/m);
+      expect(services.get('redis')).not.toMatch(/^ {4}ports:/m);
+      const lb = services.get('lb') ?? '';
+      expect(lb).toContain('./docker/nginx.conf:/etc/nginx/conf.d/default.conf:ro'.replace('./', `${project}/`));
+      const ports = /^ {4}ports:\n((?: {4}[- ] .*\n)+)/m.exec(lb)?.[1] ?? '';
+      expect(ports.replace(/\s+/g, ' ').trim()).toBe('- published: 8080 target: 80 - 127.0.0.1:8081:8081/tcp');
+      // The instances keep /metrics off the API port, on compose's network only.
+      expect(services.get('app')).toMatch(/METRICS_PORT: '9464'/);
+    } finally {
+      rmSync(project, { recursive: true, force: true });
+    }
   });
 });
