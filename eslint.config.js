@@ -90,7 +90,7 @@ export default tseslint.config(
         {
           object: 'AbortSignal',
           property: 'any',
-          message: "Node 20's AbortSignal.any() leaves a WeakRef on each source signal for good (a leak when a source lives long): use anySignal() from src/domain/abort-signals.ts and release it.",
+          message: "AbortSignal.any() leaves a WeakRef on each source signal for good on Node 20 and 26 (a leak when a source lives long): use anySignal() from src/domain/abort-signals.ts and release it.",
         },
       ],
     },

@@ -12,6 +12,7 @@ import cluster from 'node:cluster';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig, type Config } from './config/config.js';
 import { heapLimitGiven, serverExecArgv } from './infra/runtime/heap-limit.js';
+import { nodeFloorProblem } from './infra/runtime/node-floor.js';
 import { relaunch } from './infra/runtime/relaunch.js';
 
 function readConfig(): Config {
@@ -26,6 +27,11 @@ function readConfig(): Config {
   }
 }
 
+const tooOld = nodeFloorProblem();
+if (tooOld !== undefined) {
+  process.stderr.write(`${tooOld}\n`);
+  process.exit(2);
+}
 const config = readConfig();
 if (cluster.isPrimary && config.workers === 1 && !heapLimitGiven(process.execArgv, process.env.NODE_OPTIONS)) {
   relaunch(serverExecArgv(process.execArgv, process.env.NODE_OPTIONS, config.CACHE_MAX_MB), fileURLToPath(new URL('./server.js', import.meta.url)), process.argv.slice(2));

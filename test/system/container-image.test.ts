@@ -1,5 +1,5 @@
 // The container image, built from the real Dockerfile by scripts/test-image.sh on a stand-in
-// for node:20-bookworm-slim, and started from the image (never the work tree) with
+// for node:24-bookworm-slim, and started from the image (never the work tree) with
 // `buildah run --isolation=chroot --network=host`: no OCI runtime can start a container on
 // this machine (docs/testing.md, "The container image"). The image's own ENTRYPOINT and CMD
 // are run, as its own user, with fake upstream sites, a fake ARCEP server and the machine's
