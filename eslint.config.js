@@ -75,6 +75,13 @@ export default tseslint.config(
     },
   },
   {
+    // harness/ is shared by the tests and the benches: plain functions, never Vitest.
+    files: ['harness/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [{ name: 'vitest', message: 'harness/ holds plain functions shared with the benches: put hooks and expect helpers in test/support/.' }] }],
+    },
+  },
+  {
     files: ['**/*.test.ts', 'test/**/*.ts', 'bench/**/*.ts', 'harness/**/*.ts'],
     rules: {
       '@typescript-eslint/no-unsafe-assignment': 'off',
