@@ -11,13 +11,16 @@
 # NODE_IMAGE picks the base (any image laid out as the official Node one: node and npm in
 # /usr/local, Debian bookworm), so the image can be built from a local base where no registry
 # is reachable (scripts/test-image.sh does that).
-ARG NODE_IMAGE=node:20-bookworm-slim
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 # ---- build: every dependency, then `npm run build` (tsc + the page's precompressed assets)
 FROM ${NODE_IMAGE} AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+# --ignore-scripts: the base's Node builds. The `node` devDependency (Node 24 for machines whose
+# system Node is older, docs/dependencies.md) would download a second Node in its install script;
+# its dangling bin link is removed so that npm scripts find the base's.
+RUN npm ci --no-audit --no-fund --ignore-scripts && rm -f node_modules/.bin/node
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts/build.ts scripts/
 COPY src ./src

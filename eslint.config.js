@@ -75,6 +75,13 @@ export default tseslint.config(
     },
   },
   {
+    // harness/ is shared by the tests and the benches: plain functions, never Vitest.
+    files: ['harness/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [{ name: 'vitest', message: 'harness/ holds plain functions shared with the benches: put hooks and expect helpers in test/support/.' }] }],
+    },
+  },
+  {
     files: ['**/*.test.ts', 'test/**/*.ts', 'bench/**/*.ts', 'harness/**/*.ts'],
     rules: {
       '@typescript-eslint/no-unsafe-assignment': 'off',
@@ -90,7 +97,7 @@ export default tseslint.config(
         {
           object: 'AbortSignal',
           property: 'any',
-          message: "Node 20's AbortSignal.any() leaves a WeakRef on each source signal for good (a leak when a source lives long): use anySignal() from src/domain/abort-signals.ts and release it.",
+          message: "AbortSignal.any() leaves a WeakRef on each source signal for good on Node 20 and 26 (a leak when a source lives long): use anySignal() from src/domain/abort-signals.ts and release it.",
         },
       ],
     },

@@ -21,4 +21,13 @@ if [ -n "${ARCEP_DATA_DIR:-}" ] && [ "$ARCEP_DATA_DIR" != "$SNAPSHOT" ] && [ ! -
   fi
 fi
 
+# The default command, the launcher: ask it for its plan (the heap flags sized from CACHE_MAX_MB,
+# and the script) and exec that, so the container runs one Node process, the server, under tini
+# (src/start.ts, --exec-plan). The plan's words hold no spaces.
+if [ "$#" -eq 2 ] && [ "$1" = node ] && [ "$2" = /app/dist/start.js ]; then
+  plan=$(node /app/dist/start.js --exec-plan)
+  # shellcheck disable=SC2086
+  set -- node $plan
+fi
+
 exec "$@"

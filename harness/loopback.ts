@@ -4,15 +4,10 @@
 //   close it again (ending every connection, so no request outlives its test);
 // - startLoopbackServer: records what it received (method, URL, headers, body), answered by a handler;
 // - startFakeUpstream: answers per request as the test chooses (status, JSON, delay, black hole);
-// - useCanaryLoopback: one site for the canary's tests, the canary pointed at it;
 // - startTcpProxy: a proxy in front of the real Redis that can stall, cut or slow it;
 // - rawExchange, parseRawAnswer: HTTP/1.1 written and read byte by byte on a bare socket.
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
-import { afterAll, beforeAll } from 'vitest';
-import { loadConfig } from '../src/config/config.js';
-import { runCanary } from '../src/sources/canary.js';
-import type { UpstreamDescription } from '../src/sources/common/wiring.js';
 
 /** Listens on 127.0.0.1 at a port the system picks; resolves with that port. */
 async function listenOnLoopback(server: net.Server): Promise<number> {
@@ -178,40 +173,6 @@ export async function startFakeUpstream(initial: UpstreamResponder = { status: 4
   };
 }
 
-// One loopback server standing in for a real site while the canary checks one upstream against it: the
-// test sets the handler, then runs the canary with the site's base URL pointed at the server.
-export interface CanaryLoopback {
-  /** What the stand-in site answers from now on. */
-  handle(handler: LoopbackHandler): void;
-  /** The stand-in's port. */
-  port(): number;
-  /** Runs only `upstream` with `urlVariables` (and `env`) pointing at the stand-in. */
-  run(numbers: string[], env?: Record<string, string>): Promise<{ healthy: boolean; lines: string[] }>;
-}
-
-export function useCanaryLoopback(upstream: UpstreamDescription, urlVariables: string[]): CanaryLoopback {
-  let server: LoopbackServer | undefined;
-  let handler: LoopbackHandler = (_request, response) => response.writeHead(500).end();
-  beforeAll(async () => {
-    server = await startLoopbackServer((request, response) => handler(request, response));
-  });
-  afterAll(async () => {
-    await server?.close();
-  });
-  return {
-    handle(next) {
-      handler = next;
-    },
-    port: () => server?.port ?? 0,
-    async run(numbers, env = {}) {
-      const url = server?.url ?? '';
-      const lines: string[] = [];
-      const config = loadConfig({ ...Object.fromEntries(urlVariables.map((name) => [name, url])), ...env });
-      const healthy = await runCanary({ config, numbers, out: (line) => lines.push(line), upstreams: [upstream] });
-      return { healthy, lines };
-    },
-  };
-}
 
 // A TCP proxy on loopback in front of the real Redis, so a test can make Redis unreachable or
 // stalled for its own connections only (CLIENT PAUSE would freeze every test sharing Redis).

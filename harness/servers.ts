@@ -61,9 +61,9 @@ const PROJECT_ROOT = fileURLToPath(new URL('../', import.meta.url));
 export const BUILT_SERVER = fileURLToPath(new URL('../dist/server.js', import.meta.url));
 
 /** Command and arguments that start the shipped server; throws a clear error when it was not built. */
-export function builtServerCommand(): { command: string; args: string[]; cwd: string } {
+export function builtServerCommand(nodePath = process.execPath): { command: string; args: string[]; cwd: string } {
   if (!existsSync(BUILT_SERVER)) throw new Error(`${BUILT_SERVER} is missing: run \`npm run build\` (the system project's globalSetup does it)`);
-  return { command: process.execPath, args: [BUILT_SERVER], cwd: PROJECT_ROOT };
+  return { command: nodePath, args: [BUILT_SERVER], cwd: PROJECT_ROOT };
 }
 
 export interface SlowUpstream {
@@ -112,9 +112,9 @@ export interface ServerProcess {
   printed(pattern: RegExp): Promise<void>;
 }
 
-/** Spawns the shipped server on a free loopback port and resolves once it listens. */
-export async function spawnServer(env: Record<string, string>, startTimeoutMs = 45_000): Promise<ServerProcess> {
-  const server = builtServerCommand();
+/** Spawns the shipped server on a free loopback port and resolves once it listens (with `nodePath`, on that Node binary). */
+export async function spawnServer(env: Record<string, string>, startTimeoutMs = 45_000, nodePath?: string): Promise<ServerProcess> {
+  const server = builtServerCommand(nodePath);
   const child = spawn(server.command, server.args, {
     cwd: server.cwd,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },

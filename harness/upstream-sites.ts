@@ -4,8 +4,6 @@
 import { readFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import fc from 'fast-check';
-import { expect } from 'vitest';
-import { WITHIN_PARSE_BOUND_MARKER } from '../src/sources/common/outcomes.js';
 import { startLoopbackServer, type LoopbackServer } from './loopback.js';
 
 // One loopback server that stands in for all three upstream sites at once, serving the
@@ -184,9 +182,3 @@ export const isPlainText = (text: string): boolean =>
 
 /** 1 MiB of `unit` opened again and again and never closed: a page a parser must stop reading at its work bound. */
 export const nestedPage = (unit: string): string => unit.repeat(Math.floor((1024 * 1024) / unit.length));
-
-/** The parser gave up at its work bound: error(parse), and the bound's marker says so. */
-export function expectStoppedAtParseBound(parsed: { outcome: unknown; markers: readonly unknown[] }): void {
-  expect(parsed.outcome).toEqual({ status: 'error', reason: 'parse' });
-  expect(parsed.markers).toContainEqual({ marker: WITHIN_PARSE_BOUND_MARKER, found: false });
-}

@@ -3,8 +3,8 @@
 # no OCI runtime can start a container (test/system/container-image.test.ts then starts it with
 # `buildah run`; see docs/testing.md, "The container image"):
 #   1. installs podman, buildah and mmdebstrap with apt when they are missing;
-#   2. builds a stand-in for node:20-bookworm-slim: a Debian bookworm root file system
-#      (mmdebstrap, from this machine's apt sources) holding this machine's Node binary at
+#   2. builds a stand-in for node:24-bookworm-slim: a Debian bookworm root file system
+#      (mmdebstrap, from this machine's apt sources) holding the project's Node 24 binary at
 #      /usr/local/bin/node and its npm under /usr/local/lib/node_modules, as the official image
 #      lays them out, plus the CA bundle NODE_EXTRA_CA_CERTS names (the npm registry is reached
 #      through it here) with NODE_EXTRA_CA_CERTS set; imported with `podman import`;
@@ -42,8 +42,12 @@ if [ "$(id -u)" -ne 0 ]; then
   exit 77
 fi
 
+# The stand-in holds Node 24 or later, the floor: the Node on PATH (npm scripts put the project's
+# node_modules/.bin first), else the one the `node` devDependency installed.
 node_bin=$(command -v node)
+if [ "$("$node_bin" -p 'process.versions.node.split(".")[0]')" -lt 24 ] && [ -x node_modules/node/bin/node ]; then node_bin=node_modules/node/bin/node; fi
 node_bin=$(readlink -f "$node_bin")
+[ "$("$node_bin" -p 'process.versions.node.split(".")[0]')" -ge 24 ] || { log "no Node 24 or later to put in the stand-in base (run npm ci)"; exit 1; }
 npm_dir=$(dirname "$(dirname "$(readlink -f "$(command -v npm)")")")
 ca_bundle=${NODE_EXTRA_CA_CERTS:-/etc/ssl/certs/ca-certificates.crt}
 [ -f "$node_bin" ] && [ -f "$npm_dir/package.json" ] || { log "node or npm not found ($node_bin, $npm_dir)"; exit 1; }

@@ -8,11 +8,17 @@
 //   kept, and the server runs in this process;
 // - WORKERS > 1: this process is the cluster primary, which holds no cache and needs no limit;
 //   each worker is forked with the limit for its share of the cap (cluster.ts).
+// With `--exec-plan` it prints what it would run (the Node arguments and the script) and exits: the
+// container's entrypoint (docker/entrypoint.sh) execs that, so the image runs one Node process.
 import cluster from 'node:cluster';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig, type Config } from './config/config.js';
 import { heapLimitGiven, serverExecArgv } from './infra/runtime/heap-limit.js';
+import { nodeFloorProblem } from './infra/runtime/node-floor.js';
 import { relaunch } from './infra/runtime/relaunch.js';
+
+/** `node dist/start.js --exec-plan` prints the Node arguments and script it would run, and runs nothing. */
+const EXEC_PLAN = '--exec-plan';
 
 function readConfig(): Config {
   try {
@@ -26,9 +32,21 @@ function readConfig(): Config {
   }
 }
 
+const tooOld = nodeFloorProblem();
+if (tooOld !== undefined) {
+  process.stderr.write(`${tooOld}\n`);
+  process.exit(2);
+}
 const config = readConfig();
-if (cluster.isPrimary && config.workers === 1 && !heapLimitGiven(process.execArgv, process.env.NODE_OPTIONS)) {
-  relaunch(serverExecArgv(process.execArgv, process.env.NODE_OPTIONS, config.CACHE_MAX_MB), fileURLToPath(new URL('./server.js', import.meta.url)), process.argv.slice(2));
+const relaunched = cluster.isPrimary && config.workers === 1 && !heapLimitGiven(process.execArgv, process.env.NODE_OPTIONS);
+const serverScript = fileURLToPath(new URL('./server.js', import.meta.url));
+if (process.argv[2] === EXEC_PLAN) {
+  // What to run instead of this launcher, one word per line: the image's entrypoint execs it, so
+  // a container runs one Node process (the server, with its heap flags) under tini.
+  const plan = relaunched ? [...serverExecArgv([], process.env.NODE_OPTIONS, config.CACHE_MAX_MB), serverScript] : [fileURLToPath(import.meta.url)];
+  process.stdout.write(`${plan.join('\n')}\n`);
+} else if (relaunched) {
+  relaunch(serverExecArgv(process.execArgv, process.env.NODE_OPTIONS, config.CACHE_MAX_MB), serverScript, process.argv.slice(2));
 } else {
   const { runServerProcess } = await import('./server.js');
   await runServerProcess(config);

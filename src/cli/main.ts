@@ -20,6 +20,7 @@ import { createInProcessApi, createRemoteApi, type PhoneApi } from './phone-api.
 import { checkReportAnswer } from './answer-check.js';
 import { sanitizeForTerminal, stripControls, terminalSafeJson } from './sanitize.js';
 import { createListCommand, LIST_USAGE } from './list-command.js';
+import { nodeFloorProblem } from '../infra/runtime/node-floor.js';
 
 export type CommandHandler = (args: string[]) => Promise<number>;
 
@@ -383,6 +384,11 @@ When every source fails, lookup still prints the number's facts and batch still 
 Exit codes: 0 found, 2 invalid input, 3 every upstream failed, 1 other errors.`;
 
 export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<number> {
+  const tooOld = nodeFloorProblem();
+  if (tooOld !== undefined) {
+    io.err(tooOld);
+    return 2;
+  }
   const commands = createCommands(io);
   const [name, ...rest] = argv;
   if (name === 'help' || name === '--help' || name === '-h') {

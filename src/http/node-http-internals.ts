@@ -7,9 +7,8 @@
 //   which makes each parsed request's response and emits 'request');
 // - find the response being written on a socket (`socket._httpMessage`).
 // node-http-internals.test.ts checks on a real server that each field is where and what this
-// module expects, and fails naming the Node version when one moves: run on Node 20.20.2, the
-// only version on the machines here (`engines` allows 20.19 and later; Node 22 and 24 were not
-// checked). Used by the pipelining gate (pipelining.ts), the connection guard
+// module expects, and fails naming the Node version when one moves: passed on Node 20.20.2,
+// 24.21.0 (the floor, `engines` >=24) and 26. Used by the pipelining gate (pipelining.ts), the connection guard
 // (connection-guard.ts) and the raw-socket error answers (app.ts).
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';

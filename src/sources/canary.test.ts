@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { useCanaryLoopback } from '../../harness/loopback.js';
+import { useCanaryLoopback } from '../../test/support/canary-loopback.js';
 import { canaryNumbersFor, DEFAULT_CANARY_NUMBERS, maskNumber, parseCanaryNumber } from './canary.js';
 import { UPSTREAMS } from './upstreams.js';
 import { loadConfig } from '../config/config.js';

@@ -181,7 +181,7 @@ export interface ImageServer {
   output(): string;
   printed(pattern: RegExp): Promise<void>;
   /** The image's init (tini) and the server under it, as this machine sees them. */
-  processes(): { init?: { pid: number; uid: number }; node?: { pid: number; uid: number } };
+  processes(): { init?: { pid: number; uid: number }; node?: { pid: number; uid: number }; nodeCount: number };
   /** SIGTERM to the image's init, as `docker stop` sends it. */
   terminate(): void;
   /** SIGKILL to everything the run started, when a test left it running. */
@@ -213,8 +213,9 @@ export async function startImageServer(container: WorkingContainer, options: { e
   const processes = (): ReturnType<ImageServer['processes']> => {
     const tree = child.pid === undefined ? [] : descendants(child.pid);
     const init = tree.find((each) => each.comm === 'tini');
-    const node = tree.find((each) => each.comm === 'node' || each.comm === 'MainThread');
-    return { ...(init ? { init: { pid: init.pid, uid: init.uid } } : {}), ...(node ? { node: { pid: node.pid, uid: node.uid } } : {}) };
+    const nodes = tree.filter((each) => each.comm === 'node' || each.comm === 'MainThread');
+    const node = nodes[0];
+    return { ...(init ? { init: { pid: init.pid, uid: init.uid } } : {}), ...(node ? { node: { pid: node.pid, uid: node.uid } } : {}), nodeCount: nodes.length };
   };
   return {
     child,

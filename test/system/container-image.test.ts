@@ -1,5 +1,5 @@
 // The container image, built from the real Dockerfile by scripts/test-image.sh on a stand-in
-// for node:20-bookworm-slim, and started from the image (never the work tree) with
+// for node:24-bookworm-slim, and started from the image (never the work tree) with
 // `buildah run --isolation=chroot --network=host`: no OCI runtime can start a container on
 // this machine (docs/testing.md, "The container image"). The image's own ENTRYPOINT and CMD
 // are run, as its own user, with fake upstream sites, a fake ARCEP server and the machine's
@@ -128,7 +128,7 @@ describe("the image's server", () => {
     await slow?.close();
   });
 
-  it('answers /health/ready, seeded the empty volume with its ARCEP snapshot, and runs as the image user under tini', async (context) => {
+  it('answers /health/ready, seeded the empty volume with its ARCEP snapshot, and runs as the image user under tini, in one Node process', async (context) => {
     if (!built) return context.skip(`container image not built: ${skipped ?? 'unknown reason'}`);
     const ready = await fetch(`${server.baseUrl}/health/ready`);
     expect(ready.status).toBe(200);
@@ -138,9 +138,11 @@ describe("the image's server", () => {
     for (const file of ['MAJNUM.csv', 'MAJRIO.csv', 'identifiants_ce.csv']) {
       expect(readFileSync(join(volume, 'arcep', file)).equals(readFileSync(join(ROOT, 'data/arcep', file))), file).toBe(true);
     }
-    const { init, node } = server.processes();
+    const { init, node, nodeCount } = server.processes();
     expect(init?.uid).toBe(IMAGE_UID);
     expect(node?.uid).toBe(IMAGE_UID);
+    // The entrypoint execs the launcher's plan: no relaunching parent beside the server.
+    expect(nodeCount).toBe(1);
   });
 
   it('gives a lookup the same body as the work tree\'s server, against the same fake upstreams', async (context) => {

@@ -92,6 +92,16 @@ describe('the shipped package', () => {
     expect(stdout).toMatch(/lookup/);
   });
 
+  it('dist/start.js --exec-plan prints the server with its heap flags (one process, WORKERS=1), or itself (the cluster primary), and starts nothing', async () => {
+    const plan = (env: Record<string, string>): Promise<string[]> =>
+      new Promise((resolve, reject) => {
+        execFile(process.execPath, [fileURLToPath(new URL('dist/start.js', root)), '--exec-plan'], { cwd: '/', env: { ...process.env, NODE_OPTIONS: '', ...env }, timeout: 30_000 }, (error, out) => (error === null ? resolve(out.trim().split('\n')) : reject(new Error(error.message))));
+      });
+    expect(await plan({ CACHE_MAX_MB: '32', WORKERS: '1' })).toEqual(['--max-old-space-size=176', '--max-semi-space-size=8', fileURLToPath(new URL('dist/server.js', root))]);
+    expect(await plan({ CACHE_MAX_MB: '32', WORKERS: '1', NODE_OPTIONS: '--max-old-space-size=900' })).toEqual([fileURLToPath(new URL('dist/start.js', root))]);
+    expect(await plan({ CACHE_MAX_MB: '64', WORKERS: '2', HASH_SECRET: 'exec-plan-secret-0123456789' })).toEqual([fileURLToPath(new URL('dist/start.js', root))]);
+  });
+
   it('has no build or test tool among its production dependencies, and nothing it does not use', () => {
     const manifest = JSON.parse(fromRoot('package.json').toString('utf8')) as { dependencies: Record<string, string> };
     for (const tool of ['tsx', 'esbuild', 'typescript', 'vitest', 'csv-parse']) expect(Object.keys(manifest.dependencies), tool).not.toContain(tool);

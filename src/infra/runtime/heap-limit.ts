@@ -36,23 +36,27 @@ export function heapLimitFlag(limitMb: number): string {
 }
 
 export const SEMI_SPACE_MIN_MB = 4;
-/** V8's maximum semi-space on 64-bit builds of Node 20 (Node's `--max-semi-space-size` documentation). */
-export const SEMI_SPACE_DEFAULT_MB = 16;
+/**
+ * The largest semi-space a server process is given: V8's 64-bit default on Node 20, the size the
+ * memory bound was measured with. Node 24's V8 (13.6) defaults to 64 MiB (its heap_size_limit
+ * counts three semi-spaces: `--max-old-space-size=176` alone gives 368 MiB, with
+ * `--max-semi-space-size=16` 224), which would let a busy process commit 128 MiB of young
+ * generation, more than the bound allows at the small caps.
+ */
+export const SEMI_SPACE_MAX_MB = 16;
 const SEMI_SPACE_FLAG = '--max-semi-space-size';
 
 /**
  * The most of V8's young generation a server process may commit, per semi-space, in MiB: a
- * quarter of its share of the cap, between 4 and V8's 64-bit default of 16. The young generation
- * commits two semi-spaces once a busy process has grown it (32 MiB at the default), which at
- * small shares is much of what the memory bound allows (docs/cache.md): with WORKERS=2 at
- * CACHE_MAX_MB=64, up to 64 of the 112 MiB; with this flag the two committed 32 MiB in all (the
- * RSS growth moved by less than its run-to-run spread, docs/benchmarks.md). Node documents
- * the flag (`--max-semi-space-size`, "Useful V8 options"); it is read once, at start, like the
- * heap limit. Undefined when the share is large enough for V8's default.
+ * quarter of its share of the cap, between 4 and 16. The young generation commits two
+ * semi-spaces once a busy process has grown it, which at small shares is much of what the memory
+ * bound allows (docs/cache.md): with WORKERS=2 at CACHE_MAX_MB=64 and 16 MiB semi-spaces, up to
+ * 64 of the 112 MiB; with this flag the two committed 32 MiB in all (docs/benchmarks.md). Node
+ * documents the flag (`--max-semi-space-size`, "Useful V8 options"); it is read once, at start,
+ * like the heap limit.
  */
-export function semiSpaceMb(processCacheMb: number): number | undefined {
-  const size = Math.max(SEMI_SPACE_MIN_MB, Math.floor(processCacheMb / 4));
-  return size >= SEMI_SPACE_DEFAULT_MB ? undefined : size;
+export function semiSpaceMb(processCacheMb: number): number {
+  return Math.min(SEMI_SPACE_MAX_MB, Math.max(SEMI_SPACE_MIN_MB, Math.floor(processCacheMb / 4)));
 }
 
 /** True when `flag` (`--max-old-space-size`) is given on the command line or in NODE_OPTIONS, in either spelling. */
@@ -75,7 +79,6 @@ export function heapLimitGiven(execArgv: readonly string[], nodeOptions: string 
 export function serverExecArgv(execArgv: readonly string[], nodeOptions: string | undefined, processCacheMb: number): string[] {
   const args = [...execArgv];
   if (!heapLimitGiven(execArgv, nodeOptions)) args.push(heapLimitFlag(heapLimitMb(processCacheMb)));
-  const semi = semiSpaceMb(processCacheMb);
-  if (semi !== undefined && !flagGiven(SEMI_SPACE_FLAG, execArgv, nodeOptions)) args.push(`${SEMI_SPACE_FLAG}=${semi}`);
+  if (!flagGiven(SEMI_SPACE_FLAG, execArgv, nodeOptions)) args.push(`${SEMI_SPACE_FLAG}=${semiSpaceMb(processCacheMb)}`);
   return args;
 }

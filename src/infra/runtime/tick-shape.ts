@@ -3,8 +3,8 @@
 //
 // Why, measured on Node 20.20.2 (V8 11.3) with `perf` and `%DebugPrint` (docs/hot-path.md, "The
 // nextTick shape"): Node makes each entry as `{ [async_id_symbol], [trigger_async_id_symbol],
-// callback, args }` (lib/internal/process/task_queues.js), and V8 remembers, for each of those
-// computed keys, the one shape it saw there, weakly. Entries live for one turn of the event loop
+// callback, args }` (lib/internal/process/task_queues.js; Node 24 adds `[kAsyncContextFrame]`),
+// and V8 remembers, for each of those computed keys, the one shape it saw there, weakly. Entries live for one turn of the event loop
 // only, so a full garbage collection that runs between turns can find none alive and drop their
 // shapes; the next entries are made with new shapes, V8 sees a second shape at those keys and
 // marks them megamorphic for good, and from then on every `nextTick` call anywhere in the

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { useCanaryLoopback } from '../../../harness/loopback.js';
+import { useCanaryLoopback } from '../../../test/support/canary-loopback.js';
 import { numeroinconnuUpstream } from './numeroinconnu-upstream.js';
 
 const fixture = (name: string): Buffer => readFileSync(new URL(`./fixtures/${name}`, import.meta.url));

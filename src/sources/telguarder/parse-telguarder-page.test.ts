@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { expectStoppedAtParseBound, hostileHtml, isOutputDate, isPlainText, nestedPage } from '../../../harness/upstream-sites.js';
+import { hostileHtml, isOutputDate, isPlainText, nestedPage } from '../../../harness/upstream-sites.js';
+import { expectStoppedAtParseBound } from '../../../test/support/parse-bound.js';
 import { markersOfTelguarder, parseTelguarderPage as parse, securityLevelToSpamScore } from './parse-telguarder-page.js';
 import type { SignalsData } from '../../domain/report.js';
 import { MAX_COMMENTS } from '../common/text.js';

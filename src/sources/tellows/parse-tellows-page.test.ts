@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { expectStoppedAtParseBound, nestedPage } from '../../../harness/upstream-sites.js';
+import { nestedPage } from '../../../harness/upstream-sites.js';
+import { expectStoppedAtParseBound } from '../../../test/support/parse-bound.js';
 import type { PrimaryData } from '../../domain/report.js';
 import { haveRequiredMarkers } from '../markers.js';
 import type { SourceOutcome } from '../../domain/ports/source.js';
