@@ -201,7 +201,7 @@ export function createRedisClient(url: string, options: RedisClientOptions): Red
     if (slowStrikes < SLOW_STRIKES || closed || degraded) return;
     slowFallbacks += 1;
     degradedUntilMs = Date.now() + SLOW_DEGRADED_MS;
-    if (logger) logger.warn({ redis: 'degraded', replyMs: Math.round(waitedMs) }, 'redis replies near its timeout; using in-process fallbacks for a while');
+    if (logger) logger.warn({ redis: 'degraded', waitedMs: Math.round(waitedMs) }, 'redis replies near its timeout; using in-process fallbacks for a while');
     markDegraded();
   }
 
