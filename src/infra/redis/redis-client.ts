@@ -9,12 +9,20 @@
 // and skips Redis until a background PING succeeds, so a stalled Redis is not paid for again by
 // every following request. ioredis reconnects by itself, with backoff, forever.
 //
-// A Redis that answers, but slowly, is degraded too: SLOW_STRIKES replies in a row slower than
-// half the command timeout put the instance on its memory fallbacks for at least
-// SLOW_DEGRADED_MS, and it returns only once a PING answers fast again. Otherwise a Redis at
-// 200 ms per round trip (under the timeout, never an error) would add every round trip of a
+// A Redis that answers, but slowly, is degraded too: SLOW_STRIKES replies in a row that waited
+// on Redis longer than half the command timeout put the instance on its memory fallbacks for at
+// least SLOW_DEGRADED_MS, and it returns only once a PING answers fast again. Otherwise a Redis
+// at 200 ms per round trip (under the timeout, never an error) would add every round trip of a
 // cold lookup to its time.
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+//
+// What a reply waited on Redis is the time this process spent idle (its event loop waiting for
+// I/O) while the command was out, not the reply's whole time: while the process is busy, a
+// reply already in its socket waits for the loop to come round, and a burst of lookups keeps
+// the loop busy for hundreds of ms in turns of a few tens each. The longest turn (the event-loop
+// delay, which this once took off) misses a reply that waited through the end of one turn and
+// most of the next; idle time counts none of it. A reply is used whatever its time, once it
+// beats the command timeout.
+import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import { Redis, type RedisOptions } from 'ioredis';
 import { REDIS_SCRIPTS, type ScriptedRedis } from './scripts.js';
 
@@ -61,12 +69,24 @@ const DEFAULT_PROBE_INTERVAL_MS = 500;
 /** A probe timing out this many times in a row means a half-dead socket: reconnect. */
 const PROBE_FAILURES_BEFORE_RECONNECT = 3;
 const MAX_RECONNECT_DELAY_MS = 2000;
-/** Slow replies in a row (each slower than half the command timeout) that make Redis count as degraded. */
+/** Slow replies in a row (each waiting on Redis longer than half the command timeout) that make Redis count as degraded. */
 export const SLOW_STRIKES = 3;
 /** Least time on the fallbacks after Redis was found slow, so a slow Redis is not re-tried on every lookup. */
 export const SLOW_DEGRADED_MS = 5_000;
-/** Period of the event-loop delay measure that excuses a reply read late by a busy process. */
-const LOOP_DELAY_PERIOD_MS = 250;
+
+/** Marks when a command went out, for `redisWaitMs`. */
+function commandSent(): EventLoopUtilization {
+  return performance.eventLoopUtilization();
+}
+
+/**
+ * The most a reply can have waited on Redis since `sentAt`: the time the event loop spent idle
+ * meanwhile. While the loop is busy it does not wait in its I/O poll, and a reply that arrived
+ * meanwhile is read as soon as it polls again, so busy time is never Redis's.
+ */
+function redisWaitMs(sentAt: EventLoopUtilization): number {
+  return performance.eventLoopUtilization(sentAt).idle;
+}
 
 /** Reconnect delay: exponential from 50 ms to 2 s, with jitter so instances do not reconnect in step. */
 export function reconnectDelayMs(attempt: number, random: () => number = Math.random): number {
@@ -108,17 +128,6 @@ export function createRedisClient(url: string, options: RedisClientOptions): Red
   let slowFallbacks = 0;
   /** While Redis was found slow: no return to it before this time (epoch ms). */
   let degradedUntilMs = 0;
-  // A reply read late because this process was busy is not a slow Redis: the event-loop delay
-  // of the last 250–500 ms (longer than any command may take) is taken off a reply's time
-  // before judging it.
-  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
-  loopDelay.enable();
-  let previousLoopDelayMaxNs = 0;
-  const loopDelayReset = setInterval(() => {
-    previousLoopDelayMaxNs = loopDelay.max;
-    loopDelay.reset();
-  }, LOOP_DELAY_PERIOD_MS);
-  loopDelayReset.unref();
 
   function logState(message: string, error?: unknown): void {
     if (!logger) return;
@@ -157,11 +166,11 @@ export function createRedisClient(url: string, options: RedisClientOptions): Red
   function probe(): void {
     if (closed) return stopProbe();
     if (redis.status !== 'ready') return; // reconnection is ioredis' job; 'ready' ends the degraded period
-    const startedAt = performance.now();
+    const sentAt = commandSent();
     withDeadline(redis.ping(), commandTimeoutMs).then(
       () => {
         // A slow Redis stays degraded for its minimum period and until it answers fast again.
-        if (Date.now() < degradedUntilMs || performance.now() - startedAt > slowReplyMs) return;
+        if (Date.now() < degradedUntilMs || redisWaitMs(sentAt) > slowReplyMs) return;
         slowStrikes = 0;
         if (degraded) logState('redis answering again');
         degraded = false;
@@ -183,9 +192,8 @@ export function createRedisClient(url: string, options: RedisClientOptions): Red
     probeTimer = undefined;
   }
 
-  function noteReplyTime(replyMs: number): void {
-    const elapsedMs = replyMs - Math.max(previousLoopDelayMaxNs, loopDelay.max) / 1e6;
-    if (elapsedMs <= slowReplyMs) {
+  function noteReplyWait(waitedMs: number): void {
+    if (waitedMs <= slowReplyMs) {
       slowStrikes = 0;
       return;
     }
@@ -193,7 +201,7 @@ export function createRedisClient(url: string, options: RedisClientOptions): Red
     if (slowStrikes < SLOW_STRIKES || closed || degraded) return;
     slowFallbacks += 1;
     degradedUntilMs = Date.now() + SLOW_DEGRADED_MS;
-    if (logger) logger.warn({ redis: 'degraded', replyMs: Math.round(elapsedMs) }, 'redis replies near its timeout; using in-process fallbacks for a while');
+    if (logger) logger.warn({ redis: 'degraded', waitedMs: Math.round(waitedMs) }, 'redis replies near its timeout; using in-process fallbacks for a while');
     markDegraded();
   }
 
@@ -206,10 +214,10 @@ export function createRedisClient(url: string, options: RedisClientOptions): Red
     health: () => (isReady() ? 'ok' : 'degraded'),
     async attempt(op, fallback) {
       if (!isReady()) return fallback();
-      const startedAt = performance.now();
+      const sentAt = commandSent();
       try {
         const result = await withDeadline(op(redis), commandTimeoutMs);
-        noteReplyTime(performance.now() - startedAt);
+        noteReplyWait(redisWaitMs(sentAt));
         return result;
       } catch (error) {
         if (!closed && !degraded) {
@@ -229,8 +237,6 @@ export function createRedisClient(url: string, options: RedisClientOptions): Red
       if (closed) return;
       closed = true;
       stopProbe();
-      clearInterval(loopDelayReset);
-      loopDelay.disable();
       if (redis.status !== 'ready') {
         redis.disconnect();
         return;
