@@ -41,6 +41,22 @@ export interface RuleIndex extends OperatorLists {
   size(): number;
   /** Rules in force at `now`, per list (the metrics' gauge). */
   countByList(now?: number): Record<ListName, number>;
+  /**
+   * The rule that decides for `digits` (E.164 digits without `+`) at `now`, or null: for a
+   * number (`wildcard` false) the rule `match` gives; for the range `digits*` the longest prefix
+   * rule no longer than it (an exact rule decides for its one number, not for a range), allow at
+   * equal length. O(digits), as `match`: the blocklist feed decides each of its entries so.
+   */
+  decide(digits: string, wildcard: boolean, now?: number): ListMatch | null;
+  /** The rules in force at `now`, one at a time and without their dates (what the feed reads, in slices). */
+  inForce(now?: number): IterableIterator<RuleInForce>;
+}
+
+/** A rule in force as `RuleIndex.inForce` gives it. */
+export interface RuleInForce {
+  rule: string;
+  list: ListName;
+  label: string | undefined;
 }
 
 const MAX_DIGITS = 15;
@@ -191,6 +207,20 @@ export function createRuleIndex(rules: Iterable<ListRule> = []): RuleIndex {
       for (const [spelling, record] of records) yield ruleOf(spelling, record);
     },
     size: () => records.size,
+    decide(digits, wildcard, now = Date.now()) {
+      if (!wildcard) return index.match(`+${digits}`, now);
+      if (records.size === 0) return null;
+      for (let length = Math.min(digits.length, MAX_DIGITS); length >= 1; length -= 1) {
+        if (!prefixLengths[length]) continue;
+        const spelling = `+${digits.slice(0, length)}*`;
+        const record = records.get(spelling);
+        if (record !== undefined && expiryOf(record) > now) return matchOf(spelling, record);
+      }
+      return null;
+    },
+    *inForce(now = Date.now()) {
+      for (const [rule, record] of records) if (expiryOf(record) > now) yield { rule, list: listOf(record), label: typeof record === 'number' ? undefined : record.label };
+    },
     countByList(now = Date.now()) {
       const counts: Record<ListName, number> = { allow: 0, block: 0 };
       for (const record of records.values()) if (expiryOf(record) > now) counts[listOf(record)] += 1;
