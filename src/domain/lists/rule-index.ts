@@ -105,6 +105,8 @@ export function createRuleIndex(rules: Iterable<ListRule> = []): RuleIndex {
   // How many prefix rules have each digit count (index = digits after `+`).
   const prefixLengths = new Uint32Array(MAX_DIGITS + 1);
   let generation = 0;
+  // How many records expire (a finite expiry): none, the expiries need no scan of every rule.
+  let expiring = 0;
   // Sorted expiries (finite ones), rebuilt on the first read after a write.
   let expiries: Float64Array | undefined;
   // `passed` expiries are ≤ now for every now in [low, high).
@@ -122,10 +124,15 @@ export function createRuleIndex(rules: Iterable<ListRule> = []): RuleIndex {
     if (spelling.endsWith('*')) prefixLengths[spelling.length - 2] = (prefixLengths[spelling.length - 2] ?? 0) + delta;
   };
 
+  const finite = (record: StoredRecord | undefined): number => (record !== undefined && expiryOf(record) !== Number.POSITIVE_INFINITY ? 1 : 0);
+
   const setRecord = (rule: ListRule): boolean => {
-    const replaced = records.has(rule.rule);
+    const previous = records.get(rule.rule);
+    const replaced = previous !== undefined;
     if (!replaced) countPrefix(rule.rule, 1);
-    records.set(rule.rule, recordOf(rule));
+    const record = recordOf(rule);
+    expiring += finite(record) - finite(previous);
+    records.set(rule.rule, record);
     return replaced;
   };
 
@@ -134,9 +141,9 @@ export function createRuleIndex(rules: Iterable<ListRule> = []): RuleIndex {
   function passedExpiries(now: number): number {
     if (now >= window.low && now < window.high) return window.passed;
     if (expiries === undefined) {
-      const finite: number[] = [];
-      for (const record of records.values()) if (typeof record !== 'number' && record.expiresAtMs !== Number.POSITIVE_INFINITY) finite.push(record.expiresAtMs);
-      expiries = Float64Array.from(finite).sort();
+      const times: number[] = [];
+      if (expiring > 0) for (const record of records.values()) if (typeof record !== 'number' && record.expiresAtMs !== Number.POSITIVE_INFINITY) times.push(record.expiresAtMs);
+      expiries = Float64Array.from(times).sort();
     }
     // The number of expiries ≤ now.
     let lo = 0;
@@ -186,7 +193,9 @@ export function createRuleIndex(rules: Iterable<ListRule> = []): RuleIndex {
       return replaced;
     },
     delete(rule) {
-      if (!records.delete(rule)) return false;
+      const previous = records.get(rule);
+      if (previous === undefined || !records.delete(rule)) return false;
+      expiring -= finite(previous);
       countPrefix(rule, -1);
       changed();
       return true;
@@ -194,6 +203,7 @@ export function createRuleIndex(rules: Iterable<ListRule> = []): RuleIndex {
     replaceAll(next) {
       records.clear();
       prefixLengths.fill(0);
+      expiring = 0;
       for (const rule of next) setRecord(rule);
       changed();
     },

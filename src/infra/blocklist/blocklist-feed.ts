@@ -183,6 +183,11 @@ export function* feedInputsKeySteps(listsVersion: string, recent: readonly Block
   return hash.digest('hex');
 }
 
+/** Lists that are an index themselves (a RuleIndex given as the lists, as tests and the bench do). */
+function isRuleIndex(lists: FeedLists): lists is FeedLists & FeedRuleIndex {
+  return 'decide' in lists && typeof lists.decide === 'function' && 'inForce' in lists && typeof lists.inForce === 'function';
+}
+
 /** The recorded callers but those the lists allow, which are forgotten by the record; one caller per step. */
 function* withoutAllowedSteps(recent: readonly BlockedCaller[], lists: OperatorLists | undefined, nowMs: number, log: BlockedCallerLog): Steps<BlockedCaller[]> {
   if (lists === undefined) return [...recent];
@@ -221,7 +226,7 @@ export function createBlocklistFeed(options: BlocklistFeedOptions): BlocklistFee
     // A recorded caller the lists now allow leaves the record (and so the feed) for good.
     const recent = await runInSlices(withoutAllowedSteps(listed, lists, nowMs, options.log));
     const entries = await runInSlices(feedEntrySteps({
-      rules: lists === undefined ? [] : (lists.index?.() ?? lists.activeRules(nowMs)),
+      rules: lists === undefined ? [] : (lists.index?.() ?? (isRuleIndex(lists) ? lists : lists.activeRules(nowMs))),
       nowMs,
       npvPrefixes,
       recent,
