@@ -39,4 +39,21 @@ describe('rule index decide', () => {
     expect([...index.inForce(after)].map((item) => item.rule)).not.toContain('+3361234*');
     expect([...index.inForce(after)].find((item) => item.rule === '+33612345678')).toEqual({ rule: '+33612345678', list: 'allow', label: 'Boss' });
   });
+
+  it('keeps its version moving with expiries as rules that expire are added, replaced and removed', () => {
+    const versions = createRuleIndex([rule('+33170*', 'block')]);
+    const at = (iso: string): number => Date.parse(iso);
+    expect(versions.version(at('2026-03-01'))).toBe(versions.version(at('2026-09-01')));
+    versions.set(rule('+33612345678', 'block', { expiresAt: '2026-06-01T00:00:00.000Z' }));
+    expect(versions.version(at('2026-03-01'))).not.toBe(versions.version(at('2026-09-01')));
+    // Replaced by one that does not expire: no expiry left between the two instants.
+    versions.set(rule('+33612345678', 'block'));
+    expect(versions.version(at('2026-03-01'))).toBe(versions.version(at('2026-09-01')));
+    versions.set(rule('+33612345679', 'allow', { expiresAt: '2026-06-01T00:00:00.000Z' }));
+    expect(versions.version(at('2026-03-01'))).not.toBe(versions.version(at('2026-09-01')));
+    versions.delete('+33612345679');
+    expect(versions.version(at('2026-03-01'))).toBe(versions.version(at('2026-09-01')));
+    versions.replaceAll([rule('+33*', 'block', { expiresAt: '2026-06-01T00:00:00.000Z' })]);
+    expect(versions.version(at('2026-03-01'))).not.toBe(versions.version(at('2026-09-01')));
+  });
 });
