@@ -4,7 +4,10 @@
 // held snapshot (the lists' version and the record's callers, read cheaply) stops there, so an
 // idle feed costs one read of the record per interval; when the rebuilt cards are the same as
 // the held ones, the held snapshot (and so the collection's ctag and every ETag) stays. Requests
-// only read the snapshot. Rules: docs/integrations/blocklist-feed.md.
+// only read the snapshot; while rebuilds fail it is marked failing (`failing()`), and the routes
+// answer 503 rather than serve it. A lookup is recorded only when its verdict is block and no
+// allow rule decides for the number; a recorded number allowed since is forgotten at the next
+// rebuild. Rules: docs/integrations/blocklist-feed.md.
 import { createHash } from 'node:crypto';
 import { cardSteps, feedEntrySteps, runToEnd, type BlockedCaller, type FeedCard, type FeedEntry, type FeedRuleIndex, type Steps } from '../../domain/blocklist/feed-content.js';
 import { CSV_HEADER, renderCsv, renderCsvRows, renderVcard } from '../../domain/blocklist/feed-formats.js';
