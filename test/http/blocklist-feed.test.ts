@@ -1,6 +1,9 @@
 // The blocklist feed over real HTTP: what a Fritz!Box, a CardDAV contacts app and SpamBlocker's
 // CSV workflow receive, and what they are refused.
 import http from 'node:http';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../harness/servers.js';
 import { InMemoryOperatorLists } from '../../harness/operator-lists.js';
@@ -9,6 +12,7 @@ import { importedRuleMatches, parseCsvLikeSpamBlocker } from '../support/spamblo
 import { spamBlockerPattern } from '../../src/domain/blocklist/feed-formats.js';
 import type { BlocklistFeed } from '../../src/infra/blocklist/blocklist-feed.js';
 import type { OperatorLists } from '../../src/domain/ports/operator-lists.js';
+import { connectAdmin, deleteKeys, listKeys, TEST_REDIS_URL, uniqueKeyPrefix, waitFor } from '../support/redis.js';
 
 const PASSWORD = 'correct horse battery';
 const basic = (user: string, password: string): string => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
@@ -334,6 +338,43 @@ describe('blocklist feed: what the lists allow, and a rebuild that fails (issue 
       expect(await fixed.text()).not.toContain('33170.*');
     } finally {
       await server.close();
+    }
+  });
+});
+
+describe('blocklist feed: an allowed number is kept nowhere (issue 44, finding 14)', () => {
+  it('never records an allowed number in the shared record, even looked up in JSON by a trusted client with a score that says block', async () => {
+    const prefix = uniqueKeyPrefix('feed-allowed');
+    const admin = connectAdmin();
+    const server = await startTestServer({
+      env: {
+        FEED_PASSWORD: PASSWORD,
+        RATE_LIMIT_MAX: '0',
+        FEED_RECORD_FROM: '127.0.0.1',
+        REDIS_URL: TEST_REDIS_URL,
+        REDIS_KEY_PREFIX: prefix,
+        LISTS_FILE: join(mkdtempSync(join(tmpdir(), 'phonerep-feed-')), 'lists.csv'),
+      },
+      overrides: {
+        sources: scoredSources({ '+33611111111': 9, '+33698765432': 8 }),
+        operatorLists: new InMemoryOperatorLists([{ rule: '+33611111111', list: 'allow', label: 'Boss' }]),
+        feedRefreshIntervalMs: 3_600_000,
+      },
+    });
+    try {
+      await waitFor(() => server.deps.redis?.health() === 'ok');
+      // The allowed number first: its record, if any, is written before the blocked one's.
+      for (const number of ['0611111111', '0698765432']) expect((await fetch(`${server.baseUrl}/api/phone/${number}`)).status).toBe(200);
+      await waitFor(async () => (await admin.zscore(`${prefix}feed:blocked`, '+33698765432')) !== null);
+      expect(await admin.zscore(`${prefix}feed:blocked`, '+33611111111')).toBeNull();
+      // No key of the deployment names it (the caches key on a keyed hash).
+      const keys = await listKeys(admin, prefix);
+      expect(keys).toContain(`${prefix}feed:caller:+33698765432`);
+      expect(keys.filter((key) => key.includes('611111111'))).toEqual([]);
+    } finally {
+      await server.close();
+      await deleteKeys(admin, prefix);
+      admin.disconnect();
     }
   });
 });
