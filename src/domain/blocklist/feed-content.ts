@@ -56,10 +56,10 @@ interface RuleShape {
 const NORMAL_RULE = /^\+(\d{1,15})(\*?)$/;
 const byDigits = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
-/** The first index of `sorted` whose value is not below `value` (binary search). */
-function lowerBound(sorted: readonly string[], value: string): number {
-  let lo = 0;
-  let hi = sorted.length;
+/** The first index of `sorted` (within [lo, hi)) whose value is not below `value` (binary search). */
+function lowerBound(sorted: readonly string[], value: string, from = 0, to = sorted.length): number {
+  let lo = from;
+  let hi = to;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     if ((sorted[mid] ?? '') < value) lo = mid + 1;
@@ -85,8 +85,8 @@ function* splitRanges(prefix: string, allows: readonly string[], lo: number, hi:
   let start = lo;
   for (let digit = 0; digit <= 9; digit += 1) {
     const child = `${prefix}${digit}`;
-    let end = start;
-    while (end < hi && (allows[end] ?? '').startsWith(child)) end += 1;
+    // The allows starting with `child` are the next ones, up to the first at or past `child:`.
+    const end = lowerBound(allows, `${child}:`, start, hi);
     yield* splitRanges(child, allows, start, end);
     start = end;
   }
