@@ -19,7 +19,7 @@ import { freshRequestId } from './http/request-id.js';
 import { acceptEveryMethod, methodFallbacksPlugin, problemsPlugin, routerFailure, sendProblem } from './http/plugins/problems.js';
 import { MAX_HEADER_FIELDS, requestContextPlugin } from './http/plugins/request-context.js';
 import { rateLimitPlugin } from './http/plugins/rate-limit.js';
-import { lookupClientOf } from './http/client-address.js';
+import { clientOf, isExempt, lookupClientOf } from './http/client-address.js';
 import { docsRoutes, openApiPlugin } from './http/plugins/openapi.js';
 import { phoneRoutes } from './http/routes/phone-routes.js';
 import { adminRoutes, adminRoutesOptions } from './http/routes/admin-routes.js';
@@ -33,6 +33,7 @@ import type { FrontCache } from './http/front-cache.js';
 import type { ListStore } from './infra/lists/list-store.js';
 import { createReadinessCheck, type ReadinessCheck } from './infra/readiness/readiness.js';
 import type { BlocklistFeed } from './infra/blocklist/blocklist-feed.js';
+import type { TextFacts } from './domain/verdict.js';
 import { feedRoutes } from './http/routes/feed-routes.js';
 import { spamBlockerRoutes } from './http/routes/spamblocker-routes.js';
 
@@ -163,7 +164,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     lookupClientOf: (request) => lookupClientOf(request, deps.hashKey, exemptList),
     ...(deps.lists === undefined ? {} : { lists: deps.lists }),
     ...(deps.metrics === undefined ? {} : { onListMatch: (list: 'allow' | 'block') => deps.metrics?.recordListMatch(list) }),
-    ...(deps.blocklistFeed === undefined ? {} : { onLookedUp: deps.blocklistFeed.recordLookup }),
+    ...(deps.blocklistFeed === undefined ? {} : { onLookedUp: feedRecorder(deps.blocklistFeed, config) }),
   });
   await app.register(spamBlockerRoutes, { publicUrl: config.PUBLIC_URL });
   if (deps.blocklistFeed !== undefined && config.FEED_PASSWORD !== undefined) {
@@ -181,6 +182,20 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   // Last: 405/OPTIONS for every registered path and 404 for the rest.
   await app.register(methodFallbacksPlugin);
   return app;
+}
+
+/**
+ * The blocklist feed's recording of looked-up numbers, for the clients whose lookups count
+ * (FEED_RECORD_FROM, else RATE_LIMIT_EXEMPT): a stranger's lookups never enter the household's
+ * feed, nor its record in clear. Undefined when nobody's count.
+ */
+function feedRecorder(feed: BlocklistFeed, config: Config): ((e164: string, facts: TextFacts, request: FastifyRequest) => void) | undefined {
+  const setting = config.FEED_RECORD_FROM ?? config.RATE_LIMIT_EXEMPT;
+  if (setting === undefined || setting === 'none') return undefined;
+  const counted = parseAddressRanges(setting).list;
+  return (e164, facts, request) => {
+    if (isExempt(counted, clientOf(request.ip, request.socket.remoteAddress))) feed.recordLookup(e164, facts);
+  };
 }
 
 /**

@@ -219,7 +219,7 @@ export async function createServiceDependencies(config: Config, logger?: Logger,
           cidMaxLength: config.CID_MAX_LENGTH,
           maxEntries: config.FEED_MAX_ENTRIES,
           ...(overrides.feedRefreshIntervalMs === undefined ? {} : { refreshIntervalMs: overrides.feedRefreshIntervalMs }),
-          ...(logger === undefined ? {} : { onError: (error: unknown) => logger.warn({ err: { type: error instanceof Error ? error.name : typeof error } }, 'blocklist feed rebuild failed') }),
+          ...(logger === undefined ? {} : { onError: (error: unknown) => logger.error({ err: { type: error instanceof Error ? error.name : typeof error } }, 'blocklist feed rebuild failed: the feed answers 503 until a rebuild succeeds') }),
         });
   blocklistFeed?.start();
 

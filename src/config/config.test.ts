@@ -156,6 +156,16 @@ describe('the phone-system variables', () => {
     expect(() => loadConfig({ RATE_LIMIT_EXEMPT: `192.0.2.1, ${item}` })).toThrow(/RATE_LIMIT_EXEMPT/);
   });
 
+  it.each(['10.0.0.0/33', 'everyone', '::/0', '192.0.2.1, none'])('stops the start on a bad FEED_RECORD_FROM %s, naming the variable', (value) => {
+    expect(() => loadConfig({ FEED_RECORD_FROM: value })).toThrow(/FEED_RECORD_FROM/);
+  });
+
+  it('takes FEED_RECORD_FROM as addresses and ranges, or none', () => {
+    expect(loadConfig({ FEED_RECORD_FROM: '192.0.2.10, 2001:db8::/32' }).FEED_RECORD_FROM).toBe('192.0.2.10, 2001:db8::/32');
+    expect(loadConfig({ FEED_RECORD_FROM: 'none' }).FEED_RECORD_FROM).toBe('none');
+    expect(loadConfig({}).FEED_RECORD_FROM).toBeUndefined();
+  });
+
   it('reads addresses and ranges of both families', () => {
     const { list, invalid } = parseAddressRanges(' 192.0.2.10, 10.0.0.0/8 ,2001:db8::/32, ::1');
     expect(invalid).toEqual([]);

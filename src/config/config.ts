@@ -169,6 +169,11 @@ export const ConfigSchema = Type.Object({
     '127.0.0.1',
     'Listen address of ADMIN_PORT: loopback by default. A LAN address (or 0.0.0.0) to reach the admin API from the LAN; plain HTTP, so the token crosses the LAN in clear: docs/operations.md, "Admin API and metrics from the LAN".',
   ),
+  FEED_RECORD_FROM: setting(
+    Type.String({ pattern: '^([0-9a-fA-F:./, ]+|none)$' }),
+    undefined,
+    "Client addresses and CIDR ranges (as RATE_LIMIT_EXEMPT) whose lookups through the phone routes the blocklist feed records (its looked-up numbers whose verdict was block), or none. Unset = the RATE_LIMIT_EXEMPT clients (a PBX); neither set = nobody's. Anyone else's lookups are never recorded.",
+  ),
 });
 
 /** Variables whose value is a secret: an error names them without showing the value. */
@@ -348,6 +353,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         `RATE_LIMIT_EXEMPT has IPv6 ranges that hold every IPv4-mapped address (::ffff:0:0/96), so they would exempt every IPv4 client too: ${everyIPv4.map((item) => JSON.stringify(item)).join(', ')}; list IPv4 clients as IPv4 (0.0.0.0/0 if you really mean all of them) and IPv6 ones by a narrower range`,
       );
     }
+  }
+  if (typeof merged.FEED_RECORD_FROM === 'string' && merged.FEED_RECORD_FROM !== 'none') {
+    const { invalid, everyIPv4 } = parseAddressRanges(merged.FEED_RECORD_FROM);
+    if (invalid.length > 0) problems.push(`FEED_RECORD_FROM has items that are neither an IP address nor a CIDR range (address/prefix): ${invalid.map((item) => JSON.stringify(item)).join(', ')}`);
+    if (everyIPv4.length > 0) problems.push(`FEED_RECORD_FROM has IPv6 ranges that hold every IPv4-mapped address (::ffff:0:0/96), so they would count every IPv4 client too: ${everyIPv4.map((item) => JSON.stringify(item)).join(', ')}`);
   }
   if (merged.ADMIN_PORT !== undefined && merged.ADMIN_TOKEN === undefined) problems.push('ADMIN_PORT is set but ADMIN_TOKEN is not: the admin API is off without ADMIN_TOKEN');
   if (problems.length > 0) {

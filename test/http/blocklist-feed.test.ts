@@ -1,5 +1,9 @@
 // The blocklist feed over real HTTP: what a Fritz!Box, a CardDAV contacts app and SpamBlocker's
 // CSV workflow receive, and what they are refused.
+import http from 'node:http';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../harness/servers.js';
 import { InMemoryOperatorLists } from '../../harness/operator-lists.js';
@@ -7,6 +11,8 @@ import { scoredSources } from '../../harness/scored-sources.js';
 import { importedRuleMatches, parseCsvLikeSpamBlocker } from '../support/spamblocker.js';
 import { spamBlockerPattern } from '../../src/domain/blocklist/feed-formats.js';
 import type { BlocklistFeed } from '../../src/infra/blocklist/blocklist-feed.js';
+import type { OperatorLists } from '../../src/domain/ports/operator-lists.js';
+import { connectAdmin, deleteKeys, listKeys, TEST_REDIS_URL, uniqueKeyPrefix, waitFor } from '../support/redis.js';
 
 const PASSWORD = 'correct horse battery';
 const basic = (user: string, password: string): string => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
@@ -42,7 +48,8 @@ describe('blocklist feed', () => {
   let feed: BlocklistFeed;
   beforeAll(async () => {
     server = await startTestServer({
-      env: { FEED_PASSWORD: PASSWORD, VERDICT_NPV: 'block', RATE_LIMIT_MAX: '0' },
+      // The test's own client is the one whose lookups the feed records (FEED_RECORD_FROM).
+      env: { FEED_PASSWORD: PASSWORD, VERDICT_NPV: 'block', RATE_LIMIT_MAX: '0', FEED_RECORD_FROM: '127.0.0.1' },
       overrides: { sources: scoredSources({ '+33698765432': 8, '+33611111111': 9, '+33622222222': 2 }), operatorLists: lists, feedRefreshIntervalMs: 3_600_000 },
     });
     const built = server.deps.blocklistFeed;
@@ -246,3 +253,129 @@ describe('blocklist feed: off and rate limited', () => {
     }
   });
 });
+
+/** A GET from a loopback address of its own (Linux answers all of 127.0.0.0/8): another client. */
+function getFrom(localAddress: string, url: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const outgoing = http.get(url, { localAddress, agent: false }, (response) => {
+      response.resume();
+      response.on('end', () => resolve(response.statusCode ?? 0));
+    });
+    outgoing.on('error', reject);
+  });
+}
+
+describe('blocklist feed: whose lookups are recorded (issue 44, finding 9)', () => {
+  const SCORES = { '+33698765432': 8, '+33698765433': 8 };
+  const recordedAfter = async (env: Record<string, string>, lookups: ReadonlyArray<[from: string, number: string]>): Promise<string[]> => {
+    const server = await startTestServer({ env: { FEED_PASSWORD: PASSWORD, RATE_LIMIT_MAX: '0', ...env }, overrides: { sources: scoredSources(SCORES), operatorLists: new InMemoryOperatorLists([]), feedRefreshIntervalMs: 3_600_000 } });
+    try {
+      for (const [from, number] of lookups) expect(await getFrom(from, `${server.baseUrl}/api/phone/${number}/verdict`)).toBe(200);
+      const snapshot = await server.deps.blocklistFeed?.refresh();
+      return (snapshot?.entries ?? []).filter((entry) => entry.source === 'recent').map((entry) => `+${entry.digits}`).sort();
+    } finally {
+      await server.close();
+    }
+  };
+
+  it('records the lookups of the RATE_LIMIT_EXEMPT clients only, never a stranger’s', async () => {
+    expect(await recordedAfter({ RATE_LIMIT_EXEMPT: '127.0.0.2' }, [['127.0.0.2', '0698765432'], ['127.0.0.3', '0698765433']])).toEqual(['+33698765432']);
+  });
+
+  it('records the lookups of the clients FEED_RECORD_FROM names instead, and nobody’s without either', async () => {
+    expect(await recordedAfter({ RATE_LIMIT_EXEMPT: '127.0.0.2', FEED_RECORD_FROM: '127.0.0.3' }, [['127.0.0.2', '0698765432'], ['127.0.0.3', '0698765433']])).toEqual(['+33698765433']);
+    expect(await recordedAfter({}, [['127.0.0.2', '0698765432'], ['127.0.0.3', '0698765433']])).toEqual([]);
+    expect(await recordedAfter({ RATE_LIMIT_EXEMPT: '127.0.0.2', FEED_RECORD_FROM: 'none' }, [['127.0.0.2', '0698765432']])).toEqual([]);
+  });
+});
+
+describe('blocklist feed: what the lists allow, and a rebuild that fails (issue 44, findings 3 and 4)', () => {
+  it('never lists a blocked range holding an allowed number, and answers 503 rather than a stale feed while rebuilds fail', async () => {
+    const rules = new InMemoryOperatorLists([
+      { rule: '+33612345678*', list: 'block' },
+      { rule: '+33612345678', list: 'allow', label: 'Boss' },
+      { rule: '+33170*', list: 'block' },
+    ]);
+    let broken = false;
+    const lists: OperatorLists = {
+      match: (e164, now) => rules.match(e164, now),
+      version: (now) => rules.version(now),
+      activeRules: (now) => {
+        if (broken) throw new RangeError('Maximum call stack size exceeded');
+        return rules.activeRules(now);
+      },
+    };
+    const server = await startTestServer({ env: { FEED_PASSWORD: PASSWORD, RATE_LIMIT_MAX: '0' }, overrides: { sources: scoredSources({}), operatorLists: lists, feedRefreshIntervalMs: 3_600_000 } });
+    try {
+      const feed = server.deps.blocklistFeed;
+      if (feed === undefined) throw new Error('the feed is on with FEED_PASSWORD');
+      await feed.refresh();
+      const csv = await (await fetch(`${server.baseUrl}/feed/blocklist.csv`, { headers: { authorization: GOOD } })).text();
+      const vcf = await (await fetch(`${server.baseUrl}/feed/blocklist.vcf`, { headers: { authorization: GOOD } })).text();
+      expect(csv).toContain('33170.*');
+      expect(csv).not.toContain('33612345678');
+      expect(telsOf(vcf)).toEqual(['+33170*']);
+
+      // A rebuild fails: the feed says so instead of serving what it held.
+      broken = true;
+      rules.add({ rule: '+33170000001', list: 'allow' });
+      await feed.refresh();
+      for (const path of ['/feed/blocklist.csv', '/feed/blocklist.vcf', '/carddav/blocklist/']) {
+        const refused = await fetch(`${server.baseUrl}${path}`, { headers: { authorization: GOOD } });
+        expect(refused.status, path).toBe(503);
+        expect(refused.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+        expect(refused.headers.get('retry-after')).toBe('60');
+      }
+      const report = await fetch(`${server.baseUrl}/carddav/blocklist/`, { method: 'PROPFIND', headers: { authorization: GOOD, depth: '1' }, body: PROPFIND_BODY });
+      expect(report.status).toBe(503);
+      // Without credentials it is still a 401: a failing feed tells a stranger nothing.
+      expect((await fetch(`${server.baseUrl}/feed/blocklist.csv`)).status).toBe(401);
+
+      broken = false;
+      await feed.refresh();
+      const fixed = await fetch(`${server.baseUrl}/feed/blocklist.csv`, { headers: { authorization: GOOD } });
+      expect(fixed.status).toBe(200);
+      expect(await fixed.text()).not.toContain('33170.*');
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('blocklist feed: an allowed number is kept nowhere (issue 44, finding 14)', () => {
+  it('never records an allowed number in the shared record, even looked up in JSON by a trusted client with a score that says block', async () => {
+    const prefix = uniqueKeyPrefix('feed-allowed');
+    const admin = connectAdmin();
+    const server = await startTestServer({
+      env: {
+        FEED_PASSWORD: PASSWORD,
+        RATE_LIMIT_MAX: '0',
+        FEED_RECORD_FROM: '127.0.0.1',
+        REDIS_URL: TEST_REDIS_URL,
+        REDIS_KEY_PREFIX: prefix,
+        LISTS_FILE: join(mkdtempSync(join(tmpdir(), 'phonerep-feed-')), 'lists.csv'),
+      },
+      overrides: {
+        sources: scoredSources({ '+33611111111': 9, '+33698765432': 8 }),
+        operatorLists: new InMemoryOperatorLists([{ rule: '+33611111111', list: 'allow', label: 'Boss' }]),
+        feedRefreshIntervalMs: 3_600_000,
+      },
+    });
+    try {
+      await waitFor(() => server.deps.redis?.health() === 'ok');
+      // The allowed number first: its record, if any, is written before the blocked one's.
+      for (const number of ['0611111111', '0698765432']) expect((await fetch(`${server.baseUrl}/api/phone/${number}`)).status).toBe(200);
+      await waitFor(async () => (await admin.zscore(`${prefix}feed:blocked`, '+33698765432')) !== null);
+      expect(await admin.zscore(`${prefix}feed:blocked`, '+33611111111')).toBeNull();
+      // No key of the deployment names it (the caches key on a keyed hash).
+      const keys = await listKeys(admin, prefix);
+      expect(keys).toContain(`${prefix}feed:caller:+33698765432`);
+      expect(keys.filter((key) => key.includes('611111111'))).toEqual([]);
+    } finally {
+      await server.close();
+      await deleteKeys(admin, prefix);
+      admin.disconnect();
+    }
+  });
+});
+

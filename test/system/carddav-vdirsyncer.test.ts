@@ -65,7 +65,8 @@ describe('the blocklist address book, synced by vdirsyncer', () => {
 
   beforeAll(async () => {
     server = await startTestServer({
-      env: { FEED_PASSWORD: PASSWORD, VERDICT_NPV: 'block', RATE_LIMIT_MAX: '0' },
+      // The test's own lookups are recorded (FEED_RECORD_FROM: docs/integrations/blocklist-feed.md).
+      env: { FEED_PASSWORD: PASSWORD, VERDICT_NPV: 'block', RATE_LIMIT_MAX: '0', FEED_RECORD_FROM: '127.0.0.1' },
       overrides: { sources: scoredSources({ '+33698765432': 8 }), operatorLists: lists, feedRefreshIntervalMs: 3_600_000 },
     });
     const built = server.deps.blocklistFeed;

@@ -1,6 +1,8 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { createRuleIndex, type RuleIndex } from '../lists/rule-index.js';
 import type { ListRule } from '../ports/operator-lists.js';
-import { buildFeedEntries, CARD_MAX_NUMBERS, cardSteps, feedEntrySteps, groupIntoCards, rankRecent, splitAround, telOf, type BlockedCaller, type FeedEntry, type FeedInputs } from './feed-content.js';
+import { buildFeedEntries, CARD_MAX_NUMBERS, cardSteps, feedEntrySteps, groupIntoCards, rankRecent, sortInSteps, splitAround, runToEnd, telOf, type BlockedCaller, type FeedEntry, type FeedInputs } from './feed-content.js';
 import { renderCsv, renderVcard, spamBlockerPattern } from './feed-formats.js';
 
 const WORDING = { rule: 'Bloqué', npv: 'NPV' };
@@ -122,3 +124,102 @@ describe('blocklist cards', () => {
     expect(splitAround('33162', [{ digits: '33162', wildcard: true, list: 'allow' }])).toEqual([]);
   });
 });
+
+describe('blocklist feed against the lists (issue 44)', () => {
+  it('never lists a blocked range that covers an allowed number of its own digits (finding 3)', () => {
+    const entries = buildFeedEntries(inputs({ rules: [rule('+33612345678*', 'block'), rule('+33612345678', 'allow')] }));
+    expect(blocks(entries, '+33612345678')).toBe(false);
+    expect(tels(entries)).not.toContain('+33612345678*');
+    expect(renderCsv(groupIntoCards(entries, () => 'r'))).not.toContain('33612345678.*');
+    // A shorter blocked range around it is split around the number, which stays out.
+    const around = buildFeedEntries(inputs({ rules: [rule('+3361234567*', 'block'), rule('+33612345678', 'allow')] }));
+    expect(blocks(around, '+33612345678')).toBe(false);
+    expect(blocks(around, '+33612345677')).toBe(true);
+    expect(blocks(around, '+33612345679')).toBe(true);
+  });
+
+  it('builds a range around thousands of allowed numbers without a RangeError, within the cap (finding 4)', () => {
+    const allowed = Array.from({ length: 4000 }, (_, index) => `+336${String((index * 7_919_993 + 12_345) % 100_000_000).padStart(8, '0')}`);
+    const rules = [rule('+33*', 'block'), ...allowed.map((e164) => rule(e164, 'allow'))];
+    const entries = buildFeedEntries(inputs({ rules, maxEntries: 1000 }));
+    expect(entries).toHaveLength(1000);
+    for (const e164 of allowed) expect(blocks(entries, e164), e164).toBe(false);
+    // Uncapped, the whole split is made too (some 290,000 ranges), one at a time.
+    const whole = buildFeedEntries(inputs({ rules, maxEntries: 1_000_000 }));
+    expect(whole.length).toBeGreaterThan(100_000);
+    for (const e164 of allowed.slice(0, 5)) expect(blocks(whole, e164), e164).toBe(false);
+    expect(blocks(whole, '+33170000000')).toBe(true);
+  });
+
+  it('decides each entry with one look-up on the lists’ index, each rule read once (finding 10)', () => {
+    const index = createRuleIndex([rule('+33170*', 'block'), rule('+33170000001', 'allow'), rule('+33612345678', 'block'), rule('+33699*', 'allow')]);
+    let decisions = 0;
+    let read = 0;
+    const counted = {
+      decide: (...args: Parameters<RuleIndex['decide']>) => {
+        decisions += 1;
+        return index.decide(...args);
+      },
+      *inForce(now?: number) {
+        for (const item of index.inForce(now)) {
+          read += 1;
+          yield item;
+        }
+      },
+    };
+    const entries = buildFeedEntries(inputs({ rules: counted, recent: [caller('+33699000001', 9, 1), caller('+33611111111', 9, 2)] }));
+    expect(blocks(entries, '+33170000001')).toBe(false);
+    expect(tels(entries)).toContain('+33611111111');
+    expect(read).toBe(4);
+    // Two block rules and two looked-up numbers: one decision each.
+    expect(decisions).toBe(4);
+  });
+
+  it('sorts in steps as the engine sorts, stably', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 20 }), fc.nat()), { maxLength: 2000 }), (items) => {
+        const compare = (a: [number, number], b: [number, number]): number => a[0] - b[0];
+        expect(runToEnd(sortInSteps(items, compare))).toEqual([...items].sort(compare));
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  // Rules and numbers over a small alphabet, so that they overlap often: every number of up to
+  // 8 digits over 3 and 0-2 starting with 33 is probed.
+  const probes: string[] = [];
+  for (let length = 2; length <= 8; length += 1) {
+    const grow = (digits: string): void => {
+      if (digits.length === length) probes.push(digits);
+      else for (const digit of '012') grow(`${digits}${digit}`);
+    };
+    grow('33');
+  }
+  const digitsArb = fc.array(fc.constantFrom('0', '1', '2'), { minLength: 1, maxLength: 5 }).map((tail) => `33${tail.join('')}`);
+  const ruleArb = fc.record({ digits: digitsArb, wildcard: fc.boolean(), list: fc.constantFrom<'allow' | 'block'>('allow', 'block') });
+
+  it('property: the feed never lists what the lists allow, and every number a listed block rule covers is blocked by the lists (finding 3)', () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(ruleArb, { selector: (item) => `${item.digits}${item.wildcard ? '*' : ''}`, maxLength: 25 }),
+        fc.uniqueArray(digitsArb, { maxLength: 3 }),
+        fc.uniqueArray(digitsArb, { maxLength: 6 }),
+        (shapes, npv, recent) => {
+          const rules = shapes.map((shape) => rule(`+${shape.digits}${shape.wildcard ? '*' : ''}`, shape.list));
+          const index = createRuleIndex(rules);
+          const entries = buildFeedEntries(
+            inputs({ rules, npvPrefixes: npv.map((digits) => `+${digits}`), recent: recent.map((digits, at) => caller(`+${digits}`, 9, at)), maxEntries: 100_000 }),
+          );
+          for (const probe of probes) {
+            const decided = index.decide(probe, false, 0)?.list;
+            const covering = entries.filter((entry) => (entry.wildcard ? probe.startsWith(entry.digits) : probe === entry.digits));
+            if (decided === 'allow') expect(covering, `+${probe} is allowed`).toEqual([]);
+            for (const entry of covering.filter((item) => item.source === 'rule')) expect(decided, `+${probe} under ${telOf(entry)}`).toBe('block');
+          }
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+});
+

@@ -5,6 +5,7 @@
 // into the smaller ranges around it. Then grouped into cards of at most 9 numbers (the Fritz!Box
 // limit per phone-book entry) by prefix buckets, so a card's identity depends on its own prefix,
 // not on its neighbours (the bucketing PhoneBlock adopted for stable block ids).
+import { createRuleIndex, type RuleIndex } from '../lists/rule-index.js';
 import type { ListRule } from '../ports/operator-lists.js';
 
 /** Why an entry is in the feed, in rank order. */
@@ -29,8 +30,14 @@ export interface BlockedCaller {
   atMs: number;
 }
 
+/** The lists' index as the feed reads it: one decision per entry, O(digits) (domain/lists/rule-index.ts). */
+export type FeedRuleIndex = Pick<RuleIndex, 'decide' | 'inForce'>;
+
 export interface FeedInputs {
-  rules: readonly ListRule[];
+  /** The operator's rules in force: their index, or a list of them (indexed here, in steps). */
+  rules: readonly ListRule[] | FeedRuleIndex;
+  /** The instant the rules are read at (expiries); default now. */
+  nowMs?: number;
   /** E.164 prefixes (`+33162`) of the NPV ranges; empty unless VERDICT_NPV=block. */
   npvPrefixes: readonly string[];
   recent: readonly BlockedCaller[];
@@ -46,56 +53,69 @@ interface RuleShape {
   list: ListRule['list'];
 }
 
-function shapeOf(rule: ListRule): RuleShape | undefined {
-  const wildcard = rule.rule.endsWith('*');
-  const digits = rule.rule.replace(/^\+/, '').replace(/\*$/, '');
-  if (!/^\d{1,15}$/.test(digits)) return undefined;
-  return { digits, wildcard, list: rule.list };
-}
+const NORMAL_RULE = /^\+(\d{1,15})(\*?)$/;
+const byDigits = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
-/**
- * The rule that decides for everything `digits` (wildcard or not) stands for, by the lists' own
- * rule: the longest rule covering it, allow winning at equal length. A wildcard rule covers what
- * starts with its digits; an exact rule covers only a non-wildcard entry of the same digits.
- */
-export function decidingRule(digits: string, wildcard: boolean, rules: readonly RuleShape[]): RuleShape | undefined {
-  let best: RuleShape | undefined;
-  for (const rule of rules) {
-    const covers = rule.wildcard ? digits.startsWith(rule.digits) : !wildcard && digits === rule.digits;
-    if (!covers) continue;
-    if (best === undefined || rule.digits.length > best.digits.length || (rule.digits.length === best.digits.length && rule.list === 'allow' && best.list !== 'allow')) best = rule;
+/** The first index of `sorted` (within [lo, hi)) whose value is not below `value` (binary search). */
+function lowerBound(sorted: readonly string[], value: string, from = 0, to = sorted.length): number {
+  let lo = from;
+  let hi = to;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((sorted[mid] ?? '') < value) lo = mid + 1;
+    else hi = mid;
   }
-  return best;
+  return lo;
 }
 
 /**
- * `prefix*` minus the allow rules strictly inside it: the ten one-digit-longer ranges at each
- * level down to each allowed rule, which itself is left out (an allowed exact number ends its
- * branch: numbers longer than a whole number are not worth a phone-book line).
+ * The ranges of `prefix*` left once the allow rules inside it are taken out: `allows` is sorted,
+ * and its items [lo, hi) are every allow rule's digits starting with `prefix`. An allow rule of
+ * the prefix's own digits ends the branch, whether it is a range or one number (numbers longer
+ * than a whole number are not worth a phone-book line); otherwise the range is cut into its ten
+ * one-digit-longer ranges, each split again. Yields one range at a time (a caller stops at its
+ * cap): no array of every range is ever made, and the depth is at most 15.
  */
-export function splitAround(prefix: string, allowedInside: readonly RuleShape[]): string[] {
-  if (allowedInside.length === 0) return [prefix];
-  if (allowedInside.some((rule) => rule.digits === prefix)) return [];
-  const ranges: string[] = [];
+function* splitRanges(prefix: string, allows: readonly string[], lo: number, hi: number): Generator<string, void, void> {
+  if (lo >= hi) {
+    yield prefix;
+    return;
+  }
+  if (allows[lo] === prefix) return;
+  let start = lo;
   for (let digit = 0; digit <= 9; digit += 1) {
     const child = `${prefix}${digit}`;
-    ranges.push(...splitAround(child, allowedInside.filter((rule) => rule.digits.startsWith(child))));
+    // The allows starting with `child` are the next ones, up to the first at or past `child:`.
+    const end = lowerBound(allows, `${child}:`, start, hi);
+    yield* splitRanges(child, allows, start, end);
+    start = end;
   }
-  return ranges;
+}
+
+/**
+ * `prefix*` minus the allow rules inside it, its own digits included (an exact allowed number
+ * `+33612345678` inside `+33612345678*` ends the range): the ten one-digit-longer ranges at each
+ * level down to each allowed rule, which itself is left out.
+ */
+export function splitAround(prefix: string, allowedInside: readonly RuleShape[]): string[] {
+  const allows = allowedInside.map((rule) => rule.digits).filter((digits) => digits.startsWith(prefix)).sort(byDigits);
+  return [...splitRanges(prefix, allows, 0, allows.length)];
 }
 
 const DAY_MS = 86_400_000;
 
+function compareRecent(a: BlockedCaller, b: BlockedCaller): number {
+  const dayA = Math.floor(a.atMs / DAY_MS);
+  const dayB = Math.floor(b.atMs / DAY_MS);
+  if (dayA !== dayB) return dayB - dayA;
+  if ((a.score ?? 0) !== (b.score ?? 0)) return (b.score ?? 0) - (a.score ?? 0);
+  if (a.atMs !== b.atMs) return b.atMs - a.atMs;
+  return a.e164 < b.e164 ? -1 : a.e164 > b.e164 ? 1 : 0;
+}
+
 /** Recent callers, most recent day first, then highest score, then latest. */
 export function rankRecent(recent: readonly BlockedCaller[]): BlockedCaller[] {
-  return [...recent].sort((a, b) => {
-    const dayA = Math.floor(a.atMs / DAY_MS);
-    const dayB = Math.floor(b.atMs / DAY_MS);
-    if (dayA !== dayB) return dayB - dayA;
-    if ((a.score ?? 0) !== (b.score ?? 0)) return (b.score ?? 0) - (a.score ?? 0);
-    if (a.atMs !== b.atMs) return b.atMs - a.atMs;
-    return a.e164 < b.e164 ? -1 : a.e164 > b.e164 ? 1 : 0;
-  });
+  return [...recent].sort(compareRecent);
 }
 
 /**
@@ -107,6 +127,8 @@ export type Steps<T> = Generator<void, T, void>;
 
 /** Work items (rules, ranges, numbers, buckets) between two yield points. */
 const ITEMS_PER_STEP = 8;
+/** Items sorted at once by the engine's sort, and merged between two yield points. */
+const SORT_RUN = 256;
 
 /** Runs steps to their end without pausing. */
 export function runToEnd<T>(steps: Steps<T>): T {
@@ -115,70 +137,141 @@ export function runToEnd<T>(steps: Steps<T>): T {
   return next.value;
 }
 
+/**
+ * A stable sort in steps: runs of SORT_RUN items sorted at once, then merged pairwise, a yield
+ * point every SORT_RUN items, so that sorting 100,000 rules never holds the loop.
+ */
+export function* sortInSteps<T>(items: readonly T[], compare: (a: T, b: T) => number): Steps<T[]> {
+  let source: T[] = [];
+  for (let start = 0; start < items.length; start += SORT_RUN) {
+    for (const item of items.slice(start, start + SORT_RUN).sort(compare)) source.push(item);
+    yield;
+  }
+  let target: T[] = [];
+  for (let width = SORT_RUN; width < source.length; width *= 2) {
+    target = [];
+    for (let left = 0; left < source.length; left += 2 * width) {
+      const middle = Math.min(left + width, source.length);
+      const right = Math.min(left + 2 * width, source.length);
+      let i = left;
+      let j = middle;
+      while (i < middle || j < right) {
+        const a = source[i];
+        const b = source[j];
+        if (a !== undefined && i < middle && (j >= right || b === undefined || compare(a, b) <= 0)) {
+          target.push(a);
+          i += 1;
+        } else if (b !== undefined && j < right) {
+          target.push(b);
+          j += 1;
+        } else break;
+        if (target.length % SORT_RUN === 0) yield;
+      }
+    }
+    source = target;
+  }
+  return source;
+}
+
 /** The feed's entries, ranked and capped. */
 export function buildFeedEntries(inputs: FeedInputs): FeedEntry[] {
   return runToEnd(feedEntrySteps(inputs));
 }
 
-/** `buildFeedEntries` as steps, so that a large feed is built without holding the loop. */
+const isRuleList = (rules: FeedInputs['rules']): rules is readonly ListRule[] => Array.isArray(rules);
+
+/**
+ * `buildFeedEntries` as steps, so that a large feed is built without holding the loop. Every
+ * entry is decided by one `decide` on the lists' index (O(digits)), never by scanning the rules:
+ * linear in the rules (and n log n for their order) whatever their mix.
+ */
 export function* feedEntrySteps(inputs: FeedInputs): Steps<FeedEntry[]> {
   let items = 0;
   const pause = (): boolean => (items += 1) % ITEMS_PER_STEP === 0;
-  const shapes = inputs.rules.map((rule) => ({ rule, shape: shapeOf(rule) })).filter((item): item is { rule: ListRule; shape: RuleShape } => item.shape !== undefined);
-  const allShapes = shapes.map((item) => item.shape);
-  const allowShapes = allShapes.filter((shape) => shape.list === 'allow');
+  const nowMs = inputs.nowMs ?? Date.now();
+  let index: FeedRuleIndex;
+  if (isRuleList(inputs.rules)) {
+    const built = createRuleIndex();
+    for (const rule of inputs.rules) {
+      if (NORMAL_RULE.test(rule.rule)) built.set(rule);
+      if (pause()) yield;
+    }
+    index = built;
+  } else {
+    index = inputs.rules;
+  }
+  // The rules in force as digits: block ones with their reason, allow ones' digits (both kinds
+  // end a split branch), each sorted by digits.
+  const blocks: Array<RuleShape & { reason: string }> = [];
+  const allowDigits: string[] = [];
+  for (const rule of index.inForce(nowMs)) {
+    if (pause()) yield;
+    const shape = NORMAL_RULE.exec(rule.rule);
+    const digits = shape?.[1];
+    if (digits === undefined) continue;
+    if (rule.list === 'allow') allowDigits.push(digits);
+    else blocks.push({ digits, wildcard: shape?.[2] === '*', list: 'block', reason: rule.label?.trim() || inputs.wording.rule });
+  }
+  const allows = yield* sortInSteps(allowDigits, byDigits);
+  // Ranges first (they may cover exact ones), then numbers; each group by digits, so a range
+  // comes before the longer ones inside it (stable while the rules are).
+  const blockRules = yield* sortInSteps(blocks, (a, b) => byDigits(a.digits, b.digits));
+
   const entries: FeedEntry[] = [];
-  const wildcards: string[] = [];
+  const wildcards = new Set<string>();
   const exact = new Set<string>();
   const full = (): boolean => entries.length >= inputs.maxEntries;
-  const coveredByWildcard = (digits: string): boolean => wildcards.some((prefix) => digits.startsWith(prefix));
+  /** Whether a listed range holds `digits` (a prefix of it is listed): O(digits). */
+  const coveredByWildcard = (digits: string): boolean => {
+    for (let length = 1; length <= digits.length; length += 1) if (wildcards.has(digits.slice(0, length))) return true;
+    return false;
+  };
 
-  const addRange = (prefix: string, source: FeedSource, reason: string): void => {
-    // Every allow rule inside the range that decides for itself (a longer block rule inside it
-    // is listed on its own).
-    const inside = allowShapes.filter((shape) => shape.digits.length > prefix.length && shape.digits.startsWith(prefix));
-    for (const range of splitAround(prefix, inside)) {
+  function* addRange(prefix: string, source: FeedSource, reason: string): Steps<void> {
+    // Every allow rule inside the range, its own digits included: an allowed number or range is
+    // never covered (a longer block rule inside an allowed part is listed on its own).
+    const lo = lowerBound(allows, prefix);
+    const hi = lowerBound(allows, `${prefix}:`);
+    for (const range of splitRanges(prefix, allows, lo, hi)) {
       if (full()) return;
+      if (pause()) yield;
       if (coveredByWildcard(range)) continue;
-      wildcards.push(range);
+      wildcards.add(range);
       entries.push({ digits: range, wildcard: true, source, reason });
     }
-  };
+  }
   const addNumber = (digits: string, source: FeedSource, reason: string): void => {
     if (full() || exact.has(digits) || coveredByWildcard(digits)) return;
     exact.add(digits);
     entries.push({ digits, wildcard: false, source, reason });
   };
 
-  // 1. The operator's block rules: ranges first (they may cover exact ones), then numbers; each
-  //    group in the rules' own order (stable while the rules are).
-  const blockRules = shapes.filter((item) => item.shape.list === 'block').sort((a, b) => (a.shape.digits < b.shape.digits ? -1 : a.shape.digits > b.shape.digits ? 1 : 0));
-  for (const { rule, shape } of blockRules) {
+  // 1. The operator's block rules the lists decide block for.
+  for (const rule of blockRules) {
+    if (full()) return entries;
     if (pause()) yield;
-    if (decidingRule(shape.digits, shape.wildcard, allShapes)?.list !== 'block') continue;
-    const reason = rule.label?.trim() || inputs.wording.rule;
-    if (shape.wildcard) addRange(shape.digits, 'rule', reason);
+    if (rule.wildcard && index.decide(rule.digits, true, nowMs)?.list === 'block') yield* addRange(rule.digits, 'rule', rule.reason);
   }
-  for (const { rule, shape } of blockRules) {
+  for (const rule of blockRules) {
+    if (full()) return entries;
     if (pause()) yield;
-    if (shape.wildcard || decidingRule(shape.digits, false, allShapes)?.list !== 'block') continue;
-    addNumber(shape.digits, 'rule', rule.label?.trim() || inputs.wording.rule);
+    if (!rule.wildcard && index.decide(rule.digits, false, nowMs)?.list === 'block') addNumber(rule.digits, 'rule', rule.reason);
   }
   // 2. NPV ranges, unless an allow rule decides for the whole range.
   for (const prefix of inputs.npvPrefixes) {
+    if (full()) return entries;
     if (pause()) yield;
     const digits = prefix.replace(/^\+/, '');
-    if (decidingRule(digits, true, allShapes)?.list === 'allow') continue;
-    addRange(digits, 'npv', inputs.wording.npv);
+    if (!/^\d{1,15}$/.test(digits) || index.decide(digits, true, nowMs)?.list === 'allow') continue;
+    yield* addRange(digits, 'npv', inputs.wording.npv);
   }
   // 3. Numbers looked up here whose verdict was block, unless the allow list decides for them.
-  const ranked = rankRecent(inputs.recent);
-  yield;
+  const ranked = yield* sortInSteps(inputs.recent, compareRecent);
   for (const caller of ranked) {
     if (full()) break;
     if (pause()) yield;
     const digits = caller.e164.replace(/^\+/, '');
-    if (!/^\d{4,15}$/.test(digits) || decidingRule(digits, false, allShapes)?.list === 'allow') continue;
+    if (!/^\d{4,15}$/.test(digits) || index.decide(digits, false, nowMs)?.list === 'allow') continue;
     addNumber(digits, 'recent', caller.reason);
   }
   return entries;

@@ -41,6 +41,22 @@ export interface RuleIndex extends OperatorLists {
   size(): number;
   /** Rules in force at `now`, per list (the metrics' gauge). */
   countByList(now?: number): Record<ListName, number>;
+  /**
+   * The rule that decides for `digits` (E.164 digits without `+`) at `now`, or null: for a
+   * number (`wildcard` false) the rule `match` gives; for the range `digits*` the longest prefix
+   * rule no longer than it (an exact rule decides for its one number, not for a range), allow at
+   * equal length. O(digits), as `match`: the blocklist feed decides each of its entries so.
+   */
+  decide(digits: string, wildcard: boolean, now?: number): ListMatch | null;
+  /** The rules in force at `now`, one at a time and without their dates (what the feed reads, in slices). */
+  inForce(now?: number): IterableIterator<RuleInForce>;
+}
+
+/** A rule in force as `RuleIndex.inForce` gives it. */
+export interface RuleInForce {
+  rule: string;
+  list: ListName;
+  label: string | undefined;
 }
 
 const MAX_DIGITS = 15;
@@ -89,6 +105,8 @@ export function createRuleIndex(rules: Iterable<ListRule> = []): RuleIndex {
   // How many prefix rules have each digit count (index = digits after `+`).
   const prefixLengths = new Uint32Array(MAX_DIGITS + 1);
   let generation = 0;
+  // How many records expire (a finite expiry): none, the expiries need no scan of every rule.
+  let expiring = 0;
   // Sorted expiries (finite ones), rebuilt on the first read after a write.
   let expiries: Float64Array | undefined;
   // `passed` expiries are ≤ now for every now in [low, high).
@@ -106,10 +124,15 @@ export function createRuleIndex(rules: Iterable<ListRule> = []): RuleIndex {
     if (spelling.endsWith('*')) prefixLengths[spelling.length - 2] = (prefixLengths[spelling.length - 2] ?? 0) + delta;
   };
 
+  const finite = (record: StoredRecord | undefined): number => (record !== undefined && expiryOf(record) !== Number.POSITIVE_INFINITY ? 1 : 0);
+
   const setRecord = (rule: ListRule): boolean => {
-    const replaced = records.has(rule.rule);
+    const previous = records.get(rule.rule);
+    const replaced = previous !== undefined;
     if (!replaced) countPrefix(rule.rule, 1);
-    records.set(rule.rule, recordOf(rule));
+    const record = recordOf(rule);
+    expiring += finite(record) - finite(previous);
+    records.set(rule.rule, record);
     return replaced;
   };
 
@@ -118,9 +141,9 @@ export function createRuleIndex(rules: Iterable<ListRule> = []): RuleIndex {
   function passedExpiries(now: number): number {
     if (now >= window.low && now < window.high) return window.passed;
     if (expiries === undefined) {
-      const finite: number[] = [];
-      for (const record of records.values()) if (typeof record !== 'number' && record.expiresAtMs !== Number.POSITIVE_INFINITY) finite.push(record.expiresAtMs);
-      expiries = Float64Array.from(finite).sort();
+      const times: number[] = [];
+      if (expiring > 0) for (const record of records.values()) if (typeof record !== 'number' && record.expiresAtMs !== Number.POSITIVE_INFINITY) times.push(record.expiresAtMs);
+      expiries = Float64Array.from(times).sort();
     }
     // The number of expiries ≤ now.
     let lo = 0;
@@ -170,7 +193,9 @@ export function createRuleIndex(rules: Iterable<ListRule> = []): RuleIndex {
       return replaced;
     },
     delete(rule) {
-      if (!records.delete(rule)) return false;
+      const previous = records.get(rule);
+      if (previous === undefined || !records.delete(rule)) return false;
+      expiring -= finite(previous);
       countPrefix(rule, -1);
       changed();
       return true;
@@ -178,6 +203,7 @@ export function createRuleIndex(rules: Iterable<ListRule> = []): RuleIndex {
     replaceAll(next) {
       records.clear();
       prefixLengths.fill(0);
+      expiring = 0;
       for (const rule of next) setRecord(rule);
       changed();
     },
@@ -191,6 +217,20 @@ export function createRuleIndex(rules: Iterable<ListRule> = []): RuleIndex {
       for (const [spelling, record] of records) yield ruleOf(spelling, record);
     },
     size: () => records.size,
+    decide(digits, wildcard, now = Date.now()) {
+      if (!wildcard) return index.match(`+${digits}`, now);
+      if (records.size === 0) return null;
+      for (let length = Math.min(digits.length, MAX_DIGITS); length >= 1; length -= 1) {
+        if (!prefixLengths[length]) continue;
+        const spelling = `+${digits.slice(0, length)}*`;
+        const record = records.get(spelling);
+        if (record !== undefined && expiryOf(record) > now) return matchOf(spelling, record);
+      }
+      return null;
+    },
+    *inForce(now = Date.now()) {
+      for (const [rule, record] of records) if (expiryOf(record) > now) yield { rule, list: listOf(record), label: typeof record === 'number' ? undefined : record.label };
+    },
     countByList(now = Date.now()) {
       const counts: Record<ListName, number> = { allow: 0, block: 0 };
       for (const record of records.values()) if (expiryOf(record) > now) counts[listOf(record)] += 1;

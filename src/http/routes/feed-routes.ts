@@ -36,6 +36,8 @@ const DAV_ALLOW = 'OPTIONS, GET, HEAD, PROPFIND, REPORT';
 /** A multiget of 1000 hrefs is about 80 KiB. */
 const DAV_BODY_LIMIT = 512 * 1024;
 const FEED_ROUTE = { rateLimit: true, shed: true } as const;
+/** Retry-After of a 503 while the feed's rebuild fails. */
+const FEED_RETRY_AFTER_S = 60;
 /** Not API operations: left out of the OpenAPI document (docs/integrations/blocklist-feed.md describes them). */
 const HIDDEN = { hide: true };
 
@@ -203,6 +205,17 @@ export async function feedRoutes(app: FastifyInstance, options: FeedRoutesOption
     app.route({ method, url: '/.well-known/carddav', config: FEED_ROUTE, schema: HIDDEN, bodyLimit: DAV_BODY_LIMIT, handler: async (_request, reply) => reply.code(301).header('location', CARDDAV_HOME).header('cache-control', 'no-store').send() });
   }
 
+  /**
+   * The held snapshot, or a 503 while the last rebuild failed: a stale snapshot could still list
+   * a number allowed since, so it is not served as if current (the failure is logged).
+   */
+  const current = (): FeedSnapshot => {
+    if (feed.failing() !== undefined) {
+      throw new ApiError('feed_unavailable', 'The blocklist could not be rebuilt; it is not served stale. Keep the copy you have and retry later.', undefined, { 'Retry-After': String(FEED_RETRY_AFTER_S) });
+    }
+    return feed.snapshot();
+  };
+
   const heldAnswers = new WeakMap<FeedSnapshot, Map<string, Buffer>>();
   /** The shapes asked for so far (at most MAX_HELD_ANSWERS), rendered again at each change. */
   const askedShapes = new Map<string, AnswerRenderer>();
@@ -226,7 +239,7 @@ export async function feedRoutes(app: FastifyInstance, options: FeedRoutesOption
    * undefined for an answer that depends on the request's own hrefs.
    */
   const answer = async (request: FastifyRequest, depth: 0 | 1, shapeOf: (dav: DavRequest, snapshot: FeedSnapshot) => { key?: string; render: AnswerRenderer }): Promise<Buffer> => {
-    const snapshot = feed.snapshot();
+    const snapshot = current();
     const answers = answersOf(snapshot);
     const raw = answerKey(request, depth);
     const known = answers.get(raw);
@@ -327,10 +340,10 @@ export async function feedRoutes(app: FastifyInstance, options: FeedRoutesOption
     app.route({ method: 'OPTIONS', url: collection.url, config: FEED_ROUTE, schema: HIDDEN, handler: davOptions });
     app.route({ method: WRITE_METHODS, url: collection.url, config: FEED_ROUTE, schema: HIDDEN, preParsing: [authenticate, refuseWrite], handler: refuseWrite });
   }
-  app.route({ method: 'GET', url: ADDRESS_BOOK, config: FEED_ROUTE, schema: HIDDEN, preParsing: authenticate, handler: async (request, reply) => sendFile(request, reply, feed.snapshot().vcf, VCARD_TYPE) });
+  app.route({ method: 'GET', url: ADDRESS_BOOK, config: FEED_ROUTE, schema: HIDDEN, preParsing: authenticate, handler: async (request, reply) => sendFile(request, reply, current().vcf, VCARD_TYPE) });
 
   const cardOf = (request: FastifyRequest): FeedCardFile => {
-    const card = feed.snapshot().byName.get((request.params as { name: string }).name);
+    const card = current().byName.get((request.params as { name: string }).name);
     if (card === undefined) throw new ApiError('route_not_found', 'No such card (the address book changed: sync again).');
     return card;
   };
@@ -351,8 +364,8 @@ export async function feedRoutes(app: FastifyInstance, options: FeedRoutesOption
   app.route({ method: WRITE_METHODS, url: CARD, config: FEED_ROUTE, schema: HIDDEN, preParsing: [authenticate, refuseWrite], handler: refuseWrite });
 
   // The same content as files.
-  app.get('/feed/blocklist.vcf', { config: FEED_ROUTE, schema: HIDDEN, preParsing: authenticate }, async (request, reply) => sendFile(request, reply, feed.snapshot().vcf, VCARD_TYPE));
-  app.get('/feed/blocklist.csv', { config: FEED_ROUTE, schema: HIDDEN, preParsing: authenticate }, async (request, reply) => sendFile(request, reply, feed.snapshot().csv, 'text/csv; charset=utf-8'));
+  app.get('/feed/blocklist.vcf', { config: FEED_ROUTE, schema: HIDDEN, preParsing: authenticate }, async (request, reply) => sendFile(request, reply, current().vcf, VCARD_TYPE));
+  app.get('/feed/blocklist.csv', { config: FEED_ROUTE, schema: HIDDEN, preParsing: authenticate }, async (request, reply) => sendFile(request, reply, current().csv, 'text/csv; charset=utf-8'));
   app.get('/integrations/spamblocker/workflow.json', { config: FEED_ROUTE, schema: HIDDEN, preParsing: authenticate }, async (request, reply) => {
     const base = publicBaseUrl(request, options.publicUrl);
     // The caller's own credentials, which it just proved, go into the workflow's download header.

@@ -49,8 +49,8 @@ export interface PhoneRoutesOptions {
   lists?: OperatorLists;
   /** Called for each answer a list decided (the metrics' counter). */
   onListMatch?: (list: ListName) => void;
-  /** Told of every lookup's outcome (the blocklist feed records the numbers whose verdict is block). */
-  onLookedUp?: (e164: string, facts: TextFacts) => void;
+  /** Told of every lookup's outcome and the request it was for (the blocklist feed records the numbers whose verdict is block, for the clients it counts). */
+  onLookedUp?: ((e164: string, facts: TextFacts, request: FastifyRequest) => void) | undefined;
 }
 
 /** `/info` depends on the numbering data only, which changes with a release or a data update. */
@@ -385,7 +385,7 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
         const fresh = lookupService.peekFresh?.(memo.parsed, memo.numberHash);
         if (fresh !== undefined) {
           entry = frontCache.store(memo.numberHash, fresh.result, fresh.freshUntilMs);
-          options.onLookedUp?.(memo.parsed.e164, textFactsOf(memo, fresh.result));
+          options.onLookedUp?.(memo.parsed.e164, textFactsOf(memo, fresh.result), request);
         }
       }
       if (entry !== undefined) {
@@ -413,7 +413,7 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
     list: ListMatch | null = null,
   ): Promise<FastifyReply> {
     const result = await lookup(memo, wait, request);
-    options.onLookedUp?.(memo.parsed.e164, textFactsOf(memo, result));
+    options.onLookedUp?.(memo.parsed.e164, textFactsOf(memo, result), request);
     if (representation.alwaysAnswers === undefined && isAllSourcesFailed(result)) {
       // The number's own facts need no upstream: they still answer part of the question.
       throw new ApiError('all_sources_failed', 'No upstream data source could be read; see `sources` for each outcome.', {

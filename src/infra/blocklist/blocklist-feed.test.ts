@@ -2,20 +2,22 @@
 // those of the held snapshot, run again as soon as either changes.
 import { describe, expect, it, vi } from 'vitest';
 import { InMemoryOperatorLists } from '../../../harness/operator-lists.js';
-import type { OperatorLists } from '../../domain/ports/operator-lists.js';
-import { createBlocklistFeed, feedInputsKey } from './blocklist-feed.js';
+import { createRuleIndex } from '../../domain/lists/rule-index.js';
+import type { ListRule } from '../../domain/ports/operator-lists.js';
+import { emptySourceData } from '../../domain/report.js';
+import { createBlocklistFeed, feedInputsKey, type FeedLists } from './blocklist-feed.js';
 import { createMemoryBlockedCallerLog } from './memory-blocked-callers.js';
 
 const NOW = Date.parse('2026-06-01T12:00:00Z');
 
-function feedWith(lists: OperatorLists) {
+function feedWith(lists: FeedLists, npv: 'warn' | 'block' = 'warn') {
   const log = createMemoryBlockedCallerLog({ maxEntries: 100, retentionMs: 86_400_000 });
   let now = NOW;
   const feed = createBlocklistFeed({
     log,
     lists,
     npvPrefixes: [],
-    rule: { blockScore: 7, warnScore: 5, npv: 'warn', withheld: 'allow' },
+    rule: { blockScore: 7, warnScore: 5, npv, withheld: 'allow' },
     cidMaxLength: 40,
     maxEntries: 100,
     now: () => now,
@@ -76,3 +78,94 @@ describe('blocklist feed rebuild', () => {
     expect(feedInputsKey('1.1', [])).not.toBe(key);
   });
 });
+
+const tels = (entries: ReadonlyArray<{ digits: string; wildcard: boolean }>): string[] => entries.map((entry) => `+${entry.digits}${entry.wildcard ? '*' : ''}`);
+/** Whether an entry would block `e164` on a Fritz!Box. */
+const covers = (entries: ReadonlyArray<{ digits: string; wildcard: boolean }>, e164: string): boolean =>
+  entries.some((entry) => (entry.wildcard ? e164.slice(1).startsWith(entry.digits) : e164.slice(1) === entry.digits));
+const rule = (text: string, list: 'allow' | 'block'): ListRule => ({ rule: text, list, createdAt: '2026-01-01T00:00:00.000Z' });
+/** A lookup whose verdict is block whatever its score: an NPV number with VERDICT_NPV=block. */
+const BLOCKED_FACTS = { isNPV: true, sources: emptySourceData() };
+
+describe('blocklist feed against the lists (issue 44)', () => {
+  it('rebuilds block +33* around 4,000 allowed mobiles, so a number allowed later is no longer covered (finding 4)', async () => {
+    const lists = new InMemoryOperatorLists([{ rule: '+33*', list: 'block' }]);
+    for (let index = 0; index < 4000; index += 1) lists.add({ rule: `+336${String((index * 7_919_993 + 12_345) % 100_000_000).padStart(8, '0')}`, list: 'allow' });
+    const { feed } = feedWith(lists);
+    const first = await feed.refresh();
+    expect(feed.failing()).toBeUndefined();
+    expect(covers(first.entries, '+33170000000')).toBe(true);
+    expect(covers(first.entries, '+33170000001')).toBe(true);
+    lists.add({ rule: '+33170000001', list: 'allow' });
+    const second = await feed.refresh();
+    expect(covers(second.entries, '+33170000001')).toBe(false);
+    expect(second.entries.length).toBe(100);
+  });
+
+  it('marks the held snapshot as failing while rebuilds fail, and clears it at the next success (finding 4)', async () => {
+    const lists = new InMemoryOperatorLists([{ rule: '+33170*', list: 'block' }]);
+    let broken = false;
+    const errors: unknown[] = [];
+    const log = createMemoryBlockedCallerLog({ maxEntries: 10, retentionMs: 86_400_000 });
+    const feed = createBlocklistFeed({
+      log,
+      lists: {
+        match: (e164, now) => lists.match(e164, now),
+        version: (now) => lists.version(now),
+        activeRules: (now) => {
+          if (broken) throw new RangeError('Maximum call stack size exceeded');
+          return lists.activeRules(now);
+        },
+      },
+      npvPrefixes: [],
+      rule: { blockScore: 7, warnScore: 5, npv: 'warn', withheld: 'allow' },
+      cidMaxLength: 40,
+      maxEntries: 100,
+      now: () => NOW,
+      onError: (error) => errors.push(error),
+    });
+    const held = await feed.refresh();
+    broken = true;
+    lists.add({ rule: '+33170000001', list: 'allow' });
+    expect(await feed.refresh()).toBe(held);
+    expect(await feed.refresh()).toBe(held);
+    expect(feed.failing()).toEqual({ sinceMs: NOW, count: 2 });
+    expect(errors).toHaveLength(2);
+    broken = false;
+    const fixed = await feed.refresh();
+    expect(feed.failing()).toBeUndefined();
+    expect(covers(fixed.entries, '+33170000001')).toBe(false);
+  });
+
+  it('decides on the store’s own index when it gives one, without reading every rule as a copy (finding 10)', async () => {
+    const index = createRuleIndex([rule('+33170*', 'block'), rule('+33170000001', 'allow')]);
+    const activeRules = vi.fn((now?: number) => index.activeRules(now));
+    const { feed } = feedWith({ match: (e164, now) => index.match(e164, now), version: (now) => index.version(now), activeRules, index: () => index });
+    const snapshot = await feed.refresh();
+    expect(activeRules).not.toHaveBeenCalled();
+    expect(covers(snapshot.entries, '+33170000001')).toBe(false);
+    expect(covers(snapshot.entries, '+33170000002')).toBe(true);
+  });
+
+  it('never records a number the allow list decides for, and forgets a recorded one once it is allowed (finding 14)', async () => {
+    const index = createRuleIndex([rule('+33611111111', 'allow'), rule('+33170*', 'block')]);
+    const { feed, log } = feedWith(index, 'block');
+    feed.recordLookup('+33611111111', BLOCKED_FACTS);
+    feed.recordLookup('+33622222222', BLOCKED_FACTS);
+    expect((await log.list(NOW)).map((caller) => caller.e164)).toEqual(['+33622222222']);
+    index.set(rule('+33622222222', 'allow'));
+    const snapshot = await feed.refresh();
+    expect(covers(snapshot.entries, '+33622222222')).toBe(false);
+    expect(log.size()).toBe(0);
+  });
+
+  it('never lets recorded callers evict the entries of the operator’s rules (finding 9)', async () => {
+    const index = createRuleIndex([rule('+33170*', 'block'), rule('+33612345678', 'block'), rule('+33612345679', 'block')]);
+    const { feed } = feedWith(index, 'block');
+    for (let number = 0; number < 300; number += 1) feed.recordLookup(`+33699${String(number).padStart(6, '0')}`, BLOCKED_FACTS);
+    const snapshot = await feed.refresh();
+    expect(snapshot.entries).toHaveLength(100);
+    expect(tels(snapshot.entries.filter((entry) => entry.source === 'rule'))).toEqual(['+33170*', '+33612345678', '+33612345679']);
+  });
+});
+

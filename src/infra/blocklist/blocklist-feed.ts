@@ -4,9 +4,12 @@
 // held snapshot (the lists' version and the record's callers, read cheaply) stops there, so an
 // idle feed costs one read of the record per interval; when the rebuilt cards are the same as
 // the held ones, the held snapshot (and so the collection's ctag and every ETag) stays. Requests
-// only read the snapshot. Rules: docs/integrations/blocklist-feed.md.
+// only read the snapshot; while rebuilds fail it is marked failing (`failing()`), and the routes
+// answer 503 rather than serve it. A lookup is recorded only when its verdict is block and no
+// allow rule decides for the number; a recorded number allowed since is forgotten at the next
+// rebuild. Rules: docs/integrations/blocklist-feed.md.
 import { createHash } from 'node:crypto';
-import { cardSteps, feedEntrySteps, runToEnd, type BlockedCaller, type FeedCard, type FeedEntry, type Steps } from '../../domain/blocklist/feed-content.js';
+import { cardSteps, feedEntrySteps, runToEnd, type BlockedCaller, type FeedCard, type FeedEntry, type FeedRuleIndex, type Steps } from '../../domain/blocklist/feed-content.js';
 import { CSV_HEADER, renderCsv, renderCsvRows, renderVcard } from '../../domain/blocklist/feed-formats.js';
 import type { BlockedCallerLog } from '../../domain/ports/blocked-callers.js';
 import type { OperatorLists } from '../../domain/ports/operator-lists.js';
@@ -41,12 +44,24 @@ export interface FeedSnapshot {
   csv: FeedFile;
 }
 
+/** Rebuilds failing since `sinceMs`, `count` in a row: the held snapshot may be stale. */
+export interface FeedFailure {
+  sinceMs: number;
+  count: number;
+}
+
 export interface BlocklistFeed {
   /** The held content (empty until the first build). */
   snapshot(): FeedSnapshot;
+  /**
+   * Set while the last rebuild failed: the held snapshot may list what the lists now allow, so
+   * the routes answer 503 rather than serve it (docs/integrations/blocklist-feed.md). Cleared by
+   * the next rebuild that succeeds.
+   */
+  failing(): FeedFailure | undefined;
   /** Rebuilds now; resolves when the held snapshot is current. Never rejects. */
   refresh(): Promise<FeedSnapshot>;
-  /** A lookup's outcome: recorded when its verdict is block. Cheap, never throws. */
+  /** A lookup's outcome: recorded when its verdict is block and no allow rule decides for the number. Cheap, never throws. */
   recordLookup(this: void, e164: string, facts: TextFacts): void;
   /** Called with each new snapshot once it is held (the HTTP routes render their answers again). */
   onChange(listener: (snapshot: FeedSnapshot) => void): void;
@@ -54,10 +69,17 @@ export interface BlocklistFeed {
   stop(): void;
 }
 
+/**
+ * The operator's lists as the feed reads them. A store (src/infra/lists/) also gives its index:
+ * the feed then decides each entry on it (O(digits)) and reads its rules one at a time, with no
+ * copy of them; without it, the rules in force are indexed again at each rebuild.
+ */
+export type FeedLists = OperatorLists & { index?: () => FeedRuleIndex };
+
 export interface BlocklistFeedOptions {
   log: BlockedCallerLog;
-  /** The operator's lists; absent = no lists (until the lists are wired in, composition.ts). */
-  lists?: OperatorLists;
+  /** The operator's lists; absent = no lists. */
+  lists?: FeedLists;
   /** E.164 prefixes of the NPV ranges (`+33162`). Listed only when the rule's npv is block. */
   npvPrefixes: readonly string[];
   rule: VerdictRule;
@@ -164,6 +186,23 @@ export function* feedInputsKeySteps(listsVersion: string, recent: readonly Block
   return hash.digest('hex');
 }
 
+/** Lists that are an index themselves (a RuleIndex given as the lists, as tests and the bench do). */
+function isRuleIndex(lists: FeedLists): lists is FeedLists & FeedRuleIndex {
+  return 'decide' in lists && typeof lists.decide === 'function' && 'inForce' in lists && typeof lists.inForce === 'function';
+}
+
+/** The recorded callers but those the lists allow, which are forgotten by the record; one caller per step. */
+function* withoutAllowedSteps(recent: readonly BlockedCaller[], lists: OperatorLists | undefined, nowMs: number, log: BlockedCallerLog): Steps<BlockedCaller[]> {
+  if (lists === undefined) return [...recent];
+  const kept: BlockedCaller[] = [];
+  for (const caller of recent) {
+    if (lists.match(caller.e164, nowMs)?.list === 'allow') log.forget(caller.e164);
+    else kept.push(caller);
+    yield;
+  }
+  return kept;
+}
+
 /** The empty feed, held until the first build. */
 function emptySnapshot(): FeedSnapshot {
   const ctag = createHash('sha256').digest('hex').slice(0, 24);
@@ -177,16 +216,21 @@ export function createBlocklistFeed(options: BlocklistFeedOptions): BlocklistFee
   /** The inputs `held` was built from; undefined until the first build. */
   let heldInputs: string | undefined;
   let running: Promise<FeedSnapshot> | undefined;
+  let failure: FeedFailure | undefined;
   let timer: NodeJS.Timeout | undefined;
   const listeners: Array<(snapshot: FeedSnapshot) => void> = [];
 
   async function rebuild(): Promise<FeedSnapshot> {
     const nowMs = now();
-    const recent = await options.log.list(nowMs);
-    const inputs = await runInSlices(feedInputsKeySteps(options.lists?.version(nowMs) ?? '', recent));
+    const lists = options.lists;
+    const listed = await options.log.list(nowMs);
+    const inputs = await runInSlices(feedInputsKeySteps(lists?.version(nowMs) ?? '', listed));
     if (inputs === heldInputs) return held;
+    // A recorded caller the lists now allow leaves the record (and so the feed) for good.
+    const recent = await runInSlices(withoutAllowedSteps(listed, lists, nowMs, options.log));
     const entries = await runInSlices(feedEntrySteps({
-      rules: options.lists?.activeRules(nowMs) ?? [],
+      rules: lists === undefined ? [] : (lists.index?.() ?? (isRuleIndex(lists) ? lists : lists.activeRules(nowMs))),
+      nowMs,
       npvPrefixes,
       recent,
       maxEntries: options.maxEntries,
@@ -211,10 +255,17 @@ export function createBlocklistFeed(options: BlocklistFeedOptions): BlocklistFee
     // One build at a time; a caller during a build waits for it and then for one more, so what
     // it asked for after its own change is in.
     const previous = running ?? Promise.resolve(held);
-    const next = previous.then(rebuild).catch((error: unknown) => {
-      options.onError?.(error);
-      return held;
-    });
+    const next = previous.then(rebuild).then(
+      (snapshot) => {
+        failure = undefined;
+        return snapshot;
+      },
+      (error: unknown) => {
+        failure = { sinceMs: failure?.sinceMs ?? now(), count: (failure?.count ?? 0) + 1 };
+        options.onError?.(error);
+        return held;
+      },
+    );
     running = next;
     void next.finally(() => {
       if (running === next) running = undefined;
@@ -224,9 +275,12 @@ export function createBlocklistFeed(options: BlocklistFeedOptions): BlocklistFee
 
   return {
     snapshot: () => held,
+    failing: () => failure,
     refresh,
     recordLookup(e164, facts) {
       if (verdictOf(facts, options.rule) !== 'block') return;
+      // The operator's allow list decides for it (a JSON answer still looks it up): never kept.
+      if (options.lists?.match(e164, now())?.list === 'allow') return;
       options.log.record({ e164, score: computeScore(facts.sources).score, reason: cidLineOf(facts, 'fr', options.cidMaxLength), atMs: now() });
     },
     onChange(listener) {

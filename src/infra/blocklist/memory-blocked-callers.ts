@@ -28,6 +28,9 @@ export function createMemoryBlockedCallerLog(options: { maxEntries: number; rete
       }
       return listed.reverse();
     },
+    forget(e164) {
+      callers.delete(e164);
+    },
     size: () => callers.size,
   };
 }

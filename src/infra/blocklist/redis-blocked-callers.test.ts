@@ -23,4 +23,19 @@ describe('Redis blocked-callers record', () => {
     expect(ttl).toBeGreaterThan(29 * DAY);
     expect(ttl).toBeLessThanOrEqual(30 * DAY);
   });
+
+  it('forgets a number on every instance: its member and its details (an allowed number is kept nowhere)', async () => {
+    const options = { maxEntries: 10, retentionMs: 30 * DAY };
+    const first = createRedisBlockedCallerLog({ client: await readyClient(), ...options });
+    const second = createRedisBlockedCallerLog({ client: await readyClient(), ...options });
+    // Numbers of their own: the record is shared with the test above.
+    first.record(caller('+33610000001', NOW - 2000));
+    first.record(caller('+33610000002', NOW - 1000));
+    const numbers = async (): Promise<string[]> => (await first.list(NOW)).map((entry) => entry.e164).filter((e164) => e164.startsWith('+3361'));
+    await waitFor(async () => (await second.list(NOW)).filter((entry) => entry.e164.startsWith('+3361')).length === 2);
+    second.forget('+33610000001');
+    await waitFor(async () => (await numbers()).join() === '+33610000002');
+    expect(await admin.exists(`${prefix}feed:caller:+33610000001`)).toBe(0);
+    expect(await admin.zscore(`${prefix}feed:blocked`, '+33610000001')).toBeNull();
+  });
 });

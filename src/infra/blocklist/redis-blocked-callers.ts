@@ -49,6 +49,15 @@ export function createRedisBlockedCallerLog(options: { client: RedisClient; maxE
         () => fallback.record(caller),
       );
     },
+    forget(e164) {
+      fallback.forget(e164);
+      void client.attempt(
+        async (redis) => {
+          await redis.multi().zrem(SET_KEY, e164).del(callerKey(e164)).exec();
+        },
+        () => undefined,
+      );
+    },
     async list(nowMs) {
       const local = await fallback.list(nowMs);
       const shared = await client.attempt(
