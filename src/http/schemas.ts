@@ -502,18 +502,20 @@ const unavailableWhileClosing = problemResponse(
   {},
 );
 const allSourcesFailed = problemResponse(
-  'No upstream source could be read: every source that was asked failed (a source `skipped` because it does not cover the number is not asked). The number’s own facts (`number`, `phoneInfo`, as in a full report) are still given, and `sources` says what became of each source.',
+  'No upstream source could be read: every source that was asked failed (a source `skipped` because it does not cover the number is not asked). The number’s own facts (`number`, `phoneInfo`, as in a full report) are still given, `sources` says what became of each source, and `meta.list` the operator’s rule that applies, as on a 200.',
   problemSchema(['all_sources_failed'], 'Carries the number’s facts as extension members.', {
     number: NumberSchema,
     phoneInfo: PhoneInfoSchema,
     sources: perSlotObject(Type.String(), {
       description: 'Each source’s outcome: a failure reason (timeout, connection, http_429, parse…), `not_covered` for a source that was not asked, or its status',
     }),
+    meta: Type.Object({ list: ListMatchSchema }, { additionalProperties: false, description: 'The operator’s rule that applies (as in a 200’s `meta.list`), or null: it decides whatever the sources say.' }),
   }),
   problemExample('all_sources_failed', 'No upstream data source could be read; see `sources` for each outcome.', {
     number: '0612345678',
     phoneInfo: EXAMPLE_PHONE_INFO,
     sources: { primary: 'timeout', community: 'http_429', signals: 'connection' },
+    meta: { list: null },
   }),
   rateLimited,
 );
