@@ -755,14 +755,14 @@ export function adminProblemResponses(): Record<number, unknown> {
       {},
     ),
     401: problemResponse(
-      'No `Authorization: Bearer <ADMIN_TOKEN>`, a wrong token, or a token sent in the URL. Counts against the client’s rate limit.',
+      'No `Authorization: Bearer <ADMIN_TOKEN>`, a wrong token, or a token sent in the URL. Counts against the client’s rate limit; a wrong token also against the limit on failed credentials (every client, RATE_LIMIT_EXEMPT included).',
       problemSchema(['unauthorized'], ''),
       problemExample('unauthorized', 'The admin token is not valid.'),
       { 'WWW-Authenticate': { schema: { type: 'string' }, description: 'Bearer realm="phone-rep admin"', 'x-required': true } },
     ),
     404: problemResponse('No such rule (DELETE).', problemSchema(['rule_not_found'], '', { field: Type.Optional(Type.String()) }), problemExample('rule_not_found', 'There is no such rule.', { field: 'rule' }), {}),
     429: problemResponse(
-      'Too many failed attempts from this client in the window.',
+      'Too many failed attempts from this client in the window: the rate limit, or 10 wrong tokens in 60 s (every client, RATE_LIMIT_EXEMPT included; then even the right token is refused until Retry-After).',
       problemSchema(['too_many_requests'], ''),
       problemExample('too_many_requests', 'At most 30 requests per 60 s; retry later.'),
       { 'Retry-After': { ...RetryAfterHeader, 'x-required': true } },
