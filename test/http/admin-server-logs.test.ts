@@ -1,4 +1,4 @@
-// The admin server of ADMIN_PORT logs as the API port does (docs/observability.md): one line per
+// The admin server of ADMIN_PORT logs as the API port does (docs/operations.md#logs): one line per
 // request with the route pattern, never the URL (which holds the rule, often a number), and the
 // project's request ids (the caller's X-Request-Id, else a UUID), never Fastify's `req-1`.
 // Driven over a real socket, its log lines captured from a real pino logger.

@@ -1,4 +1,4 @@
-// The limit on failed credentials over real HTTP (docs/security.md#failed-credentials): the admin
+// The limit on failed credentials over real HTTP (docs/operations.md#failed-credentials): the admin
 // token, the feed's password and CardDAV's Basic auth each allow 10 wrong guesses a minute per
 // client, then a 429 with Retry-After, even for the right credential, for every client: those in
 // RATE_LIMIT_EXEMPT too, and with the request limit off. A missing credential (a DAV client's

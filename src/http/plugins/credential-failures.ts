@@ -1,4 +1,4 @@
-// The limit on failed credentials (docs/security.md#failed-credentials): the admin API's bearer
+// The limit on failed credentials (docs/operations.md#failed-credentials): the admin API's bearer
 // token, the blocklist feed's password and its CardDAV Basic auth. Every client counts, those in
 // RATE_LIMIT_EXEMPT included (they are exempt from the lookup limit, not from guessing), and
 // RATE_LIMIT_MAX=0 does not turn it off.
