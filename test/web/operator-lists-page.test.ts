@@ -3,7 +3,8 @@
 // its label, and nothing for a number no rule matches. The decision comes first, on a report and
 // on a 502 alike: with every source failing, the allowed doctor is still "allowed", above the
 // problem, and the page does not tell to let the caller leave a message.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -133,6 +134,35 @@ describe('the operator’s decision when every source fails (a 502)', () => {
       for (const after of ['#verdict-card', '#facts-card', '#advice']) {
         expect(await topOf(page, '#operator-list'), after).toBeLessThan(await topOf(page, after));
       }
+    } finally {
+      await context.close();
+    }
+  });
+});
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+describe('the operator’s decision for everyone (axe-core, WCAG 2.1 AA)', () => {
+  it.each([
+    ['the 502 of an allowed number', () => failingServer, '0478123456', '#problem'],
+    ['the 502 of a blocked number', () => failingServer, '0162001235', '#problem'],
+    ['the report of an allowed number', () => server, '0478123456', '#verdict-card'],
+  ] as const)('has no serious or critical violation on %s', async (_name, serverOf, number, shown) => {
+    // axe is injected as an inline script, which the page's CSP rightly refuses: this context bypasses it.
+    const context = await browser.newContext({ bypassCSP: true, locale: 'en-GB', viewport: { width: 1200, height: 1000 } });
+    const page = await context.newPage();
+    page.setDefaultTimeout(STEP_TIMEOUT_MS);
+    try {
+      await page.goto(`${serverOf().baseUrl}/?number=${number}`);
+      await page.locator(shown).waitFor({ state: 'visible' });
+      await page.locator('#operator-list').waitFor({ state: 'visible' });
+      await page.addScriptTag({ content: AXE_SOURCE });
+      const results = await page.evaluate(async () => {
+        const axe = (window as unknown as { axe: { run(context: Document, options: object): Promise<{ violations: Array<{ id: string; impact?: string | null }>; passes: Array<{ id: string }> }> } }).axe;
+        return axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] }, resultTypes: ['violations', 'passes'] });
+      });
+      expect(results.passes.map((rule) => rule.id)).toContain('color-contrast');
+      expect(results.violations.filter((rule) => rule.impact === 'serious' || rule.impact === 'critical').map((rule) => rule.id)).toEqual([]);
     } finally {
       await context.close();
     }
