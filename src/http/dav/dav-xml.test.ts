@@ -83,6 +83,19 @@ describe('well-formedness (RFC 4918 §8.2: an ill-formed body is refused)', () =
     expect(parseDavRequest(bodies[3] ?? '')?.hrefs).toEqual(['/carddav/blocklist/a.vcf', '/carddav/blocklist/b&c.vcf']);
   });
 
+  it('reads deep nesting and wide tags in one pass, and refuses more elements than it will read', () => {
+    const depth = 15_000;
+    const deep = `<d:propfind xmlns:d="DAV:">${'<a>'.repeat(depth)}<x:b xmlns:x="urn:x">${'<x:c>'.repeat(depth)}${'</x:c>'.repeat(depth)}</x:b>${'</a>'.repeat(depth)}</d:propfind>`;
+    expect(xmlWellFormednessProblem(deep)).toBe('more than 20000 elements');
+    const attributes = Array.from({ length: 50_000 }, (_, index) => ` a${index}="${index}"`).join('');
+    expect(xmlWellFormednessProblem(`<d:propfind xmlns:d="DAV:"${attributes}><d:allprop/></d:propfind>`)).toBeUndefined();
+    expect(xmlWellFormednessProblem(`<d:propfind xmlns:d="DAV:"${attributes} a7="again"><d:allprop/></d:propfind>`)).toBe('an attribute given twice');
+    const nested = `<x:b xmlns:x="urn:x">${'<a>'.repeat(9000)}<y:c xmlns:y="urn:y">${'<y:d/>'.repeat(9000)}</y:c>${'</a>'.repeat(9000)}<y:e/></x:b>`;
+    // y is bound inside <y:c> only: the <y:e/> after it is an undeclared prefix.
+    expect(xmlWellFormednessProblem(nested)).toBe('an undeclared namespace prefix or a malformed name');
+    expect(xmlWellFormednessProblem(nested.replace('<y:e/>', ''))).toBeUndefined();
+  });
+
   it('writes no character XML cannot hold, even from hostile text', () => {
     expect(escapeXml('a\u0001b\uFFFE<&>"')).toBe('a\uFFFDb\uFFFD&lt;&amp;&gt;&quot;');
   });

@@ -90,10 +90,18 @@ export function xmlWellFormednessProblem(text: string): string | undefined {
     if (declaration === null) return 'a malformed XML declaration';
     at += declaration[0].length;
   }
-  /** Open elements: their qualified names and the prefixes each declares. */
-  const open: Array<{ name: string; declared: Map<string, string> }> = [];
-  const prefixBound = (prefix: string): boolean => prefix === 'xml' || open.some((element) => element.declared.has(prefix) && element.declared.get(prefix) !== '');
+  /** Open elements: their qualified names and the prefixes each binds. */
+  const open: Array<{ name: string; binds: string[] }> = [];
+  // How many open elements bind each prefix: a lookup costs the same at any depth.
+  const bound = new Map<string, number>();
+  const prefixBound = (prefix: string): boolean => prefix === 'xml' || (bound.get(prefix) ?? 0) > 0;
+  const close = (): { name: string } | undefined => {
+    const element = open.pop();
+    for (const prefix of element?.binds ?? []) bound.set(prefix, (bound.get(prefix) ?? 1) - 1);
+    return element;
+  };
   let rootSeen = false;
+  let elements = 0;
   while (at < text.length) {
     const inside = open.length > 0;
     if (text.startsWith('<!--', at)) {
@@ -112,40 +120,43 @@ export function xmlWellFormednessProblem(text: string): string | undefined {
       at += section[0].length;
     } else if (text.startsWith('</', at)) {
       const end = matchAt(END_TAG, text, at);
-      const element = open.pop();
+      const element = close();
       if (end === null || element === undefined || end[1] !== element.name) return 'an end tag that does not close the open element';
       at += end[0].length;
     } else if (text[at] === '<') {
       if (!inside && rootSeen) return 'more than one root element';
       const start = matchAt(START_TAG, text, at);
       if (start === null) return 'a malformed start tag';
+      elements += 1;
+      if (elements > MAX_ELEMENTS) return `more than ${MAX_ELEMENTS} elements`;
       const name = start[1] ?? '';
       at += start[0].length;
-      const declared = new Map<string, string>();
-      const attributes: string[] = [];
+      const binds: string[] = [];
+      const attributes = new Set<string>();
       for (let attribute = matchAt(ATTRIBUTE, text, at); attribute !== null; attribute = matchAt(ATTRIBUTE, text, at)) {
         const attributeName = attribute[1] ?? '';
         const value = attribute[2] ?? attribute[3] ?? '';
-        if (attributes.includes(attributeName)) return 'an attribute given twice';
+        if (attributes.has(attributeName)) return 'an attribute given twice';
         const problem = referencesProblem(value);
         if (problem !== undefined) return problem;
-        attributes.push(attributeName);
-        if (attributeName === 'xmlns') declared.set('', value);
-        else if (attributeName.startsWith('xmlns:')) {
+        attributes.add(attributeName);
+        if (attributeName.startsWith('xmlns:')) {
           if (value === '') return 'a namespace prefix bound to no name';
-          declared.set(attributeName.slice('xmlns:'.length), value);
+          binds.push(attributeName.slice('xmlns:'.length));
         }
         at += attribute[0].length;
       }
       const end = matchAt(TAG_END, text, at);
       if (end === null) return 'a malformed start tag';
       at += end[0].length;
-      open.push({ name, declared });
-      for (const qualified of [name, ...attributes.filter((attribute) => attribute !== 'xmlns' && !attribute.startsWith('xmlns:'))]) {
+      open.push({ name, binds });
+      for (const prefix of binds) bound.set(prefix, (bound.get(prefix) ?? 0) + 1);
+      for (const qualified of [name, ...attributes]) {
+        if (qualified === 'xmlns' || qualified.startsWith('xmlns:')) continue;
         const parts = qualifiedName(qualified);
         if (parts === undefined || (parts.prefix !== undefined && !prefixBound(parts.prefix))) return 'an undeclared namespace prefix or a malformed name';
       }
-      if (end[1] === '/') open.pop();
+      if (end[1] === '/') close();
       rootSeen = true;
     } else if (inside) {
       const data = matchAt(CHAR_DATA, text, at);
