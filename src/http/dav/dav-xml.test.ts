@@ -23,7 +23,8 @@ describe('WebDAV request bodies', () => {
       pauses += 1;
       next = steps.next();
     }
-    expect(pauses).toBe(Math.ceil(body.length / PARSE_CHUNK_CHARS));
+    // A pause per piece while parsing, and about as many while checking well-formedness first.
+    expect(pauses).toBeGreaterThanOrEqual(2 * Math.floor(body.length / PARSE_CHUNK_CHARS));
     expect(next.value?.hrefs).toHaveLength(1000);
     expect(next.value?.hrefs[999]).toBe('/carddav/blocklist/pr-00000999.vcf');
     expect(next.value).toEqual(parseDavRequest(body));
