@@ -1,6 +1,6 @@
 // Builds the HTTP application from its dependencies. Does no I/O: no socket, no file, no
 // upstream is touched here, so tests can build it with fakes and drive it with inject().
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { fastifyTrustProxy, parseAddressRanges, type Config } from './config/config.js';
@@ -19,6 +19,7 @@ import { freshRequestId } from './http/request-id.js';
 import { acceptEveryMethod, methodFallbacksPlugin, problemsPlugin, routerFailure, sendProblem } from './http/plugins/problems.js';
 import { MAX_HEADER_FIELDS, requestContextPlugin } from './http/plugins/request-context.js';
 import { rateLimitPlugin } from './http/plugins/rate-limit.js';
+import { credentialFailuresPlugin } from './http/plugins/credential-failures.js';
 import { clientOf, isExempt, lookupClientOf } from './http/client-address.js';
 import { docsRoutes, openApiPlugin } from './http/plugins/openapi.js';
 import { phoneRoutes } from './http/routes/phone-routes.js';
@@ -66,6 +67,25 @@ export interface AppDependencies {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
+/**
+ * How a server of the service names and logs its requests, the API's and ADMIN_PORT's alike: no
+ * Fastify request lines (they hold the URL, and so a number); the observability plugin's one line
+ * per request, with the route pattern; the caller's `X-Request-Id` when short and plain, else a
+ * fresh UUID (never Fastify's `req-1`).
+ */
+export function requestLoggingOptions(): Pick<FastifyServerOptions, 'logController' | 'childLoggerFactory' | 'genReqId'> {
+  return {
+    logController: new LogController({ disableRequestLogging: true }),
+    // The per-request child logger is made only when something logs for the request (the
+    // access line does not need it): lazy-request-logger.ts.
+    childLoggerFactory: lazyChildLoggerFactory,
+    genReqId: (request) => {
+      const given = request.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : freshRequestId();
+    },
+  };
+}
+
 declare module 'fastify' {
   interface FastifyInstance {
     connections: ConnectionGuard;
@@ -80,16 +100,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   const app = Fastify({
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
     // The observability plugin logs one line per request, with the route pattern only.
-    logController: new LogController({ disableRequestLogging: true }),
-    // The per-request child logger is made only when something logs for the request (the
-    // access line does not need it): lazy-request-logger.ts.
-    childLoggerFactory: lazyChildLoggerFactory,
+    ...requestLoggingOptions(),
     trustProxy: fastifyTrustProxy(config.trustProxy),
-    // A caller's id is kept for correlation when it is short and plain; otherwise a fresh UUID.
-    genReqId: (request) => {
-      const given = request.headers['x-request-id'];
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : freshRequestId();
-    },
     routerOptions: { maxParamLength: 512, ignoreTrailingSlash: true },
     // Every route is GET: nothing legitimate has a body.
     bodyLimit: 1024,
@@ -148,6 +160,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     ...(exemptList === undefined ? {} : { exempt: exemptList }),
     ...(deps.metrics ? { onRejected: () => deps.metrics?.recordRateLimitRejection() } : {}),
   });
+  await app.register(credentialFailuresPlugin);
   await app.register(observabilityPlugin, deps.metrics ? { metrics: deps.metrics } : {});
   await app.register(openApiPlugin, deps.version === undefined ? {} : { version: deps.version });
 

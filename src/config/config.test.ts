@@ -1,6 +1,6 @@
 import { Value } from '@sinclair/typebox/value';
 import { describe, expect, it } from 'vitest';
-import { CONFIG_DEFAULTS, ConfigError, ConfigSchema, configVariables, fastifyTrustProxy, loadConfig, parseAddressRanges, parseTrustProxy, parseWorkers } from './config.js';
+import { CONFIG_DEFAULTS, ConfigError, ConfigSchema, configVariables, fastifyTrustProxy, loadConfig, parseAddressRanges, parseTrustProxy, parseWorkers, SECRET_VARIABLES } from './config.js';
 
 const PARSED = new Set(['WORKERS', 'TRUST_PROXY']);
 
@@ -176,5 +176,47 @@ describe('the phone-system variables', () => {
     expect(list.check('2001:db9::5', 'ipv6')).toBe(false);
     expect(list.check('::1', 'ipv6')).toBe(true);
     expect(loadConfig({ RATE_LIMIT_EXEMPT: '192.0.2.10, 10.0.0.0/8, 2001:db8::/32' }).RATE_LIMIT_EXEMPT).toBe('192.0.2.10, 10.0.0.0/8, 2001:db8::/32');
+  });
+});
+
+describe('a bad secret in the start-up error', () => {
+  const configError = (env: Record<string, string>): string => {
+    try {
+      loadConfig(env);
+    } catch (error) {
+      if (error instanceof ConfigError) return error.message;
+      throw error;
+    }
+    throw new Error('the configuration was accepted');
+  };
+
+  it.each([
+    ['FEED_PASSWORD', 'hunter2', 'a string of 8 to 200 characters'],
+    ['FEED_PASSWORD', `${'p4ssw0rd'.repeat(25)}!`, 'a string of 8 to 200 characters'],
+    ['ADMIN_TOKEN', 'a-token-far-too-short', 'a string of 32+ characters'],
+    ['HASH_SECRET', 'short-secret', 'a string of 16+ characters'],
+  ])('names %s and what it takes, never its value', (name, value, expected) => {
+    const message = configError({ [name]: value });
+    expect(message).toContain(`${name}=(${value.length} characters, not shown) is not valid`);
+    expect(message).toContain(expected);
+    expect(message).not.toContain(value);
+    // Not a recognisable part of it either.
+    expect(message).not.toContain(value.slice(0, 6));
+  });
+
+  it('masks the password of a URL setting (REDIS_URL, an upstream mirror) and still shows the rest', () => {
+    const message = configError({ REDIS_URL: 'redis//:s3cr3t-redis-pw@cache.lan:6379', TELLOWS_API_URL: 'ftp://partner:s3cr3t-mirror-pw@mirror.lan/' });
+    expect(message).not.toContain('s3cr3t');
+    expect(message).not.toContain('partner');
+    expect(message).toContain('REDIS_URL="***@cache.lan:6379" is not valid');
+    expect(message).toContain('TELLOWS_API_URL="ftp://***@mirror.lan/" is not valid');
+  });
+
+  it('treats every variable named as a secret (password, token, key, secret) as one', () => {
+    const secretNames = configVariables()
+      .map((variable) => variable.name)
+      .filter((name) => /PASSWORD|TOKEN|SECRET|_KEY$/.test(name));
+    expect(secretNames.length).toBeGreaterThanOrEqual(4);
+    for (const name of secretNames) expect(SECRET_VARIABLES.has(name), name).toBe(true);
   });
 });

@@ -125,7 +125,7 @@ export const ConfigSchema = Type.Object({
   RATE_LIMIT_EXEMPT: setting(
     Type.String({ pattern: '^[0-9a-fA-F:./, ]+$' }),
     undefined,
-    'Client addresses and CIDR ranges (IPv4 and IPv6, comma-separated: 192.0.2.10, 10.0.0.0/8, 2001:db8::/32) the rate limit does not apply to, e.g. your PBX; they also get UPSTREAM_EXEMPT_SHARE_PCT of each upstream budget. An IPv6 range holding all of ::ffff:0:0/96 (::/0, ::/64) is refused: it would exempt every IPv4 client too. Unset = none.',
+    'Client addresses and CIDR ranges (IPv4 and IPv6, comma-separated: 192.0.2.10, 10.0.0.0/8, 2001:db8::/32) the rate limit does not apply to, e.g. your PBX; they also get UPSTREAM_EXEMPT_SHARE_PCT of each upstream budget. The limit on failed credentials (admin token, feed password) still applies to them. An IPv6 range holding all of ::ffff:0:0/96 (::/0, ::/64) is refused: it would exempt every IPv4 client too. Unset = none.',
   ),
   PUBLIC_URL: setting(
     Type.String({ pattern: '^https?://[^\\s/?#]+(/[^\\s?#]*)?$' }),
@@ -177,7 +177,21 @@ export const ConfigSchema = Type.Object({
 });
 
 /** Variables whose value is a secret: an error names them without showing the value. */
-const SECRET_VARIABLES: ReadonlySet<string> = new Set(['HASH_SECRET', 'ADMIN_TOKEN', 'TELLOWS_API_KEY']);
+export const SECRET_VARIABLES: ReadonlySet<string> = new Set(['HASH_SECRET', 'ADMIN_TOKEN', 'TELLOWS_API_KEY', 'FEED_PASSWORD']);
+
+/**
+ * A value as an error message may show it: a secret variable's by its length only; any other
+ * with a URL's user and password masked (`redis://:password@host` → `redis://***@host`), since
+ * REDIS_URL and the upstream URLs may carry credentials.
+ */
+export function shownValue(name: string, value: unknown): string {
+  if (SECRET_VARIABLES.has(name)) return `(${String(value).length} characters, not shown)`;
+  if (typeof value !== 'string') return JSON.stringify(value);
+  const at = value.lastIndexOf('@');
+  if (at === -1) return JSON.stringify(value);
+  const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.exec(value)?.[0] ?? '';
+  return JSON.stringify(`${scheme}***${value.slice(at)}`);
+}
 
 /**
  * LISTS_FILE's default, outside the source tree: the XDG state directory of the user running the
@@ -241,6 +255,7 @@ function describeSchema(schema: TSchema): string {
   if (schema.type === 'boolean') return 'true or false';
   if (Array.isArray(schema.anyOf)) return `one of ${(schema.anyOf as TSchema[]).map((s) => String(s.const)).join(', ')}`;
   if (typeof schema.pattern === 'string') return `a value matching ${schema.pattern}`;
+  if (typeof schema.minLength === 'number' && typeof schema.maxLength === 'number') return `a string of ${schema.minLength} to ${schema.maxLength} characters`;
   if (typeof schema.minLength === 'number' && schema.minLength > 1) return `a string of ${schema.minLength}+ characters`;
   return 'a non-empty string';
 }
@@ -329,8 +344,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const name = error.path.replace(/^\//, '');
     const schema = properties[name];
     if (!schema) continue;
-    const shown = SECRET_VARIABLES.has(name) ? `(${String(picked[name]).length} characters, not shown)` : JSON.stringify(picked[name]);
-    problems.push(`${name}=${shown} is not valid: expected ${describeSchema(schema)}`);
+    problems.push(`${name}=${shownValue(name, picked[name])} is not valid: expected ${describeSchema(schema)}`);
   }
   const merged = { ...CONFIG_DEFAULTS, ...converted } as Record<string, unknown>;
   if (merged.TRUST_PROXY === 'true') problems.push('TRUST_PROXY=true would trust any forged X-Forwarded-For: give a hop count or proxy addresses');

@@ -502,18 +502,20 @@ const unavailableWhileClosing = problemResponse(
   {},
 );
 const allSourcesFailed = problemResponse(
-  'No upstream source could be read: every source that was asked failed (a source `skipped` because it does not cover the number is not asked). The number’s own facts (`number`, `phoneInfo`, as in a full report) are still given, and `sources` says what became of each source.',
+  'No upstream source could be read: every source that was asked failed (a source `skipped` because it does not cover the number is not asked). The number’s own facts (`number`, `phoneInfo`, as in a full report) are still given, `sources` says what became of each source, and `meta.list` the operator’s rule that applies, as on a 200.',
   problemSchema(['all_sources_failed'], 'Carries the number’s facts as extension members.', {
     number: NumberSchema,
     phoneInfo: PhoneInfoSchema,
     sources: perSlotObject(Type.String(), {
       description: 'Each source’s outcome: a failure reason (timeout, connection, http_429, parse…), `not_covered` for a source that was not asked, or its status',
     }),
+    meta: Type.Object({ list: ListMatchSchema }, { additionalProperties: false, description: 'The operator’s rule that applies (as in a 200’s `meta.list`), or null: it decides whatever the sources say.' }),
   }),
   problemExample('all_sources_failed', 'No upstream data source could be read; see `sources` for each outcome.', {
     number: '0612345678',
     phoneInfo: EXAMPLE_PHONE_INFO,
     sources: { primary: 'timeout', community: 'http_429', signals: 'connection' },
+    meta: { list: null },
   }),
   rateLimited,
 );
@@ -753,14 +755,14 @@ export function adminProblemResponses(): Record<number, unknown> {
       {},
     ),
     401: problemResponse(
-      'No `Authorization: Bearer <ADMIN_TOKEN>`, a wrong token, or a token sent in the URL. Counts against the client’s rate limit.',
+      'No `Authorization: Bearer <ADMIN_TOKEN>`, a wrong token, or a token sent in the URL. Counts against the client’s rate limit; a wrong token also against the limit on failed credentials (every client, RATE_LIMIT_EXEMPT included).',
       problemSchema(['unauthorized'], ''),
       problemExample('unauthorized', 'The admin token is not valid.'),
       { 'WWW-Authenticate': { schema: { type: 'string' }, description: 'Bearer realm="phone-rep admin"', 'x-required': true } },
     ),
     404: problemResponse('No such rule (DELETE).', problemSchema(['rule_not_found'], '', { field: Type.Optional(Type.String()) }), problemExample('rule_not_found', 'There is no such rule.', { field: 'rule' }), {}),
     429: problemResponse(
-      'Too many failed attempts from this client in the window.',
+      'Too many failed attempts from this client in the window: the rate limit, or 10 wrong tokens in 60 s (every client, RATE_LIMIT_EXEMPT included; then even the right token is refused until Retry-After).',
       problemSchema(['too_many_requests'], ''),
       problemExample('too_many_requests', 'At most 30 requests per 60 s; retry later.'),
       { 'Retry-After': { ...RetryAfterHeader, 'x-required': true } },

@@ -38,7 +38,7 @@ function expectProblem(answer: Answer, status: number, message: string): void {
   expect(typeof body.type).toBe('string');
   expect(typeof body.requestId).toBe('string');
   expect(body.requestId).toBe(answer.headers.get('x-request-id'));
-  const allowed = new Set(['type', 'title', 'status', 'detail', 'requestId', 'success', 'error', 'code', 'number', 'phoneInfo', 'sources']);
+  const allowed = new Set(['type', 'title', 'status', 'detail', 'requestId', 'success', 'error', 'code', 'number', 'phoneInfo', 'sources', 'meta']);
   for (const key of Object.keys(body)) expect(allowed.has(key)).toBe(true);
   expect(answer.text).not.toMatch(/at .*\.(ts|js):\d+/); // no stack trace
 }

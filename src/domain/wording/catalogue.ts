@@ -28,7 +28,7 @@ const fr = {
   // A rule of the operator's lists decides (docs/lists.md): `/cid` without the rule's label, and the page.
   'cid.listBlock': 'Bloqué par l’opérateur',
   'cid.listAllow': 'Autorisé',
-  // The lookup page, under the verdict, when a rule of the operator's lists decides.
+  // The lookup page, first in the results (a report or a 502), when a rule of the operator's lists decides.
   'list.block': 'Bloqué par l’opérateur de ce service (règle {rule}) : les appels de ce numéro sont refusés, quoi qu’en disent les sources.',
   'list.allow': 'Autorisé par l’opérateur de ce service (règle {rule}) : les appels de ce numéro passent, quoi qu’en disent les sources.',
   'list.label': 'Libellé : {label}',

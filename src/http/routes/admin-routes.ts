@@ -5,8 +5,10 @@
 // - `Authorization: Bearer <ADMIN_TOKEN>`, compared in constant time (both sides hashed first,
 //   so their lengths do not show either). A missing or wrong token is a 401 with
 //   `WWW-Authenticate`, and counts against the client's rate limit (a correct one does not, so an
-//   import script is not throttled); a token in the query string is refused outright, since it
-//   would end up in access logs and proxies' histories.
+//   import script is not throttled); a wrong one also counts against the limit on failed
+//   credentials, which holds for every client, RATE_LIMIT_EXEMPT included, and past which even
+//   the right token gets a 429 (plugins/credential-failures.ts). A token in the query string is
+//   refused outright, since it would end up in access logs and proxies' histories.
 // - Answers are `Cache-Control: no-store`; no CORS (no browser page may call it).
 // - Bad input is a 400 naming the field (`field`), and changes nothing.
 // - Every change writes one audit line: who ("admin"), what, when, the rule as its keyed hash.
@@ -106,12 +108,16 @@ export async function adminRoutes(app: FastifyInstance, options: AdminRoutesOpti
       await request.server.clientRateLimit?.(request, reply);
       throw unauthorized(detail);
     };
+    request.server.credentialFailures.refuseLockedOut(request);
     if (TOKEN_QUERY.test(request.url.slice(request.url.indexOf('?') === -1 ? request.url.length : request.url.indexOf('?')))) {
       await failed('The admin token goes in the Authorization header (Bearer), never in the URL.');
     }
     const given = bearerOf(request.headers.authorization);
     if (given === undefined) await failed('Authorization: Bearer <ADMIN_TOKEN> is required.');
-    else if (!timingSafeEqual(digest(given), expected)) await failed('The admin token is not valid.');
+    else if (!timingSafeEqual(digest(given), expected)) {
+      request.server.credentialFailures.recordFailure(request);
+      await failed('The admin token is not valid.');
+    }
   });
 
   // Errors of this group: Fastify's body errors become 400s naming the body.

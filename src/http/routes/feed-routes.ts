@@ -5,8 +5,10 @@
 //
 // Every request is counted by the rate limit before its credentials are checked, so failed
 // attempts count and, past the limit, even the right password gets a 429: the limit gives a
-// guesser no answer. Credentials are checked in preParsing, before any body is read. Nothing
-// here logs a number: the access line carries the route pattern only.
+// guesser no answer. A wrong password also counts against the limit on failed credentials
+// (plugins/credential-failures.ts), which holds for every client, RATE_LIMIT_EXEMPT included.
+// Credentials are checked in preParsing, before any body is read. Nothing here logs a number:
+// the access line carries the route pattern only.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { runInSlices, type BlocklistFeed, type FeedCardFile, type FeedFile, type FeedSnapshot } from '../../infra/blocklist/blocklist-feed.js';
@@ -187,7 +189,12 @@ export async function feedRoutes(app: FastifyInstance, options: FeedRoutesOption
   app.addContentTypeParser('*', { parseAs: 'string', bodyLimit: DAV_BODY_LIMIT }, (_request, body, done) => done(null, body));
 
   async function authenticate(request: FastifyRequest): Promise<void> {
+    const { credentialFailures } = request.server;
+    credentialFailures.refuseLockedOut(request);
     if (credentialsMatch(request.headers.authorization, options.user, options.password)) return;
+    // A request with no credential is a client's first step (a DAV client asks, then sends
+    // them), not a guess: only a wrong one counts.
+    if (request.headers.authorization !== undefined) credentialFailures.recordFailure(request);
     throw new ApiError('unauthorized', 'This feed needs its user name and password (HTTP Basic).', undefined, {
       'WWW-Authenticate': `Basic realm="${REALM}", charset="UTF-8"`,
     });

@@ -415,11 +415,13 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
     const result = await lookup(memo, wait, request);
     options.onLookedUp?.(memo.parsed.e164, textFactsOf(memo, result), request);
     if (representation.alwaysAnswers === undefined && isAllSourcesFailed(result)) {
-      // The number's own facts need no upstream: they still answer part of the question.
+      // The number's own facts need no upstream: they still answer part of the question. So
+      // does the operator's rule (`meta.list`, as on a 200): an allowed doctor stays allowed.
       throw new ApiError('all_sources_failed', 'No upstream data source could be read; see `sources` for each outcome.', {
         number: memo.parsed.number,
         phoneInfo: memo.parsed.phoneInfo,
         sources: failureReasons(result),
+        meta: { list },
       });
     }
     const input: RenderInput = { reply, memo, result, language, list };

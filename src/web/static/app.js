@@ -322,18 +322,23 @@
     $('failures').hidden = !any;
   }
 
-  // The operator's allow or block rule (meta.list): it decides the phone systems' answers.
+  // The operator's allow or block rule (meta.list of a report or of a 502): it decides the
+  // phone systems' answers whatever the sources say, so it comes first in the results. Returns
+  // whether a rule is shown.
   function renderOperatorList(list) {
     var line = $('operator-list');
-    if (!list || (list.list !== 'allow' && list.list !== 'block')) {
+    var shown = Boolean(list && typeof list.rule === 'string' && (list.list === 'allow' || list.list === 'block'));
+    reportSection.classList.toggle('with-list', shown);
+    if (!shown) {
       line.hidden = true;
       line.textContent = '';
-      return;
+      return false;
     }
     var words = list.list === 'block' ? t('list.block', { rule: list.rule }) : t('list.allow', { rule: list.rule });
     line.textContent = typeof list.label === 'string' && list.label !== '' ? words + ' ' + t('list.label', { label: list.label }) : words;
-    line.className = 'operator-list operator-list-' + list.list;
+    line.className = 'card operator-list operator-list-' + list.list;
     line.hidden = false;
+    return true;
   }
 
   function renderReport(body) {
@@ -358,17 +363,20 @@
 
   // `facts` ({ number, phoneInfo }) is set when the error answer still carried the number's
   // facts (a 502: the sources failed, the numbering plan did not); `reasons` are the per-source
-  // failure reasons of that answer, listed below the problem. A 502 also says what to do: no
-  // source answered, so the advice is the unknown verdict's.
-  function showProblem(problem, facts, reasons) {
+  // failure reasons of that answer, listed below the problem; `list` is its meta.list, the
+  // operator's rule, shown first. A 502 also says what to do: no source answered, so the advice
+  // is the unknown verdict's, unless the operator's rule already decides what becomes of a call.
+  function showProblem(problem, facts, reasons, list) {
     hideStatus();
+    var listed = renderOperatorList(list);
     $('problem-title').textContent = problem.title;
     $('problem-text').textContent = problem.text;
     $('problem').className = 'card problem' + (problem.kind === 'warn' ? ' problem-warn' : '');
     if (facts) renderFacts(facts, null);
     if (reasons) renderFailures(reasons);
-    if (problem.advice) renderAdvice('unknown', Boolean(facts && facts.phoneInfo.isNPV), reasons || {});
-    showCards({ facts: Boolean(facts), problem: true, advice: Boolean(problem.advice), failures: Boolean(reasons) });
+    var advice = Boolean(problem.advice) && !listed;
+    if (advice) renderAdvice('unknown', Boolean(facts && facts.phoneInfo.isNPV), reasons || {});
+    showCards({ facts: Boolean(facts), problem: true, advice: advice, failures: Boolean(reasons) });
     document.title = facts ? t('page.titleNumber', { number: facts.number }) : t('page.title');
   }
 
@@ -399,6 +407,12 @@
       if (typeof info[PHONE_INFO_TEXT_FIELDS[i]] !== 'string') return null;
     }
     return { number: body.number, phoneInfo: info };
+  }
+
+  // The 502 body's meta.list (the operator's rule), or null.
+  function listOfProblem(body) {
+    if (!body || typeof body !== 'object' || !body.meta || typeof body.meta !== 'object') return null;
+    return body.meta.list || null;
   }
 
   // The 502 body's `sources` (slot -> reason) in the shape renderFailures reads, or null.
@@ -445,7 +459,7 @@
         if (response.status === 502) {
           return response.json().catch(function () { return null; }).then(function (body) {
             if (requestId !== currentRequest) return;
-            showProblem(describeError(response), factsOfProblem(body), failureReasonsOfProblem(body));
+            showProblem(describeError(response), factsOfProblem(body), failureReasonsOfProblem(body), listOfProblem(body));
           });
         }
         if (!response.ok) {
