@@ -6,6 +6,7 @@
 #   - Chromium (the lookup page's browser test; never a browser a test tool downloads);
 #   - Kamailio with its http_client module, and SIPp (the SIP call-screening system test);
 #   - vdirsyncer (the real CardDAV client of the blocklist feed's system test);
+#   - python3 (its expat reads every WebDAV answer as a strict XML parser);
 #   - nginx-light, which runs the shipped docker/nginx.conf in front of the built service;
 #   - docker-compose (Debian's), whose `config` validates compose.yaml (the container image test;
 #     podman, buildah and mmdebstrap for building the image are installed by scripts/test-image.sh).
@@ -20,6 +21,7 @@ missing=()
 compgen -G '/usr/lib/*/kamailio/modules/http_client.so' >/dev/null || missing+=(kamailio-utils-modules)
 [ -x /usr/bin/sipp ] || missing+=(sip-tester)
 [ -x /usr/bin/vdirsyncer ] || missing+=(vdirsyncer)
+[ -x /usr/bin/python3 ] || missing+=(python3)
 [ -x /usr/bin/docker-compose ] || missing+=(docker-compose)
 [ -x /usr/sbin/nginx ] || missing+=(nginx-light)
 
