@@ -348,6 +348,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 }
 
 /** Where the operator's lists are: LISTS_FILE (or its default) and, with REDIS_URL, Redis. */
-export function listsLocationOf(config: Config): { listsFile: string; redisUrl?: string; redisKeyPrefix: string } {
-  return { listsFile: config.LISTS_FILE ?? defaultListsFile(), ...(config.REDIS_URL === undefined ? {} : { redisUrl: config.REDIS_URL }), redisKeyPrefix: config.REDIS_KEY_PREFIX };
+export function listsLocationOf(config: Config): { listsFile: string; listsFileSet: boolean; redisUrl?: string; redisKeyPrefix: string; redisCommandTimeoutMs: number } {
+  return {
+    listsFile: config.LISTS_FILE ?? defaultListsFile(),
+    listsFileSet: config.LISTS_FILE !== undefined,
+    ...(config.REDIS_URL === undefined ? {} : { redisUrl: config.REDIS_URL }),
+    redisKeyPrefix: config.REDIS_KEY_PREFIX,
+    redisCommandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
+  };
 }
