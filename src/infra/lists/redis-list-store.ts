@@ -368,8 +368,9 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
   // Opening: wait a little for Redis. Down at start does not stop the service (the caches and
   // limits fall back to memory): the lists start empty, say so loudly, and are read (and the file
   // imported if Redis holds none) once Redis answers.
+  // Waits only while the first connection is being made: a refused one does not wait the deadline out.
   const deadline = Date.now() + (options.connectWaitMs ?? 2000);
-  while (!client.isReady() && Date.now() < deadline) await sleepUnlessAborted(20, stop.signal);
+  while (!client.isReady() && ['wait', 'connecting', 'connect'].includes(client.redis.status) && Date.now() < deadline) await sleepUnlessAborted(20, stop.signal);
   let reachable = client.isReady();
   if (reachable) {
     try {
