@@ -393,7 +393,9 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
   let blocking: Redis | undefined;
   let following: Promise<void> | undefined;
   if (watching) {
-    blocking = client.redis.duplicate({ commandTimeout: undefined, blockingTimeout: BLOCK_MS, enableOfflineQueue: true, maxRetriesPerRequest: 0, lazyConnect: true });
+    // No command timeout (a blocked XREAD is silent by design); ioredis' blockingTimeout bounds it
+    // instead, at BLOCK_MS and a grace, so a half-dead socket is still found out.
+    blocking = client.redis.duplicate({ commandTimeout: undefined, blockingTimeout: BLOCK_MS, enableOfflineQueue: true, maxRetriesPerRequest: 0, lazyConnect: true, connectionName: 'phonerep-lists-reader' });
     blocking.on('error', () => undefined); // the shared client logs Redis' outages
     const reader = blocking;
     following = (async () => {
