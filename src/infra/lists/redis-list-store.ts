@@ -2,12 +2,15 @@
 // the rate-limit counts, which Redis may lose). Keys, under REDIS_KEY_PREFIX:
 //   lists:rules    hash, rule spelling → the rule's other fields as JSON
 //   lists:version  counter, +1 for every change, in the same script as the change
-//   lists:changes  stream of the changes, {v, op: put | remove | reload, rule, value}, trimmed
-//                  to about STREAM_MAX_LENGTH entries (MAXLEN ~)
+//   lists:changes  stream of the changes, {v, e, op: put | remove | reload, rule, value},
+//                  trimmed to about STREAM_MAX_LENGTH entries (MAXLEN ~)
+//   lists:epoch    the lists' lineage: a new one each time an instance writes the lists back
+//                  after Redis lost them. A writer whose change went into a lineage since
+//                  replaced sends it again before it answers (the write-back may not hold it).
 //
-// Every command goes through the service's shared client (redis-client.ts), with its deadline
-// and its degraded state: a write while Redis is down or degraded is refused at once (503),
-// never queued. The one exception is the blocking read of the stream (`XREAD BLOCK`), on a
+// Every command goes through the service's shared client (redis-client.ts), bounded by its
+// command timeout, a failure marking it degraded; a write while Redis is not connected is
+// refused at once (503), never queued. The one exception is the blocking read of the stream (`XREAD BLOCK`), on a
 // connection of its own duplicated from the shared client's options, as bullmq's QueueEvents
 // does: a blocked read holds its connection until a change comes, so on the shared one it would
 // stall every command queued behind it and outlast the shared command deadline.
@@ -38,6 +41,7 @@ import { readMirror, readMirrorVersion, writeMirror, type MirroredState } from '
 const RULES = 'lists:rules';
 const VERSION = 'lists:version';
 const CHANGES = 'lists:changes';
+const EPOCH = 'lists:epoch';
 const STAGED = 'lists:staged:';
 /** About how many changes the stream keeps: an instance further behind reads everything again. */
 export const STREAM_MAX_LENGTH = 10_000;
@@ -98,6 +102,7 @@ export function compareStreamIds(a: string, b: string): number {
 interface Change {
   id: string;
   version: number;
+  epoch: string;
   op: string;
   rule?: string | undefined;
   value?: string | undefined;
@@ -106,7 +111,7 @@ interface Change {
 function changeOf(id: string, fields: readonly string[]): Change {
   const named = new Map<string, string>();
   for (let at = 0; at + 1 < fields.length; at += 2) named.set(fields[at] as string, fields[at + 1] as string);
-  return { id, version: Number(named.get('v') ?? Number.NaN), op: named.get('op') ?? '', rule: named.get('rule'), value: named.get('value') };
+  return { id, version: Number(named.get('v') ?? Number.NaN), epoch: named.get('e') ?? '', op: named.get('op') ?? '', rule: named.get('rule'), value: named.get('value') };
 }
 
 /** The value of one command of a MULTI, or its error thrown. */
@@ -117,17 +122,20 @@ function resultOf(results: Array<[Error | null, unknown]> | null, at: number): u
   return entry[1];
 }
 
-/** A script's reply {count, version, id}. */
-function changeReply(reply: unknown): { count: number; version: number; id: string } {
-  if (!Array.isArray(reply) || reply.length !== 3 || typeof reply[2] !== 'string') throw new Error('unexpected reply to a change of the lists');
-  return { count: Number(reply[0]), version: Number(reply[1]), id: reply[2] };
+/** A script's reply {count, version, id, epoch}. */
+function changeReply(reply: unknown): { count: number; version: number; id: string; epoch: string } {
+  if (!Array.isArray(reply) || reply.length !== 4 || typeof reply[2] !== 'string' || typeof reply[3] !== 'string') throw new Error('unexpected reply to a change of the lists');
+  return { count: Number(reply[0]), version: Number(reply[1]), id: reply[2], epoch: reply[3] };
 }
+
+const newEpoch = (): string => randomBytes(6).toString('hex');
 
 interface RedisState {
   /** lists:version, null when missing (Redis never held the lists, or lost them). */
   version: number | null;
   /** The last change in the stream when the version was read. */
   streamId: string;
+  epoch: string;
   rules: ListRule[];
 }
 
@@ -139,34 +147,22 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
   /** The version and the last change the index holds (-1: nothing read from Redis yet). */
   let loadedVersion = -1;
   let lastId = '0-0';
+  /** The lineage of the lists held ('' before one was set). */
+  let heldEpoch = '';
   let closed = false;
   /** Past the first read: from then on a lists file that does not parse is left out, not fatal. */
   let opened = false;
   const stop = new AbortController();
   const progress = new Set<() => void>();
 
-  /** A command on the shared client, with its deadline; any failure is a ListStoreUnavailable. */
-  function run<T>(what: string, op: (redis: ScriptedRedis) => Promise<T>): Promise<T> {
-    let failure: unknown;
-    return client.attempt(
-      (redis) =>
-        op(redis).catch((error: unknown) => {
-          failure = error;
-          throw error;
-        }),
-      () => {
-        const reason = failure instanceof Error ? failure.message : 'Redis is not reachable or answers too slowly';
-        throw new ListStoreUnavailable(`the lists could not be ${what} in Redis: ${reason}`);
-      },
-    );
-  }
-
   /**
-   * A large command (an import's or a restore's script): on the shared client too, but bounded by
-   * the connection's own command timeout, not the per-request deadline that lookups use.
+   * A command on the shared client's connection, bounded by its command timeout. A failure is a
+   * ListStoreUnavailable, and marks the client degraded for the lookups. Unlike a lookup's cache
+   * read, a change is not sent to a fallback when Redis is merely slow: an operator's change may
+   * wait a second, and there is no fallback for data of record but a refusal.
    */
-  async function runLarge<T>(what: string, op: (redis: ScriptedRedis) => Promise<T>): Promise<T> {
-    if (!client.isReady()) throw new ListStoreUnavailable(`the lists could not be ${what} in Redis: Redis is not reachable or answers too slowly`);
+  async function run<T>(what: string, op: (redis: ScriptedRedis) => Promise<T>): Promise<T> {
+    if (client.redis.status !== 'ready') throw new ListStoreUnavailable(`the lists could not be ${what} in Redis: Redis is not reachable`);
     try {
       return await op(client.redis);
     } catch (error) {
@@ -180,9 +176,10 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
   }
 
   async function readRedis(): Promise<RedisState> {
-    const head = await run('read', (redis) => redis.multi().get(VERSION).xrevrange(CHANGES, '+', '-', 'COUNT', 1).exec());
+    const head = await run('read', (redis) => redis.multi().get(VERSION).xrevrange(CHANGES, '+', '-', 'COUNT', 1).get(EPOCH).exec());
     const versionText = resultOf(head, 0) as string | null;
     const last = resultOf(head, 1) as Array<[string, string[]]>;
+    const epoch = (resultOf(head, 2) as string | null) ?? '';
     const rules: ListRule[] = [];
     let cursor = '0';
     do {
@@ -193,7 +190,7 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
         if (rule !== undefined) rules.push(rule);
       }
     } while (cursor !== '0');
-    return { version: versionText === null ? null : Number(versionText), streamId: last[0]?.[0] ?? '0-0', rules };
+    return { version: versionText === null ? null : Number(versionText), streamId: last[0]?.[0] ?? '0-0', epoch, rules };
   }
 
   async function changesAfter(id: string): Promise<Change[]> {
@@ -222,11 +219,12 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
     return key;
   }
 
-  async function swapIn(rules: Iterable<ListRule>, version: number, streamId: string): Promise<void> {
+  async function swapIn(rules: Iterable<ListRule>, version: number, streamId: string, epoch: string): Promise<void> {
     const { index } = await buildIndexInSlices(rules);
     live.swap(index);
     loadedVersion = version;
     lastId = streamId;
+    heldEpoch = epoch;
     advanced();
     options.onChange?.();
   }
@@ -254,7 +252,7 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
     const best = candidates.reduce<(typeof candidates)[number] | undefined>((kept, next) => (kept === undefined || next.version > kept.version ? next : kept), undefined);
     const lost = best !== undefined && (state.version === null ? best.version > 0 || best.rules.length > 0 : best.version > redisVersion);
     if (best === undefined || !lost) {
-      await swapIn(state.rules, redisVersion, state.streamId);
+      await swapIn(state.rules, redisVersion, state.streamId, state.epoch);
       if (file?.mirror === true && loadedVersion > 0) void mirrorUpTo(loadedVersion).catch((error: unknown) => logger?.warn({ err: (error as Error).message.slice(0, 200) }, 'lists: the lists file could not be brought up to date'));
       return true;
     }
@@ -270,7 +268,8 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
     }
     const next = Math.max(best.version, redisVersion) + 1;
     const staged = await stage(merged.values());
-    const id = await runLarge('written', (redis) => redis.phonerepListsRestore(VERSION, RULES, staged, CHANGES, state.version === null ? '' : String(state.version), next, maxLength));
+    const epoch = newEpoch();
+    const id = await run('written', (redis) => redis.phonerepListsRestore(VERSION, RULES, staged, CHANGES, EPOCH, state.version === null ? '' : String(state.version), next, maxLength, epoch));
     if (typeof id !== 'string') return false;
     if (best.from === 'file' && best.version === 0) logger?.info({ lists: 'imported' }, 'lists: the lists file was imported into Redis (Redis held no lists)');
     else {
@@ -281,7 +280,7 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
           : 'lists: Redis had lost the lists (restarted empty or from an older copy); the lists file was written back',
       );
     }
-    await swapIn(merged.values(), next, id);
+    await swapIn(merged.values(), next, id, epoch);
     if (file?.mirror === true) void mirrorUpTo(next).catch((error: unknown) => logger?.warn({ err: (error as Error).message.slice(0, 200) }, 'lists: the lists file could not be brought up to date'));
     return true;
   }
@@ -349,8 +348,12 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
     if (!reached()) throw new ListStoreUnavailable('the change is in Redis but this instance could not read it back');
   }
 
-  /** After a change this instance made: in force here at once, and in the file before the caller hears of it. */
-  async function afterChange(change: { version: number; id: string }, apply: () => void): Promise<void> {
+  /**
+   * After a change this instance made: in force here at once, and in the file before the caller
+   * hears of it. False when the change went into lists that Redis lost and an instance has since
+   * written back (a new epoch), which may not hold it: the caller sends it again.
+   */
+  async function afterChange(change: { version: number; id: string; epoch: string }, apply: () => void): Promise<boolean> {
     if (change.version > loadedVersion) {
       apply();
       options.onChange?.();
@@ -361,8 +364,43 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
     }
     if (file?.mirror === true) {
       await catchUp(change.id);
+      if (change.epoch !== heldEpoch) return false;
       await mirrorUpTo(loadedVersion);
     }
+    return true;
+  }
+
+  /** Sends a change until it is kept (afterChange); returns the first reply's count. */
+  async function change(op: 'put' | 'remove', rule: string, value: string, apply: () => void): Promise<number> {
+    let first: number | undefined;
+    for (let attempt = 1; ; attempt += 1) {
+      const reply = changeReply(await run('written', (redis) => redis.phonerepListsChange(RULES, VERSION, CHANGES, EPOCH, op, rule, value, maxLength, newEpoch())));
+      first ??= reply.count;
+      if (await afterChange(reply, apply)) return first;
+      if (attempt === 5) throw new ListStoreUnavailable('the lists in Redis kept being written back during this change; try again');
+    }
+  }
+
+  /** Adds the rules at once (one script), in force here when it returns; sent again, up to 5 times, if Redis' lists were written back meanwhile. */
+  async function importRules(rules: readonly ListRule[]): Promise<{ added: number; replaced: number }> {
+    if (rules.length === 0) return { added: 0, replaced: 0 };
+    let first: number | undefined;
+    for (let attempt = 1; ; attempt += 1) {
+      // Staged a slice at a time, then added at once by one script: all or nothing.
+      const staged = await stage(rules);
+      const merged = changeReply(await run('written', (redis) => redis.phonerepListsMerge(RULES, VERSION, CHANGES, staged, EPOCH, maxLength, newEpoch())));
+      first ??= merged.count;
+      // In force here at once: read everything (an import is a `reload` for every instance).
+      await readAll();
+      if (file?.mirror !== true) break;
+      await catchUp(merged.id);
+      if (merged.epoch === heldEpoch) {
+        await mirrorUpTo(loadedVersion);
+        break;
+      }
+      if (attempt === 5) throw new ListStoreUnavailable('the lists in Redis kept being written back during this import; try again');
+    }
+    return { added: rules.length - first, replaced: first };
   }
 
   // Opening: wait a little for Redis. Down at start does not stop the service (the caches and
@@ -370,8 +408,8 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
   // imported if Redis holds none) once Redis answers.
   // Waits only while the first connection is being made: a refused one does not wait the deadline out.
   const deadline = Date.now() + (options.connectWaitMs ?? 2000);
-  while (!client.isReady() && ['wait', 'connecting', 'connect'].includes(client.redis.status) && Date.now() < deadline) await sleepUnlessAborted(20, stop.signal);
-  let reachable = client.isReady();
+  while (['wait', 'connecting', 'connect'].includes(client.redis.status) && Date.now() < deadline) await sleepUnlessAborted(20, stop.signal);
+  let reachable = client.redis.status === 'ready';
   if (reachable) {
     try {
       await readAll();
@@ -415,10 +453,12 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
             for (const [id, fields] of entries) {
               if (compareStreamIds(id, lastId) <= 0) continue; // a full read meanwhile went past it
               const change = changeOf(id, fields);
-              if (change.version !== loadedVersion + 1 || change.op === 'reload' || change.rule === undefined) {
+              // The first epoch set by a change is taken as it comes; any other new one is a write-back.
+              if (change.version !== loadedVersion + 1 || change.op === 'reload' || change.rule === undefined || (heldEpoch !== '' && change.epoch !== heldEpoch)) {
                 needFull = true;
                 break;
               }
+              heldEpoch = change.epoch;
               const index = live.current();
               if (change.op === 'remove') index.delete(change.rule);
               else if (change.value !== undefined) {
@@ -453,29 +493,13 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
     activeRules: (now) => live.activeRules(now),
     version: (now) => live.version(now),
     async put(rule) {
-      const value = encode(rule);
-      const change = changeReply(await run('written', (redis) => redis.phonerepListsChange(RULES, VERSION, CHANGES, 'put', rule.rule, value, maxLength)));
-      await afterChange(change, () => live.current().set(rule));
-      return { replaced: change.count === 0 };
+      const added = await change('put', rule.rule, encode(rule), () => live.current().set(rule));
+      return { replaced: added === 0 };
     },
     async remove(rule) {
-      const change = changeReply(await run('written', (redis) => redis.phonerepListsChange(RULES, VERSION, CHANGES, 'remove', rule, '', maxLength)));
-      await afterChange(change, () => live.current().delete(rule));
-      return change.count > 0;
+      return (await change('remove', rule, '', () => live.current().delete(rule))) > 0;
     },
-    async importRules(rules) {
-      if (rules.length === 0) return { added: 0, replaced: 0 };
-      // Staged a slice at a time, then added at once by one script: all or nothing.
-      const staged = await stage(rules);
-      const change = changeReply(await runLarge('written', (redis) => redis.phonerepListsMerge(RULES, VERSION, CHANGES, staged, maxLength)));
-      // In force here at once: read everything (an import is a `reload` for every instance).
-      await readAll();
-      if (file?.mirror === true) {
-        await catchUp(change.id);
-        await mirrorUpTo(loadedVersion);
-      }
-      return { added: rules.length - change.count, replaced: change.count };
-    },
+    importRules: (rules) => importRules(rules),
     storedRules: () => live.current().allRules(),
     index: () => live.current(),
     countByList: (now) => live.current().countByList(now),
