@@ -3,6 +3,10 @@
 // changes reach other instances through a stream trimmed to a bound; a gap in the versions
 // makes a full read; when Redis comes back empty it writes back what it holds, and says so in a
 // log line that holds no number.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createPhoneNumberParser } from '../../src/domain/numbering/parse-phone-number.js';
@@ -114,6 +118,53 @@ describe('the lists store on a Redis of its own', () => {
       await store.close();
     } finally {
       await shared.quit();
+      admin.disconnect();
+      await redis.close();
+    }
+  });
+
+  it('loses no change acknowledged by writers busy on both instances while Redis restarts empty', { timeout: 60_000 }, async () => {
+    const redis = await startOwnRedis({ persistent: false });
+    const admin = new Redis(redis.url, { maxRetriesPerRequest: 1 });
+    admin.on('error', () => undefined);
+    const context = { parsePhoneNumber: createPhoneNumberParser(testNumberingPlan(), 'FR'), defaultRegion: 'FR' };
+    const path = join(mkdtempSync(join(tmpdir(), 'phone-rep-busy-')), 'lists.csv');
+    const open = (): Promise<ListStore> => openRedisListStore({ client: createRedisClient(redis.url, { keyPrefix: 'phonerep:' }), ownsClient: true, file: { path, context, mirror: true } });
+    const [one, two] = await Promise.all([open(), open()]);
+    const acknowledged: string[] = [];
+    let writing = true;
+    const writer = async (store: ListStore, series: number): Promise<void> => {
+      for (let at = 0; writing; at += 1) {
+        const rule = `+331630${series}${String(at).padStart(4, '0')}`;
+        try {
+          await store.put({ rule, list: 'block', createdAt: CREATED });
+          acknowledged.push(rule);
+        } catch {
+          // Refused (Redis restarting): not acknowledged, so it may or may not be kept.
+          await nextTurn();
+        }
+      }
+    };
+    try {
+      const writers = [writer(one, 1), writer(one, 2), writer(two, 3), writer(two, 4)];
+      await waitFor(() => acknowledged.length >= 40, 15_000);
+      await redis.restart();
+      const before = acknowledged.length;
+      await waitFor(() => acknowledged.length >= before + 40, 20_000);
+      writing = false;
+      await Promise.all(writers);
+      const missingFrom = (rules: Iterable<string>): string[] => {
+        const held = new Set(rules);
+        return acknowledged.filter((rule) => !held.has(rule));
+      };
+      for (const store of [one, two]) {
+        await waitFor(() => missingFrom(store.storedRules().map((rule) => rule.rule)).length === 0, 15_000).catch(() => undefined);
+        expect(missingFrom(store.storedRules().map((rule) => rule.rule))).toEqual([]);
+      }
+      expect(missingFrom(await admin.hkeys('phonerep:lists:rules'))).toEqual([]);
+    } finally {
+      writing = false;
+      await Promise.all([one.close(), two.close()]);
       admin.disconnect();
       await redis.close();
     }
