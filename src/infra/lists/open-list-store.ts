@@ -3,12 +3,10 @@
 // both open it here, so they always agree on where the rules are. On Redis the service passes
 // its shared client; the CLI gets a client of its own, closed with the store. With LISTS_FILE
 // set beside REDIS_URL the file mirrors the lists in Redis (lists-file-mirror.ts).
-import { readFile } from 'node:fs/promises';
-import type { ListRule } from '../../domain/ports/operator-lists.js';
 import type { RuleContext } from '../../domain/lists/rules.js';
 import { openFileListStore } from './file-list-store.js';
 import { openRedisListStore } from './redis-list-store.js';
-import { readListCsvInSlices, type ListStore, type ListStoreLogger } from './list-store.js';
+import type { ListStore, ListStoreLogger } from './list-store.js';
 import { createRedisClient, type RedisClient } from '../redis/redis-client.js';
 
 /** Where the lists are, from the configuration (LISTS_FILE resolved to its default by the caller). */
@@ -19,18 +17,6 @@ export interface ListsLocation {
   redisUrl?: string | undefined;
   redisKeyPrefix: string;
   redisCommandTimeoutMs?: number;
-}
-
-/** The rules of the lists file, or none when it does not exist. */
-export async function readListsFile(path: string, context: RuleContext): Promise<ListRule[]> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw error;
-  }
-  return readListCsvInSlices(text, { context, trustNormalForm: true });
 }
 
 export interface OpenListStoreOptions {
