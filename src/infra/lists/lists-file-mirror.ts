@@ -74,7 +74,10 @@ export async function readMirror(path: string, context: RuleContext): Promise<Mi
 }
 
 const owner = `${hostname()}:${process.pid}`;
-/** This process's own mirror writes, one at a time (the lock file orders processes). */
+/**
+ * This process's own mirror writes, one at a time (the lock file orders processes). Module-wide on
+ * purpose, whatever the number of stores: a lock file naming this pid is then always a leftover.
+ */
 let processQueue: Promise<unknown> = Promise.resolve();
 
 /**
