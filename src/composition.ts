@@ -2,8 +2,9 @@
 // upstream fetchers and adapters, cache, engine, rate-limit store) and knows how to close
 // them. The only place that decides which implementation of each interface is used.
 // With REDIS_URL, one Redis connection is shared by the cache, the rate limiter, the
-// cross-instance coalescer and the upstream politeness store; each falls back to memory on its
-// own while Redis is unusable.
+// cross-instance coalescer, the upstream politeness store and the operator's lists; the first
+// four fall back to memory on their own while Redis is unusable, and the lists keep the rules
+// they hold (a change is refused meanwhile).
 import type { Logger } from 'pino';
 import { resolve } from 'node:path';
 import { listsLocationOf, type Config } from './config/config.js';
@@ -167,7 +168,12 @@ export async function createServiceDependencies(config: Config, logger?: Logger,
   // The operator's lists: file or Redis. A file that does not parse stops the start here.
   const lists =
     overrides.lists ??
-    (await openListStore(listsLocationOf(config), { context: { parsePhoneNumber, defaultRegion: config.DEFAULT_REGION }, watch: true, ...(logger === undefined ? {} : { logger }) }));
+    (await openListStore(listsLocationOf(config), {
+      context: { parsePhoneNumber, defaultRegion: config.DEFAULT_REGION },
+      watch: true,
+      ...(redisClient === undefined ? {} : { redisClient }),
+      ...(logger === undefined ? {} : { logger }),
+    }));
   metrics?.watchLists(() => lists.countByList());
   const rateLimitStore = overrides.rateLimitStore ?? (redisClient ? createRedisRateLimitStore({ client: redisClient }) : createMemoryRateLimitStore());
 

@@ -79,7 +79,7 @@ export const ConfigSchema = Type.Object({
   REDIS_URL: setting(
     Type.String({ pattern: '^rediss?://' }),
     undefined,
-    'redis://[:password@]host:port[/db] or rediss://… (TLS): shares the cache, rate limit, coalescing and upstream politeness between instances. Unset = memory only.',
+    "redis://[:password@]host:port[/db] or rediss://… (TLS): shares the cache, rate limit, coalescing and upstream politeness between instances, and holds the operator's lists (data of record: persist it). Unset = memory only, lists in LISTS_FILE.",
   ),
   REDIS_KEY_PREFIX: setting(Type.String({ minLength: 1, maxLength: 64 }), 'phonerep:', 'Prefix of every Redis key, so several deployments can share one Redis.'),
   REDIS_COMMAND_TIMEOUT_MS: setting(
@@ -151,7 +151,7 @@ export const ConfigSchema = Type.Object({
   LISTS_FILE: setting(
     NonEmpty,
     undefined,
-    "The operator's allow and block lists (CSV, docs/lists.md), created on first write. Unset = $XDG_STATE_HOME/phone-reputation/lists.csv, else /var/lib/phone-reputation/lists.csv when run as root, else ~/.local/state/phone-reputation/lists.csv. With REDIS_URL the lists live in Redis, and this file is imported once, on start, only if Redis never held lists.",
+    "The operator's allow and block lists (CSV, docs/lists.md), created on first write. Unset = $XDG_STATE_HOME/phone-reputation/lists.csv, else /var/lib/phone-reputation/lists.csv when run as root, else ~/.local/state/phone-reputation/lists.csv. With REDIS_URL the lists live in Redis; this file, when set, mirrors every change (written before the change is acknowledged) and fills Redis again when Redis lost the lists; unset, its default is only imported when Redis holds no lists.",
   ),
   ADMIN_TOKEN: setting(
     Type.String({ minLength: 32 }),
@@ -382,6 +382,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 }
 
 /** Where the operator's lists are: LISTS_FILE (or its default) and, with REDIS_URL, Redis. */
-export function listsLocationOf(config: Config): { listsFile: string; redisUrl?: string; redisKeyPrefix: string } {
-  return { listsFile: config.LISTS_FILE ?? defaultListsFile(), ...(config.REDIS_URL === undefined ? {} : { redisUrl: config.REDIS_URL }), redisKeyPrefix: config.REDIS_KEY_PREFIX };
+export function listsLocationOf(config: Config): { listsFile: string; listsFileSet: boolean; redisUrl?: string; redisKeyPrefix: string; redisCommandTimeoutMs: number } {
+  return {
+    listsFile: config.LISTS_FILE ?? defaultListsFile(),
+    listsFileSet: config.LISTS_FILE !== undefined,
+    ...(config.REDIS_URL === undefined ? {} : { redisUrl: config.REDIS_URL }),
+    redisKeyPrefix: config.REDIS_KEY_PREFIX,
+    redisCommandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
+  };
 }

@@ -6,16 +6,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openRedisListStore } from '../../src/infra/lists/redis-list-store.js';
+import { createRedisClient } from '../../src/infra/redis/redis-client.js';
+import { createPhoneNumberParser } from '../../src/domain/numbering/parse-phone-number.js';
+
 import { healthyFakeSources } from '../../harness/lookup.js';
 import { startTcpProxy } from '../../harness/loopback.js';
 import { connectAdmin, deleteKeys, TEST_REDIS_URL, uniqueKeyPrefix, waitFor } from '../support/redis.js';
-import { startTestServer, type TestServer } from '../../harness/servers.js';
+import { startTestServer, testNumberingPlan, type TestServer } from '../../harness/servers.js';
 
 const TOKEN = 'an-admin-token-of-at-least-32-characters';
 const BEARER = { authorization: `Bearer ${TOKEN}` };
 // With a body only: a JSON content type on the bodiless DELETE is answered 400.
 const AUTH = { ...BEARER, 'content-type': 'application/json' };
 const HEADER = 'rule,list,label,note,expiresAt,createdAt';
+const context = { parsePhoneNumber: createPhoneNumberParser(testNumberingPlan(), 'FR'), defaultRegion: 'FR' };
 
 describe('lists shared through Redis by two instances', () => {
   const prefix = uniqueKeyPrefix('lists');
@@ -48,7 +52,9 @@ describe('lists shared through Redis by two instances', () => {
     const removed = await fetch(`${one.baseUrl}/admin/lists/rules/${encodeURIComponent('+33163*')}`, { method: 'DELETE', headers: BEARER });
     expect(removed.status).toBe(204);
     expect(await admin.hlen(`${prefix}lists:rules`)).toBe(0);
-    const again = await openRedisListStore({ url: TEST_REDIS_URL, keyPrefix: prefix, watch: false, seed: async () => [{ rule: '+33199*', list: 'block', createdAt: '2026-01-01T00:00:00.000Z' }] });
+    const seedFile = join(mkdtempSync(join(tmpdir(), 'phone-rep-lists-')), 'lists.csv');
+    writeFileSync(seedFile, `${HEADER}\n+33199*,block,,,,2026-01-01T00:00:00.000Z\n`);
+    const again = await openRedisListStore({ client: createRedisClient(TEST_REDIS_URL, { keyPrefix: prefix }), ownsClient: true, watch: false, file: { path: seedFile, context, mirror: false } });
     try {
       expect(again.storedRules()).toEqual([]);
     } finally {
@@ -109,8 +115,10 @@ describe('lists on a Redis that is down when the instance starts', () => {
   it('starts with no rule instead of failing, then seeds and applies the lists once Redis answers', async () => {
     const proxy = await startTcpProxy(6379);
     proxy.setMode('cut');
-    const rule = { rule: '+33199*', list: 'block' as const, createdAt: '2026-01-01T00:00:00.000Z' };
-    const store = await openRedisListStore({ url: proxy.url, keyPrefix: prefix, seed: async () => [rule] });
+    const seedFile = join(mkdtempSync(join(tmpdir(), 'phone-rep-lists-')), 'lists.csv');
+    writeFileSync(seedFile, `${HEADER}\n+33199*,block,,,,2026-01-01T00:00:00.000Z\n`);
+    const client = createRedisClient(proxy.url, { keyPrefix: prefix });
+    const store = await openRedisListStore({ client, ownsClient: true, file: { path: seedFile, context, mirror: false } });
     try {
       // Redis unreachable: the store opened, with nothing in force and nothing written.
       expect(store.match('+33199001234')).toBeNull();

@@ -1,41 +1,78 @@
-// The lists in Redis (REDIS_URL): the store of record for every instance, unlike the caches,
-// for which Redis is only an accelerator. Keys (under REDIS_KEY_PREFIX):
+// The lists in Redis (REDIS_URL): data of record, shared by every instance (unlike the cache and
+// the rate-limit counts, which Redis may lose). Keys, under REDIS_KEY_PREFIX:
 //   lists:rules    hash, rule spelling → the rule's other fields as JSON
-//   lists:version  counter, incremented by every change in the same MULTI as the change
-//   lists:seeded   set once the lists were first written (or the file imported)
-// and the channel `<prefix>lists:changed`, on which each change is published with its new
-// version. An instance that holds version v and hears of v+1 applies that one change in place;
-// any other gap (a missed message, an import) makes it read the whole hash again, in slices.
-// A poll of lists:version every POLL_MS catches what pub/sub missed (a reconnection), so every
-// instance applies a change within a second. Changes are single HSET/HDEL commands: two
-// instances adding rules at the same time lose none.
+//   lists:version  counter, +1 for every change, in the same script as the change
+//   lists:changes  stream of the changes, {v, e, op: put | remove | reload, rule, value},
+//                  trimmed to about STREAM_MAX_LENGTH entries (MAXLEN ~)
+//   lists:epoch    the lists' lineage: a new one each time an instance writes the lists back
+//                  after Redis lost them. A writer whose change went into a lineage since
+//                  replaced sends it again before it answers (the write-back may not hold it).
 //
-// The file (LISTS_FILE) is imported once, on start, only when Redis holds no rule and was never
-// written (no lists:seeded): docs/lists.md.
+// Every command goes through the service's shared client (redis-client.ts), bounded by its
+// command timeout, a failure marking it degraded; a write while Redis is not connected is
+// refused at once (503), never queued. The one exception is the blocking read of the stream (`XREAD BLOCK`), on a
+// connection of its own duplicated from the shared client's options, as bullmq's QueueEvents
+// does: a blocked read holds its connection until a change comes, so on the shared one it would
+// stall every command queued behind it and outlast the shared command deadline.
+//
+// Each instance applies the changes in stream order, each carrying the version after the one it
+// holds; anything else (a trimmed stream it fell behind, a `reload` made by an import or a
+// restore, a lost connection) makes it read the whole hash again. Its own writes are in force
+// at once, before their turn in the stream.
+//
+// Redis losing the lists (restarted empty, or from an older copy): a full read finds
+// lists:version missing, or behind the state this instance holds or the file holds. The
+// instance never swaps in the emptier state: it writes back the newest state it knows (its own
+// or the file's), with the changes Redis took since replayed on top, and logs it. With
+// LISTS_FILE set, a write is acknowledged only once the file holds a state that includes it
+// (lists-file-mirror.ts), so a restart of Redis and of every instance, in any order, loses
+// nothing acknowledged. docs/lists.md says the same for operators.
 import { randomBytes } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { ListRule } from '../../domain/ports/operator-lists.js';
-import { buildIndexInSlices, createLiveIndex, createSerialReloader, ListStoreUnavailable, type ListStore, type ListStoreLogger } from './list-store.js';
+import type { RuleContext } from '../../domain/lists/rules.js';
+import type { RedisClient } from '../redis/redis-client.js';
+import type { ScriptedRedis } from '../redis/scripts.js';
+import { sleepUnlessAborted } from '../abortable-sleep.js';
+import { buildIndexInSlices, createLiveIndex, ListStoreUnavailable, type ListStore, type ListStoreLogger } from './list-store.js';
+import { readMirror, readMirrorVersion, writeMirror, type MirroredState } from './lists-file-mirror.js';
 
-export const REDIS_POLL_MS = 500;
 const RULES = 'lists:rules';
 const VERSION = 'lists:version';
-const SEEDED = 'lists:seeded';
+const CHANGES = 'lists:changes';
+const EPOCH = 'lists:epoch';
+const STAGED = 'lists:staged:';
+/** About how many changes the stream keeps: an instance further behind reads everything again. */
+export const STREAM_MAX_LENGTH = 10_000;
+/** How long one XREAD waits for a change before it is sent again. */
+const BLOCK_MS = 5_000;
+/** Pause before trying again after Redis failed a read. */
+const RETRY_MS = 250;
+/** How long a write waits for this instance's reader to reach it before reading everything itself. */
+const CATCH_UP_MS = 2_000;
+const HSCAN_COUNT = 1000;
 const HSET_CHUNK = 1000;
-/** How long a change heard ahead of its turn waits for the ones before it before a full read. */
-const GAP_MS = 300;
+/** A staged import or restore abandoned half-way (a crash) is dropped by Redis after this. */
+const STAGED_TTL_MS = 120_000;
 
 export interface RedisListStoreOptions {
-  url: string;
-  keyPrefix: string;
+  /** The service's shared client (its key prefix applies), or the CLI's own. */
+  client: RedisClient;
+  /** Quit the client on close: the CLI's own client; the service's shared one is its owner's. */
+  ownsClient?: boolean;
   logger?: ListStoreLogger;
   /** Follow changes made by other instances (the service); the CLI reads once. Default true. */
   watch?: boolean;
-  /** Rules to import once when Redis holds none and was never written (the file's). */
-  seed?: () => Promise<readonly ListRule[]>;
+  /**
+   * The lists file (LISTS_FILE): read to fill a Redis that holds no lists, or one that lost
+   * changes the file holds; written after every change when `mirror` (LISTS_FILE set).
+   */
+  file?: { path: string; context: RuleContext; mirror: boolean };
   onChange?: () => void;
-  commandTimeoutMs?: number;
+  streamMaxLength?: number;
+  /** How long opening waits for Redis before it starts with no rule (default 2 s). */
+  connectWaitMs?: number;
 }
 
 type Stored = Omit<ListRule, 'rule'>;
@@ -55,249 +92,426 @@ function decode(spelling: string, json: string): ListRule | undefined {
   }
 }
 
-interface ChangeMessage {
+/** Orders two stream ids (`<ms>-<seq>`). */
+export function compareStreamIds(a: string, b: string): number {
+  const [aMs = 0, aSeq = 0] = a.split('-').map(Number);
+  const [bMs = 0, bSeq = 0] = b.split('-').map(Number);
+  return aMs === bMs ? aSeq - bSeq : aMs - bMs;
+}
+
+interface Change {
+  id: string;
   version: number;
-  op: 'put' | 'remove' | 'reload';
-  rule?: string;
-  value?: string;
-  from: string;
+  epoch: string;
+  op: string;
+  rule?: string | undefined;
+  value?: string | undefined;
+}
+
+function changeOf(id: string, fields: readonly string[]): Change {
+  const named = new Map<string, string>();
+  for (let at = 0; at + 1 < fields.length; at += 2) named.set(fields[at] as string, fields[at + 1] as string);
+  return { id, version: Number(named.get('v') ?? Number.NaN), epoch: named.get('e') ?? '', op: named.get('op') ?? '', rule: named.get('rule'), value: named.get('value') };
+}
+
+/** The value of one command of a MULTI, or its error thrown. */
+function resultOf(results: Array<[Error | null, unknown]> | null, at: number): unknown {
+  const entry = results?.[at];
+  if (entry === undefined) throw new Error('the transaction was not run');
+  if (entry[0] !== null) throw entry[0];
+  return entry[1];
+}
+
+/** A script's reply {count, version, id, epoch}. */
+function changeReply(reply: unknown): { count: number; version: number; id: string; epoch: string } {
+  if (!Array.isArray(reply) || reply.length !== 4 || typeof reply[2] !== 'string' || typeof reply[3] !== 'string') throw new Error('unexpected reply to a change of the lists');
+  return { count: Number(reply[0]), version: Number(reply[1]), id: reply[2], epoch: reply[3] };
+}
+
+const newEpoch = (): string => randomBytes(6).toString('hex');
+
+interface RedisState {
+  /** lists:version, null when missing (Redis never held the lists, or lost them). */
+  version: number | null;
+  /** The last change in the stream when the version was read. */
+  streamId: string;
+  epoch: string;
+  rules: ListRule[];
 }
 
 export async function openRedisListStore(options: RedisListStoreOptions): Promise<ListStore> {
-  const { logger, keyPrefix } = options;
-  const channel = `${keyPrefix}lists:changed`;
-  const instanceId = randomBytes(6).toString('hex');
-  const redisOptions = { keyPrefix, connectTimeout: 2000, commandTimeout: options.commandTimeoutMs ?? 5000, maxRetriesPerRequest: 1, enableOfflineQueue: true, lazyConnect: true };
-  const redis = new Redis(options.url, redisOptions);
-  redis.on('error', (error: Error) => logger?.warn({ err: error.message.slice(0, 200) }, 'lists: redis connection error'));
+  const { client, logger, file } = options;
+  const maxLength = options.streamMaxLength ?? STREAM_MAX_LENGTH;
+  const watching = options.watch !== false;
   const live = createLiveIndex();
+  /** The version and the last change the index holds (-1: nothing read from Redis yet). */
   let loadedVersion = -1;
+  let lastId = '0-0';
+  /** The lineage of the lists held ('' before one was set). */
+  let heldEpoch = '';
   let closed = false;
-  // Changes heard ahead of their turn (versions arrive out of order when instances write at
-  // once), applied in version order; a gap that lasts past GAP_MS makes a full read.
-  const pending = new Map<number, { message: ChangeMessage; heardAt: number }>();
+  /** Past the first read: from then on a lists file that does not parse is left out, not fatal. */
+  let opened = false;
+  const stop = new AbortController();
+  const progress = new Set<() => void>();
 
-  // Redis down at start does not stop the service (the caches and limits fall back to memory):
-  // the lists start empty, say so loudly, and are read (and the file seeded) once Redis answers,
-  // ioredis reconnecting on its own.
-  let reachable = true;
-  try {
-    await redis.connect();
-  } catch (error) {
-    reachable = false;
-    logger?.error({ err: (error as Error).message.slice(0, 200) }, 'lists: Redis cannot be reached at start; no operator rule applies until it answers');
+  /**
+   * A command on the shared client's connection, bounded by its command timeout. A failure is a
+   * ListStoreUnavailable, and marks the client degraded for the lookups. Unlike a lookup's cache
+   * read, a change is not sent to a fallback when Redis is merely slow: an operator's change may
+   * wait a second, and there is no fallback for data of record but a refusal.
+   */
+  async function run<T>(what: string, op: (redis: ScriptedRedis) => Promise<T>): Promise<T> {
+    if (client.redis.status !== 'ready') throw new ListStoreUnavailable(`the lists could not be ${what} in Redis: Redis is not reachable`);
+    try {
+      return await op(client.redis);
+    } catch (error) {
+      client.reportFailure(error);
+      throw new ListStoreUnavailable(`the lists could not be ${what} in Redis: ${(error as Error).message}`);
+    }
   }
 
-  async function readVersion(): Promise<number> {
-    return Number((await redis.get(VERSION)) ?? 0);
+  function advanced(): void {
+    for (const check of [...progress]) check();
   }
 
-  /** Reads the whole hash in slices and swaps the index. */
-  async function loadAll(): Promise<void> {
-    const version = await readVersion();
-    if (version === loadedVersion) return;
+  async function readRedis(): Promise<RedisState> {
+    const head = await run('read', (redis) => redis.multi().get(VERSION).xrevrange(CHANGES, '+', '-', 'COUNT', 1).get(EPOCH).exec());
+    const versionText = resultOf(head, 0) as string | null;
+    const last = resultOf(head, 1) as Array<[string, string[]]>;
+    const epoch = (resultOf(head, 2) as string | null) ?? '';
     const rules: ListRule[] = [];
     let cursor = '0';
     do {
-      const [next, flat] = await redis.hscan(RULES, cursor, 'COUNT', 2000);
+      const [next, flat] = await run('read', (redis) => redis.hscan(RULES, cursor, 'COUNT', HSCAN_COUNT));
       cursor = next;
       for (let at = 0; at + 1 < flat.length; at += 2) {
         const rule = decode(flat[at] as string, flat[at + 1] as string);
         if (rule !== undefined) rules.push(rule);
       }
     } while (cursor !== '0');
+    return { version: versionText === null ? null : Number(versionText), streamId: last[0]?.[0] ?? '0-0', epoch, rules };
+  }
+
+  async function changesAfter(id: string): Promise<Change[]> {
+    const entries = await run('read', (redis) => redis.xrange(CHANGES, `(${id}`, '+'));
+    return entries.map(([entryId, fields]) => changeOf(entryId, fields));
+  }
+
+  /** Writes `rules` to a staged hash of their own, a slice at a time; returns its key. */
+  async function stage(rules: Iterable<ListRule>): Promise<string> {
+    const key = `${STAGED}${randomBytes(8).toString('hex')}`;
+    let chunk: Record<string, string> = {};
+    let size = 0;
+    const flush = async (): Promise<void> => {
+      const fields = chunk;
+      chunk = {};
+      size = 0;
+      await run('written', (redis) => redis.multi().hset(key, fields).pexpire(key, STAGED_TTL_MS).exec().then((results) => resultOf(results, 0)));
+      await nextTurn();
+    };
+    for (const rule of rules) {
+      chunk[rule.rule] = encode(rule);
+      size += 1;
+      if (size === HSET_CHUNK) await flush();
+    }
+    if (size > 0) await flush();
+    return key;
+  }
+
+  async function swapIn(rules: Iterable<ListRule>, version: number, streamId: string, epoch: string): Promise<void> {
     const { index } = await buildIndexInSlices(rules);
     live.swap(index);
     loadedVersion = version;
-    for (const at of [...pending.keys()]) if (at <= version) pending.delete(at);
-    drain();
+    lastId = streamId;
+    heldEpoch = epoch;
+    advanced();
     options.onChange?.();
   }
 
-  /** Applies the pending changes that come next, in version order. */
-  function drain(): void {
-    for (let next = pending.get(loadedVersion + 1); next !== undefined; next = pending.get(loadedVersion + 1)) {
-      if (next.message.op === 'reload') {
-        void scheduleReload();
-        return;
-      }
-      pending.delete(loadedVersion + 1);
-      applyInPlace(live.current(), next.message);
-      loadedVersion += 1;
-    }
-  }
-
-  function applyInPlace(index: ReturnType<typeof live.current>, message: ChangeMessage): void {
-    if (message.rule === undefined) return;
-    if (message.op === 'put' && message.value !== undefined) {
-      const rule = decode(message.rule, message.value);
-      if (rule !== undefined) index.set(rule);
-    } else if (message.op === 'remove') index.delete(message.rule);
-  }
-
-  /** A change heard (or made here) at its version. */
-  function accept(message: ChangeMessage): void {
-    if (message.version <= loadedVersion) return;
-    pending.set(message.version, { message, heardAt: Date.now() });
-    if (reloader.running() === undefined) drain();
-    options.onChange?.();
-  }
-
-  /** One of this instance's own changes: in force here at once, then in its turn among the others'. */
-  function applyOwn(message: ChangeMessage): void {
-    applyInPlace(live.current(), message);
-    accept(message);
-  }
-
-  const reloader = createSerialReloader(() => loadAll().catch((error: unknown) => logger?.warn({ err: (error as Error).message }, 'lists: reading Redis failed; the rules in force stay')), () => closed);
-  const scheduleReload = (): Promise<void> => reloader.reload();
-
-  async function publish(message: ChangeMessage): Promise<void> {
-    await redis.publish(channel, JSON.stringify(message)).catch(() => undefined);
-  }
-
-  // Seed from the file once: only when Redis holds no rule and was never written. WATCH makes
-  // two instances starting at once import it at most once.
-  async function seedAndLoad(): Promise<void> {
-    if (options.seed !== undefined) {
-      await redis.watch(RULES, SEEDED);
-      const [count, seeded] = await Promise.all([redis.hlen(RULES), redis.exists(SEEDED)]);
-      if (count === 0 && seeded === 0) {
-        const rules = await options.seed();
-        const multi = redis.multi();
-        for (let at = 0; at < rules.length; at += HSET_CHUNK) {
-          multi.hset(RULES, Object.fromEntries(rules.slice(at, at + HSET_CHUNK).map((rule) => [rule.rule, encode(rule)])));
-        }
-        multi.set(SEEDED, new Date().toISOString());
-        multi.incr(VERSION);
-        const done = await multi.exec();
-        if (done !== null && rules.length > 0) logger?.info({ rules: rules.length }, 'lists: the lists file was imported into Redis (once: Redis held no lists)');
-      } else await redis.unwatch();
-    }
-    await loadAll();
-  }
-  if (reachable) await seedAndLoad();
-  else {
-    redis.once('ready', () => {
-      void seedAndLoad().then(
-        () => logger?.info({}, 'lists: Redis answers again; the lists are read'),
-        (error: unknown) => logger?.error({ err: (error as Error).message.slice(0, 200) }, 'lists: reading Redis failed; retried on the next poll'),
-      );
-    });
-  }
-
-  let subscriber: Redis | undefined;
-  let poll: NodeJS.Timeout | undefined;
-  if (options.watch !== false) {
-    subscriber = new Redis(options.url, { connectTimeout: 2000, lazyConnect: true, maxRetriesPerRequest: null });
-    subscriber.on('error', () => undefined);
-    subscriber.on('message', (_channel: string, text: string) => {
-      let message: ChangeMessage;
+  /**
+   * Reads everything and settles what this instance holds: Redis' state, or, when Redis lost
+   * changes that this instance or the file holds, the newest of those written back. False when
+   * someone wrote during a write-back (read again).
+   */
+  async function settle(): Promise<boolean> {
+    const state = await readRedis();
+    const redisVersion = state.version ?? 0;
+    const candidates: Array<MirroredState & { from: 'instance' | 'file' }> = [];
+    if (loadedVersion >= 0) candidates.push({ version: loadedVersion, streamId: lastId, rules: live.current().allRules(), from: 'instance' });
+    if (file !== undefined) {
       try {
-        message = JSON.parse(text) as ChangeMessage;
-      } catch {
-        return;
+        if (state.version === null || (await readMirrorVersion(file.path)) > redisVersion) candidates.push({ ...(await readMirror(file.path, file.context)), from: 'file' });
+      } catch (error) {
+        // At start, a file that does not parse stops it (its rules would silently vanish);
+        // later, the rules this instance holds are written back without it.
+        if (!opened) throw error;
+        logger?.error({ file: file.path, err: (error as Error).message.slice(0, 200) }, 'lists: the lists file could not be read; it is left out');
       }
-      if (message.from === instanceId) return;
-      accept(message);
-    });
-    // After a reconnection, messages may have been missed: read again.
-    subscriber.on('ready', () => void scheduleReload());
-    await subscriber.connect().catch(() => undefined);
-    // Unreachable: ioredis subscribes once it connects (and again after every reconnection).
-    const subscribed = subscriber.subscribe(channel).catch(() => undefined);
-    if (reachable) await subscribed;
-    poll = setInterval(() => {
-      // A change missed (a reconnection) or a gap that did not fill: read everything again.
-      const stuck = [...pending.values()].some((entry) => Date.now() - entry.heardAt > GAP_MS);
-      if (stuck) {
-        void scheduleReload();
-        return;
+    }
+    const best = candidates.reduce<(typeof candidates)[number] | undefined>((kept, next) => (kept === undefined || next.version > kept.version ? next : kept), undefined);
+    const lost = best !== undefined && (state.version === null ? best.version > 0 || best.rules.length > 0 : best.version > redisVersion);
+    if (best === undefined || !lost) {
+      await swapIn(state.rules, redisVersion, state.streamId, state.epoch);
+      if (file?.mirror === true && loadedVersion > 0) void mirrorUpTo(loadedVersion).catch((error: unknown) => logger?.warn({ err: (error as Error).message.slice(0, 200) }, 'lists: the lists file could not be brought up to date'));
+      return true;
+    }
+    // Redis lost changes: the newest state known, with what Redis took since replayed on top.
+    const merged = new Map(best.rules.map((rule) => [rule.rule, rule]));
+    for (const change of state.version === null ? [] : await changesAfter(best.streamId)) {
+      if (change.op === 'reload') for (const rule of state.rules) merged.set(rule.rule, rule);
+      else if (change.rule !== undefined && change.op === 'remove') merged.delete(change.rule);
+      else if (change.rule !== undefined && change.value !== undefined) {
+        const rule = decode(change.rule, change.value);
+        if (rule !== undefined) merged.set(rule.rule, rule);
       }
-      void readVersion().then(
-        (version) => {
-          if (version > loadedVersion && pending.size === 0) void scheduleReload();
-        },
-        () => undefined,
+    }
+    const next = Math.max(best.version, redisVersion) + 1;
+    const staged = await stage(merged.values());
+    const epoch = newEpoch();
+    const id = await run('written', (redis) => redis.phonerepListsRestore(VERSION, RULES, staged, CHANGES, EPOCH, state.version === null ? '' : String(state.version), next, maxLength, epoch));
+    if (typeof id !== 'string') return false;
+    if (best.from === 'file' && best.version === 0) logger?.info({ lists: 'imported' }, 'lists: the lists file was imported into Redis (Redis held no lists)');
+    else {
+      logger?.warn(
+        { lists: 'restored', from: best.from },
+        best.from === 'instance'
+          ? 'lists: Redis had lost the lists (restarted empty or from an older copy); this instance wrote back the rules it holds'
+          : 'lists: Redis had lost the lists (restarted empty or from an older copy); the lists file was written back',
       );
-    }, REDIS_POLL_MS);
-    poll.unref();
+    }
+    await swapIn(merged.values(), next, id, epoch);
+    if (file?.mirror === true) void mirrorUpTo(next).catch((error: unknown) => logger?.warn({ err: (error as Error).message.slice(0, 200) }, 'lists: the lists file could not be brought up to date'));
+    return true;
   }
 
-  async function run<T>(what: string, op: () => Promise<T>): Promise<T> {
-    try {
-      return await op();
-    } catch (error) {
-      throw new ListStoreUnavailable(`the lists could not be ${what} in Redis: ${(error as Error).message}`);
+  async function fullRead(): Promise<void> {
+    for (let attempt = 1; !(await settle()); attempt += 1) {
+      if (attempt >= 5) throw new ListStoreUnavailable('the lists in Redis kept changing during a write-back; read again later');
     }
+  }
+
+  // Full reads one at a time (the reader's, an import's, a write's that had to catch up).
+  let reads: Promise<void> = Promise.resolve();
+  function readAll(): Promise<void> {
+    const read = reads.then(fullRead);
+    reads = read.catch(() => undefined);
+    return read;
+  }
+
+  // The file, written after every change (LISTS_FILE set): one write at a time in this process,
+  // each of the newest state; writers waiting for an older version are served by it.
+  let mirroredVersion = 0;
+  let mirrorRun: Promise<void> | undefined;
+  async function mirrorUpTo(version: number): Promise<void> {
+    if (file === undefined) return;
+    for (let tries = 0; mirroredVersion < version; tries += 1) {
+      if (tries === 5) throw new ListStoreUnavailable('the lists file could not be brought up to date');
+      if (mirrorRun === undefined) {
+        const snapshot = { version: loadedVersion, streamId: lastId, rules: live.current().allRules() };
+        mirrorRun = writeMirror(file.path, snapshot)
+          .then((held) => {
+            mirroredVersion = Math.max(mirroredVersion, held);
+          })
+          .finally(() => {
+            mirrorRun = undefined;
+          });
+      }
+      try {
+        await mirrorRun;
+      } catch (error) {
+        throw error instanceof ListStoreUnavailable ? error : new ListStoreUnavailable(`the lists file cannot be written (${file.path}): ${(error as Error).message}`);
+      }
+    }
+  }
+
+  /** Resolves once the index holds the change `id` (or a later state). */
+  async function catchUp(id: string): Promise<void> {
+    const reached = (): boolean => compareStreamIds(lastId, id) >= 0;
+    if (reached()) return;
+    if (watching) {
+      await new Promise<void>((resolve) => {
+        const check = (): void => {
+          if (!reached()) return;
+          done();
+        };
+        const timer = setTimeout(() => done(), CATCH_UP_MS);
+        const done = (): void => {
+          clearTimeout(timer);
+          progress.delete(check);
+          resolve();
+        };
+        progress.add(check);
+      });
+    }
+    if (!reached()) await readAll();
+    if (!reached()) throw new ListStoreUnavailable('the change is in Redis but this instance could not read it back');
+  }
+
+  /**
+   * After a change this instance made: in force here at once, and in the file before the caller
+   * hears of it. False when the change went into lists that Redis lost and an instance has since
+   * written back (a new epoch), which may not hold it: the caller sends it again.
+   */
+  async function afterChange(change: { version: number; id: string; epoch: string }, apply: () => void): Promise<boolean> {
+    if (change.version > loadedVersion) {
+      apply();
+      options.onChange?.();
+    } else if (compareStreamIds(change.id, lastId) > 0) {
+      // A version at or below the one held, for a newer change: Redis lost changes. The full read
+      // writes back what this instance holds, with this change on top.
+      await readAll();
+    }
+    if (file?.mirror === true) {
+      await catchUp(change.id);
+      if (change.epoch !== heldEpoch) return false;
+      await mirrorUpTo(loadedVersion);
+    }
+    return true;
+  }
+
+  /** Sends a change until it is kept (afterChange); returns the first reply's count. */
+  async function change(op: 'put' | 'remove', rule: string, value: string, apply: () => void): Promise<number> {
+    let first: number | undefined;
+    for (let attempt = 1; ; attempt += 1) {
+      const reply = changeReply(await run('written', (redis) => redis.phonerepListsChange(RULES, VERSION, CHANGES, EPOCH, op, rule, value, maxLength, newEpoch())));
+      first ??= reply.count;
+      if (await afterChange(reply, apply)) return first;
+      if (attempt === 5) throw new ListStoreUnavailable('the lists in Redis kept being written back during this change; try again');
+    }
+  }
+
+  /** Adds the rules at once (one script), in force here when it returns; sent again, up to 5 times, if Redis' lists were written back meanwhile. */
+  async function importRules(rules: readonly ListRule[]): Promise<{ added: number; replaced: number }> {
+    if (rules.length === 0) return { added: 0, replaced: 0 };
+    let first: number | undefined;
+    for (let attempt = 1; ; attempt += 1) {
+      // Staged a slice at a time, then added at once by one script: all or nothing.
+      const staged = await stage(rules);
+      const merged = changeReply(await run('written', (redis) => redis.phonerepListsMerge(RULES, VERSION, CHANGES, staged, EPOCH, maxLength, newEpoch())));
+      first ??= merged.count;
+      // In force here at once: read everything (an import is a `reload` for every instance).
+      await readAll();
+      if (file?.mirror !== true) break;
+      await catchUp(merged.id);
+      if (merged.epoch === heldEpoch) {
+        await mirrorUpTo(loadedVersion);
+        break;
+      }
+      if (attempt === 5) throw new ListStoreUnavailable('the lists in Redis kept being written back during this import; try again');
+    }
+    return { added: rules.length - first, replaced: first };
+  }
+
+  // Opening: wait a little for Redis. Down at start does not stop the service (the caches and
+  // limits fall back to memory): the lists start empty, say so loudly, and are read (and the file
+  // imported if Redis holds none) once Redis answers.
+  // Waits only while the first connection is being made: a refused one does not wait the deadline out.
+  const deadline = Date.now() + (options.connectWaitMs ?? 2000);
+  while (['wait', 'connecting', 'connect'].includes(client.redis.status) && Date.now() < deadline) await sleepUnlessAborted(20, stop.signal);
+  let reachable = client.redis.status === 'ready';
+  if (reachable) {
+    try {
+      await readAll();
+    } catch (error) {
+      if (!(error instanceof ListStoreUnavailable)) throw error; // a lists file that does not parse stops the start
+      reachable = false;
+    }
+  }
+  opened = true;
+  if (!reachable) {
+    if (!watching) {
+      throw new ListStoreUnavailable('the lists could not be read: Redis is not reachable');
+    }
+    logger?.error({ lists: 'unreadable' }, 'lists: Redis cannot be reached at start; no operator rule applies until it answers');
+  }
+
+  // The reader: XREAD BLOCK on a connection of its own (see the top of this file). It fails at
+  // once when its connection drops (no retry of the command), so a reconnection is a full read.
+  let blocking: Redis | undefined;
+  let following: Promise<void> | undefined;
+  if (watching) {
+    // No command timeout (a blocked XREAD is silent by design); ioredis' blockingTimeout bounds it
+    // instead, at BLOCK_MS and a grace, so a half-dead socket is still found out.
+    blocking = client.redis.duplicate({ commandTimeout: undefined, blockingTimeout: BLOCK_MS, enableOfflineQueue: true, maxRetriesPerRequest: 0, lazyConnect: true, connectionName: 'phonerep-lists-reader' });
+    blocking.on('error', () => undefined); // the shared client logs Redis' outages
+    const reader = blocking;
+    following = (async () => {
+      let needFull = !reachable;
+      let failing = false;
+      while (!closed) {
+        try {
+          if (needFull) {
+            await readAll();
+            needFull = false;
+            if (failing) logger?.info({ lists: 'read' }, 'lists: Redis answers again; the lists are read');
+            failing = false;
+          }
+          const reply = await reader.xread('BLOCK', BLOCK_MS, 'STREAMS', CHANGES, lastId);
+          let applied = false;
+          for (const [, entries] of reply ?? []) {
+            for (const [id, fields] of entries) {
+              if (compareStreamIds(id, lastId) <= 0) continue; // a full read meanwhile went past it
+              const change = changeOf(id, fields);
+              // The first epoch set by a change is taken as it comes; any other new one is a write-back.
+              if (change.version !== loadedVersion + 1 || change.op === 'reload' || change.rule === undefined || (heldEpoch !== '' && change.epoch !== heldEpoch)) {
+                needFull = true;
+                break;
+              }
+              heldEpoch = change.epoch;
+              const index = live.current();
+              if (change.op === 'remove') index.delete(change.rule);
+              else if (change.value !== undefined) {
+                const rule = decode(change.rule, change.value);
+                if (rule !== undefined) index.set(rule);
+              }
+              loadedVersion = change.version;
+              lastId = id;
+              applied = true;
+            }
+            if (needFull) break;
+          }
+          if (applied) {
+            advanced();
+            options.onChange?.();
+          }
+        } catch (error) {
+          if (closed) return;
+          if (!failing) logger?.warn({ err: (error instanceof Error ? error.message : String(error)).slice(0, 200) }, 'lists: following the changes in Redis failed; everything is read again once it answers');
+          failing = true;
+          needFull = true;
+          await sleepUnlessAborted(RETRY_MS, stop.signal);
+        }
+      }
+    })();
   }
 
   return {
     kind: 'redis',
-    location: `${keyPrefix}${RULES}`,
+    location: `${client.keyPrefix}${RULES}`,
     match: (e164, now) => live.match(e164, now),
     activeRules: (now) => live.activeRules(now),
     version: (now) => live.version(now),
     async put(rule) {
-      const value = encode(rule);
-      const result = await run('written', () => redis.multi().hset(RULES, rule.rule, value).set(SEEDED, '1', 'NX').incr(VERSION).exec());
-      const created = Number(result?.[0]?.[1] ?? 0);
-      const version = Number(result?.[2]?.[1] ?? 0);
-      applyOwn({ version, op: 'put', rule: rule.rule, value, from: instanceId });
-      await publish({ version, op: 'put', rule: rule.rule, value, from: instanceId });
-      return { replaced: created === 0 };
+      const added = await change('put', rule.rule, encode(rule), () => live.current().set(rule));
+      return { replaced: added === 0 };
     },
     async remove(rule) {
-      const result = await run('written', () => redis.multi().hdel(RULES, rule).incr(VERSION).exec());
-      const removed = Number(result?.[0]?.[1] ?? 0) > 0;
-      const version = Number(result?.[1]?.[1] ?? 0);
-      applyOwn({ version, op: 'remove', rule, from: instanceId });
-      await publish({ version, op: 'remove', rule, from: instanceId });
-      return removed;
+      return (await change('remove', rule, '', () => live.current().delete(rule))) > 0;
     },
-    async importRules(rules) {
-      if (rules.length === 0) return { added: 0, replaced: 0 };
-      const existing = await run('read', async () => {
-        const flags: number[] = [];
-        for (let at = 0; at < rules.length; at += HSET_CHUNK) {
-          const pipeline = redis.pipeline();
-          for (const rule of rules.slice(at, at + HSET_CHUNK)) pipeline.hexists(RULES, rule.rule);
-          for (const [, flag] of (await pipeline.exec()) ?? []) flags.push(Number(flag));
-        }
-        return flags.filter((flag) => flag === 1).length;
-      });
-      // The fields encoded a chunk at a time, yielding between chunks (100,000 at once would hold the loop).
-      const chunks: Array<Record<string, string>> = [];
-      for (let at = 0; at < rules.length; at += HSET_CHUNK) {
-        chunks.push(Object.fromEntries(rules.slice(at, at + HSET_CHUNK).map((rule) => [rule.rule, encode(rule)])));
-        await nextTurn();
-      }
-      // One MULTI: the whole import is applied at once, or not at all.
-      const result = await run('written', () => {
-        const multi = redis.multi();
-        for (const chunk of chunks) multi.hset(RULES, chunk);
-        multi.set(SEEDED, '1', 'NX').incr(VERSION);
-        return multi.exec();
-      });
-      const version = Number(result?.[result.length - 1]?.[1] ?? 0);
-      loadedVersion = -1;
-      await scheduleReload();
-      await publish({ version, op: 'reload', from: instanceId });
-      return { added: rules.length - existing, replaced: existing };
-    },
+    importRules: (rules) => importRules(rules),
     storedRules: () => live.current().allRules(),
     index: () => live.current(),
     countByList: (now) => live.current().countByList(now),
-    refresh: async () => {
-      loadedVersion = -1;
-      await scheduleReload();
-    },
+    refresh: () => readAll(),
     async close() {
       closed = true;
-      if (poll !== undefined) clearInterval(poll);
-      await reloader.running();
-      subscriber?.disconnect();
-      await redis.quit().catch(() => redis.disconnect());
+      stop.abort();
+      blocking?.disconnect();
+      await following;
+      await reads;
+      await mirrorRun?.catch(() => undefined);
+      if (options.ownsClient === true) await client.quit();
     },
   };
 }

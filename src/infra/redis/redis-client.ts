@@ -1,7 +1,9 @@
-// The one Redis connection an instance shares between its cache, rate limiter, coalescer and
-// politeness store, and the rule they all follow: Redis is an accelerator, never a dependency.
-// Every use goes through `attempt(op, fallback)`, which answers from the fallback at once when
-// Redis is not connected or was just seen failing, and after any error or timeout of `op`.
+// The one Redis connection an instance shares between its cache, rate limiter, coalescer,
+// politeness store and operator's lists, and the rule they follow: for lookups Redis is an
+// accelerator, never a dependency. Every use goes through `attempt(op, fallback)`, which answers
+// from the fallback at once when Redis is not connected or was just seen failing, and after any
+// error or timeout of `op`. The lists are Redis' data of record: their fallback is a refusal
+// (redis-list-store.ts), never a change kept only in memory.
 //
 // Timeouts are short on purpose (connect 500 ms, command 250 ms) and the offline queue is off,
 // so a dead Redis costs nothing (commands fail immediately while disconnected) and a slow one

@@ -115,6 +115,84 @@ redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return untilMs
 `;
 
+/**
+ * One change of the lists (redis-list-store.ts): the rule written or removed, lists:version
+ * incremented, and the change added to lists:changes with that version, all at once, so the
+ * stream's order is the versions' order. KEYS = lists:rules, lists:version, lists:changes,
+ * lists:epoch. ARGV = 'put' | 'remove', the rule, its value (put), the stream's bound, an epoch
+ * to set when there is none (a Redis that lost the lists starts a new one).
+ * Returns {1 when added (put) or removed (remove), else 0; the version; the change's id; the epoch}.
+ */
+export const LISTS_CHANGE_LUA = `
+local epoch = redis.call('GET', KEYS[4])
+if not epoch then
+  epoch = ARGV[5]
+  redis.call('SET', KEYS[4], epoch)
+end
+local done
+local id
+local v
+if ARGV[1] == 'put' then
+  done = redis.call('HSET', KEYS[1], ARGV[2], ARGV[3])
+  v = redis.call('INCR', KEYS[2])
+  id = redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[4], '*', 'v', v, 'e', epoch, 'op', 'put', 'rule', ARGV[2], 'value', ARGV[3])
+else
+  done = redis.call('HDEL', KEYS[1], ARGV[2])
+  v = redis.call('INCR', KEYS[2])
+  id = redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[4], '*', 'v', v, 'e', epoch, 'op', 'remove', 'rule', ARGV[2])
+end
+return {done, v, id, epoch}
+`;
+
+/**
+ * An import of the lists: the rules staged beforehand in a hash of their own (written in slices)
+ * are added at once, replacing rules of the same spelling, with one `reload` change. KEYS =
+ * lists:rules, lists:version, lists:changes, the staged hash (deleted), lists:epoch. ARGV = the
+ * stream's bound, an epoch to set when there is none. Returns {rules replaced, the version, the
+ * change's id, the epoch}.
+ */
+export const LISTS_MERGE_LUA = `
+local epoch = redis.call('GET', KEYS[5])
+if not epoch then
+  epoch = ARGV[2]
+  redis.call('SET', KEYS[5], epoch)
+end
+local flat = redis.call('HGETALL', KEYS[4])
+local replaced = 0
+for i = 1, #flat, 2 do
+  replaced = replaced + 1 - redis.call('HSET', KEYS[1], flat[i], flat[i + 1])
+end
+redis.call('DEL', KEYS[4])
+local v = redis.call('INCR', KEYS[2])
+local id = redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[1], '*', 'v', v, 'op', 'reload')
+return {replaced, v, id, epoch}
+`;
+
+/**
+ * Puts back the lists in Redis after Redis lost them (redis-list-store.ts), unless someone wrote
+ * meanwhile. KEYS = lists:version, lists:rules, the staged copy of the rules (a hash written in
+ * slices beforehand), lists:changes, lists:epoch. ARGV = the version read before ('' when it was
+ * missing), the new version, the stream's bound, the new epoch. Moves the staged copy in place of
+ * the rules, sets the version and a new epoch (the lists' lineage changed: a writer whose change
+ * went into the old one sends it again) and adds a `reload` change. Returns the change's stream
+ * id, or false (nothing done, the staged copy dropped) when the version is no longer the one read.
+ */
+export const LISTS_RESTORE_LUA = `
+local current = redis.call('GET', KEYS[1])
+if (current or '') ~= ARGV[1] then
+  redis.call('DEL', KEYS[3])
+  return false
+end
+if redis.call('EXISTS', KEYS[3]) == 1 then
+  redis.call('RENAME', KEYS[3], KEYS[2])
+else
+  redis.call('DEL', KEYS[2])
+end
+redis.call('SET', KEYS[1], ARGV[2])
+redis.call('SET', KEYS[5], ARGV[4])
+return redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[3], '*', 'v', ARGV[2], 'op', 'reload')
+`;
+
 /** The `scripts` option of every connection createRedisClient opens. */
 export const REDIS_SCRIPTS = {
   phonerepSlidingLog: { numberOfKeys: 1, lua: SLIDING_LOG_LUA },
@@ -122,6 +200,9 @@ export const REDIS_SCRIPTS = {
   phonerepReleaseLock: { numberOfKeys: 1, lua: RELEASE_LOCK_LUA },
   phonerepWritePause: { numberOfKeys: 1, lua: WRITE_PAUSE_LUA },
   phonerepBudgetShare: { numberOfKeys: 2, lua: BUDGET_SHARE_LUA },
+  phonerepListsChange: { numberOfKeys: 4, lua: LISTS_CHANGE_LUA },
+  phonerepListsMerge: { numberOfKeys: 5, lua: LISTS_MERGE_LUA },
+  phonerepListsRestore: { numberOfKeys: 5, lua: LISTS_RESTORE_LUA },
 } as const satisfies NonNullable<RedisOptions['scripts']>;
 
 /** The commands REDIS_SCRIPTS adds to a connection (ioredis cannot infer them from the option). */
@@ -131,6 +212,9 @@ export interface ScriptCommands {
   phonerepReleaseLock(key: string, token: string): Promise<unknown>;
   phonerepWritePause(key: string, untilMs: number, blocks: number, expiryMs: number): Promise<unknown>;
   phonerepBudgetShare(key: string, clientKey: string, limit: number, windowMs: number, member: string, cost: number, clientLimit: number): Promise<unknown>;
+  phonerepListsChange(rules: string, version: string, changes: string, epoch: string, op: 'put' | 'remove', rule: string, value: string, maxLength: number, newEpoch: string): Promise<unknown>;
+  phonerepListsMerge(rules: string, version: string, changes: string, staged: string, epoch: string, maxLength: number, newEpoch: string): Promise<unknown>;
+  phonerepListsRestore(version: string, rules: string, staged: string, changes: string, epoch: string, expected: string, next: number, maxLength: number, newEpoch: string): Promise<unknown>;
 }
 
 /** A connection opened with REDIS_SCRIPTS. */
