@@ -53,6 +53,29 @@ describe('a rule as written', () => {
   });
 });
 
+describe('dates (issue 44, finding 24)', () => {
+  it.each(['2031-02-30', '2031-02-29', '2031-04-31', '2031-13-01', '2031-00-10', '2031-01-00', '2031-06-01T24:00:00Z', '2031-06-01T23:60:00Z', '2031-06-01T23:59:60Z', '2031-06-01T12:00:00+25:00'])(
+    'expiresAt %s, no instant of the calendar, is refused rather than rolled over',
+    (expiresAt) => {
+      const checked = checkRule({ rule: '+33162*', list: 'block', expiresAt }, context, { nowMs: NOW });
+      expect(checked).toMatchObject({ ok: false, problem: { field: 'expiresAt' } });
+      if (!checked.ok) expect(checked.problem.reason).toContain(expiresAt);
+    },
+  );
+
+  it.each([
+    ['2032-02-29', '2032-02-29T00:00:00.000Z'],
+    ['2031-12-31T23:59:59Z', '2031-12-31T23:59:59.000Z'],
+    ['2031-06-01T12:00:00+02:00', '2031-06-01T10:00:00.000Z'],
+  ])('expiresAt %s is kept as %s', (expiresAt, stored) => {
+    expect(checkRule({ rule: '+33162*', list: 'block', expiresAt }, context, { nowMs: NOW })).toMatchObject({ ok: true, value: { expiresAt: stored } });
+  });
+
+  it('an import line with such a date names its line and the field', () => {
+    expect(() => readListCsv('rule,list,label,note,expiresAt\n+33162*,block,,,2031-02-30\n', { context, nowMs: NOW })).toThrow(/^line 2: expiresAt: .*2031-02-30/);
+  });
+});
+
 describe('which rule applies', () => {
   it('an exact allow inside a blocked prefix lets that one number through', () => {
     const index = createRuleIndex([rule('+33162*', 'block'), rule('+33162001234', 'allow', { label: 'Bank' })]);

@@ -123,11 +123,21 @@ export function checkNote(note: string | undefined): Checked<string | undefined>
   return { ok: true, value: note };
 }
 
-const ISO_8601 = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2}))?$/;
+const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):?(\d{2})))?$/;
 
-/** An ISO 8601 instant (a date alone is midnight UTC), as epoch ms. */
+/**
+ * An ISO 8601 instant (a date alone is midnight UTC), as epoch ms. Every field must name a real
+ * calendar day and time: `Date.parse` rolls `2031-02-30` over to March 2nd, which would store a
+ * date the operator never wrote.
+ */
 export function parseInstant(text: string): number | undefined {
-  if (!ISO_8601.test(text)) return undefined;
+  const fields = ISO_8601.exec(text);
+  if (fields === null) return undefined;
+  const [year, month, day, hour = 0, minute = 0, second = 0, offsetHours = 0, offsetMinutes = 0] = fields.slice(1).map((field) => (field === undefined ? undefined : Number(field)));
+  if (year === undefined || month === undefined || day === undefined) return undefined;
+  const midnight = new Date(Date.UTC(year, month - 1, day));
+  if (midnight.getUTCFullYear() !== year || midnight.getUTCMonth() !== month - 1 || midnight.getUTCDate() !== day) return undefined;
+  if (hour > 23 || minute > 59 || second > 59 || offsetHours > 23 || offsetMinutes > 59) return undefined;
   const ms = Date.parse(text);
   return Number.isFinite(ms) ? ms : undefined;
 }
@@ -136,7 +146,7 @@ export function parseInstant(text: string): number | undefined {
 export function checkExpiry(expiresAt: string | undefined, nowMs: number | undefined): Checked<string | undefined> {
   if (expiresAt === undefined || expiresAt === '') return { ok: true, value: undefined };
   const ms = parseInstant(expiresAt);
-  if (ms === undefined) return refuse('expiresAt', `${JSON.stringify(expiresAt)} is not an ISO 8601 date or time (2026-12-31 or 2026-12-31T23:59:00Z)`);
+  if (ms === undefined) return refuse('expiresAt', `${JSON.stringify(expiresAt)} is not an ISO 8601 date or time of the calendar (2026-12-31 or 2026-12-31T23:59:00Z; no February 30th, no hour 24)`);
   if (nowMs !== undefined && ms <= nowMs) return refuse('expiresAt', `${expiresAt} is in the past`);
   return { ok: true, value: new Date(ms).toISOString() };
 }
