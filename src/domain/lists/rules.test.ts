@@ -34,6 +34,82 @@ describe('a rule as written', () => {
     if (!checked.ok) expect(checked.problem.field).toBe('rule');
   });
 
+  // Issue 44, finding 5: the callers of overseas ranges are read as +262…, +590…, so a national
+  // prefix is stored as the numbering plan reads its numbers (ARCEP's blocks say which territory).
+  it.each([
+    ['0692*', '+262692*'],
+    ['0262*', '+262262*'],
+    ['0639*', '+262639*'],
+    ['0269*', '+262269*'],
+    ['0268*', undefined],
+    ['0590*', '+590590*'],
+    ['0690*', '+590690*'],
+    ['0594*', '+594594*'],
+    ['0694*', '+594694*'],
+    ['0596*', '+596596*'],
+    ['0696 1*', '+5966961*'],
+    ['0508*', '+508*'],
+    ['0508 41*', '+50841*'],
+    ['0708*', '+508708*'],
+    ['09475*', '+5909475*'],
+    ['0033 692*', '+262692*'],
+    ['+33 692*', '+262692*'],
+    ['+262 0692*', '+262692*'],
+    ['+262692*', '+262692*'],
+    ['+2626*', '+2626*'],
+    ['+262*', '+262*'],
+    ['+508*', '+508*'],
+  ])('overseas: %s is stored as %s (undefined: refused)', (written, stored) => {
+    const checked = normaliseRule(written, context);
+    if (stored === undefined) expect(checked).toMatchObject({ ok: false, problem: { field: 'rule', reason: expect.stringContaining('several calling codes') as unknown } });
+    else expect(checked).toEqual({ ok: true, value: stored });
+  });
+
+  it.each([
+    ['06*', ['+336…', '+2626…', '+5906…', '+5946…', '+5966…']],
+    ['069*', ['+3369…', '+26269…', '+59069…']],
+    ['0700*', ['+33700…', '+262700…']],
+    ['0947*', ['+33947…', '+590947…']],
+  ])('a national prefix spanning calling codes (%s) is refused, naming them', (written, named) => {
+    const checked = normaliseRule(written, context);
+    expect(checked.ok).toBe(false);
+    if (!checked.ok) for (const code of named) expect(checked.problem.reason).toContain(code);
+    // --force is about length, never about which numbers a prefix names.
+    expect(normaliseRule(written, context, { force: true }).ok).toBe(false);
+  });
+
+  it('a rule written under the wrong French-plan code names what the parser reads (a caller +33 692… is +262 692…)', () => {
+    const parse = context.parsePhoneNumber;
+    const caller = parse('+33 6 92 12 34 56');
+    const stored = normaliseRule('+33692*', context);
+    expect(caller.ok && stored.ok && caller.value.e164.startsWith(stored.value.slice(0, -1))).toBe(true);
+    // Every mobile range of every overseas territory: the stored prefix starts the callers' e164.
+    for (const national of ['0692123456', '0693123456', '0639001234', '0690123456', '0694123456', '0696123456', '0697123456', '0262123456', '0590123456', '0594123456']) {
+      const number = parse(national);
+      expect(number.ok, national).toBe(true);
+      const rule = normaliseRule(`${national.slice(0, 4)}*`, context);
+      expect(number.ok && rule.ok && number.value.e164.startsWith(rule.value.slice(0, -1)), national).toBe(true);
+    }
+  });
+
+  // Issue 44, finding 12: a trunk 0 after the calling code, as people write it.
+  it.each([
+    ['+33 (0)1 62*', '+33162*'],
+    ['0033 0162*', '+33162*'],
+    ['+330162*', '+33162*'],
+    ['+33 0 6 12*', '+33612*'],
+    ['+44 (0)20*', '+4420*'],
+    ['+590 (0)690*', '+590690*'],
+  ])('%s is stored as %s', (written, stored) => {
+    expect(normaliseRule(written, context)).toEqual({ ok: true, value: stored });
+  });
+
+  it.each(['+3300*', '0033 00*', '00*'])('%s, which can match no number, is refused with a reason', (written) => {
+    const checked = normaliseRule(written, context, { force: true });
+    expect(checked).toMatchObject({ ok: false, problem: { field: 'rule' } });
+    if (!checked.ok) expect(checked.problem.reason).toMatch(/can match no number|not a prefix/);
+  });
+
   it('a short prefix is kept when forced', () => {
     expect(normaliseRule('+3*', context, { force: true })).toEqual({ ok: true, value: '+3*' });
     expect(normaliseRule('+33*', context, { force: true })).toEqual({ ok: true, value: '+33*' });

@@ -1,12 +1,13 @@
 // What an operator may write as a rule of its lists, and what is stored: an exact number in any
 // spelling the service's parser accepts, stored as its E.164; or a prefix ending in `*`, written
-// as E.164 (`+33162*`, `+225*`, `0033162*`) or as national digits (`0162*`, read in
-// DEFAULT_REGION's calling code: `+33162*`). Unless forced, an E.164 prefix is at least a whole
-// country calling code (`+225*` blocks a country; `+3*` is refused) and a national one at least
-// the calling code and one digit (`01*`; `0*` is refused). Labels, notes and expiry dates are
+// as E.164 (`+33162*`, `+225*`, `0033162*`) or as national digits (`0162*`), stored as the
+// parser reads a caller's number (`0692*` is `+262692*`; a prefix spanning several calling
+// codes, `06*`, is refused). Unless forced, an E.164 prefix is at least a whole country calling
+// code (`+225*` blocks a country; `+3*` is refused) and a national one at least one digit after
+// the 0 (`01*`; `0*` is refused). Labels, notes and expiry dates are
 // checked here too, so the CLI, the admin API, an import and a hand-edited file share one rule.
 // Pure. The matching is in rule-index.ts; docs/lists.md describes both.
-import { getCountries, getCountryCallingCode, type CountryCode } from 'libphonenumber-js/max';
+import { getCountries, getCountryCallingCode } from 'libphonenumber-js/max';
 import type { PhoneNumberParser } from '../phone-number.js';
 import type { ListName, ListRule } from '../ports/operator-lists.js';
 
@@ -38,32 +39,45 @@ export type Checked<T> = { ok: true; value: T } | { ok: false; problem: RuleProb
 
 export interface RuleContext {
   parsePhoneNumber: PhoneNumberParser;
-  /** DEFAULT_REGION: national prefixes (`0162*`) are read in its calling code. */
+  /** DEFAULT_REGION, the parser's: national prefixes (`0162*`) are read as the parser reads national digits. */
   defaultRegion: string;
 }
 
 const refuse = (field: RuleProblem['field'], reason: string): { ok: false; problem: RuleProblem } => ({ ok: false, problem: { field, reason } });
 
-/** A prefix's digits (E.164 without `+`), from what the operator wrote before the `*`. */
-function prefixDigits(written: string, defaultRegion: string): string | undefined {
-  const compact = written.replace(/[\s.\-()/]/g, '');
-  if (/^\+\d+$/.test(compact)) return compact.slice(1);
-  if (/^00\d+$/.test(compact)) return compact.slice(2);
-  if (/^0\d*$/.test(compact)) {
-    let code: string;
-    try {
-      code = getCountryCallingCode(defaultRegion as CountryCode);
-    } catch {
-      return undefined;
-    }
-    return `${code}${compact.slice(1)}`;
+type PrefixReading = { ok: true; digits: string; national: boolean } | { ok: false; reason: string };
+
+/**
+ * A prefix's digits (E.164 without `+`), from what the operator wrote before the `*`, read as the
+ * parser reads a caller's number: national digits under the calling code of the territory the
+ * numbering plan gives them (`0692` is +262 692, `0162` is +33 162), a trunk 0 after the calling
+ * code dropped (`+33 (0)1 62`, `0033 0162`), French-plan digits under the calling code they fall
+ * under (`+33 692` is +262 692). Undefined when it is no prefix spelling at all.
+ */
+function readPrefix(written: string, body: string, context: RuleContext): PrefixReading | undefined {
+  const compact = body.replace(/[\s.\-/]/g, '');
+  const bare = compact.replace(/[()]/g, '');
+  if (!/^(?:\+\d+|00\d+|0\d*)$/.test(bare)) return undefined;
+  const national = !bare.startsWith('+') && !bare.startsWith('00');
+  const parsed = context.parsePhoneNumber(compact);
+  if (parsed.ok) return { ok: true, digits: parsed.value.e164.slice(1), national };
+  if (parsed.reason !== 'invalid_number') return undefined;
+  const readings = parsed.dialledAs ?? [];
+  const [only] = readings;
+  if (only !== undefined && readings.length === 1) return { ok: true, digits: only, national };
+  if (readings.length > 1) {
+    return {
+      ok: false,
+      reason: `${JSON.stringify(written)} names numbers under several calling codes (${readings.map((digits) => `+${digits}…`).join(', ')}): write one prefix per calling code, in E.164 (+${readings[0] ?? ''}*)`,
+    };
   }
-  return undefined;
+  return { ok: false, reason: `${JSON.stringify(written)} can match no number: no number of the numbering plan is dialled so (a national number never starts with 00)` };
 }
 
 /**
  * A rule as written, normalised: `+33162*` for a prefix, the E.164 for a number. `force` lets a
- * prefix be shorter than a calling code and one digit (a whole zone, `+3*`).
+ * prefix be shorter than a calling code and one digit (a whole zone, `+3*`); it never keeps a
+ * prefix that names several calling codes or none.
  */
 export function normaliseRule(written: string, context: RuleContext, options: { force?: boolean } = {}): Checked<string> {
   const text = written.trim();
@@ -71,10 +85,12 @@ export function normaliseRule(written: string, context: RuleContext, options: { 
   if (text.length > 64) return refuse('rule', 'a rule is at most 64 characters');
   if (text.endsWith('*')) {
     const body = text.slice(0, -1);
-    const digits = prefixDigits(body, context.defaultRegion);
-    if (digits === undefined || body.includes('*')) {
+    const reading = body.includes('*') ? undefined : readPrefix(text, body, context);
+    if (reading === undefined) {
       return refuse('rule', `${JSON.stringify(text)} is not a prefix: write +<digits>* (+33162*) or national digits 0<digits>* (0162*)`);
     }
+    if (!reading.ok) return refuse('rule', reading.reason);
+    const { digits, national } = reading;
     if (digits.length > MAX_DIGITS) return refuse('rule', `a prefix has at most ${MAX_DIGITS} digits`);
     if (options.force !== true) {
       const code = callingCodeOf(digits);
@@ -83,8 +99,8 @@ export function normaliseRule(written: string, context: RuleContext, options: { 
       // A whole country is written with its calling code alone (`+225*`, the recipe that blocks
       // a country); a national prefix names at least one digit after the trunk 0 (`0*` would be
       // the whole home country, more likely a slip than a wish).
-      const national = /^0(?!0)/.test(body.trim());
-      if (code === undefined || digits.length < code.length + (national ? 1 : 0)) {
+      const writtenAfterTrunk = body.replace(/[^\d]/g, '').length - 1;
+      if (code === undefined || digits.length < code.length || (national && writtenAfterTrunk < 1)) {
         return refuse('rule', `${JSON.stringify(text)} is too short: a prefix is at least a country calling code (+${code ?? digits}…*), and a national one at least one digit after the 0; use --force for a shorter one`);
       }
     } else if (digits.length === 0) {
