@@ -452,6 +452,16 @@ const badRequest = problemResponse(
         },
       ),
     ),
+    meta: Type.Optional(
+      Type.Object(
+        { list: ListMatchSchema },
+        {
+          additionalProperties: false,
+          description:
+            'Only when the operator’s block rule covers the refused number’s digits, read as dialled in international form (`+225 01 02` under a blocked `+225*`): the rule, as a 200’s `meta.list`. `/verdict` and `/cid` then answer `block`. See docs/lists.md.',
+        },
+      ),
+    ),
   }),
   problemExample('invalid_number', INVALID_NUMBER_DETAILS.invalid_character, { code: 'invalid_character' }),
   rateLimited,

@@ -176,7 +176,7 @@ export function waitRequestOf(query: unknown, prefer: string | string[] | undefi
 type PhoneRequest = FastifyRequest & { params: { number: string } };
 
 /** A number the routes could parse, or why not. */
-type Subject = { memo: NumberMemo } | { refused: string };
+type Subject = { memo: NumberMemo } | { refused: string; dialledAs?: readonly string[] | undefined };
 
 /** Everything a render function may read. */
 interface RenderInput {
@@ -311,9 +311,17 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
     const known = frontCache?.numberOf(raw);
     if (known !== undefined) return { memo: known };
     const parsed = parsePhoneNumber(raw);
-    if (!parsed.ok) return { refused: parsed.reason };
+    if (!parsed.ok) return { refused: parsed.reason, dialledAs: parsed.dialledAs };
     const numberHash = hashKey(parsed.value.e164);
     return { memo: frontCache ? frontCache.remember(raw, parsed.value, numberHash) : { parsed: parsed.value, numberHash, info: undefined } };
+  }
+
+  /** The block rule over a refused number's digits, read in international form (one reading only), or null. */
+  function blockingRuleOf(dialledAs: readonly string[] | undefined): ListMatch | null {
+    const [digits] = dialledAs ?? [];
+    if (lists === undefined || digits === undefined || dialledAs?.length !== 1) return null;
+    const list = lists.match(`+${digits}`, now());
+    return list?.list === 'block' ? list : null;
   }
 
   function numberOf(request: PhoneRequest): NumberMemo {
@@ -358,6 +366,18 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
     if (wait.preferenceApplied !== undefined) reply.header('preference-applied', wait.preferenceApplied);
     const subject = subjectOf(request);
     if ('refused' in subject) {
+      // The operator blocked a range: digits dialled under it are blocked, whatever the parser
+      // thinks of the rest (a wrong digit count). An allow names callers the operator knows,
+      // which a malformed number is not: only a block applies here.
+      const blocked = blockingRuleOf(subject.dialledAs);
+      if (blocked !== null) {
+        onListMatch?.(blocked.list);
+        if (representation.listed !== undefined) {
+          reply.headers(LISTED_HEADERS.block);
+          return sendBuilt(request, reply, representation.listed(blocked, language), 'no-store', representation.contentType);
+        }
+        if (representation.alwaysAnswers === undefined) throw invalidNumberError(subject.refused, { meta: { list: blocked } });
+      }
       if (representation.alwaysAnswers === undefined) throw invalidNumberError(subject.refused);
       const refused = representation.alwaysAnswers.refused(unlookableOf(subject.refused), language);
       reply.headers(refused.headers);
