@@ -113,3 +113,60 @@ describe('a caller with a wrong digit count under a blocked prefix (finding 6)',
     }
   });
 });
+
+describe('a label is public only when the operator says so', () => {
+  const servers: TestServer[] = [];
+  async function serverWith(env: Record<string, string>): Promise<TestServer> {
+    const file = join(mkdtempSync(join(tmpdir(), 'phone-rep-lists-')), 'lists.csv');
+    const server = await startTestServer({ env: { LISTS_FILE: file, ADMIN_TOKEN: TOKEN, RATE_LIMIT_MAX: '0', ...env }, overrides: { sources: healthyFakeSources() } });
+    servers.push(server);
+    expect((await putRule(server, '0612345678', { list: 'allow', label: 'Dr Martin' })).json).toMatchObject({ rule: { rule: '+33612345678', label: 'Dr Martin' } });
+    expect((await putRule(server, '0612345679', { list: 'allow', label: 'Pharmacie', labelPublic: true })).json).toMatchObject({ rule: { label: 'Pharmacie', labelPublic: true } });
+    expect((await putRule(server, '+225*', { list: 'block', label: 'Ex' })).status).toBe(201);
+    return server;
+  }
+  afterAll(async () => {
+    for (const server of servers) await server.close();
+  });
+
+  const metaList = async (server: TestServer, path: string): Promise<unknown> => ((await (await fetch(`${server.baseUrl}${path}`)).json()) as { meta?: { list: unknown } }).meta?.list;
+
+  it('to anyone: a private label is left out of /cid and meta.list, a public one is shown', async () => {
+    const server = await serverWith({});
+    expect((await text(server, '/api/phone/0612345678/cid')).body).toBe('Autorisé');
+    expect((await text(server, '/api/phone/0612345678/verdict?cid=en')).body).toBe('allow\nAllowed\n');
+    expect(await metaList(server, '/api/phone/0612345678')).toEqual({ list: 'allow', rule: '+33612345678', label: null });
+    expect(await metaList(server, '/api/phone/0612345678/score')).toEqual({ list: 'allow', rule: '+33612345678', label: null });
+    expect((await text(server, '/api/phone/0612345679/cid')).body).toBe('Pharmacie');
+    expect(await metaList(server, '/api/phone/0612345679')).toEqual({ list: 'allow', rule: '+33612345679', label: 'Pharmacie' });
+    // A malformed caller under a blocked prefix: the 400's meta.list hides the label too.
+    expect(await metaList(server, `/api/phone/${encodeURIComponent('+225 01 02')}`)).toEqual({ list: 'block', rule: '+225*', label: null });
+    expect((await text(server, `/api/phone/${encodeURIComponent('+225 01 02')}/cid?lang=en`)).body).toBe('Blocked by the operator');
+    // The admin API and the export keep the flag.
+    const exported = await text(server, '/admin/lists/export');
+    expect(exported.status).toBe(401);
+    const csv = await (await fetch(`${server.baseUrl}/admin/lists/export`, { headers: AUTH })).text();
+    expect(csv.split('\n')[0]).toBe('rule,list,label,note,expiresAt,labelPublic');
+    expect(csv).toContain('+33612345679,allow,Pharmacie,,,true\n');
+    expect(csv).toContain('+33612345678,allow,Dr Martin,,,\n');
+  });
+
+  it('to a PBX (a RATE_LIMIT_EXEMPT address): /verdict and /cid keep the label, the JSON answers still hide it', async () => {
+    const server = await serverWith({ RATE_LIMIT_EXEMPT: '127.0.0.1,::1' });
+    expect((await text(server, '/api/phone/0612345678/cid')).body).toBe('Dr Martin');
+    expect((await text(server, '/api/phone/0612345678/verdict?cid=en')).body).toBe('allow\nDr Martin\n');
+    expect((await text(server, `/api/phone/${encodeURIComponent('+225 01 02')}/cid`)).body).toBe('Ex');
+    expect(await metaList(server, '/api/phone/0612345678')).toEqual({ list: 'allow', rule: '+33612345678', label: null });
+  });
+
+  it('a labelPublic that is no boolean is refused, and nothing is stored', async () => {
+    const server = servers[0];
+    if (server === undefined) throw new Error('the first test starts a server');
+    const before = await storedRules(server);
+    expect(await putRule(server, '0612345670', { list: 'allow', label: 'X', labelPublic: 'yes' })).toMatchObject({ status: 400 });
+    const imported = await fetch(`${server.baseUrl}/admin/lists/import`, { method: 'POST', headers: { ...AUTH, 'content-type': 'text/csv' }, body: 'rule,list,label,note,expiresAt,labelPublic\n+33612345670,allow,X,,,yes\n' });
+    expect(imported.status).toBe(400);
+    expect(await imported.json()).toMatchObject({ field: 'labelPublic', line: 2 });
+    expect(await storedRules(server)).toEqual(before);
+  });
+});

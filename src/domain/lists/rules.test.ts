@@ -155,8 +155,8 @@ describe('dates (issue 44, finding 24)', () => {
 describe('which rule applies', () => {
   it('an exact allow inside a blocked prefix lets that one number through', () => {
     const index = createRuleIndex([rule('+33162*', 'block'), rule('+33162001234', 'allow', { label: 'Bank' })]);
-    expect(index.match('+33162001234', NOW)).toEqual({ list: 'allow', rule: '+33162001234', label: 'Bank' });
-    expect(index.match('+33162001235', NOW)).toEqual({ list: 'block', rule: '+33162*', label: null });
+    expect(index.match('+33162001234', NOW)).toEqual({ list: 'allow', rule: '+33162001234', label: 'Bank', labelPublic: false });
+    expect(index.match('+33162001235', NOW)).toEqual({ list: 'block', rule: '+33162*', label: null, labelPublic: false });
     expect(index.match('+33163001235', NOW)).toBeNull();
   });
 
@@ -168,9 +168,9 @@ describe('which rule applies', () => {
 
   it('allow wins at equal length', () => {
     const index = createRuleIndex([rule('+33162001234*', 'block'), rule('+33162001234', 'allow')]);
-    expect(index.match('+33162001234', NOW)).toEqual({ list: 'allow', rule: '+33162001234', label: null });
+    expect(index.match('+33162001234', NOW)).toEqual({ list: 'allow', rule: '+33162001234', label: null, labelPublic: false });
     const reversed = createRuleIndex([rule('+33162001234*', 'allow'), rule('+33162001234', 'block')]);
-    expect(reversed.match('+33162001234', NOW)).toEqual({ list: 'allow', rule: '+33162001234*', label: null });
+    expect(reversed.match('+33162001234', NOW)).toEqual({ list: 'allow', rule: '+33162001234*', label: null, labelPublic: false });
   });
 
   it('an expired rule no longer applies, and the version changes when it expires', () => {
@@ -195,6 +195,35 @@ describe('which rule applies', () => {
     expect(index.countByList(NOW)).toEqual({ allow: 1, block: 0 });
     expect(index.delete('+33162*')).toBe(true);
     expect(index.match('+33162001234', NOW)).toBeNull();
+  });
+});
+
+describe('a label made public (issue 44)', () => {
+  it('is false unless asked for, kept only with a label, and refused when neither true nor false', () => {
+    const base = { rule: '+33162001234', list: 'allow', label: 'Dr Martin' };
+    expect(checkRule(base, context, { nowMs: NOW })).toMatchObject({ ok: true, value: { label: 'Dr Martin' } });
+    expect(checkRule(base, context, { nowMs: NOW }).ok && (checkRule(base, context, { nowMs: NOW }) as { value: ListRule }).value.labelPublic).toBe(undefined);
+    expect(checkRule({ ...base, labelPublic: true }, context, { nowMs: NOW })).toMatchObject({ ok: true, value: { labelPublic: true } });
+    expect(checkRule({ ...base, labelPublic: 'true' }, context, { nowMs: NOW })).toMatchObject({ ok: true, value: { labelPublic: true } });
+    expect(checkRule({ rule: '+33162*', list: 'block', labelPublic: true }, context, { nowMs: NOW })).toEqual({ ok: true, value: { rule: '+33162*', list: 'block', createdAt: new Date(NOW).toISOString() } });
+    expect(checkRule({ ...base, labelPublic: 'yes' }, context, { nowMs: NOW })).toMatchObject({ ok: false, problem: { field: 'labelPublic' } });
+  });
+
+  it('the match says whether the label is public', () => {
+    const index = createRuleIndex([rule('+33162001234', 'allow', { label: 'Dr Martin' }), rule('+33162001235', 'allow', { label: 'Pharmacie', labelPublic: true })]);
+    expect(index.match('+33162001234', NOW)).toEqual({ list: 'allow', rule: '+33162001234', label: 'Dr Martin', labelPublic: false });
+    expect(index.match('+33162001235', NOW)).toEqual({ list: 'allow', rule: '+33162001235', label: 'Pharmacie', labelPublic: true });
+    expect(index.get('+33162001235')?.labelPublic).toBe(true);
+  });
+
+  it('is a trailing CSV column: written as true, and a file without the column still reads (every label private)', () => {
+    const rules = [rule('+33162001235', 'allow', { label: 'Pharmacie', labelPublic: true }), rule('+33162001234', 'allow', { label: 'Dr Martin' })];
+    const text = formatListCsv(rules, FILE_COLUMNS);
+    expect(text.split('\n')[0]).toBe('rule,list,label,note,expiresAt,createdAt,labelPublic');
+    expect(text.split('\n')[1]).toBe('+33162001235,allow,Pharmacie,,,2026-01-01T00:00:00.000Z,true');
+    expect(readListCsv(text, { context, trustNormalForm: true })).toEqual(rules);
+    const old = 'rule,list,label,note,expiresAt,createdAt\n+33162001234,allow,Dr Martin,,,2026-01-01T00:00:00.000Z\n';
+    expect(readListCsv(old, { context, trustNormalForm: true })).toEqual([rules[1]]);
   });
 });
 

@@ -31,7 +31,7 @@ export function callingCodeOf(digits: string): string | undefined {
 
 /** A field of a rule that was refused, and why (for a 400's `field` and the CLI's message). */
 export interface RuleProblem {
-  field: 'rule' | 'list' | 'label' | 'note' | 'expiresAt' | 'createdAt';
+  field: 'rule' | 'list' | 'label' | 'labelPublic' | 'note' | 'expiresAt' | 'createdAt';
   reason: string;
 }
 
@@ -132,6 +132,13 @@ export function checkLabel(label: string | undefined): Checked<string | undefine
   return { ok: true, value: label.normalize('NFC') };
 }
 
+/** Whether a label is public: a boolean, or in a CSV field `true`, `false` or nothing (false). */
+export function checkLabelPublic(value: unknown): Checked<boolean> {
+  if (value === undefined || value === '' || value === false || value === 'false') return { ok: true, value: false };
+  if (value === true || value === 'true') return { ok: true, value: true };
+  return refuse('labelPublic', `labelPublic is true or false, not ${JSON.stringify(value)}`);
+}
+
 export function checkNote(note: string | undefined): Checked<string | undefined> {
   if (note === undefined || note === '') return { ok: true, value: undefined };
   if (Array.from(note).length > NOTE_MAX_LENGTH) return refuse('note', `a note is at most ${NOTE_MAX_LENGTH} characters`);
@@ -176,6 +183,8 @@ export interface RuleInput {
   rule: string;
   list: unknown;
   label?: string | undefined;
+  /** A boolean (the API, the CLI), or `true`/`false`/empty (a CSV field). */
+  labelPublic?: unknown;
   note?: string | undefined;
   expiresAt?: string | undefined;
   createdAt?: string | undefined;
@@ -197,6 +206,8 @@ export function checkRuleFields(input: RuleInput, nowMs?: number): Checked<ListR
   if (!isListName(input.list)) return refuse('list', `list is allow or block, not ${JSON.stringify(input.list ?? '')}`);
   const label = checkLabel(input.label);
   if (!label.ok) return label;
+  const labelPublic = checkLabelPublic(input.labelPublic);
+  if (!labelPublic.ok) return labelPublic;
   const note = checkNote(input.note);
   if (!note.ok) return note;
   const expiresAt = checkExpiry(input.expiresAt, nowMs);
@@ -213,6 +224,7 @@ export function checkRuleFields(input: RuleInput, nowMs?: number): Checked<ListR
       rule: input.rule,
       list: input.list,
       ...(label.value === undefined ? {} : { label: label.value }),
+      ...(label.value !== undefined && labelPublic.value ? { labelPublic: true } : {}),
       ...(note.value === undefined ? {} : { note: note.value }),
       createdAt,
       ...(expiresAt.value === undefined ? {} : { expiresAt: expiresAt.value }),

@@ -239,6 +239,14 @@ function unlookableOf(reason: string): Unlookable {
   return reason === 'withheld' ? 'withheld' : 'invalid';
 }
 
+/**
+ * A matched rule as an answer shows it: the label only when `labelVisible` (labels are often
+ * people's names), and never the rule's own flags.
+ */
+function shownMatch(list: ListMatch, labelVisible: boolean): ListMatch {
+  return { list: list.list, rule: list.rule, label: labelVisible ? list.label : null };
+}
+
 /** The phone route group, an encapsulated plugin. */
 export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOptions): Promise<void> {
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -316,6 +324,14 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
     return { memo: frontCache ? frontCache.remember(raw, parsed.value, numberHash) : { parsed: parsed.value, numberHash, info: undefined } };
   }
 
+  /**
+   * What `/verdict` and `/cid` show of a rule: its label when the operator made it public, or to
+   * a PBX (a RATE_LIMIT_EXEMPT address), which shows it to the household on the phone's screen.
+   */
+  function shownOnText(list: ListMatch, request: PhoneRequest): ListMatch {
+    return shownMatch(list, list.labelPublic === true || options.lookupClientOf?.(request).exempt === true);
+  }
+
   /** The block rule over a refused number's digits, read in international form (one reading only), or null. */
   function blockingRuleOf(dialledAs: readonly string[] | undefined): ListMatch | null {
     const [digits] = dialledAs ?? [];
@@ -374,9 +390,9 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
         onListMatch?.(blocked.list);
         if (representation.listed !== undefined) {
           reply.headers(LISTED_HEADERS.block);
-          return sendBuilt(request, reply, representation.listed(blocked, language), 'no-store', representation.contentType);
+          return sendBuilt(request, reply, representation.listed(shownOnText(blocked, request), language), 'no-store', representation.contentType);
         }
-        if (representation.alwaysAnswers === undefined) throw invalidNumberError(subject.refused, { meta: { list: blocked } });
+        if (representation.alwaysAnswers === undefined) throw invalidNumberError(subject.refused, { meta: { list: shownMatch(blocked, blocked.labelPublic === true) } });
       }
       if (representation.alwaysAnswers === undefined) throw invalidNumberError(subject.refused);
       const refused = representation.alwaysAnswers.refused(unlookableOf(subject.refused), language);
@@ -391,11 +407,11 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
       onListMatch?.(list.list);
       if (representation.listed !== undefined) {
         reply.headers(LISTED_HEADERS[list.list]);
-        return sendBuilt(request, reply, representation.listed(list, language), 'no-store', representation.contentType);
+        return sendBuilt(request, reply, representation.listed(shownOnText(list, request), language), 'no-store', representation.contentType);
       }
       // A body with a rule in it is never kept: a held body always says `list: null`, which
       // stays true exactly as long as no rule matches (checked above on every request).
-      return answerByLookup(representation, memo, wait, language, request, reply, list);
+      return answerByLookup(representation, memo, wait, language, request, reply, shownMatch(list, list.labelPublic === true));
     }
     const route = representation.frontRoute(language);
     if (frontCache !== undefined) {
