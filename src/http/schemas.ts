@@ -163,7 +163,7 @@ const ListMatchSchema = Nullable(
     {
       list: Type.Union([Type.Literal('allow'), Type.Literal('block')], { description: 'The list whose rule applies.' }),
       rule: Type.String({ description: 'The rule: an E.164 number (`+33612345678`) or a prefix ending in `*` (`+33162*`).', examples: ['+33162*'] }),
-      label: Nullable(Type.String({ description: 'The rule’s label (what `/cid` shows), or null.', maxLength: 60 })),
+      label: Nullable(Type.String({ description: 'The rule’s label when the operator made it public (`labelPublic`), else null: labels are often people’s names.', maxLength: 60 })),
     },
     { additionalProperties: false },
   ),
