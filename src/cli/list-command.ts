@@ -12,7 +12,7 @@ import { parseArgs } from 'node:util';
 import { listsLocationOf, loadConfig } from '../config/config.js';
 import { loadNumberingPlan } from '../infra/arcep/load-numbering-plan.js';
 import { createPhoneNumberParser } from '../domain/numbering/parse-phone-number.js';
-import { checkRule, normaliseRule, type RuleContext } from '../domain/lists/rules.js';
+import { checkRule, spellingsToRemove, type RuleContext } from '../domain/lists/rules.js';
 import { explainMatch } from '../domain/lists/rule-index.js';
 import { EXPORT_COLUMNS, formatRuleLine, ListCsvError } from '../domain/lists/list-csv.js';
 import { readListCsvInSlices, type ListStore } from '../infra/lists/list-store.js';
@@ -104,14 +104,16 @@ export function createListCommand(io: ListCommandIo, arcepDir: string): (args: s
         return 0;
       }
       case 'remove': {
-        const rule = normaliseRule(argument ?? '', context, { force: true });
-        if (!rule.ok) throw new ListUsageError(`RULE: ${rule.problem.reason}`);
-        if (!(await store.remove(rule.value))) {
-          io.err(`no rule ${rule.value} (${where})`);
-          return 2;
+        const spellings = spellingsToRemove(argument ?? '', context);
+        if (!spellings.ok) throw new ListUsageError(`RULE: ${spellings.problem.reason}`);
+        for (const spelling of spellings.value) {
+          if (await store.remove(spelling)) {
+            io.out(`removed: ${spelling} (${where})`);
+            return 0;
+          }
         }
-        io.out(`removed: ${rule.value} (${where})`);
-        return 0;
+        io.err(`no rule ${spellings.value.join(' nor ')} (${where})`);
+        return 2;
       }
       case 'show': {
         const now = Date.now();

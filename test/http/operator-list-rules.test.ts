@@ -1,7 +1,7 @@
 // Issue 44 through the real server on loopback: what a rule is stored as (national prefixes of
 // overseas ranges, a trunk 0 after the calling code, an expiry that is no calendar date), and a
 // malformed caller under a blocked prefix (docs/lists.md).
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -168,5 +168,20 @@ describe('a label is public only when the operator says so', () => {
     expect(imported.status).toBe(400);
     expect(await imported.json()).toMatchObject({ field: 'labelPublic', line: 2 });
     expect(await storedRules(server)).toEqual(before);
+  });
+});
+
+describe('a rule stored under a spelling read differently now', () => {
+  it('is still removed by its own spelling', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'phone-rep-lists-')), 'lists.csv');
+    writeFileSync(file, 'rule,list,label,note,expiresAt,createdAt\n+33692*,block,,,,2026-01-01T00:00:00.000Z\n');
+    const server = await startTestServer({ env: { LISTS_FILE: file, ADMIN_TOKEN: TOKEN, RATE_LIMIT_MAX: '0' }, overrides: { sources: healthyFakeSources() } });
+    try {
+      expect((await storedRules(server)).map((rule) => rule.rule)).toEqual(['+33692*']);
+      expect((await fetch(`${server.baseUrl}/admin/lists/rules/${encodeURIComponent('+33692*')}`, { method: 'DELETE', headers: AUTH })).status).toBe(204);
+      expect(await storedRules(server)).toEqual([]);
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -113,6 +113,20 @@ export function normaliseRule(written: string, context: RuleContext, options: { 
   return { ok: true, value: parsed.value.e164 };
 }
 
+/**
+ * The spellings a removal tries, in order: the rule as normalised now, then the rule exactly as
+ * written when it is a stored spelling (`+33692*`, stored before prefixes were read as the
+ * parser reads callers, is removed by its own spelling though it now reads as `+262692*`).
+ */
+export function spellingsToRemove(written: string, context: RuleContext): Checked<string[]> {
+  const normal = normaliseRule(written, context, { force: true });
+  const asWritten = written.trim();
+  const spellings = normal.ok ? [normal.value] : [];
+  if (isNormalRule(asWritten) && !spellings.includes(asWritten)) spellings.push(asWritten);
+  if (spellings.length === 0 && !normal.ok) return normal;
+  return { ok: true, value: spellings };
+}
+
 /** A stored rule's own spelling is already normal: `+<digits>` or `+<digits>*`. */
 export function isNormalRule(rule: string): boolean {
   return /^\+\d{1,15}\*?$/.test(rule);

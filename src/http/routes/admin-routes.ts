@@ -14,7 +14,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { ListRule } from '../../domain/ports/operator-lists.js';
-import { checkRule, type RuleContext, type RuleProblem } from '../../domain/lists/rules.js';
+import { checkRule, spellingsToRemove, type RuleContext, type RuleProblem } from '../../domain/lists/rules.js';
 import { EXPORT_COLUMNS, formatRuleLine, ListCsvError } from '../../domain/lists/list-csv.js';
 import type { KeyedHasher } from '../../domain/ports/key-hasher.js';
 import type { PhoneNumberParser } from '../../domain/phone-number.js';
@@ -188,11 +188,17 @@ export async function adminRoutes(app: FastifyInstance, options: AdminRoutesOpti
     },
     async (request, reply) => {
       const { rule: written } = request.params as { rule: string };
-      const checked = checkRule({ rule: written, list: 'block' }, context, { force: true });
-      if (!checked.ok) throw badField(checked.problem);
-      const removed = await lists.remove(checked.value.rule);
-      if (!removed) throw new ApiError('rule_not_found', 'There is no such rule.', { field: 'rule' });
-      auditLine('remove', { rule: hashKey(checked.value.rule) });
+      const spellings = spellingsToRemove(written, context);
+      if (!spellings.ok) throw badField(spellings.problem);
+      let removed: string | undefined;
+      for (const spelling of spellings.value) {
+        if (await lists.remove(spelling)) {
+          removed = spelling;
+          break;
+        }
+      }
+      if (removed === undefined) throw new ApiError('rule_not_found', 'There is no such rule.', { field: 'rule' });
+      auditLine('remove', { rule: hashKey(removed) });
       return reply.code(204).send();
     },
   );
