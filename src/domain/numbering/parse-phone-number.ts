@@ -604,6 +604,8 @@ export function createPhoneNumberParser(plan: NumberingPlan, defaultRegion: stri
 
   /** Digits without `+`/`00` as the default region reads them, valid or not. */
   function nationalReadings(digits: string): string[] {
+    // Longer than any E.164 and without a trunk 0: the international digits of a SIP trunk, one too many.
+    if (!digits.startsWith('0') && digits.length > E164_WITHOUT_PLUS_LENGTHS.max) return internationalReadings(digits, -1);
     if (defaultIsFrenchPlan) return frenchNationalReadings(digits);
     if (!digits.startsWith('0')) return [];
     return [`${getCountryCallingCode(region)}${digits.slice(1)}`];
