@@ -32,4 +32,12 @@ export type ParsePhoneNumberResult =
     };
 
 /** Parses a raw `:number` path segment (already percent-decoded). Pure; never throws. */
-export type PhoneNumberParser = (raw: string) => ParsePhoneNumberResult;
+export interface PhoneNumberParser {
+  (raw: string): ParsePhoneNumberResult;
+  /**
+   * The readings `dialledAs` gives, for digits written with `+`, `00` or a trunk `0`, without
+   * deciding whether they are a valid number (cheaper: a list rule's prefix is read by it).
+   * Undefined for what is no such spelling.
+   */
+  readDialled?: (raw: string) => readonly string[] | undefined;
+}

@@ -59,10 +59,19 @@ function readPrefix(written: string, body: string, context: RuleContext): Prefix
   const bare = compact.replace(/[()]/g, '');
   if (!/^(?:\+\d+|00\d+|0\d*)$/.test(bare)) return undefined;
   const national = !bare.startsWith('+') && !bare.startsWith('00');
-  const parsed = context.parsePhoneNumber(compact);
-  if (parsed.ok) return { ok: true, digits: parsed.value.e164.slice(1), national };
-  if (parsed.reason !== 'invalid_number') return undefined;
-  const readings = parsed.dialledAs ?? [];
+  let readings: readonly string[];
+  if (context.parsePhoneNumber.readDialled !== undefined) {
+    // The parser's reading alone: a prefix is no number to validate (and an import of a million
+    // prefixes should not pay libphonenumber for each).
+    const read = context.parsePhoneNumber.readDialled(compact);
+    if (read === undefined) return undefined;
+    readings = read;
+  } else {
+    const parsed = context.parsePhoneNumber(compact);
+    if (parsed.ok) return { ok: true, digits: parsed.value.e164.slice(1), national };
+    if (parsed.reason !== 'invalid_number') return undefined;
+    readings = parsed.dialledAs ?? [];
+  }
   const [only] = readings;
   if (only !== undefined && readings.length === 1) return { ok: true, digits: only, national };
   if (readings.length > 1) {

@@ -622,7 +622,17 @@ export function createPhoneNumberParser(plan: NumberingPlan, defaultRegion: stri
     return digits.length >= E164_WITHOUT_PLUS_LENGTHS.min && digits.length <= E164_WITHOUT_PLUS_LENGTHS.max && digits.charCodeAt(0) !== 48;
   }
 
-  return function parsePhoneNumber(raw: string): ParsePhoneNumberResult {
+  function readDialled(raw: string): readonly string[] | undefined {
+    const form = readCallerForm(raw);
+    if (!form.ok) return undefined;
+    const spelling = checkSpelling(form.text);
+    if (!spelling.ok) return undefined;
+    const { digits, international, parenthesisedZeroAt } = spelling;
+    if (international) return internationalReadings(digits, parenthesisedZeroAt);
+    return digits.startsWith('0') ? nationalReadings(digits) : undefined;
+  }
+
+  const parsePhoneNumber = (raw: string): ParsePhoneNumberResult => {
     try {
       const form = readCallerForm(raw);
       if (!form.ok) return form;
@@ -640,4 +650,5 @@ export function createPhoneNumberParser(plan: NumberingPlan, defaultRegion: stri
       return INVALID;
     }
   };
+  return Object.assign(parsePhoneNumber, { readDialled });
 }
