@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadNumberingPlan } from '../../infra/arcep/load-numbering-plan.js';
 import { createPhoneNumberParser } from '../numbering/parse-phone-number.js';
+import { memoizeParser } from '../numbering/memoize-parser.js';
 import { checkRule, normaliseRule } from './rules.js';
 import { createRuleIndex, explainMatch } from './rule-index.js';
 import { formatListCsv, FILE_COLUMNS, ListCsvError, readListCsv } from './list-csv.js';
@@ -89,6 +90,15 @@ describe('a rule as written', () => {
       expect(number.ok, national).toBe(true);
       const rule = normaliseRule(`${national.slice(0, 4)}*`, context);
       expect(number.ok && rule.ok && number.value.e164.startsWith(rule.value.slice(0, -1)), national).toBe(true);
+    }
+  });
+
+  it('reads a prefix alike through the memoized parser (its cheap reading) and a bare parse', () => {
+    const memoized = { ...context, parsePhoneNumber: memoizeParser(context.parsePhoneNumber) };
+    const bare = { ...context, parsePhoneNumber: (raw: string) => context.parsePhoneNumber(raw) };
+    expect(memoized.parsePhoneNumber.readDialled).toBeDefined();
+    for (const written of ['0692*', '0262*', '06*', '0508 41*', '+33 692*', '+33 (0)1 62*', '+3300*', '+225 01*', '+44 (0)20*', '0162*', '06 12 34 56 78*', '+33612345678*']) {
+      expect(normaliseRule(written, memoized), written).toEqual(normaliseRule(written, bare));
     }
   });
 
