@@ -1,10 +1,10 @@
 // `phone-rep list …`: the operator's allow and block lists from the command line, on the file
 // (LISTS_FILE) or, with REDIS_URL, on Redis: the same store the service reads (docs/lists.md).
-//   list add RULE --list allow|block [--label TEXT] [--note TEXT] [--expires ISO-8601] [--force]
+//   list add RULE --list allow|block [--label TEXT [--public-label]] [--note TEXT] [--expires ISO-8601] [--force]
 //   list remove RULE
 //   list show
 //   list check NUMBER        which rule applies and why
-//   list import FILE|-       CSV rule,list,label,note,expiresAt; all or nothing
+//   list import FILE|-       CSV rule,list,label,note,expiresAt[,labelPublic]; all or nothing
 //   list export              the rules in force, same CSV
 // Exit codes: 0 done, 2 bad input (nothing changed), 1 the store could not be read or written.
 import { readFile } from 'node:fs/promises';
@@ -12,7 +12,7 @@ import { parseArgs } from 'node:util';
 import { listsLocationOf, loadConfig } from '../config/config.js';
 import { loadNumberingPlan } from '../infra/arcep/load-numbering-plan.js';
 import { createPhoneNumberParser } from '../domain/numbering/parse-phone-number.js';
-import { checkRule, normaliseRule, type RuleContext } from '../domain/lists/rules.js';
+import { checkRule, spellingsToRemove, type RuleContext } from '../domain/lists/rules.js';
 import { explainMatch } from '../domain/lists/rule-index.js';
 import { EXPORT_COLUMNS, formatRuleLine, ListCsvError } from '../domain/lists/list-csv.js';
 import { readListCsvInSlices, type ListStore } from '../infra/lists/list-store.js';
@@ -26,7 +26,7 @@ export interface ListCommandIo {
   stdin?: AsyncIterable<Buffer | string>;
 }
 
-export const LIST_USAGE = `phone-rep list add RULE --list allow|block [--label TEXT] [--note TEXT] [--expires ISO-8601] [--force]
+export const LIST_USAGE = `phone-rep list add RULE --list allow|block [--label TEXT [--public-label]] [--note TEXT] [--expires ISO-8601] [--force]
        phone-rep list remove RULE
        phone-rep list show
        phone-rep list check NUMBER
@@ -49,7 +49,7 @@ export function createListCommand(io: ListCommandIo, arcepDir: string): (args: s
         args,
         allowPositionals: true,
         strict: true,
-        options: { list: { type: 'string' }, label: { type: 'string' }, note: { type: 'string' }, expires: { type: 'string' }, force: { type: 'boolean' } },
+        options: { list: { type: 'string' }, label: { type: 'string' }, 'public-label': { type: 'boolean' }, note: { type: 'string' }, expires: { type: 'string' }, force: { type: 'boolean' } },
       });
     } catch (error) {
       io.err((error as Error).message);
@@ -91,26 +91,29 @@ export function createListCommand(io: ListCommandIo, arcepDir: string): (args: s
     }
   };
 
-  async function run(action: string, argument: string | undefined, values: { list?: string; label?: string; note?: string; expires?: string; force?: boolean }, store: ListStore, context: RuleContext): Promise<number> {
+  async function run(action: string, argument: string | undefined, values: { list?: string; label?: string; 'public-label'?: boolean; note?: string; expires?: string; force?: boolean }, store: ListStore, context: RuleContext): Promise<number> {
     const where = `${store.kind === 'redis' ? 'Redis' : 'file'} ${store.location}`;
     switch (action) {
       case 'add': {
         if (values.list === undefined) throw new ListUsageError('--list allow|block is required');
-        const checked = checkRule({ rule: argument ?? '', list: values.list, label: values.label, note: values.note, expiresAt: values.expires }, context, { nowMs: Date.now(), ...(values.force === true ? { force: true } : {}) });
+        const checked = checkRule({ rule: argument ?? '', list: values.list, label: values.label, labelPublic: values['public-label'] === true, note: values.note, expiresAt: values.expires }, context, { nowMs: Date.now(), ...(values.force === true ? { force: true } : {}) });
+        if (values['public-label'] === true && values.label === undefined) throw new ListUsageError('--public-label: it makes --label public, so give one');
         if (!checked.ok) throw new ListUsageError(`${checked.problem.field === 'expiresAt' ? '--expires' : checked.problem.field === 'rule' ? 'RULE' : `--${checked.problem.field}`}: ${checked.problem.reason}`);
         const { replaced } = await store.put(checked.value);
-        io.out(`${replaced ? 'replaced' : 'added'}: ${checked.value.rule} ${checked.value.list}${checked.value.label === undefined ? '' : ` "${checked.value.label}"`} (${where})`);
+        io.out(`${replaced ? 'replaced' : 'added'}: ${checked.value.rule} ${checked.value.list}${checked.value.label === undefined ? '' : ` "${checked.value.label}"${checked.value.labelPublic === true ? ' (public)' : ''}`} (${where})`);
         return 0;
       }
       case 'remove': {
-        const rule = normaliseRule(argument ?? '', context, { force: true });
-        if (!rule.ok) throw new ListUsageError(`RULE: ${rule.problem.reason}`);
-        if (!(await store.remove(rule.value))) {
-          io.err(`no rule ${rule.value} (${where})`);
-          return 2;
+        const spellings = spellingsToRemove(argument ?? '', context);
+        if (!spellings.ok) throw new ListUsageError(`RULE: ${spellings.problem.reason}`);
+        for (const spelling of spellings.value) {
+          if (await store.remove(spelling)) {
+            io.out(`removed: ${spelling} (${where})`);
+            return 0;
+          }
         }
-        io.out(`removed: ${rule.value} (${where})`);
-        return 0;
+        io.err(`no rule ${spellings.value.join(' nor ')} (${where})`);
+        return 2;
       }
       case 'show': {
         const now = Date.now();
@@ -119,7 +122,7 @@ export function createListCommand(io: ListCommandIo, arcepDir: string): (args: s
           const expired = rule.expiresAt !== undefined && Date.parse(rule.expiresAt) <= now;
           io.out(
             stripControls(
-              [rule.rule, rule.list, rule.label === undefined ? '' : `"${rule.label}"`, rule.expiresAt === undefined ? '' : `${expired ? 'expired' : 'expires'} ${rule.expiresAt}`, rule.note === undefined ? '' : `# ${rule.note}`]
+              [rule.rule, rule.list, rule.label === undefined ? '' : `"${rule.label}"${rule.labelPublic === true ? ' (public)' : ''}`, rule.expiresAt === undefined ? '' : `${expired ? 'expired' : 'expires'} ${rule.expiresAt}`, rule.note === undefined ? '' : `# ${rule.note}`]
                 .filter((part) => part !== '')
                 .join('  '),
             ),

@@ -18,7 +18,26 @@ export interface ParsedPhoneNumber {
 
 export type ParsePhoneNumberResult =
   | { ok: true; value: ParsedPhoneNumber }
-  | { ok: false; reason: string };
+  | {
+      ok: false;
+      reason: string;
+      /**
+       * With `invalid_number`: the digits as dialled, in international form (E.164 digits without
+       * `+`), as the numbering plan reads them: one reading, or several when national digits
+       * name numbers under more than one calling code (`06…`: +33 6…, +262 6…). Absent when the
+       * digits read as nothing. The operator's block prefixes match a malformed caller by them,
+       * and a list rule's prefix is read by them (docs/lists.md).
+       */
+      dialledAs?: readonly string[];
+    };
 
 /** Parses a raw `:number` path segment (already percent-decoded). Pure; never throws. */
-export type PhoneNumberParser = (raw: string) => ParsePhoneNumberResult;
+export interface PhoneNumberParser {
+  (raw: string): ParsePhoneNumberResult;
+  /**
+   * The readings `dialledAs` gives, for digits written with `+`, `00` or a trunk `0`, without
+   * deciding whether they are a valid number (cheaper: a list rule's prefix is read by it).
+   * Undefined for what is no such spelling.
+   */
+  readDialled?: (raw: string) => readonly string[] | undefined;
+}

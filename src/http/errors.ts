@@ -92,9 +92,9 @@ function isPhoneNumberRejection(reason: string): reason is PhoneNumberRejection 
 }
 
 /** The 400 for a number the parser refused: a sentence in `detail`, the parser's code in `code`. */
-export function invalidNumberError(reason: string): ApiError {
+export function invalidNumberError(reason: string, extra: Record<string, unknown> = {}): ApiError {
   const code: PhoneNumberRejection = isPhoneNumberRejection(reason) ? reason : 'invalid_number';
-  return new ApiError('invalid_number', INVALID_NUMBER_DETAILS[code], { code });
+  return new ApiError('invalid_number', INVALID_NUMBER_DETAILS[code], { code, ...extra });
 }
 
 /** Whether a request announces a body (read or not, it is there on the connection). */

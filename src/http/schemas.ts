@@ -163,7 +163,7 @@ const ListMatchSchema = Nullable(
     {
       list: Type.Union([Type.Literal('allow'), Type.Literal('block')], { description: 'The list whose rule applies.' }),
       rule: Type.String({ description: 'The rule: an E.164 number (`+33612345678`) or a prefix ending in `*` (`+33162*`).', examples: ['+33162*'] }),
-      label: Nullable(Type.String({ description: 'The rule’s label (what `/cid` shows), or null.', maxLength: 60 })),
+      label: Nullable(Type.String({ description: 'The rule’s label when the operator made it public (`labelPublic`), else null: labels are often people’s names.', maxLength: 60 })),
     },
     { additionalProperties: false },
   ),
@@ -449,6 +449,16 @@ const badRequest = problemResponse(
         [...PHONE_NUMBER_REJECTIONS, 'invalid_wait'].map((reason) => Type.Literal(reason)),
         {
           description: `Why the number was refused: ${PHONE_NUMBER_REJECTIONS.map((reason) => `\`${reason}\` (${INVALID_NUMBER_DETAILS[reason]})`).join('; ')}. Or, with bad_request, \`invalid_wait\`: \`?wait\` is not a whole number of milliseconds.`,
+        },
+      ),
+    ),
+    meta: Type.Optional(
+      Type.Object(
+        { list: ListMatchSchema },
+        {
+          additionalProperties: false,
+          description:
+            'Only when the operator’s block rule covers the refused number’s digits, read as dialled in international form (`+225 01 02` under a blocked `+225*`): the rule, as a 200’s `meta.list`. `/verdict` and `/cid` then answer `block`. See docs/lists.md.',
         },
       ),
     ),

@@ -35,7 +35,12 @@ describe('phone-rep list on the file', { timeout: 300_000 }, () => {
   it('add, check (which rule and why), export, and a bad import refused naming its line', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'phone-rep-lists-cli-'));
     const env = { LISTS_FILE: join(dir, 'lists.csv') };
-    expect((await run(['list', 'add', '0162*', '--list', 'block', '--label', 'NPV'], env)).code).toBe(0);
+    expect((await run(['list', 'add', '0162*', '--list', 'block', '--label', 'NPV', '--public-label'], env)).stdout).toMatch(/^added: \+33162\* block "NPV" \(public\)/);
+    // Issue 44: an overseas range under its own calling code; an expiry that is no calendar date.
+    expect((await run(['list', 'add', '0692*', '--list', 'block'], env)).stdout).toMatch(/^added: \+262692\* block/);
+    const badDate = await run(['list', 'add', '+33163*', '--list', 'block', '--expires', '2031-02-30'], env);
+    expect(badDate.code).toBe(2);
+    expect(badDate.stderr).toMatch(/--expires: .*2031-02-30/);
     expect((await run(['list', 'add', '01 62 00 12 34', '--list', 'allow'], env)).stdout).toMatch(/^added: \+33162001234 allow/);
     const check = await run(['list', 'check', '0162001234'], env);
     expect(check.stdout).toMatch(/allow by rule \+33162001234/);
@@ -49,7 +54,7 @@ describe('phone-rep list on the file', { timeout: 300_000 }, () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/line 3: expiresAt: .* is in the past; nothing was imported/);
     const exported = await run(['list', 'export'], env);
-    expect(exported.stdout).toBe('rule,list,label,note,expiresAt\n+33162*,block,,,\n+33162001234,allow,,,\n');
+    expect(exported.stdout.split('\n').sort()).toEqual(['', '+262692*,block,,,,', '+33162*,block,,,,', '+33162001234,allow,,,,', 'rule,list,label,note,expiresAt,labelPublic']);
   });
 
   it('two processes importing 1,000 distinct rules each at the same time lose none', async () => {

@@ -49,9 +49,9 @@ describe('precedence through the real server (sources say score 8: block)', () =
     server = await startTestServer({ env: { LISTS_FILE: file, ADMIN_TOKEN: TOKEN, RATE_LIMIT_MAX: '0' }, overrides: { sources } });
     for (const [rule, body] of [
       ['+33162*', { list: 'block' }],
-      ['0162001234', { list: 'allow', label: 'Ma banque' }],
+      ['0162001234', { list: 'allow', label: 'Ma banque', labelPublic: true }],
       ['+33612*', { list: 'allow' }],
-      ['+336123456*', { list: 'block', label: 'Robot' }],
+      ['+336123456*', { list: 'block', label: 'Robot', labelPublic: true }],
       ['+33612345678*', { list: 'block' }],
       ['06 12 34 56 78', { list: 'allow' }],
     ] as const) {
@@ -110,7 +110,7 @@ describe('a listed caller with every upstream black-holed', () => {
     sites = await startFakeUpstreamSites({ fallback: { tellowsApi: { blackHole: true }, tellowsWeb: { blackHole: true }, numeroinconnu: { blackHole: true }, telguarder: { blackHole: true } } });
     server = await startTestServer({ env: { ...sites.env(), LISTS_FILE: listsFile(), ADMIN_TOKEN: TOKEN } });
     await putRule(server, '0162*', { list: 'block' });
-    await putRule(server, '+33612345678', { list: 'allow', label: 'Fournisseur' });
+    await putRule(server, '+33612345678', { list: 'allow', label: 'Fournisseur', labelPublic: true });
   });
   afterAll(async () => {
     await server.close();
@@ -149,7 +149,7 @@ describe('a change takes effect on the next request', () => {
     const reportEtag = report.headers.get('etag') ?? '';
     expect((JSON.parse(report.body) as { meta: { list: unknown } }).meta.list).toBeNull();
 
-    await putRule(server, number, { list: 'allow', label: 'Livreur' });
+    await putRule(server, number, { list: 'allow', label: 'Livreur', labelPublic: true });
     const allowed = await text(server, `/api/phone/${number}/verdict`, { headers: { 'if-none-match': etag ?? '' } });
     expect(allowed.status).toBe(200);
     expect(allowed.body).toBe('allow\n');
@@ -183,7 +183,7 @@ describe('the lists file', () => {
 
   it('a hand edit is picked up without a restart', async () => {
     expect(await verdictOf('0162001235')).toBe('block\n');
-    writeFileSync(file, `${HEADER}\n+33162*,allow,Edited,,,2026-01-01T00:00:00.000Z\n`);
+    writeFileSync(file, `${HEADER},labelPublic\n+33162*,allow,Edited,,,2026-01-01T00:00:00.000Z,true\n`);
     let seen = '';
     await waitFor(() => log.lines.some((line) => line.msg === 'lists file read' && line.rules === 1), 5000);
     seen = await verdictOf('0162001235');
@@ -269,7 +269,7 @@ describe('the admin API', () => {
     expect(await imported.json()).toEqual({ added: 2, replaced: 0 });
     const exported = await text(server, '/admin/lists/export', { headers: AUTH });
     expect(exported.headers.get('content-type')).toMatch(/^text\/csv/);
-    expect(exported.body.split('\n')[0]).toBe('rule,list,label,note,expiresAt');
+    expect(exported.body.split('\n')[0]).toBe('rule,list,label,note,expiresAt,labelPublic');
     expect(exported.body).toContain('+33164*,block,,"a, note",');
     expect(exported.body).toContain('+33612345678,allow,Ami,,');
   });
@@ -316,7 +316,7 @@ describe('the admin API alone on ADMIN_PORT', () => {
       expect(put.status).toBe(201);
       expect((await fetch(`${base}/admin/lists/rules`)).status).toBe(401);
       expect((await fetch(`${base}/api/phone/0612345678`)).status).toBe(404);
-      expect(deps.lists.match('+33162001235')).toEqual({ list: 'block', rule: '+33162*', label: null });
+      expect(deps.lists.match('+33162001235')).toEqual({ list: 'block', rule: '+33162*', label: null, labelPublic: false });
     } finally {
       await admin.close();
       await deps.close();

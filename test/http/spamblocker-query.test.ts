@@ -99,7 +99,7 @@ describe('SpamBlocker instant query, callers on the operator’s lists', () => {
   beforeAll(async () => {
     listsDir = mkdtempSync(join(tmpdir(), 'spamblocker-lists-'));
     const listsFile = join(listsDir, 'lists.csv');
-    writeFileSync(listsFile, ['rule,list,label,note,expiresAt,createdAt', '+33612345670,block,Robot,,,2026-11-26T00:00:00.000Z', '+33612345699,allow,Fournisseur,,,2026-11-26T00:00:00.000Z', '+33698*,block,,,,2026-11-26T00:00:00.000Z', ''].join('\n'));
+    writeFileSync(listsFile, ['rule,list,label,note,expiresAt,createdAt,labelPublic', '+33612345670,block,Robot,,,2026-11-26T00:00:00.000Z,true', '+33612345699,allow,Fournisseur,,,2026-11-26T00:00:00.000Z,true', '+33698*,block,,,,2026-11-26T00:00:00.000Z,', ''].join('\n'));
     server = await startTestServer({ env: { LISTS_FILE: listsFile, RATE_LIMIT_MAX: '0', PUBLIC_URL: 'http://placeholder.invalid' }, overrides: { sources } });
     api = (await (await fetch(`${server.baseUrl}/integrations/spamblocker/query.json`)).json()) as QueryApi;
   });

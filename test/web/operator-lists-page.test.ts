@@ -32,7 +32,7 @@ beforeAll(async () => {
   const file = join(mkdtempSync(join(tmpdir(), 'phone-rep-lists-page-')), 'lists.csv');
   writeFileSync(
     file,
-    'rule,list,label,note,expiresAt,createdAt\n+33162*,block,,,,2026-01-01T00:00:00.000Z\n+33162001234,allow,Ma banque,,,2026-01-01T00:00:00.000Z\n+33478123456,allow,Dr Martin,,,2026-01-01T00:00:00.000Z\n',
+    'rule,list,label,note,expiresAt,createdAt,labelPublic\n+33162*,block,,,,2026-01-01T00:00:00.000Z,\n+33162001234,allow,Ma banque,,,2026-01-01T00:00:00.000Z,true\n+33478123456,allow,Dr Martin,,,2026-01-01T00:00:00.000Z,true\n',
   );
   browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
   server = await startTestServer({ env: { LISTS_FILE: file, MAX_EVENT_LOOP_DELAY_MS: '0', RATE_LIMIT_MAX: '1000' }, overrides: { sources: healthyFakeSources() } });

@@ -1,4 +1,4 @@
-// The lists as CSV: the import and export format (`rule,list,label,note,expiresAt`) and the
+// The lists as CSV: the import and export format (`rule,list,label,note,expiresAt,labelPublic`) and the
 // file the embedded store keeps (the same columns and `createdAt`). One rule per line; fields
 // holding a comma or a quote are double-quoted with `""` for a quote (RFC 4180). No field may
 // hold a line break (labels and notes refuse control characters), so a line is a record, and an
@@ -7,8 +7,10 @@
 import type { ListRule } from '../ports/operator-lists.js';
 import { checkRule, checkRuleFields, isNormalRule, type RuleContext, type RuleProblem } from './rules.js';
 
-export const EXPORT_COLUMNS = ['rule', 'list', 'label', 'note', 'expiresAt'] as const;
-export const FILE_COLUMNS = [...EXPORT_COLUMNS, 'createdAt'] as const;
+// `labelPublic` (`true`, or empty for false) came last, after the rest: files and imports
+// written before it, without the column, read as before (every label private).
+export const EXPORT_COLUMNS = ['rule', 'list', 'label', 'note', 'expiresAt', 'labelPublic'] as const;
+export const FILE_COLUMNS = ['rule', 'list', 'label', 'note', 'expiresAt', 'createdAt', 'labelPublic'] as const;
 type Column = (typeof FILE_COLUMNS)[number];
 
 export class ListCsvError extends Error {
@@ -76,7 +78,7 @@ function csvField(value: string | undefined): string {
 }
 
 export function formatRuleLine(rule: ListRule, columns: readonly Column[]): string {
-  return columns.map((column) => csvField(rule[column])).join(',');
+  return columns.map((column) => csvField(column === 'labelPublic' ? (rule.labelPublic === true ? 'true' : undefined) : rule[column])).join(',');
 }
 
 /** CSV text of `rules` with a header of `columns`, ending in a newline. */

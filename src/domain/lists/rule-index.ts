@@ -19,6 +19,7 @@ type StoredRecord = RuleRecord | number;
 interface RuleRecord {
   readonly list: ListName;
   readonly label: string | undefined;
+  readonly labelPublic: boolean;
   readonly note: string | undefined;
   readonly createdAtMs: number;
   /** Infinity when the rule does not expire. */
@@ -69,6 +70,7 @@ function recordOf(rule: ListRule): StoredRecord {
   return {
     list: rule.list,
     label: rule.label,
+    labelPublic: rule.labelPublic === true,
     note: rule.note,
     createdAtMs: Date.parse(rule.createdAt),
     expiresAtMs: rule.expiresAt === undefined ? Number.POSITIVE_INFINITY : Date.parse(rule.expiresAt),
@@ -79,8 +81,8 @@ function recordOf(rule: ListRule): StoredRecord {
 function unfold(stored: StoredRecord): RuleRecord {
   if (typeof stored !== 'number') return stored;
   return stored < 0
-    ? { list: 'allow', label: undefined, note: undefined, createdAtMs: -stored - 1, expiresAtMs: Number.POSITIVE_INFINITY }
-    : { list: 'block', label: undefined, note: undefined, createdAtMs: stored, expiresAtMs: Number.POSITIVE_INFINITY };
+    ? { list: 'allow', label: undefined, labelPublic: false, note: undefined, createdAtMs: -stored - 1, expiresAtMs: Number.POSITIVE_INFINITY }
+    : { list: 'block', label: undefined, labelPublic: false, note: undefined, createdAtMs: stored, expiresAtMs: Number.POSITIVE_INFINITY };
 }
 
 const expiryOf = (stored: StoredRecord): number => (typeof stored === 'number' ? Number.POSITIVE_INFINITY : stored.expiresAtMs);
@@ -92,13 +94,15 @@ function ruleOf(spelling: string, stored: StoredRecord): ListRule {
     rule: spelling,
     list: record.list,
     ...(record.label === undefined ? {} : { label: record.label }),
+    ...(record.labelPublic ? { labelPublic: true } : {}),
     ...(record.note === undefined ? {} : { note: record.note }),
     createdAt: new Date(record.createdAtMs).toISOString(),
     ...(record.expiresAtMs === Number.POSITIVE_INFINITY ? {} : { expiresAt: new Date(record.expiresAtMs).toISOString() }),
   };
 }
 
-const matchOf = (spelling: string, stored: StoredRecord): ListMatch => ({ list: listOf(stored), rule: spelling, label: typeof stored === 'number' ? null : (stored.label ?? null) });
+const matchOf = (spelling: string, stored: StoredRecord): ListMatch =>
+  typeof stored === 'number' ? { list: listOf(stored), rule: spelling, label: null, labelPublic: false } : { list: stored.list, rule: spelling, label: stored.label ?? null, labelPublic: stored.labelPublic };
 
 export function createRuleIndex(rules: Iterable<ListRule> = []): RuleIndex {
   const records = new Map<string, StoredRecord>();

@@ -42,5 +42,5 @@ export function memoizeParser(parse: PhoneNumberParser, options: number | Memoiz
     }
     return result;
   };
-  return Object.assign(memoized, { chargedBytes: () => memo.calculatedSize });
+  return Object.assign(memoized, { chargedBytes: () => memo.calculatedSize }, parse.readDialled === undefined ? {} : { readDialled: parse.readDialled });
 }

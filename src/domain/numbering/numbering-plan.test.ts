@@ -35,6 +35,24 @@ describe('parseNumberingPlan', () => {
     expect(plan.findBlock('0699999999')).toBeUndefined();
   });
 
+  it('says which territories the blocks give the numbers under some national digits (a list rule\'s prefix)', () => {
+    const result = parseNumberingPlan(
+      smallFiles([
+        '0612;0612000000;0612999999;FRTE;Métropole;01/01/2017',
+        '061234;0612340000;0612349999;RIOO;Mayotte;05/03/2024',
+        '0262030;0262030000;0262030999;NOPE;"La Réunion - Océan indien";06/03/2012',
+      ]),
+    );
+    if (!result.ok) throw new Error(result.reason);
+    const { plan } = result;
+    expect(plan.blocksUnder('0612')).toEqual({ covering: 'FR', within: new Set(['FR', 'YT']) });
+    expect(plan.blocksUnder('06123')).toEqual({ covering: 'FR', within: new Set(['YT']) });
+    expect(plan.blocksUnder('0612345')).toEqual({ covering: 'YT', within: new Set() });
+    expect(plan.blocksUnder('06')).toEqual({ covering: undefined, within: new Set(['FR', 'YT']) });
+    expect(plan.blocksUnder('0262')).toEqual({ covering: undefined, within: new Set(['RE']) });
+    expect(plan.blocksUnder('0699')).toEqual({ covering: undefined, within: new Set() });
+  });
+
   it('refuses a file whose header is not ARCEP\'s', () => {
     const files = smallFiles(['0612;0612000000;0612999999;FRTE;Métropole;01/01/2017']);
     expect(parseNumberingPlan({ ...files, majnum: files.majnum.replace('Mnémo', 'Mnemo') })).toEqual({ ok: false, reason: 'MAJNUM.csv: unexpected header' });

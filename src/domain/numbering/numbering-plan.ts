@@ -4,6 +4,15 @@
 // (src/infra/arcep/load-numbering-plan.ts), once at start-up.
 /** Region codes of the territories of the French plan (the regions libphonenumber knows them by). */
 export type FrenchTerritory = 'FR' | 'RE' | 'YT' | 'GP' | 'GF' | 'MQ' | 'PM';
+const TERRITORIES: readonly FrenchTerritory[] = ['FR', 'RE', 'YT', 'GP', 'GF', 'MQ', 'PM'];
+
+/** What ARCEP's blocks say of the numbers starting with some national digits. */
+export interface BlocksUnder {
+  /** The territory of the longest block that holds every such number (its prefix starts the digits), if one does. */
+  covering: FrenchTerritory | undefined;
+  /** The territories of the longer blocks inside (their prefix starts with the digits). */
+  within: ReadonlySet<FrenchTerritory>;
+}
 
 export interface NumberBlock {
   /** The block's prefix in national form, 4 to 8 digits. */
@@ -28,6 +37,8 @@ export interface NumberingPlan {
   readonly rowCounts: { majnum: number; majrio: number; identifiants: number };
   /** The block a national number (0XXXXXXXXX) falls in (longest prefix), if allocated. */
   findBlock(nationalDigits: string): NumberBlock | undefined;
+  /** The territories ARCEP's blocks give the numbers that start with `nationalPrefix` (a list rule's `0692*`). */
+  blocksUnder(nationalPrefix: string): BlocksUnder;
   /** libphonenumber's original-carrier name for a national significant number, or "". */
   findForeignCarrier(callingCode: string, nationalSignificantNumber: string): string;
 }
@@ -201,9 +212,12 @@ export function parseNumberingPlan(files: NumberingPlanFiles, foreignCarriers: F
   for (const table of blocksByLength.values()) for (const prefix of table.keys()) prefixDigits += prefix.length;
   const children = new Int32Array((prefixDigits + 1) * 10);
   const blockAtNode: Array<NumberBlock | undefined> = [undefined];
+  // Per node, one bit per territory (TERRITORIES' order) of the blocks at or below it.
+  const territoriesBelow: number[] = [0];
   let nodeCount = 1;
   for (const table of blocksByLength.values()) {
     for (const [prefix, block] of table) {
+      const bit = 1 << TERRITORIES.indexOf(block.territory);
       let node = 0;
       for (let index = 0; index < prefix.length; index += 1) {
         const cell = node * 10 + prefix.charCodeAt(index) - 48;
@@ -213,8 +227,10 @@ export function parseNumberingPlan(files: NumberingPlanFiles, foreignCarriers: F
           nodeCount += 1;
           children[cell] = child;
           blockAtNode.push(undefined);
+          territoriesBelow.push(0);
         }
         node = child;
+        territoriesBelow[node] = (territoriesBelow[node] ?? 0) | bit;
       }
       blockAtNode[node] = block;
     }
@@ -235,6 +251,19 @@ export function parseNumberingPlan(files: NumberingPlanFiles, foreignCarriers: F
         found = blockAtNode[node] ?? found;
       }
       return found;
+    },
+    blocksUnder(nationalPrefix) {
+      let node = 0;
+      let covering: NumberBlock | undefined;
+      for (let index = 0; index < nationalPrefix.length; index += 1) {
+        const digit = nationalPrefix.charCodeAt(index) - 48;
+        if (digit < 0 || digit > 9) return { covering: undefined, within: new Set() };
+        node = children[node * 10 + digit] ?? 0;
+        if (node === 0) return { covering: covering?.territory, within: new Set() };
+        covering = blockAtNode[node] ?? covering;
+      }
+      const mask = territoriesBelow[node] ?? 0;
+      return { covering: covering?.territory, within: new Set(TERRITORIES.filter((_, bit) => (mask & (1 << bit)) !== 0)) };
     },
     findForeignCarrier(callingCode, nationalSignificantNumber) {
       const table = foreignCarriers.get(callingCode);

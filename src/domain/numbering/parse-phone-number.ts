@@ -2,7 +2,7 @@
 // write numbers and as phone systems send them: tel: and sip: URIs, E.164 without +), the
 // territory of French-plan numbers from ARCEP's blocks (docs/numbering.md), libphonenumber's validation,
 // formats and line type, and every phoneInfo field. Pure and total: failures are values.
-import parsePhoneNumberFromString, { isSupportedCountry, type CountryCode, type PhoneNumber } from 'libphonenumber-js/max';
+import parsePhoneNumberFromString, { getCountries, getCountryCallingCode, isSupportedCountry, type CountryCode, type PhoneNumber } from 'libphonenumber-js/max';
 import type { ParsePhoneNumberResult, PhoneNumberParser } from '../phone-number.js';
 import type { FrenchTerritory, NumberingPlan } from './numbering-plan.js';
 
@@ -296,6 +296,13 @@ function safeParse(e164: string): PhoneNumber | undefined {
 
 const INVALID: ParsePhoneNumberResult = { ok: false, reason: 'invalid_number' };
 
+// Calling codes of every region libphonenumber knows: a parenthesised 0 right after one is a trunk 0.
+let knownCallingCodes: ReadonlySet<string> | undefined;
+function isKnownCallingCode(digits: string): boolean {
+  knownCallingCodes ??= new Set(getCountries().map((region) => getCountryCallingCode(region)));
+  return knownCallingCodes.has(digits);
+}
+
 /**
  * Builds the parser. `plan` comes from loadNumberingPlan; `defaultRegion` (ISO 3166, e.g. FR)
  * is the region a number without `+`/`00` is read in. Numbers dialled as 0XXXXXXXXX are read
@@ -540,26 +547,108 @@ export function createPhoneNumberParser(plan: NumberingPlan, defaultRegion: stri
     return describeForeign(parsed.number);
   }
 
+  /** The territories of the numbers that start with these national digits: ARCEP's blocks, else the fallback prefixes, else mainland. */
+  function territoriesUnder(national: string): Set<FrenchTerritory> {
+    const { covering, within } = plan.blocksUnder(national);
+    const territories = new Set(within);
+    // A block holding the whole prefix leaves no number to the fallbacks.
+    if (covering !== undefined) {
+      territories.add(covering);
+      return territories;
+    }
+    if (national.length >= 5) {
+      territories.add(OVERSEAS_FALLBACK_BY_PREFIX.get(national.slice(0, 5)) ?? OVERSEAS_FALLBACK_BY_PREFIX.get(national.slice(0, 4)) ?? 'FR');
+      return territories;
+    }
+    // Shorter digits: every fallback prefix under them, and what the rest falls back to.
+    territories.add(OVERSEAS_FALLBACK_BY_PREFIX.get(national) ?? 'FR');
+    for (const [prefix, territory] of OVERSEAS_FALLBACK_BY_PREFIX) if (prefix.length > national.length && prefix.startsWith(national)) territories.add(territory);
+    return territories;
+  }
+
+  /** National digits of the French plan (`0692…`) in international form, one reading per calling code they fall under. */
+  function frenchNationalReadings(national: string): string[] {
+    // `00…` is no national number (it is how an international one is dialled).
+    if (!/^0(?:[1-9]\d*)?$/.test(national)) return [];
+    const readings = new Set<string>();
+    for (const territory of territoriesUnder(national)) {
+      const code = CALLING_CODE_BY_TERRITORY[territory];
+      // Saint-Pierre-et-Miquelon's 0508 XX XX XX is +508 XX XX XX (parseFrenchNational).
+      if (territory === 'PM' && national.startsWith('0508')) readings.add(`${code}${national.slice(4)}`);
+      else if (territory === 'PM' && '0508'.startsWith(national)) readings.add(code);
+      else readings.add(`${code}${national.slice(1)}`);
+    }
+    return [...readings];
+  }
+
+  /**
+   * International digits (after + or 00) as the plan reads them, valid or not: a trunk 0 after a
+   * French-plan calling code dropped and the digits read as the national number they spell
+   * (`+33 692…` is +262 692…, as parseFrenchPlanInternational reads a valid one), unless the
+   * calling code is one they fall under; a parenthesised 0 after another calling code dropped.
+   */
+  function internationalReadings(digits: string, parenthesisedZeroAt: number): string[] {
+    const callingCode = frenchPlanCallingCode(digits);
+    if (callingCode === undefined) {
+      if (parenthesisedZeroAt > 0 && isKnownCallingCode(digits.slice(0, parenthesisedZeroAt))) return [`${digits.slice(0, parenthesisedZeroAt)}${digits.slice(parenthesisedZeroAt + 1)}`];
+      return digits === '' ? [] : [digits];
+    }
+    const afterCode = digits.slice(callingCode.length);
+    const significant = afterCode.startsWith('0') ? afterCode.slice(1) : afterCode;
+    const dialled = `${callingCode}${significant}`;
+    // +508's own numbers have 6 digits and no national form of their own length.
+    if (callingCode === '508') return [dialled];
+    const readings = frenchNationalReadings(`0${significant}`);
+    return readings.includes(dialled) ? [dialled] : readings;
+  }
+
+  /** Digits without `+`/`00` as the default region reads them, valid or not. */
+  function nationalReadings(digits: string): string[] {
+    // Longer than any E.164 and without a trunk 0: the international digits of a SIP trunk, one too many.
+    if (!digits.startsWith('0') && digits.length > E164_WITHOUT_PLUS_LENGTHS.max) return internationalReadings(digits, -1);
+    if (defaultIsFrenchPlan) return frenchNationalReadings(digits);
+    if (!digits.startsWith('0')) return [];
+    return [`${getCountryCallingCode(region)}${digits.slice(1)}`];
+  }
+
+  /** `result`, with the readings of the digits when they are no valid number. */
+  function withReadings(result: ParsePhoneNumberResult, readings: () => string[]): ParsePhoneNumberResult {
+    if (result.ok || result.reason !== 'invalid_number') return result;
+    const dialledAs = readings();
+    return dialledAs.length === 0 ? result : { ok: false, reason: result.reason, dialledAs };
+  }
+
   function readsAsE164WithoutPlus(digits: string): boolean {
     return digits.length >= E164_WITHOUT_PLUS_LENGTHS.min && digits.length <= E164_WITHOUT_PLUS_LENGTHS.max && digits.charCodeAt(0) !== 48;
   }
 
-  return function parsePhoneNumber(raw: string): ParsePhoneNumberResult {
+  function readDialled(raw: string): readonly string[] | undefined {
+    const form = readCallerForm(raw);
+    if (!form.ok) return undefined;
+    const spelling = checkSpelling(form.text);
+    if (!spelling.ok) return undefined;
+    const { digits, international, parenthesisedZeroAt } = spelling;
+    if (international) return internationalReadings(digits, parenthesisedZeroAt);
+    return digits.startsWith('0') ? nationalReadings(digits) : undefined;
+  }
+
+  const parsePhoneNumber = (raw: string): ParsePhoneNumberResult => {
     try {
       const form = readCallerForm(raw);
       if (!form.ok) return form;
       const spelling = checkSpelling(form.text);
       if (!spelling.ok) return { ok: false, reason: spelling.reason };
       const { digits, international, parenthesisedZeroAt } = spelling;
-      if (international) return parseInternational(digits, parenthesisedZeroAt);
+      if (international) return withReadings(parseInternational(digits, parenthesisedZeroAt), () => internationalReadings(digits, parenthesisedZeroAt));
       const national = parseNational(digits);
       // "33612345678", as SIP trunks send it: only when it cannot be a national number.
-      if (!national.ok && readsAsE164WithoutPlus(digits)) return parseInternational(digits, parenthesisedZeroAt);
-      return national;
+      if (!national.ok && readsAsE164WithoutPlus(digits)) return withReadings(parseInternational(digits, parenthesisedZeroAt), () => internationalReadings(digits, parenthesisedZeroAt));
+      return withReadings(national, () => nationalReadings(digits));
     } catch {
       // libphonenumber is not supposed to throw on these inputs; a parser that answers 400
       // is still better than one that turns a bad number into a 500.
       return INVALID;
     }
   };
+  return Object.assign(parsePhoneNumber, { readDialled });
 }

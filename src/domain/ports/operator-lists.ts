@@ -10,6 +10,11 @@ export interface ListRule {
   list: ListName;
   /** Shown on `/cid`; at most 60 characters, no control or dialplan-breaking character. */
   label?: string;
+  /**
+   * The label may be shown to anyone (`meta.list`, `/cid`); absent or false, only a PBX's exempt
+   * address sees it, on `/verdict` and `/cid` (labels are often people's names). Kept only with a label.
+   */
+  labelPublic?: boolean;
   note?: string;
   /** ISO 8601. */
   createdAt: string;
@@ -22,6 +27,11 @@ export interface ListMatch {
   list: ListName;
   rule: string;
   label: string | null;
+  /**
+   * From `match()`: whether the label may be shown to anyone (the rule's labelPublic). The phone
+   * routes hide a label that is not, and never send this member.
+   */
+  labelPublic?: boolean;
 }
 
 export interface OperatorLists {

@@ -16,7 +16,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { ListRule } from '../../domain/ports/operator-lists.js';
-import { checkRule, type RuleContext, type RuleProblem } from '../../domain/lists/rules.js';
+import { checkRule, spellingsToRemove, type RuleContext, type RuleProblem } from '../../domain/lists/rules.js';
 import { EXPORT_COLUMNS, formatRuleLine, ListCsvError } from '../../domain/lists/list-csv.js';
 import type { KeyedHasher } from '../../domain/ports/key-hasher.js';
 import type { PhoneNumberParser } from '../../domain/phone-number.js';
@@ -58,6 +58,7 @@ const RuleSchema = Type.Object(
     rule: Type.String({ description: 'E.164 number (`+33612345678`) or prefix ending in `*` (`+33162*`).' }),
     list: Type.Union([Type.Literal('allow'), Type.Literal('block')]),
     label: Type.Optional(Type.String({ maxLength: 60 })),
+    labelPublic: Type.Optional(Type.Boolean({ description: 'Present (true) when the label may be shown to anyone; absent, only a RATE_LIMIT_EXEMPT address sees it on `/verdict?cid` and `/cid`.' })),
     note: Type.Optional(Type.String()),
     createdAt: Type.String({ description: 'ISO 8601' }),
     expiresAt: Type.Optional(Type.String({ description: 'ISO 8601; the rule no longer applies from then on.' })),
@@ -69,6 +70,12 @@ const PutBodySchema = Type.Object(
   {
     list: Type.Union([Type.Literal('allow'), Type.Literal('block')]),
     label: Type.Optional(Type.String({ maxLength: 60, description: 'Shown on `/cid`; no control characters nor `" \' ` ; | , \\ $ { } < >`.' })),
+    labelPublic: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description: 'Show the label to anyone: `meta.list` of the JSON answers and `/cid`. False (the default): labels are often people’s names, so only `/verdict?cid` and `/cid` answered to a RATE_LIMIT_EXEMPT address (a PBX) show it.',
+      }),
+    ),
     note: Type.Optional(Type.String({ maxLength: 500 })),
     expiresAt: Type.Optional(Type.String({ description: 'ISO 8601, in the future.' })),
     force: Type.Optional(Type.Boolean({ description: 'Accept a prefix shorter than a country calling code (`+3*`).' })),
@@ -170,8 +177,8 @@ export async function adminRoutes(app: FastifyInstance, options: AdminRoutesOpti
     },
     async (request, reply) => {
       const { rule: written } = request.params as { rule: string };
-      const body = request.body as { list: unknown; label?: string; note?: string; expiresAt?: string; force?: boolean };
-      const checked = checkRule({ rule: written, list: body.list, label: body.label, note: body.note, expiresAt: body.expiresAt }, context, { nowMs: now(), force: body.force === true });
+      const body = request.body as { list: unknown; label?: string; labelPublic?: boolean; note?: string; expiresAt?: string; force?: boolean };
+      const checked = checkRule({ rule: written, list: body.list, label: body.label, labelPublic: body.labelPublic, note: body.note, expiresAt: body.expiresAt }, context, { nowMs: now(), force: body.force === true });
       if (!checked.ok) throw badField(checked.problem);
       const { replaced } = await lists.put(checked.value);
       auditLine(replaced ? 'replace' : 'add', { rule: hashKey(checked.value.rule), list: checked.value.list });
@@ -187,11 +194,17 @@ export async function adminRoutes(app: FastifyInstance, options: AdminRoutesOpti
     },
     async (request, reply) => {
       const { rule: written } = request.params as { rule: string };
-      const checked = checkRule({ rule: written, list: 'block' }, context, { force: true });
-      if (!checked.ok) throw badField(checked.problem);
-      const removed = await lists.remove(checked.value.rule);
-      if (!removed) throw new ApiError('rule_not_found', 'There is no such rule.', { field: 'rule' });
-      auditLine('remove', { rule: hashKey(checked.value.rule) });
+      const spellings = spellingsToRemove(written, context);
+      if (!spellings.ok) throw badField(spellings.problem);
+      let removed: string | undefined;
+      for (const spelling of spellings.value) {
+        if (await lists.remove(spelling)) {
+          removed = spelling;
+          break;
+        }
+      }
+      if (removed === undefined) throw new ApiError('rule_not_found', 'There is no such rule.', { field: 'rule' });
+      auditLine('remove', { rule: hashKey(removed) });
       return reply.code(204).send();
     },
   );

@@ -176,7 +176,7 @@ export function waitRequestOf(query: unknown, prefer: string | string[] | undefi
 type PhoneRequest = FastifyRequest & { params: { number: string } };
 
 /** A number the routes could parse, or why not. */
-type Subject = { memo: NumberMemo } | { refused: string };
+type Subject = { memo: NumberMemo } | { refused: string; dialledAs?: readonly string[] | undefined };
 
 /** Everything a render function may read. */
 interface RenderInput {
@@ -237,6 +237,14 @@ function asksForCidLine(query: unknown): boolean {
 
 function unlookableOf(reason: string): Unlookable {
   return reason === 'withheld' ? 'withheld' : 'invalid';
+}
+
+/**
+ * A matched rule as an answer shows it: the label only when `labelVisible` (labels are often
+ * people's names), and never the rule's own flags.
+ */
+function shownMatch(list: ListMatch, labelVisible: boolean): ListMatch {
+  return { list: list.list, rule: list.rule, label: labelVisible ? list.label : null };
 }
 
 /** The phone route group, an encapsulated plugin. */
@@ -311,9 +319,25 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
     const known = frontCache?.numberOf(raw);
     if (known !== undefined) return { memo: known };
     const parsed = parsePhoneNumber(raw);
-    if (!parsed.ok) return { refused: parsed.reason };
+    if (!parsed.ok) return { refused: parsed.reason, dialledAs: parsed.dialledAs };
     const numberHash = hashKey(parsed.value.e164);
     return { memo: frontCache ? frontCache.remember(raw, parsed.value, numberHash) : { parsed: parsed.value, numberHash, info: undefined } };
+  }
+
+  /**
+   * What `/verdict` and `/cid` show of a rule: its label when the operator made it public, or to
+   * a PBX (a RATE_LIMIT_EXEMPT address), which shows it to the household on the phone's screen.
+   */
+  function shownOnText(list: ListMatch, request: PhoneRequest): ListMatch {
+    return shownMatch(list, list.labelPublic === true || options.lookupClientOf?.(request).exempt === true);
+  }
+
+  /** The block rule over a refused number's digits, read in international form (one reading only), or null. */
+  function blockingRuleOf(dialledAs: readonly string[] | undefined): ListMatch | null {
+    const [digits] = dialledAs ?? [];
+    if (lists === undefined || digits === undefined || dialledAs?.length !== 1) return null;
+    const list = lists.match(`+${digits}`, now());
+    return list?.list === 'block' ? list : null;
   }
 
   function numberOf(request: PhoneRequest): NumberMemo {
@@ -358,6 +382,18 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
     if (wait.preferenceApplied !== undefined) reply.header('preference-applied', wait.preferenceApplied);
     const subject = subjectOf(request);
     if ('refused' in subject) {
+      // The operator blocked a range: digits dialled under it are blocked, whatever the parser
+      // thinks of the rest (a wrong digit count). An allow names callers the operator knows,
+      // which a malformed number is not: only a block applies here.
+      const blocked = blockingRuleOf(subject.dialledAs);
+      if (blocked !== null) {
+        onListMatch?.(blocked.list);
+        if (representation.listed !== undefined) {
+          reply.headers(LISTED_HEADERS.block);
+          return sendBuilt(request, reply, representation.listed(shownOnText(blocked, request), language), 'no-store', representation.contentType);
+        }
+        if (representation.alwaysAnswers === undefined) throw invalidNumberError(subject.refused, { meta: { list: shownMatch(blocked, blocked.labelPublic === true) } });
+      }
       if (representation.alwaysAnswers === undefined) throw invalidNumberError(subject.refused);
       const refused = representation.alwaysAnswers.refused(unlookableOf(subject.refused), language);
       reply.headers(refused.headers);
@@ -371,11 +407,11 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
       onListMatch?.(list.list);
       if (representation.listed !== undefined) {
         reply.headers(LISTED_HEADERS[list.list]);
-        return sendBuilt(request, reply, representation.listed(list, language), 'no-store', representation.contentType);
+        return sendBuilt(request, reply, representation.listed(shownOnText(list, request), language), 'no-store', representation.contentType);
       }
       // A body with a rule in it is never kept: a held body always says `list: null`, which
       // stays true exactly as long as no rule matches (checked above on every request).
-      return answerByLookup(representation, memo, wait, language, request, reply, list);
+      return answerByLookup(representation, memo, wait, language, request, reply, shownMatch(list, list.labelPublic === true));
     }
     const route = representation.frontRoute(language);
     if (frontCache !== undefined) {
