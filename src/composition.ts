@@ -167,7 +167,7 @@ export async function createServiceDependencies(config: Config, logger?: Logger,
   // The operator's lists: file or Redis. A file that does not parse stops the start here.
   const lists =
     overrides.lists ??
-    (await openListStore(listsLocationOf(config), { context: { parsePhoneNumber, defaultRegion: config.DEFAULT_REGION }, watch: true, ...(logger === undefined ? {} : { logger }) }));
+    (await openListStore(listsLocationOf(config), { context: { parsePhoneNumber, defaultRegion: config.DEFAULT_REGION }, hashKey, watch: true, ...(logger === undefined ? {} : { logger }) }));
   metrics?.watchLists(() => lists.countByList());
   const rateLimitStore = overrides.rateLimitStore ?? (redisClient ? createRedisRateLimitStore({ client: redisClient }) : createMemoryRateLimitStore());
 

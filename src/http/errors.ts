@@ -20,6 +20,7 @@ export const ERROR_CODES = {
   // The admin API of the operator's lists (docs/lists.md).
   rule_not_found: { status: 404, title: 'Rule not found' },
   lists_unavailable: { status: 503, title: 'Lists unavailable' },
+  lists_too_large: { status: 413, title: 'Lists too large' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -4,7 +4,9 @@
 import { readFile } from 'node:fs/promises';
 import type { ListRule } from '../../domain/ports/operator-lists.js';
 import type { RuleContext } from '../../domain/lists/rules.js';
-import { openFileListStore } from './file-list-store.js';
+import type { KeyedHasher } from '../../domain/ports/key-hasher.js';
+import { ListCsvError } from '../../domain/lists/list-csv.js';
+import { ListsFileError, openFileListStore } from './file-list-store.js';
 import { openRedisListStore } from './redis-list-store.js';
 import { readListCsvInSlices, type ListStore, type ListStoreLogger } from './list-store.js';
 
@@ -15,8 +17,8 @@ export interface ListsLocation {
   redisKeyPrefix: string;
 }
 
-/** The rules of the lists file, or none when it does not exist. */
-export async function readListsFile(path: string, context: RuleContext): Promise<ListRule[]> {
+/** The rules of the lists file, or none when it does not exist; a file that does not parse is a ListsFileError naming it. */
+export async function readListsFile(path: string, context: RuleContext, hashKey?: KeyedHasher): Promise<ListRule[]> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
@@ -24,12 +26,20 @@ export async function readListsFile(path: string, context: RuleContext): Promise
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw error;
   }
-  return readListCsvInSlices(text, { context, trustNormalForm: true });
+  try {
+    return await readListCsvInSlices(text, { context, trustNormalForm: true });
+  } catch (error) {
+    if (!(error instanceof ListCsvError)) throw error;
+    const reason = error.rule === undefined || error.rule === '' || hashKey === undefined ? error.reason : error.reason.split(JSON.stringify(error.rule)).join(`rule hashed ${hashKey(error.rule)}`);
+    throw new ListsFileError(path, error.line, reason);
+  }
 }
 
 export interface OpenListStoreOptions {
   context: RuleContext;
   logger?: ListStoreLogger;
+  /** Hashes a refused rule of the file for the logs (the service's keyed hash). */
+  hashKey?: KeyedHasher;
   /** Follow changes made elsewhere (the service: true; a CLI command: false). */
   watch: boolean;
   onChange?: () => void;
@@ -39,7 +49,7 @@ export async function openListStore(location: ListsLocation, options: OpenListSt
   const path = location.listsFile;
   const common = { ...(options.logger === undefined ? {} : { logger: options.logger }), ...(options.onChange === undefined ? {} : { onChange: options.onChange }), watch: options.watch };
   if (location.redisUrl !== undefined) {
-    return openRedisListStore({ url: location.redisUrl, keyPrefix: location.redisKeyPrefix, seed: () => readListsFile(path, options.context), ...common });
+    return openRedisListStore({ url: location.redisUrl, keyPrefix: location.redisKeyPrefix, seed: () => readListsFile(path, options.context, options.hashKey), ...common });
   }
-  return openFileListStore({ path, context: options.context, ...common });
+  return openFileListStore({ path, context: options.context, ...common, ...(options.hashKey === undefined ? {} : { hashKey: options.hashKey }) });
 }
