@@ -134,7 +134,9 @@ interface LockOwner {
   pidNs: string;
 }
 
-function readOwner(text: string): LockOwner | undefined {
+function readOwner(text: string, me: LockOwner): LockOwner | undefined {
+  // The earlier format, a pid alone (written on this host, as that version assumed).
+  if (/^\d+\n?$/.test(text)) return { token: '', host: me.host, pid: Number.parseInt(text, 10), pidNs: me.pidNs };
   try {
     const value = JSON.parse(text) as Partial<LockOwner>;
     if (typeof value.token === 'string' && typeof value.host === 'string' && typeof value.pid === 'number' && typeof value.pidNs === 'string') return { token: value.token, host: value.host, pid: value.pid, pidNs: value.pidNs };
@@ -169,19 +171,19 @@ export async function takeLock(lockPath: string, leaseMs = LOCK_LEASE_MS, waitMs
       } finally {
         await handle.close();
       }
-      return holdLock(lockPath, me.token, leaseMs);
+      return holdLock(lockPath, me, leaseMs);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
     const [text, info] = await Promise.all([readFile(lockPath, 'utf8').catch(() => ''), statOrUndefined(lockPath)]);
-    if (info !== undefined && lockIsStale(readOwner(text), info, me, leaseMs)) {
+    if (info !== undefined && lockIsStale(readOwner(text, me), info, me, leaseMs)) {
       // Taken over only if it is still the lock judged stale (another writer may have taken it over first).
       const again = await readFile(lockPath, 'utf8').catch(() => undefined);
       if (again === text && signatureOf(await statOrUndefined(lockPath)) === signatureOf(info)) await unlink(lockPath).catch(() => undefined);
       continue;
     }
     if (Date.now() > deadline) {
-      const owner = readOwner(text);
+      const owner = readOwner(text, me);
       throw new ListStoreUnavailable(`the lists file is locked by another writer (${lockPath}${owner === undefined ? '' : `, pid ${owner.pid} on ${owner.host}`}); try again`);
     }
     await delay(wait);
@@ -197,8 +199,9 @@ function lockIsStale(owner: LockOwner | undefined, info: FileInfo, me: LockOwner
   return !isAlive(owner.pid);
 }
 
-function holdLock(lockPath: string, token: string, leaseMs: number): HeldLock {
-  const stillHeld = async (): Promise<boolean> => readOwner(await readFile(lockPath, 'utf8').catch(() => ''))?.token === token;
+function holdLock(lockPath: string, me: LockOwner, leaseMs: number): HeldLock {
+  const token = me.token;
+  const stillHeld = async (): Promise<boolean> => readOwner(await readFile(lockPath, 'utf8').catch(() => ''), me)?.token === token;
   let refreshing: Promise<void> = Promise.resolve();
   const refresh = setInterval(() => {
     refreshing = (async () => {
