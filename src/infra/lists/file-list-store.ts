@@ -30,7 +30,7 @@ import { mkdir, open, readFile, readlink, realpath, rename, stat, unlink, utimes
 import { hostname } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { ListRule } from '../../domain/ports/operator-lists.js';
 import type { KeyedHasher } from '../../domain/ports/key-hasher.js';
 import { FILE_COLUMNS, formatRuleLine, ListCsvError } from '../../domain/lists/list-csv.js';
@@ -87,6 +87,13 @@ async function statOrUndefined(path: string): Promise<FileInfo | undefined> {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
+}
+
+/** The digest of a text given in chunks (what a touch leaves the same). */
+function digestOf(chunks: readonly string[]): string {
+  const hash = createHash('sha256');
+  for (const chunk of chunks) hash.update(chunk, 'utf8');
+  return hash.digest('base64url');
 }
 
 /**
@@ -260,6 +267,8 @@ export async function openFileListStore(options: FileListStoreOptions): Promise<
   const live = createLiveIndex();
   // The file's state the rules in force were read from; a bad state already reported.
   let loadedSignature = 'absent';
+  // The digest of the text the rules in force were read from (or written as).
+  let loadedDigest = 'absent';
   let refusedSignature: string | undefined;
   let closed = false;
 
@@ -278,21 +287,40 @@ export async function openFileListStore(options: FileListStoreOptions): Promise<
     return error.reason.split(JSON.stringify(error.rule)).join(hashed).split(error.rule).join(hashed);
   }
 
-  /** Reads and parses the file (in slices); throws ListCsvError on a bad line. */
-  async function readRules(): Promise<{ rules: ListRule[]; signature: string }> {
+  /** The file's text as it is now, with its state and digest (a touch changes the state, not the digest). */
+  async function readText(): Promise<{ text: string; signature: string; digest: string }> {
     const before = await statOrUndefined(path);
-    if (before === undefined) return { rules: [], signature: 'absent' };
-    const text = await readFile(path, 'utf8');
+    if (before === undefined) return { text: '', signature: 'absent', digest: 'absent' };
+    let text: string;
+    try {
+      text = await readFile(path, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { text: '', signature: 'absent', digest: 'absent' };
+      throw error;
+    }
+    return { text, signature: signatureOf(before), digest: digestOf([text]) };
+  }
+
+  /** Reads and parses the file (in slices); throws ListCsvError on a bad line. */
+  async function readRules(): Promise<{ rules: ListRule[]; signature: string; digest: string }> {
+    const { text, signature, digest } = await readText();
+    if (signature === 'absent') return { rules: [], signature, digest };
     const rules = await readListCsvInSlices(text, { context, trustNormalForm: true, maxRules: MAX_RULES });
-    return { rules, signature: signatureOf(before) };
+    return { rules, signature, digest };
   }
 
   async function loadIfChanged(): Promise<void> {
     const signature = signatureOf(await statOrUndefined(path));
     if (signature === loadedSignature || signature === refusedSignature) return;
-    let read: { rules: ListRule[]; signature: string };
+    let read: { rules: ListRule[]; signature: string; digest: string };
     try {
-      read = await readRules();
+      // Touched but not changed: nothing to read again.
+      const current = await readText();
+      if (current.digest === loadedDigest) {
+        loadedSignature = current.signature;
+        return;
+      }
+      read = current.signature === 'absent' ? { rules: [], ...current } : { rules: await readListCsvInSlices(current.text, { context, trustNormalForm: true, maxRules: MAX_RULES }), signature: current.signature, digest: current.digest };
     } catch (error) {
       refusedSignature = signature;
       if (error instanceof ListCsvError) {
@@ -306,6 +334,7 @@ export async function openFileListStore(options: FileListStoreOptions): Promise<
     const { index } = await buildIndexInSlices(read.rules);
     live.swap(index);
     loadedSignature = read.signature;
+    loadedDigest = read.digest;
     refusedSignature = undefined;
     logger?.info({ file: path, rules: index.size() }, 'lists file read');
     options.onChange?.();
@@ -316,7 +345,7 @@ export async function openFileListStore(options: FileListStoreOptions): Promise<
   const scheduleReload = (): Promise<void> => reloader.reload();
 
   // The first read: a file that does not parse stops the start (its rules would silently vanish).
-  let first: { rules: ListRule[]; signature: string };
+  let first: { rules: ListRule[]; signature: string; digest: string };
   try {
     first = await readRules();
   } catch (error) {
@@ -325,6 +354,7 @@ export async function openFileListStore(options: FileListStoreOptions): Promise<
   }
   live.swap((await buildIndexInSlices(first.rules)).index);
   loadedSignature = first.signature;
+  loadedDigest = first.digest;
 
   /**
    * Runs a change under the lock, on the file as it is now; writes what `change` returns. A file
@@ -342,24 +372,30 @@ export async function openFileListStore(options: FileListStoreOptions): Promise<
         }
         try {
           // Someone else may have written since we last read: start from the file as it is.
-          const signature = signatureOf(await statOrUndefined(path));
+          let signature = signatureOf(await statOrUndefined(path));
+          let digest = loadedDigest;
           // Walked in slices, never copied whole in one go: 100,000 rules would hold the loop (docs/lists.md).
-          let rules: Iterable<ListRule>;
-          if (signature === loadedSignature) rules = live.current().rules();
-          else {
-            try {
-              rules = (await readRules()).rules;
-            } catch (error) {
-              if (error instanceof ListCsvError) throw new ListStoreUnavailable(`the lists file ${path} does not parse (line ${error.line}: ${safeReason(error)}); fix it before changing the lists`);
-              throw error;
-            }
+          let rules: Iterable<ListRule> = live.current().rules();
+          if (signature !== loadedSignature) {
+            const current = await readText();
+            signature = current.signature;
+            digest = current.digest;
+            if (current.digest !== loadedDigest && current.signature !== 'absent') {
+              try {
+                rules = await readListCsvInSlices(current.text, { context, trustNormalForm: true, maxRules: MAX_RULES });
+              } catch (error) {
+                if (error instanceof ListCsvError) throw new ListStoreUnavailable(`the lists file ${path} does not parse (line ${error.line}: ${safeReason(error)}); fix it before changing the lists`);
+                throw error;
+              }
+            } else if (current.signature === 'absent') rules = [];
           }
           const byRule = await mapRulesInSlices(rules);
           const { result, changed } = await change(byRule);
           if (!changed) return result;
           const text = await formatCsvChunksInSlices(byRule.values(), (rule) => formatRuleLine(rule, FILE_COLUMNS), FILE_COLUMNS.join(','));
-          // Changed by hand meanwhile, or the lock lost (a lease run out): start again from the file.
-          if (signatureOf(await statOrUndefined(path)) !== signature || !(await lock.stillHeld())) {
+          // Changed by hand meanwhile (touched only is no change), or the lock lost (a lease run out): start again from the file.
+          const changedMeanwhile = signatureOf(await statOrUndefined(path)) !== signature && (await readText()).digest !== digest;
+          if (changedMeanwhile || !(await lock.stillHeld())) {
             if (attempt < WRITE_ATTEMPTS) continue;
             throw new ListStoreUnavailable(`the lists file ${path} kept changing while it was written (edited by hand?); nothing was changed, try again`);
           }
@@ -371,6 +407,7 @@ export async function openFileListStore(options: FileListStoreOptions): Promise<
           const { index } = await buildIndexInSlices(byRule.values());
           live.swap(index);
           loadedSignature = signatureOf(await statOrUndefined(path));
+          loadedDigest = digestOf(text);
           refusedSignature = undefined;
           options.onChange?.();
           return result;
