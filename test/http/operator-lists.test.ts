@@ -201,6 +201,21 @@ describe('the lists file', () => {
     expect(log.raw.join('\n')).not.toMatch(/0162001235|\+33162001235/);
   });
 
+  it('a hand-edited rule that is refused is logged as its keyed hash, never the number in clear', async () => {
+    writeFileSync(file, `${HEADER}\n+33162*,allow,Edited,,,2026-01-01T00:00:00.000Z\n06 12 34 56 7,block,,,,2026-01-01T00:00:00.000Z\n`);
+    const refusedRule = (line: Record<string, unknown>): boolean => line.level === 50 && String(line.reason).startsWith('rule:');
+    await waitFor(() => log.lines.some(refusedRule), 5000);
+    const refusal = log.lines.find(refusedRule);
+    expect(String(refusal?.msg)).toContain(`line 3: rule: rule hashed ${server.deps.app.hashKey('06 12 34 56 7')} is neither a number`);
+    expect(log.raw.join('\n')).not.toMatch(/06 12 34 56 7|\+3361234567/);
+  });
+
+  it('a file that does not parse stops the start, naming the file and the line', async () => {
+    const broken = listsFile();
+    writeFileSync(broken, `${HEADER}\n+33162*,block,,,,2026-01-01T00:00:00.000Z\n+33163*,sometimes,,,,2026-01-01T00:00:00.000Z\n`);
+    await expect(startTestServer({ env: { LISTS_FILE: broken }, overrides: { sources: healthyFakeSources() } })).rejects.toThrow(`the lists file ${broken} does not parse: line 3: list:`);
+  });
+
   it('writes through the service keep a file that parses, with createdAt', async () => {
     await writeFileAtomically(file, `${HEADER}\n`);
     await waitFor(() => log.lines.some((line) => line.msg === 'lists file read' && line.rules === 0), 5000);
