@@ -45,7 +45,7 @@ export interface CliIo {
  */
 const output = (() => {
   let pending = 0;
-  let failed: Error | undefined;
+  let failed: NodeJS.ErrnoException | undefined;
   let waiters: Array<() => void> = [];
   const listening = new WeakSet<NodeJS.WriteStream>();
   const settle = (): void => {
@@ -63,7 +63,7 @@ const output = (() => {
           failed ??= error;
         });
       }
-      if (failed !== undefined && failed.message.includes('EPIPE')) return;
+      if (failed?.code === 'EPIPE') return;
       pending += 1;
       stream.write(text, (error) => {
         if (error) failed ??= error;

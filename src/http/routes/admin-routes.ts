@@ -18,7 +18,7 @@ import { checkRule, type RuleContext, type RuleProblem } from '../../domain/list
 import { EXPORT_COLUMNS, formatRuleLine, ListCsvError } from '../../domain/lists/list-csv.js';
 import type { KeyedHasher } from '../../domain/ports/key-hasher.js';
 import type { PhoneNumberParser } from '../../domain/phone-number.js';
-import { checkImportSize, countCsvLines, formatCsvInSlices, ListStoreUnavailable, ListsTooLarge, readListCsvInSlices, type ListStore } from '../../infra/lists/list-store.js';
+import { checkImportSize, countCsvLines, formatCsvInSlices, ListStoreUnavailable, ListsTooLarge, MAX_RULES, readListCsvInSlices, type ListStore } from '../../infra/lists/list-store.js';
 import { ApiError } from '../errors.js';
 import { sendProblem, toApiError } from '../plugins/problems.js';
 import { adminProblemResponses } from '../schemas.js';
@@ -200,7 +200,7 @@ export async function adminRoutes(app: FastifyInstance, options: AdminRoutesOpti
         tags,
         security: SECURITY,
         summary: 'Imports rules from CSV, all or nothing',
-        description: `\`text/csv\` with the header \`${EXPORT_COLUMNS.join(',')}\`, at most ${ADMIN_IMPORT_MAX_BYTES} bytes. One bad line refuses the whole file: the 400 names the line (\`line\`), the field and the reason. Rules with the spelling of an existing one replace it.`,
+        description: `\`text/csv\` with the header \`${EXPORT_COLUMNS.join(',')}\`, at most ${ADMIN_IMPORT_MAX_BYTES} bytes. One bad line refuses the whole file: the 400 names the line (\`line\`), the field and the reason. Rules with the spelling of an existing one replace it. An import that would take the lists past ${MAX_RULES} rules, or past the heap left, is a 413 before any line is read.`,
         response: { 200: Type.Object({ added: Type.Integer(), replaced: Type.Integer() }), 413: tooLarge, ...errors },
       },
     },
