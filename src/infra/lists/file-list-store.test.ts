@@ -162,6 +162,29 @@ describe('the file', () => {
   });
 });
 
+describe('a hand edit while a write is made', () => {
+  it('is read, and the write made again on it: both the hand-added rule and the written one are kept', async () => {
+    const path = fresh();
+    let edits = 0;
+    const store = await openFileListStore({
+      path,
+      context,
+      watch: false,
+      beforeCommit: () => {
+        // An editor saves the file (no lock taken) while the write is being made, once.
+        if (edits > 0) return;
+        edits += 1;
+        writeFileSync(path, `${HEADER}\n+33162*,block,,,,2026-01-01T00:00:00.000Z\n+33199*,allow,By hand,,,2026-01-01T00:00:00.000Z\n`);
+      },
+    });
+    await store.put(rule('+33162*'));
+    await store.put(rule('+33163*'));
+    expect(stored(path)).toEqual(['+33162*', '+33199*', '+33163*']);
+    expect(store.match('+33199000000')?.rule).toBe('+33199*');
+    await store.close();
+  });
+});
+
 describe('writes beside reloads', () => {
   it('with the file touched every 50 ms, every one of 60 acknowledged writes is in the file and in force', async () => {
     const path = fresh();

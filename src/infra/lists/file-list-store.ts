@@ -59,6 +59,8 @@ export interface FileListStoreOptions {
   /** The lock's lease and wait, in ms (tests). */
   lockLeaseMs?: number;
   lockWaitMs?: number;
+  /** Called after a write made its change and before it checks the file and renames (tests: a hand edit at that moment). */
+  beforeCommit?: () => Promise<void> | void;
 }
 
 /** A file that does not parse, named: the start stops with it (docs/lists.md). */
@@ -393,6 +395,7 @@ export async function openFileListStore(options: FileListStoreOptions): Promise<
           const { result, changed } = await change(byRule);
           if (!changed) return result;
           const text = await formatCsvChunksInSlices(byRule.values(), (rule) => formatRuleLine(rule, FILE_COLUMNS), FILE_COLUMNS.join(','));
+          await options.beforeCommit?.();
           // Changed by hand meanwhile (touched only is no change), or the lock lost (a lease run out): start again from the file.
           const changedMeanwhile = signatureOf(await statOrUndefined(path)) !== signature && (await readText()).digest !== digest;
           if (changedMeanwhile || !(await lock.stillHeld())) {
