@@ -170,6 +170,7 @@ export async function createServiceDependencies(config: Config, logger?: Logger,
     overrides.lists ??
     (await openListStore(listsLocationOf(config), {
       context: { parsePhoneNumber, defaultRegion: config.DEFAULT_REGION },
+      hashKey,
       watch: true,
       ...(redisClient === undefined ? {} : { redisClient }),
       ...(logger === undefined ? {} : { logger }),

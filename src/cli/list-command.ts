@@ -17,6 +17,7 @@ import { explainMatch } from '../domain/lists/rule-index.js';
 import { EXPORT_COLUMNS, formatRuleLine, ListCsvError } from '../domain/lists/list-csv.js';
 import { readListCsvInSlices, type ListStore } from '../infra/lists/list-store.js';
 import { openListStore } from '../infra/lists/open-list-store.js';
+import { ListsFileError } from '../infra/lists/file-list-store.js';
 import { stripControls } from './sanitize.js';
 
 export interface ListCommandIo {
@@ -74,7 +75,7 @@ export function createListCommand(io: ListCommandIo, arcepDir: string): (args: s
     try {
       store = await openListStore(listsLocationOf(config), { context, watch: false });
     } catch (error) {
-      io.err(stripControls(error instanceof ListCsvError ? `the lists file does not parse: ${error.message}` : `the lists cannot be opened: ${(error as Error).message}`));
+      io.err(stripControls(error instanceof ListsFileError ? error.message : `the lists cannot be opened: ${(error as Error).message}`));
       return 1;
     }
     try {

@@ -38,12 +38,55 @@ export interface CliIo {
   overrides?: ServiceOverrides;
 }
 
+/**
+ * The process's own output, counted until written: stdout and stderr to a pipe are written
+ * asynchronously, and `process.exit` drops what is still queued (an export to a slow reader was
+ * cut short, exit 0). `outputWritten` resolves once every write so far has reached the OS, with
+ * the first write error (EPIPE: the reader left) if any.
+ */
+const output = (() => {
+  let pending = 0;
+  let failed: NodeJS.ErrnoException | undefined;
+  let waiters: Array<() => void> = [];
+  const listening = new WeakSet<NodeJS.WriteStream>();
+  const settle = (): void => {
+    if (pending > 0) return;
+    const done = waiters;
+    waiters = [];
+    for (const waiter of done) waiter();
+  };
+  return {
+    write(stream: NodeJS.WriteStream, text: string): void {
+      if (!listening.has(stream)) {
+        listening.add(stream);
+        // A reader that left (EPIPE) is a failed write, reported by the exit code, not a crash.
+        stream.on('error', (error: Error) => {
+          failed ??= error;
+        });
+      }
+      if (failed?.code === 'EPIPE') return;
+      pending += 1;
+      stream.write(text, (error) => {
+        if (error) failed ??= error;
+        pending -= 1;
+        settle();
+      });
+    },
+    written(): Promise<Error | undefined> {
+      return new Promise((resolve) => {
+        waiters.push(() => resolve(failed));
+        settle();
+      });
+    },
+  };
+})();
+
 const defaultIo: CliIo = {
-  out: (line) => process.stdout.write(`${line}\n`),
-  err: (line) => process.stderr.write(`${line}\n`),
+  out: (line) => output.write(process.stdout, `${line}\n`),
+  err: (line) => output.write(process.stderr, `${line}\n`),
   env: process.env,
   stdin: process.stdin,
-  ...(process.stderr.isTTY ? { progress: (text: string) => process.stderr.write(text) } : {}),
+  ...(process.stderr.isTTY ? { progress: (text: string) => output.write(process.stderr, text) } : {}),
 };
 
 class UsageError extends Error {
@@ -383,7 +426,22 @@ lookup and batch run in-process by default; --url sends the requests to a runnin
 When every source fails, lookup still prints the number's facts and batch still fills its facts columns.
 Exit codes: 0 found, 2 invalid input, 3 every upstream failed, 1 other errors.`;
 
-export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<number> {
+/**
+ * Runs the command line; with the process's own output (no `io` given), resolves only once all
+ * of it is written, so the caller may exit at once: 1 (or the command's own failure code) when
+ * a write failed, as when the reader of a pipe left before the end.
+ */
+export async function runCli(argv: string[], io?: CliIo): Promise<number> {
+  if (io !== undefined) return runWith(argv, io);
+  const code = await runWith(argv, defaultIo);
+  const failed = await output.written();
+  if (failed === undefined) return code;
+  // stderr may be the stream that failed: the message is best effort.
+  process.stderr.write(`phone-rep: the output could not be written whole (${(failed as NodeJS.ErrnoException).code ?? failed.message})\n`, () => undefined);
+  return code === 0 ? 1 : code;
+}
+
+async function runWith(argv: string[], io: CliIo): Promise<number> {
   const tooOld = nodeFloorProblem();
   if (tooOld !== undefined) {
     io.err(tooOld);

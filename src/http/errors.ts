@@ -22,6 +22,7 @@ export const ERROR_CODES = {
   lists_unavailable: { status: 503, title: 'Lists unavailable' },
   // The blocklist feed while its rebuild fails (docs/integrations/blocklist-feed.md).
   feed_unavailable: { status: 503, title: 'Feed unavailable' },
+  lists_too_large: { status: 413, title: 'Lists too large' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -777,6 +777,7 @@ export function adminProblemResponses(): Record<number, unknown> {
       problemExample('too_many_requests', 'At most 30 requests per 60 s; retry later.'),
       { 'Retry-After': { ...RetryAfterHeader, 'x-required': true } },
     ),
+    413: problemResponse('The import would take the lists past what they may hold (200,000 rules) or past the heap left (import only).', problemSchema(['lists_too_large'], '', { field: Type.Optional(Type.String()) }), problemExample('lists_too_large', 'the import holds up to 1300000 rules; an import brings at most 200000 (split it, or use fewer, broader prefix rules)', { field: 'body' }), {}),
     503: problemResponse('The lists’ store cannot be written (Redis unreachable, the file locked or not writable).', problemSchema(['lists_unavailable'], ''), problemExample('lists_unavailable'), {}),
   };
 }

@@ -12,6 +12,7 @@ import { buildAdminApp } from '../../src/admin-app.js';
 import { createServiceDependencies } from '../../src/composition.js';
 import { loadConfig } from '../../src/config/config.js';
 import { writeFileAtomically } from '../../src/infra/lists/file-list-store.js';
+import { MAX_RULES } from '../../src/infra/lists/list-store.js';
 import { capturingLogger } from '../support/loggers.js';
 import { healthyFakeSources, waitFor } from '../../harness/lookup.js';
 import { startTestServer, testNumberingPlan, type TestServer } from '../../harness/servers.js';
@@ -201,6 +202,21 @@ describe('the lists file', () => {
     expect(log.raw.join('\n')).not.toMatch(/0162001235|\+33162001235/);
   });
 
+  it('a hand-edited rule that is refused is logged as its keyed hash, never the number in clear', async () => {
+    writeFileSync(file, `${HEADER}\n+33162*,allow,Edited,,,2026-01-01T00:00:00.000Z\n06 12 34 56 7,block,,,,2026-01-01T00:00:00.000Z\n`);
+    const refusedRule = (line: Record<string, unknown>): boolean => line.level === 50 && String(line.reason).startsWith('rule:');
+    await waitFor(() => log.lines.some(refusedRule), 5000);
+    const refusal = log.lines.find(refusedRule);
+    expect(String(refusal?.msg)).toContain(`line 3: rule: rule hashed ${server.deps.app.hashKey('06 12 34 56 7')} is neither a number`);
+    expect(log.raw.join('\n')).not.toMatch(/06 12 34 56 7|\+3361234567/);
+  });
+
+  it('a file that does not parse stops the start, naming the file and the line', async () => {
+    const broken = listsFile();
+    writeFileSync(broken, `${HEADER}\n+33162*,block,,,,2026-01-01T00:00:00.000Z\n+33163*,sometimes,,,,2026-01-01T00:00:00.000Z\n`);
+    await expect(startTestServer({ env: { LISTS_FILE: broken }, overrides: { sources: healthyFakeSources() } })).rejects.toThrow(`the lists file ${broken} does not parse: line 3: list:`);
+  });
+
   it('writes through the service keep a file that parses, with createdAt', async () => {
     await writeFileAtomically(file, `${HEADER}\n`);
     await waitFor(() => log.lines.some((line) => line.msg === 'lists file read' && line.rules === 0), 5000);
@@ -272,6 +288,25 @@ describe('the admin API', () => {
     expect(exported.body.split('\n')[0]).toBe('rule,list,label,note,expiresAt,labelPublic');
     expect(exported.body).toContain('+33164*,block,,"a, note",');
     expect(exported.body).toContain('+33612345678,allow,Ami,,');
+  });
+
+  it('exports a label or note a spreadsheet would run as a formula with a quote before it, and imports it back as it was', async () => {
+    expect((await putRule(server, '+33166*', { list: 'block', label: '=HYPERLINK(x)', note: '@SUM(A1)' })).status).toBe(201);
+    const exported = await text(server, '/admin/lists/export', { headers: AUTH });
+    expect(exported.body).toContain("+33166*,block,'=HYPERLINK(x),'@SUM(A1),");
+    const line = exported.body.split('\n').find((row) => row.startsWith('+33166*'));
+    const again = await fetch(`${server.baseUrl}/admin/lists/import`, { method: 'POST', headers: { ...AUTH, 'content-type': 'text/csv' }, body: `rule,list,label,note,expiresAt\n${line ?? ''}\n` });
+    expect(await again.json()).toEqual({ added: 0, replaced: 1 });
+    expect(await rules(server)).toContainEqual(expect.objectContaining({ rule: '+33166*', label: '=HYPERLINK(x)', note: '@SUM(A1)' }));
+  });
+
+  it('an import over the size bound is a 413 naming it, and changes nothing', async () => {
+    const before = await rules(server);
+    const body = `rule,list,label,note,expiresAt\n${'+33167*,block,,,\n'.repeat(MAX_RULES + 1)}`;
+    const refused = await fetch(`${server.baseUrl}/admin/lists/import`, { method: 'POST', headers: { ...AUTH, 'content-type': 'text/csv' }, body });
+    expect(refused.status).toBe(413);
+    expect(await refused.json()).toMatchObject({ type: '/problems/lists-too-large', field: 'body', detail: expect.stringContaining(`an import brings at most ${MAX_RULES}`) });
+    expect(await rules(server)).toEqual(before);
   });
 
   it('writes an audit line per change with the rule hashed', () => {

@@ -4,6 +4,14 @@
 // hold a line break (labels and notes refuse control characters), so a line is a record, and an
 // error names its line. Blank lines and lines starting with `#` are comments, so an operator can
 // annotate a file kept under version control. Pure; the chunked reading is in infra/lists.
+//
+// - A line is at most MAX_LINE_CHARS characters: a longer one is refused, naming it, before any
+//   field of it is split (a 20 MB line would hold the event loop for seconds).
+// - Labels and notes that a spreadsheet would run as a formula (starting with = + - @, a tab or
+//   a carriage return) are written with a single quote before them (OWASP's CSV injection
+//   advice), and read back without it: `'=SUM(A1)` in a file is the label `=SUM(A1)`. A value that
+//   is already a quote followed by one of those gets one more quote, so every value reads back
+//   as it was written.
 import type { ListRule } from '../ports/operator-lists.js';
 import { checkRule, checkRuleFields, isNormalRule, type RuleContext, type RuleProblem } from './rules.js';
 
@@ -13,6 +21,24 @@ export const EXPORT_COLUMNS = ['rule', 'list', 'label', 'note', 'expiresAt', 'la
 export const FILE_COLUMNS = ['rule', 'list', 'label', 'note', 'expiresAt', 'createdAt', 'labelPublic'] as const;
 type Column = (typeof FILE_COLUMNS)[number];
 
+/** The longest line read, in characters (UTF-16 code units): a rule's fields fit in far fewer (a note is at most 500 characters, a label 60). */
+export const MAX_LINE_CHARS = 4096;
+
+/** What a spreadsheet reads as the start of a formula (OWASP, CSV injection). */
+const FORMULA_START = /^'*[=+\-@\t\r]/;
+
+/** A label or note as written to CSV: a quote before what a spreadsheet would run. */
+export function escapeFormula(value: string): string {
+  return FORMULA_START.test(value) ? `'${value}` : value;
+}
+
+/** The inverse of escapeFormula. */
+export function unescapeFormula(value: string): string {
+  return value.startsWith("'") && FORMULA_START.test(value) ? value.slice(1) : value;
+}
+
+const ESCAPED_COLUMNS = new Set<string>(['label', 'note']);
+
 export class ListCsvError extends Error {
   override name = 'ListCsvError';
   constructor(
@@ -20,6 +46,8 @@ export class ListCsvError extends Error {
     readonly line: number,
     readonly reason: string,
     readonly field?: RuleProblem['field'] | 'header',
+    /** The rule as written on the refused line, when the rule itself was refused (a log hashes it: it may be a number). */
+    readonly rule?: string,
   ) {
     super(`line ${line}: ${reason}`);
   }
@@ -78,7 +106,13 @@ function csvField(value: string | undefined): string {
 }
 
 export function formatRuleLine(rule: ListRule, columns: readonly Column[]): string {
-  return columns.map((column) => csvField(column === 'labelPublic' ? (rule.labelPublic === true ? 'true' : undefined) : rule[column])).join(',');
+  return columns
+    .map((column) => {
+      if (column === 'labelPublic') return csvField(rule.labelPublic === true ? 'true' : undefined);
+      const value = rule[column];
+      return csvField(value !== undefined && ESCAPED_COLUMNS.has(column) ? escapeFormula(value) : value);
+    })
+    .join(',');
 }
 
 /** CSV text of `rules` with a header of `columns`, ending in a newline. */
@@ -126,21 +160,26 @@ export function readRuleLine(line: string, lineNumber: number, columns: readonly
   if (fields.length !== columns.length) throw new ListCsvError(lineNumber, `${fields.length} fields where the header has ${columns.length}`);
   const row: Partial<Record<Column, string>> = {};
   columns.forEach((column, at) => {
-    row[column] = fields[at];
+    const value = fields[at];
+    row[column] = value !== undefined && ESCAPED_COLUMNS.has(column) ? unescapeFormula(value) : value;
   });
   const rule = (row.rule ?? '').trim();
   if (options.trustNormalForm === true && isNormalRule(rule)) {
     // The store's own file: the rule is already E.164; every other field is checked all the same.
     const checked = checkRuleFields({ ...row, rule, list: row.list });
-    if (!checked.ok) throw new ListCsvError(lineNumber, `${checked.problem.field}: ${checked.problem.reason}`, checked.problem.field);
+    if (!checked.ok) throw new ListCsvError(lineNumber, `${checked.problem.field}: ${checked.problem.reason}`, checked.problem.field, rule);
     return checked.value;
   }
   const checked = checkRule({ ...row, rule, list: row.list }, options.context, options.nowMs === undefined ? {} : { nowMs: options.nowMs });
-  if (!checked.ok) throw new ListCsvError(lineNumber, `${checked.problem.field}: ${checked.problem.reason}`, checked.problem.field);
+  if (!checked.ok) throw new ListCsvError(lineNumber, `${checked.problem.field}: ${checked.problem.reason}`, checked.problem.field, rule);
   return checked.value;
 }
 
-/** The lines of a CSV text, with their 1-based numbers, comments and blank lines left out. */
+/**
+ * The lines of a CSV text, with their 1-based numbers, comments and blank lines left out. A line
+ * over MAX_LINE_CHARS is refused (ListCsvError) before it is copied: finding its end is one
+ * `indexOf`, so a 20 MB line costs one linear scan.
+ */
 export function* csvLines(text: string): Generator<{ line: string; number: number }> {
   let start = text.charCodeAt(0) === 0xfeff ? 1 : 0;
   let number = 0;
@@ -148,6 +187,8 @@ export function* csvLines(text: string): Generator<{ line: string; number: numbe
     let end = text.indexOf('\n', start);
     if (end === -1) end = text.length;
     number += 1;
+    const length = end > start && text.charCodeAt(end - 1) === 13 ? end - start - 1 : end - start;
+    if (length > MAX_LINE_CHARS) throw new ListCsvError(number, `the line is ${length} characters long; a line is at most ${MAX_LINE_CHARS}`);
     let line = text.slice(start, end);
     if (line.endsWith('\r')) line = line.slice(0, -1);
     start = end + 1;

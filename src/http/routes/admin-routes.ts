@@ -20,7 +20,7 @@ import { checkRule, spellingsToRemove, type RuleContext, type RuleProblem } from
 import { EXPORT_COLUMNS, formatRuleLine, ListCsvError } from '../../domain/lists/list-csv.js';
 import type { KeyedHasher } from '../../domain/ports/key-hasher.js';
 import type { PhoneNumberParser } from '../../domain/phone-number.js';
-import { formatCsvInSlices, ListStoreUnavailable, readListCsvInSlices, type ListStore } from '../../infra/lists/list-store.js';
+import { checkImportSize, countCsvLines, formatCsvInSlices, ListStoreUnavailable, ListsTooLarge, MAX_RULES, readListCsvInSlices, type ListStore } from '../../infra/lists/list-store.js';
 import { ApiError } from '../errors.js';
 import { sendProblem, toApiError } from '../plugins/problems.js';
 import { adminProblemResponses } from '../schemas.js';
@@ -131,6 +131,7 @@ export async function adminRoutes(app: FastifyInstance, options: AdminRoutesOpti
   app.setErrorHandler(async (error: FastifyError | ApiError, request, reply) => {
     if (error instanceof ApiError) return sendProblem(reply, request.id, error);
     if (error instanceof ListStoreUnavailable) return sendProblem(reply, request.id, new ApiError('lists_unavailable', error.message));
+    if (error instanceof ListsTooLarge) return sendProblem(reply, request.id, new ApiError('lists_too_large', error.message, { field: 'body' }));
     const code = (error).code;
     if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendProblem(reply, request.id, badField({ field: 'body', reason: `the body is over its limit (${request.url.includes('/import') ? ADMIN_IMPORT_MAX_BYTES : ADMIN_JSON_MAX_BYTES} bytes)` }));
     if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return sendProblem(reply, request.id, badField({ field: 'body', reason: 'the body must be application/json (PUT) or text/csv (import)' }));
@@ -152,7 +153,7 @@ export async function adminRoutes(app: FastifyInstance, options: AdminRoutesOpti
   };
 
   const tags = ['admin'];
-  const { 404: notFound, ...errors } = adminProblemResponses();
+  const { 404: notFound, 413: tooLarge, ...errors } = adminProblemResponses();
 
   app.get(
     '/admin/lists/rules',
@@ -218,12 +219,14 @@ export async function adminRoutes(app: FastifyInstance, options: AdminRoutesOpti
         tags,
         security: SECURITY,
         summary: 'Imports rules from CSV, all or nothing',
-        description: `\`text/csv\` with the header \`${EXPORT_COLUMNS.join(',')}\`, at most ${ADMIN_IMPORT_MAX_BYTES} bytes. One bad line refuses the whole file: the 400 names the line (\`line\`), the field and the reason. Rules with the spelling of an existing one replace it.`,
-        response: { 200: Type.Object({ added: Type.Integer(), replaced: Type.Integer() }), ...errors },
+        description: `\`text/csv\` with the header \`${EXPORT_COLUMNS.join(',')}\`, at most ${ADMIN_IMPORT_MAX_BYTES} bytes. One bad line refuses the whole file: the 400 names the line (\`line\`), the field and the reason. Rules with the spelling of an existing one replace it. An import that would take the lists past ${MAX_RULES} rules, or past the heap left, is a 413 before any line is read.`,
+        response: { 200: Type.Object({ added: Type.Integer(), replaced: Type.Integer() }), 413: tooLarge, ...errors },
       },
     },
     async (request) => {
       if (typeof request.body !== 'string') throw badField({ field: 'body', reason: 'the body must be text/csv' });
+      // Bounded by a count of its lines before any is read: what memory allows (docs/lists.md, "Size").
+      checkImportSize(countCsvLines(request.body), lists.index().size());
       let rules: ListRule[];
       try {
         rules = await readListCsvInSlices(request.body, { context, nowMs: now() });

@@ -4,12 +4,49 @@
 // half a file), and CSV read in slices that yield to the event loop (an import of 100,000 lines
 // never holds it for more than SLICE_MS at a time).
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { getHeapStatistics } from 'node:v8';
 import type { ListMatch, ListName, ListRule, OperatorLists } from '../../domain/ports/operator-lists.js';
 import { createRuleIndex, type RuleIndex } from '../../domain/lists/rule-index.js';
 import { csvLines, ListCsvError, readHeader, readRuleLine, EXPORT_COLUMNS, type RowOptions } from '../../domain/lists/list-csv.js';
 
 /** The longest a slice of an import or a reload holds the event loop, in ms (the bound is 50 ms; 8 leaves room for a GC pause or a busy machine's preemption within a slice). */
 export const SLICE_MS = 8;
+
+/**
+ * The most rules the lists hold, and so the most an import brings (docs/lists.md, "Size"). A
+ * rule takes about 170 bytes of heap once held, and up to about 1 KiB while an import is read,
+ * merged, indexed and written: 200,000 rules fit the heap the image gives a server (512 MiB at
+ * the default CACHE_MAX_MB) beside a full cache. A 32 MiB body could hold 1.3 million short rules.
+ */
+export const MAX_RULES = 200_000;
+/** Heap one imported rule may take while the import runs (measured peak about 400 bytes, twice that for the request's own copies). */
+export const IMPORT_HEAP_BYTES_PER_RULE = 1024;
+
+/** The lists would exceed what they may hold: a 413, nothing changed. */
+export class ListsTooLarge extends Error {
+  override name = 'ListsTooLarge';
+}
+
+/** The data lines of a CSV text (header, blank and comment lines included: an upper bound), counted without reading them. */
+export function countCsvLines(text: string): number {
+  let lines = 0;
+  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) lines += 1;
+  return lines + 1;
+}
+
+/**
+ * Refuses, before anything is read, an import whose rules with those already held would exceed
+ * MAX_RULES, or that the heap left now could not take (a server started with a small limit).
+ */
+export function checkImportSize(importLines: number, heldRules: number): void {
+  const rules = Math.max(0, importLines - 1);
+  if (rules > MAX_RULES) throw new ListsTooLarge(`the import holds up to ${rules} rules; an import brings at most ${MAX_RULES} (split it, or use fewer, broader prefix rules)`);
+  if (rules + heldRules > MAX_RULES) throw new ListsTooLarge(`the lists hold ${heldRules} rules and the import up to ${rules}; the lists hold at most ${MAX_RULES}`);
+  const heap = getHeapStatistics();
+  const free = heap.heap_size_limit - heap.used_heap_size;
+  const needed = (rules + heldRules) * IMPORT_HEAP_BYTES_PER_RULE;
+  if (needed > free) throw new ListsTooLarge(`the import of up to ${rules} rules needs about ${Math.ceil(needed / 1048576)} MiB of heap, and the service has ${Math.floor(free / 1048576)} MiB free now; import it in smaller parts`);
+}
 
 export interface ListStoreLogger {
   info(obj: object, msg: string): void;
@@ -99,8 +136,8 @@ function sliceOver(started: number): boolean {
   return performance.now() - started >= SLICE_MS;
 }
 
-/** A CSV text as rules, read in slices; throws ListCsvError naming the first bad line (nothing is kept). */
-export async function readListCsvInSlices(text: string, options: RowOptions): Promise<ListRule[]> {
+/** A CSV text as rules, read in slices; throws ListCsvError naming the first bad line (nothing is kept), or the line past `maxRules`. */
+export async function readListCsvInSlices(text: string, options: RowOptions & { maxRules?: number }): Promise<ListRule[]> {
   const rules: ListRule[] = [];
   let columns: ReturnType<typeof readHeader> | undefined;
   let started = performance.now();
@@ -110,6 +147,7 @@ export async function readListCsvInSlices(text: string, options: RowOptions): Pr
       columns = readHeader(line, number);
       continue;
     }
+    if (options.maxRules !== undefined && rules.length >= options.maxRules) throw new ListCsvError(number, `more than ${options.maxRules} rules: the lists hold at most ${options.maxRules}`);
     rules.push(readRuleLine(line, number, columns, options));
     count += 1;
     if ((count & 63) === 0 && sliceOver(started)) {

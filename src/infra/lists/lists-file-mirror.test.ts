@@ -40,9 +40,9 @@ describe('the lists file as mirror of Redis', () => {
     expect(await readMirror(join(fileIn(), 'nowhere.csv'), context)).toEqual({ version: 0, streamId: '0-0', rules: [] });
   });
 
-  it('takes over at once a lock holding its own host and pid, left by an earlier life of this process', async () => {
+  it("takes over at once a lock holding its own host and pid, left by an earlier life of this process (the file store's lock, in its earlier pid-only format)", async () => {
     const path = fileIn();
-    writeFileSync(`${path}.mirror.lock`, `${hostname()}:${process.pid}\n`);
+    writeFileSync(`${path}.lock`, `${process.pid}\n`);
     const startedAt = performance.now();
     expect(await writeMirror(path, { version: 1, streamId: '1-0', rules: [rule('+33163*', 'block')] })).toBe(1);
     // The stale-lock wait is 10 s; a takeover is at once. The bound only tells the two apart.

@@ -4,6 +4,7 @@
 // its shared client; the CLI gets a client of its own, closed with the store. With LISTS_FILE
 // set beside REDIS_URL the file mirrors the lists in Redis (lists-file-mirror.ts).
 import type { RuleContext } from '../../domain/lists/rules.js';
+import type { KeyedHasher } from '../../domain/ports/key-hasher.js';
 import { openFileListStore } from './file-list-store.js';
 import { openRedisListStore } from './redis-list-store.js';
 import type { ListStore, ListStoreLogger } from './list-store.js';
@@ -22,6 +23,8 @@ export interface ListsLocation {
 export interface OpenListStoreOptions {
   context: RuleContext;
   logger?: ListStoreLogger;
+  /** Hashes a refused rule of the file for the logs (the service's keyed hash). */
+  hashKey?: KeyedHasher;
   /** Follow changes made elsewhere (the service: true; a CLI command: false). */
   watch: boolean;
   onChange?: () => void;
@@ -44,5 +47,5 @@ export async function openListStore(location: ListsLocation, options: OpenListSt
       throw error;
     }
   }
-  return openFileListStore({ path, context: options.context, ...common });
+  return openFileListStore({ path, context: options.context, ...common, ...(options.hashKey === undefined ? {} : { hashKey: options.hashKey }) });
 }
