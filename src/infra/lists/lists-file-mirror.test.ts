@@ -2,7 +2,7 @@
 // older state over a newer one, and a lock left behind by this very process (a container
 // restarted after SIGKILL has the same pid) taken over at once.
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createPhoneNumberParser } from '../../domain/numbering/parse-phone-number.js';
