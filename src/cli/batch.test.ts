@@ -106,7 +106,7 @@ describe('a batch row', () => {
   it('reports each source reason when every upstream failed', () => {
     const row = toBatchRow(item, {
       status: 502,
-      body: problem(502, 'all-sources-failed', 'All data sources failed', { number: '0162005678', phoneInfo: PHONE_INFO, sources: { primary: 'timeout', community: 'http_429', signals: 'connection' } }),
+      body: problem(502, 'all-sources-failed', 'All data sources failed', { number: '0162005678', phoneInfo: PHONE_INFO, sources: { primary: 'timeout', community: 'http_429', signals: 'connection' }, meta: { list: null } }),
     });
     expect(row).toMatchObject({ status: 'failed', primary_status: 'error:timeout', community_status: 'error:http_429', signals_status: 'error:connection' });
     expect(row).toMatchObject({ number: null, national: null, is_npv: null, hints: null });
@@ -116,7 +116,7 @@ describe('a batch row', () => {
     const phoneInfo = PHONE_INFO;
     const row = toBatchRow(item, {
       status: 502,
-      body: problem(502, 'all-sources-failed', 'All data sources failed', { number: '0162005678', phoneInfo, sources: { primary: 'timeout', community: 'http_5xx', signals: 'connection' } }),
+      body: problem(502, 'all-sources-failed', 'All data sources failed', { number: '0162005678', phoneInfo, sources: { primary: 'timeout', community: 'http_5xx', signals: 'connection' }, meta: { list: null } }),
       facts: { number: '0162005678', phoneInfo, hints: ['npv'] },
     });
     expect(row).toMatchObject({

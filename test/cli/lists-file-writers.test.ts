@@ -12,10 +12,13 @@ import { readListCsv } from '../../src/domain/lists/list-csv.js';
 import { openFileListStore } from '../../src/infra/lists/file-list-store.js';
 import { startTestServer } from '../../harness/servers.js';
 import { watchOutput } from '../../harness/processes.js';
+import { loadNumberingPlan } from '../../src/infra/arcep/load-numbering-plan.js';
+import { createPhoneNumberParser } from '../../src/domain/numbering/parse-phone-number.js';
 
 const BIN = fileURLToPath(new URL('../../bin/phone-rep.js', import.meta.url));
 const DIST_STORE = new URL('../../dist/infra/lists/file-list-store.js', import.meta.url).href;
-const context = { parsePhoneNumber: () => ({ ok: false as const, reason: 'empty' as const }), defaultRegion: 'FR' };
+// The real parser: a prefix rule is read as the parser reads its callers (rules.ts).
+const context = { parsePhoneNumber: createPhoneNumberParser(loadNumberingPlan('data/arcep'), 'FR'), defaultRegion: 'FR' };
 const HEADER = 'rule,list,label,note,expiresAt,createdAt';
 const TOKEN = 'an-admin-token-of-at-least-32-characters';
 const storedRules = (file: string): string[] => readListCsv(readFileSync(file, 'utf8'), { context, trustNormalForm: true }).map((rule) => rule.rule);

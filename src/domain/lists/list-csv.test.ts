@@ -3,8 +3,11 @@
 import { describe, expect, it } from 'vitest';
 import type { ListRule } from '../ports/operator-lists.js';
 import { escapeFormula, EXPORT_COLUMNS, FILE_COLUMNS, formatListCsv, formatRuleLine, readListCsv, unescapeFormula } from './list-csv.js';
+import { loadNumberingPlan } from '../../infra/arcep/load-numbering-plan.js';
+import { createPhoneNumberParser } from '../numbering/parse-phone-number.js';
 
-const context = { parsePhoneNumber: () => ({ ok: false as const, reason: 'empty' as const }), defaultRegion: 'FR' };
+// The real parser: a prefix rule is read as the parser reads its callers (rules.ts).
+const context = { parsePhoneNumber: createPhoneNumberParser(loadNumberingPlan('data/arcep'), 'FR'), defaultRegion: 'FR' };
 const rule = (extra: Partial<ListRule>): ListRule => ({ rule: '+33162*', list: 'block', createdAt: '2026-01-01T00:00:00.000Z', ...extra });
 
 describe('formulas in labels and notes', () => {
@@ -26,14 +29,14 @@ describe('formulas in labels and notes', () => {
   it('the export and the file escape label and note cells, never the rule, and read back the same rules', () => {
     const rules = [rule({ label: '=cmd', note: '-1+1 @here' }), rule({ rule: '+33163*', label: '@Robot', note: "'=already" }), rule({ rule: '+33164*', label: 'Plain', note: 'plain' })];
     const exported = formatListCsv(rules, EXPORT_COLUMNS);
-    expect(exported.split('\n')[1]).toBe("+33162*,block,'=cmd,'-1+1 @here,");
-    expect(exported.split('\n')[2]).toBe("+33163*,block,'@Robot,''=already,");
-    expect(exported.split('\n')[3]).toBe('+33164*,block,Plain,plain,');
+    expect(exported.split('\n')[1]).toBe("+33162*,block,'=cmd,'-1+1 @here,,");
+    expect(exported.split('\n')[2]).toBe("+33163*,block,'@Robot,''=already,,");
+    expect(exported.split('\n')[3]).toBe('+33164*,block,Plain,plain,,');
     // No cell but the rule's own starts as a formula would.
     for (const line of exported.split('\n').slice(1, -1)) for (const cell of line.split(',').slice(1)) expect(cell).not.toMatch(/^[=+\-@\t\r]/);
     const back = readListCsv(formatListCsv(rules, FILE_COLUMNS), { context, trustNormalForm: true });
     expect(back).toEqual(rules);
-    expect(formatRuleLine(rules[0] as ListRule, FILE_COLUMNS)).toBe("+33162*,block,'=cmd,'-1+1 @here,,2026-01-01T00:00:00.000Z");
+    expect(formatRuleLine(rules[0] as ListRule, FILE_COLUMNS)).toBe("+33162*,block,'=cmd,'-1+1 @here,,2026-01-01T00:00:00.000Z,");
   });
 
   it('an import written by hand with the escape reads the value without it', () => {

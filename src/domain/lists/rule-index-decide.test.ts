@@ -21,7 +21,7 @@ describe('rule index decide', () => {
     for (const digits of ['33612345678', '33612345670', '33611111111', '336991', '4412345678']) {
       expect(index.decide(digits, false, before)).toEqual(index.match(`+${digits}`, before));
     }
-    expect(index.decide('33612345678', false, before)).toEqual({ list: 'allow', rule: '+33612345678', label: 'Boss' });
+    expect(index.decide('33612345678', false, before)).toEqual({ list: 'allow', rule: '+33612345678', label: 'Boss', labelPublic: false });
   });
 
   it('decides a range by the longest prefix rule no longer than it, never by an exact rule', () => {

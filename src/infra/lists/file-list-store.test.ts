@@ -9,6 +9,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { readListCsv } from '../../domain/lists/list-csv.js';
 import { createKeyedHasher } from '../hash.js';
 import { ListsFileError, openFileListStore, takeLock, writeFileAtomically } from './file-list-store.js';
+import { loadNumberingPlan } from '../arcep/load-numbering-plan.js';
+import { createPhoneNumberParser } from '../../domain/numbering/parse-phone-number.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'phone-rep-file-store-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -19,7 +21,8 @@ const fresh = (): string => {
   mkdirSync(sub, { recursive: true });
   return join(sub, 'lists.csv');
 };
-const context = { parsePhoneNumber: () => ({ ok: false as const, reason: 'empty' as const }), defaultRegion: 'FR' };
+// The real parser: a prefix rule is read as the parser reads its callers (rules.ts).
+const context = { parsePhoneNumber: createPhoneNumberParser(loadNumberingPlan('data/arcep'), 'FR'), defaultRegion: 'FR' };
 const HEADER = 'rule,list,label,note,expiresAt,createdAt';
 const stored = (path: string) => readListCsv(readFileSync(path, 'utf8'), { context, trustNormalForm: true }).map((rule) => rule.rule);
 const rule = (spelling: string) => ({ rule: spelling, list: 'block' as const, createdAt: '2026-01-01T00:00:00.000Z' });

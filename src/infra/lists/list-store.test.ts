@@ -3,8 +3,11 @@
 import { describe, expect, it } from 'vitest';
 import { ListCsvError, MAX_LINE_CHARS } from '../../domain/lists/list-csv.js';
 import { checkImportSize, countCsvLines, ListsTooLarge, MAX_RULES, readListCsvInSlices } from './list-store.js';
+import { loadNumberingPlan } from '../arcep/load-numbering-plan.js';
+import { createPhoneNumberParser } from '../../domain/numbering/parse-phone-number.js';
 
-const context = { parsePhoneNumber: () => ({ ok: false as const, reason: 'empty' as const }), defaultRegion: 'FR' };
+// The real parser: a prefix rule is read as the parser reads its callers (rules.ts).
+const context = { parsePhoneNumber: createPhoneNumberParser(loadNumberingPlan('data/arcep'), 'FR'), defaultRegion: 'FR' };
 const HEADER = 'rule,list,label,note,expiresAt';
 const prefixes = (count: number): string[] => Array.from({ length: count }, (_, at) => `+3361${String(at).padStart(6, '0')}*,block,,,`);
 
