@@ -78,7 +78,7 @@ const ANSWERS: Record<string, { status: number; body: unknown }> = {
   },
   '0600000004': { status: 200, body: { ...schemaValidReport(), meta: { sources: {}, hints: [{ '=x': 1 }], score: 9, risk: 'suspicious', scoreSource: 'primary', list: null } } },
   // A 502 whose facts are schema-valid strings full of escapes and formulas.
-  '0600000005': { status: 502, body: problem(502, 'all-sources-failed', 'All data sources failed', { number: hostile('=1'), phoneInfo: phoneInfo(3), sources: { primary: hostile('=x'), community: hostile('@y'), signals: hostile('+z') } }) },
+  '0600000005': { status: 502, body: problem(502, 'all-sources-failed', 'All data sources failed', { number: hostile('=1'), phoneInfo: phoneInfo(3), sources: { primary: hostile('=x'), community: hostile('@y'), signals: hostile('+z') }, meta: { list: null } }) },
   // Forged titles: the published ones are fixed words.
   '0600000006': { status: 400, body: problem(400, 'invalid-number', hostile('=HYPERLINK("x")')) },
   '0600000007': { status: 429, body: problem(429, 'too-many-requests', [hostile('@SUM(1)')] as unknown as string) },

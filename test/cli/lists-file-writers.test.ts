@@ -143,7 +143,7 @@ describe('writers of the lists file', { timeout: 120_000 }, () => {
     });
     expect(await exited).toBe(0);
     const lines = Buffer.concat(chunks).toString('utf8').split('\n');
-    expect(lines[0]).toBe('rule,list,label,note,expiresAt');
+    expect(lines[0]).toBe('rule,list,label,note,expiresAt,labelPublic');
     expect(lines.at(-1)).toBe('');
     expect(lines).toHaveLength(30_002);
     expect(lines.slice(1, -1).map((line) => line.split(',')[0])).toEqual(rules);

@@ -18,7 +18,7 @@ describe('a 502 carries the operator’s decision', () => {
   let server: TestServer;
   beforeAll(async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'phone-rep-502-list-')), 'lists.csv');
-    writeFileSync(file, `${HEADER}\n+33478123456,allow,Dr Martin,,,${CREATED}\n+33162*,block,,,,${CREATED}\n`);
+    writeFileSync(file, `${HEADER},labelPublic\n+33478123456,allow,Dr Martin,,,${CREATED},true\n+33162*,block,,,,${CREATED},\n`);
     // Every site of every source answers 500: each source fails, whatever the number.
     const broken = { status: 500 };
     sites = await startFakeUpstreamSites({ fallback: { tellowsApi: broken, tellowsWeb: broken, numeroinconnu: broken, telguarder: broken } });

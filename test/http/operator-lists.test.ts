@@ -295,7 +295,7 @@ describe('the admin API', () => {
     const exported = await text(server, '/admin/lists/export', { headers: AUTH });
     expect(exported.body).toContain("+33166*,block,'=HYPERLINK(x),'@SUM(A1),");
     const line = exported.body.split('\n').find((row) => row.startsWith('+33166*'));
-    const again = await fetch(`${server.baseUrl}/admin/lists/import`, { method: 'POST', headers: { ...AUTH, 'content-type': 'text/csv' }, body: `rule,list,label,note,expiresAt\n${line ?? ''}\n` });
+    const again = await fetch(`${server.baseUrl}/admin/lists/import`, { method: 'POST', headers: { ...AUTH, 'content-type': 'text/csv' }, body: `rule,list,label,note,expiresAt,labelPublic\n${line ?? ''}\n` });
     expect(await again.json()).toEqual({ added: 0, replaced: 1 });
     expect(await rules(server)).toContainEqual(expect.objectContaining({ rule: '+33166*', label: '=HYPERLINK(x)', note: '@SUM(A1)' }));
   });
