@@ -8,11 +8,13 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import { buildAdminApp } from '../src/admin-app.js';
 import { buildApp } from '../src/app.js';
 import { loadConfig, type Config } from '../src/config/config.js';
 import { createServiceDependencies, type ServiceDependencies, type ServiceOverrides } from '../src/composition.js';
 import type { NumberingPlan } from '../src/domain/numbering/numbering-plan.js';
 import { loadNumberingPlan } from '../src/infra/arcep/load-numbering-plan.js';
+import { healthyFakeSources } from './lookup.js';
 import { serveOnLoopback } from './loopback.js';
 import { watchOutput } from './processes.js';
 import { upstreamEnv } from './upstream-sites.js';
@@ -136,4 +138,28 @@ export async function spawnServer(env: Record<string, string>, startTimeoutMs = 
   }
   const port = Number(listening.exec(output())?.[1]);
   return { child, baseUrl: `http://127.0.0.1:${port}`, port, exited, output, printed };
+}
+
+export interface AdminServer {
+  /** The admin server's base URL (its own port, as ADMIN_PORT gives it). */
+  base: string;
+  deps: ServiceDependencies;
+  close(): Promise<void>;
+}
+
+/** The admin API alone on a loopback port of its own, as ADMIN_PORT serves it, over the service's dependencies built from `env`. */
+export async function startAdminServer(env: Record<string, string>, token: string): Promise<AdminServer> {
+  const config = loadConfig({ ...env, ADMIN_TOKEN: token, ADMIN_PORT: '0' });
+  const deps = await createServiceDependencies(config, undefined, { numberingPlan: testNumberingPlan(), sources: healthyFakeSources() });
+  const admin = await buildAdminApp({ ...deps.app, lists: deps.lists }, token);
+  await admin.listen({ port: 0, host: '127.0.0.1' });
+  const address = admin.server.address();
+  return {
+    base: `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`,
+    deps,
+    close: async () => {
+      await admin.close();
+      await deps.close();
+    },
+  };
 }

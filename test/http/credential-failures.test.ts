@@ -9,11 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CREDENTIAL_FAILURES_MAX, CREDENTIAL_FAILURES_WINDOW_S } from '../../src/http/plugins/credential-failures.js';
-import { buildAdminApp } from '../../src/admin-app.js';
-import { createServiceDependencies } from '../../src/composition.js';
-import { loadConfig } from '../../src/config/config.js';
 import { healthyFakeSources } from '../../harness/lookup.js';
-import { startTestServer, testNumberingPlan, type TestServer } from '../../harness/servers.js';
+import { startAdminServer, startTestServer, type TestServer } from '../../harness/servers.js';
 
 const TOKEN = 'an-admin-token-of-at-least-32-characters';
 const PASSWORD = 'correct horse battery';
@@ -98,20 +95,15 @@ describe('failed credentials are limited for every client, RATE_LIMIT_EXEMPT inc
 
 describe('the admin API alone on ADMIN_PORT, with the request limit off', () => {
   it('limits wrong tokens all the same', async () => {
-    const config = loadConfig({ HASH_SECRET: 'test-secret-0123456789', LISTS_FILE: listsFile(), ADMIN_TOKEN: TOKEN, ADMIN_PORT: '0', RATE_LIMIT_MAX: '0' });
-    const deps = await createServiceDependencies(config, undefined, { numberingPlan: testNumberingPlan(), sources: healthyFakeSources() });
-    const admin = await buildAdminApp({ ...deps.app, lists: deps.lists }, TOKEN);
-    await admin.listen({ port: 0, host: '127.0.0.1' });
+    const admin = await startAdminServer({ HASH_SECRET: 'test-secret-0123456789', LISTS_FILE: listsFile(), RATE_LIMIT_MAX: '0' }, TOKEN);
+    const base = admin.base;
     try {
-      const address = admin.server.address();
-      const base = `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`;
       const statuses: number[] = [];
       for (let i = 0; i <= CREDENTIAL_FAILURES_MAX; i += 1) statuses.push((await fetch(`${base}/admin/lists/rules`, { headers: { authorization: `Bearer wrong-${i}` } })).status);
       statuses.push((await fetch(`${base}/admin/lists/rules`, { headers: { authorization: `Bearer ${TOKEN}` } })).status);
       expect(statuses).toEqual([...Array<number>(CREDENTIAL_FAILURES_MAX).fill(401), 429, 429]);
     } finally {
       await admin.close();
-      await deps.close();
     }
   });
 });

@@ -8,14 +8,12 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildAdminApp } from '../../src/admin-app.js';
-import { createServiceDependencies } from '../../src/composition.js';
 import { loadConfig } from '../../src/config/config.js';
 import { writeFileAtomically } from '../../src/infra/lists/file-list-store.js';
 import { MAX_RULES } from '../../src/infra/lists/list-store.js';
 import { capturingLogger } from '../support/loggers.js';
 import { healthyFakeSources, waitFor } from '../../harness/lookup.js';
-import { startTestServer, testNumberingPlan, type TestServer } from '../../harness/servers.js';
+import { startAdminServer, startTestServer, type TestServer } from '../../harness/servers.js';
 import { startFakeUpstreamSites, type FakeUpstreamSites } from '../../harness/upstream-sites.js';
 
 const TOKEN = 'an-admin-token-of-at-least-32-characters';
@@ -340,13 +338,9 @@ describe('the admin API', () => {
 
 describe('the admin API alone on ADMIN_PORT', () => {
   it('serves the lists over a real socket of its own', async () => {
-    const config = loadConfig({ HASH_SECRET: 'test-secret-0123456789', LISTS_FILE: listsFile(), ADMIN_TOKEN: TOKEN, ADMIN_PORT: '0' });
-    const deps = await createServiceDependencies(config, undefined, { numberingPlan: testNumberingPlan(), sources: healthyFakeSources() });
-    const admin = await buildAdminApp({ ...deps.app, lists: deps.lists }, TOKEN);
-    await admin.listen({ port: 0, host: '127.0.0.1' });
+    const admin = await startAdminServer({ HASH_SECRET: 'test-secret-0123456789', LISTS_FILE: listsFile() }, TOKEN);
+    const { base, deps } = admin;
     try {
-      const address = admin.server.address();
-      const base = `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`;
       const put = await fetch(`${base}/admin/lists/rules/%2B33162%2A`, { method: 'PUT', headers: { ...AUTH, 'content-type': 'application/json' }, body: '{"list":"block"}' });
       expect(put.status).toBe(201);
       expect((await fetch(`${base}/admin/lists/rules`)).status).toBe(401);
@@ -354,7 +348,6 @@ describe('the admin API alone on ADMIN_PORT', () => {
       expect(deps.lists.match('+33162001235')).toEqual({ list: 'block', rule: '+33162*', label: null, labelPublic: false });
     } finally {
       await admin.close();
-      await deps.close();
     }
   });
 });

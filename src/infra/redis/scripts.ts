@@ -115,6 +115,16 @@ redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return untilMs
 `;
 
+/** Lua: `epoch` is the lists' epoch, set to `fresh` when Redis holds none (it lost the lists). */
+function listsEpoch(key: string, fresh: string): string {
+  return `local epoch = redis.call('GET', ${key})
+if not epoch then
+  epoch = ${fresh}
+  redis.call('SET', ${key}, epoch)
+end
+`;
+}
+
 /**
  * One change of the lists (redis-list-store.ts): the rule written or removed, lists:version
  * incremented, and the change added to lists:changes with that version, all at once, so the
@@ -124,12 +134,7 @@ return untilMs
  * Returns {1 when added (put) or removed (remove), else 0; the version; the change's id; the epoch}.
  */
 export const LISTS_CHANGE_LUA = `
-local epoch = redis.call('GET', KEYS[4])
-if not epoch then
-  epoch = ARGV[5]
-  redis.call('SET', KEYS[4], epoch)
-end
-local done
+${listsEpoch('KEYS[4]', 'ARGV[5]')}local done
 local id
 local v
 if ARGV[1] == 'put' then
@@ -152,12 +157,7 @@ return {done, v, id, epoch}
  * change's id, the epoch}.
  */
 export const LISTS_MERGE_LUA = `
-local epoch = redis.call('GET', KEYS[5])
-if not epoch then
-  epoch = ARGV[2]
-  redis.call('SET', KEYS[5], epoch)
-end
-local flat = redis.call('HGETALL', KEYS[4])
+${listsEpoch('KEYS[5]', 'ARGV[2]')}local flat = redis.call('HGETALL', KEYS[4])
 local replaced = 0
 for i = 1, #flat, 2 do
   replaced = replaced + 1 - redis.call('HSET', KEYS[1], flat[i], flat[i + 1])
