@@ -77,13 +77,10 @@ const ROUTES: RouteBench[] = [
 ];
 
 /**
- * Where a held answer's time goes, from CPU profiles of the built server and the ceiling under
- * this load: printed with every run, since it says what limits the ratios met or missed.
+ * Printed with every run, since it says what limits the ratios met or missed. The text itself
+ * lives in the doc only: a copy here would drift from it.
  */
-const WHAT_LIMITS_THE_HOT_PATH = [
-  'Where the time goes (perf profiles, `perf record -e cpu-clock -g` with `--perf-basic-prof`, of the built server and of the ceiling answering the full report under the same wrk load, 2026-11-26): the same system calls per answer in both (one read, one writev of headers and body; strace), and about the same kernel time. The service pays, beyond the ceiling, for its own headers (Cache-Control, ETag, a UUID request id, Vary with Origin: Node\'s writeHead takes about 6 % of its CPU against 3 % in the ceiling), its access line (pino\'s serialisation of the fields, the line\'s bytes and the batch: about 8 %, against the ceiling\'s 6 % with its per-line writes), its metrics (about 4 %), its onRequest work (edge rules, load shedding, CORS check), the pipelining gate and the front-cache lookups (about 1 % each).',
-  'Done for this: front cache of finished bodies held as bytes with their precompressed forms (no parse, hash, engine, serialisation or encoding per request), a held answer sent synchronously (no promise) with callback-style hooks, no timers or signals on an all-fresh lookup, one onRequest and one onResponse hook per phone route, no schema run per request on the phone routes, the HTTP counter kept as a plain number per series and added to prom-client when scraped and the HTTP histogram\'s series kept as plain numbers bound once per route and status (src/infra/metrics/series-histogram.ts; prom-client\'s observe took 8–15 % of a held answer), access lines written in 8 KiB batches held as bytes by the root logger (no child logger per request; held as text, sonic-boom measured the whole batch again for every line), the CORS headers only to a request with Origin (190 bytes and two header fields fewer for a PBX), one nextTick entry held for the process\'s life so that V8 never falls back to its runtime to build every nextTick entry (src/infra/runtime/tick-shape.ts; the bare and ceiling servers hold it too), the last Cache-Control value reused, the UUID request id made as one flat string (src/http/request-id.ts; crypto.randomUUID()\'s concatenated text cost 6–8 % of a held answer). Kept on purpose: the access line itself, the UUID request id, and the caching headers.',
-];
+const WHAT_LIMITS_THE_HOT_PATH = 'What a held answer pays beyond the ceiling, and what was done for it: docs/hot-path.md, "Where it stands".';
 
 export interface HotPathOptions {
   /** Seconds per measured autocannon run (default 10, or BENCH_DURATION_S). */
@@ -402,7 +399,7 @@ export async function benchHotPath(options: HotPathOptions = {}): Promise<BenchS
       `Open loop: autocannon --overallRate at half the real server's closed-loop rate, over ${OPEN_LOOP_CONNECTIONS} connections, the same rate for both servers. Latencies are autocannon's (millisecond resolution).`,
       `Upstream requests during the measured runs: ${upstreamRequestsDuringRuns} (every answer came from the cache).`,
     );
-    notes.push(...WHAT_LIMITS_THE_HOT_PATH);
+    notes.push(WHAT_LIMITS_THE_HOT_PATH);
     return { title: 'Hot path: cached lookups vs bare Fastify', rows, notes };
   } finally {
     await Promise.all([...running.map((process) => process.stop()), ...sets.map((set) => set.stop())]);

@@ -1,5 +1,5 @@
 // The shape every bench part returns, and its two renderings: console lines while the run goes,
-// and the Markdown of docs/benchmarks.md's results. A figure is only meaningful next to its baseline,
+// and the Markdown of docs/benchmark-results.md. A figure is only meaningful next to its baseline,
 // measured in the same run (shared, noisy machines), so rows carry the ratio when there is one.
 
 export interface BenchRow {

@@ -51,7 +51,7 @@ const SEMI_SPACE_FLAG = '--max-semi-space-size';
  * quarter of its share of the cap, between 4 and 16. The young generation commits two
  * semi-spaces once a busy process has grown it, which at small shares is much of what the memory
  * bound allows (docs/cache.md): with WORKERS=2 at CACHE_MAX_MB=64 and 16 MiB semi-spaces, up to
- * 64 of the 112 MiB; with this flag the two committed 32 MiB in all (docs/benchmarks.md). Node
+ * 64 of the 112 MiB; with this flag the two committed 32 MiB in all (docs/benchmark-results.md). Node
  * documents the flag (`--max-semi-space-size`, "Useful V8 options"); it is read once, at start,
  * like the heap limit.
  */
