@@ -11,7 +11,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { createCommands } from './cli/main.js';
+import { COMMANDS } from './cli/main.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -196,11 +196,10 @@ function markdownPages(): string[] {
 
 function projectCommands(): KnownCommands {
   const packageJson = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts?: Record<string, string> };
-  const silentIo = { out: () => {}, err: () => {}, env: {} };
   return {
     npmScripts: new Set(Object.keys(packageJson.scripts ?? {})),
     // runCli answers `help` itself, before looking the name up in the table.
-    cliCommands: new Set([...Object.keys(createCommands(silentIo)), 'help']),
+    cliCommands: new Set([...COMMANDS.map((command) => command.name), 'help']),
     codeNames: codeNamesOf(['src', 'test', 'bench', 'harness', 'scripts', 'examples', '.ci', 'docker'], ['eslint.config.js', 'vitest.config.ts', '.env.example', 'Dockerfile', 'compose.yaml']),
     fileExists: (path) => existsSync(join(ROOT, path)) || PAGES_FROM_OTHER_BRANCHES.has(path),
     readPage: (path) => (existsSync(join(ROOT, path)) ? readFileSync(join(ROOT, path), 'utf8') : undefined),

@@ -46,7 +46,7 @@ describe('the slot display table', () => {
   });
 
   it('is the only list of slots in the page script and the CLI: none of them names a slot of its own', () => {
-    const files = ['web/static/app.js', 'cli/api-answer.ts', 'cli/phone-api.ts', 'cli/batch.ts', 'cli/format-report.ts', 'cli/main.ts'];
+    const files = ['web/static/app.js', 'cli/api-answer.ts', 'cli/phone-api.ts', 'cli/batch.ts', 'cli/format-report.ts', 'cli/main.ts', 'cli/commands/lookup.ts', 'cli/commands/batch.ts'];
     for (const file of files) {
       const text = read(file);
       // A slot's name as a string (but `scoreSource === 'primary'`, the score's source), a

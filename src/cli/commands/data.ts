@@ -1,0 +1,81 @@
+// `phone-rep data update [--force]`: refresh the ARCEP snapshot from the configured URLs
+// (`--force` accepts a MAJNUM much shorter than the one in use); `phone-rep data info`: show
+// what is in use.
+import { loadConfig, type Config } from '../../config/config.js';
+import { loadNumberingPlan } from '../../infra/arcep/load-numbering-plan.js';
+import { updateArcepData } from '../../infra/arcep/update-arcep-data.js';
+import { defineCommand, UsageError, type CliIo } from '../command.js';
+
+/** `data update` exit status when MAJNUM and identifiants_CE were updated but MAJRIO was not. */
+export const DATA_UPDATE_WITHOUT_MAJRIO = 4;
+
+interface DataAction {
+  readonly name: string;
+  /** The one flag the action accepts, if any. */
+  readonly flag?: string;
+  run(flagGiven: boolean, config: Config, io: CliIo): Promise<number>;
+}
+
+const DATA_ACTIONS: readonly DataAction[] = [
+  {
+    name: 'update',
+    flag: '--force',
+    async run(force, config, io) {
+      const result = await updateArcepData({
+        dir: config.ARCEP_DATA_DIR,
+        urls: { majnum: config.ARCEP_MAJNUM_URL, majrio: config.ARCEP_MAJRIO_URL, identifiants: config.ARCEP_IDENTIFIANTS_URL },
+        force,
+      });
+      if (!result.ok) {
+        io.err(`ARCEP data not updated, the previous files are kept: ${result.reason}`);
+        return 1;
+      }
+      io.out(
+        `ARCEP data updated in ${config.ARCEP_DATA_DIR}: data date ${result.dataDate}, ` +
+          `${result.rows.majnum} MAJNUM rows, ${result.rows.majrio} MAJRIO rows, ${result.rows.identifiants} operators`,
+      );
+      if (result.majrio.status === 'updated') return 0;
+      // Partly updated: a distinct status so that a scheduled job notices, while the new
+      // MAJNUM and identifiants_CE are in use.
+      io.err(
+        `MAJRIO.csv not updated (${result.majrio.reason}): ` +
+          (result.majrio.status === 'kept' ? 'the previous MAJRIO.csv is kept' : 'none existed, an empty one (header only) was written') +
+          '; operator names come from identifiants_CE.csv, else the operator code is shown',
+      );
+      return DATA_UPDATE_WITHOUT_MAJRIO;
+    },
+  },
+  {
+    name: 'info',
+    async run(_flagGiven, config, io) {
+      try {
+        const plan = loadNumberingPlan(config.ARCEP_DATA_DIR, { foreignCarriers: false });
+        io.out(`ARCEP data in ${config.ARCEP_DATA_DIR}: data date ${plan.dataDate}, ${plan.blockCount} number blocks (Source : ARCEP)`);
+        return 0;
+      } catch (error) {
+        io.err(error instanceof Error ? error.message : String(error));
+        return 1;
+      }
+    },
+  },
+];
+
+export const dataCommand = defineCommand({
+  name: 'data',
+  usage: `phone-rep data <${DATA_ACTIONS.map((action) => (action.flag === undefined ? action.name : `${action.name} [${action.flag}]`)).join('|')}>`,
+  summary: [
+    'refresh / show the ARCEP numbering data',
+    '(update: 0 done, 4 done but MAJRIO kept, 1 nothing changed;',
+    '--force installs a MAJNUM over 5 % shorter than the one in use)',
+  ],
+  // Taken as typed: the one flag goes after its action, alone.
+  async run({ positionals }, { io, env }) {
+    const [name, ...flags] = positionals;
+    const action = DATA_ACTIONS.find((candidate) => candidate.name === name);
+    const flagGiven = flags.length === 1 && action?.flag !== undefined && flags[0] === action.flag;
+    if (flags.length > 0 && !flagGiven) throw new UsageError();
+    const config = loadConfig(env);
+    if (action === undefined) throw new UsageError();
+    return action.run(flagGiven, config, io);
+  },
+});
