@@ -2,17 +2,16 @@
 // export rules. Off unless ADMIN_TOKEN is set; served on the API port, or alone on ADMIN_PORT
 // (admin-app.ts).
 //
-// - `Authorization: Bearer <ADMIN_TOKEN>`, compared in constant time (both sides hashed first,
-//   so their lengths do not show either). A missing or wrong token is a 401 with
-//   `WWW-Authenticate`, and counts against the client's rate limit (a correct one does not, so an
-//   import script is not throttled); a wrong one also counts against the limit on failed
-//   credentials, which holds for every client, RATE_LIMIT_EXEMPT included, and past which even
-//   the right token gets a 429 (plugins/credential-failures.ts). A token in the query string is
-//   refused outright, since it would end up in access logs and proxies' histories.
+// - `Authorization: Bearer <ADMIN_TOKEN>`, compared in constant time (credentials.ts). A
+//   missing or wrong token is a 401 with `WWW-Authenticate`, and counts against the client's
+//   rate limit (a correct one does not, so an import script is not throttled); a wrong one also
+//   counts against the limit on failed credentials, which holds for every client,
+//   RATE_LIMIT_EXEMPT included, and past which even the right token gets a 429
+//   (plugins/credential-failures.ts). A token in the query string is refused outright, since it
+//   would end up in access logs and proxies' histories.
 // - Answers are `Cache-Control: no-store`; no CORS (no browser page may call it).
 // - Bad input is a 400 naming the field (`field`), and changes nothing.
 // - Every change writes one audit line: who ("admin"), what, when, the rule as its keyed hash.
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { ListRule } from '../../domain/ports/operator-lists.js';
@@ -21,6 +20,7 @@ import { EXPORT_COLUMNS, formatRuleLine, ListCsvError } from '../../domain/lists
 import type { KeyedHasher } from '../../domain/ports/key-hasher.js';
 import type { PhoneNumberParser } from '../../domain/phone-number.js';
 import { checkImportSize, countCsvLines, formatCsvInSlices, ListStoreUnavailable, ListsTooLarge, MAX_RULES, readListCsvInSlices, type ListStore } from '../../infra/lists/list-store.js';
+import { bearerTokenOf, secretCheck } from '../credentials.js';
 import { ApiError } from '../errors.js';
 import { sendProblem, toApiError } from '../plugins/problems.js';
 import { adminProblemResponses } from '../schemas.js';
@@ -85,16 +85,6 @@ const PutBodySchema = Type.Object(
 
 const RuleParamSchema = Type.Object({ rule: Type.String({ description: 'The rule, percent-encoded: `%2B33162%2A` for `+33162*`.' }) });
 
-function digest(text: string): Buffer {
-  return createHash('sha256').update(text, 'utf8').digest();
-}
-
-function bearerOf(header: string | undefined): string | undefined {
-  if (header === undefined) return undefined;
-  const match = /^Bearer +([^\s]+)\s*$/i.exec(header);
-  return match?.[1];
-}
-
 const unauthorized = (detail: string): ApiError =>
   new ApiError('unauthorized', detail, undefined, { 'WWW-Authenticate': 'Bearer realm="phone-rep admin", charset="UTF-8"' });
 
@@ -105,7 +95,7 @@ function badField(problem: RuleProblem | { field: string; reason: string }): Api
 export async function adminRoutes(app: FastifyInstance, options: AdminRoutesOptions): Promise<void> {
   const { lists, context, hashKey, audit } = options;
   const now = options.now ?? Date.now;
-  const expected = digest(options.token);
+  const tokenMatches = secretCheck(options.token);
 
   // The whole group: no-store, and the Bearer check before anything is read.
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
@@ -119,9 +109,9 @@ export async function adminRoutes(app: FastifyInstance, options: AdminRoutesOpti
     if (TOKEN_QUERY.test(request.url.slice(request.url.indexOf('?') === -1 ? request.url.length : request.url.indexOf('?')))) {
       await failed('The admin token goes in the Authorization header (Bearer), never in the URL.');
     }
-    const given = bearerOf(request.headers.authorization);
+    const given = bearerTokenOf(request.headers.authorization);
     if (given === undefined) await failed('Authorization: Bearer <ADMIN_TOKEN> is required.');
-    else if (!timingSafeEqual(digest(given), expected)) {
+    else if (!tokenMatches(given)) {
       request.server.credentialFailures.recordFailure(request);
       await failed('The admin token is not valid.');
     }
