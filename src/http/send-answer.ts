@@ -7,8 +7,8 @@ import { promisify } from 'node:util';
 import { brotliCompress, gzip } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { matchesEtag } from './conditional-requests.js';
-import { negotiateEncoding, type ContentCoding } from './encoding.js';
-import { bodyFor, brotliOptions, COMPRESSION_THRESHOLD_BYTES, type EncodedBody } from './front-cache.js';
+import { COMPRESSION_THRESHOLD_BYTES, negotiateEncoding, type ContentCoding } from './encoding.js';
+import { bodyFor, brotliOptions, type EncodedBody } from './front-cache.js';
 import { VARY_ON_CODING_AND_ORIGIN } from './route-config.js';
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
