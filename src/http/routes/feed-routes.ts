@@ -171,6 +171,11 @@ function parsedOrRefused(parsed: DavRequest | undefined): DavRequest {
   return parsed;
 }
 
+/** A card's route parameter (its file name in the address book). */
+interface CardParams {
+  name: string;
+}
+
 export async function feedRoutes(app: FastifyInstance, options: FeedRoutesOptions): Promise<void> {
   const { feed } = options;
   const credentialsMatch = basicCheck(options.user, options.password);
@@ -339,14 +344,14 @@ export async function feedRoutes(app: FastifyInstance, options: FeedRoutesOption
   }
   app.route({ method: 'GET', url: ADDRESS_BOOK, config: FEED_ROUTE, schema: HIDDEN, preParsing: authenticate, handler: async (request, reply) => sendFile(request, reply, current().vcf, VCARD_TYPE) });
 
-  const cardOf = (request: FastifyRequest): FeedCardFile => {
-    const card = current().byName.get((request.params as { name: string }).name);
+  const cardOf = (request: FastifyRequest<{ Params: CardParams }>): FeedCardFile => {
+    const card = current().byName.get(request.params.name);
     if (card === undefined) throw new ApiError('route_not_found', 'No such card (the address book changed: sync again).');
     return card;
   };
   const CARD = `${ADDRESS_BOOK}:name`;
-  app.route({ method: 'GET', url: CARD, config: FEED_ROUTE, schema: HIDDEN, preParsing: authenticate, handler: async (request, reply) => sendFile(request, reply, cardOf(request), VCARD_TYPE) });
-  app.route({
+  app.route<{ Params: CardParams }>({ method: 'GET', url: CARD, config: FEED_ROUTE, schema: HIDDEN, preParsing: authenticate, handler: async (request, reply) => sendFile(request, reply, cardOf(request), VCARD_TYPE) });
+  app.route<{ Params: CardParams }>({
     method: 'PROPFIND',
     url: CARD,
     config: FEED_ROUTE, schema: HIDDEN,
