@@ -34,7 +34,7 @@ import type { FrontCache } from './http/front-cache.js';
 import type { ListStore } from './infra/lists/list-store.js';
 import { createReadinessCheck, type ReadinessCheck } from './infra/readiness/readiness.js';
 import type { BlocklistFeed } from './infra/blocklist/blocklist-feed.js';
-import type { TextFacts } from './domain/verdict.js';
+import type { TextFacts, VerdictRule } from './domain/verdict.js';
 import { feedRoutes } from './http/routes/feed-routes.js';
 import { spamBlockerRoutes } from './http/routes/spamblocker-routes.js';
 
@@ -44,6 +44,8 @@ export interface AppDependencies {
   lookupService: LookupService;
   rateLimitStore: RateLimitStore;
   hashKey: KeyedHasher;
+  /** The `/verdict` rule, built from VERDICT_* once by the composition root (verdictRuleOf), which the feed shares. */
+  verdictRule: VerdictRule;
   /** A pino logger; when absent the app logs nothing (tests). */
   logger?: FastifyBaseLogger;
   version?: string;
@@ -172,7 +174,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     ...(deps.frontCache === undefined ? {} : { frontCache: deps.frontCache }),
     now: deps.now ?? Date.now,
     lookupTimeoutMs: config.LOOKUP_TIMEOUT_MS,
-    verdictRule: { blockScore: config.VERDICT_BLOCK_SCORE, warnScore: config.VERDICT_WARN_SCORE, npv: config.VERDICT_NPV, withheld: config.VERDICT_WITHHELD },
+    verdictRule: deps.verdictRule,
     cidMaxLength: config.CID_MAX_LENGTH,
     lookupClientOf: (request) => lookupClientOf(request, deps.hashKey, exemptList),
     ...(deps.lists === undefined ? {} : { lists: deps.lists }),

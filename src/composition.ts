@@ -44,6 +44,12 @@ import { createBlocklistFeed, type BlocklistFeed } from './infra/blocklist/block
 import { createMemoryBlockedCallerLog } from './infra/blocklist/memory-blocked-callers.js';
 import { createRedisBlockedCallerLog } from './infra/blocklist/redis-blocked-callers.js';
 import { npvPrefixesE164 } from './domain/numbering/parse-phone-number.js';
+import type { VerdictRule } from './domain/verdict.js';
+
+/** The `/verdict` rule (VERDICT_*), which the text routes and the blocklist feed share. */
+export function verdictRuleOf(config: Pick<Config, 'VERDICT_BLOCK_SCORE' | 'VERDICT_WARN_SCORE' | 'VERDICT_NPV' | 'VERDICT_WITHHELD'>): VerdictRule {
+  return { blockScore: config.VERDICT_BLOCK_SCORE, warnScore: config.VERDICT_WARN_SCORE, npv: config.VERDICT_NPV, withheld: config.VERDICT_WITHHELD };
+}
 
 export interface ServiceOverrides {
   /** Replaces the real adapters (contract tests inject fakes here). */
@@ -205,6 +211,8 @@ export async function createServiceDependencies(config: Config, logger?: Logger,
     pauses: fetchers.map((f) => ({ upstream: f.upstream, pausedUntilMs: () => f.pausedUntil() })),
     circuits: upstreamNames.map(({ slot, name }) => ({ slot, upstream: name, state: () => lookupService.breakerState(slot) })),
   });
+  // The one verdict rule: the text routes and the feed decide block, warn and allow by it alike.
+  const verdictRule = verdictRuleOf(config);
   // The operator's lists as the feed reads them: the store above (file or Redis), unless a test gives its own.
   const operatorLists: OperatorLists = overrides.operatorLists ?? lists;
   // The blocklist feed, only when FEED_PASSWORD is set: nothing is recorded otherwise.
@@ -222,7 +230,7 @@ export async function createServiceDependencies(config: Config, logger?: Logger,
           log: blockedCallers,
           lists: operatorLists,
           npvPrefixes: npvPrefixesE164(),
-          rule: { blockScore: config.VERDICT_BLOCK_SCORE, warnScore: config.VERDICT_WARN_SCORE, npv: config.VERDICT_NPV, withheld: config.VERDICT_WITHHELD },
+          rule: verdictRule,
           cidMaxLength: config.CID_MAX_LENGTH,
           maxEntries: config.FEED_MAX_ENTRIES,
           ...(overrides.feedRefreshIntervalMs === undefined ? {} : { refreshIntervalMs: overrides.feedRefreshIntervalMs }),
@@ -250,7 +258,7 @@ export async function createServiceDependencies(config: Config, logger?: Logger,
   });
 
   return {
-    app: { config, parsePhoneNumber, lookupService, rateLimitStore, hashKey, metrics, readiness, frontCache, lists, ...(blocklistFeed === undefined ? {} : { blocklistFeed }) },
+    app: { config, parsePhoneNumber, lookupService, rateLimitStore, hashKey, verdictRule, metrics, readiness, frontCache, lists, ...(blocklistFeed === undefined ? {} : { blocklistFeed }) },
     lists,
     numberingPlan,
     fetchers,

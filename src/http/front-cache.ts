@@ -17,10 +17,10 @@ import { brotliCompressSync, constants as zlibConstants, gzipSync } from 'node:z
 import { LRUCache } from 'lru-cache';
 import type { ParsedPhoneNumber } from '../domain/phone-number.js';
 import type { LookupResult } from '../domain/lookup/types.js';
-import type { ContentCoding } from './encoding.js';
+import { COMPRESSION_THRESHOLD_BYTES, type ContentCoding } from './encoding.js';
 
-/** Bodies shorter than this are sent uncompressed: below about a packet, compression saves nothing worth its CPU. */
-export const COMPRESSION_THRESHOLD_BYTES = 1024;
+// The one threshold below which no answer is compressed (encoding.ts), re-exported for the front cache's users.
+export { COMPRESSION_THRESHOLD_BYTES };
 /** Brotli quality for answers: 5 compresses JSON nearly as well as 11 at a small fraction of the CPU. */
 export const BROTLI_QUALITY = 5;
 /** Raw spellings remembered with their parse and hash, at most (the byte cap usually binds first). */

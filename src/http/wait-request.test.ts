@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { callerDeadlineMs } from '../domain/lookup/types.js';
-import { preferredWaitSeconds, waitRequestOf } from './routes/phone-routes.js';
+import { preferredWaitSeconds, waitRequestOf } from './wait-request.js';
 
 describe('Prefer: wait (RFC 7240)', () => {
   it.each([

@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/config.js';
+import { verdictRuleOf } from '../../src/composition.js';
 import { createLookupService, type EngineLookupService } from '../../src/domain/lookup/lookup-service.js';
 import type { LookupResult } from '../../src/domain/lookup/types.js';
 import { createPhoneNumberParser } from '../../src/domain/numbering/parse-phone-number.js';
@@ -82,6 +83,7 @@ async function startRig(options: { random?: () => number } = {}): Promise<Rig> {
     lookupService: engine,
     rateLimitStore: createMemoryRateLimitStore(),
     hashKey,
+    verdictRule: verdictRuleOf(config),
     frontCache: front,
     now: () => clock.nowMs,
     webPage: false,

@@ -2,25 +2,26 @@
 // export rules. Off unless ADMIN_TOKEN is set; served on the API port, or alone on ADMIN_PORT
 // (admin-app.ts).
 //
-// - `Authorization: Bearer <ADMIN_TOKEN>`, compared in constant time (both sides hashed first,
-//   so their lengths do not show either). A missing or wrong token is a 401 with
-//   `WWW-Authenticate`, and counts against the client's rate limit (a correct one does not, so an
-//   import script is not throttled); a wrong one also counts against the limit on failed
-//   credentials, which holds for every client, RATE_LIMIT_EXEMPT included, and past which even
-//   the right token gets a 429 (plugins/credential-failures.ts). A token in the query string is
-//   refused outright, since it would end up in access logs and proxies' histories.
+// - `Authorization: Bearer <ADMIN_TOKEN>`, compared in constant time (credentials.ts). A
+//   missing or wrong token is a 401 with `WWW-Authenticate`, and counts against the client's
+//   rate limit (a correct one does not, so an import script is not throttled); a wrong one also
+//   counts against the limit on failed credentials, which holds for every client,
+//   RATE_LIMIT_EXEMPT included, and past which even the right token gets a 429
+//   (plugins/credential-failures.ts). A token in the query string is refused outright, since it
+//   would end up in access logs and proxies' histories.
 // - Answers are `Cache-Control: no-store`; no CORS (no browser page may call it).
 // - Bad input is a 400 naming the field (`field`), and changes nothing.
 // - Every change writes one audit line: who ("admin"), what, when, the rule as its keyed hash.
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { ListRule } from '../../domain/ports/operator-lists.js';
-import { checkRule, spellingsToRemove, type RuleContext, type RuleProblem } from '../../domain/lists/rules.js';
+import { checkRule, LABEL_MAX_LENGTH, LIST_NAMES, NOTE_MAX_LENGTH, spellingsToRemove, type RuleContext, type RuleProblem } from '../../domain/lists/rules.js';
 import { EXPORT_COLUMNS, formatRuleLine, ListCsvError } from '../../domain/lists/list-csv.js';
 import type { KeyedHasher } from '../../domain/ports/key-hasher.js';
 import type { PhoneNumberParser } from '../../domain/phone-number.js';
 import { checkImportSize, countCsvLines, formatCsvInSlices, ListStoreUnavailable, ListsTooLarge, MAX_RULES, readListCsvInSlices, type ListStore } from '../../infra/lists/list-store.js';
+import { bearerTokenOf, secretCheck } from '../credentials.js';
 import { ApiError } from '../errors.js';
 import { sendProblem, toApiError } from '../plugins/problems.js';
 import { adminProblemResponses } from '../schemas.js';
@@ -53,11 +54,14 @@ export function adminRoutesOptions(deps: { config: { DEFAULT_REGION: string }; p
 const ADMIN_ROUTE = { rateLimit: false, shed: false, cors: false, paramsError: 'bad_request' } as const;
 const SECURITY = [{ adminToken: [] }];
 
+// The limits are the domain's (rules.ts), which checkRule applies: the schema publishes them.
+const ListNameSchema = Type.Union(LIST_NAMES.map((name) => Type.Literal(name)));
+
 const RuleSchema = Type.Object(
   {
     rule: Type.String({ description: 'E.164 number (`+33612345678`) or prefix ending in `*` (`+33162*`).' }),
-    list: Type.Union([Type.Literal('allow'), Type.Literal('block')]),
-    label: Type.Optional(Type.String({ maxLength: 60 })),
+    list: ListNameSchema,
+    label: Type.Optional(Type.String({ maxLength: LABEL_MAX_LENGTH })),
     labelPublic: Type.Optional(Type.Boolean({ description: 'Present (true) when the label may be shown to anyone; absent, only a RATE_LIMIT_EXEMPT address sees it on `/verdict?cid` and `/cid`.' })),
     note: Type.Optional(Type.String()),
     createdAt: Type.String({ description: 'ISO 8601' }),
@@ -68,15 +72,15 @@ const RuleSchema = Type.Object(
 
 const PutBodySchema = Type.Object(
   {
-    list: Type.Union([Type.Literal('allow'), Type.Literal('block')]),
-    label: Type.Optional(Type.String({ maxLength: 60, description: 'Shown on `/cid`; no control characters nor `" \' ` ; | , \\ $ { } < >`.' })),
+    list: ListNameSchema,
+    label: Type.Optional(Type.String({ maxLength: LABEL_MAX_LENGTH, description: 'Shown on `/cid`; no control characters nor `" \' ` ; | , \\ $ { } < >`.' })),
     labelPublic: Type.Optional(
       Type.Boolean({
         default: false,
         description: 'Show the label to anyone: `meta.list` of the JSON answers and `/cid`. False (the default): labels are often people’s names, so only `/verdict?cid` and `/cid` answered to a RATE_LIMIT_EXEMPT address (a PBX) show it.',
       }),
     ),
-    note: Type.Optional(Type.String({ maxLength: 500 })),
+    note: Type.Optional(Type.String({ maxLength: NOTE_MAX_LENGTH })),
     expiresAt: Type.Optional(Type.String({ description: 'ISO 8601, in the future.' })),
     force: Type.Optional(Type.Boolean({ description: 'Accept a prefix shorter than a country calling code (`+3*`).' })),
   },
@@ -84,16 +88,6 @@ const PutBodySchema = Type.Object(
 );
 
 const RuleParamSchema = Type.Object({ rule: Type.String({ description: 'The rule, percent-encoded: `%2B33162%2A` for `+33162*`.' }) });
-
-function digest(text: string): Buffer {
-  return createHash('sha256').update(text, 'utf8').digest();
-}
-
-function bearerOf(header: string | undefined): string | undefined {
-  if (header === undefined) return undefined;
-  const match = /^Bearer +([^\s]+)\s*$/i.exec(header);
-  return match?.[1];
-}
 
 const unauthorized = (detail: string): ApiError =>
   new ApiError('unauthorized', detail, undefined, { 'WWW-Authenticate': 'Bearer realm="phone-rep admin", charset="UTF-8"' });
@@ -105,7 +99,8 @@ function badField(problem: RuleProblem | { field: string; reason: string }): Api
 export async function adminRoutes(app: FastifyInstance, options: AdminRoutesOptions): Promise<void> {
   const { lists, context, hashKey, audit } = options;
   const now = options.now ?? Date.now;
-  const expected = digest(options.token);
+  const typed = app.withTypeProvider<TypeBoxTypeProvider>();
+  const tokenMatches = secretCheck(options.token);
 
   // The whole group: no-store, and the Bearer check before anything is read.
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
@@ -119,9 +114,9 @@ export async function adminRoutes(app: FastifyInstance, options: AdminRoutesOpti
     if (TOKEN_QUERY.test(request.url.slice(request.url.indexOf('?') === -1 ? request.url.length : request.url.indexOf('?')))) {
       await failed('The admin token goes in the Authorization header (Bearer), never in the URL.');
     }
-    const given = bearerOf(request.headers.authorization);
+    const given = bearerTokenOf(request.headers.authorization);
     if (given === undefined) await failed('Authorization: Bearer <ADMIN_TOKEN> is required.');
-    else if (!timingSafeEqual(digest(given), expected)) {
+    else if (!tokenMatches(given)) {
       request.server.credentialFailures.recordFailure(request);
       await failed('The admin token is not valid.');
     }
@@ -155,13 +150,13 @@ export async function adminRoutes(app: FastifyInstance, options: AdminRoutesOpti
   const tags = ['admin'];
   const { 404: notFound, 413: tooLarge, ...errors } = adminProblemResponses();
 
-  app.get(
+  typed.get(
     '/admin/lists/rules',
     { config: ADMIN_ROUTE, schema: { tags, security: SECURITY, summary: 'Every rule of the operator’s lists (expired ones included)', response: { 200: Type.Array(RuleSchema), ...errors } } },
     async () => lists.storedRules(),
   );
 
-  app.put(
+  typed.put(
     '/admin/lists/rules/:rule',
     {
       config: ADMIN_ROUTE,
@@ -177,8 +172,8 @@ export async function adminRoutes(app: FastifyInstance, options: AdminRoutesOpti
       },
     },
     async (request, reply) => {
-      const { rule: written } = request.params as { rule: string };
-      const body = request.body as { list: unknown; label?: string; labelPublic?: boolean; note?: string; expiresAt?: string; force?: boolean };
+      const { rule: written } = request.params;
+      const { body } = request;
       const checked = checkRule({ rule: written, list: body.list, label: body.label, labelPublic: body.labelPublic, note: body.note, expiresAt: body.expiresAt }, context, { nowMs: now(), force: body.force === true });
       if (!checked.ok) throw badField(checked.problem);
       const { replaced } = await lists.put(checked.value);
@@ -187,14 +182,14 @@ export async function adminRoutes(app: FastifyInstance, options: AdminRoutesOpti
     },
   );
 
-  app.delete(
+  typed.delete(
     '/admin/lists/rules/:rule',
     {
       config: ADMIN_ROUTE,
       schema: { tags, security: SECURITY, summary: 'Removes a rule', params: RuleParamSchema, response: { 204: Type.Null(), 404: notFound, ...errors } },
     },
     async (request, reply) => {
-      const { rule: written } = request.params as { rule: string };
+      const { rule: written } = request.params;
       const spellings = spellingsToRemove(written, context);
       if (!spellings.ok) throw badField(spellings.problem);
       let removed: string | undefined;
@@ -206,11 +201,12 @@ export async function adminRoutes(app: FastifyInstance, options: AdminRoutesOpti
       }
       if (removed === undefined) throw new ApiError('rule_not_found', 'There is no such rule.', { field: 'rule' });
       auditLine('remove', { rule: hashKey(removed) });
-      return reply.code(204).send();
+      // The 204's schema is null; Fastify sends a 204 without a body or content headers whatever the payload.
+      return reply.code(204).send(null);
     },
   );
 
-  app.post(
+  typed.post(
     '/admin/lists/import',
     {
       config: ADMIN_ROUTE,
@@ -240,7 +236,7 @@ export async function adminRoutes(app: FastifyInstance, options: AdminRoutesOpti
     },
   );
 
-  app.get(
+  typed.get(
     '/admin/lists/export',
     { config: ADMIN_ROUTE, schema: { tags, security: SECURITY, summary: 'The rules in force as CSV (the import’s format)', produces: ['text/csv'], response: { 200: Type.String(), ...errors } } },
     async (_request, reply) => {

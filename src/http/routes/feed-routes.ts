@@ -9,14 +9,15 @@
 // (plugins/credential-failures.ts), which holds for every client, RATE_LIMIT_EXEMPT included.
 // Credentials are checked in preParsing, before any body is read. Nothing here logs a number:
 // the access line carries the route pattern only.
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { runInSlices, type BlocklistFeed, type FeedCardFile, type FeedFile, type FeedSnapshot } from '../../infra/blocklist/blocklist-feed.js';
 import type { Steps } from '../../domain/blocklist/feed-content.js';
+import { basicCheck, basicCredentialsOf } from '../credentials.js';
 import { ApiError } from '../errors.js';
 import { davMissing, davRequestSteps, davResponse, escapeXml, multistatus, needPrivilegesError, parseDavRequest, type DavProperties, type DavProperty, type DavRequest } from '../dav/dav-xml.js';
-import { matchesEtag } from './phone-routes.js';
-import { publicBaseUrl, spamBlockerWorkflow } from './spamblocker-routes.js';
+import { matchesEtag } from '../conditional-requests.js';
+import { publicBaseUrl } from '../public-url.js';
+import { spamBlockerWorkflow } from './spamblocker-routes.js';
 
 export interface FeedRoutesOptions {
   feed: BlocklistFeed;
@@ -42,18 +43,6 @@ const FEED_ROUTE = { rateLimit: true, shed: true } as const;
 const FEED_RETRY_AFTER_S = 60;
 /** Not API operations: left out of the OpenAPI document (docs/integrations/blocklist-feed.md describes them). */
 const HIDDEN = { hide: true };
-
-function digest(text: string): Buffer {
-  return createHash('sha256').update(text, 'utf8').digest();
-}
-
-/** Checks `Authorization: Basic …` against the feed's credentials in constant time. */
-export function credentialsMatch(header: string | undefined, user: string, password: string): boolean {
-  const match = /^Basic[ ]+([A-Za-z0-9+/=]{1,1024})\s*$/i.exec(header ?? '');
-  if (match?.[1] === undefined) return false;
-  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
-  return timingSafeEqual(digest(decoded), digest(`${user}:${password}`));
-}
 
 function property(qualified: string, inner = ''): DavProperty {
   return { qualified, inner };
@@ -182,8 +171,14 @@ function parsedOrRefused(parsed: DavRequest | undefined): DavRequest {
   return parsed;
 }
 
+/** A card's route parameter (its file name in the address book). */
+interface CardParams {
+  name: string;
+}
+
 export async function feedRoutes(app: FastifyInstance, options: FeedRoutesOptions): Promise<void> {
   const { feed } = options;
+  const credentialsMatch = basicCheck(options.user, options.password);
   // Bodies of PROPFIND and REPORT, whatever they say they are (clients send text/xml,
   // application/xml, or nothing).
   app.addContentTypeParser('*', { parseAs: 'string', bodyLimit: DAV_BODY_LIMIT }, (_request, body, done) => done(null, body));
@@ -191,7 +186,7 @@ export async function feedRoutes(app: FastifyInstance, options: FeedRoutesOption
   async function authenticate(request: FastifyRequest): Promise<void> {
     const { credentialFailures } = request.server;
     credentialFailures.refuseLockedOut(request);
-    if (credentialsMatch(request.headers.authorization, options.user, options.password)) return;
+    if (credentialsMatch(request.headers.authorization)) return;
     // A request with no credential is a client's first step (a DAV client asks, then sends
     // them), not a guess: only a wrong one counts.
     if (request.headers.authorization !== undefined) credentialFailures.recordFailure(request);
@@ -349,14 +344,14 @@ export async function feedRoutes(app: FastifyInstance, options: FeedRoutesOption
   }
   app.route({ method: 'GET', url: ADDRESS_BOOK, config: FEED_ROUTE, schema: HIDDEN, preParsing: authenticate, handler: async (request, reply) => sendFile(request, reply, current().vcf, VCARD_TYPE) });
 
-  const cardOf = (request: FastifyRequest): FeedCardFile => {
-    const card = current().byName.get((request.params as { name: string }).name);
+  const cardOf = (request: FastifyRequest<{ Params: CardParams }>): FeedCardFile => {
+    const card = current().byName.get(request.params.name);
     if (card === undefined) throw new ApiError('route_not_found', 'No such card (the address book changed: sync again).');
     return card;
   };
   const CARD = `${ADDRESS_BOOK}:name`;
-  app.route({ method: 'GET', url: CARD, config: FEED_ROUTE, schema: HIDDEN, preParsing: authenticate, handler: async (request, reply) => sendFile(request, reply, cardOf(request), VCARD_TYPE) });
-  app.route({
+  app.route<{ Params: CardParams }>({ method: 'GET', url: CARD, config: FEED_ROUTE, schema: HIDDEN, preParsing: authenticate, handler: async (request, reply) => sendFile(request, reply, cardOf(request), VCARD_TYPE) });
+  app.route<{ Params: CardParams }>({
     method: 'PROPFIND',
     url: CARD,
     config: FEED_ROUTE, schema: HIDDEN,
@@ -376,7 +371,7 @@ export async function feedRoutes(app: FastifyInstance, options: FeedRoutesOption
   app.get('/integrations/spamblocker/workflow.json', { config: FEED_ROUTE, schema: HIDDEN, preParsing: authenticate }, async (request, reply) => {
     const base = publicBaseUrl(request, options.publicUrl);
     // The caller's own credentials, which it just proved, go into the workflow's download header.
-    const credentials = /^Basic[ ]+(\S+)/i.exec(request.headers.authorization ?? '')?.[1] ?? '';
+    const credentials = basicCredentialsOf(request.headers.authorization)?.encoded ?? '';
     reply.header('cache-control', 'private, no-store').header('content-type', 'application/json; charset=utf-8');
     return reply.send(`${JSON.stringify(spamBlockerWorkflow(base, credentials), null, 2)}\n`);
   });

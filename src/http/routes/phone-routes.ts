@@ -7,26 +7,23 @@
 // Answers are serialised here (by the route's own response serializer) so they can be kept as
 // bytes: a number whose three slots are fresh hits is answered from the front cache
 // (front-cache.ts) with its precompressed forms, `Cache-Control: public, max-age` until the
-// first slot stops being fresh, and an ETag that `If-None-Match` turns into a 304. Every API
-// answer carries `Vary: Accept-Encoding`; bodies of COMPRESSION_THRESHOLD_BYTES or more are
-// compressed when the client accepts br or gzip. Rules: docs/hot-path.md.
-import { promisify } from 'node:util';
-import { brotliCompress, gzip } from 'node:zlib';
+// first slot stops being fresh, and an ETag that `If-None-Match` turns into a 304; how the bytes
+// are sent (304, coding, headers) is send-answer.ts. Rules: docs/hot-path.md.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { PhoneNumberParser } from '../../domain/phone-number.js';
-import { callerDeadlineMs, type LookupOptions, type LookupResult, type LookupService } from '../../domain/lookup/types.js';
+import type { LookupOptions, LookupResult, LookupService } from '../../domain/lookup/types.js';
 import type { LookupClient } from '../../domain/ports/source.js';
 import { buildReport, buildScoreResult, buildSourceData, failureReasons, isAllSourcesFailed } from '../../domain/report-builder.js';
 import { cidLineOf, listCidLine, reputationOf, unlookableCidLine, unlookableVerdict, verdictOf, type TextFacts, type Unlookable, type VerdictRule } from '../../domain/verdict.js';
 import { isLanguage, type Language } from '../../domain/wording/catalogue.js';
 import type { ListMatch, ListName, OperatorLists } from '../../domain/ports/operator-lists.js';
 import type { KeyedHasher } from '../../infra/hash.js';
-import { negotiateEncoding, type ContentCoding } from '../encoding.js';
 import { ApiError, invalidNumberError } from '../errors.js';
-import { bodyFor, brotliOptions, COMPRESSION_THRESHOLD_BYTES, encodeBody, type EncodedBody, type FrontCache, type FrontRoute, type NumberMemo } from '../front-cache.js';
-import { VARY_ON_CODING_AND_ORIGIN } from '../route-config.js';
+import { encodeBody, type FrontCache, type FrontRoute, type NumberMemo } from '../front-cache.js';
 import { routeSchemas } from '../schemas.js';
+import { JSON_TYPE, maxAgeOf, sendBuilt, sendEncoded } from '../send-answer.js';
+import { waitRequestOf, type WaitRequest } from '../wait-request.js';
 
 /** Everything the routes need, given by the app from the configuration: no default is repeated here. */
 export interface PhoneRoutesOptions {
@@ -56,11 +53,7 @@ export interface PhoneRoutesOptions {
 /** `/info` depends on the numbering data only, which changes with a release or a data update. */
 export const INFO_MAX_AGE_SECONDS = 86_400;
 const INFO_CACHE_CONTROL = `public, max-age=${INFO_MAX_AGE_SECONDS}`;
-const JSON_TYPE = 'application/json; charset=utf-8';
 const TEXT_TYPE = 'text/plain; charset=utf-8';
-
-const brotliAsync = promisify(brotliCompress);
-const gzipAsync = promisify(gzip);
 
 // Public API routes: counted by the rate limit, shed under overload, callable from any page.
 const API_ROUTE = { rateLimit: true, shed: true, cors: true, paramsError: 'invalid_number' } as const;
@@ -78,97 +71,6 @@ function serialized(reply: FastifyReply, payload: { [key: string]: unknown }): s
   const text: unknown = reply.serializeInput(payload, '200', 'application/json');
   if (typeof text !== 'string') throw new TypeError('the route has no JSON serializer for 200');
   return text;
-}
-
-/** Whether an If-None-Match header names this (weak) ETag; `*` names any. */
-export function matchesEtag(ifNoneMatch: string | undefined, etag: string): boolean {
-  if (ifNoneMatch === undefined) return false;
-  const opaque = etag.startsWith('W/') ? etag.slice(2) : etag;
-  for (const candidate of ifNoneMatch.split(',')) {
-    const tag = candidate.trim();
-    if (tag === '*' || tag === opaque || tag === etag || (tag.startsWith('W/') && tag.slice(2) === opaque)) return true;
-  }
-  return false;
-}
-
-/** Sends a body held as bytes: 304 when the client has it, else the negotiated form. */
-function sendEncoded(request: FastifyRequest, reply: FastifyReply, body: EncodedBody, cacheControl: string, contentType: string = JSON_TYPE): FastifyReply {
-  reply.header('vary', VARY_ON_CODING_AND_ORIGIN).header('cache-control', cacheControl).header('etag', body.etag);
-  if (matchesEtag(request.headers['if-none-match'], body.etag)) return reply.code(304).send();
-  const chosen = bodyFor(body, negotiateEncoding(request.headers['accept-encoding']));
-  if (chosen.coding !== undefined) reply.header('content-encoding', chosen.coding);
-  return reply.header('content-type', contentType).send(chosen.bytes);
-}
-
-/** Sends an answer built for this request alone, compressed on the fly when large enough. */
-async function sendBuilt(request: FastifyRequest, reply: FastifyReply, text: string, cacheControl: string, contentType: string = JSON_TYPE): Promise<FastifyReply> {
-  reply.header('vary', VARY_ON_CODING_AND_ORIGIN).header('cache-control', cacheControl).header('content-type', contentType);
-  const coding: ContentCoding | undefined = text.length >= COMPRESSION_THRESHOLD_BYTES ? negotiateEncoding(request.headers['accept-encoding']) : undefined;
-  if (coding === undefined) return reply.send(text);
-  const identity = Buffer.from(text, 'utf8');
-  const compressed = coding === 'br' ? await brotliAsync(identity, brotliOptions(identity.length)) : await gzipAsync(identity);
-  return reply.header('content-encoding', coding).send(compressed);
-}
-
-// The last Cache-Control value made, kept: answers in the same second for the same freshness
-// send the same string. Node checks every header value with a regular expression, which V8 runs
-// on a fresh concatenation only after flattening it through its runtime (about twice the cost
-// of the check on a string already flat, measured).
-let lastMaxAgeSeconds = -1;
-let lastMaxAge = '';
-
-function maxAgeOf(freshUntilMs: number, nowMs: number): string {
-  const seconds = Math.max(0, Math.floor((freshUntilMs - nowMs) / 1000));
-  if (seconds !== lastMaxAgeSeconds) {
-    lastMaxAgeSeconds = seconds;
-    lastMaxAge = `public, max-age=${seconds}`;
-  }
-  return lastMaxAge;
-}
-
-// ---- `?wait` and `Prefer: wait`
-
-/** What a request asked of the lookup's deadline. */
-export interface WaitRequest {
-  /** The bound in ms as asked (the engine bounds it by LOOKUP_TIMEOUT_MS); undefined when none was asked. */
-  waitMs: number | undefined;
-  /** `Preference-Applied` value when a `Prefer: wait` was honoured. */
-  preferenceApplied: string | undefined;
-  /** `?wait` was given but is not a whole number of milliseconds. */
-  invalid: boolean;
-}
-
-/** The `wait` preference of a Prefer header (RFC 7240 §4.3, delta-seconds); a malformed one is ignored, as §2 says. */
-export function preferredWaitSeconds(prefer: string | string[] | undefined): number | undefined {
-  if (prefer === undefined) return undefined;
-  for (const item of (Array.isArray(prefer) ? prefer.join(',') : prefer).split(',')) {
-    const match = /^\s*wait\s*=\s*"?(\d{1,9})"?\s*(?:;.*)?$/i.exec(item);
-    if (match?.[1] !== undefined) return Number(match[1]);
-  }
-  return undefined;
-}
-
-/**
- * `?wait=<ms>` and `Prefer: wait=<s>` together: the smaller bound wins (each is a bound on the
- * answer's time). The engine bounds it by LOOKUP_TIMEOUT_MS (callerDeadlineMs, the one place
- * that rule lives); `Preference-Applied` says what that leaves of the preference.
- */
-export function waitRequestOf(query: unknown, prefer: string | string[] | undefined, lookupTimeoutMs: number): WaitRequest {
-  const raw = typeof query === 'object' && query !== null ? (query as { wait?: unknown }).wait : undefined;
-  let queryMs: number | undefined;
-  let invalid = false;
-  if (raw !== undefined) {
-    if (typeof raw === 'string' && /^\d{1,12}$/.test(raw)) queryMs = Number(raw);
-    else invalid = true;
-  }
-  const preferSeconds = preferredWaitSeconds(prefer);
-  const preferMs = preferSeconds === undefined ? undefined : preferSeconds * 1000;
-  const bounds = [queryMs, preferMs].filter((bound): bound is number => bound !== undefined);
-  if (bounds.length === 0) return { waitMs: undefined, preferenceApplied: undefined, invalid };
-  const waitMs = Math.min(...bounds);
-  const appliedMs = callerDeadlineMs(waitMs, lookupTimeoutMs);
-  const preferenceApplied = preferSeconds === undefined ? undefined : `wait=${Math.min(preferSeconds, Math.ceil(appliedMs / 1000))}`;
-  return { waitMs, preferenceApplied, invalid };
 }
 
 // ---- The representations
