@@ -17,6 +17,12 @@
  */
 const REMOVED = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Noncharacter_Code_Point}\p{Default_Ignorable_Code_Point}\u2800\uFFFD"'`;|,\\${}[\]<>%]/gu;
 
+/** The same characters, for text the operator writes to be shown (a list rule's label): refused there rather than removed, so it shows as written. */
+export const DISPLAY_UNSAFE = new RegExp(REMOVED.source, 'u');
+
+/** What DISPLAY_UNSAFE holds besides control and invisible characters, as a person reads it. */
+export const DISPLAY_UNSAFE_SYNTAX = '" \' ` ; | , \\ $ { } [ ] < > %';
+
 /** Line breaks, tabs, no-break and other spaces: each run becomes one plain space first, so the words either side stay apart. */
 const WHITE_SPACE = /\p{White_Space}+/gu;
 

@@ -7,7 +7,7 @@
 // `version()` changes with every write and whenever an expiry passes (a sorted array of the
 // expiries, searched only when `now` leaves the interval of the last answer), so the caches of
 // finished answers can tell that a body made earlier may be wrong now. Pure; no I/O.
-import type { ListMatch, ListName, ListRule, OperatorLists } from '../ports/operator-lists.js';
+import { type ListMatch, type ListName, type ListRule, type OperatorLists, MAX_RULE_DIGITS } from '../ports/operator-lists.js';
 
 /**
  * What is kept per rule: dates as epoch ms, no copy of the rule's spelling (the Map's key). A rule
@@ -60,8 +60,6 @@ export interface RuleInForce {
   label: string | undefined;
 }
 
-const MAX_DIGITS = 15;
-
 function recordOf(rule: ListRule): StoredRecord {
   const createdAtMs = Date.parse(rule.createdAt);
   if (rule.label === undefined && rule.note === undefined && rule.expiresAt === undefined && createdAtMs >= 0) {
@@ -107,7 +105,7 @@ const matchOf = (spelling: string, stored: StoredRecord): ListMatch =>
 export function createRuleIndex(rules: Iterable<ListRule> = []): RuleIndex {
   const records = new Map<string, StoredRecord>();
   // How many prefix rules have each digit count (index = digits after `+`).
-  const prefixLengths = new Uint32Array(MAX_DIGITS + 1);
+  const prefixLengths = new Uint32Array(MAX_RULE_DIGITS + 1);
   let generation = 0;
   // How many records expire (a finite expiry): none, the expiries need no scan of every rule.
   let expiring = 0;
@@ -172,7 +170,7 @@ export function createRuleIndex(rules: Iterable<ListRule> = []): RuleIndex {
       const wholeLive = whole !== undefined && expiryOf(whole) > now ? whole : undefined;
       if (exactLive !== undefined && (listOf(exactLive) === 'allow' || wholeLive === undefined || listOf(wholeLive) === 'block')) return matchOf(e164, exactLive);
       if (wholeLive !== undefined) return matchOf(`${e164}*`, wholeLive);
-      for (let length = Math.min(digits - 1, MAX_DIGITS); length >= 1; length -= 1) {
+      for (let length = Math.min(digits - 1, MAX_RULE_DIGITS); length >= 1; length -= 1) {
         if (!prefixLengths[length]) continue;
         const spelling = `${e164.slice(0, length + 1)}*`;
         const record = records.get(spelling);
@@ -224,7 +222,7 @@ export function createRuleIndex(rules: Iterable<ListRule> = []): RuleIndex {
     decide(digits, wildcard, now = Date.now()) {
       if (!wildcard) return index.match(`+${digits}`, now);
       if (records.size === 0) return null;
-      for (let length = Math.min(digits.length, MAX_DIGITS); length >= 1; length -= 1) {
+      for (let length = Math.min(digits.length, MAX_RULE_DIGITS); length >= 1; length -= 1) {
         if (!prefixLengths[length]) continue;
         const spelling = `+${digits.slice(0, length)}*`;
         const record = records.get(spelling);

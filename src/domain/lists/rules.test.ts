@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { loadNumberingPlan } from '../../infra/arcep/load-numbering-plan.js';
 import { createPhoneNumberParser } from '../numbering/parse-phone-number.js';
 import { memoizeParser } from '../numbering/memoize-parser.js';
-import { checkRule, normaliseRule } from './rules.js';
+import { checkLabel, checkRule, normaliseRule } from './rules.js';
+import { safeDisplayLine } from '../display-line.js';
 import { createRuleIndex, explainMatch } from './rule-index.js';
 import { formatListCsv, FILE_COLUMNS, ListCsvError, readListCsv } from './list-csv.js';
 import type { ListRule } from '../ports/operator-lists.js';
@@ -136,6 +137,22 @@ describe('a rule as written', () => {
     expect(checkRule({ ...base, expiresAt: '2020-01-01' }, context, { nowMs: NOW })).toMatchObject({ ok: false, problem: { field: 'expiresAt' } });
     expect(checkRule({ ...base, expiresAt: 'tomorrow' }, context, { nowMs: NOW })).toMatchObject({ ok: false, problem: { field: 'expiresAt' } });
     expect(checkRule({ ...base, expiresAt: '2027-01-01' }, context, { nowMs: NOW })).toMatchObject({ ok: true, value: { expiresAt: '2027-01-01T00:00:00.000Z' } });
+  });
+});
+
+describe('a label, shown as the caller\'s name', () => {
+  it('refuses every character the display line would remove, so no label is shown otherwise than written', () => {
+    for (const unsafe of ['"', "'", '`', ';', '|', ',', '\\', '$', '{', '}', '[', ']', '<', '>', '%', '\u0007', '\u200b', '\u202e', '\u2800', '\ufffd', '\u2028']) {
+      const checked = checkLabel(`Dr${unsafe}Martin`);
+      expect(checked.ok, JSON.stringify(unsafe)).toBe(false);
+    }
+  });
+
+  it('accepts what the display line keeps as it is', () => {
+    for (const label of ['Dr Martin', 'Boulangerie Élise', 'Mme O’Brien', 'Agence n°3 (Lyon)', 'José & Fils', 'Café-tabac: le 14']) {
+      expect(checkLabel(label), label).toEqual({ ok: true, value: label });
+      expect(safeDisplayLine(label, 60)).toBe(label);
+    }
   });
 });
 

@@ -9,13 +9,13 @@
 // Pure. The matching is in rule-index.ts; docs/lists.md describes both.
 import { getCountries, getCountryCallingCode } from 'libphonenumber-js/max';
 import type { PhoneNumberParser } from '../phone-number.js';
-import type { ListName, ListRule } from '../ports/operator-lists.js';
+import { type ListName, type ListRule, MAX_RULE_DIGITS } from '../ports/operator-lists.js';
+import { DISPLAY_UNSAFE, DISPLAY_UNSAFE_SYNTAX } from '../display-line.js';
 
 export const LIST_NAMES: readonly ListName[] = ['allow', 'block'];
 export const LABEL_MAX_LENGTH = 60;
 export const NOTE_MAX_LENGTH = 500;
 /** Longest E.164 (ITU-T E.164: 15 digits). */
-const MAX_DIGITS = 15;
 
 // Calling codes of every region libphonenumber knows, and ITU's non-geographic ones.
 const CALLING_CODES = new Set<string>([...getCountries().map((region) => getCountryCallingCode(region)), '800', '808', '870', '878', '881', '882', '883', '888', '979']);
@@ -100,7 +100,7 @@ export function normaliseRule(written: string, context: RuleContext, options: { 
     }
     if (!reading.ok) return refuse('rule', reading.reason);
     const { digits, national } = reading;
-    if (digits.length > MAX_DIGITS) return refuse('rule', `a prefix has at most ${MAX_DIGITS} digits`);
+    if (digits.length > MAX_RULE_DIGITS) return refuse('rule', `a prefix has at most ${MAX_RULE_DIGITS} digits`);
     if (options.force !== true) {
       const code = callingCodeOf(digits);
       const partOfCode = digits.length < 3 && [...CALLING_CODES].some((known) => known.startsWith(digits));
@@ -141,16 +141,16 @@ export function isNormalRule(rule: string): boolean {
   return /^\+\d{1,15}\*?$/.test(rule);
 }
 
-// Control and format characters, and what a dialplan could read as syntax (as in verdict.ts's
-// display line): a label is shown as the caller's name, so it is refused rather than cleaned.
-const UNSAFE_LABEL = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}"'`;|,\\${}<>]/u;
+// A label is shown as the caller's name: what the display line removes (display-line.ts, the one
+// list) is refused rather than cleaned, and so are line and paragraph separators.
+const LINE_SEPARATOR = /[\p{Zl}\p{Zp}]/u;
 const CONTROL = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
 
 export function checkLabel(label: string | undefined): Checked<string | undefined> {
   if (label === undefined || label === '') return { ok: true, value: undefined };
   if (Array.from(label).length > LABEL_MAX_LENGTH) return refuse('label', `a label is at most ${LABEL_MAX_LENGTH} characters`);
-  const unsafe = UNSAFE_LABEL.exec(label);
-  if (unsafe !== null) return refuse('label', `a label may not hold control characters nor any of " ' \` ; | , \\ $ { } < > (found ${JSON.stringify(unsafe[0])})`);
+  const unsafe = DISPLAY_UNSAFE.exec(label) ?? LINE_SEPARATOR.exec(label);
+  if (unsafe !== null) return refuse('label', `a label may not hold control or invisible characters nor any of ${DISPLAY_UNSAFE_SYNTAX} (found ${JSON.stringify(unsafe[0])})`);
   if (label.trim() !== label) return refuse('label', 'a label may not start or end with white space');
   return { ok: true, value: label.normalize('NFC') };
 }

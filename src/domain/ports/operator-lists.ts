@@ -4,6 +4,9 @@
 
 export type ListName = 'allow' | 'block';
 
+/** The most digits a rule holds after its `+`: E.164's 15. */
+export const MAX_RULE_DIGITS = 15;
+
 /** One rule as stored and exported: an exact number (its e164) or a prefix ending in `*` (`+33162*`). */
 export interface ListRule {
   rule: string;
