@@ -159,6 +159,17 @@ export function createRuleIndex(rules: Iterable<ListRule> = []): RuleIndex {
     return lo;
   }
 
+  /** The prefix rule in force at `now` of the most digits (at most `maxDigits`) that `plusDigits` starts with: the one walk of the prefix lengths in use. */
+  function longestPrefixRule(plusDigits: string, maxDigits: number, now: number): ListMatch | null {
+    for (let length = Math.min(maxDigits, MAX_RULE_DIGITS); length >= 1; length -= 1) {
+      if (!prefixLengths[length]) continue;
+      const spelling = `${plusDigits.slice(0, length + 1)}*`;
+      const record = records.get(spelling);
+      if (record !== undefined && expiryOf(record) > now) return matchOf(spelling, record);
+    }
+    return null;
+  }
+
   const index: RuleIndex = {
     match(e164, now = Date.now()) {
       if (records.size === 0) return null;
@@ -170,13 +181,7 @@ export function createRuleIndex(rules: Iterable<ListRule> = []): RuleIndex {
       const wholeLive = whole !== undefined && expiryOf(whole) > now ? whole : undefined;
       if (exactLive !== undefined && (listOf(exactLive) === 'allow' || wholeLive === undefined || listOf(wholeLive) === 'block')) return matchOf(e164, exactLive);
       if (wholeLive !== undefined) return matchOf(`${e164}*`, wholeLive);
-      for (let length = Math.min(digits - 1, MAX_RULE_DIGITS); length >= 1; length -= 1) {
-        if (!prefixLengths[length]) continue;
-        const spelling = `${e164.slice(0, length + 1)}*`;
-        const record = records.get(spelling);
-        if (record !== undefined && expiryOf(record) > now) return matchOf(spelling, record);
-      }
-      return null;
+      return longestPrefixRule(e164, digits - 1, now);
     },
     activeRules(now = Date.now()) {
       const version = index.version(now);
@@ -222,13 +227,7 @@ export function createRuleIndex(rules: Iterable<ListRule> = []): RuleIndex {
     decide(digits, wildcard, now = Date.now()) {
       if (!wildcard) return index.match(`+${digits}`, now);
       if (records.size === 0) return null;
-      for (let length = Math.min(digits.length, MAX_RULE_DIGITS); length >= 1; length -= 1) {
-        if (!prefixLengths[length]) continue;
-        const spelling = `+${digits.slice(0, length)}*`;
-        const record = records.get(spelling);
-        if (record !== undefined && expiryOf(record) > now) return matchOf(spelling, record);
-      }
-      return null;
+      return longestPrefixRule(`+${digits}`, digits.length, now);
     },
     *inForce(now = Date.now()) {
       for (const [rule, record] of records) if (expiryOf(record) > now) yield { rule, list: listOf(record), label: typeof record === 'number' ? undefined : record.label };
