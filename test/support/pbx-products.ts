@@ -10,6 +10,8 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';
+import { parseDocument } from 'htmlparser2';
+import { Element } from 'domhandler';
 
 const INTEGRATIONS = fileURLToPath(new URL('../../docs/integrations/', import.meta.url));
 
@@ -419,31 +421,15 @@ interface XmlElement {
   children: XmlElement[];
 }
 
-const decodeXml = (text: string): string =>
-  text.replace(/&(lt|gt|quot|apos|amp);/g, (_, entity: string) => ({ lt: '<', gt: '>', quot: '"', apos: "'", amp: '&' })[entity as 'lt'] ?? '');
-
-/** Elements and attributes only: what dialplan and template files hold. */
+/** Elements and attributes only: what dialplan and template files hold, read by htmlparser2 (the service's own parser) in XML mode. */
 export function parseXml(text: string): XmlElement {
-  const root: XmlElement = { name: '#document', attributes: {}, children: [] };
-  const stack = [root];
-  const tag = /<(\/?)([A-Za-z][\w:.-]*)((?:\s+[\w:.-]+="[^"]*")*)\s*(\/?)>|<\?[\s\S]*?\?>|<!--[\s\S]*?-->/g;
-  for (let match = tag.exec(text); match !== null; match = tag.exec(text)) {
-    if (match[2] === undefined) continue;
-    const parent = stack[stack.length - 1];
-    if (parent === undefined) throw new Error('unbalanced XML');
-    if (match[1] === '/') {
-      if (parent.name !== match[2]) throw new Error(`</${match[2]}> closes <${parent.name}>`);
-      stack.pop();
-      continue;
-    }
-    const attributes: Record<string, string> = {};
-    for (const attribute of (match[3] ?? '').matchAll(/([\w:.-]+)="([^"]*)"/g)) attributes[attribute[1] ?? ''] = decodeXml(attribute[2] ?? '');
-    const element: XmlElement = { name: match[2], attributes, children: [] };
-    parent.children.push(element);
-    if (match[4] !== '/') stack.push(element);
-  }
-  if (stack.length !== 1) throw new Error('unclosed XML element');
-  return root;
+  const toElement = (node: Element): XmlElement => ({
+    name: node.name,
+    attributes: { ...node.attribs },
+    children: node.children.filter((child): child is Element => child instanceof Element).map(toElement),
+  });
+  const document = parseDocument(text, { xmlMode: true, decodeEntities: true });
+  return { name: '#document', attributes: {}, children: document.children.filter((child): child is Element => child instanceof Element).map(toElement) };
 }
 
 export function findElements(element: XmlElement, name: string): XmlElement[] {
