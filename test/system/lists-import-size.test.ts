@@ -18,8 +18,10 @@ const AUTH = { authorization: `Bearer ${TOKEN}` };
 let child: ChildProcess | undefined;
 afterAll(async () => {
   if (child !== undefined && child.exitCode === null && child.signalCode === null) {
+    // SIGTERM, which the launcher relays to the server it started: a SIGKILL would leave that
+    // server running, orphaned, after the suite.
     const exited = new Promise((resolve) => child?.once('exit', resolve));
-    child.kill('SIGKILL');
+    child.kill('SIGTERM');
     await exited;
   }
 });
