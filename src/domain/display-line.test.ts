@@ -7,8 +7,9 @@ const clusterCount = (text: string): number => Array.from(graphemes.segment(text
 const byteLength = (text: string): number => Buffer.byteLength(text, 'utf8');
 
 // Everything the line must never hold, as one pattern the tests share (docs/integrations/README.md).
-// eslint-disable-next-line no-control-regex -- the absence of control characters is the point
+/* eslint-disable no-control-regex -- the absence of control characters is the point */
 const FORBIDDEN = /[\u0000-\u001f\u007f-\u009f\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Noncharacter_Code_Point}\p{Default_Ignorable_Code_Point}\u2028\u2029\u2800\uFFFD"'`;|,\\${}[\]<>%]/u;
+/* eslint-enable no-control-regex */
 
 describe('the display line sanitiser', () => {
   it('removes % and the other characters a dialplan, an AGI command or a display name could misread', () => {

@@ -468,6 +468,9 @@ export interface FreeswitchCall {
 }
 
 const ROUTING_EXEC = new Set(['set', 'curl', 'cidlookup']);
+// PHP trim()'s default set, which holds NUL and VT.
+// eslint-disable-next-line no-control-regex -- the control characters are the set itself
+const PHP_TRIM = /^[ \t\n\r\0\x0B]+|[ \t\n\r\0\x0B]+$/g;
 
 export async function huntFreeswitchDialplan(xml: string, profile: { caller_id_number: string; caller_id_name: string; destination_number: string }): Promise<FreeswitchCall> {
   const variables = new Map<string, string>();
@@ -626,8 +629,7 @@ export async function runSuperfectaRegularExpressions(source: SuperfectaSource, 
   const url = source.url.replaceAll('$thenumber', thenumber);
   const requests = [{ url, boundMs: curlTimeoutMs }];
   const answer = await productGet(url, { connectTimeoutMs: curlTimeoutMs, totalTimeoutMs: curlTimeoutMs, userAgent: 'Mozilla/5.0 (Windows; U; Windows NT 5.1; en-US; rv:1.8.1.1) Gecko/20061204 Firefox/2.0.0.1' });
-  // eslint-disable-next-line no-control-regex -- PHP trim()'s default set holds NUL and VT
-  const content = answer.status >= 400 || answer.status === 0 ? '' : answer.binaryBody.replace(/^[ \t\n\r\0\x0B]+|[ \t\n\r\0\x0B]+$/g, '');
+  const content = answer.status >= 400 || answer.status === 0 ? '' : answer.binaryBody.replace(PHP_TRIM, '');
   const options = source.regularExpressionOptions.split('\n');
   const patterns = source.regularExpressions.split('\n').map((expression, index) => `/${expression.replaceAll('/', '\\/')}/${options[index] ?? ''}`);
   for (const pattern of patterns) {
