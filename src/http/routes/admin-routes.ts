@@ -24,7 +24,7 @@ import { checkImportSize, countCsvLines, formatCsvInSlices, ListStoreUnavailable
 import { bearerTokenOf, secretCheck } from '../credentials.js';
 import { ApiError } from '../errors.js';
 import { sendProblem, toApiError } from '../plugins/problems.js';
-import { adminProblemResponses } from '../schemas.js';
+import { adminProblemResponses } from '../schemas/admin.js';
 
 /** Largest PUT body (one rule's fields). */
 export const ADMIN_JSON_MAX_BYTES = 4096;

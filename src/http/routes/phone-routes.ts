@@ -21,7 +21,7 @@ import type { ListMatch, ListName, OperatorLists } from '../../domain/ports/oper
 import type { KeyedHasher } from '../../infra/hash.js';
 import { ApiError, invalidNumberError } from '../errors.js';
 import { encodeBody, type FrontCache, type FrontRoute, type NumberMemo } from '../front-cache.js';
-import { routeSchemas } from '../schemas.js';
+import { phoneRouteSchemas } from '../schemas/phone.js';
 import { JSON_TYPE, maxAgeOf, sendBuilt, sendEncoded } from '../send-answer.js';
 import { waitRequestOf, type WaitRequest } from '../wait-request.js';
 
@@ -157,7 +157,7 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
   const REPRESENTATIONS = {
     report: {
       path: '/api/phone/:number',
-      schema: routeSchemas.fullReport,
+      schema: phoneRouteSchemas.fullReport,
       frontRoute: () => 'report',
       contentType: JSON_TYPE,
       render: ({ reply, memo, result, list }) => {
@@ -167,7 +167,7 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
     },
     score: {
       path: '/api/phone/:number/score',
-      schema: routeSchemas.score,
+      schema: phoneRouteSchemas.score,
       frontRoute: () => 'score',
       contentType: JSON_TYPE,
       render: ({ reply, memo, result, list }) => {
@@ -177,7 +177,7 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
     },
     verdict: {
       path: '/api/phone/:number/verdict',
-      schema: routeSchemas.verdict,
+      schema: phoneRouteSchemas.verdict,
       frontRoute: () => 'verdict',
       contentType: TEXT_TYPE,
       render: ({ memo, result }) => `${verdictOf(textFactsOf(memo, result), rule)}\n`,
@@ -187,7 +187,7 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
     },
     cid: {
       path: '/api/phone/:number/cid',
-      schema: routeSchemas.cid,
+      schema: phoneRouteSchemas.cid,
       frontRoute: (language) => (language === 'en' ? 'cid:en' : 'cid:fr'),
       contentType: TEXT_TYPE,
       render: ({ memo, result, language }) => cidLineOf(textFactsOf(memo, result), language, cidMaxLength),
@@ -200,7 +200,7 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
     // category from the body with a regular expression (SpamBlocker).
     verdictWithCid: {
       path: '/api/phone/:number/verdict',
-      schema: routeSchemas.verdict,
+      schema: phoneRouteSchemas.verdict,
       frontRoute: (language) => (language === 'en' ? 'verdict+cid:en' : 'verdict+cid:fr'),
       contentType: TEXT_TYPE,
       render: ({ memo, result, language }) => `${verdictOf(textFactsOf(memo, result), rule)}\n${cidLineOf(textFactsOf(memo, result), language, cidMaxLength)}\n`,
@@ -390,7 +390,7 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
     typed.get(path, { config, validatorCompiler: DOCUMENTED_ONLY, schema }, (request, reply) => answer(kindOf(request.query), request, reply));
   }
 
-  typed.get('/api/phone/:number/info', { config: API_ROUTE, validatorCompiler: DOCUMENTED_ONLY, schema: routeSchemas.numberInfo }, (request, reply) => {
+  typed.get('/api/phone/:number/info', { config: API_ROUTE, validatorCompiler: DOCUMENTED_ONLY, schema: phoneRouteSchemas.numberInfo }, (request, reply) => {
     // `/info` never waits, but a malformed `wait` is refused as on the other JSON routes.
     waitOf(request, false);
     const memo = numberOf(request);

@@ -3,12 +3,12 @@
 // cached, and it never calls an upstream. The spec's `/health` stays as it is.
 import type { FastifyInstance } from 'fastify';
 import type { ReadinessCheck } from '../../infra/readiness/readiness.js';
-import { routeSchemas } from '../schemas.js';
+import { serviceRouteSchemas } from '../schemas/service.js';
 
 export async function readinessRoutes(app: FastifyInstance, options: { readiness: ReadinessCheck }): Promise<void> {
   app.get(
     '/health/ready',
-    { config: { cors: true }, schema: routeSchemas.readiness },
+    { config: { cors: true }, schema: serviceRouteSchemas.readiness },
     async (_request, reply) => {
       const report = await options.readiness.evaluate();
       reply.header('Cache-Control', 'no-store');
