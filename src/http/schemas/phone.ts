@@ -13,7 +13,9 @@ import { CACHE_STATES, SKIP_REASONS } from '../../domain/lookup/types.js';
 import { SOURCE_STATUSES } from '../../domain/ports/source.js';
 import { mapSlots, type SourceSlot } from '../../domain/report.js';
 import { SLOT_DISPLAY } from '../../domain/slot-display.js';
-import { PHONE_NUMBER_REJECTIONS, MAX_INPUT_LENGTH, MAX_URI_LENGTH, WITHHELD_WORDS } from '../../domain/numbering/parse-phone-number.js';
+import { E164_WITHOUT_PLUS_LENGTHS, PHONE_NUMBER_REJECTIONS, MAX_INPUT_LENGTH, MAX_URI_LENGTH, WITHHELD_WORDS } from '../../domain/numbering/parse-phone-number.js';
+import { DISPLAY_LINE_MIN_BYTE_BOUND, DISPLAY_UNSAFE_SYNTAX } from '../../domain/display-line.js';
+import { LABEL_MAX_LENGTH, LIST_NAMES } from '../../domain/lists/rules.js';
 import { INVALID_NUMBER_DETAILS } from '../errors.js';
 import { FailureReasonString, jsonResponse, literalUnion, Nullable } from './common.js';
 import {
@@ -159,9 +161,12 @@ const SourcesMetaSchema = perSlotObject(SourceMetaSchema);
 const ListMatchSchema = Nullable(
   Type.Object(
     {
-      list: Type.Union([Type.Literal('allow'), Type.Literal('block')], { description: 'The list whose rule applies.' }),
+      list: Type.Union(
+        LIST_NAMES.map((name) => Type.Literal(name)),
+        { description: 'The list whose rule applies.' },
+      ),
       rule: Type.String({ description: 'The rule: an E.164 number (`+33612345678`) or a prefix ending in `*` (`+33162*`).', examples: ['+33162*'] }),
-      label: Nullable(Type.String({ description: 'The rule’s label when the operator made it public (`labelPublic`), else null: labels are often people’s names.', maxLength: 60 })),
+      label: Nullable(Type.String({ description: 'The rule’s label when the operator made it public (`labelPublic`), else null: labels are often people’s names.', maxLength: LABEL_MAX_LENGTH })),
     },
     { additionalProperties: false },
   ),
@@ -191,7 +196,7 @@ export const NumberParamsSchema = Type.Object({
       'A phone number as a person writes it or a phone system sends it (every spelling: docs/numbering.md):',
       'national digits (0612345678), optionally grouped by one space, dot or dash between digits or by parentheses;',
       'international with a leading + (sent as %2B or as it is) or 00, with or without a trunk 0 after the calling code (+33 (0)6…, +33 06…);',
-      'E.164 digits without + when they cannot be a national number (33612345678: 10 to 15 digits);',
+      `E.164 digits without + when they cannot be a national number (33612345678: ${E164_WITHOUT_PLUS_LENGTHS.min} to ${E164_WITHOUT_PLUS_LENGTHS.max} digits);`,
       'an RFC 3966 tel: URI (tel:+33-6-12-34-56-78;npdi), its visual separators and parameters ignored;',
       'the user part of a sip: or sips: URI (sip:+33612345678@host;user=phone), with the URI percent-encoded or as it is.',
       `The number itself has at most ${MAX_INPUT_LENGTH} characters, the whole value at most ${MAX_URI_LENGTH}.`,
@@ -446,7 +451,7 @@ export const phoneRouteSchemas = {
     operationId: 'getCallerIdLine',
     summary: 'One line for a phone’s display (caller ID name)',
     description:
-      'What to show as the caller’s name: one line of at most CID_MAX_LENGTH (30) grapheme clusters and max(75, CID_MAX_LENGTH) bytes, starting with a letter, no line ending, `text/plain`, French unless `?lang=en`. For example `SPAM? 8/9 Démarchage`, `Appel automatisé (NPV)`, `Neutre 5/9`, `Fiable 2/9`, `Inconnu`, `Masqué`, `Numéro invalide` (English: `SPAM? 8/9 Démarchage`, `Automated call (NPV)`, `Neutral 5/9`, `Trusted 2/9`, `Unknown`, `Withheld`, `Invalid number`). Control, format and invisible characters, noncharacters and `" \' ` ; | , \\ $ { } [ ] < > %` are removed. Always 200 like `/verdict`.',
+      `What to show as the caller’s name: one line of at most CID_MAX_LENGTH (30) grapheme clusters and max(${DISPLAY_LINE_MIN_BYTE_BOUND}, CID_MAX_LENGTH) bytes, starting with a letter, no line ending, \`text/plain\`, French unless \`?lang=en\`. For example \`SPAM? 8/9 Démarchage\`, \`Appel automatisé (NPV)\`, \`Neutre 5/9\`, \`Fiable 2/9\`, \`Inconnu\`, \`Masqué\`, \`Numéro invalide\` (English: \`SPAM? 8/9 Démarchage\`, \`Automated call (NPV)\`, \`Neutral 5/9\`, \`Trusted 2/9\`, \`Unknown\`, \`Withheld\`, \`Invalid number\`). Control, format and invisible characters, noncharacters and \`${DISPLAY_UNSAFE_SYNTAX}\` are removed. Always 200 like \`/verdict\`.`,
     tags: ['phone'],
     params: NumberParamsSchema,
     querystring: CidQuerySchema,
