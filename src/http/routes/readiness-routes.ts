@@ -2,11 +2,12 @@
 // service can answer (even `degraded`), 503 only when it cannot. Never rate limited, never
 // cached, and it never calls an upstream. The spec's `/health` stays as it is.
 import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { ReadinessCheck } from '../../infra/readiness/readiness.js';
 import { serviceRouteSchemas } from '../schemas/service.js';
 
 export async function readinessRoutes(app: FastifyInstance, options: { readiness: ReadinessCheck }): Promise<void> {
-  app.get(
+  app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/health/ready',
     { config: { cors: true }, schema: serviceRouteSchemas.readiness },
     async (_request, reply) => {
