@@ -4,7 +4,7 @@
 // (docs/architecture.md); it reaches the contract here, as it reaches the app through app.ts.
 // The schemas are not copied: a change to what the server publishes is a change to what the
 // CLI accepts.
-import { routeSchemas } from './http/schemas.js';
+import { phoneRouteSchemas } from './http/schemas/phone.js';
 
 /** `GET /api/phone/{number}`: each status the route may answer, with its body's schema per media type. */
-export const FULL_REPORT_ANSWERS = routeSchemas.fullReport.response;
+export const FULL_REPORT_ANSWERS = phoneRouteSchemas.fullReport.response;

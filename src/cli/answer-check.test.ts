@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { routeSchemas } from '../http/schemas.js';
+import { phoneRouteSchemas } from '../http/schemas/phone.js';
 import { checkReportAnswer } from './answer-check.js';
 
 type Published = Record<string, { content?: Record<string, { example?: unknown }> }>;
 
 describe('checkReportAnswer: the published schema, applied by the CLI', () => {
   it('accepts every example the OpenAPI document publishes for the report route', () => {
-    const published = routeSchemas.fullReport.response as unknown as Published;
+    const published = phoneRouteSchemas.fullReport.response as unknown as Published;
     let checked = 0;
     for (const [status, answer] of Object.entries(published)) {
       for (const media of Object.values(answer.content ?? {})) {
@@ -19,7 +19,7 @@ describe('checkReportAnswer: the published schema, applied by the CLI', () => {
   });
 
   it('refuses a closed vocabulary value outside it, a missing member, an unknown member and a wrong type, naming the field', () => {
-    const published = routeSchemas.fullReport.response as unknown as Published;
+    const published = phoneRouteSchemas.fullReport.response as unknown as Published;
     const example = (): { data: { phoneInfo: Record<string, unknown> }; meta: { sources: { signals: Record<string, unknown> } } } =>
       JSON.parse(JSON.stringify(published['200']?.content?.['application/json']?.example)) as never;
     const reason = example();

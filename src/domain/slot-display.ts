@@ -2,7 +2,7 @@
 // figures shown in order with their unit, the comment members shown beside each comment, and
 // the columns `phone-rep batch` writes. The lookup page (served this table as JSON beside its
 // words, src/http/plugins/web-page.ts), the CLI's summary and batch rows (src/cli) and the
-// OpenAPI descriptions of the slots (src/http/schemas.ts) are all built from it; none of them
+// OpenAPI descriptions of the slots (src/http/schemas/phone.ts) are all built from it; none of them
 // names a slot's fields. Words are catalogue keys (wording/catalogue.ts), so a title or label
 // missing from the catalogue does not compile.
 //

@@ -5,6 +5,7 @@
 import { promisify } from 'node:util';
 import { brotliCompress, constants as zlibConstants, gzip } from 'node:zlib';
 import type { FastifyReply } from 'fastify';
+import { parseQualityList } from './q-values.js';
 
 export type ContentCoding = 'br' | 'gzip';
 
@@ -28,32 +29,16 @@ interface Preferences {
   identity: number;
 }
 
-/** A qvalue (RFC 9110 §12.4.2): 0 to 1 with at most three decimals; anything else is no qvalue. */
-const QVALUE = /^(?:0(?:\.\d{0,3})?|1(?:\.0{0,3})?)$/;
-
 // Identity is acceptable unless the header excludes it, but when the header does not name it,
 // any coding the client lists is preferred to it.
 const IMPLICIT_IDENTITY = 0.0001;
 
 function parseAcceptEncoding(header: string): Preferences {
   const explicit = new Map<string, number>();
-  for (const element of header.split(',')) {
-    const [rawCoding = '', ...parameters] = element.split(';');
-    const coding = rawCoding.trim().toLowerCase();
-    if (coding === '') continue;
-    let weight = 1;
-    let valid = true;
-    for (const parameter of parameters) {
-      const [name = '', value = ''] = parameter.split('=');
-      if (name.trim().toLowerCase() !== 'q') continue;
-      const q = value.trim();
-      if (QVALUE.test(q)) weight = Number(q);
-      else valid = false;
-    }
-    // A malformed element says nothing we can trust; the others still count.
-    if (!valid) continue;
+  // An element with a malformed q is left out by the reader; the others still count.
+  for (const { token, weight } of parseQualityList(header)) {
     // x-gzip is gzip's old alias (RFC 9110 §8.4.1.3). The first mention of a coding wins.
-    const name = coding === 'x-gzip' ? 'gzip' : coding;
+    const name = token === 'x-gzip' ? 'gzip' : token;
     if (!explicit.has(name)) explicit.set(name, weight);
   }
   const wildcard = explicit.get('*');

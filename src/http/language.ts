@@ -4,14 +4,12 @@
 // on that browser), then Accept-Language (RFC 9110 §12.5.4), and English when nothing matches.
 // Any other value is ignored rather than refused: a page must open whatever its link says.
 import { isLanguage, type Language } from '../domain/wording/catalogue.js';
+import { parseQualityList } from './q-values.js';
 
 /** The cookie the page's switch writes (`lang=fr` or `lang=en`, path `/`, one year). */
 export const LANGUAGE_COOKIE = 'lang';
 
 export const DEFAULT_LANGUAGE: Language = 'en';
-
-/** A qvalue (RFC 9110 §12.4.2); anything else makes its element unusable. */
-const QVALUE = /^(?:0(?:\.\d{0,3})?|1(?:\.0{0,3})?)$/;
 
 /** Headers longer than this are not read: no browser sends one, and it bounds the work. */
 const MAX_HEADER_LENGTH = 1024;
@@ -24,18 +22,10 @@ const MAX_HEADER_LENGTH = 1024;
 export function languageOfAcceptLanguage(header: string | undefined): Language | undefined {
   if (header === undefined || header.length > MAX_HEADER_LENGTH) return undefined;
   let best: { language: Language; weight: number } | undefined;
-  for (const element of header.split(',')) {
-    const [range = '', ...parameters] = element.split(';');
-    const primary = range.trim().toLowerCase().split('-')[0] ?? '';
-    let weight = 1;
-    let valid = true;
-    for (const parameter of parameters) {
-      const [name = '', value = ''] = parameter.split('=');
-      if (name.trim().toLowerCase() !== 'q') continue;
-      if (QVALUE.test(value.trim())) weight = Number(value.trim());
-      else valid = false;
-    }
-    if (!valid || weight === 0) continue;
+  // An element with a malformed q is left out by the reader, and one with q=0 refuses its language.
+  for (const { token: range, weight } of parseQualityList(header)) {
+    if (weight === 0) continue;
+    const primary = range.split('-')[0] ?? '';
     const language = primary === '*' ? DEFAULT_LANGUAGE : primary;
     if (!isLanguage(language)) continue;
     if (best === undefined || weight > best.weight) best = { language, weight };

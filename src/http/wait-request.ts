@@ -28,8 +28,9 @@ export function preferredWaitSeconds(prefer: string | string[] | undefined): num
  * answer's time). The engine bounds it by LOOKUP_TIMEOUT_MS (callerDeadlineMs, the one place
  * that rule lives); `Preference-Applied` says what that leaves of the preference.
  */
-export function waitRequestOf(query: unknown, prefer: string | string[] | undefined, lookupTimeoutMs: number): WaitRequest {
-  const raw = typeof query === 'object' && query !== null ? (query as { wait?: unknown }).wait : undefined;
+export function waitRequestOf(query: { wait?: unknown }, prefer: string | string[] | undefined, lookupTimeoutMs: number): WaitRequest {
+  // Unknown, whatever the route schema publishes: it is not run, and a repeated `wait` is an array.
+  const raw = query.wait;
   let queryMs: number | undefined;
   let invalid = false;
   if (raw !== undefined) {

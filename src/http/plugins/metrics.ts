@@ -9,6 +9,7 @@
 import { createServer, type Server } from 'node:http';
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, onResponseHookHandler } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Registry } from 'prom-client';
 import type { ServiceMetrics } from '../../infra/metrics/service-metrics.js';
 import { renderAtMostEvery, type RenderMetrics } from '../../infra/metrics/render-cache.js';
@@ -61,7 +62,7 @@ async function scrapeBody(render: RenderMetrics, acceptEncoding: string | undefi
 
 /** `/metrics` on the API port (unless METRICS_PORT gives it a server of its own), rate limited like the API. */
 export async function metricsRoutes(app: FastifyInstance, options: { metrics: ServiceMetrics }): Promise<void> {
-  app.get('/metrics', { schema: { hide: true }, config: { rateLimit: true } }, async (request, reply) => {
+  app.withTypeProvider<TypeBoxTypeProvider>().get('/metrics', { schema: { hide: true }, config: { rateLimit: true } }, async (request, reply) => {
     const { body, coding } = await scrapeBody(options.metrics.render, request.headers['accept-encoding']);
     varyOnAcceptEncoding(reply);
     if (coding !== undefined) reply.header('Content-Encoding', coding);

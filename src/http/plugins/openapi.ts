@@ -10,8 +10,9 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { chooseVariant, COMPRESSION_THRESHOLD_BYTES, negotiateEncoding, precompress, varyOnAcceptEncoding, type EncodedVariants } from '../encoding.js';
-import { routeSchemas } from '../schemas.js';
+import { serviceRouteSchemas } from '../schemas/service.js';
 
 // The same relative path from src/http/plugins and dist/http/plugins.
 const packageVersion = (createRequire(import.meta.url)('../../../package.json') as { version: string }).version;
@@ -172,7 +173,7 @@ export async function docsRoutes(app: FastifyInstance): Promise<void> {
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
   // The document is fixed once the routes are: serialised and compressed on first request.
   let document: Promise<EncodedVariants> | undefined;
-  app.get('/openapi.json', { schema: routeSchemas.openApi }, async (request, reply) => {
+  app.withTypeProvider<TypeBoxTypeProvider>().get('/openapi.json', { schema: serviceRouteSchemas.openApi }, async (request, reply) => {
     document ??= precompress(Buffer.from(JSON.stringify(app.swagger()), 'utf8'));
     const variants = await document;
     // Browser-based tools on other origins read the document too.

@@ -11,12 +11,14 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { SOURCE_SLOTS } from '../../domain/report.js';
 import { SLOT_DISPLAY } from '../../domain/slot-display.js';
 import { CATALOGUES, LANGUAGES, type Language } from '../../domain/wording/catalogue.js';
 import { chooseVariant, codingsOf, negotiateEncoding, precompress, varyOnAcceptEncoding, type ContentCoding, type EncodedVariants } from '../encoding.js';
 import { chooseLanguage } from '../language.js';
+import { PageQuerySchema } from '../schemas/page.js';
 
 /** Nothing but our own script, style and API; no inline code, no framing, no referrer. */
 export const PAGE_CONTENT_SECURITY_POLICY =
@@ -205,6 +207,7 @@ function ifNoneMatchHits(request: FastifyRequest, etag: string): boolean {
 
 /** The page's route group, an encapsulated plugin. */
 export async function webPageRoutes(app: FastifyInstance, options: WebPageOptions = {}): Promise<void> {
+  const typed = app.withTypeProvider<TypeBoxTypeProvider>();
   const files = await loadWebPageFiles(options.staticDir);
   const byPath = new Map<string, ServedFile[]>();
   for (const file of files) byPath.set(file.urlPath, [...(byPath.get(file.urlPath) ?? []), file]);
@@ -212,11 +215,11 @@ export async function webPageRoutes(app: FastifyInstance, options: WebPageOption
     const [first] = versions;
     if (first === undefined) continue;
     const localised = first.language !== undefined;
-    app.get(urlPath, { schema: { hide: true } }, async (request: FastifyRequest, reply: FastifyReply) => {
+    typed.get(urlPath, { schema: { hide: true, querystring: PageQuerySchema } }, async (request, reply) => {
       let file = first;
       if (localised) {
         const language = chooseLanguage({
-          query: (request.query as Record<string, unknown> | undefined)?.lang,
+          query: request.query.lang,
           cookie: request.headers.cookie,
           acceptLanguage: request.headers['accept-language'],
         });

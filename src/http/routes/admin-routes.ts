@@ -13,23 +13,18 @@
 // - Bad input is a 400 naming the field (`field`), and changes nothing.
 // - Every change writes one audit line: who ("admin"), what, when, the rule as its keyed hash.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { ListRule } from '../../domain/ports/operator-lists.js';
-import { checkRule, LABEL_MAX_LENGTH, LIST_NAMES, NOTE_MAX_LENGTH, spellingsToRemove, type RuleContext, type RuleProblem } from '../../domain/lists/rules.js';
+import { checkRule, spellingsToRemove, type RuleContext, type RuleProblem } from '../../domain/lists/rules.js';
 import { EXPORT_COLUMNS, formatRuleLine, ListCsvError } from '../../domain/lists/list-csv.js';
 import type { KeyedHasher } from '../../domain/ports/key-hasher.js';
 import type { PhoneNumberParser } from '../../domain/phone-number.js';
-import { checkImportSize, countCsvLines, formatCsvInSlices, ListStoreUnavailable, ListsTooLarge, MAX_RULES, readListCsvInSlices, type ListStore } from '../../infra/lists/list-store.js';
+import { checkImportSize, countCsvLines, formatCsvInSlices, ListStoreUnavailable, ListsTooLarge, readListCsvInSlices, type ListStore } from '../../infra/lists/list-store.js';
 import { bearerTokenOf, secretCheck } from '../credentials.js';
 import { ApiError } from '../errors.js';
 import { sendProblem, toApiError } from '../plugins/problems.js';
-import { adminProblemResponses } from '../schemas.js';
+import { ADMIN_IMPORT_MAX_BYTES, ADMIN_JSON_MAX_BYTES, adminRouteSchemas } from '../schemas/admin.js';
 
-/** Largest PUT body (one rule's fields). */
-export const ADMIN_JSON_MAX_BYTES = 4096;
-/** Largest import: about 300,000 lines of typical rules. */
-export const ADMIN_IMPORT_MAX_BYTES = 32 * 1024 * 1024;
 const CSV_TYPE = 'text/csv; charset=utf-8';
 const TOKEN_QUERY = /(?:^|[?&])(?:token|access_token|admin_token|bearer|auth|authorization)=/i;
 
@@ -52,42 +47,6 @@ export function adminRoutesOptions(deps: { config: { DEFAULT_REGION: string }; p
 }
 
 const ADMIN_ROUTE = { rateLimit: false, shed: false, cors: false, paramsError: 'bad_request' } as const;
-const SECURITY = [{ adminToken: [] }];
-
-// The limits are the domain's (rules.ts), which checkRule applies: the schema publishes them.
-const ListNameSchema = Type.Union(LIST_NAMES.map((name) => Type.Literal(name)));
-
-const RuleSchema = Type.Object(
-  {
-    rule: Type.String({ description: 'E.164 number (`+33612345678`) or prefix ending in `*` (`+33162*`).' }),
-    list: ListNameSchema,
-    label: Type.Optional(Type.String({ maxLength: LABEL_MAX_LENGTH })),
-    labelPublic: Type.Optional(Type.Boolean({ description: 'Present (true) when the label may be shown to anyone; absent, only a RATE_LIMIT_EXEMPT address sees it on `/verdict?cid` and `/cid`.' })),
-    note: Type.Optional(Type.String()),
-    createdAt: Type.String({ description: 'ISO 8601' }),
-    expiresAt: Type.Optional(Type.String({ description: 'ISO 8601; the rule no longer applies from then on.' })),
-  },
-  { additionalProperties: false },
-);
-
-const PutBodySchema = Type.Object(
-  {
-    list: ListNameSchema,
-    label: Type.Optional(Type.String({ maxLength: LABEL_MAX_LENGTH, description: 'Shown on `/cid`; no control characters nor `" \' ` ; | , \\ $ { } < >`.' })),
-    labelPublic: Type.Optional(
-      Type.Boolean({
-        default: false,
-        description: 'Show the label to anyone: `meta.list` of the JSON answers and `/cid`. False (the default): labels are often people’s names, so only `/verdict?cid` and `/cid` answered to a RATE_LIMIT_EXEMPT address (a PBX) show it.',
-      }),
-    ),
-    note: Type.Optional(Type.String({ maxLength: NOTE_MAX_LENGTH })),
-    expiresAt: Type.Optional(Type.String({ description: 'ISO 8601, in the future.' })),
-    force: Type.Optional(Type.Boolean({ description: 'Accept a prefix shorter than a country calling code (`+3*`).' })),
-  },
-  { additionalProperties: false },
-);
-
-const RuleParamSchema = Type.Object({ rule: Type.String({ description: 'The rule, percent-encoded: `%2B33162%2A` for `+33162*`.' }) });
 
 const unauthorized = (detail: string): ApiError =>
   new ApiError('unauthorized', detail, undefined, { 'WWW-Authenticate': 'Bearer realm="phone-rep admin", charset="UTF-8"' });
@@ -147,12 +106,9 @@ export async function adminRoutes(app: FastifyInstance, options: AdminRoutesOpti
     audit?.info({ audit: 'lists', who: 'admin', action, at: new Date(now()).toISOString(), ...fields }, `lists: ${action} by admin`);
   };
 
-  const tags = ['admin'];
-  const { 404: notFound, 413: tooLarge, ...errors } = adminProblemResponses();
-
   typed.get(
     '/admin/lists/rules',
-    { config: ADMIN_ROUTE, schema: { tags, security: SECURITY, summary: 'Every rule of the operator’s lists (expired ones included)', response: { 200: Type.Array(RuleSchema), ...errors } } },
+    { config: ADMIN_ROUTE, schema: adminRouteSchemas.rules },
     async () => lists.storedRules(),
   );
 
@@ -161,15 +117,7 @@ export async function adminRoutes(app: FastifyInstance, options: AdminRoutesOpti
     {
       config: ADMIN_ROUTE,
       bodyLimit: ADMIN_JSON_MAX_BYTES,
-      schema: {
-        tags,
-        security: SECURITY,
-        summary: 'Adds a rule, or replaces the one with the same spelling',
-        description: 'The rule is percent-encoded in the path (`%2B33162%2A` for `+33162*`). 201 when added, 200 when it replaced a rule (`replaced: true`).',
-        params: RuleParamSchema,
-        body: PutBodySchema,
-        response: { 200: Type.Object({ rule: RuleSchema, replaced: Type.Boolean() }), 201: Type.Object({ rule: RuleSchema, replaced: Type.Boolean() }), ...errors },
-      },
+      schema: adminRouteSchemas.putRule,
     },
     async (request, reply) => {
       const { rule: written } = request.params;
@@ -184,10 +132,7 @@ export async function adminRoutes(app: FastifyInstance, options: AdminRoutesOpti
 
   typed.delete(
     '/admin/lists/rules/:rule',
-    {
-      config: ADMIN_ROUTE,
-      schema: { tags, security: SECURITY, summary: 'Removes a rule', params: RuleParamSchema, response: { 204: Type.Null(), 404: notFound, ...errors } },
-    },
+    { config: ADMIN_ROUTE, schema: adminRouteSchemas.removeRule },
     async (request, reply) => {
       const { rule: written } = request.params;
       const spellings = spellingsToRemove(written, context);
@@ -211,13 +156,7 @@ export async function adminRoutes(app: FastifyInstance, options: AdminRoutesOpti
     {
       config: ADMIN_ROUTE,
       bodyLimit: ADMIN_IMPORT_MAX_BYTES,
-      schema: {
-        tags,
-        security: SECURITY,
-        summary: 'Imports rules from CSV, all or nothing',
-        description: `\`text/csv\` with the header \`${EXPORT_COLUMNS.join(',')}\`, at most ${ADMIN_IMPORT_MAX_BYTES} bytes. One bad line refuses the whole file: the 400 names the line (\`line\`), the field and the reason. Rules with the spelling of an existing one replace it. An import that would take the lists past ${MAX_RULES} rules, or past the heap left, is a 413 before any line is read.`,
-        response: { 200: Type.Object({ added: Type.Integer(), replaced: Type.Integer() }), 413: tooLarge, ...errors },
-      },
+      schema: adminRouteSchemas.importRules,
     },
     async (request) => {
       if (typeof request.body !== 'string') throw badField({ field: 'body', reason: 'the body must be text/csv' });
@@ -238,7 +177,7 @@ export async function adminRoutes(app: FastifyInstance, options: AdminRoutesOpti
 
   typed.get(
     '/admin/lists/export',
-    { config: ADMIN_ROUTE, schema: { tags, security: SECURITY, summary: 'The rules in force as CSV (the import’s format)', produces: ['text/csv'], response: { 200: Type.String(), ...errors } } },
+    { config: ADMIN_ROUTE, schema: adminRouteSchemas.exportRules },
     async (_request, reply) => {
       const text = await formatCsvInSlices([...lists.activeRules(now())], (rule) => formatRuleLine(rule, EXPORT_COLUMNS), EXPORT_COLUMNS.join(','));
       return reply.type(CSV_TYPE).send(text);

@@ -10,6 +10,7 @@
 // Credentials are checked in preParsing, before any body is read. Nothing here logs a number:
 // the access line carries the route pattern only.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { runInSlices, type BlocklistFeed, type FeedCardFile, type FeedFile, type FeedSnapshot } from '../../infra/blocklist/blocklist-feed.js';
 import type { Steps } from '../../domain/blocklist/feed-content.js';
 import { basicCheck, basicCredentialsOf } from '../credentials.js';
@@ -17,6 +18,7 @@ import { ApiError } from '../errors.js';
 import { davMissing, davRequestSteps, davResponse, escapeXml, multistatus, needPrivilegesError, parseDavRequest, type DavProperties, type DavProperty, type DavRequest } from '../dav/dav-xml.js';
 import { matchesEtag } from '../conditional-requests.js';
 import { publicBaseUrl } from '../public-url.js';
+import { CardParamsSchema, HIDDEN } from '../schemas/feed.js';
 import { spamBlockerWorkflow } from './spamblocker-routes.js';
 
 export interface FeedRoutesOptions {
@@ -41,8 +43,6 @@ const DAV_BODY_LIMIT = 512 * 1024;
 const FEED_ROUTE = { rateLimit: true, shed: true } as const;
 /** Retry-After of a 503 while the feed's rebuild fails. */
 const FEED_RETRY_AFTER_S = 60;
-/** Not API operations: left out of the OpenAPI document (docs/integrations/blocklist-feed.md describes them). */
-const HIDDEN = { hide: true };
 
 function property(qualified: string, inner = ''): DavProperty {
   return { qualified, inner };
@@ -171,13 +171,9 @@ function parsedOrRefused(parsed: DavRequest | undefined): DavRequest {
   return parsed;
 }
 
-/** A card's route parameter (its file name in the address book). */
-interface CardParams {
-  name: string;
-}
-
 export async function feedRoutes(app: FastifyInstance, options: FeedRoutesOptions): Promise<void> {
   const { feed } = options;
+  const typed = app.withTypeProvider<TypeBoxTypeProvider>();
   const credentialsMatch = basicCheck(options.user, options.password);
   // Bodies of PROPFIND and REPORT, whatever they say they are (clients send text/xml,
   // application/xml, or nothing).
@@ -204,7 +200,7 @@ export async function feedRoutes(app: FastifyInstance, options: FeedRoutesOption
 
   // RFC 6764: the well-known URI points at the context path. No credentials needed to learn it.
   for (const method of ['GET', 'PROPFIND'] as const) {
-    app.route({ method, url: '/.well-known/carddav', config: FEED_ROUTE, schema: HIDDEN, bodyLimit: DAV_BODY_LIMIT, handler: async (_request, reply) => reply.code(301).header('location', CARDDAV_HOME).header('cache-control', 'no-store').send() });
+    typed.route({ method, url: '/.well-known/carddav', config: FEED_ROUTE, schema: HIDDEN, bodyLimit: DAV_BODY_LIMIT, handler: async (_request, reply) => reply.code(301).header('location', CARDDAV_HOME).header('cache-control', 'no-store').send() });
   }
 
   /**
@@ -337,38 +333,40 @@ export async function feedRoutes(app: FastifyInstance, options: FeedRoutesOption
   };
 
   for (const collection of collections) {
-    app.route({ method: 'PROPFIND', url: collection.url, config: FEED_ROUTE, schema: HIDDEN, bodyLimit: DAV_BODY_LIMIT, preParsing: authenticate, handler: async (request, reply) => collection.propfind(request, reply) });
-    app.route({ method: 'REPORT', url: collection.url, config: FEED_ROUTE, schema: HIDDEN, bodyLimit: DAV_BODY_LIMIT, preParsing: authenticate, handler: report });
-    app.route({ method: 'OPTIONS', url: collection.url, config: FEED_ROUTE, schema: HIDDEN, handler: davOptions });
-    app.route({ method: WRITE_METHODS, url: collection.url, config: FEED_ROUTE, schema: HIDDEN, preParsing: [authenticate, refuseWrite], handler: refuseWrite });
+    typed.route({ method: 'PROPFIND', url: collection.url, config: FEED_ROUTE, schema: HIDDEN, bodyLimit: DAV_BODY_LIMIT, preParsing: authenticate, handler: async (request, reply) => collection.propfind(request, reply) });
+    typed.route({ method: 'REPORT', url: collection.url, config: FEED_ROUTE, schema: HIDDEN, bodyLimit: DAV_BODY_LIMIT, preParsing: authenticate, handler: report });
+    typed.route({ method: 'OPTIONS', url: collection.url, config: FEED_ROUTE, schema: HIDDEN, handler: davOptions });
+    typed.route({ method: WRITE_METHODS, url: collection.url, config: FEED_ROUTE, schema: HIDDEN, preParsing: [authenticate, refuseWrite], handler: refuseWrite });
   }
-  app.route({ method: 'GET', url: ADDRESS_BOOK, config: FEED_ROUTE, schema: HIDDEN, preParsing: authenticate, handler: async (request, reply) => sendFile(request, reply, current().vcf, VCARD_TYPE) });
+  typed.route({ method: 'GET', url: ADDRESS_BOOK, config: FEED_ROUTE, schema: HIDDEN, preParsing: authenticate, handler: async (request, reply) => sendFile(request, reply, current().vcf, VCARD_TYPE) });
 
-  const cardOf = (request: FastifyRequest<{ Params: CardParams }>): FeedCardFile => {
-    const card = current().byName.get(request.params.name);
+  const cardOf = (name: string): FeedCardFile => {
+    const card = current().byName.get(name);
     if (card === undefined) throw new ApiError('route_not_found', 'No such card (the address book changed: sync again).');
     return card;
   };
   const CARD = `${ADDRESS_BOOK}:name`;
-  app.route<{ Params: CardParams }>({ method: 'GET', url: CARD, config: FEED_ROUTE, schema: HIDDEN, preParsing: authenticate, handler: async (request, reply) => sendFile(request, reply, cardOf(request), VCARD_TYPE) });
-  app.route<{ Params: CardParams }>({
+  const cardSchema = { ...HIDDEN, params: CardParamsSchema };
+  typed.route({ method: 'GET', url: CARD, config: FEED_ROUTE, schema: cardSchema, preParsing: authenticate, handler: async (request, reply) => sendFile(request, reply, cardOf(request.params.name), VCARD_TYPE) });
+  typed.route({
     method: 'PROPFIND',
     url: CARD,
-    config: FEED_ROUTE, schema: HIDDEN,
+    config: FEED_ROUTE,
+    schema: cardSchema,
     bodyLimit: DAV_BODY_LIMIT,
     preParsing: authenticate,
     handler: async (request, reply) => {
-      const card = cardOf(request);
+      const card = cardOf(request.params.name);
       return sendMultistatus(reply, Buffer.from(multistatus([davResponse(`${ADDRESS_BOOK}${card.name}`, cardProperties(card, false), davRequestOf(request))]), 'utf8'));
     },
   });
-  app.route({ method: 'OPTIONS', url: CARD, config: FEED_ROUTE, schema: HIDDEN, handler: davOptions });
-  app.route({ method: WRITE_METHODS, url: CARD, config: FEED_ROUTE, schema: HIDDEN, preParsing: [authenticate, refuseWrite], handler: refuseWrite });
+  typed.route({ method: 'OPTIONS', url: CARD, config: FEED_ROUTE, schema: HIDDEN, handler: davOptions });
+  typed.route({ method: WRITE_METHODS, url: CARD, config: FEED_ROUTE, schema: HIDDEN, preParsing: [authenticate, refuseWrite], handler: refuseWrite });
 
   // The same content as files.
-  app.get('/feed/blocklist.vcf', { config: FEED_ROUTE, schema: HIDDEN, preParsing: authenticate }, async (request, reply) => sendFile(request, reply, current().vcf, VCARD_TYPE));
-  app.get('/feed/blocklist.csv', { config: FEED_ROUTE, schema: HIDDEN, preParsing: authenticate }, async (request, reply) => sendFile(request, reply, current().csv, 'text/csv; charset=utf-8'));
-  app.get('/integrations/spamblocker/workflow.json', { config: FEED_ROUTE, schema: HIDDEN, preParsing: authenticate }, async (request, reply) => {
+  typed.get('/feed/blocklist.vcf', { config: FEED_ROUTE, schema: HIDDEN, preParsing: authenticate }, async (request, reply) => sendFile(request, reply, current().vcf, VCARD_TYPE));
+  typed.get('/feed/blocklist.csv', { config: FEED_ROUTE, schema: HIDDEN, preParsing: authenticate }, async (request, reply) => sendFile(request, reply, current().csv, 'text/csv; charset=utf-8'));
+  typed.get('/integrations/spamblocker/workflow.json', { config: FEED_ROUTE, schema: HIDDEN, preParsing: authenticate }, async (request, reply) => {
     const base = publicBaseUrl(request, options.publicUrl);
     // The caller's own credentials, which it just proved, go into the workflow's download header.
     const credentials = basicCredentialsOf(request.headers.authorization)?.encoded ?? '';

@@ -1,11 +1,12 @@
 // `/health` (docs/api.md#decisions-the-spec-leaves-open): no envelope, never rate limited, never calls an upstream.
 import type { FastifyInstance } from 'fastify';
-import { routeSchemas } from '../schemas.js';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { serviceRouteSchemas } from '../schemas/service.js';
 
 export async function healthRoutes(app: FastifyInstance, options: { startedAtMs: number }): Promise<void> {
-  app.get(
+  app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/health',
-    { config: { cors: true }, schema: routeSchemas.health },
+    { config: { cors: true }, schema: serviceRouteSchemas.health },
     async (_request, reply) => {
       // Never kept by a cache (it is about this moment; and, as a CORS route, its headers depend on Origin).
       reply.header('cache-control', 'no-store');

@@ -9,7 +9,8 @@
 // (front-cache.ts) with its precompressed forms, `Cache-Control: public, max-age` until the
 // first slot stops being fresh, and an ETag that `If-None-Match` turns into a 304; how the bytes
 // are sent (304, coding, headers) is send-answer.ts. Rules: docs/hot-path.md.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { IncomingMessage } from 'node:http';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RawServerDefault, RouteGenericInterface } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { PhoneNumberParser } from '../../domain/phone-number.js';
 import type { LookupOptions, LookupResult, LookupService } from '../../domain/lookup/types.js';
@@ -21,7 +22,7 @@ import type { ListMatch, ListName, OperatorLists } from '../../domain/ports/oper
 import type { KeyedHasher } from '../../infra/hash.js';
 import { ApiError, invalidNumberError } from '../errors.js';
 import { encodeBody, type FrontCache, type FrontRoute, type NumberMemo } from '../front-cache.js';
-import { routeSchemas } from '../schemas.js';
+import { phoneRouteSchemas, type CidQuerySchema, type NumberParamsSchema, type VerdictQuerySchema, type WaitQuerySchema } from '../schemas/phone.js';
 import { JSON_TYPE, maxAgeOf, sendBuilt, sendEncoded } from '../send-answer.js';
 import { waitRequestOf, type WaitRequest } from '../wait-request.js';
 
@@ -75,7 +76,24 @@ function serialized(reply: FastifyReply, payload: { [key: string]: unknown }): s
 
 // ---- The representations
 
-type PhoneRequest = FastifyRequest & { params: { number: string } };
+/**
+ * What a phone route's query may hold. Typed `unknown`, not as the published schema says: the
+ * schemas are not run (DOCUMENTED_ONLY), so a repeated parameter arrives as an array.
+ */
+interface PhoneQuery {
+  wait?: unknown;
+  lang?: unknown;
+  cid?: unknown;
+}
+
+/** A phone route's request, typed by the type provider from the route schemas' parameters and queries. */
+type PhoneRequest = FastifyRequest<
+  RouteGenericInterface,
+  RawServerDefault,
+  IncomingMessage,
+  { params: typeof NumberParamsSchema; querystring: typeof WaitQuerySchema | typeof VerdictQuerySchema | typeof CidQuerySchema },
+  TypeBoxTypeProvider
+>;
 
 /** A number the routes could parse, or why not. */
 type Subject = { memo: NumberMemo } | { refused: string; dialledAs?: readonly string[] | undefined };
@@ -127,14 +145,14 @@ const LISTED_HEADERS: Readonly<Record<ListName, Record<string, string>>> = {
   block: { ...UNLOOKABLE_HEADERS, 'x-operator-list': 'block' },
 };
 
-function languageOf(query: unknown, parameter: 'lang' | 'cid' = 'lang'): Language {
-  const lang = typeof query === 'object' && query !== null ? (query as Record<string, unknown>)[parameter] : undefined;
+function languageOf(query: PhoneQuery, parameter: 'lang' | 'cid' = 'lang'): Language {
+  const lang = query[parameter];
   return isLanguage(lang) ? lang : 'fr';
 }
 
 /** `/verdict?cid=…` asks for the `/cid` line too. */
-function asksForCidLine(query: unknown): boolean {
-  return typeof query === 'object' && query !== null && (query as { cid?: unknown }).cid !== undefined;
+function asksForCidLine(query: PhoneQuery): boolean {
+  return query.cid !== undefined;
 }
 
 function unlookableOf(reason: string): Unlookable {
@@ -157,7 +175,7 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
   const REPRESENTATIONS = {
     report: {
       path: '/api/phone/:number',
-      schema: routeSchemas.fullReport,
+      schema: phoneRouteSchemas.fullReport,
       frontRoute: () => 'report',
       contentType: JSON_TYPE,
       render: ({ reply, memo, result, list }) => {
@@ -167,7 +185,7 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
     },
     score: {
       path: '/api/phone/:number/score',
-      schema: routeSchemas.score,
+      schema: phoneRouteSchemas.score,
       frontRoute: () => 'score',
       contentType: JSON_TYPE,
       render: ({ reply, memo, result, list }) => {
@@ -177,7 +195,7 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
     },
     verdict: {
       path: '/api/phone/:number/verdict',
-      schema: routeSchemas.verdict,
+      schema: phoneRouteSchemas.verdict,
       frontRoute: () => 'verdict',
       contentType: TEXT_TYPE,
       render: ({ memo, result }) => `${verdictOf(textFactsOf(memo, result), rule)}\n`,
@@ -187,7 +205,7 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
     },
     cid: {
       path: '/api/phone/:number/cid',
-      schema: routeSchemas.cid,
+      schema: phoneRouteSchemas.cid,
       frontRoute: (language) => (language === 'en' ? 'cid:en' : 'cid:fr'),
       contentType: TEXT_TYPE,
       render: ({ memo, result, language }) => cidLineOf(textFactsOf(memo, result), language, cidMaxLength),
@@ -200,7 +218,7 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
     // category from the body with a regular expression (SpamBlocker).
     verdictWithCid: {
       path: '/api/phone/:number/verdict',
-      schema: routeSchemas.verdict,
+      schema: phoneRouteSchemas.verdict,
       frontRoute: (language) => (language === 'en' ? 'verdict+cid:en' : 'verdict+cid:fr'),
       contentType: TEXT_TYPE,
       render: ({ memo, result, language }) => `${verdictOf(textFactsOf(memo, result), rule)}\n${cidLineOf(textFactsOf(memo, result), language, cidMaxLength)}\n`,
@@ -374,7 +392,7 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
   // maxParamLength): the catch-all route gives that 200 (problems.ts).
   for (const kind of ['report', 'score', 'verdict', 'cid'] as const) {
     const { path, schema } = REPRESENTATIONS[kind];
-    const kindOf = kind === 'verdict' ? (query: unknown) => (asksForCidLine(query) ? 'verdictWithCid' : 'verdict') : () => kind;
+    const kindOf = kind === 'verdict' ? (query: PhoneQuery) => (asksForCidLine(query) ? 'verdictWithCid' : 'verdict') : () => kind;
     const config =
       (REPRESENTATIONS[kind] as Representation).alwaysAnswers === undefined
         ? API_ROUTE
@@ -390,7 +408,7 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
     typed.get(path, { config, validatorCompiler: DOCUMENTED_ONLY, schema }, (request, reply) => answer(kindOf(request.query), request, reply));
   }
 
-  typed.get('/api/phone/:number/info', { config: API_ROUTE, validatorCompiler: DOCUMENTED_ONLY, schema: routeSchemas.numberInfo }, (request, reply) => {
+  typed.get('/api/phone/:number/info', { config: API_ROUTE, validatorCompiler: DOCUMENTED_ONLY, schema: phoneRouteSchemas.numberInfo }, (request, reply) => {
     // `/info` never waits, but a malformed `wait` is refused as on the other JSON routes.
     waitOf(request, false);
     const memo = numberOf(request);

@@ -9,6 +9,7 @@
 // - workflow.json (feed-routes.ts, behind the feed's password): a scheduled workflow (`Bot`)
 //   that downloads /feed/blocklist.csv, parses it with ParseCSV and replaces one number rule.
 import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { publicBaseUrl } from '../public-url.js';
 
 /**
@@ -58,7 +59,7 @@ export function spamBlockerWorkflow(base: string, basicCredentials: string): Rec
 }
 
 export async function spamBlockerRoutes(app: FastifyInstance, options: { publicUrl: string | undefined }): Promise<void> {
-  app.get('/integrations/spamblocker/query.json', { config: { rateLimit: true, shed: true }, schema: { hide: true } }, async (request, reply) => {
+  app.withTypeProvider<TypeBoxTypeProvider>().get('/integrations/spamblocker/query.json', { config: { rateLimit: true, shed: true }, schema: { hide: true } }, async (request, reply) => {
     reply.header('cache-control', 'no-store').header('content-type', 'application/json; charset=utf-8');
     return reply.send(`${JSON.stringify(spamBlockerQueryApi(publicBaseUrl(request, options.publicUrl)), null, 2)}\n`);
   });
