@@ -10,7 +10,7 @@ import { Type, type SchemaOptions, type TLiteral, type TProperties, type TSchema
 import { HINTS } from '../domain/hints.js';
 import { BREAKER_STATES } from '../domain/lookup/resilience.js';
 import { CACHE_STATES, SKIP_REASONS } from '../domain/lookup/types.js';
-import { FAILURE_REASONS, SOURCE_STATUSES } from '../domain/ports/source.js';
+import { FAILURE_CAUSE_PATTERN, FAILURE_REASONS, SOURCE_STATUSES, type FailureCause } from '../domain/ports/source.js';
 import { mapSlots, SOURCE_SLOTS, type SourceSlot } from '../domain/report.js';
 import { SLOT_DISPLAY } from '../domain/slot-display.js';
 import { PHONE_NUMBER_REJECTIONS, MAX_INPUT_LENGTH, MAX_URI_LENGTH, WITHHELD_WORDS } from '../domain/numbering/parse-phone-number.js';
@@ -33,6 +33,9 @@ function literalUnion<const T extends readonly [string, ...string[]]>(values: T,
  */
 const FailureReasonString = (description?: string) =>
   Type.Unsafe<(typeof FAILURE_REASONS)[number]>({ type: 'string', enum: [...FAILURE_REASONS], ...(description === undefined ? {} : { description }) });
+/** A failure's cause class (FAILURE_CAUSES, or `http_` and the status): a plain string with a pattern, published. */
+const FailureCauseString = (description = 'What the failure was, finer than `reason`: `dns`, `refused`, `reset`, `tls`, `timeout`, `http_<status>`, `blocked`, `layout`, `budget`, `breaker`… (docs/reliability.md#why-a-source-fails)') =>
+  Type.Unsafe<FailureCause>({ type: 'string', pattern: FAILURE_CAUSE_PATTERN, description });
 const DateDMY = Type.String({ description: 'DD/MM/YYYY, or "" when unknown', examples: ['12/03/2024'] });
 
 export const PhoneInfoSchema = Type.Object(
@@ -116,6 +119,7 @@ const AnsweredSourceMetaSchema = Type.Object(
       description: '`ok` (data, possibly stale), `not_found` (the site has no record of the number), `blocked` (the site refused us, or we held back), `error` (no data; `reason` says why)',
     }),
     reason: Type.Optional(FailureReasonString('Why the slot is not ok, or why stale data was served')),
+    cause: Type.Optional(FailureCauseString()),
     fetchedAt: Type.String({ description: 'ISO 8601 time the upstream answered' }),
     cache: literalUnion(CACHE_STATES),
   },
@@ -209,12 +213,20 @@ const UpstreamReadinessSchema = Type.Object(
         {
           status: literalUnion(SOURCE_STATUSES),
           reason: Type.Optional(FailureReasonString()),
+          cause: Type.Optional(FailureCauseString()),
           at: Type.String(),
         },
         { additionalProperties: false },
       ),
       Type.Null(),
     ]),
+    lastFailure: Nullable(
+      Type.Object(
+        { status: Type.Union([Type.Literal('error'), Type.Literal('blocked')]), reason: FailureReasonString(), cause: FailureCauseString(), at: Type.String() },
+        { additionalProperties: false },
+      ),
+      { description: 'The last fetch that failed and its cause class, kept after later successes; null when none has' },
+    ),
     reason: Type.Optional(Type.String({ description: 'Why the upstream is not ok when a probe says so: `layout changed` (the scheduled canary found a required marker missing)' })),
   },
   { additionalProperties: false },

@@ -129,7 +129,7 @@ export function createUpstreamFetcher(options: UpstreamFetcherOptions): Upstream
       const pauseMs = await pauseAfterBlock(response);
       return { kind: 'failure', failure: { kind: 'blocked', reason: response.status === 403 ? 'http_403' : 'http_429', retryAfterMs: pauseMs } };
     }
-    if (response.status >= 500) return { kind: 'failure', failure: { kind: 'error', reason: 'http_5xx' } };
+    if (response.status >= 500) return { kind: 'failure', failure: { kind: 'error', reason: 'http_5xx', cause: `http_${response.status}` } };
     if (blocksBefore > 0) {
       const state = await readPause();
       if (state.consecutiveBlocks > 0) await writePause({ untilMs: state.untilMs, consecutiveBlocks: 0 });
@@ -154,7 +154,7 @@ export function createUpstreamFetcher(options: UpstreamFetcherOptions): Upstream
     const result = await client.request({ ...request, beforeRedirect });
     if (result.kind === 'failure') {
       if (refusedRedirect) return { kind: 'failure', failure: { kind: 'blocked', reason: 'budget' } };
-      return { kind: 'failure', failure: { kind: 'error', reason: result.reason } };
+      return { kind: 'failure', failure: result.cause === undefined ? { kind: 'error', reason: result.reason } : { kind: 'error', reason: result.reason, cause: result.cause } };
     }
     return await classify(result.response, blocksBefore);
   }
