@@ -298,21 +298,21 @@ describe('http client: charsets', () => {
 });
 
 describe('http client: transport failures', () => {
-  it('reports a connection reset mid-body as connection', async () => {
+  it('reports a connection reset mid-body as connection, cause reset', async () => {
     handler = (_request, response) => {
       response.writeHead(200, { 'content-length': '10000' });
       response.write('partial');
       setTimeout(() => response.socket?.resetAndDestroy(), 20);
     };
-    expect(await get('/reset')).toEqual({ kind: 'failure', reason: 'connection' });
+    expect(await get('/reset')).toEqual({ kind: 'failure', reason: 'connection', cause: 'reset' });
   });
 
-  it('reports a refused connection as connection', async () => {
+  it('reports a refused connection as connection, cause refused', async () => {
     const probe = net.createServer();
     await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
     const port = (probe.address() as net.AddressInfo).port;
     await new Promise<void>((resolve) => probe.close(() => resolve()));
     const result = await client.request({ url: `http://127.0.0.1:${port}/`, signal: AbortSignal.timeout(5_000) });
-    expect(result).toEqual({ kind: 'failure', reason: 'connection' });
+    expect(result).toEqual({ kind: 'failure', reason: 'connection', cause: 'refused' });
   });
 });
