@@ -34,7 +34,10 @@ function literalUnion<const T extends readonly [string, ...string[]]>(values: T,
 const FailureReasonString = (description?: string) =>
   Type.Unsafe<(typeof FAILURE_REASONS)[number]>({ type: 'string', enum: [...FAILURE_REASONS], ...(description === undefined ? {} : { description }) });
 /** A failure's cause class (FAILURE_CAUSES, or `http_` and the status): a plain string with a pattern, published. */
-const FailureCauseString = (description = 'What the failure was, finer than `reason`: `dns`, `refused`, `reset`, `tls`, `timeout`, `http_<status>`, `blocked`, `layout`, `budget`, `breaker`… (docs/reliability.md#why-a-source-fails)') =>
+const FAILURE_CAUSE_TEXT =
+  'What the failure was, finer than `reason`: `dns`, `refused`, `reset`, `tls`, `timeout`, `http_<status>`, ' +
+  '`blocked`, `layout`, `budget`, `breaker`… (docs/reliability.md#why-a-source-fails)';
+const FailureCauseString = (description = FAILURE_CAUSE_TEXT) =>
   Type.Unsafe<FailureCause>({ type: 'string', pattern: FAILURE_CAUSE_PATTERN, description });
 const DateDMY = Type.String({ description: 'DD/MM/YYYY, or "" when unknown', examples: ['12/03/2024'] });
 
@@ -222,7 +225,12 @@ const UpstreamReadinessSchema = Type.Object(
     ]),
     lastFailure: Nullable(
       Type.Object(
-        { status: Type.Union([Type.Literal('error'), Type.Literal('blocked')]), reason: FailureReasonString(), cause: FailureCauseString(), at: Type.String() },
+        {
+          status: Type.Union([Type.Literal('error'), Type.Literal('blocked')]),
+          reason: FailureReasonString(),
+          cause: FailureCauseString(),
+          at: Type.String(),
+        },
         { additionalProperties: false },
       ),
       { description: 'The last fetch that failed and its cause class, kept after later successes; null when none has' },

@@ -35,7 +35,8 @@ describe('runCanary (a loopback server standing in for tellows)', () => {
     expect(lines).toContain('  06••••••01: blocked(challenge), cause blocked');
     expect(lines).toContain('      MISSING img.scoreimage');
     // The summary names every missing marker and the failure's cause, not "see above".
-    const named = 'tellows: MISSING markers: img.scoreimage, score in img.scoreimage alt or src (s{N}.jpg / score{N}.png); failed lookups: blocked';
+    const markers = 'img.scoreimage, score in img.scoreimage alt or src (s{N}.jpg / score{N}.png)';
+    const named = `tellows: MISSING markers: ${markers}; failed lookups: blocked`;
     expect(lines).toContain(`  ${named}`);
     expect(lines.at(-1)).toBe(`canary: FAILED: ${named}`);
   });

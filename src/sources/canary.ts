@@ -81,10 +81,13 @@ function describeOutcome(outcome: SourceOutcome<unknown>): string {
       return `ok ${JSON.stringify(summarise(outcome.data))}`;
     case 'not_found':
       return 'not_found';
-    case 'blocked':
-      return `blocked(${outcome.reason}${outcome.retryAfterMs === undefined ? '' : `, retry in ${Math.ceil(outcome.retryAfterMs / 1000)} s`}), cause ${causeOf(outcome)}`;
+    case 'blocked': {
+      const retry = outcome.retryAfterMs === undefined ? '' : `, retry in ${Math.ceil(outcome.retryAfterMs / 1000)} s`;
+      return `blocked(${outcome.reason}${retry}), cause ${causeOf(outcome)}`;
+    }
     case 'error': {
-      const missing = outcome.missing !== undefined && outcome.missing.length > 0 ? ` (missing ${outcome.missing.join(', ')})` : '';
+      const named = outcome.missing ?? [];
+      const missing = named.length > 0 ? ` (missing ${named.join(', ')})` : '';
       return `error(${outcome.reason}), cause ${causeOf(outcome)}${missing}`;
     }
   }
@@ -101,7 +104,7 @@ export function passProblems(pass: CanaryPass): { missing: string[]; causes: str
   return { missing, causes: [...causes] };
 }
 
-/** One line naming what failed on an upstream: every missing marker, every failure cause; undefined when nothing did. */
+/** One line naming what failed on an upstream: every missing marker and failure cause; undefined when nothing did. */
 function problemLine(name: string, problems: { missing: string[]; causes: string[] }): string | undefined {
   const parts = [
     ...(problems.missing.length > 0 ? [`MISSING markers: ${problems.missing.join(', ')}`] : []),

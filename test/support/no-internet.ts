@@ -3,7 +3,7 @@
 import net from 'node:net';
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost|::ffff:127\.\d+\.\d+\.\d+)$/i;
-/** A name under `.invalid` never resolves (RFC 6761): the connection ends at the resolver, never on the internet (the `dns` cause's test). */
+/** A name under `.invalid` never resolves (RFC 6761): it ends at the resolver, never on the internet (the `dns` test). */
 const NEVER_RESOLVES = /\.invalid\.?$/i;
 
 type ConnectArgs = Parameters<net.Socket['connect']>;

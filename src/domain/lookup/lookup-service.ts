@@ -17,7 +17,17 @@ import { setMaxListeners } from 'node:events';
 import { anySignal } from '../abort-signals.js';
 import type { KeyedHasher } from '../ports/key-hasher.js';
 import { sourceCacheKeyOf, type CachedSourceResult, type SourceResultCache } from '../ports/source-cache.js';
-import { causeOf, notFound, ok, type FailureCause, type FailureReason, type LookupClient, type Source, type SourcesBySlot, type SourceStatus } from '../ports/source.js';
+import {
+  causeOf,
+  notFound,
+  ok,
+  type FailureCause,
+  type FailureReason,
+  type LookupClient,
+  type Source,
+  type SourcesBySlot,
+  type SourceStatus,
+} from '../ports/source.js';
 import type { ParsedPhoneNumber } from '../phone-number.js';
 import { mapSlots, settleSlots, SOURCE_SLOTS, type SourceDataBySlot, type SourceSlot } from '../report.js';
 import { DEFAULT_TTL_JITTER_RATIO, freshnessOf, slotFromEntry, storeTtlSeconds, type CachePolicy } from './cache-policy.js';
@@ -204,7 +214,14 @@ export function createLookupService(options: LookupServiceOptions): EngineLookup
       case 'not_found':
         return { status: 'not_found', fetchedAt, cache: 'miss', data: null };
       default:
-        return { status: outcome.status, reason: outcome.reason, cause: causeOf(outcome), fetchedAt, cache: 'miss', data: null };
+        return {
+          status: outcome.status,
+          reason: outcome.reason,
+          cause: causeOf(outcome),
+          fetchedAt,
+          cache: 'miss',
+          data: null,
+        };
     }
   }
 

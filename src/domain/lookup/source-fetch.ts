@@ -13,7 +13,14 @@
 // the upstream being too slow (`timeout`); a shutdown is not (`aborted`).
 import { anySignal } from '../abort-signals.js';
 import type { CachedSourceResult } from '../ports/source-cache.js';
-import { causeOf, failed, type LookupClient, type Source, type SourceCall, type SourceOutcome } from '../ports/source.js';
+import {
+  causeOf,
+  failed,
+  type LookupClient,
+  type Source,
+  type SourceCall,
+  type SourceOutcome,
+} from '../ports/source.js';
 import type { ParsedPhoneNumber } from '../phone-number.js';
 import type { SourceDataBySlot, SourceSlot } from '../report.js';
 import { entryAfterFailure, entryForAnswer, type CachePolicy } from './cache-policy.js';
@@ -101,11 +108,21 @@ export function createSourceFetch(options: SourceFetchOptions): SourceFetch {
    * lacked. Never the number nor a URL (they hold it); `aborted` (we gave up) is no failure.
    */
   function logFailure(source: Source, outcome: SourceOutcome<unknown>): void {
-    if (logger === undefined || outcome.status === 'ok' || outcome.status === 'not_found' || outcome.reason === 'aborted') return;
+    if (logger === undefined || outcome.status === 'ok' || outcome.status === 'not_found') return;
+    if (outcome.reason === 'aborted') return;
     const cause = causeOf(outcome);
-    const missing = outcome.status === 'error' && outcome.missing !== undefined && outcome.missing.length > 0 ? [...outcome.missing] : undefined;
-    const details = { slot: source.slot, upstream: source.name, status: outcome.status, reason: outcome.reason, cause, ...(missing === undefined ? {} : { missing }) };
-    logger.warn(details, `${source.name} failed: ${cause}${missing === undefined ? '' : ` (missing markers: ${missing.join(', ')})`}`);
+    const named = outcome.status === 'error' ? (outcome.missing ?? []) : [];
+    const missing = named.length > 0 ? [...named] : undefined;
+    const details = {
+      slot: source.slot,
+      upstream: source.name,
+      status: outcome.status,
+      reason: outcome.reason,
+      cause,
+      ...(missing === undefined ? {} : { missing }),
+    };
+    const markers = missing === undefined ? '' : ` (missing markers: ${missing.join(', ')})`;
+    logger.warn(details, `${source.name} failed: ${cause}${markers}`);
   }
 
   const fetchAndStore: SourceFetch = async (source, number, key, numberHash, previous, runSignal, client) => {

@@ -49,8 +49,14 @@ export const blocked = <T>(reason: BlockedReason, retryAfterMs?: number, cause?:
   ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
   ...(cause === undefined ? {} : { cause }),
 });
-/** `detail`: the finer cause when the reason alone does not say it (a refused connection, a 503), the markers a page lacked. */
-export const failed = <T>(reason: ErrorReason, detail: { cause?: FailureCause; missing?: readonly string[] } = {}): SourceOutcome<T> => ({
+/**
+ * `detail`: the finer cause when the reason alone does not say it (a refused connection, a 503),
+ * and the markers a page lacked.
+ */
+export const failed = <T>(
+  reason: ErrorReason,
+  detail: { cause?: FailureCause; missing?: readonly string[] } = {},
+): SourceOutcome<T> => ({
   status: 'error',
   reason,
   ...(detail.cause === undefined ? {} : { cause: detail.cause }),

@@ -339,7 +339,8 @@ describe('http client: the cause of a transport failure, from Node’s and undic
   it('reads the code of an undici error’s cause (a TLS handshake to a plain HTTP port)', async () => {
     // A plain HTTP server asked over TLS: OpenSSL reads an HTTP answer as a bad record.
     handler = (_request, response) => response.end('plain');
-    const result = await client.request({ url: `${server.url.replace('http:', 'https:')}/`, signal: AbortSignal.timeout(5_000) });
+    const url = `${server.url.replace('http:', 'https:')}/`;
+    const result = await client.request({ url, signal: AbortSignal.timeout(5_000) });
     expect(result).toEqual({ kind: 'failure', reason: 'connection', cause: 'tls' });
   });
 });

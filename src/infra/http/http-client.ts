@@ -58,7 +58,8 @@ export function createHttpClient(options: HttpClientOptions = {}): ClosableHttpC
       return { kind: 'response', response: await fetchFollowingSameHostRedirects(input) };
     } catch (error) {
       const reason = classifyError(error, input.signal);
-      return reason === 'connection' ? { kind: 'failure', reason, cause: transportCause(errorCode(error)) } : { kind: 'failure', reason };
+      if (reason !== 'connection') return { kind: 'failure', reason };
+      return { kind: 'failure', reason, cause: transportCause(errorCode(error)) };
     }
   }
 
@@ -302,7 +303,8 @@ export function transportCause(code: string | undefined): TransportCause {
   if (DNS_CODES.has(code)) return 'dns';
   if (code === 'ECONNREFUSED') return 'refused';
   if (RESET_CODES.has(code)) return 'reset';
-  if (CERTIFICATE_CODES.has(code) || code.startsWith('ERR_TLS_') || code.startsWith('ERR_SSL_') || code.startsWith('CERT_') || code === 'EPROTO') return 'tls';
+  if (CERTIFICATE_CODES.has(code) || code === 'EPROTO') return 'tls';
+  if (code.startsWith('ERR_TLS_') || code.startsWith('ERR_SSL_') || code.startsWith('CERT_')) return 'tls';
   return 'connection';
 }
 

@@ -46,7 +46,9 @@ export type HttpFailureReason = 'timeout' | 'aborted' | 'connection' | 'too_larg
 export type TransportCause = 'dns' | 'refused' | 'reset' | 'tls' | 'connection';
 
 /** `cause`: with `connection`, what the transport said (absent from a client that cannot tell). */
-export type HttpResult = { kind: 'response'; response: HttpResponse } | { kind: 'failure'; reason: HttpFailureReason; cause?: TransportCause };
+export type HttpResult =
+  | { kind: 'response'; response: HttpResponse }
+  | { kind: 'failure'; reason: HttpFailureReason; cause?: TransportCause };
 
 /**
  * Why the fetcher refused to send, or the upstream refused us: the upstream is paused after

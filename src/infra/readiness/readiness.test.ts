@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { assessUpstream, createReadinessCheck, createUpstreamOutcomeTracker, type ReadinessProbes, type UpstreamProbe } from './readiness.js';
+import {
+  assessUpstream,
+  createReadinessCheck,
+  createUpstreamOutcomeTracker,
+  type ReadinessProbes,
+  type UpstreamProbe,
+} from './readiness.js';
 
 const NOW = Date.parse('2026-11-22T03:00:00.000Z');
 
@@ -145,15 +151,21 @@ describe('the upstream outcome tracker', () => {
     tracker.record({ slot: 'community', status: 'error', reason: 'connection', cause: 'refused', cache: 'miss' });
     tracker.record({ slot: 'community', status: 'ok', cache: 'miss' });
     expect(tracker.lastOutcome('community')).toEqual({ status: 'ok', atMs: NOW });
-    expect(tracker.lastFailure('community')).toEqual({ status: 'error', reason: 'connection', cause: 'refused', atMs: NOW });
+    const refused = { status: 'error', reason: 'connection', cause: 'refused' };
+    expect(tracker.lastFailure('community')).toEqual({ ...refused, atMs: NOW });
     // Without a finer cause, the reason's own.
     tracker.record({ slot: 'signals', status: 'blocked', reason: 'http_403', cache: 'miss' });
     expect(tracker.lastFailure('signals')).toEqual({ status: 'blocked', reason: 'http_403', cause: 'blocked', atMs: NOW });
     const assessed = assessUpstream(
-      { name: 'numeroinconnu', slot: 'community', lastOutcome: () => tracker.lastOutcome('community'), lastFailure: () => tracker.lastFailure('community') },
+      {
+        name: 'numeroinconnu',
+        slot: 'community',
+        lastOutcome: () => tracker.lastOutcome('community'),
+        lastFailure: () => tracker.lastFailure('community'),
+      },
       NOW,
     );
-    expect(assessed.lastFailure).toEqual({ status: 'error', reason: 'connection', cause: 'refused', at: new Date(NOW).toISOString() });
+    expect(assessed.lastFailure).toEqual({ ...refused, at: new Date(NOW).toISOString() });
     expect(assessed.status).toBe('ok');
   });
 });

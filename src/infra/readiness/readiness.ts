@@ -70,7 +70,7 @@ export interface UpstreamReadiness {
   circuit: BreakerState | null;
   pausedUntil: string | null;
   lastOutcome: { status: SourceStatus; reason?: FailureReason; cause?: FailureCause; at: string } | null;
-  /** The last real fetch that failed, and why (its cause class), even when the source has answered since; null when none has. */
+  /** The last real fetch that failed and its cause class, kept after the source answers again; null when none has. */
   lastFailure: { status: 'error' | 'blocked'; reason: FailureReason; cause: FailureCause; at: string } | null;
   /** Why the upstream is not `ok`, when a probe says so (`layout changed`). */
   reason?: string;
@@ -125,13 +125,20 @@ export function assessUpstream(probe: UpstreamProbe, nowMs: number): UpstreamRea
         ? null
         : {
             status: last.status,
-            ...(last.reason === undefined ? {} : { reason: last.reason, cause: last.cause ?? causeOf({ reason: last.reason }) }),
+            ...(last.reason === undefined
+              ? {}
+              : { reason: last.reason, cause: last.cause ?? causeOf({ reason: last.reason }) }),
             at: new Date(last.atMs).toISOString(),
           },
     lastFailure:
       lastFailure === undefined
         ? null
-        : { status: lastFailure.status, reason: lastFailure.reason, cause: lastFailure.cause, at: new Date(lastFailure.atMs).toISOString() },
+        : {
+            status: lastFailure.status,
+            reason: lastFailure.reason,
+            cause: lastFailure.cause,
+            at: new Date(lastFailure.atMs).toISOString(),
+          },
   };
 }
 
@@ -171,7 +178,8 @@ export function createReadinessCheck(probes: ReadinessProbes, options: Readiness
       try {
         upstreams[probe.name] = assessUpstream(probe, nowMs);
       } catch {
-        upstreams[probe.name] = { status: 'degraded', slot: probe.slot, circuit: null, pausedUntil: null, lastOutcome: null, lastFailure: null };
+        const unknown = { circuit: null, pausedUntil: null, lastOutcome: null, lastFailure: null };
+        upstreams[probe.name] = { status: 'degraded', slot: probe.slot, ...unknown };
       }
     }
     const numberingData = probes.numberingDataDate === undefined ? undefined : assessNumberingData(probes.numberingDataDate(), nowMs, maxAgeDays);
@@ -210,9 +218,15 @@ export function createReadinessCheck(probes: ReadinessProbes, options: Readiness
   };
 }
 
-/** Remembers each source's last real fetch outcome, and its last failure (cache answers say nothing about the upstream). */
+/** Remembers each source's last real fetch outcome and last failure (cache answers say nothing about the upstream). */
 export interface UpstreamOutcomeTracker {
-  record(event: { slot: SourceSlot; status: SourceStatus; reason?: FailureReason; cause?: FailureCause; cache: string }): void;
+  record(event: {
+    slot: SourceSlot;
+    status: SourceStatus;
+    reason?: FailureReason;
+    cause?: FailureCause;
+    cache: string;
+  }): void;
   lastOutcome(slot: SourceSlot): LastOutcome | undefined;
   lastFailure(slot: SourceSlot): LastFailure | undefined;
 }
@@ -225,9 +239,10 @@ export function createUpstreamOutcomeTracker(now: () => number = Date.now): Upst
       if (event.cache !== 'miss' || event.reason === 'aborted') return;
       const atMs = now();
       const cause = event.reason === undefined ? undefined : (event.cause ?? causeOf({ reason: event.reason }));
-      last.set(event.slot, { status: event.status, ...(event.reason === undefined || cause === undefined ? {} : { reason: event.reason, cause }), atMs });
-      if ((event.status === 'error' || event.status === 'blocked') && event.reason !== undefined && cause !== undefined) {
-        failures.set(event.slot, { status: event.status, reason: event.reason, cause, atMs });
+      const { slot, status, reason } = event;
+      last.set(slot, { status, ...(reason === undefined || cause === undefined ? {} : { reason, cause }), atMs });
+      if ((status === 'error' || status === 'blocked') && reason !== undefined && cause !== undefined) {
+        failures.set(slot, { status, reason, cause, atMs });
       }
     },
     lastOutcome: (slot) => last.get(slot),

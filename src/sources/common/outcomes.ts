@@ -64,6 +64,8 @@ export async function fetchUpstreamPage(fetcher: UpstreamFetcher, request: HttpR
   if (result.kind === 'failure') return { kind: 'outcome', outcome: outcomeOfFetchFailure(result.failure) };
   const { status } = result.response;
   if (status === 404 || status === 410) return { kind: 'outcome', outcome: notFound() };
-  if (status < 200 || status > 299) return { kind: 'outcome', outcome: failed('http_status', { cause: `http_${status}` }) };
+  if (status < 200 || status > 299) {
+    return { kind: 'outcome', outcome: failed('http_status', { cause: `http_${status}` }) };
+  }
   return result;
 }

@@ -100,8 +100,12 @@ describe('numeroinconnu source', () => {
 
   it('answers error(http_5xx) on a server error and error(http_status) on another 4xx', async () => {
     const { source } = await setUp((request, response) => serveHtml(response, request.url.endsWith('1') ? 503 : 400, 'challenge.html'));
-    expect(await source.lookup(frenchNumber('0600000001'), deadline())).toEqual({ status: 'error', reason: 'http_5xx', cause: 'http_503' });
-    expect(await source.lookup(frenchNumber('0600000002'), deadline())).toEqual({ status: 'error', reason: 'http_status', cause: 'http_400' });
+    expect(await source.lookup(frenchNumber('0600000001'), deadline())).toEqual(
+      { status: 'error', reason: 'http_5xx', cause: 'http_503' },
+    );
+    expect(await source.lookup(frenchNumber('0600000002'), deadline())).toEqual(
+      { status: 'error', reason: 'http_status', cause: 'http_400' },
+    );
   });
 
   it('reads a page served in Latin-1', async () => {

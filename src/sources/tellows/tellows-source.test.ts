@@ -217,7 +217,9 @@ describe('tellows source: blocks and politeness', () => {
 
   it('answers error(http_5xx) for a 502', async () => {
     handler = serve(502, 'Bad Gateway');
-    expect(await makeSource().source.lookup(frenchNumber('0600000001'), deadline())).toEqual({ status: 'error', reason: 'http_5xx', cause: 'http_502' });
+    expect(await makeSource().source.lookup(frenchNumber('0600000001'), deadline())).toEqual(
+      { status: 'error', reason: 'http_5xx', cause: 'http_502' },
+    );
   });
 });
 
@@ -263,7 +265,9 @@ describe('tellows source: unsafe bodies', () => {
       response.write('{"tellows":{"score":"8"');
       setTimeout(() => response.socket?.resetAndDestroy(), 20);
     };
-    expect(await makeSource().source.lookup(frenchNumber('0600000001'), deadline())).toEqual({ status: 'error', reason: 'connection', cause: 'reset' });
+    expect(await makeSource().source.lookup(frenchNumber('0600000001'), deadline())).toEqual(
+      { status: 'error', reason: 'connection', cause: 'reset' },
+    );
   });
 });
 
