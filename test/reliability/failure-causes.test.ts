@@ -63,18 +63,27 @@ function expectNoNumberIn(lines: readonly string[]): void {
 }
 
 /** The service with numeroinconnu at `communityUrl`. */
-async function serviceWith(communityUrl: string, env: Record<string, string> = {}): Promise<{ server: TestServer; lines: Array<Record<string, unknown>> }> {
+type LogLines = Array<Record<string, unknown>>;
+
+async function serviceWith(
+  communityUrl: string,
+  env: Record<string, string> = {},
+): Promise<{ server: TestServer; lines: LogLines }> {
   expectNoNumberIn(raw);
   const captured = capturingLogger('info');
   raw = captured.raw;
-  service = await startTestServer({ env: { ...sites.env(), NUMEROINCONNU_URL: communityUrl, RATE_LIMIT_MAX: '0', ...env }, logger: captured.logger });
+  service = await startTestServer({
+    env: { ...sites.env(), NUMEROINCONNU_URL: communityUrl, RATE_LIMIT_MAX: '0', ...env },
+    logger: captured.logger,
+  });
   return { server: service, lines: captured.lines };
 }
 
-async function lookUp(server: TestServer, lines: Array<Record<string, unknown>>, national: string): Promise<Outcome> {
+async function lookUp(server: TestServer, lines: LogLines, national: string): Promise<Outcome> {
   const response = await fetch(`${server.baseUrl}/api/phone/${national}`);
   const body = (await response.json()) as { meta: { sources: { community: SourceMeta } } };
-  const ready = (await (await fetch(`${server.baseUrl}/health/ready`)).json()) as { dependencies: { upstreams: Record<string, Outcome['ready']> } };
+  const readiness = await fetch(`${server.baseUrl}/health/ready`);
+  const ready = (await readiness.json()) as { dependencies: { upstreams: Record<string, Outcome['ready']> } };
   return {
     status: response.status,
     community: body.meta.sources.community,
@@ -95,7 +104,14 @@ async function faultyServer(handler: LoopbackHandler): Promise<string> {
 }
 
 /** The three places a cause shows, for one failed lookup. */
-function expectCause(outcome: Outcome, expected: { reason: string; cause: string; status?: string; msg?: string }): void {
+interface ExpectedCause {
+  reason: string;
+  cause: string;
+  status?: string;
+  msg?: string;
+}
+
+function expectCause(outcome: Outcome, expected: ExpectedCause): void {
   const status = expected.status ?? 'error';
   expect(outcome.status).toBe(200);
   expect(outcome.community).toMatchObject({ status, reason: expected.reason, cause: expected.cause });
@@ -141,7 +157,8 @@ describe('the cause of a failed fetch, from a real fault on loopback', () => {
 
   it('http_<status>: a 500 names its status; a 400 too', async () => {
     const url = await faultyServer((request, response) => {
-      response.writeHead(request.url.endsWith('5') ? 500 : 400, { 'content-type': 'text/html' }).end('<html>oops</html>');
+      const status = request.url.endsWith('5') ? 500 : 400;
+      response.writeHead(status, { 'content-type': 'text/html' }).end('<html>oops</html>');
     });
     const { server, lines } = await serviceWith(url);
     expectCause(await lookUp(server, lines, `${NUMBER_STEM}005`), { reason: 'http_5xx', cause: 'http_500' });
@@ -173,7 +190,8 @@ describe('the cause of a failed fetch, from a real fault on loopback', () => {
     });
     const marker = 'comments count (#count-comments or row "Nombre de commentaires")';
     const outcome = await oneLookup(url, '009');
-    expectCause(outcome, { reason: 'parse', cause: 'layout', msg: `numeroinconnu failed: layout (missing markers: ${marker})` });
+    const msg = `numeroinconnu failed: layout (missing markers: ${marker})`;
+    expectCause(outcome, { reason: 'parse', cause: 'layout', msg });
     expect(outcome.failures.at(-1)?.missing).toEqual([marker]);
   });
 
@@ -181,13 +199,15 @@ describe('the cause of a failed fetch, from a real fault on loopback', () => {
     const dir = mkdtempSync(join(tmpdir(), 'phone-rep-tls-'));
     try {
       // A throwaway certificate for this test only, made by the system's openssl.
-      execFileSync(
-        'openssl',
-        ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-subj', '/CN=127.0.0.1', '-days', '1', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')],
-        { stdio: 'ignore' },
-      );
-      const server = https.createServer({ key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) }, (_request, response) => {
-        response.writeHead(200, { 'content-type': 'text/html' }).end(fixtureText('numeroinconnu', 'normal.html'));
+      const [keyFile, certFile] = [join(dir, 'key.pem'), join(dir, 'cert.pem')];
+      const curve = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1'];
+      const subject = ['-nodes', '-subj', '/CN=127.0.0.1', '-days', '1'];
+      const files = ['-keyout', keyFile, '-out', certFile];
+      execFileSync('openssl', ['req', '-x509', ...curve, ...subject, ...files], { stdio: 'ignore' });
+      const page = fixtureText('numeroinconnu', 'normal.html');
+      const tls = { key: readFileSync(keyFile), cert: readFileSync(certFile) };
+      const server = https.createServer(tls, (_request, response) => {
+        response.writeHead(200, { 'content-type': 'text/html' }).end(page);
       });
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       const { port } = server.address() as AddressInfo;
