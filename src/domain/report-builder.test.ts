@@ -25,8 +25,9 @@ describe('buildReport', () => {
   it('gives a slot that is not ok its empty fields, and says why in meta', () => {
     const built = buildReport(number, lookupResult(errorSlot('timeout'), blockedSlot('http_429'), notFoundSlot()));
     expect(built.report.sources).toEqual(emptySourceData());
-    expect(built.meta.sources.primary).toEqual({ status: 'error', reason: 'timeout', fetchedAt: FETCHED_AT, cache: 'miss' });
-    expect(built.meta.sources.community).toEqual({ status: 'blocked', reason: 'http_429', fetchedAt: FETCHED_AT, cache: 'miss' });
+    const asked = { fetchedAt: FETCHED_AT, cache: 'miss' };
+    expect(built.meta.sources.primary).toEqual({ status: 'error', reason: 'timeout', cause: 'timeout', ...asked });
+    expect(built.meta.sources.community).toEqual({ status: 'blocked', reason: 'http_429', cause: 'http_429', ...asked });
     expect(built.meta.sources.signals).toEqual({ status: 'not_found', fetchedAt: FETCHED_AT, cache: 'miss' });
     expect('reason' in built.meta.sources.signals).toBe(false);
   });
@@ -35,7 +36,9 @@ describe('buildReport', () => {
     const stale: SlotResult<'primary'> = { ...okSlot<'primary'>(PRIMARY_DATA, 'stale'), reason: 'http_5xx' };
     const built = buildReport(number, lookupResult(stale, errorSlot('connection'), errorSlot('connection')));
     expect(built.report.sources.primary).toEqual(PRIMARY_DATA);
-    expect(built.meta.sources.primary).toEqual({ status: 'ok', reason: 'http_5xx', fetchedAt: FETCHED_AT, cache: 'stale' });
+    // A stale entry remembers the reason only: its cause is the reason's own.
+    const staleMeta = { fetchedAt: FETCHED_AT, cache: 'stale' };
+    expect(built.meta.sources.primary).toEqual({ status: 'ok', reason: 'http_5xx', cause: 'http_5xx', ...staleMeta });
     expect(built.allSourcesFailed).toBe(false);
   });
 });

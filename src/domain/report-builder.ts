@@ -11,7 +11,7 @@ import type { CacheState, LookupResult, SkipReason, SlotResult } from './lookup/
 import type { ParsedPhoneNumber } from './phone-number.js';
 import { SOURCE_SLOTS, emptySourceData, mapSlots, type Report, type Risk, type ScoreResult, type SourceDataBySlot, type SourceSlot } from './report.js';
 import { computeScore, scoreToRisk, type ScoreSource } from './score.js';
-import type { FailureReason, SourceStatus } from './ports/source.js';
+import { causeOf, type FailureCause, type FailureReason, type SourceStatus } from './ports/source.js';
 import { computeHints, type Hint } from './hints.js';
 import type { ListMatch } from './ports/operator-lists.js';
 
@@ -20,6 +20,8 @@ export interface AnsweredSourceMeta {
   status: SourceStatus;
   /** Why the slot is not ok, or why stale data was served (the last refresh failure). */
   reason?: FailureReason;
+  /** With a reason: what the failure was, finer than the reason (`refused`, `dns`, `http_503`, `layout`…; causeOf). */
+  cause?: FailureCause;
   /** ISO 8601 time the data (or failure) was obtained from the upstream. */
   fetchedAt: string;
   cache: CacheState;
@@ -80,7 +82,10 @@ function toSourceMeta(slot: SlotResult): SourceMeta {
   if (slot.status === 'skipped') return { status: 'skipped', reason: slot.reason };
   if (slot.status === 'pending') return { status: 'pending' };
   const meta: AnsweredSourceMeta = { status: slot.status, fetchedAt: slot.fetchedAt, cache: slot.cache };
-  if (slot.reason !== undefined) meta.reason = slot.reason;
+  if (slot.reason !== undefined) {
+    meta.reason = slot.reason;
+    meta.cause = slot.cause ?? causeOf({ reason: slot.reason });
+  }
   return meta;
 }
 

@@ -88,7 +88,8 @@ describe('buildScoreResult: the score endpoint over slot outcomes', () => {
     // mean(80, 90) = 85 → 1 + round(6.8) = 8
     expect(built.score).toEqual({ number: number.number, score: 8, risk: 'suspicious' });
     expect(built.meta.scoreSource).toBe('derived');
-    expect(built.meta.sources.primary).toEqual({ status: 'error', reason: 'timeout', fetchedAt: '2026-03-01T12:00:00.000Z', cache: 'miss' });
+    const asked = { fetchedAt: '2026-03-01T12:00:00.000Z', cache: 'miss' };
+    expect(built.meta.sources.primary).toEqual({ status: 'error', reason: 'timeout', cause: 'timeout', ...asked });
   });
 
   it('derives when the primary is ok but has no rating, using stale community data', () => {

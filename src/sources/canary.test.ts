@@ -32,8 +32,13 @@ describe('runCanary (a loopback server standing in for tellows)', () => {
     });
     const { healthy, lines } = await site.run(['0600000001'], {});
     expect(healthy).toBe(false);
-    expect(lines).toContain('  06••••••01: blocked(challenge)');
+    expect(lines).toContain('  06••••••01: blocked(challenge), cause blocked');
     expect(lines).toContain('      MISSING img.scoreimage');
+    // The summary names every missing marker and the failure's cause, not "see above".
+    const markers = 'img.scoreimage, score in img.scoreimage alt or src (s{N}.jpg / score{N}.png)';
+    const named = `tellows: MISSING markers: ${markers}; failed lookups: blocked`;
+    expect(lines).toContain(`  ${named}`);
+    expect(lines.at(-1)).toBe(`canary: FAILED: ${named}`);
   });
 
   it('checks the API markers when a key is configured', async () => {
@@ -53,7 +58,8 @@ describe('runCanary (a loopback server standing in for tellows)', () => {
     });
     const { healthy, lines } = await site.run(['0600000001'], {});
     expect(healthy).toBe(false);
-    expect(lines).toContain('  06••••••01: error(http_5xx)');
+    expect(lines).toContain('  06••••••01: error(http_5xx), cause http_503');
+    expect(lines.at(-1)).toBe('canary: FAILED: tellows: failed lookups: http_503');
   });
 
   it('reports an invalid number without failing the run with an exception', async () => {

@@ -15,7 +15,7 @@ import { createHttpClient } from '../infra/http/http-client.js';
 import type { HttpClient, HttpRequest, UpstreamFetcher } from '../infra/http/types.js';
 import { createUpstreamFetchers, type CanaryForm, type UpstreamDescription } from './common/wiring.js';
 import type { MarkerReport } from './markers.js';
-import type { SourceOutcome } from '../domain/ports/source.js';
+import { causeOf, type SourceOutcome } from '../domain/ports/source.js';
 import { UPSTREAMS } from './upstreams.js';
 
 /**
@@ -81,11 +81,36 @@ function describeOutcome(outcome: SourceOutcome<unknown>): string {
       return `ok ${JSON.stringify(summarise(outcome.data))}`;
     case 'not_found':
       return 'not_found';
-    case 'blocked':
-      return `blocked(${outcome.reason}${outcome.retryAfterMs === undefined ? '' : `, retry in ${Math.ceil(outcome.retryAfterMs / 1000)} s`})`;
-    case 'error':
-      return `error(${outcome.reason})`;
+    case 'blocked': {
+      const retry = outcome.retryAfterMs === undefined ? '' : `, retry in ${Math.ceil(outcome.retryAfterMs / 1000)} s`;
+      return `blocked(${outcome.reason}${retry}), cause ${causeOf(outcome)}`;
+    }
+    case 'error': {
+      const named = outcome.missing ?? [];
+      const missing = named.length > 0 ? ` (missing ${named.join(', ')})` : '';
+      return `error(${outcome.reason}), cause ${causeOf(outcome)}${missing}`;
+    }
   }
+}
+
+/** What made a pass unhealthy, by name: the required markers a 2xx body lacked, and the causes of failed lookups. */
+export function passProblems(pass: CanaryPass): { missing: string[]; causes: string[] } {
+  const missing = [...pass.missingRequired].filter(([, isMissing]) => isMissing).map(([marker]) => marker);
+  const causes = new Set<string>();
+  for (const lookup of pass.lookups) {
+    const { outcome } = lookup;
+    if (outcome.status === 'error' || outcome.status === 'blocked') causes.add(causeOf(outcome));
+  }
+  return { missing, causes: [...causes] };
+}
+
+/** One line naming what failed on an upstream: every missing marker and failure cause; undefined when nothing did. */
+function problemLine(name: string, problems: { missing: string[]; causes: string[] }): string | undefined {
+  const parts = [
+    ...(problems.missing.length > 0 ? [`MISSING markers: ${problems.missing.join(', ')}`] : []),
+    ...(problems.causes.length > 0 ? [`failed lookups: ${problems.causes.join(', ')}`] : []),
+  ];
+  return parts.length > 0 ? `${name}: ${parts.join('; ')}` : undefined;
 }
 
 /** The figures of a slot, with the comment list reduced to its length. */
@@ -249,6 +274,15 @@ export async function runCanary(options: CanaryOptions): Promise<boolean> {
   const client = options.client ?? ownClient;
   if (client === undefined) return false;
   let healthy = true;
+  // What failed, per upstream (its configured form), named in the last line.
+  const problems: string[] = [];
+  const note = (name: string, pass: CanaryPass): void => {
+    const line = pass.healthy ? undefined : problemLine(name, passProblems(pass));
+    if (line !== undefined) {
+      out(`  ${line}`);
+      problems.push(line);
+    }
+  };
   try {
     for (const description of options.upstreams ?? UPSTREAMS) {
       out(`== ${description.name}`);
@@ -260,6 +294,7 @@ export async function runCanary(options: CanaryOptions): Promise<boolean> {
         const pass = await runCanaryPass({ description, config, fetchers, numbers, parseNumber });
         printPass(pass, out);
         healthy &&= pass.healthy;
+        note(description.name, pass);
         continue;
       }
       const answered: string[] = [];
@@ -269,7 +304,10 @@ export async function runCanary(options: CanaryOptions): Promise<boolean> {
         const pass = await runCanaryPass({ description, config, fetchers, numbers, parseNumber, form });
         printPass(pass, out);
         if (answeredWithMarkers(pass)) answered.push(form.label);
-        if (configured) healthy &&= pass.healthy;
+        if (configured) {
+          healthy &&= pass.healthy;
+          note(description.name, pass);
+        }
       }
       out(
         answered.length > 0
@@ -280,7 +318,8 @@ export async function runCanary(options: CanaryOptions): Promise<boolean> {
   } finally {
     await ownClient?.close();
   }
-  out(healthy ? 'canary: all upstreams answered and every required marker was found' : 'canary: FAILED (see MISSING markers and outcomes above)');
+  if (healthy) out('canary: all upstreams answered and every required marker was found');
+  else out(`canary: FAILED${problems.length > 0 ? `: ${problems.join(' | ')}` : ' (see the outcomes above)'}`);
   return healthy;
 }
 

@@ -25,3 +25,19 @@ export type DescribeMarkers = (body: string) => MarkerReport[];
 export function haveRequiredMarkers(reports: readonly MarkerReport[]): boolean {
   return reports.every((report) => report.found || report.required === false);
 }
+
+/** The names of the required markers a body lacked, in the parser's order. */
+export function missingRequiredMarkers(reports: readonly MarkerReport[]): string[] {
+  return reports.filter((report) => !report.found && report.required !== false).map((report) => report.marker);
+}
+
+/**
+ * A parser's outcome as the adapter returns it: a page it could not read (`error(parse)`) names
+ * the required markers the same pass did not find, for the log (`layout`, docs/reliability.md).
+ */
+export function outcomeNamingMissingMarkers<T>(parsed: ParseResult<T>): SourceOutcome<T> {
+  const { outcome } = parsed;
+  if (outcome.status !== 'error' || outcome.reason !== 'parse') return outcome;
+  const missing = missingRequiredMarkers(parsed.markers);
+  return missing.length === 0 ? outcome : { ...outcome, cause: 'layout', missing };
+}

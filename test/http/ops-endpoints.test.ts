@@ -100,7 +100,7 @@ describe('metrics and readiness with the real adapters on loopback upstreams', (
     const body = JSON.parse(answer.text);
     expect(body.status).toBe('ok');
     expect(Object.keys(body.dependencies.upstreams).sort()).toEqual(['numeroinconnu', 'telguarder', 'tellows']);
-    expect(body.dependencies.upstreams.tellows).toEqual({ status: 'ok', slot: 'primary', circuit: 'closed', pausedUntil: null, lastOutcome: null });
+    expect(body.dependencies.upstreams.tellows).toEqual({ status: 'ok', slot: 'primary', circuit: 'closed', pausedUntil: null, lastOutcome: null, lastFailure: null });
     expect(body.dependencies.numberingData).toMatchObject({ status: 'ok', dataDate: testNumberingPlan().dataDate });
     expect(body.dependencies.redis).toBeUndefined();
     expect(answer.headers.get('cache-control')).toBe('no-store');

@@ -3,6 +3,8 @@
 import net from 'node:net';
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost|::ffff:127\.\d+\.\d+\.\d+)$/i;
+/** A name under `.invalid` never resolves (RFC 6761): it ends at the resolver, never on the internet (the `dns` test). */
+const NEVER_RESOLVES = /\.invalid\.?$/i;
 
 type ConnectArgs = Parameters<net.Socket['connect']>;
 // eslint-disable-next-line @typescript-eslint/unbound-method -- re-applied with the socket as `this`
@@ -25,7 +27,7 @@ function targetHost(args: unknown[]): string | undefined {
 
 net.Socket.prototype.connect = function guardedConnect(this: net.Socket, ...args: ConnectArgs) {
   const host = targetHost(args);
-  if (host !== undefined && !LOOPBACK.test(host.replace(/^\[|\]$/g, ''))) {
+  if (host !== undefined && !LOOPBACK.test(host.replace(/^\[|\]$/g, '')) && !NEVER_RESOLVES.test(host)) {
     throw new Error(`test network guard: outbound connection to ${host} refused (tests stay on loopback)`);
   }
   return originalConnect.apply(this, args);

@@ -452,7 +452,11 @@ describe('lookup service: misbehaving dependencies', () => {
     const result = await service.lookup(frenchMobile(62));
     expect(result.community).toMatchObject({ status: 'error', reason: 'parse', data: null });
     expect(result.primary.status).toBe('ok');
-    expect(warnings).toHaveLength(1);
+    // The adapter's bug, then the failed fetch with its cause class.
+    expect(warnings).toEqual([
+      expect.objectContaining({ slot: 'community', upstream: 'numeroinconnu' }),
+      { slot: 'community', upstream: 'numeroinconnu', status: 'error', reason: 'parse', cause: 'layout' },
+    ]);
   });
 
   it('answers timeout for a source that ignores its abort signal', async () => {

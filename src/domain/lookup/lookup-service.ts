@@ -17,7 +17,17 @@ import { setMaxListeners } from 'node:events';
 import { anySignal } from '../abort-signals.js';
 import type { KeyedHasher } from '../ports/key-hasher.js';
 import { sourceCacheKeyOf, type CachedSourceResult, type SourceResultCache } from '../ports/source-cache.js';
-import { notFound, ok, type LookupClient, type Source, type SourcesBySlot, type SourceStatus, type FailureReason } from '../ports/source.js';
+import {
+  causeOf,
+  notFound,
+  ok,
+  type FailureCause,
+  type FailureReason,
+  type LookupClient,
+  type Source,
+  type SourcesBySlot,
+  type SourceStatus,
+} from '../ports/source.js';
 import type { ParsedPhoneNumber } from '../phone-number.js';
 import { mapSlots, settleSlots, SOURCE_SLOTS, type SourceDataBySlot, type SourceSlot } from '../report.js';
 import { DEFAULT_TTL_JITTER_RATIO, freshnessOf, slotFromEntry, storeTtlSeconds, type CachePolicy } from './cache-policy.js';
@@ -52,6 +62,8 @@ export interface SourceOutcomeEvent {
   upstream: string;
   status: SourceStatus;
   reason?: FailureReason;
+  /** With a reason: what the failure was (causeOf). */
+  cause?: FailureCause;
   /** Time this lookup waited for the slot (0-ish for hits and stale answers; the whole fetch for a pending slot). */
   durationMs: number;
   cache: CacheState;
@@ -202,7 +214,14 @@ export function createLookupService(options: LookupServiceOptions): EngineLookup
       case 'not_found':
         return { status: 'not_found', fetchedAt, cache: 'miss', data: null };
       default:
-        return { status: outcome.status, reason: outcome.reason, fetchedAt, cache: 'miss', data: null };
+        return {
+          status: outcome.status,
+          reason: outcome.reason,
+          cause: causeOf(outcome),
+          fetchedAt,
+          cache: 'miss',
+          data: null,
+        };
     }
   }
 
@@ -303,7 +322,10 @@ export function createLookupService(options: LookupServiceOptions): EngineLookup
   function reportOutcome(source: Source, result: AnsweredSlot, durationMs: number): void {
     if (options.onSourceOutcome === undefined) return;
     const event: SourceOutcomeEvent = { slot: source.slot, upstream: source.name, status: result.status, durationMs, cache: result.cache };
-    if (result.reason !== undefined) event.reason = result.reason;
+    if (result.reason !== undefined) {
+      event.reason = result.reason;
+      event.cause = result.cause ?? causeOf({ reason: result.reason });
+    }
     try {
       options.onSourceOutcome(event);
     } catch (error) {

@@ -13,7 +13,14 @@
 // the upstream being too slow (`timeout`); a shutdown is not (`aborted`).
 import { anySignal } from '../abort-signals.js';
 import type { CachedSourceResult } from '../ports/source-cache.js';
-import { failed, type LookupClient, type Source, type SourceCall, type SourceOutcome } from '../ports/source.js';
+import {
+  causeOf,
+  failed,
+  type LookupClient,
+  type Source,
+  type SourceCall,
+  type SourceOutcome,
+} from '../ports/source.js';
 import type { ParsedPhoneNumber } from '../phone-number.js';
 import type { SourceDataBySlot, SourceSlot } from '../report.js';
 import { entryAfterFailure, entryForAnswer, type CachePolicy } from './cache-policy.js';
@@ -95,6 +102,29 @@ export function createSourceFetch(options: SourceFetchOptions): SourceFetch {
     });
   }
 
+  /**
+   * One line per failed fetch, with its cause class (docs/reliability.md#why-a-source-fails): the
+   * slot, the upstream, the reason, the cause and, for a page it could not read, the markers it
+   * lacked. Never the number nor a URL (they hold it); `aborted` (we gave up) is no failure.
+   */
+  function logFailure(source: Source, outcome: SourceOutcome<unknown>): void {
+    if (logger === undefined || outcome.status === 'ok' || outcome.status === 'not_found') return;
+    if (outcome.reason === 'aborted') return;
+    const cause = causeOf(outcome);
+    const named = outcome.status === 'error' ? (outcome.missing ?? []) : [];
+    const missing = named.length > 0 ? [...named] : undefined;
+    const details = {
+      slot: source.slot,
+      upstream: source.name,
+      status: outcome.status,
+      reason: outcome.reason,
+      cause,
+      ...(missing === undefined ? {} : { missing }),
+    };
+    const markers = missing === undefined ? '' : ` (missing markers: ${missing.join(', ')})`;
+    logger.warn(details, `${source.name} failed: ${cause}${markers}`);
+  }
+
   const fetchAndStore: SourceFetch = async (source, number, key, numberHash, previous, runSignal, client) => {
     const slot = source.slot;
     const deadline = new AbortController();
@@ -119,6 +149,7 @@ export function createSourceFetch(options: SourceFetchOptions): SourceFetch {
     }
     // Shut down mid-fetch: whatever the adapter made of the abort, say why we aborted.
     if (runSignal.aborted && !deadline.signal.aborted) outcome = failed(abortReason());
+    logFailure(source, outcome);
     const fetchedAtMs = now();
     if (outcome.status === 'ok' || outcome.status === 'not_found') {
       const entry = entryForAnswer(outcome.status, outcome.status === 'ok' ? outcome.data : null, fetchedAtMs, cachePolicy, random());

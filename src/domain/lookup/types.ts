@@ -2,7 +2,13 @@
 // came from. The engine (lookup-service.ts) fills it; the HTTP layer only renders it.
 import type { ParsedPhoneNumber } from '../phone-number.js';
 import type { SourceDataBySlot, SourceSlot } from '../report.js';
-import { SOURCE_STATUSES, type FailureReason, type LookupClient, type SourceStatus } from '../ports/source.js';
+import {
+  SOURCE_STATUSES,
+  type FailureCause,
+  type FailureReason,
+  type LookupClient,
+  type SourceStatus,
+} from '../ports/source.js';
 
 /** Where a slot's answer came from: the cache while fresh, the upstream, or an expired entry. */
 export const CACHE_STATES = ['hit', 'miss', 'stale'] as const;
@@ -25,6 +31,11 @@ export interface AnsweredSlot<S extends SourceSlot = SourceSlot> {
   status: SourceStatus;
   /** Why the slot is not `ok`, or why it was served stale (the last refresh's failure). */
   reason?: FailureReason;
+  /**
+   * What the failure of this fetch was, finer than its reason (a refused connection, a 503);
+   * absent: the reason's own (causeOf).
+   */
+  cause?: FailureCause;
   /** ISO 8601 time the data (or failure) was obtained from the upstream. */
   fetchedAt: string;
   cache: CacheState;

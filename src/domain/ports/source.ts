@@ -7,8 +7,8 @@ import type { SourceDataBySlot, SourceSlot } from '../report.js';
 export type SourceOutcome<T> =
   | { status: 'ok'; data: T }
   | { status: 'not_found' }
-  | { status: 'blocked'; reason: BlockedReason; retryAfterMs?: number }
-  | { status: 'error'; reason: ErrorReason };
+  | { status: 'blocked'; reason: BlockedReason; retryAfterMs?: number; cause?: FailureCause }
+  | { status: 'error'; reason: ErrorReason; cause?: FailureCause; missing?: readonly string[] };
 
 export type SourceStatus = (typeof SOURCE_STATUSES)[number];
 
@@ -43,9 +43,25 @@ export type SourcesBySlot = { [S in SourceSlot]: Source<S> };
 
 export const ok = <T>(data: T): SourceOutcome<T> => ({ status: 'ok', data });
 export const notFound = <T>(): SourceOutcome<T> => ({ status: 'not_found' });
-export const blocked = <T>(reason: BlockedReason, retryAfterMs?: number): SourceOutcome<T> =>
-  retryAfterMs === undefined ? { status: 'blocked', reason } : { status: 'blocked', reason, retryAfterMs };
-export const failed = <T>(reason: ErrorReason): SourceOutcome<T> => ({ status: 'error', reason });
+export const blocked = <T>(reason: BlockedReason, retryAfterMs?: number, cause?: FailureCause): SourceOutcome<T> => ({
+  status: 'blocked',
+  reason,
+  ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+  ...(cause === undefined ? {} : { cause }),
+});
+/**
+ * `detail`: the finer cause when the reason alone does not say it (a refused connection, a 503),
+ * and the markers a page lacked.
+ */
+export const failed = <T>(
+  reason: ErrorReason,
+  detail: { cause?: FailureCause; missing?: readonly string[] } = {},
+): SourceOutcome<T> => ({
+  status: 'error',
+  reason,
+  ...(detail.cause === undefined ? {} : { cause: detail.cause }),
+  ...(detail.missing === undefined ? {} : { missing: detail.missing }),
+});
 
 /** The four statuses a source's answer can have (a lookup's slot has two more: lookup/types.ts). */
 export const SOURCE_STATUSES = ['ok', 'not_found', 'blocked', 'error'] as const;
@@ -89,3 +105,66 @@ const FAILURE_REASON_SET: ReadonlySet<string> = new Set(FAILURE_REASONS);
 export const isFailureReason = (value: unknown): value is FailureReason => typeof value === 'string' && FAILURE_REASON_SET.has(value);
 
 export const RETRYABLE_REASONS: ReadonlySet<FailureReason> = new Set<FailureReason>(['connection', 'http_5xx']);
+
+/**
+ * Why a fetch failed, finer than its `reason`: what an operator reads in the log, in
+ * `meta.sources.<slot>.cause` and in readiness (docs/reliability.md#why-a-source-fails).
+ * The transport's own: `dns` (the name did not resolve), `refused`, `reset` (the connection
+ * closed under us), `tls` (handshake or certificate), `timeout`; the site's answer: `http_<status>`,
+ * `blocked` (a 403 or a challenge page), `layout` (a page without the markers the parser needs);
+ * this service holding back: `budget`, `queue`, `paused`, `breaker`. The rest name themselves.
+ * `http_5xx` and `http_status` stand for a status no longer known (a stale entry's last failure).
+ */
+export const FAILURE_CAUSES = [
+  'dns',
+  'refused',
+  'reset',
+  'tls',
+  'timeout',
+  'connection', // another transport failure (unreachable network, a URL that cannot be asked)
+  'blocked',
+  'layout',
+  'budget',
+  'queue',
+  'paused',
+  'breaker',
+  'too_large',
+  'redirect',
+  'decoding',
+  'invalid_json',
+  'auth',
+  'aborted',
+  'http_5xx',
+  'http_status',
+] as const;
+export type FailureCause = (typeof FAILURE_CAUSES)[number] | `http_${number}`;
+
+/** A cause as the published schemas accept it: one of FAILURE_CAUSES, or `http_` and a status. */
+export const FAILURE_CAUSE_PATTERN = `^(${FAILURE_CAUSES.join('|')}|http_[1-5][0-9][0-9])$`;
+
+/** The cause a reason stands for when nothing finer was recorded. */
+const CAUSE_OF_REASON: Record<FailureReason, FailureCause> = {
+  timeout: 'timeout',
+  connection: 'connection',
+  http_5xx: 'http_5xx',
+  http_status: 'http_status',
+  too_large: 'too_large',
+  redirect: 'redirect',
+  decoding: 'decoding',
+  invalid_json: 'invalid_json',
+  parse: 'layout',
+  auth: 'auth',
+  circuit_open: 'breaker',
+  aborted: 'aborted',
+  http_403: 'blocked',
+  http_429: 'http_429',
+  challenge: 'blocked',
+  paused: 'paused',
+  budget: 'budget',
+  queue: 'queue',
+};
+
+/** The cause of a failure: the one recorded with it, else the one its reason stands for. */
+export function causeOf(failure: { reason: FailureReason; cause?: FailureCause }): FailureCause {
+  return failure.cause ?? CAUSE_OF_REASON[failure.reason];
+}

@@ -3,7 +3,7 @@
 // the file named for it (phone.ts, service.ts, admin.ts, feed.ts); the headers in headers.ts,
 // the problem documents in problems.ts.
 import { Type, type SchemaOptions, type TLiteral, type TSchema, type TUnion } from '@sinclair/typebox';
-import { FAILURE_REASONS } from '../../domain/ports/source.js';
+import { FAILURE_CAUSE_PATTERN, FAILURE_REASONS, type FailureCause } from '../../domain/ports/source.js';
 import { RequestIdHeader } from './headers.js';
 
 export const Nullable = <T extends TSchema>(schema: T, options: SchemaOptions = {}) => Type.Union([schema, Type.Null()], options);
@@ -23,6 +23,12 @@ export function literalUnion<const T extends readonly [string, ...string[]]>(val
  */
 export const FailureReasonString = (description?: string) =>
   Type.Unsafe<(typeof FAILURE_REASONS)[number]>({ type: 'string', enum: [...FAILURE_REASONS], ...(description === undefined ? {} : { description }) });
+/** A failure's cause class (FAILURE_CAUSES, or `http_` and the status): a plain string with a pattern, published. */
+const FAILURE_CAUSE_TEXT =
+  'What the failure was, finer than `reason`: `dns`, `refused`, `reset`, `tls`, `timeout`, `http_<status>`, ' +
+  '`blocked`, `layout`, `budget`, `breaker`… (docs/reliability.md#why-a-source-fails)';
+export const FailureCauseString = (description = FAILURE_CAUSE_TEXT) =>
+  Type.Unsafe<FailureCause>({ type: 'string', pattern: FAILURE_CAUSE_PATTERN, description });
 
 export function jsonResponse(description: string, schema: TSchema, example: unknown, headers: Record<string, object>) {
   return {

@@ -17,7 +17,7 @@ import { E164_WITHOUT_PLUS_LENGTHS, PHONE_NUMBER_REJECTIONS, MAX_INPUT_LENGTH, M
 import { DISPLAY_LINE_MIN_BYTE_BOUND, DISPLAY_UNSAFE_SYNTAX } from '../../domain/display-line.js';
 import { LABEL_MAX_LENGTH, LIST_NAMES } from '../../domain/lists/rules.js';
 import { INVALID_NUMBER_DETAILS } from '../errors.js';
-import { FailureReasonString, jsonResponse, literalUnion, Nullable } from './common.js';
+import { FailureCauseString, FailureReasonString, jsonResponse, literalUnion, Nullable } from './common.js';
 import {
   ApiCacheControlHeader,
   cachedApi,
@@ -116,6 +116,7 @@ const AnsweredSourceMetaSchema = Type.Object(
       description: '`ok` (data, possibly stale), `not_found` (the site has no record of the number), `blocked` (the site refused us, or we held back), `error` (no data; `reason` says why)',
     }),
     reason: Type.Optional(FailureReasonString('Why the slot is not ok, or why stale data was served')),
+    cause: Type.Optional(FailureCauseString()),
     fetchedAt: Type.String({ description: 'ISO 8601 time the upstream answered' }),
     cache: literalUnion(CACHE_STATES),
   },

@@ -5,7 +5,7 @@ import { Type } from '@sinclair/typebox';
 import { BREAKER_STATES } from '../../domain/lookup/resilience.js';
 import { SOURCE_STATUSES } from '../../domain/ports/source.js';
 import { SOURCE_SLOTS } from '../../domain/report.js';
-import { FailureReasonString, jsonResponse, literalUnion } from './common.js';
+import { FailureCauseString, FailureReasonString, jsonResponse, literalUnion, Nullable } from './common.js';
 import { ContentEncodingHeader, LiveNoStoreHeader, RequestIdHeader, VaryAcceptEncodingHeader } from './headers.js';
 import { badRequestOutsidePhoneRoutes, methodNotAllowed, problemExample, problemSchema, unavailableWhileClosing } from './problems.js';
 
@@ -33,12 +33,25 @@ const UpstreamReadinessSchema = Type.Object(
         {
           status: literalUnion(SOURCE_STATUSES),
           reason: Type.Optional(FailureReasonString()),
+          cause: Type.Optional(FailureCauseString()),
           at: Type.String(),
         },
         { additionalProperties: false },
       ),
       Type.Null(),
     ]),
+    lastFailure: Nullable(
+      Type.Object(
+        {
+          status: Type.Union([Type.Literal('error'), Type.Literal('blocked')]),
+          reason: FailureReasonString(),
+          cause: FailureCauseString(),
+          at: Type.String(),
+        },
+        { additionalProperties: false },
+      ),
+      { description: 'The last fetch that failed and its cause class, kept after later successes; null when none has' },
+    ),
     reason: Type.Optional(Type.String({ description: 'Why the upstream is not ok when a probe says so: `layout changed` (the scheduled canary found a required marker missing)' })),
   },
   { additionalProperties: false },

@@ -2,7 +2,7 @@ import net from 'node:net';
 import zlib from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startLoopbackServer, type LoopbackHandler, type LoopbackServer } from '../../../harness/loopback.js';
-import { createHttpClient, type ClosableHttpClient } from './http-client.js';
+import { createHttpClient, transportCause, type ClosableHttpClient } from './http-client.js';
 import type { HttpResult } from './types.js';
 
 let server: LoopbackServer;
@@ -298,21 +298,49 @@ describe('http client: charsets', () => {
 });
 
 describe('http client: transport failures', () => {
-  it('reports a connection reset mid-body as connection', async () => {
+  it('reports a connection reset mid-body as connection, cause reset', async () => {
     handler = (_request, response) => {
       response.writeHead(200, { 'content-length': '10000' });
       response.write('partial');
       setTimeout(() => response.socket?.resetAndDestroy(), 20);
     };
-    expect(await get('/reset')).toEqual({ kind: 'failure', reason: 'connection' });
+    expect(await get('/reset')).toEqual({ kind: 'failure', reason: 'connection', cause: 'reset' });
   });
 
-  it('reports a refused connection as connection', async () => {
+  it('reports a refused connection as connection, cause refused', async () => {
     const probe = net.createServer();
     await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
     const port = (probe.address() as net.AddressInfo).port;
     await new Promise<void>((resolve) => probe.close(() => resolve()));
     const result = await client.request({ url: `http://127.0.0.1:${port}/`, signal: AbortSignal.timeout(5_000) });
-    expect(result).toEqual({ kind: 'failure', reason: 'connection' });
+    expect(result).toEqual({ kind: 'failure', reason: 'connection', cause: 'refused' });
+  });
+});
+
+describe('http client: the cause of a transport failure, from Node’s and undici’s codes', () => {
+  it.each([
+    ['ENOTFOUND', 'dns'],
+    ['EAI_AGAIN', 'dns'],
+    ['ECONNREFUSED', 'refused'],
+    ['ECONNRESET', 'reset'],
+    ['EPIPE', 'reset'],
+    ['UND_ERR_SOCKET', 'reset'],
+    ['DEPTH_ZERO_SELF_SIGNED_CERT', 'tls'],
+    ['UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'tls'],
+    ['CERT_HAS_EXPIRED', 'tls'],
+    ['ERR_TLS_CERT_ALTNAME_INVALID', 'tls'],
+    ['ERR_SSL_WRONG_VERSION_NUMBER', 'tls'],
+    ['EHOSTUNREACH', 'connection'],
+    [undefined, 'connection'],
+  ] as const)('%s is %s', (code, cause) => {
+    expect(transportCause(code)).toBe(cause);
+  });
+
+  it('reads the code of an undici error’s cause (a TLS handshake to a plain HTTP port)', async () => {
+    // A plain HTTP server asked over TLS: OpenSSL reads an HTTP answer as a bad record.
+    handler = (_request, response) => response.end('plain');
+    const url = `${server.url.replace('http:', 'https:')}/`;
+    const result = await client.request({ url, signal: AbortSignal.timeout(5_000) });
+    expect(result).toEqual({ kind: 'failure', reason: 'connection', cause: 'tls' });
   });
 });

@@ -7,7 +7,7 @@ import type { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
 import { Agent, type Dispatcher } from 'undici';
-import type { HttpClient, HttpFailureReason, HttpRequest, HttpResult } from './types.js';
+import type { HttpClient, HttpFailureReason, HttpRequest, HttpResult, TransportCause } from './types.js';
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 export const DEFAULT_MAX_REDIRECTS = 5;
@@ -57,7 +57,9 @@ export function createHttpClient(options: HttpClientOptions = {}): ClosableHttpC
     try {
       return { kind: 'response', response: await fetchFollowingSameHostRedirects(input) };
     } catch (error) {
-      return { kind: 'failure', reason: classifyError(error, input.signal) };
+      const reason = classifyError(error, input.signal);
+      if (reason !== 'connection') return { kind: 'failure', reason };
+      return { kind: 'failure', reason, cause: transportCause(errorCode(error)) };
     }
   }
 
@@ -270,6 +272,40 @@ function errorCode(error: unknown): string | undefined {
   if (typeof code === 'string') return code;
   const cause = (error as { cause?: unknown }).cause;
   return cause === error ? undefined : errorCode(cause);
+}
+
+const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NODATA', 'EAI_NONAME', 'ENODATA', 'ESERVFAIL']);
+const RESET_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
+/** OpenSSL's certificate verdicts (Node gives them as the code of a TLS socket's error). */
+const CERTIFICATE_CODES = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_REVOKED',
+  'CERT_UNTRUSTED',
+  'CERT_REJECTED',
+  'CERT_SIGNATURE_FAILURE',
+  'HOSTNAME_MISMATCH',
+]);
+
+/**
+ * The one place a transport failure is told apart, from the code of Node's or undici's error
+ * (the error's own, else its cause's): the name did not resolve, the port refused, the
+ * connection was closed under us, the TLS handshake or the certificate failed. Any other code
+ * stays `connection` (an unreachable network, a URL that cannot be asked).
+ */
+export function transportCause(code: string | undefined): TransportCause {
+  if (code === undefined) return 'connection';
+  if (DNS_CODES.has(code)) return 'dns';
+  if (code === 'ECONNREFUSED') return 'refused';
+  if (RESET_CODES.has(code)) return 'reset';
+  if (CERTIFICATE_CODES.has(code) || code === 'EPROTO') return 'tls';
+  if (code.startsWith('ERR_TLS_') || code.startsWith('ERR_SSL_') || code.startsWith('CERT_')) return 'tls';
+  return 'connection';
 }
 
 function classifyError(error: unknown, signal: AbortSignal): HttpFailureReason {

@@ -42,7 +42,13 @@ export interface HttpResponse {
 
 export type HttpFailureReason = 'timeout' | 'aborted' | 'connection' | 'too_large' | 'redirect' | 'decoding';
 
-export type HttpResult = { kind: 'response'; response: HttpResponse } | { kind: 'failure'; reason: HttpFailureReason };
+/** What a `connection` failure was, from the error code Node or undici gave (http-client.ts, transportCause). */
+export type TransportCause = 'dns' | 'refused' | 'reset' | 'tls' | 'connection';
+
+/** `cause`: with `connection`, what the transport said (absent from a client that cannot tell). */
+export type HttpResult =
+  | { kind: 'response'; response: HttpResponse }
+  | { kind: 'failure'; reason: HttpFailureReason; cause?: TransportCause };
 
 /**
  * Why the fetcher refused to send, or the upstream refused us: the upstream is paused after
@@ -52,7 +58,9 @@ export type FetchBlockedReason = 'http_403' | 'http_429' | 'paused' | 'budget' |
 export type FetchErrorReason = HttpFailureReason | 'http_5xx';
 
 /** How a fetch failed, in the fetcher's own terms; each adapter maps it to its source outcome. */
-export type FetchFailure = { kind: 'blocked'; reason: FetchBlockedReason; retryAfterMs?: number } | { kind: 'error'; reason: FetchErrorReason };
+export type FetchFailure =
+  | { kind: 'blocked'; reason: FetchBlockedReason; retryAfterMs?: number }
+  | { kind: 'error'; reason: FetchErrorReason; cause?: TransportCause | `http_${number}` };
 
 /** `notSent`: the fetcher answered without sending anything (its own pause, budget, queue, or the caller leaving first). */
 export type FetchResult = { kind: 'response'; response: HttpResponse } | { kind: 'failure'; failure: FetchFailure; notSent?: true };

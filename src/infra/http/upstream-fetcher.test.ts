@@ -52,7 +52,8 @@ describe('upstream fetcher: classification', () => {
   it('turns 5xx into error(http_5xx) without pausing', async () => {
     const { client } = scriptedClient(() => respond(503));
     const fetcher = createUpstreamFetcher({ upstream: 't', client, requestsPerMinute: 60, maxConcurrency: 2 });
-    expect(await fetcher.fetch(request())).toEqual({ kind: 'failure', failure: { kind: 'error', reason: 'http_5xx' } });
+    const failure = { kind: 'error', reason: 'http_5xx', cause: 'http_503' };
+    expect(await fetcher.fetch(request())).toEqual({ kind: 'failure', failure });
     expect(fetcher.pausedUntil()).toBe(0);
   });
 

@@ -9,7 +9,7 @@
 // deadline, so the deadline passing only ever means the upstream was slow. A request waiting
 // for a budget slot holds no concurrency slot.
 import { costOf, createMemoryPolitenessStore, type BudgetCharge, type BudgetDecision, type PauseState, type PolitenessStore } from './politeness-store.js';
-import type { FetchClient, FetchResult, HttpClient, HttpRequest, HttpResponse, UpstreamFetcher } from './types.js';
+import type { FetchClient, FetchFailure, FetchResult, HttpClient, HttpRequest, HttpResponse, UpstreamFetcher } from './types.js';
 import { sleepUnlessAborted } from '../abortable-sleep.js';
 
 /** First pause after a 403/429 without Retry-After (another scraper of these sites uses the same). */
@@ -129,7 +129,9 @@ export function createUpstreamFetcher(options: UpstreamFetcherOptions): Upstream
       const pauseMs = await pauseAfterBlock(response);
       return { kind: 'failure', failure: { kind: 'blocked', reason: response.status === 403 ? 'http_403' : 'http_429', retryAfterMs: pauseMs } };
     }
-    if (response.status >= 500) return { kind: 'failure', failure: { kind: 'error', reason: 'http_5xx' } };
+    if (response.status >= 500) {
+      return { kind: 'failure', failure: { kind: 'error', reason: 'http_5xx', cause: `http_${response.status}` } };
+    }
     if (blocksBefore > 0) {
       const state = await readPause();
       if (state.consecutiveBlocks > 0) await writePause({ untilMs: state.untilMs, consecutiveBlocks: 0 });
@@ -154,7 +156,9 @@ export function createUpstreamFetcher(options: UpstreamFetcherOptions): Upstream
     const result = await client.request({ ...request, beforeRedirect });
     if (result.kind === 'failure') {
       if (refusedRedirect) return { kind: 'failure', failure: { kind: 'blocked', reason: 'budget' } };
-      return { kind: 'failure', failure: { kind: 'error', reason: result.reason } };
+      const { reason, cause } = result;
+      const failure: FetchFailure = cause === undefined ? { kind: 'error', reason } : { kind: 'error', reason, cause };
+      return { kind: 'failure', failure };
     }
     return await classify(result.response, blocksBefore);
   }

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { createReadinessCheck, createUpstreamOutcomeTracker, type ReadinessProbes, type UpstreamProbe } from './readiness.js';
+import {
+  assessUpstream,
+  createReadinessCheck,
+  createUpstreamOutcomeTracker,
+  type ReadinessProbes,
+  type UpstreamProbe,
+} from './readiness.js';
 
 const NOW = Date.parse('2026-11-22T03:00:00.000Z');
 
@@ -28,6 +34,7 @@ describe('readiness', () => {
       circuit: 'closed',
       pausedUntil: null,
       lastOutcome: { status: 'ok', at: '2026-11-22T02:59:59.000Z' },
+      lastFailure: null,
     });
     expect(report.dependencies.numberingData).toEqual({ status: 'ok', dataDate: '2026-10-31', ageDays: 22 });
     expect(report.dependencies.redis).toEqual({ status: 'ok' });
@@ -132,10 +139,33 @@ describe('readiness', () => {
 describe('the upstream outcome tracker', () => {
   it('remembers real fetches only, not cache answers or our own cancellations', () => {
     const tracker = createUpstreamOutcomeTracker(() => NOW);
-    tracker.record({ slot: 'primary', status: 'error', reason: 'http_5xx', cache: 'miss' });
+    tracker.record({ slot: 'primary', status: 'error', reason: 'http_5xx', cause: 'http_503', cache: 'miss' });
     tracker.record({ slot: 'primary', status: 'ok', cache: 'hit' });
     tracker.record({ slot: 'primary', status: 'error', reason: 'aborted', cache: 'miss' });
-    expect(tracker.lastOutcome('primary')).toEqual({ status: 'error', reason: 'http_5xx', atMs: NOW });
+    expect(tracker.lastOutcome('primary')).toEqual({ status: 'error', reason: 'http_5xx', cause: 'http_503', atMs: NOW });
     expect(tracker.lastOutcome('signals')).toBeUndefined();
+  });
+
+  it('keeps the last failure and its cause after a later success', () => {
+    const tracker = createUpstreamOutcomeTracker(() => NOW);
+    tracker.record({ slot: 'community', status: 'error', reason: 'connection', cause: 'refused', cache: 'miss' });
+    tracker.record({ slot: 'community', status: 'ok', cache: 'miss' });
+    expect(tracker.lastOutcome('community')).toEqual({ status: 'ok', atMs: NOW });
+    const refused = { status: 'error', reason: 'connection', cause: 'refused' };
+    expect(tracker.lastFailure('community')).toEqual({ ...refused, atMs: NOW });
+    // Without a finer cause, the reason's own.
+    tracker.record({ slot: 'signals', status: 'blocked', reason: 'http_403', cache: 'miss' });
+    expect(tracker.lastFailure('signals')).toEqual({ status: 'blocked', reason: 'http_403', cause: 'blocked', atMs: NOW });
+    const assessed = assessUpstream(
+      {
+        name: 'numeroinconnu',
+        slot: 'community',
+        lastOutcome: () => tracker.lastOutcome('community'),
+        lastFailure: () => tracker.lastFailure('community'),
+      },
+      NOW,
+    );
+    expect(assessed.lastFailure).toEqual({ ...refused, at: new Date(NOW).toISOString() });
+    expect(assessed.status).toBe('ok');
   });
 });

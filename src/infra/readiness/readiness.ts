@@ -8,7 +8,7 @@
 // the other sources and the cache, so the instance stays in rotation, `degraded`.
 import type { SourceSlot } from '../../domain/report.js';
 import type { BreakerState } from '../../domain/lookup/resilience.js';
-import type { FailureReason, SourceStatus } from '../../domain/ports/source.js';
+import { causeOf, type FailureCause, type FailureReason, type SourceStatus } from '../../domain/ports/source.js';
 
 export type DependencyStatus = 'ok' | 'degraded' | 'down';
 export type { BreakerState };
@@ -16,6 +16,16 @@ export type { BreakerState };
 export interface LastOutcome {
   status: SourceStatus;
   reason?: FailureReason;
+  /** With a reason: what the failure was (causeOf). */
+  cause?: FailureCause;
+  atMs: number;
+}
+
+/** The last fetch that failed (`error` or `blocked`), kept after later successes: why the source failed last. */
+export interface LastFailure {
+  status: 'error' | 'blocked';
+  reason: FailureReason;
+  cause: FailureCause;
   atMs: number;
 }
 
@@ -29,6 +39,8 @@ export interface UpstreamProbe {
   pausedUntilMs?: () => number;
   /** The last outcome of a real fetch (not a cache answer), if any yet. */
   lastOutcome?: () => LastOutcome | undefined;
+  /** The last real fetch that failed, if any yet. */
+  lastFailure?: () => LastFailure | undefined;
   /** True while the scheduled canary finds a required marker missing from the upstream's pages. */
   layoutChanged?: () => boolean;
 }
@@ -57,7 +69,9 @@ export interface UpstreamReadiness {
   slot: SourceSlot;
   circuit: BreakerState | null;
   pausedUntil: string | null;
-  lastOutcome: { status: SourceStatus; reason?: FailureReason; at: string } | null;
+  lastOutcome: { status: SourceStatus; reason?: FailureReason; cause?: FailureCause; at: string } | null;
+  /** The last real fetch that failed and its cause class, kept after the source answers again; null when none has. */
+  lastFailure: { status: 'error' | 'blocked'; reason: FailureReason; cause: FailureCause; at: string } | null;
   /** Why the upstream is not `ok`, when a probe says so (`layout changed`). */
   reason?: string;
 }
@@ -92,6 +106,7 @@ export function assessUpstream(probe: UpstreamProbe, nowMs: number): UpstreamRea
   const pausedUntilMs = probe.pausedUntilMs?.() ?? 0;
   const paused = pausedUntilMs > nowMs;
   const last = probe.lastOutcome?.();
+  const lastFailure = probe.lastFailure?.();
   let status: DependencyStatus = 'ok';
   // Paused or open: the upstream will not be asked for now; lookups get its cached copies only.
   if (paused || circuit === 'open') status = 'down';
@@ -108,7 +123,22 @@ export function assessUpstream(probe: UpstreamProbe, nowMs: number): UpstreamRea
     lastOutcome:
       last === undefined
         ? null
-        : { status: last.status, ...(last.reason === undefined ? {} : { reason: last.reason }), at: new Date(last.atMs).toISOString() },
+        : {
+            status: last.status,
+            ...(last.reason === undefined
+              ? {}
+              : { reason: last.reason, cause: last.cause ?? causeOf({ reason: last.reason }) }),
+            at: new Date(last.atMs).toISOString(),
+          },
+    lastFailure:
+      lastFailure === undefined
+        ? null
+        : {
+            status: lastFailure.status,
+            reason: lastFailure.reason,
+            cause: lastFailure.cause,
+            at: new Date(lastFailure.atMs).toISOString(),
+          },
   };
 }
 
@@ -148,7 +178,8 @@ export function createReadinessCheck(probes: ReadinessProbes, options: Readiness
       try {
         upstreams[probe.name] = assessUpstream(probe, nowMs);
       } catch {
-        upstreams[probe.name] = { status: 'degraded', slot: probe.slot, circuit: null, pausedUntil: null, lastOutcome: null };
+        const unknown = { circuit: null, pausedUntil: null, lastOutcome: null, lastFailure: null };
+        upstreams[probe.name] = { status: 'degraded', slot: probe.slot, ...unknown };
       }
     }
     const numberingData = probes.numberingDataDate === undefined ? undefined : assessNumberingData(probes.numberingDataDate(), nowMs, maxAgeDays);
@@ -187,19 +218,34 @@ export function createReadinessCheck(probes: ReadinessProbes, options: Readiness
   };
 }
 
-/** Remembers each source's last real fetch outcome (cache answers say nothing about the upstream). */
+/** Remembers each source's last real fetch outcome and last failure (cache answers say nothing about the upstream). */
 export interface UpstreamOutcomeTracker {
-  record(event: { slot: SourceSlot; status: SourceStatus; reason?: FailureReason; cache: string }): void;
+  record(event: {
+    slot: SourceSlot;
+    status: SourceStatus;
+    reason?: FailureReason;
+    cause?: FailureCause;
+    cache: string;
+  }): void;
   lastOutcome(slot: SourceSlot): LastOutcome | undefined;
+  lastFailure(slot: SourceSlot): LastFailure | undefined;
 }
 
 export function createUpstreamOutcomeTracker(now: () => number = Date.now): UpstreamOutcomeTracker {
   const last = new Map<SourceSlot, LastOutcome>();
+  const failures = new Map<SourceSlot, LastFailure>();
   return {
     record(event) {
       if (event.cache !== 'miss' || event.reason === 'aborted') return;
-      last.set(event.slot, { status: event.status, ...(event.reason === undefined ? {} : { reason: event.reason }), atMs: now() });
+      const atMs = now();
+      const cause = event.reason === undefined ? undefined : (event.cause ?? causeOf({ reason: event.reason }));
+      const { slot, status, reason } = event;
+      last.set(slot, { status, ...(reason === undefined || cause === undefined ? {} : { reason, cause }), atMs });
+      if ((status === 'error' || status === 'blocked') && reason !== undefined && cause !== undefined) {
+        failures.set(slot, { status, reason, cause, atMs });
+      }
     },
     lastOutcome: (slot) => last.get(slot),
+    lastFailure: (slot) => failures.get(slot),
   };
 }

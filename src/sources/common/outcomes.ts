@@ -49,7 +49,8 @@ export function outcomeOfPage<T>(parsed: PageParseResult<T>): SourceOutcome<T> {
 
 /** The fetcher's failure as the source's outcome: same status and reason, the pause carried along. */
 export function outcomeOfFetchFailure<T>(failure: FetchFailure): SourceOutcome<T> {
-  return failure.kind === 'blocked' ? blocked(failure.reason, failure.retryAfterMs) : failed(failure.reason);
+  if (failure.kind === 'blocked') return blocked(failure.reason, failure.retryAfterMs);
+  return failure.cause === undefined ? failed(failure.reason) : failed(failure.reason, { cause: failure.cause });
 }
 
 export type FetchedPage = { kind: 'response'; response: HttpResponse } | { kind: 'outcome'; outcome: SourceOutcome<never> };
@@ -63,6 +64,8 @@ export async function fetchUpstreamPage(fetcher: UpstreamFetcher, request: HttpR
   if (result.kind === 'failure') return { kind: 'outcome', outcome: outcomeOfFetchFailure(result.failure) };
   const { status } = result.response;
   if (status === 404 || status === 410) return { kind: 'outcome', outcome: notFound() };
-  if (status < 200 || status > 299) return { kind: 'outcome', outcome: failed('http_status') };
+  if (status < 200 || status > 299) {
+    return { kind: 'outcome', outcome: failed('http_status', { cause: `http_${status}` }) };
+  }
   return result;
 }

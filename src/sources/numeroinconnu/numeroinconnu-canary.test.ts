@@ -28,8 +28,9 @@ describe('canary for numeroinconnu (a loopback server standing in for the site)'
     });
     const { healthy, lines } = await site.run(['0600000001']);
     expect(healthy).toBe(false);
-    expect(lines).toContain('  06••••••01: blocked(challenge)');
+    expect(lines).toContain('  06••••••01: blocked(challenge), cause blocked');
     expect(lines.some((line) => line.startsWith('      MISSING comments count'))).toBe(true);
+    expect(lines.at(-1)).toMatch(/^canary: FAILED: numeroinconnu: MISSING markers: .*comments count/);
   });
 
   it('does not ask the site about a number it does not cover, as lookups do (skipped)', async () => {

@@ -69,7 +69,13 @@ describe('numeroinconnu source', () => {
 
   it('answers error(parse) for a recognised page with an unreadable count', async () => {
     const { source } = await setUp((_request, response) => serveHtml(response, 200, 'malformed-count.html'));
-    expect(await source.lookup(frenchNumber('0600000001'), deadline())).toEqual({ status: 'error', reason: 'parse' });
+    // The adapter names the required marker its parser could not read (the `layout` cause).
+    expect(await source.lookup(frenchNumber('0600000001'), deadline())).toEqual({
+      status: 'error',
+      reason: 'parse',
+      cause: 'layout',
+      missing: ['comments count (#count-comments or row "Nombre de commentaires")'],
+    });
   });
 
   it('answers blocked on 403 and then pauses without calling the site', async () => {
@@ -94,8 +100,12 @@ describe('numeroinconnu source', () => {
 
   it('answers error(http_5xx) on a server error and error(http_status) on another 4xx', async () => {
     const { source } = await setUp((request, response) => serveHtml(response, request.url.endsWith('1') ? 503 : 400, 'challenge.html'));
-    expect(await source.lookup(frenchNumber('0600000001'), deadline())).toEqual({ status: 'error', reason: 'http_5xx' });
-    expect(await source.lookup(frenchNumber('0600000002'), deadline())).toEqual({ status: 'error', reason: 'http_status' });
+    expect(await source.lookup(frenchNumber('0600000001'), deadline())).toEqual(
+      { status: 'error', reason: 'http_5xx', cause: 'http_503' },
+    );
+    expect(await source.lookup(frenchNumber('0600000002'), deadline())).toEqual(
+      { status: 'error', reason: 'http_status', cause: 'http_400' },
+    );
   });
 
   it('reads a page served in Latin-1', async () => {

@@ -8,6 +8,7 @@ import { failed } from '../../domain/ports/source.js';
 import type { Source, SourceCall, SourceOutcome } from '../../domain/ports/source.js';
 import { fetchCallOf, fetchUpstreamPage, frenchDigitsForUrl, joinUrl, outcomeOfUnexpectedError } from '../common/outcomes.js';
 import { parseNumeroinconnuPage } from './parse-numeroinconnu-page.js';
+import { outcomeNamingMissingMarkers } from '../markers.js';
 
 export const NUMEROINCONNU_UPSTREAM = 'numeroinconnu';
 
@@ -35,7 +36,7 @@ export function createNumeroinconnuSource(options: NumeroinconnuSourceOptions): 
     try {
       const fetched = await fetchUpstreamPage(fetcher, { url, method: 'GET', headers: { accept: 'text/html' }, signal, ...fetchCallOf(call) });
       if (fetched.kind === 'outcome') return fetched.outcome;
-      return parseNumeroinconnuPage(fetched.response.body).outcome;
+      return outcomeNamingMissingMarkers(parseNumeroinconnuPage(fetched.response.body));
     } catch {
       return outcomeOfUnexpectedError(signal);
     }

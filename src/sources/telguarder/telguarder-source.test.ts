@@ -145,7 +145,9 @@ describe('telguarder source', () => {
 
   it('answers error(http_5xx) on a server error', async () => {
     const { source } = await setUp(searchThenPage(() => ({ status: 502, name: 'challenge.html' })));
-    expect(await source.lookup(frenchNumber('0600000003'), deadline())).toEqual({ status: 'error', reason: 'http_5xx' });
+    expect(await source.lookup(frenchNumber('0600000003'), deadline())).toEqual(
+      { status: 'error', reason: 'http_5xx', cause: 'http_502' },
+    );
   });
 
   it('refuses a redirect to another host', async () => {

@@ -10,6 +10,7 @@ import { failed } from '../../domain/ports/source.js';
 import type { Source, SourceCall, SourceOutcome } from '../../domain/ports/source.js';
 import { fetchCallOf, fetchUpstreamPage, frenchDigitsForUrl, joinUrl, outcomeOfUnexpectedError } from '../common/outcomes.js';
 import { parseTelguarderPage } from './parse-telguarder-page.js';
+import { outcomeNamingMissingMarkers } from '../markers.js';
 
 export const TELGUARDER_UPSTREAM = 'telguarder';
 
@@ -61,7 +62,7 @@ export function createTelguarderSource(options: TelguarderSourceOptions): Source
       const expectedRequests = request.method === 'POST' ? 2 : 1;
       const fetched = await fetchUpstreamPage(fetcher, { ...request, signal, expectedRequests, ...fetchCallOf(call) });
       if (fetched.kind === 'outcome') return fetched.outcome;
-      return parseTelguarderPage(fetched.response.body).outcome;
+      return outcomeNamingMissingMarkers(parseTelguarderPage(fetched.response.body));
     } catch {
       return outcomeOfUnexpectedError(signal);
     }

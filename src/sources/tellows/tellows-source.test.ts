@@ -217,7 +217,9 @@ describe('tellows source: blocks and politeness', () => {
 
   it('answers error(http_5xx) for a 502', async () => {
     handler = serve(502, 'Bad Gateway');
-    expect(await makeSource().source.lookup(frenchNumber('0600000001'), deadline())).toEqual({ status: 'error', reason: 'http_5xx' });
+    expect(await makeSource().source.lookup(frenchNumber('0600000001'), deadline())).toEqual(
+      { status: 'error', reason: 'http_5xx', cause: 'http_502' },
+    );
   });
 });
 
@@ -257,13 +259,15 @@ describe('tellows source: unsafe bodies', () => {
     expect(server.received).toHaveLength(1);
   });
 
-  it('reports a connection reset mid-body as error(connection)', async () => {
+  it('reports a connection reset mid-body as error(connection), cause reset', async () => {
     handler = (_request, response) => {
       response.writeHead(200, { 'content-type': 'text/html', 'content-length': '50000' });
       response.write('{"tellows":{"score":"8"');
       setTimeout(() => response.socket?.resetAndDestroy(), 20);
     };
-    expect(await makeSource().source.lookup(frenchNumber('0600000001'), deadline())).toEqual({ status: 'error', reason: 'connection' });
+    expect(await makeSource().source.lookup(frenchNumber('0600000001'), deadline())).toEqual(
+      { status: 'error', reason: 'connection', cause: 'reset' },
+    );
   });
 });
 

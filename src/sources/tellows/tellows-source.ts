@@ -9,6 +9,7 @@ import type { UpstreamFetcher } from '../../infra/http/types.js';
 import { failed, ok, type Source, type SourceCall, type SourceOutcome } from '../../domain/ports/source.js';
 import { parseTellowsApi } from './parse-tellows-api.js';
 import { parseTellowsPage } from './parse-tellows-page.js';
+import { outcomeNamingMissingMarkers } from '../markers.js';
 
 /** The fetchers' names (logs, metrics, politeness keys): the API host and the site host. */
 export const TELLOWS_API_FETCHER = 'tellows';
@@ -83,7 +84,7 @@ export function createTellowsSource(options: TellowsSourceOptions): Source<'prim
       ...fetchCallOf(call),
     });
     if (fetched.kind === 'outcome') return fetched.outcome;
-    return parseTellowsPage(fetched.response.body).outcome;
+    return outcomeNamingMissingMarkers(parseTellowsPage(fetched.response.body));
   }
 
   async function lookupApi(number: ParsedPhoneNumber, token: string, signal: AbortSignal, call: SourceCall | undefined): Promise<Outcome> {
@@ -95,7 +96,7 @@ export function createTellowsSource(options: TellowsSourceOptions): Source<'prim
     });
     if (fetched.kind === 'outcome') return fetched.outcome;
     const parsed = parseTellowsApi(fetched.response.body);
-    const outcome = parsed.outcome;
+    const outcome = outcomeNamingMissingMarkers(parsed);
     if (outcome.status === 'error' && outcome.reason === 'auth') {
       logger?.warn({ upstream: 'tellows' }, 'tellows refused the partner API key (TELLOWS_API_KEY): check the key and TELLOWS_PARTNER');
     }
