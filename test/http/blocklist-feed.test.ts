@@ -229,13 +229,21 @@ describe('blocklist feed', () => {
 });
 
 describe('blocklist feed: off and rate limited', () => {
-  it('is not there without FEED_PASSWORD, and records nothing', async () => {
+  it('is not there without FEED_PASSWORD: a 404 problem that names FEED_PASSWORD, and records nothing', async () => {
     const server = await startTestServer({ overrides: { sources: scoredSources({ '+33698765432': 8 }) } });
     try {
       expect(server.deps.blocklistFeed).toBeUndefined();
-      for (const [method, path] of [['GET', '/feed/blocklist.csv'], ['GET', '/feed/blocklist.vcf'], ['PROPFIND', '/carddav/'], ['GET', '/integrations/spamblocker/workflow.json'], ['GET', '/.well-known/carddav']] as const) {
-        expect((await fetch(`${server.baseUrl}${path}`, { method, headers: { authorization: GOOD }, redirect: 'manual' })).status, path).toBe(404);
+      const paths = [['GET', '/feed/blocklist.csv'], ['GET', '/feed/blocklist.vcf'], ['PROPFIND', '/carddav/'], ['REPORT', '/carddav/blocklist/'], ['GET', '/carddav/blocklist/x.vcf'], ['GET', '/integrations/spamblocker/workflow.json'], ['GET', '/.well-known/carddav']] as const;
+      for (const [method, path] of paths) {
+        const answer = await fetch(`${server.baseUrl}${path}`, { method, headers: { authorization: GOOD }, redirect: 'manual' });
+        expect(answer.status, path).toBe(404);
+        expect(answer.headers.get('content-type'), path).toBe('application/problem+json; charset=utf-8');
+        expect(await answer.json(), path).toMatchObject({ status: 404, type: '/problems/route-not-found', detail: expect.stringContaining('setting FEED_PASSWORD') });
       }
+      const head = await fetch(`${server.baseUrl}/feed/blocklist.csv`, { method: 'HEAD' });
+      expect(head.status).toBe(404);
+      // Any other path is still the bare 404.
+      expect(await (await fetch(`${server.baseUrl}/feed/other.csv`)).json()).not.toHaveProperty('detail');
     } finally {
       await server.close();
     }

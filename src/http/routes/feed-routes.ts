@@ -376,3 +376,20 @@ export async function feedRoutes(app: FastifyInstance, options: FeedRoutesOption
     return reply.send(`${JSON.stringify(spamBlockerWorkflow(base, credentials), null, 2)}\n`);
   });
 }
+
+/** What a feed path answers while the feed is off: says why, and what turns it on. */
+export const FEED_OFF_DETAIL = 'The blocklist feed is off on this service: its administrator turns it on by setting FEED_PASSWORD (docs/integrations/blocklist-feed.md).';
+
+/**
+ * Registered when FEED_PASSWORD is unset: every path of the feed, with any method, answers a
+ * 404 problem that names FEED_PASSWORD, so a Fritz!Box's or a phone's owner learns why, where a
+ * bare "Route not found" said nothing. Rate limited like the feed (an unknown path is too).
+ */
+export async function feedOffRoutes(app: FastifyInstance): Promise<void> {
+  const off = async (): Promise<never> => {
+    throw new ApiError('route_not_found', FEED_OFF_DETAIL);
+  };
+  for (const url of ['/.well-known/carddav', CARDDAV_HOME, ADDRESS_BOOK, `${ADDRESS_BOOK}:name`, '/feed/blocklist.vcf', '/feed/blocklist.csv', '/integrations/spamblocker/workflow.json']) {
+    app.route({ method: app.supportedMethods.filter((method) => method !== 'HEAD'), url, config: FEED_ROUTE, schema: HIDDEN, preParsing: off, handler: off });
+  }
+}
