@@ -176,8 +176,12 @@ describe('blocklist feed', () => {
 
   it('serves the SpamBlocker workflow that downloads the CSV with the caller’s own credentials', async () => {
     const answer = await request('/integrations/spamblocker/workflow.json', { headers: { authorization: GOOD } });
-    const workflow = (await answer.json()) as { actions: Array<{ type: string; url?: string; header?: string }> };
+    const workflow = (await answer.json()) as { desc: string; actions: Array<{ type: string; url?: string; header?: string; description?: string }> };
     expect(workflow.actions.map((action) => action.type)).toEqual(['HttpDownload', 'ParseCSV', 'ImportAsRegexRule']);
+    // Built for 127.0.0.1 without PUBLIC_URL: it says so; the rule's own description (what Replace finds it by) stays.
+    expect(workflow.desc).toBe('phone-reputation blocklist (loopback address: set PUBLIC_URL)');
+    expect(answer.headers.get('x-public-url-warning')).toMatch(/loopback address, which a phone cannot reach: set PUBLIC_URL/);
+    expect(workflow.actions[2]?.description).toBe('phone-reputation blocklist');
     expect(workflow.actions[0]?.url).toBe(`${server.baseUrl}/feed/blocklist.csv`);
     expect(workflow.actions[0]?.header).toBe(`Authorization: ${GOOD}`);
   });

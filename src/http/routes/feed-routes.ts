@@ -16,7 +16,7 @@ import { basicCheck, basicCredentialsOf } from '../credentials.js';
 import { ApiError } from '../errors.js';
 import { davMissing, davRequestSteps, davResponse, escapeXml, multistatus, needPrivilegesError, parseDavRequest, type DavProperties, type DavProperty, type DavRequest } from '../dav/dav-xml.js';
 import { matchesEtag } from '../conditional-requests.js';
-import { publicBaseUrl } from '../public-url.js';
+import { publicBase, PUBLIC_URL_WARNINGS } from '../public-url.js';
 import { spamBlockerWorkflow } from './spamblocker-routes.js';
 
 export interface FeedRoutesOptions {
@@ -369,11 +369,12 @@ export async function feedRoutes(app: FastifyInstance, options: FeedRoutesOption
   app.get('/feed/blocklist.vcf', { config: FEED_ROUTE, schema: HIDDEN, preParsing: authenticate }, async (request, reply) => sendFile(request, reply, current().vcf, VCARD_TYPE));
   app.get('/feed/blocklist.csv', { config: FEED_ROUTE, schema: HIDDEN, preParsing: authenticate }, async (request, reply) => sendFile(request, reply, current().csv, 'text/csv; charset=utf-8'));
   app.get('/integrations/spamblocker/workflow.json', { config: FEED_ROUTE, schema: HIDDEN, preParsing: authenticate }, async (request, reply) => {
-    const base = publicBaseUrl(request, options.publicUrl);
+    const base = publicBase(request, options.publicUrl);
     // The caller's own credentials, which it just proved, go into the workflow's download header.
     const credentials = basicCredentialsOf(request.headers.authorization)?.encoded ?? '';
     reply.header('cache-control', 'private, no-store').header('content-type', 'application/json; charset=utf-8');
-    return reply.send(`${JSON.stringify(spamBlockerWorkflow(base, credentials), null, 2)}\n`);
+    if (base.warning !== undefined) reply.header('x-public-url-warning', PUBLIC_URL_WARNINGS[base.warning].sentence);
+    return reply.send(`${JSON.stringify(spamBlockerWorkflow(base.url, credentials, base.warning), null, 2)}\n`);
   });
 }
 
