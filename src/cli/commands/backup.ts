@@ -15,7 +15,7 @@ import { withListStore } from './list.js';
 export const backupCommand = defineCommand({
   name: 'backup',
   usage: 'phone-rep backup [FILE]',
-  summary: ['everything of record (the lists) in one file, or on stdout (docs/operations.md)'],
+  summary: ['everything of record (the lists) in one file or on stdout'],
   options: {},
   run({ positionals }, { io, env }) {
     const [file, ...extra] = positionals;
@@ -42,7 +42,7 @@ export const backupCommand = defineCommand({
 export const restoreCommand = defineCommand({
   name: 'restore',
   usage: 'phone-rep restore FILE|-',
-  summary: ['puts a backup back: the lists become exactly the file\'s (docs/operations.md)'],
+  summary: ["puts a backup back: the lists become exactly the file's"],
   options: {},
   async run({ positionals }, { io, env }) {
     const [source, ...extra] = positionals;
