@@ -1,8 +1,15 @@
 // The lists written back after Redis lost them stay: the write-back moves a staged hash (which
 // expires after two minutes if left behind) in place of the rules, and RENAME keeps a key's
 // expiry, so the rules must have none afterwards, or Redis would lose them again two minutes on.
+// The same for a restore, which is also written to the mirror file (LISTS_FILE beside REDIS_URL).
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createPhoneNumberParser } from '../../src/domain/numbering/parse-phone-number.js';
+import { readMirror } from '../../src/infra/lists/lists-file-mirror.js';
 import { openRedisListStore } from '../../src/infra/lists/redis-list-store.js';
+import { testNumberingPlan } from '../../harness/servers.js';
 import { deleteKeys, useRedisTestClients } from '../support/redis.js';
 
 describe('the lists written back after a Redis loss', () => {
@@ -33,5 +40,21 @@ describe('the lists written back after a Redis loss', () => {
     expect(await admin.pttl(`${prefix}lists:rules`)).toBe(-1);
     expect((await store.replaceRules([])).before).toBe(1);
     expect(await admin.exists(`${prefix}lists:rules`)).toBe(0);
+  });
+
+  it('after a restore with LISTS_FILE set, are in the mirror file before the restore returns', async () => {
+    const context = { parsePhoneNumber: createPhoneNumberParser(testNumberingPlan(), 'FR'), defaultRegion: 'FR' };
+    const path = join(mkdtempSync(join(tmpdir(), 'phone-rep-restore-mirror-')), 'lists.csv');
+    const store = await openRedisListStore({ client: await readyClient(), watch: false, file: { path, context, mirror: true } });
+    stores.push(store);
+    await store.put({ rule: '+33170*', list: 'block', createdAt: '2026-11-28T00:00:00.000Z' });
+    const restored = [
+      { rule: '+33171*', list: 'block' as const, label: 'A', createdAt: '2026-11-28T00:00:00.000Z' },
+      { rule: '+33612345678', list: 'allow' as const, note: 'n', createdAt: '2026-11-28T00:00:00.000Z', expiresAt: '2020-01-01T00:00:00.000Z' },
+    ];
+    await store.replaceRules(restored);
+    const mirror = await readMirror(path, context);
+    expect(mirror.version).toBe(Number(await admin.get(`${prefix}lists:version`)));
+    expect(mirror.rules.sort((a, b) => (a.rule < b.rule ? -1 : 1))).toEqual(restored);
   });
 });
