@@ -31,7 +31,16 @@ function run(args: string[], env: Record<string, string>): Promise<Run> {
       process.execPath,
       [BIN, ...args],
       // The test's own state directory: the default lists file is never the user's.
-      { cwd: tmpdir(), env: { PATH: process.env.PATH ?? '', NODE_NO_WARNINGS: '1', XDG_STATE_HOME: process.env.XDG_STATE_HOME ?? tmpdir(), ...env }, timeout: 120_000 },
+      {
+        cwd: tmpdir(),
+        env: {
+          PATH: process.env.PATH ?? '',
+          NODE_NO_WARNINGS: '1',
+          XDG_STATE_HOME: process.env.XDG_STATE_HOME ?? tmpdir(),
+          ...env,
+        },
+        timeout: 120_000,
+      },
       (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );
   });
@@ -67,8 +76,21 @@ const rulesOf = (text: string): BackupRule[] => (JSON.parse(text) as { lists: { 
 
 const EXPECTED: BackupRule[] = [
   { rule: '+225*', list: 'block', createdAt: '2026-11-27T10:00:00.000Z', expiresAt: '2099-01-01T00:00:00.000Z' },
-  { rule: '+33162*', list: 'block', label: 'NPV', labelPublic: true, note: 'ARCEP NPV range, "demarchage"', createdAt: '2026-11-26T02:36:57.950Z' },
-  { rule: '+33163*', list: 'block', label: 'Old campaign', createdAt: '2019-06-01T00:00:00.000Z', expiresAt: '2020-01-01T00:00:00.000Z' },
+  {
+    rule: '+33162*',
+    list: 'block',
+    label: 'NPV',
+    labelPublic: true,
+    note: 'ARCEP NPV range, "demarchage"',
+    createdAt: '2026-11-26T02:36:57.950Z',
+  },
+  {
+    rule: '+33163*',
+    list: 'block',
+    label: 'Old campaign',
+    createdAt: '2019-06-01T00:00:00.000Z',
+    expiresAt: '2020-01-01T00:00:00.000Z',
+  },
   { rule: '+33612000001', list: 'allow', createdAt: '2026-11-27T11:00:00.000Z' },
   { rule: '+33612345678', list: 'allow', label: 'Dr Martin', note: 'our GP', createdAt: '2026-11-26T02:37:19.534Z' },
 ];
@@ -81,9 +103,26 @@ async function changeAfterBackup(env: Record<string, string>): Promise<void> {
 }
 
 const WRONG_FILES: Array<[string, string, RegExp]> = [
-  ['a CSV export', 'rule,list,label,note,expiresAt,labelPublic\n+33199*,block,,,,\n', /: not a phone-reputation-backup file \(it is not JSON\); nothing was restored/],
-  ['another format', JSON.stringify({ format: 'other-backup', version: 1, lists: { rules: [] } }), /: not a phone-reputation-backup file \(its format is "other-backup"\); nothing was restored/],
-  ['a later version', JSON.stringify({ format: 'phone-reputation-backup', version: 2, createdAt: '2030-01-01T00:00:00Z', lists: { rules: [] } }), /of version 2; this phone-rep restores version 1 only; nothing was restored/],
+  [
+    'a CSV export',
+    'rule,list,label,note,expiresAt,labelPublic\n+33199*,block,,,,\n',
+    /: not a phone-reputation-backup file \(it is not JSON\); nothing was restored/,
+  ],
+  [
+    'another format',
+    JSON.stringify({ format: 'other-backup', version: 1, lists: { rules: [] } }),
+    /: not a phone-reputation-backup file \(its format is "other-backup"\); nothing was restored/,
+  ],
+  [
+    'a later version',
+    JSON.stringify({
+      format: 'phone-reputation-backup',
+      version: 2,
+      createdAt: '2030-01-01T00:00:00Z',
+      lists: { rules: [] },
+    }),
+    /of version 2; this phone-rep restores version 1 only; nothing was restored/,
+  ],
 ];
 
 // Every run loads the numbering plan: tens of seconds for a handful of runs on a loaded machine.
@@ -98,12 +137,18 @@ describe('phone-rep backup and restore on the lists file', { timeout: 300_000 },
     expect(made.stderr).toMatch(/^backed up 5 rules \(file .*lists\.csv\) to .*backup\.json\n$/);
     expect(statSync(backupFile).mode & 0o777).toBe(0o600);
     const backup = JSON.parse(readFileSync(backupFile, 'utf8')) as Record<string, unknown>;
-    expect(backup).toMatchObject({ format: 'phone-reputation-backup', version: 1, createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
+    expect(backup).toMatchObject({
+      format: 'phone-reputation-backup',
+      version: 1,
+      createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+    });
     expect(rulesOf(readFileSync(backupFile, 'utf8'))).toEqual(EXPECTED);
 
     await changeAfterBackup(env);
     const restored = await ok(['restore', backupFile], env);
-    expect(restored.stdout).toMatch(/^restored 5 rules from the backup of .*, replacing the 5 held \(file .*lists\.csv\)\n$/);
+    expect(restored.stdout).toMatch(
+      /^restored 5 rules from the backup of .*, replacing the 5 held \(file .*lists\.csv\)\n$/,
+    );
     // Without FILE, the backup goes to stdout: the rules are the first backup's, exactly.
     expect(rulesOf((await ok(['backup'], env)).stdout)).toEqual(EXPECTED);
     expect((await ok(['list', 'check', '0162001234'], env)).stdout).toMatch(/block by rule \+33162\*/);
@@ -128,15 +173,19 @@ describe('phone-rep backup and restore on Redis', { timeout: 300_000 }, () => {
   const dir = mkdtempSync(join(tmpdir(), 'phone-rep-backup-redis-'));
   const backupFile = join(dir, 'backup.json');
 
-  const startInstance = async (): Promise<TestServer> => startTestServer({ env, overrides: { sources: healthyFakeSources() } });
+  const startInstance = async (): Promise<TestServer> =>
+    startTestServer({ env, overrides: { sources: healthyFakeSources() } });
   const served = async (server: TestServer): Promise<BackupRule[]> => {
     const response = await fetch(`${server.baseUrl}/admin/lists/rules`, { headers: BEARER });
     return ((await response.json()) as BackupRule[]).sort((a, b) => (a.rule < b.rule ? -1 : 1));
   };
-  const verdict = async (server: TestServer, number: string): Promise<string> => (await fetch(`${server.baseUrl}/api/phone/${number}/verdict`)).text();
+  const verdict = async (server: TestServer, number: string): Promise<string> =>
+    (await fetch(`${server.baseUrl}/api/phone/${number}/verdict`)).text();
   /** The rules the instance holds, once they are `want` (it follows Redis' changes within a second). */
   async function expectServed(server: TestServer, want: BackupRule[]): Promise<void> {
-    await waitFor(async () => JSON.stringify(await served(server)) === JSON.stringify(want), 10_000).catch(() => undefined);
+    await waitFor(async () => JSON.stringify(await served(server)) === JSON.stringify(want), 10_000).catch(
+      () => undefined,
+    );
     expect(await served(server)).toEqual(want);
   }
 
@@ -144,7 +193,13 @@ describe('phone-rep backup and restore on Redis', { timeout: 300_000 }, () => {
     redis = await startOwnRedis({ persistent: false });
     admin = new Redis(redis.url, { maxRetriesPerRequest: 1 });
     admin.on('error', () => undefined);
-    env = { REDIS_URL: redis.url, REDIS_KEY_PREFIX: 'phonerep:', HASH_SECRET: 'test-secret-0123456789', ADMIN_TOKEN: TOKEN, RATE_LIMIT_MAX: '0' };
+    env = {
+      REDIS_URL: redis.url,
+      REDIS_KEY_PREFIX: 'phonerep:',
+      HASH_SECRET: 'test-secret-0123456789',
+      ADMIN_TOKEN: TOKEN,
+      RATE_LIMIT_MAX: '0',
+    };
     // The rules reach Redis as a restore of the file store's backup: the format is the same whatever the store.
     const seed = join(dir, 'seed.csv');
     writeFileSync(seed, LISTS_FILE_TEXT);
@@ -166,9 +221,16 @@ describe('phone-rep backup and restore on Redis', { timeout: 300_000 }, () => {
     expect(rulesOf(readFileSync(backupFile, 'utf8'))).toEqual(EXPECTED);
 
     await changeAfterBackup(env);
-    const changed = async (): Promise<string[]> => (await served(instance as TestServer)).map((rule) => `${rule.rule} ${rule.list}`);
+    const changed = async (): Promise<string[]> =>
+      (await served(instance as TestServer)).map((rule) => `${rule.rule} ${rule.list}`);
     await waitFor(async () => (await changed()).includes('+33199* block'), 10_000).catch(() => undefined);
-    expect(await changed()).toEqual(['+225* block', '+33163* block', '+33199* block', '+33612000001 allow', '+33612345678 block']);
+    expect(await changed()).toEqual([
+      '+225* block',
+      '+33163* block',
+      '+33199* block',
+      '+33612000001 allow',
+      '+33612345678 block',
+    ]);
     const versionBefore = Number(await admin.get('phonerep:lists:version'));
     const restored = await ok(['restore', backupFile], env);
     expect(restored.stdout).toMatch(/replacing the 5 held \(Redis phonerep:lists:rules\)\n$/);
@@ -195,12 +257,18 @@ describe('phone-rep backup and restore on Redis', { timeout: 300_000 }, () => {
   });
 
   it.each(WRONG_FILES)('refuses %s and changes nothing', async (_what, text, message) => {
-    const before = { version: await admin.get('phonerep:lists:version'), rules: await admin.hgetall('phonerep:lists:rules') };
+    const before = {
+      version: await admin.get('phonerep:lists:version'),
+      rules: await admin.hgetall('phonerep:lists:rules'),
+    };
     const wrong = join(dir, 'wrong.json');
     writeFileSync(wrong, text);
     const refused = await run(['restore', wrong], env);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(message);
-    expect({ version: await admin.get('phonerep:lists:version'), rules: await admin.hgetall('phonerep:lists:rules') }).toEqual(before);
+    expect({
+      version: await admin.get('phonerep:lists:version'),
+      rules: await admin.hgetall('phonerep:lists:rules'),
+    }).toEqual(before);
   });
 });

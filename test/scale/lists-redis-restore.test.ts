@@ -19,7 +19,7 @@ describe('the lists written back after a Redis loss', () => {
     await Promise.all(stores.map((store) => store.close()));
   });
 
-  it('have no expiry: the staged copy\'s is taken off', async () => {
+  it("have no expiry: the staged copy's is taken off", async () => {
     const store = await openRedisListStore({ client: await readyClient(), watch: false });
     stores.push(store);
     await store.put({ rule: '+33162*', list: 'block', createdAt: '2026-11-28T00:00:00.000Z' });
@@ -34,7 +34,9 @@ describe('the lists written back after a Redis loss', () => {
   it('after a restore (a replace) have no expiry either', async () => {
     const store = await openRedisListStore({ client: await readyClient(), watch: false });
     stores.push(store);
-    const { before } = await store.replaceRules([{ rule: '+33199*', list: 'allow', createdAt: '2026-11-28T00:00:00.000Z' }]);
+    const { before } = await store.replaceRules([
+      { rule: '+33199*', list: 'allow', createdAt: '2026-11-28T00:00:00.000Z' },
+    ]);
     expect(before).toBe(2);
     expect(await admin.hkeys(`${prefix}lists:rules`)).toEqual(['+33199*']);
     expect(await admin.pttl(`${prefix}lists:rules`)).toBe(-1);
@@ -45,12 +47,22 @@ describe('the lists written back after a Redis loss', () => {
   it('after a restore with LISTS_FILE set, are in the mirror file before the restore returns', async () => {
     const context = { parsePhoneNumber: createPhoneNumberParser(testNumberingPlan(), 'FR'), defaultRegion: 'FR' };
     const path = join(mkdtempSync(join(tmpdir(), 'phone-rep-restore-mirror-')), 'lists.csv');
-    const store = await openRedisListStore({ client: await readyClient(), watch: false, file: { path, context, mirror: true } });
+    const store = await openRedisListStore({
+      client: await readyClient(),
+      watch: false,
+      file: { path, context, mirror: true },
+    });
     stores.push(store);
     await store.put({ rule: '+33170*', list: 'block', createdAt: '2026-11-28T00:00:00.000Z' });
     const restored = [
       { rule: '+33171*', list: 'block' as const, label: 'A', createdAt: '2026-11-28T00:00:00.000Z' },
-      { rule: '+33612345678', list: 'allow' as const, note: 'n', createdAt: '2026-11-28T00:00:00.000Z', expiresAt: '2020-01-01T00:00:00.000Z' },
+      {
+        rule: '+33612345678',
+        list: 'allow' as const,
+        note: 'n',
+        createdAt: '2026-11-28T00:00:00.000Z',
+        expiresAt: '2020-01-01T00:00:00.000Z',
+      },
     ];
     await store.replaceRules(restored);
     const mirror = await readMirror(path, context);

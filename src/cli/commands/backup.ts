@@ -33,7 +33,9 @@ export const backupCommand = defineCommand({
           { mode: 0o600 },
         );
       }
-      io.err(`backed up ${rules.length} rule${rules.length === 1 ? '' : 's'} (${where})${file === undefined || file === '-' ? '' : ` to ${file}`}`);
+      io.err(
+        `backed up ${rules.length} rule${rules.length === 1 ? '' : 's'} (${where})${file === undefined || file === '-' ? '' : ` to ${file}`}`,
+      );
       return 0;
     });
   },
@@ -52,13 +54,18 @@ export const restoreCommand = defineCommand({
     try {
       backup = readBackup(text, { maxRules: MAX_RULES });
     } catch (error) {
-      if (error instanceof BackupFileError) throw new UsageError(`${source === '-' ? 'stdin' : source}: ${error.message}; nothing was restored`, { showUsage: false });
+      if (error instanceof BackupFileError)
+        throw new UsageError(`${source === '-' ? 'stdin' : source}: ${error.message}; nothing was restored`, {
+          showUsage: false,
+        });
       throw error;
     }
     const { rules } = backup.lists;
     return withListStore('restore', env, io, async ({ store, where }) => {
       const { before } = await store.replaceRules(rules);
-      io.out(`restored ${rules.length} rule${rules.length === 1 ? '' : 's'} from the backup of ${backup.createdAt}, replacing the ${before} held (${where})`);
+      io.out(
+        `restored ${rules.length} rule${rules.length === 1 ? '' : 's'} from the backup of ${backup.createdAt}, replacing the ${before} held (${where})`,
+      );
       return 0;
     });
   },

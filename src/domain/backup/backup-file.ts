@@ -48,7 +48,9 @@ function ruleJson(rule: ListRule): string {
 
 /** The backup's text, as lines (one rule a line); written with a newline after each. */
 export function formatBackupLines(backup: Backup): string[] {
-  const rules = backup.lists.rules.map((rule, at) => `      ${ruleJson(rule)}${at + 1 < backup.lists.rules.length ? ',' : ''}`);
+  const rules = backup.lists.rules.map(
+    (rule, at) => `      ${ruleJson(rule)}${at + 1 < backup.lists.rules.length ? ',' : ''}`,
+  );
   return [
     '{',
     `  "format": ${JSON.stringify(BACKUP_FORMAT)},`,
@@ -63,19 +65,26 @@ export function formatBackupLines(backup: Backup): string[] {
   ];
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function readRule(value: unknown, at: number): ListRule {
   const where = `lists.rules[${at}]`;
   if (!isObject(value)) throw new BackupFileError(`${where} is not an object`);
   const unknown = Object.keys(value).find((key) => !RULE_FIELDS.has(key));
-  if (unknown !== undefined) throw new BackupFileError(`${where} has a field this version does not know, ${JSON.stringify(unknown)}: restore it with the version that made it`);
+  if (unknown !== undefined)
+    throw new BackupFileError(
+      `${where} has a field this version does not know, ${JSON.stringify(unknown)}: restore it with the version that made it`,
+    );
   const { rule, list, labelPublic } = value;
-  if (typeof rule !== 'string' || !isNormalRule(rule)) throw new BackupFileError(`${where}.rule is not a stored rule (+digits, or +digits*)`);
+  if (typeof rule !== 'string' || !isNormalRule(rule))
+    throw new BackupFileError(`${where}.rule is not a stored rule (+digits, or +digits*)`);
   for (const field of STRING_FIELDS) {
-    if (value[field] !== undefined && typeof value[field] !== 'string') throw new BackupFileError(`${where}.${field} is not a string`);
+    if (value[field] !== undefined && typeof value[field] !== 'string')
+      throw new BackupFileError(`${where}.${field} is not a string`);
   }
-  if (labelPublic !== undefined && typeof labelPublic !== 'boolean') throw new BackupFileError(`${where}.labelPublic is not true or false`);
+  if (labelPublic !== undefined && typeof labelPublic !== 'boolean')
+    throw new BackupFileError(`${where}.labelPublic is not true or false`);
   if (value.createdAt === undefined) throw new BackupFileError(`${where}.createdAt is missing`);
   const checked = checkRuleFields({
     rule,
@@ -103,21 +112,33 @@ export function readBackup(text: string, options: { maxRules?: number } = {}): B
     throw new BackupFileError(`not a ${BACKUP_FORMAT} file (it is not JSON)`);
   }
   if (!isObject(value) || value.format !== BACKUP_FORMAT) {
-    const format = isObject(value) && typeof value.format === 'string' ? ` (its format is ${JSON.stringify(value.format.slice(0, 60))})` : '';
+    const format =
+      isObject(value) && typeof value.format === 'string'
+        ? ` (its format is ${JSON.stringify(value.format.slice(0, 60))})`
+        : '';
     throw new BackupFileError(`not a ${BACKUP_FORMAT} file${format}`);
   }
   if (value.version !== BACKUP_VERSION) {
-    throw new BackupFileError(`a ${BACKUP_FORMAT} file of version ${JSON.stringify(value.version)}; this phone-rep restores version ${BACKUP_VERSION} only`);
+    throw new BackupFileError(
+      `a ${BACKUP_FORMAT} file of version ${JSON.stringify(value.version)}; this phone-rep restores version ${BACKUP_VERSION} only`,
+    );
   }
   const unknown = Object.keys(value).find((key) => !TOP_LEVEL.has(key));
-  if (unknown !== undefined) throw new BackupFileError(`the file holds a section this version does not know, ${JSON.stringify(unknown)}: restore it with the version that made it`);
+  if (unknown !== undefined)
+    throw new BackupFileError(
+      `the file holds a section this version does not know, ${JSON.stringify(unknown)}: restore it with the version that made it`,
+    );
   if (typeof value.createdAt !== 'string') throw new BackupFileError('createdAt is missing');
   const lists = value.lists;
-  if (!isObject(lists) || !Array.isArray(lists.rules)) throw new BackupFileError('lists.rules is missing or not an array');
+  if (!isObject(lists) || !Array.isArray(lists.rules))
+    throw new BackupFileError('lists.rules is missing or not an array');
   const extra = Object.keys(lists).find((key) => key !== 'rules');
-  if (extra !== undefined) throw new BackupFileError(`lists has a field this version does not know, ${JSON.stringify(extra)}`);
+  if (extra !== undefined)
+    throw new BackupFileError(`lists has a field this version does not know, ${JSON.stringify(extra)}`);
   if (options.maxRules !== undefined && lists.rules.length > options.maxRules) {
-    throw new BackupFileError(`lists.rules holds ${lists.rules.length} rules; the lists hold at most ${options.maxRules}`);
+    throw new BackupFileError(
+      `lists.rules holds ${lists.rules.length} rules; the lists hold at most ${options.maxRules}`,
+    );
   }
   const seen = new Set<string>();
   const rules = lists.rules.map((rule: unknown, at) => {
