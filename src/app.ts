@@ -35,7 +35,7 @@ import type { ListStore } from './infra/lists/list-store.js';
 import { createReadinessCheck, type ReadinessCheck } from './infra/readiness/readiness.js';
 import type { BlocklistFeed } from './infra/blocklist/blocklist-feed.js';
 import type { TextFacts, VerdictRule } from './domain/verdict.js';
-import { feedRoutes } from './http/routes/feed-routes.js';
+import { feedOffRoutes, feedRoutes } from './http/routes/feed-routes.js';
 import { spamBlockerRoutes } from './http/routes/spamblocker-routes.js';
 
 export interface AppDependencies {
@@ -184,7 +184,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await app.register(spamBlockerRoutes, { publicUrl: config.PUBLIC_URL });
   if (deps.blocklistFeed !== undefined && config.FEED_PASSWORD !== undefined) {
     await app.register(feedRoutes, { feed: deps.blocklistFeed, user: config.FEED_USER, password: config.FEED_PASSWORD, publicUrl: config.PUBLIC_URL });
-  }
+  } else if (config.FEED_PASSWORD === undefined) await app.register(feedOffRoutes);
   await app.register(healthRoutes, { startedAtMs: deps.startedAtMs ?? Date.now() - process.uptime() * 1000 });
   await app.register(readinessRoutes, { readiness: deps.readiness ?? createReadinessCheck({ upstreams: [] }) });
   await app.register(docsRoutes);

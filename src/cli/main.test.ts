@@ -48,6 +48,8 @@ describe('the command table', () => {
       '  phone-rep list import FILE|-',
       '  phone-rep list export',
       "                                                     the operator's allow and block lists (docs/lists.md)",
+      '  phone-rep backup [FILE]                            everything of record (the lists) in one file or on stdout',
+      "  phone-rep restore FILE|-                           puts a backup back: the lists become exactly the file's",
       '',
       'lookup and batch run in-process by default; --url sends the requests to a running server instead.',
       "When every source fails, lookup still prints the number's facts and batch still fills its facts columns.",
@@ -84,6 +86,15 @@ describe('a usage mistake', () => {
       const run = capture();
       expect(await runCli(argv, run.io)).toBe(2);
       expect(run.err).toEqual(['usage: phone-rep data <update [--force]|info>']);
+    }
+    for (const [argv, usage] of [
+      [['restore'], 'usage: phone-rep restore FILE|-'],
+      [['restore', 'a.json', 'b.json'], 'usage: phone-rep restore FILE|-'],
+      [['backup', 'a.json', 'b.json'], 'usage: phone-rep backup [FILE]'],
+    ] as const) {
+      const run = capture();
+      expect(await runCli([...argv], run.io)).toBe(2);
+      expect(run.err).toEqual([usage]);
     }
     for (const argv of [['list'], ['list', 'bogus'], ['list', 'add'], ['list', 'show', 'extra']]) {
       const run = capture();

@@ -6,6 +6,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { nodeFloorProblem } from '../infra/runtime/node-floor.js';
 import { createContext, runCommand, type CliIo, type Command } from './command.js';
+import { backupCommand, restoreCommand } from './commands/backup.js';
 import { batchCommand } from './commands/batch.js';
 import { canaryCommand } from './commands/canary.js';
 import { dataCommand } from './commands/data.js';
@@ -18,7 +19,7 @@ import { processIo, processOutputWritten } from './process-io.js';
 export type { CliIo } from './command.js';
 
 /** Every command, in the order the help shows them. */
-export const COMMANDS: readonly Command[] = [lookupCommand, infoCommand, batchCommand, serveCommand, canaryCommand, dataCommand, listCommand];
+export const COMMANDS: readonly Command[] = [lookupCommand, infoCommand, batchCommand, serveCommand, canaryCommand, dataCommand, listCommand, backupCommand, restoreCommand];
 
 /** Where the help's descriptions start. */
 const HELP_COLUMN = 53;

@@ -1,5 +1,7 @@
 // The deployment's public base URL, for what the service hands out to be fetched later (the
 // SpamBlocker configs' download URLs): PUBLIC_URL, else what the request and a trusted proxy say.
+// A config built from a guess, or naming a loopback host a phone cannot reach, says so
+// (publicBase's `warning`), so that whoever pastes it learns to set PUBLIC_URL.
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from './errors.js';
 
@@ -36,4 +38,32 @@ export function publicBaseUrl(request: FastifyRequest, publicUrl: string | undef
   const protocol = request.protocol === 'https' ? 'https' : 'http';
   const port = /:\d+$/.test(host) ? undefined : forwardedPort(request);
   return `${protocol}://${host}${port === undefined || port === DEFAULT_PORT[protocol] ? '' : `:${port}`}`;
+}
+
+/** Why a served config's base URL may be wrong: built from the request, or naming a loopback host. */
+export type PublicUrlWarning = 'guessed' | 'loopback';
+
+/** What each warning tells the reader (the configs' description and the X-Public-URL-Warning header). */
+export const PUBLIC_URL_WARNINGS: Readonly<Record<PublicUrlWarning, { short: string; sentence: string }>> = {
+  loopback: {
+    short: 'loopback address: set PUBLIC_URL',
+    sentence: 'This config names a loopback address, which a phone cannot reach: set PUBLIC_URL to the address the phones use.',
+  },
+  guessed: {
+    short: 'address guessed: set PUBLIC_URL',
+    sentence: 'This config\'s address was guessed from the request (Host, or a trusted proxy\'s X-Forwarded-*): set PUBLIC_URL.',
+  },
+};
+
+/** A loopback host (`localhost`, 127.0.0.0/8, `::1`, with or without a port): no phone reaches it. */
+export function isLoopbackHost(host: string): boolean {
+  const name = host.replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  return name === 'localhost' || name.endsWith('.localhost') || /^127(?:\.\d{1,3}){3}$/.test(name) || name === '::1' || name === '0:0:0:0:0:0:0:1';
+}
+
+/** The base URL (publicBaseUrl) and, when it is a guess or a loopback host, the warning to give with it. */
+export function publicBase(request: FastifyRequest, publicUrl: string | undefined): { url: string; warning?: PublicUrlWarning } {
+  const url = publicBaseUrl(request, publicUrl);
+  if (isLoopbackHost(new URL(url).host)) return { url, warning: 'loopback' };
+  return publicUrl === undefined ? { url, warning: 'guessed' } : { url };
 }

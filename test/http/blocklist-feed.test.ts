@@ -176,8 +176,12 @@ describe('blocklist feed', () => {
 
   it('serves the SpamBlocker workflow that downloads the CSV with the caller’s own credentials', async () => {
     const answer = await request('/integrations/spamblocker/workflow.json', { headers: { authorization: GOOD } });
-    const workflow = (await answer.json()) as { actions: Array<{ type: string; url?: string; header?: string }> };
+    const workflow = (await answer.json()) as { desc: string; actions: Array<{ type: string; url?: string; header?: string; description?: string }> };
     expect(workflow.actions.map((action) => action.type)).toEqual(['HttpDownload', 'ParseCSV', 'ImportAsRegexRule']);
+    // Built for 127.0.0.1 without PUBLIC_URL: it says so; the rule's own description (what Replace finds it by) stays.
+    expect(workflow.desc).toBe('phone-reputation blocklist (loopback address: set PUBLIC_URL)');
+    expect(answer.headers.get('x-public-url-warning')).toMatch(/loopback address, which a phone cannot reach: set PUBLIC_URL/);
+    expect(workflow.actions[2]?.description).toBe('phone-reputation blocklist');
     expect(workflow.actions[0]?.url).toBe(`${server.baseUrl}/feed/blocklist.csv`);
     expect(workflow.actions[0]?.header).toBe(`Authorization: ${GOOD}`);
   });
@@ -229,13 +233,21 @@ describe('blocklist feed', () => {
 });
 
 describe('blocklist feed: off and rate limited', () => {
-  it('is not there without FEED_PASSWORD, and records nothing', async () => {
+  it('is not there without FEED_PASSWORD: a 404 problem that names FEED_PASSWORD, and records nothing', async () => {
     const server = await startTestServer({ overrides: { sources: scoredSources({ '+33698765432': 8 }) } });
     try {
       expect(server.deps.blocklistFeed).toBeUndefined();
-      for (const [method, path] of [['GET', '/feed/blocklist.csv'], ['GET', '/feed/blocklist.vcf'], ['PROPFIND', '/carddav/'], ['GET', '/integrations/spamblocker/workflow.json'], ['GET', '/.well-known/carddav']] as const) {
-        expect((await fetch(`${server.baseUrl}${path}`, { method, headers: { authorization: GOOD }, redirect: 'manual' })).status, path).toBe(404);
+      const paths = [['GET', '/feed/blocklist.csv'], ['GET', '/feed/blocklist.vcf'], ['PROPFIND', '/carddav/'], ['REPORT', '/carddav/blocklist/'], ['GET', '/carddav/blocklist/x.vcf'], ['GET', '/integrations/spamblocker/workflow.json'], ['GET', '/.well-known/carddav']] as const;
+      for (const [method, path] of paths) {
+        const answer = await fetch(`${server.baseUrl}${path}`, { method, headers: { authorization: GOOD }, redirect: 'manual' });
+        expect(answer.status, path).toBe(404);
+        expect(answer.headers.get('content-type'), path).toBe('application/problem+json; charset=utf-8');
+        expect(await answer.json(), path).toMatchObject({ status: 404, type: '/problems/route-not-found', detail: expect.stringContaining('setting FEED_PASSWORD') });
       }
+      const head = await fetch(`${server.baseUrl}/feed/blocklist.csv`, { method: 'HEAD' });
+      expect(head.status).toBe(404);
+      // Any other path is still the bare 404.
+      expect(await (await fetch(`${server.baseUrl}/feed/other.csv`)).json()).not.toHaveProperty('detail');
     } finally {
       await server.close();
     }

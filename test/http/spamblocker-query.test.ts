@@ -134,6 +134,31 @@ describe('SpamBlocker instant query, callers on the operator’s lists', () => {
 });
 
 describe('SpamBlocker config: the base URL', () => {
+  it('says to set PUBLIC_URL when its address was guessed or is a loopback host, in its description and a header', async () => {
+    const unset = await startTestServer({ env: { TRUST_PROXY: 'loopback' }, overrides: { sources: scoredSources({}) } });
+    const set = await startTestServer({ env: { PUBLIC_URL: 'https://phones.example.org' }, overrides: { sources: scoredSources({}) } });
+    const loopback = await startTestServer({ env: { PUBLIC_URL: 'http://localhost:3000' }, overrides: { sources: scoredSources({}) } });
+    try {
+      const served = async (server: TestServer, headers: Record<string, string> = {}): Promise<{ desc: string; warning: string | null }> => {
+        const answer = await fetch(`${server.baseUrl}/integrations/spamblocker/query.json`, { headers });
+        return { desc: ((await answer.json()) as QueryApi).desc, warning: answer.headers.get('x-public-url-warning') };
+      };
+      // The test's server is reached on 127.0.0.1: a loopback host, which no phone reaches.
+      expect(await served(unset)).toEqual({
+        desc: `phone-reputation (${new URL(unset.baseUrl).host}; loopback address: set PUBLIC_URL)`,
+        warning: 'This config names a loopback address, which a phone cannot reach: set PUBLIC_URL to the address the phones use.',
+      });
+      expect(await served(unset, { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'phones.example.org' })).toEqual({
+        desc: 'phone-reputation (phones.example.org; address guessed: set PUBLIC_URL)',
+        warning: "This config's address was guessed from the request (Host, or a trusted proxy's X-Forwarded-*): set PUBLIC_URL.",
+      });
+      expect(await served(set)).toEqual({ desc: 'phone-reputation (phones.example.org)', warning: null });
+      expect((await served(loopback)).desc).toBe('phone-reputation (localhost:3000; loopback address: set PUBLIC_URL)');
+    } finally {
+      await Promise.all([unset.close(), set.close(), loopback.close()]);
+    }
+  });
+
   it('comes from the Host header without PUBLIC_URL, and from X-Forwarded-* only when TRUST_PROXY trusts the proxy', async () => {
     const plain = await startTestServer({ overrides: { sources: scoredSources({}) } });
     const proxied = await startTestServer({ env: { TRUST_PROXY: 'loopback' }, overrides: { sources: scoredSources({}) } });

@@ -26,7 +26,7 @@ const LIST_OPTIONS = {
 type ListValues = CommandArgs<typeof LIST_OPTIONS>['values'];
 
 /** What an action works on: the store opened for it, and how rules and numbers are read. */
-interface ListScope {
+export interface ListScope {
   readonly io: CliIo;
   readonly store: ListStore;
   readonly ruleContext: RuleContext;
@@ -154,32 +154,41 @@ export const listCommand = defineCommand({
   usage: LIST_ACTIONS.map(actionUsage).join('\n       '),
   summary: ["the operator's allow and block lists (docs/lists.md)"],
   options: LIST_OPTIONS,
-  async run({ values, positionals }, { io, env }) {
+  run({ values, positionals }, { io, env }) {
     const [name, argument, ...extra] = positionals;
     const action = LIST_ACTIONS.find((candidate) => candidate.name === name);
     if (action === undefined || extra.length > 0 || (action.argument === undefined) !== (argument === undefined)) throw new UsageError();
-    const config = loadConfig(env);
-    const ruleContext: RuleContext = {
-      parsePhoneNumber: createPhoneNumberParser(loadNumberingPlan(config.ARCEP_DATA_DIR, { foreignCarriers: false }), config.DEFAULT_REGION),
-      defaultRegion: config.DEFAULT_REGION,
-    };
-    let store: ListStore;
-    try {
-      store = await openListStore(listsLocationOf(config), { context: ruleContext, watch: false });
-    } catch (error) {
-      io.err(stripControls(error instanceof ListsFileError ? error.message : `the lists cannot be opened: ${error instanceof Error ? error.message : String(error)}`));
-      return 1;
-    }
-    try {
-      const where = `${store.kind === 'redis' ? 'Redis' : 'file'} ${store.location}`;
-      return await action.run(argument ?? '', values, { io, store, ruleContext, where });
-    } catch (error) {
-      if (error instanceof UsageError) throw error;
-      // The store failed: named as the list's, exit 1.
-      io.err(stripControls(`phone-rep list: ${error instanceof Error ? error.message : String(error)}`));
-      return 1;
-    } finally {
-      await store.close();
-    }
+    return withListStore('list', env, io, (scope) => action.run(argument ?? '', values, scope));
   },
 });
+
+/**
+ * Opens the store the configuration names (the file, or Redis with REDIS_URL), as the service
+ * does, runs `use` on it and closes it. A store that cannot be opened, or that fails, is exit 1
+ * with the message, prefixed with the command's name; a UsageError goes on to runCommand.
+ */
+export async function withListStore(command: string, env: Record<string, string | undefined>, io: CliIo, use: (scope: ListScope) => Promise<number>): Promise<number> {
+  const config = loadConfig(env);
+  const ruleContext: RuleContext = {
+    parsePhoneNumber: createPhoneNumberParser(loadNumberingPlan(config.ARCEP_DATA_DIR, { foreignCarriers: false }), config.DEFAULT_REGION),
+    defaultRegion: config.DEFAULT_REGION,
+  };
+  let store: ListStore;
+  try {
+    store = await openListStore(listsLocationOf(config), { context: ruleContext, watch: false });
+  } catch (error) {
+    io.err(stripControls(error instanceof ListsFileError ? error.message : `the lists cannot be opened: ${error instanceof Error ? error.message : String(error)}`));
+    return 1;
+  }
+  try {
+    const where = `${store.kind === 'redis' ? 'Redis' : 'file'} ${store.location}`;
+    return await use({ io, store, ruleContext, where });
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    // The store failed: named as the command's, exit 1.
+    io.err(stripControls(`phone-rep ${command}: ${error instanceof Error ? error.message : String(error)}`));
+    return 1;
+  } finally {
+    await store.close();
+  }
+}

@@ -17,7 +17,7 @@ import { basicCheck, basicCredentialsOf } from '../credentials.js';
 import { ApiError } from '../errors.js';
 import { davMissing, davRequestSteps, davResponse, escapeXml, multistatus, needPrivilegesError, parseDavRequest, type DavProperties, type DavProperty, type DavRequest } from '../dav/dav-xml.js';
 import { matchesEtag } from '../conditional-requests.js';
-import { publicBaseUrl } from '../public-url.js';
+import { publicBase, PUBLIC_URL_WARNINGS } from '../public-url.js';
 import { CardParamsSchema, HIDDEN } from '../schemas/feed.js';
 import { spamBlockerWorkflow } from './spamblocker-routes.js';
 
@@ -367,10 +367,28 @@ export async function feedRoutes(app: FastifyInstance, options: FeedRoutesOption
   typed.get('/feed/blocklist.vcf', { config: FEED_ROUTE, schema: HIDDEN, preParsing: authenticate }, async (request, reply) => sendFile(request, reply, current().vcf, VCARD_TYPE));
   typed.get('/feed/blocklist.csv', { config: FEED_ROUTE, schema: HIDDEN, preParsing: authenticate }, async (request, reply) => sendFile(request, reply, current().csv, 'text/csv; charset=utf-8'));
   typed.get('/integrations/spamblocker/workflow.json', { config: FEED_ROUTE, schema: HIDDEN, preParsing: authenticate }, async (request, reply) => {
-    const base = publicBaseUrl(request, options.publicUrl);
+    const base = publicBase(request, options.publicUrl);
     // The caller's own credentials, which it just proved, go into the workflow's download header.
     const credentials = basicCredentialsOf(request.headers.authorization)?.encoded ?? '';
     reply.header('cache-control', 'private, no-store').header('content-type', 'application/json; charset=utf-8');
-    return reply.send(`${JSON.stringify(spamBlockerWorkflow(base, credentials), null, 2)}\n`);
+    if (base.warning !== undefined) reply.header('x-public-url-warning', PUBLIC_URL_WARNINGS[base.warning].sentence);
+    return reply.send(`${JSON.stringify(spamBlockerWorkflow(base.url, credentials, base.warning), null, 2)}\n`);
   });
+}
+
+/** What a feed path answers while the feed is off: says why, and what turns it on. */
+export const FEED_OFF_DETAIL = 'The blocklist feed is off on this service: its administrator turns it on by setting FEED_PASSWORD (docs/integrations/blocklist-feed.md).';
+
+/**
+ * Registered when FEED_PASSWORD is unset: every path of the feed, with any method, answers a
+ * 404 problem that names FEED_PASSWORD, so a Fritz!Box's or a phone's owner learns why, where a
+ * bare "Route not found" said nothing. Rate limited like the feed (an unknown path is too).
+ */
+export async function feedOffRoutes(app: FastifyInstance): Promise<void> {
+  const off = async (): Promise<never> => {
+    throw new ApiError('route_not_found', FEED_OFF_DETAIL);
+  };
+  for (const url of ['/.well-known/carddav', CARDDAV_HOME, ADDRESS_BOOK, `${ADDRESS_BOOK}:name`, '/feed/blocklist.vcf', '/feed/blocklist.csv', '/integrations/spamblocker/workflow.json']) {
+    app.route({ method: app.supportedMethods.filter((method) => method !== 'HEAD'), url, config: FEED_ROUTE, schema: HIDDEN, preParsing: off, handler: off });
+  }
 }

@@ -2,6 +2,9 @@
 // in the app's own JSON (kotlinx.serialization, `type` as the class discriminator), filled with
 // this deployment's public base URL: docs/integrations/spamblocker.md.
 //
+// Built from a guessed or a loopback base URL (PUBLIC_URL unset), a config says so in its
+// description (which the app shows) and in an X-Public-URL-Warning header (public-url.ts).
+//
 // - query.json: an "Instant Query" API (the app's `Api`): ParseIncomingNumber, then HttpDownload
 //   of `/verdict?cid=fr` for `{cc}{domestic}` (pasted unencoded by the app), then
 //   ParseQueryResult (negative: the body starts with `block`; positive: with `allow`; category:
@@ -10,7 +13,7 @@
 //   that downloads /feed/blocklist.csv, parses it with ParseCSV and replaces one number rule.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { publicBaseUrl } from '../public-url.js';
+import { publicBase, PUBLIC_URL_WARNINGS, type PublicUrlWarning } from '../public-url.js';
 
 /**
  * SpamBlocker races every enabled API within about 4.5 s and gives none a deadline of its own:
@@ -28,9 +31,9 @@ export const SPAMBLOCKER_SIGNATURES = {
 } as const;
 
 /** The Instant Query API, as SpamBlocker's `Api` serialises. */
-export function spamBlockerQueryApi(base: string): Record<string, unknown> {
+export function spamBlockerQueryApi(base: string, warning?: PublicUrlWarning): Record<string, unknown> {
   return {
-    desc: `phone-reputation (${new URL(base).host})`,
+    desc: `phone-reputation (${new URL(base).host}${warning === undefined ? '' : `; ${PUBLIC_URL_WARNINGS[warning].short}`})`,
     enabled: true,
     actions: [
       { type: 'ParseIncomingNumber', numberFilter: '.*' },
@@ -44,10 +47,14 @@ export function spamBlockerQueryApi(base: string): Record<string, unknown> {
 
 export const WORKFLOW_RULE_DESCRIPTION = 'phone-reputation blocklist';
 
-/** The scheduled workflow, as SpamBlocker's `Bot` serialises: every 6 hours, the CSV replaces one number rule. */
-export function spamBlockerWorkflow(base: string, basicCredentials: string): Record<string, unknown> {
+/**
+ * The scheduled workflow, as SpamBlocker's `Bot` serialises: every 6 hours, the CSV replaces one
+ * number rule. A warning goes in the workflow's own description only: the rule's is what
+ * `Replace` finds the rule by.
+ */
+export function spamBlockerWorkflow(base: string, basicCredentials: string, warning?: PublicUrlWarning): Record<string, unknown> {
   return {
-    desc: WORKFLOW_RULE_DESCRIPTION,
+    desc: warning === undefined ? WORKFLOW_RULE_DESCRIPTION : `${WORKFLOW_RULE_DESCRIPTION} (${PUBLIC_URL_WARNINGS[warning].short})`,
     schedule: { type: 'Periodically', time: { hour: 6, min: 0 } },
     actions: [
       { type: 'HttpDownload', url: `${base}/feed/blocklist.csv`, header: `Authorization: Basic ${basicCredentials}` },
@@ -60,7 +67,9 @@ export function spamBlockerWorkflow(base: string, basicCredentials: string): Rec
 
 export async function spamBlockerRoutes(app: FastifyInstance, options: { publicUrl: string | undefined }): Promise<void> {
   app.withTypeProvider<TypeBoxTypeProvider>().get('/integrations/spamblocker/query.json', { config: { rateLimit: true, shed: true }, schema: { hide: true } }, async (request, reply) => {
+    const base = publicBase(request, options.publicUrl);
     reply.header('cache-control', 'no-store').header('content-type', 'application/json; charset=utf-8');
-    return reply.send(`${JSON.stringify(spamBlockerQueryApi(publicBaseUrl(request, options.publicUrl)), null, 2)}\n`);
+    if (base.warning !== undefined) reply.header('x-public-url-warning', PUBLIC_URL_WARNINGS[base.warning].sentence);
+    return reply.send(`${JSON.stringify(spamBlockerQueryApi(base.url, base.warning), null, 2)}\n`);
   });
 }

@@ -235,12 +235,13 @@ function holdLock(lockPath: string, me: LockOwner, leaseMs: number): HeldLock {
 /**
  * Writes `text` to `path` atomically: temp file, fsync, rename, fsync of the directory. Chunks
  * are written one at a time (each encoded on its own: a large file never holds the loop whole).
+ * `mode`: the new file's permissions (default 0644, less the umask).
  */
-export async function writeFileAtomically(path: string, text: string | readonly string[]): Promise<void> {
+export async function writeFileAtomically(path: string, text: string | readonly string[], options: { mode?: number } = {}): Promise<void> {
   const directory = dirname(path);
   await mkdir(directory, { recursive: true });
   const temporary = join(directory, `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  const handle = await open(temporary, 'w', 0o644);
+  const handle = await open(temporary, 'w', options.mode ?? 0o644);
   try {
     // Each writeFile goes on from the handle's current position (Node's documented behaviour).
     for (const chunk of typeof text === 'string' ? [text] : text) await handle.writeFile(chunk, 'utf8');
@@ -468,6 +469,14 @@ export async function openFileListStore(options: FileListStoreOptions): Promise<
         });
         if (rules.size > MAX_RULES) throw new ListsTooLarge(`the import would make the lists ${rules.size} rules; they hold at most ${MAX_RULES}`);
         return { result: { added: imported.length - replaced, replaced }, changed: imported.length > 0 };
+      }),
+    replaceRules: (restored) =>
+      write(async (rules) => {
+        if (restored.length > MAX_RULES) throw new ListsTooLarge(`the restore holds ${restored.length} rules; the lists hold at most ${MAX_RULES}`);
+        const before = rules.size;
+        rules.clear();
+        await forEachInSlices(restored, (rule) => rules.set(rule.rule, rule));
+        return { result: { before }, changed: true };
       }),
     storedRules: () => live.current().allRules(),
     index: () => live.current(),

@@ -64,6 +64,12 @@ export interface ListStore extends OperatorLists {
   remove(rule: string): Promise<boolean>;
   /** Adds or replaces every rule given, all at once (checked beforehand by the caller). */
   importRules(rules: readonly ListRule[]): Promise<{ added: number; replaced: number }>;
+  /**
+   * Replaces every rule held with `rules` (checked beforehand by the caller), at once: a restore.
+   * Every instance goes from the old rules to the new ones in one change. `before`: the rules held
+   * until then.
+   */
+  replaceRules(rules: readonly ListRule[]): Promise<{ before: number }>;
   /** Every rule held, expired ones included. */
   storedRules(): ListRule[];
   /** The rules as the index holds them (for `check`'s explanation). */

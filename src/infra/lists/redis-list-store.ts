@@ -403,6 +403,30 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
     return { added: rules.length - first, replaced: first };
   }
 
+  /**
+   * Replaces every rule at once (a restore): staged a slice at a time, then moved in place by one
+   * script with one `reload` change, so every instance goes from the old rules to the new ones in
+   * one step. Sent again, up to 5 times, if Redis' lists were written back meanwhile.
+   */
+  async function replaceRules(rules: readonly ListRule[]): Promise<{ before: number }> {
+    let first: number | undefined;
+    for (let attempt = 1; ; attempt += 1) {
+      // No rule: nothing staged, and the script deletes the rules (a key that does not exist is no hash).
+      const staged = rules.length === 0 ? `${STAGED}none-${randomBytes(8).toString('hex')}` : await stage(rules);
+      const replaced = changeReply(await run('written', (redis) => redis.phonerepListsReplace(RULES, VERSION, CHANGES, staged, EPOCH, maxLength, newEpoch())));
+      first ??= replaced.count;
+      await readAll();
+      if (file?.mirror !== true) break;
+      await catchUp(replaced.id);
+      if (replaced.epoch === heldEpoch) {
+        await mirrorUpTo(loadedVersion);
+        break;
+      }
+      if (attempt === 5) throw new ListStoreUnavailable('the lists in Redis kept being written back during this restore; try again');
+    }
+    return { before: first };
+  }
+
   // Opening: wait a little for Redis. Down at start does not stop the service (the caches and
   // limits fall back to memory): the lists start empty, say so loudly, and are read (and the file
   // imported if Redis holds none) once Redis answers.
@@ -500,6 +524,7 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
       return (await change('remove', rule, '', () => live.current().delete(rule))) > 0;
     },
     importRules: (rules) => importRules(rules),
+    replaceRules: (rules) => replaceRules(rules),
     storedRules: () => live.current().allRules(),
     index: () => live.current(),
     countByList: (now) => live.current().countByList(now),

@@ -169,6 +169,27 @@ return {replaced, v, id, epoch}
 `;
 
 /**
+ * A restore of the lists (`phone-rep restore`): the rules staged beforehand in a hash of their
+ * own (written in slices) replace every rule at once, with one `reload` change, so every
+ * instance goes from the old rules to the new ones in one step. KEYS = lists:rules, lists:version,
+ * lists:changes, the staged hash (moved in place; absent for no rule), lists:epoch. ARGV = the
+ * stream's bound, an epoch to set when there is none. Returns {rules held before, the version,
+ * the change's id, the epoch}.
+ */
+export const LISTS_REPLACE_LUA = `
+${listsEpoch('KEYS[5]', 'ARGV[2]')}local before = redis.call('HLEN', KEYS[1])
+if redis.call('EXISTS', KEYS[4]) == 1 then
+  redis.call('RENAME', KEYS[4], KEYS[1])
+  redis.call('PERSIST', KEYS[1])
+else
+  redis.call('DEL', KEYS[1])
+end
+local v = redis.call('INCR', KEYS[2])
+local id = redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[1], '*', 'v', v, 'e', epoch, 'op', 'reload')
+return {before, v, id, epoch}
+`;
+
+/**
  * Puts back the lists in Redis after Redis lost them (redis-list-store.ts), unless someone wrote
  * meanwhile. KEYS = lists:version, lists:rules, the staged copy of the rules (a hash written in
  * slices beforehand), lists:changes, lists:epoch. ARGV = the version read before ('' when it was
@@ -176,6 +197,7 @@ return {replaced, v, id, epoch}
  * the rules, sets the version and a new epoch (the lists' lineage changed: a writer whose change
  * went into the old one sends it again) and adds a `reload` change. Returns the change's stream
  * id, or false (nothing done, the staged copy dropped) when the version is no longer the one read.
+ * RENAME keeps the staged hash's expiry: PERSIST takes it off, or the lists would vanish with it.
  */
 export const LISTS_RESTORE_LUA = `
 local current = redis.call('GET', KEYS[1])
@@ -185,6 +207,7 @@ if (current or '') ~= ARGV[1] then
 end
 if redis.call('EXISTS', KEYS[3]) == 1 then
   redis.call('RENAME', KEYS[3], KEYS[2])
+  redis.call('PERSIST', KEYS[2])
 else
   redis.call('DEL', KEYS[2])
 end
@@ -203,6 +226,7 @@ export const REDIS_SCRIPTS = {
   phonerepListsChange: { numberOfKeys: 4, lua: LISTS_CHANGE_LUA },
   phonerepListsMerge: { numberOfKeys: 5, lua: LISTS_MERGE_LUA },
   phonerepListsRestore: { numberOfKeys: 5, lua: LISTS_RESTORE_LUA },
+  phonerepListsReplace: { numberOfKeys: 5, lua: LISTS_REPLACE_LUA },
 } as const satisfies NonNullable<RedisOptions['scripts']>;
 
 /** The commands REDIS_SCRIPTS adds to a connection (ioredis cannot infer them from the option). */
@@ -215,6 +239,7 @@ export interface ScriptCommands {
   phonerepListsChange(rules: string, version: string, changes: string, epoch: string, op: 'put' | 'remove', rule: string, value: string, maxLength: number, newEpoch: string): Promise<unknown>;
   phonerepListsMerge(rules: string, version: string, changes: string, staged: string, epoch: string, maxLength: number, newEpoch: string): Promise<unknown>;
   phonerepListsRestore(version: string, rules: string, staged: string, changes: string, epoch: string, expected: string, next: number, maxLength: number, newEpoch: string): Promise<unknown>;
+  phonerepListsReplace(rules: string, version: string, changes: string, staged: string, epoch: string, maxLength: number, newEpoch: string): Promise<unknown>;
 }
 
 /** A connection opened with REDIS_SCRIPTS. */
