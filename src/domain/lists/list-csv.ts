@@ -13,7 +13,8 @@
 //   is already a quote followed by one of those gets one more quote, so every value reads back
 //   as it was written.
 import type { ListRule } from '../ports/operator-lists.js';
-import { checkRule, checkRuleFields, isNormalRule, type RuleContext, type RuleProblem } from './rules.js';
+import { checkRule, checkRuleFields, type RuleContext, type RuleProblem } from './rules.js';
+import { isRuleSpelling } from './rule-key.js';
 
 // `labelPublic` (`true`, or empty for false) came last, after the rest: files and imports
 // written before it, without the column, read as before (every label private).
@@ -164,7 +165,7 @@ export function readRuleLine(line: string, lineNumber: number, columns: readonly
     row[column] = value !== undefined && ESCAPED_COLUMNS.has(column) ? unescapeFormula(value) : value;
   });
   const rule = (row.rule ?? '').trim();
-  if (options.trustNormalForm === true && isNormalRule(rule)) {
+  if (options.trustNormalForm === true && isRuleSpelling(rule)) {
     // The store's own file: the rule is already E.164; every other field is checked all the same.
     const checked = checkRuleFields({ ...row, rule, list: row.list });
     if (!checked.ok) throw new ListCsvError(lineNumber, `${checked.problem.field}: ${checked.problem.reason}`, checked.problem.field, rule);

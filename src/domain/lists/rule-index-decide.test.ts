@@ -34,10 +34,11 @@ describe('rule index decide', () => {
     expect(index.decide('33612345678', true, after)?.rule).toBe('+336123*');
   });
 
-  it('gives the rules in force, without the expired ones', () => {
+  it('gives the rules in force, without the expired ones (activeRules is the same walk, collected)', () => {
+    expect(index.activeRules(after)).toEqual([...index.inForce(after)]);
     expect([...index.inForce(before)].map((item) => item.rule)).toContain('+3361234*');
     expect([...index.inForce(after)].map((item) => item.rule)).not.toContain('+3361234*');
-    expect([...index.inForce(after)].find((item) => item.rule === '+33612345678')).toEqual({ rule: '+33612345678', list: 'allow', label: 'Boss' });
+    expect([...index.inForce(after)].find((item) => item.rule === '+33612345678')).toEqual({ rule: '+33612345678', list: 'allow', label: 'Boss', createdAt: '2026-01-01T00:00:00.000Z' });
   });
 
   it('keeps its version moving with expiries as rules that expire are added, replaced and removed', () => {
