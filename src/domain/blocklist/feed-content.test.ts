@@ -251,7 +251,7 @@ describe('blocklist feed against the lists (issue 44)', () => {
           }
         },
       ),
-      { numRuns: 150 },
+      { numRuns: 80 },
     );
   });
 });
