@@ -169,8 +169,24 @@ export function createRuleIndex(rules: Iterable<ListRule> = []): RuleIndex {
     return null;
   }
 
+  /** `decide` for `+digits`: the one decision of the lists (see RuleIndex.decide). */
+  function decision(plusDigits: string, wildcard: boolean, now: number): ListMatch | null {
+    if (records.size === 0) return null;
+    const digits = plusDigits.length - 1;
+    if (wildcard) return longestPrefixRule(plusDigits, digits, now);
+    // The number itself and a prefix of all its digits are the same length: allow wins.
+    const exact = records.get(plusDigits);
+    const whole = prefixLengths[digits] ? records.get(`${plusDigits}*`) : undefined;
+    const exactLive = exact !== undefined && expiryOf(exact) > now ? exact : undefined;
+    const wholeLive = whole !== undefined && expiryOf(whole) > now ? whole : undefined;
+    if (exactLive !== undefined && (listOf(exactLive) === 'allow' || wholeLive === undefined || listOf(wholeLive) === 'block')) return matchOf(plusDigits, exactLive);
+    if (wholeLive !== undefined) return matchOf(`${plusDigits}*`, wholeLive);
+    return longestPrefixRule(plusDigits, digits - 1, now);
+  }
+
   const index: RuleIndex = {
-    match: (e164, now) => index.decide(e164.slice(1), false, now),
+    // A number's decision, given its E.164 as the phone routes hold it (no copy of its digits on the hot path).
+    match: (e164, now = Date.now()) => decision(e164, false, now),
     activeRules(now = Date.now()) {
       const version = index.version(now);
       if (active?.version !== version) active = { version, rules: Array.from(index.inForce(now)) };
@@ -209,19 +225,7 @@ export function createRuleIndex(rules: Iterable<ListRule> = []): RuleIndex {
       for (const [spelling, record] of records) yield ruleOf(spelling, record);
     },
     size: () => records.size,
-    decide(digits, wildcard, now = Date.now()) {
-      if (records.size === 0) return null;
-      const plusDigits = `+${digits}`;
-      if (wildcard) return longestPrefixRule(plusDigits, digits.length, now);
-      // The number itself and a prefix of all its digits are the same length: allow wins.
-      const exact = records.get(plusDigits);
-      const whole = prefixLengths[digits.length] ? records.get(`${plusDigits}*`) : undefined;
-      const exactLive = exact !== undefined && expiryOf(exact) > now ? exact : undefined;
-      const wholeLive = whole !== undefined && expiryOf(whole) > now ? whole : undefined;
-      if (exactLive !== undefined && (listOf(exactLive) === 'allow' || wholeLive === undefined || listOf(wholeLive) === 'block')) return matchOf(plusDigits, exactLive);
-      if (wholeLive !== undefined) return matchOf(`${plusDigits}*`, wholeLive);
-      return longestPrefixRule(plusDigits, digits.length - 1, now);
-    },
+    decide: (digits, wildcard, now = Date.now()) => decision(`+${digits}`, wildcard, now),
     *inForce(now = Date.now()) {
       for (const [spelling, record] of records) if (expiryOf(record) > now) yield ruleOf(spelling, record);
     },
