@@ -1,10 +1,13 @@
 // Writers of the lists file side by side, as shipped (bin/phone-rep.js over dist/): the admin API
 // and the CLI while the file is touched every 50 ms (no acknowledged rule lost); a lock held by
-// another live process is waited for, one left by a killed process taken over at once; an
-// export of 30,000 rules through a pipe read slowly arrives whole.
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+// another live process is waited for, one left by a killed process taken over at once; a lock
+// held from another pid namespace or another host name (a container sharing the folder, made
+// here with `unshare`) is judged by its lease alone; an export of 30,000 rules through a pipe
+// read slowly arrives whole.
+import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readlink } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -32,6 +35,14 @@ function run(args: string[], env: Record<string, string>): Promise<{ code: numbe
 }
 
 const exitOf = (child: ChildProcess): Promise<number | null> => new Promise((resolve) => child.once('close', (code) => resolve(code)));
+
+// Another container, as far as the lock can tell: a user namespace (no privilege needed) with a
+// pid namespace, a UTS namespace (its own host name), or both. `--kill-child`: a SIGKILL of
+// `unshare` kills the process inside too. Where user namespaces are not allowed, the tests below
+// are skipped (and say so).
+const UNSHARE = ['--user', '--map-root-user', '--kill-child'];
+const unshareWorks = spawnSync('unshare', [...UNSHARE, '--pid', '--uts', 'true']).status === 0;
+const OTHER_HOST = 'another-container';
 
 describe('writers of the lists file', { timeout: 120_000 }, () => {
   it('60 PUTs through the admin API and CLI adds beside them, the file touched every 50 ms: every acknowledged rule is in the file and in force', async () => {
@@ -121,6 +132,68 @@ describe('writers of the lists file', { timeout: 120_000 }, () => {
     expect(storedRules(file)).toEqual(['+33162*', '+33163*']);
     await store.close();
     await patient.close();
+  });
+
+  it.skipIf(!unshareWorks).each([
+    ['another pid namespace and another host name', ['--pid', '--uts']],
+    ['another host name, the same pid namespace', ['--uts']],
+    ['another pid namespace, the same host name', ['--pid']],
+  ])('a lock held from %s is waited for while refreshed; its holder killed, it is taken over only once its lease has run out', async (_where, namespaces) => {
+    const dir = mkdtempSync(join(tmpdir(), 'phone-rep-writers-'));
+    const file = join(dir, 'lists.csv');
+    const lockPath = `${file}.lock`;
+    const renamed = namespaces.includes('--uts');
+    const script = `const { takeLock } = await import(${JSON.stringify(DIST_STORE)}); const lock = await takeLock(${JSON.stringify(lockPath)}, 1000); process.stdout.write('held\\n'); process.stdin.resume(); process.stdin.on('end', async () => { await lock.release(); process.stdout.write('released\\n'); process.exit(0); });`;
+    const holder = (): ChildProcess =>
+      spawn('unshare', [...UNSHARE, ...namespaces, 'sh', '-c', `${renamed ? `hostname ${OTHER_HOST} && ` : ''}exec "$0" --input-type=module -e "$1"`, process.execPath, script], { stdio: ['pipe', 'pipe', 'pipe'] });
+
+    const live = holder();
+    const liveExit = exitOf(live);
+    const liveOutput = watchOutput(live);
+    await liveOutput.printed(/held/);
+    // The owner record says where it was taken: another host name, or another pid namespace (where it is pid 1).
+    const owner = JSON.parse(readFileSync(lockPath, 'utf8')) as { host: string; pid: number; pidNs: string };
+    const ourPidNs = await readlink('/proc/self/ns/pid');
+    expect(owner.host).toBe(renamed ? OTHER_HOST : hostname());
+    if (namespaces.includes('--pid')) {
+      expect(owner.pid).toBe(1);
+      expect(owner.pidNs).not.toBe(ourPidNs);
+    } else {
+      expect(owner.pidNs).toBe(ourPidNs);
+    }
+
+    const store = await openFileListStore({ path: file, context, watch: false, lockLeaseMs: 1000, lockWaitMs: 120_000 });
+    let done = false;
+    const written = store.put({ rule: '+33162*', list: 'block', createdAt: '2026-01-01T00:00:00.000Z' }).then(() => (done = true));
+    // Three refreshes by the other container: past its lease three times, and the write still waits.
+    const mtimes = new Set<number>();
+    while (mtimes.size < 4) {
+      mtimes.add(statSync(lockPath).mtimeMs);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(done).toBe(false);
+    live.stdin?.end();
+    await written;
+    expect(await liveExit).toBe(0);
+    expect(liveOutput.output()).toContain('released');
+    expect(storedRules(file)).toEqual(['+33162*']);
+
+    // Killed while holding it: the lock file stays. Its pid means nothing here (another pid
+    // namespace or another host), so it is not taken at once: with a lease of an hour, a write
+    // that waits a second is refused, naming the lock...
+    const killed = holder();
+    await watchOutput(killed).printed(/held/);
+    const exited = exitOf(killed);
+    killed.kill('SIGKILL');
+    await exited;
+    expect(existsSync(lockPath)).toBe(true);
+    const cautious = await openFileListStore({ path: file, context, watch: false, lockLeaseMs: 3_600_000, lockWaitMs: 1000 });
+    await expect(cautious.put({ rule: '+33164*', list: 'block', createdAt: '2026-01-01T00:00:00.000Z' })).rejects.toThrow(/locked by another writer/);
+    // ... and with its lease of 1 s, it is taken over once the lease has run out.
+    const patient = await openFileListStore({ path: file, context, watch: false, lockLeaseMs: 1000, lockWaitMs: 120_000 });
+    await patient.put({ rule: '+33163*', list: 'block', createdAt: '2026-01-01T00:00:00.000Z' });
+    expect(storedRules(file)).toEqual(['+33162*', '+33163*']);
+    await Promise.all([store.close(), cautious.close(), patient.close()]);
   });
 
   it('an export of 30,000 rules through a pipe read slowly arrives whole, exit 0; a reader that leaves makes it exit non-zero', async () => {

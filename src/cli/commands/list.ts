@@ -3,7 +3,7 @@
 // Its actions are a table: the usage, the check of the arguments and the dispatch are read from it.
 // Exit codes: 0 done, 2 bad input (nothing changed), 1 the store could not be read or written.
 import { listsLocationOf, loadConfig } from '../../config/config.js';
-import { explainMatch } from '../../domain/lists/rule-index.js';
+import { explainDecision } from '../../domain/lists/rule-index.js';
 import { EXPORT_COLUMNS, formatRuleLine, ListCsvError } from '../../domain/lists/list-csv.js';
 import { checkRule, spellingsToRemove, type RuleContext } from '../../domain/lists/rules.js';
 import { createPhoneNumberParser } from '../../domain/numbering/parse-phone-number.js';
@@ -114,7 +114,7 @@ const LIST_ACTIONS: readonly ListAction[] = [
       const parsed = ruleContext.parsePhoneNumber(number);
       if (!parsed.ok) throw refused(`NUMBER: not a number the service accepts (${parsed.reason})`);
       const now = Date.now();
-      for (const line of explainMatch(parsed.value.e164, store.match(parsed.value.e164, now), store.index(), now)) io.out(stripControls(line));
+      for (const line of explainDecision(parsed.value.e164, store.index(), now)) io.out(stripControls(line));
       return 0;
     },
   },

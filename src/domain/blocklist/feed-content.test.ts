@@ -221,5 +221,37 @@ describe('blocklist feed against the lists (issue 44)', () => {
       { numRuns: 150 },
     );
   });
-});
 
+  it('property: with expiries, built from the index as the service builds it, the feed lists nothing the lookup allows or leaves to the sources, and every whole number it blocks', () => {
+    const NOW = Date.parse('2026-06-01T00:00:00Z');
+    const expiryArb = fc.constantFrom(undefined, '2026-05-01T00:00:00.000Z', '2026-07-01T00:00:00.000Z');
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.record({ digits: digitsArb, wildcard: fc.boolean(), list: fc.constantFrom<'allow' | 'block'>('allow', 'block'), expiresAt: expiryArb }), {
+          selector: (item) => `${item.digits}${item.wildcard ? '*' : ''}`,
+          maxLength: 25,
+        }),
+        (shapes) => {
+          const rules = shapes.map((shape) => ({ ...rule(`+${shape.digits}${shape.wildcard ? '*' : ''}`, shape.list), ...(shape.expiresAt === undefined ? {} : { expiresAt: shape.expiresAt }) }));
+          const index = createRuleIndex(rules);
+          const entries = buildFeedEntries(inputs({ rules: index, nowMs: NOW, maxEntries: 100_000 }));
+          const listedTels = new Set(entries.map(telOf));
+          const listed = (digits: string): boolean => listedTels.has(`+${digits}`) || [...digits].some((_, at) => listedTels.has(`+${digits.slice(0, at + 1)}*`));
+          // The feed's documented cut: an allowed number ends its branch, longer numbers under it
+          // are not listed. And a split range lists its sub-ranges, not its own digits as a number:
+          // completeness is asked of whole numbers, longer than every rule (8 digits here).
+          const allowedNumbers = [...index.inForce(NOW)].filter((item) => item.list === 'allow' && !item.rule.endsWith('*')).map((item) => item.rule.slice(1));
+          for (const probe of probes) {
+            // What /verdict and /cid ask: the lists' match of the number (RuleIndex.match, which is decide).
+            const decided = index.match(`+${probe}`, NOW)?.list;
+            if (decided === 'allow') expect(listed(probe), `+${probe} is allowed`).toBe(false);
+            const whole = probe.length === 8 && !allowedNumbers.some((digits) => probe.startsWith(digits));
+            if (decided === 'block' && whole) expect(listed(probe), `+${probe} is blocked`).toBe(true);
+            if (decided === undefined) expect(listed(probe), `+${probe} is decided by no rule`).toBe(false);
+          }
+        },
+      ),
+      { numRuns: 80 },
+    );
+  });
+});

@@ -6,15 +6,14 @@
 // limit per phone-book entry) by prefix buckets, so a card's identity depends on its own prefix,
 // not on its neighbours (the bucketing PhoneBlock adopted for stable block ids).
 import { createRuleIndex, type RuleIndex } from '../lists/rule-index.js';
+import { isRuleSpelling, parseRuleKey, type RuleKey, ruleSpelling } from '../lists/rule-key.js';
 import type { ListRule } from '../ports/operator-lists.js';
 
 /** Why an entry is in the feed, in rank order. */
 export type FeedSource = 'rule' | 'npv' | 'recent';
 
-/** One number or range: `digits` are the E.164 digits without `+`; a wildcard covers every number starting with them. */
-export interface FeedEntry {
-  digits: string;
-  wildcard: boolean;
+/** One number or range (a rule's key: `digits` are the E.164 digits without `+`; a wildcard covers every number starting with them). */
+export interface FeedEntry extends RuleKey {
   source: FeedSource;
   /** What the card says about it: the rule's label, the NPV wording, or the `/cid` line. */
   reason: string;
@@ -46,14 +45,11 @@ export interface FeedInputs {
   wording: { rule: string; npv: string };
 }
 
-/** A rule as digits: `+33162*` → 33162 (wildcard), `+33612345678` → exact. */
-interface RuleShape {
-  digits: string;
-  wildcard: boolean;
+/** A rule as its key (`+33162*` → 33162, wildcard) and list. */
+interface RuleShape extends RuleKey {
   list: ListRule['list'];
 }
 
-const NORMAL_RULE = /^\+(\d{1,15})(\*?)$/;
 const byDigits = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** The first index of `sorted` (within [lo, hi)) whose value is not below `value` (binary search). */
@@ -193,7 +189,7 @@ export function* feedEntrySteps(inputs: FeedInputs): Steps<FeedEntry[]> {
   if (isRuleList(inputs.rules)) {
     const built = createRuleIndex();
     for (const rule of inputs.rules) {
-      if (NORMAL_RULE.test(rule.rule)) built.set(rule);
+      if (isRuleSpelling(rule.rule)) built.set(rule);
       if (pause()) yield;
     }
     index = built;
@@ -206,11 +202,10 @@ export function* feedEntrySteps(inputs: FeedInputs): Steps<FeedEntry[]> {
   const allowDigits: string[] = [];
   for (const rule of index.inForce(nowMs)) {
     if (pause()) yield;
-    const shape = NORMAL_RULE.exec(rule.rule);
-    const digits = shape?.[1];
-    if (digits === undefined) continue;
-    if (rule.list === 'allow') allowDigits.push(digits);
-    else blocks.push({ digits, wildcard: shape?.[2] === '*', list: 'block', reason: rule.label?.trim() || inputs.wording.rule });
+    const key = parseRuleKey(rule.rule);
+    if (key === undefined) continue;
+    if (rule.list === 'allow') allowDigits.push(key.digits);
+    else blocks.push({ ...key, list: 'block', reason: rule.label?.trim() || inputs.wording.rule });
   }
   const allows = yield* sortInSteps(allowDigits, byDigits);
   // Ranges first (they may cover exact ones), then numbers; each group by digits, so a range
@@ -261,18 +256,18 @@ export function* feedEntrySteps(inputs: FeedInputs): Steps<FeedEntry[]> {
   for (const prefix of inputs.npvPrefixes) {
     if (full()) return entries;
     if (pause()) yield;
-    const digits = prefix.replace(/^\+/, '');
-    if (!/^\d{1,15}$/.test(digits) || index.decide(digits, true, nowMs)?.list === 'allow') continue;
-    yield* addRange(digits, 'npv', inputs.wording.npv);
+    const range = parseRuleKey(`${prefix}*`);
+    if (range === undefined || index.decide(range.digits, true, nowMs)?.list === 'allow') continue;
+    yield* addRange(range.digits, 'npv', inputs.wording.npv);
   }
   // 3. Numbers looked up here whose verdict was block, unless the allow list decides for them.
   const ranked = yield* sortInSteps(inputs.recent, compareRecent);
   for (const caller of ranked) {
     if (full()) break;
     if (pause()) yield;
-    const digits = caller.e164.replace(/^\+/, '');
-    if (!/^\d{4,15}$/.test(digits) || index.decide(digits, false, nowMs)?.list === 'allow') continue;
-    addNumber(digits, 'recent', caller.reason);
+    const number = parseRuleKey(caller.e164);
+    if (number === undefined || number.digits.length < 4 || index.decide(number.digits, false, nowMs)?.list === 'allow') continue;
+    addNumber(number.digits, 'recent', caller.reason);
   }
   return entries;
 }
@@ -345,5 +340,5 @@ function compareEntries(a: FeedEntry, b: FeedEntry): number {
 
 /** The number as a phone book writes it: `+33612345678`, `+33162*`. */
 export function telOf(entry: FeedEntry): string {
-  return `+${entry.digits}${entry.wildcard ? '*' : ''}`;
+  return ruleSpelling(entry);
 }

@@ -2,7 +2,7 @@
 // way out and read back as they were (OWASP, CSV injection), in the export and in the file alike.
 import { describe, expect, it } from 'vitest';
 import type { ListRule } from '../ports/operator-lists.js';
-import { escapeFormula, EXPORT_COLUMNS, FILE_COLUMNS, formatListCsv, formatRuleLine, readListCsv, unescapeFormula } from './list-csv.js';
+import { escapeFormula, EXPORT_COLUMNS, FILE_COLUMNS, formatListCsv, formatRuleLine, type ListCsvError, readListCsv, unescapeFormula } from './list-csv.js';
 import { loadNumberingPlan } from '../../infra/arcep/load-numbering-plan.js';
 import { createPhoneNumberParser } from '../numbering/parse-phone-number.js';
 
@@ -42,5 +42,45 @@ describe('formulas in labels and notes', () => {
   it('an import written by hand with the escape reads the value without it', () => {
     const [read] = readListCsv("rule,list,label,note,expiresAt\n+33162*,block,'=Robot,'+note,\n", { context });
     expect(read).toMatchObject({ rule: '+33162*', label: '=Robot', note: '+note' });
+  });
+});
+
+describe('refusals name the line, the field and the reason (csv-parse splits the fields)', () => {
+  const header = 'rule,list,label,note,expiresAt';
+  const refusal = (text: string): { line: number; field: string | undefined; message: string } => {
+    try {
+      readListCsv(text, { context });
+    } catch (error) {
+      const { line, field, message } = error as ListCsvError;
+      return { line, field, message };
+    }
+    throw new Error('the text was read');
+  };
+
+  it.each([
+    ['+33162*,block,"Ma "banque",,', 'a closing quote must end its field'],
+    ['+33162*,block,Ma "banque",,', 'a quote may only open a field'],
+    ['+33162*,block,"Ma banque,,', 'a quoted field is not closed'],
+  ])('%j is not CSV: %s', (line, reason) => {
+    expect(refusal(`${header}\n# a comment\n${line}\n+33163*,block,,,\n`)).toEqual({ line: 3, field: undefined, message: `line 3: not a CSV line: ${reason}` });
+  });
+
+  it('a broken header is named as the header', () => {
+    expect(refusal('rule,"list\n+33162*,block\n')).toEqual({ line: 1, field: 'header', message: 'line 1: the header is not CSV (a quoted field is not closed)' });
+  });
+
+  it('the first bad line is the one named, whether it is a bad field or a bad quote further on in the same batch of lines', () => {
+    const lines = Array.from({ length: 600 }, (_, at) => `+3317${String(at).padStart(4, '0')}*,block,,,`);
+    lines[299] = '+33170299*,blok,,,';
+    lines[400] = '+33170400*,block,"open,,';
+    expect(refusal(`${header}\n${lines.join('\n')}\n`)).toMatchObject({ line: 301, field: 'list' });
+    lines[299] = '+33170299*,block,,,';
+    expect(refusal(`${header}\n${lines.join('\n')}\n`)).toMatchObject({ line: 402, message: 'line 402: not a CSV line: a quoted field is not closed' });
+    expect(refusal(`${header}\n+33162*,block,,\n`)).toEqual({ line: 2, field: undefined, message: 'line 2: 4 fields where the header has 5' });
+  });
+
+  it('reads quoted fields with commas, doubled quotes and white space as written', () => {
+    const [read] = readListCsv(`${header}\n+33162*,block,"Ma banque","Ma ""banque"", Lyon ",\n`, { context });
+    expect(read).toMatchObject({ rule: '+33162*', label: 'Ma banque', note: 'Ma "banque", Lyon ' });
   });
 });

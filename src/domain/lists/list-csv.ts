@@ -3,7 +3,8 @@
 // holding a comma or a quote are double-quoted with `""` for a quote (RFC 4180). No field may
 // hold a line break (labels and notes refuse control characters), so a line is a record, and an
 // error names its line. Blank lines and lines starting with `#` are comments, so an operator can
-// annotate a file kept under version control. Pure; the chunked reading is in infra/lists.
+// annotate a file kept under version control. The lines are framed here (csvLines) and their
+// fields split by csv-parse (docs/adr/0011). Pure; the chunked reading is in infra/lists.
 //
 // - A line is at most MAX_LINE_CHARS characters: a longer one is refused, naming it, before any
 //   field of it is split (a 20 MB line would hold the event loop for seconds).
@@ -12,8 +13,10 @@
 //   advice), and read back without it: `'=SUM(A1)` in a file is the label `=SUM(A1)`. A value that
 //   is already a quote followed by one of those gets one more quote, so every value reads back
 //   as it was written.
+import { parse } from 'csv-parse/sync';
 import type { ListRule } from '../ports/operator-lists.js';
-import { checkRule, checkRuleFields, isNormalRule, type RuleContext, type RuleProblem } from './rules.js';
+import { checkRule, checkRuleFields, type RuleContext, type RuleProblem } from './rules.js';
+import { isRuleSpelling } from './rule-key.js';
 
 // `labelPublic` (`true`, or empty for false) came last, after the rest: files and imports
 // written before it, without the column, read as before (every label private).
@@ -53,51 +56,86 @@ export class ListCsvError extends Error {
   }
 }
 
-/** The fields of one CSV line; throws a plain Error on a broken quote. */
+/** Lines given to one call of csv-parse: a call has a fixed cost (tens of lines' worth), so lines go in batches. */
+const LINES_PER_PARSE = 256;
+/** RFC 4180 as csv-parse reads it; a line is a record (csvLines frames them), the field count is checked here. */
+const PARSE_OPTIONS = { record_delimiter: '\n', relax_column_count: true } as const;
+
+/** csv-parse's refusals (its error codes), in the words an operator reads. */
+const QUOTE_REASONS: Readonly<Record<string, string>> = {
+  CSV_QUOTE_NOT_CLOSED: 'a quoted field is not closed',
+  CSV_INVALID_CLOSING_QUOTE: 'a closing quote must end its field',
+  INVALID_OPENING_QUOTE: 'a quote may only open a field',
+};
+
+function refusalOf(error: unknown): string {
+  const code = (error as { code?: unknown }).code;
+  return (typeof code === 'string' ? QUOTE_REASONS[code] : undefined) ?? (error as Error).message;
+}
+
+/** The fields of one CSV line (csv-parse); throws a plain Error saying what is wrong. */
 export function splitCsvLine(line: string): string[] {
-  const fields: string[] = [];
-  let field = '';
-  let i = 0;
-  let quoted = false;
-  let wasQuoted = false;
-  while (i < line.length) {
-    const char = line[i] as string;
-    if (quoted) {
-      if (char === '"') {
-        if (line[i + 1] === '"') {
-          field += '"';
-          i += 2;
-          continue;
-        }
-        quoted = false;
-        i += 1;
-        if (i < line.length && line[i] !== ',') throw new Error('a closing quote must end its field');
-        continue;
-      }
-      field += char;
-      i += 1;
-      continue;
-    }
-    if (char === ',') {
-      fields.push(field);
-      field = '';
-      wasQuoted = false;
-      i += 1;
-      continue;
-    }
-    if (char === '"') {
-      if (field !== '' || wasQuoted) throw new Error('a quote may only open a field');
-      quoted = true;
-      wasQuoted = true;
-      i += 1;
-      continue;
-    }
-    field += char;
-    i += 1;
+  let records: string[][];
+  try {
+    records = parse(line, PARSE_OPTIONS);
+  } catch (error) {
+    throw new Error(refusalOf(error));
   }
-  if (quoted) throw new Error('a quoted field is not closed');
-  fields.push(field);
+  const [fields] = records;
+  if (fields === undefined || records.length !== 1) throw new Error('a line is one record');
   return fields;
+}
+
+/** One record of a CSV text: its fields and its 1-based line number. */
+export interface CsvRecord {
+  fields: string[];
+  number: number;
+}
+
+/**
+ * The records of a CSV text, one per line (csvLines: comments, blank lines and overlong lines),
+ * split by csv-parse a batch of lines at a time. A line it refuses throws ListCsvError naming
+ * the line and why (the first record is the header: `the header is not CSV (…)`), once every
+ * record before it has been given, so the first bad line of a text is the one named.
+ */
+export function* csvRecords(text: string): Generator<CsvRecord> {
+  let given = 0;
+  let batch: Array<{ line: string; number: number }> = [];
+  function* parseBatch(): Generator<CsvRecord> {
+    let records: string[][] | undefined;
+    try {
+      records = parse(batch.map((item) => item.line).join('\n'), PARSE_OPTIONS);
+    } catch {
+      records = undefined;
+    }
+    if (records !== undefined && records.length === batch.length) {
+      for (const [at, fields] of records.entries()) {
+        given += 1;
+        yield { fields, number: batch[at]?.number ?? 0 };
+      }
+      return;
+    }
+    // A line csv-parse refuses, or a quote left open running into the next line: each line alone names it.
+    for (const { line, number } of batch) {
+      let fields: string[];
+      try {
+        fields = splitCsvLine(line);
+      } catch (error) {
+        const reason = (error as Error).message;
+        throw given === 0 ? new ListCsvError(number, `the header is not CSV (${reason})`, 'header') : new ListCsvError(number, `not a CSV line: ${reason}`);
+      }
+      given += 1;
+      yield { fields, number };
+    }
+  }
+  for (const item of csvLines(text)) {
+    batch.push(item);
+    if (batch.length === LINES_PER_PARSE) {
+      yield* parseBatch();
+      batch = [];
+    }
+  }
+  if (batch.length > 0) yield* parseBatch();
 }
 
 function csvField(value: string | undefined): string {
@@ -122,14 +160,9 @@ export function formatListCsv(rules: Iterable<ListRule>, columns: readonly Colum
   return `${lines.join('\n')}\n`;
 }
 
-/** The column order a header gives; throws ListCsvError on line `lineNumber`. */
-export function readHeader(line: string, lineNumber: number): Column[] {
-  let fields: string[];
-  try {
-    fields = splitCsvLine(line.trim());
-  } catch (error) {
-    throw new ListCsvError(lineNumber, `the header is not CSV (${(error as Error).message})`, 'header');
-  }
+/** The column order a header's fields give (white space around the line ignored); throws ListCsvError on line `lineNumber`. */
+export function readHeader(record: readonly string[], lineNumber: number): Column[] {
+  const fields = record.map((name, at) => (at === 0 ? name.trimStart() : name)).map((name, at) => (at === record.length - 1 ? name.trimEnd() : name));
   const known = new Set<string>(FILE_COLUMNS);
   const seen = new Set<string>();
   for (const name of fields) {
@@ -149,14 +182,8 @@ export interface RowOptions {
   trustNormalForm?: boolean;
 }
 
-/** One data line as a rule; throws ListCsvError naming the line and the field. */
-export function readRuleLine(line: string, lineNumber: number, columns: readonly Column[], options: RowOptions): ListRule {
-  let fields: string[];
-  try {
-    fields = splitCsvLine(line);
-  } catch (error) {
-    throw new ListCsvError(lineNumber, `not a CSV line: ${(error as Error).message}`);
-  }
+/** One data record as a rule; throws ListCsvError naming the line and the field. */
+export function readRuleRecord(fields: readonly string[], lineNumber: number, columns: readonly Column[], options: RowOptions): ListRule {
   if (fields.length !== columns.length) throw new ListCsvError(lineNumber, `${fields.length} fields where the header has ${columns.length}`);
   const row: Partial<Record<Column, string>> = {};
   columns.forEach((column, at) => {
@@ -164,7 +191,7 @@ export function readRuleLine(line: string, lineNumber: number, columns: readonly
     row[column] = value !== undefined && ESCAPED_COLUMNS.has(column) ? unescapeFormula(value) : value;
   });
   const rule = (row.rule ?? '').trim();
-  if (options.trustNormalForm === true && isNormalRule(rule)) {
+  if (options.trustNormalForm === true && isRuleSpelling(rule)) {
     // The store's own file: the rule is already E.164; every other field is checked all the same.
     const checked = checkRuleFields({ ...row, rule, list: row.list });
     if (!checked.ok) throw new ListCsvError(lineNumber, `${checked.problem.field}: ${checked.problem.reason}`, checked.problem.field, rule);
@@ -201,12 +228,12 @@ export function* csvLines(text: string): Generator<{ line: string; number: numbe
 export function readListCsv(text: string, options: RowOptions): ListRule[] {
   const rules: ListRule[] = [];
   let columns: Column[] | undefined;
-  for (const { line, number } of csvLines(text)) {
+  for (const { fields, number } of csvRecords(text)) {
     if (columns === undefined) {
-      columns = readHeader(line, number);
+      columns = readHeader(fields, number);
       continue;
     }
-    rules.push(readRuleLine(line, number, columns, options));
+    rules.push(readRuleRecord(fields, number, columns, options));
   }
   if (columns === undefined) throw new ListCsvError(1, `no header: the first line is ${EXPORT_COLUMNS.join(',')}`, 'header');
   return rules;

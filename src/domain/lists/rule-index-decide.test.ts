@@ -34,7 +34,8 @@ describe('rule index decide', () => {
     expect(index.decide('33612345678', true, after)?.rule).toBe('+336123*');
   });
 
-  it('gives the rules in force, without the expired ones', () => {
+  it('gives the rules in force, without the expired ones (activeRules is the same walk, collected)', () => {
+    expect(index.activeRules(after).map(({ rule: spelling, list, label }) => ({ rule: spelling, list, label }))).toEqual([...index.inForce(after)]);
     expect([...index.inForce(before)].map((item) => item.rule)).toContain('+3361234*');
     expect([...index.inForce(after)].map((item) => item.rule)).not.toContain('+3361234*');
     expect([...index.inForce(after)].find((item) => item.rule === '+33612345678')).toEqual({ rule: '+33612345678', list: 'allow', label: 'Boss' });

@@ -8,6 +8,7 @@
 // expiries, searched only when `now` leaves the interval of the last answer), so the caches of
 // finished answers can tell that a body made earlier may be wrong now. Pure; no I/O.
 import { type ListMatch, type ListName, type ListRule, type OperatorLists, MAX_RULE_DIGITS } from '../ports/operator-lists.js';
+import { coveringSpellings, parseRuleKey, type RuleKey } from './rule-key.js';
 
 /**
  * What is kept per rule: dates as epoch ms, no copy of the rule's spelling (the Map's key). A rule
@@ -43,17 +44,23 @@ export interface RuleIndex extends OperatorLists {
   /** Rules in force at `now`, per list (the metrics' gauge). */
   countByList(now?: number): Record<ListName, number>;
   /**
-   * The rule that decides for `digits` (E.164 digits without `+`) at `now`, or null: for a
-   * number (`wildcard` false) the rule `match` gives; for the range `digits*` the longest prefix
-   * rule no longer than it (an exact rule decides for its one number, not for a range), allow at
-   * equal length. O(digits), as `match`: the blocklist feed decides each of its entries so.
+   * The one decision of the lists: the rule that decides for `digits` (E.164 digits without `+`)
+   * at `now`, or null. For a number (`wildcard` false): the longest matching rule, the number
+   * itself and the prefix of all its digits being the same length (allow wins a tie). For the
+   * range `digits*`: the longest prefix rule no longer than it (an exact rule decides for its one
+   * number, not for a range). O(digits). `match` (the phone routes), the blocklist feed and the
+   * CLI's explanation all decide through it.
    */
   decide(digits: string, wildcard: boolean, now?: number): ListMatch | null;
-  /** The rules in force at `now`, one at a time and without their dates (what the feed reads, in slices). */
+  /**
+   * The rules in force at `now`, one at a time and without their dates (what the feed reads, in
+   * slices). The same walk as `activeRules` (one filter of the expired), which makes whole rules
+   * of it and keeps them until the version changes.
+   */
   inForce(now?: number): IterableIterator<RuleInForce>;
 }
 
-/** A rule in force as `RuleIndex.inForce` gives it. */
+/** A rule in force as `RuleIndex.inForce` gives it (no dates: making 100,000 ISO dates costs the feed a rebuild's worth). */
 export interface RuleInForce {
   rule: string;
   list: ListName;
@@ -122,8 +129,8 @@ export function createRuleIndex(rules: Iterable<ListRule> = []): RuleIndex {
     active = undefined;
   };
 
-  const countPrefix = (spelling: string, delta: number): void => {
-    if (spelling.endsWith('*')) prefixLengths[spelling.length - 2] = (prefixLengths[spelling.length - 2] ?? 0) + delta;
+  const countPrefix = (key: RuleKey | undefined, delta: number): void => {
+    if (key?.wildcard === true) prefixLengths[key.digits.length] = (prefixLengths[key.digits.length] ?? 0) + delta;
   };
 
   const finite = (record: StoredRecord | undefined): number => (record !== undefined && expiryOf(record) !== Number.POSITIVE_INFINITY ? 1 : 0);
@@ -131,7 +138,7 @@ export function createRuleIndex(rules: Iterable<ListRule> = []): RuleIndex {
   const setRecord = (rule: ListRule): boolean => {
     const previous = records.get(rule.rule);
     const replaced = previous !== undefined;
-    if (!replaced) countPrefix(rule.rule, 1);
+    if (!replaced) countPrefix(parseRuleKey(rule.rule), 1);
     const record = recordOf(rule);
     expiring += finite(record) - finite(previous);
     records.set(rule.rule, record);
@@ -170,26 +177,33 @@ export function createRuleIndex(rules: Iterable<ListRule> = []): RuleIndex {
     return null;
   }
 
+  /** The records in force at `now`: the one walk of the rules with the expiry filter (`inForce`, `activeRules`). */
+  function* live(now: number): Generator<[string, StoredRecord]> {
+    for (const entry of records) if (expiryOf(entry[1]) > now) yield entry;
+  }
+
+  /** `decide` for `+digits`: the one decision of the lists (see RuleIndex.decide). */
+  function decision(plusDigits: string, wildcard: boolean, now: number): ListMatch | null {
+    if (records.size === 0) return null;
+    const digits = plusDigits.length - 1;
+    if (wildcard) return longestPrefixRule(plusDigits, digits, now);
+    // The number itself and a prefix of all its digits are the same length: allow wins.
+    const exact = records.get(plusDigits);
+    const whole = prefixLengths[digits] ? records.get(`${plusDigits}*`) : undefined;
+    const exactLive = exact !== undefined && expiryOf(exact) > now ? exact : undefined;
+    const wholeLive = whole !== undefined && expiryOf(whole) > now ? whole : undefined;
+    if (exactLive !== undefined && (listOf(exactLive) === 'allow' || wholeLive === undefined || listOf(wholeLive) === 'block')) return matchOf(plusDigits, exactLive);
+    if (wholeLive !== undefined) return matchOf(`${plusDigits}*`, wholeLive);
+    return longestPrefixRule(plusDigits, digits - 1, now);
+  }
+
   const index: RuleIndex = {
-    match(e164, now = Date.now()) {
-      if (records.size === 0) return null;
-      const digits = e164.length - 1;
-      // The number itself and a prefix of all its digits are the same length: allow wins.
-      const exact = records.get(e164);
-      const whole = prefixLengths[digits] ? records.get(`${e164}*`) : undefined;
-      const exactLive = exact !== undefined && expiryOf(exact) > now ? exact : undefined;
-      const wholeLive = whole !== undefined && expiryOf(whole) > now ? whole : undefined;
-      if (exactLive !== undefined && (listOf(exactLive) === 'allow' || wholeLive === undefined || listOf(wholeLive) === 'block')) return matchOf(e164, exactLive);
-      if (wholeLive !== undefined) return matchOf(`${e164}*`, wholeLive);
-      return longestPrefixRule(e164, digits - 1, now);
-    },
+    // A number's decision, given its E.164 as the phone routes hold it (no copy of its digits on the hot path).
+    match: (e164, now = Date.now()) => decision(e164, false, now),
     activeRules(now = Date.now()) {
       const version = index.version(now);
-      if (active?.version === version) return active.rules;
-      const rules: ListRule[] = [];
-      for (const [spelling, record] of records) if (expiryOf(record) > now) rules.push(ruleOf(spelling, record));
-      active = { version, rules };
-      return rules;
+      if (active?.version !== version) active = { version, rules: Array.from(live(now), ([spelling, record]) => ruleOf(spelling, record)) };
+      return active.rules;
     },
     version(now = Date.now()) {
       return `${generation}.${passedExpiries(now)}`;
@@ -203,7 +217,7 @@ export function createRuleIndex(rules: Iterable<ListRule> = []): RuleIndex {
       const previous = records.get(rule);
       if (previous === undefined || !records.delete(rule)) return false;
       expiring -= finite(previous);
-      countPrefix(rule, -1);
+      countPrefix(parseRuleKey(rule), -1);
       changed();
       return true;
     },
@@ -224,13 +238,9 @@ export function createRuleIndex(rules: Iterable<ListRule> = []): RuleIndex {
       for (const [spelling, record] of records) yield ruleOf(spelling, record);
     },
     size: () => records.size,
-    decide(digits, wildcard, now = Date.now()) {
-      if (!wildcard) return index.match(`+${digits}`, now);
-      if (records.size === 0) return null;
-      return longestPrefixRule(`+${digits}`, digits.length, now);
-    },
+    decide: (digits, wildcard, now = Date.now()) => decision(`+${digits}`, wildcard, now),
     *inForce(now = Date.now()) {
-      for (const [rule, record] of records) if (expiryOf(record) > now) yield { rule, list: listOf(record), label: typeof record === 'number' ? undefined : record.label };
+      for (const [rule, record] of live(now)) yield { rule, list: listOf(record), label: typeof record === 'number' ? undefined : record.label };
     },
     countByList(now = Date.now()) {
       const counts: Record<ListName, number> = { allow: 0, block: 0 };
@@ -241,16 +251,18 @@ export function createRuleIndex(rules: Iterable<ListRule> = []): RuleIndex {
   return index;
 }
 
-/** Why a rule applies, in words (`phone-rep list check`). */
-export function explainMatch(e164: string, match: ListMatch | null, index: RuleIndex, now = Date.now()): string[] {
-  if (match === null) return [`${e164}: no rule applies; the sources decide.`];
-  const lines = [`${e164}: ${match.list} by rule ${match.rule}${match.label === null ? '' : ` (label "${match.label}")`}.`];
-  const others: string[] = [];
-  if (index.has(e164) && e164 !== match.rule) others.push(e164);
-  for (let length = e164.length - 1; length >= 1; length -= 1) {
-    const spelling = `${e164.slice(0, length + 1)}*`;
-    if (spelling !== match.rule && index.has(spelling)) others.push(spelling);
-  }
+/**
+ * Why a rule applies to a number, in words (`phone-rep list check`): the index's own decision
+ * (`decide`), then every other rule covering the number (coveringSpellings, in the order the
+ * decision weighs them) and why it does not apply.
+ */
+export function explainDecision(e164: string, index: RuleIndex, now = Date.now()): string[] {
+  const digits = e164.slice(1);
+  const decision = index.decide(digits, false, now);
+  if (decision === null) return [`${e164}: no rule applies; the sources decide.`];
+  const lines = [`${e164}: ${decision.list} by rule ${decision.rule}${decision.label === null ? '' : ` (label "${decision.label}")`}.`];
+  const decidingDigits = parseRuleKey(decision.rule)?.digits.length ?? 0;
+  const others = coveringSpellings({ digits, wildcard: false }).filter((spelling) => spelling !== decision.rule && index.has(spelling));
   if (others.length === 0) {
     lines.push('It is the only rule that matches this number.');
     return lines;
@@ -261,7 +273,7 @@ export function explainMatch(e164: string, match: ListMatch | null, index: RuleI
     const expired = rule.expiresAt !== undefined && Date.parse(rule.expiresAt) <= now;
     const why = expired
       ? `it expired at ${rule.expiresAt}`
-      : spelling.length - (spelling.endsWith('*') ? 1 : 0) < match.rule.length - (match.rule.endsWith('*') ? 1 : 0)
+      : (parseRuleKey(spelling)?.digits.length ?? 0) < decidingDigits
         ? 'it is shorter (the longest matching rule wins)'
         : 'it has the same length and allow wins a tie';
     lines.push(`Also matches ${spelling} (${rule.list}), which does not apply: ${why}.`);

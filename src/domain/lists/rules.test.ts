@@ -4,7 +4,7 @@ import { createPhoneNumberParser } from '../numbering/parse-phone-number.js';
 import { memoizeParser } from '../numbering/memoize-parser.js';
 import { checkLabel, checkRule, normaliseRule } from './rules.js';
 import { safeDisplayLine } from '../display-line.js';
-import { createRuleIndex, explainMatch } from './rule-index.js';
+import { createRuleIndex, explainDecision } from './rule-index.js';
 import { formatListCsv, FILE_COLUMNS, ListCsvError, readListCsv } from './list-csv.js';
 import type { ListRule } from '../ports/operator-lists.js';
 
@@ -208,7 +208,7 @@ describe('which rule applies', () => {
     expect(index.match('+33162001234', NOW + 10_000)?.list).toBe('block');
     expect(index.version(NOW + 10_000)).not.toBe(before);
     expect(index.activeRules(NOW + 10_000).map((r) => r.rule)).toEqual(['+33162*']);
-    expect(explainMatch('+33162001234', index.match('+33162001234', NOW + 10_000), index, NOW + 10_000).join('\n')).toContain('expired');
+    expect(explainDecision('+33162001234', index, NOW + 10_000).join('\n')).toContain('expired');
   });
 
   it('every write changes the version; a replaced rule says so', () => {

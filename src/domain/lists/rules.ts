@@ -11,11 +11,11 @@ import { getCountries, getCountryCallingCode } from 'libphonenumber-js/max';
 import type { PhoneNumberParser } from '../phone-number.js';
 import { type ListName, type ListRule, MAX_RULE_DIGITS } from '../ports/operator-lists.js';
 import { DISPLAY_UNSAFE, DISPLAY_UNSAFE_SYNTAX } from '../display-line.js';
+import { isRuleSpelling, type RuleKey, ruleSpelling } from './rule-key.js';
 
 export const LIST_NAMES: readonly ListName[] = ['allow', 'block'];
 export const LABEL_MAX_LENGTH = 60;
 export const NOTE_MAX_LENGTH = 500;
-/** Longest E.164 (ITU-T E.164: 15 digits). */
 
 // Calling codes of every region libphonenumber knows, and ITU's non-geographic ones.
 const CALLING_CODES = new Set<string>([...getCountries().map((region) => getCountryCallingCode(region)), '800', '808', '870', '878', '881', '882', '883', '888', '979']);
@@ -84,11 +84,11 @@ function readPrefix(written: string, body: string, context: RuleContext): Prefix
 }
 
 /**
- * A rule as written, normalised: `+33162*` for a prefix, the E.164 for a number. `force` lets a
- * prefix be shorter than a calling code and one digit (a whole zone, `+3*`); it never keeps a
- * prefix that names several calling codes or none.
+ * A rule as written, read into its key (rule-key.ts): a prefix's digits as the parser reads its
+ * callers, a number's E.164 digits. `force` lets a prefix be shorter than a calling code and one
+ * digit (a whole zone, `+3*`); it never keeps a prefix that names several calling codes or none.
  */
-export function normaliseRule(written: string, context: RuleContext, options: { force?: boolean } = {}): Checked<string> {
+export function readRuleKey(written: string, context: RuleContext, options: { force?: boolean } = {}): Checked<RuleKey> {
   const text = written.trim();
   if (text === '') return refuse('rule', 'a rule is a number or a prefix ending in * (+33162*, 0162*)');
   if (text.length > 64) return refuse('rule', 'a rule is at most 64 characters');
@@ -115,11 +115,17 @@ export function normaliseRule(written: string, context: RuleContext, options: { 
     } else if (digits.length === 0) {
       return refuse('rule', 'a prefix has at least one digit');
     }
-    return { ok: true, value: `+${digits}*` };
+    return { ok: true, value: { digits, wildcard: true } };
   }
   const parsed = context.parsePhoneNumber(text);
   if (!parsed.ok) return refuse('rule', `${JSON.stringify(text)} is neither a number the service accepts (${parsed.reason}) nor a prefix ending in *`);
-  return { ok: true, value: parsed.value.e164 };
+  return { ok: true, value: { digits: parsed.value.e164.slice(1), wildcard: false } };
+}
+
+/** A rule as written, as its stored spelling: `+33162*` for a prefix, the E.164 for a number. */
+export function normaliseRule(written: string, context: RuleContext, options: { force?: boolean } = {}): Checked<string> {
+  const key = readRuleKey(written, context, options);
+  return key.ok ? { ok: true, value: ruleSpelling(key.value) } : key;
 }
 
 /**
@@ -131,14 +137,9 @@ export function spellingsToRemove(written: string, context: RuleContext): Checke
   const normal = normaliseRule(written, context, { force: true });
   const asWritten = written.trim();
   const spellings = normal.ok ? [normal.value] : [];
-  if (isNormalRule(asWritten) && !spellings.includes(asWritten)) spellings.push(asWritten);
+  if (isRuleSpelling(asWritten) && !spellings.includes(asWritten)) spellings.push(asWritten);
   if (spellings.length === 0 && !normal.ok) return normal;
   return { ok: true, value: spellings };
-}
-
-/** A stored rule's own spelling is already normal: `+<digits>` or `+<digits>*`. */
-export function isNormalRule(rule: string): boolean {
-  return /^\+\d{1,15}\*?$/.test(rule);
 }
 
 // A label is shown as the caller's name: what the display line removes (display-line.ts, the one

@@ -38,7 +38,10 @@ export interface ListMatch {
 }
 
 export interface OperatorLists {
-  /** The rule that applies to `e164` at `now` (longest match; `allow` wins at equal length), or null. */
+  /**
+   * The rule that applies to `e164` at `now` (longest match; `allow` wins at equal length), or
+   * null: the lists' one decision for a number (RuleIndex.decide of its digits, src/domain/lists/rule-index.ts).
+   */
   match(e164: string, now?: number): ListMatch | null;
   /** The rules in force at `now` (expired ones left out). */
   activeRules(now?: number): readonly ListRule[];

@@ -98,6 +98,47 @@ function digestOf(chunks: readonly string[]): string {
   return hash.digest('base64url');
 }
 
+/** One state of the lists file as read: its text, the state it was read in (`signatureOf`) and the text's digest. */
+export interface ListsFileText {
+  /** The text, or its first bytes when asked for them alone; '' when the file is absent. */
+  text: string;
+  /** 'absent' when there is no file. */
+  signature: string;
+  digest: string;
+}
+
+const ABSENT_FILE: ListsFileText = { text: '', signature: 'absent', digest: 'absent' };
+
+/**
+ * The lists file as it is now (absent: no text, signature 'absent'): the one reader of the file,
+ * for the file store's reloads and writes and for the Redis mirror (lists-file-mirror.ts).
+ * Opened once, so its state and its text are the same file's (a rename over it in between
+ * changes neither). With `maxBytes`, only the file's start is read (the mirror's header line).
+ */
+export async function readListsFile(path: string, maxBytes?: number): Promise<ListsFileText> {
+  let handle;
+  try {
+    handle = await open(path, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return ABSENT_FILE;
+    throw error;
+  }
+  try {
+    const info = await handle.stat({ bigint: true });
+    let text: string;
+    if (maxBytes === undefined) {
+      text = await handle.readFile('utf8');
+    } else {
+      const buffer = Buffer.alloc(maxBytes);
+      const { bytesRead } = await handle.read(buffer, 0, maxBytes, 0);
+      text = buffer.subarray(0, bytesRead).toString('utf8');
+    }
+    return { text, signature: signatureOf(info), digest: digestOf([text]) };
+  } finally {
+    await handle.close();
+  }
+}
+
 /**
  * The file a path names: a symbolic link's target (followed to the end, a dangling one
  * included), else the path itself.
@@ -290,23 +331,9 @@ export async function openFileListStore(options: FileListStoreOptions): Promise<
     return error.reason.split(JSON.stringify(error.rule)).join(hashed).split(error.rule).join(hashed);
   }
 
-  /** The file's text as it is now, with its state and digest (a touch changes the state, not the digest). */
-  async function readText(): Promise<{ text: string; signature: string; digest: string }> {
-    const before = await statOrUndefined(path);
-    if (before === undefined) return { text: '', signature: 'absent', digest: 'absent' };
-    let text: string;
-    try {
-      text = await readFile(path, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { text: '', signature: 'absent', digest: 'absent' };
-      throw error;
-    }
-    return { text, signature: signatureOf(before), digest: digestOf([text]) };
-  }
-
   /** Reads and parses the file (in slices); throws ListCsvError on a bad line. */
   async function readRules(): Promise<{ rules: ListRule[]; signature: string; digest: string }> {
-    const { text, signature, digest } = await readText();
+    const { text, signature, digest } = await readListsFile(path);
     if (signature === 'absent') return { rules: [], signature, digest };
     const rules = await readListCsvInSlices(text, { context, trustNormalForm: true, maxRules: MAX_RULES });
     return { rules, signature, digest };
@@ -318,7 +345,7 @@ export async function openFileListStore(options: FileListStoreOptions): Promise<
     let read: { rules: ListRule[]; signature: string; digest: string };
     try {
       // Touched but not changed: nothing to read again.
-      const current = await readText();
+      const current = await readListsFile(path);
       if (current.digest === loadedDigest) {
         loadedSignature = current.signature;
         return;
@@ -380,7 +407,7 @@ export async function openFileListStore(options: FileListStoreOptions): Promise<
           // Walked in slices, never copied whole in one go: 100,000 rules would hold the loop (docs/lists.md).
           let rules: Iterable<ListRule> = live.current().rules();
           if (signature !== loadedSignature) {
-            const current = await readText();
+            const current = await readListsFile(path);
             signature = current.signature;
             digest = current.digest;
             if (current.digest !== loadedDigest && current.signature !== 'absent') {
@@ -398,7 +425,7 @@ export async function openFileListStore(options: FileListStoreOptions): Promise<
           const text = await formatCsvChunksInSlices(byRule.values(), (rule) => formatRuleLine(rule, FILE_COLUMNS), FILE_COLUMNS.join(','));
           await options.beforeCommit?.();
           // Changed by hand meanwhile (touched only is no change), or the lock lost (a lease run out): start again from the file.
-          const changedMeanwhile = signatureOf(await statOrUndefined(path)) !== signature && (await readText()).digest !== digest;
+          const changedMeanwhile = signatureOf(await statOrUndefined(path)) !== signature && (await readListsFile(path)).digest !== digest;
           if (changedMeanwhile || !(await lock.stillHeld())) {
             if (attempt < WRITE_ATTEMPTS) continue;
             throw new ListStoreUnavailable(`the lists file ${path} kept changing while it was written (edited by hand?); nothing was changed, try again`);

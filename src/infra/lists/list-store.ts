@@ -7,7 +7,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { getHeapStatistics } from 'node:v8';
 import type { ListMatch, ListName, ListRule, OperatorLists } from '../../domain/ports/operator-lists.js';
 import { createRuleIndex, type RuleIndex } from '../../domain/lists/rule-index.js';
-import { csvLines, ListCsvError, readHeader, readRuleLine, EXPORT_COLUMNS, type RowOptions } from '../../domain/lists/list-csv.js';
+import { csvRecords, ListCsvError, readHeader, readRuleRecord, EXPORT_COLUMNS, type RowOptions } from '../../domain/lists/list-csv.js';
 
 /** The longest a slice of an import or a reload holds the event loop, in ms (the bound is 50 ms; 8 leaves room for a GC pause or a busy machine's preemption within a slice). */
 export const SLICE_MS = 8;
@@ -148,13 +148,13 @@ export async function readListCsvInSlices(text: string, options: RowOptions & { 
   let columns: ReturnType<typeof readHeader> | undefined;
   let started = performance.now();
   let count = 0;
-  for (const { line, number } of csvLines(text)) {
+  for (const { fields, number } of csvRecords(text)) {
     if (columns === undefined) {
-      columns = readHeader(line, number);
+      columns = readHeader(fields, number);
       continue;
     }
     if (options.maxRules !== undefined && rules.length >= options.maxRules) throw new ListCsvError(number, `more than ${options.maxRules} rules: the lists hold at most ${options.maxRules}`);
-    rules.push(readRuleLine(line, number, columns, options));
+    rules.push(readRuleRecord(fields, number, columns, options));
     count += 1;
     if ((count & 63) === 0 && sliceOver(started)) {
       await nextTurn();

@@ -9,11 +9,10 @@
 // state includes. A writer takes the lists file's lock (`<target>.lock`, the file store's) and
 // writes only a state newer than the file's, so two instances mirroring at once never put an older state over a newer one. A file
 // without that line (written by hand, or by the file store) is version 0.
-import { open, readFile } from 'node:fs/promises';
 import type { ListRule } from '../../domain/ports/operator-lists.js';
 import type { RuleContext } from '../../domain/lists/rules.js';
 import { FILE_COLUMNS, formatRuleLine, ListCsvError } from '../../domain/lists/list-csv.js';
-import { ListsFileError, resolveListsPath, takeLock, writeFileAtomically } from './file-list-store.js';
+import { ListsFileError, readListsFile, resolveListsPath, takeLock, writeFileAtomically } from './file-list-store.js';
 import { formatCsvChunksInSlices, readListCsvInSlices } from './list-store.js';
 
 const HEADER_PREFIX = '# phone-reputation lists mirror:';
@@ -36,31 +35,13 @@ export function parseMirrorHeader(text: string): { version: number; streamId: st
 
 /** The version the file holds (0 when absent or without the mirror's line); reads only its start. */
 export async function readMirrorVersion(path: string): Promise<number> {
-  let handle;
-  try {
-    handle = await open(path, 'r');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
-    throw error;
-  }
-  try {
-    const buffer = Buffer.alloc(256);
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-    return parseMirrorHeader(buffer.subarray(0, bytesRead).toString('utf8')).version;
-  } finally {
-    await handle.close();
-  }
+  return parseMirrorHeader((await readListsFile(path, 256)).text).version;
 }
 
 /** The whole file as a state (no rule, version 0 when absent); throws ListsFileError, naming the file, on a bad line. */
 export async function readMirror(path: string, context: RuleContext): Promise<MirroredState> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { version: 0, streamId: '0-0', rules: [] };
-    throw error;
-  }
+  const { text, signature } = await readListsFile(path);
+  if (signature === 'absent') return { version: 0, streamId: '0-0', rules: [] };
   const header = parseMirrorHeader(text);
   // An empty file (or one holding only comments) is no rule, not a missing CSV header.
   if (!/^[^#\s]/m.test(text.replace(/^\ufeff/, ''))) return { ...header, rules: [] };

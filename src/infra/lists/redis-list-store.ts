@@ -32,6 +32,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import type { ListRule } from '../../domain/ports/operator-lists.js';
 import type { RuleContext } from '../../domain/lists/rules.js';
+import { isRuleSpelling } from '../../domain/lists/rule-key.js';
 import type { RedisClient } from '../redis/redis-client.js';
 import type { ScriptedRedis } from '../redis/scripts.js';
 import { sleepUnlessAborted } from '../abortable-sleep.js';
@@ -82,7 +83,9 @@ function encode(rule: ListRule): string {
   return JSON.stringify(rest);
 }
 
+/** A rule of the hash, or undefined when its key is no rule spelling (rule-key.ts) or its value no rule. */
 function decode(spelling: string, json: string): ListRule | undefined {
+  if (!isRuleSpelling(spelling)) return undefined;
   try {
     const value = JSON.parse(json) as Stored;
     if ((value.list !== 'allow' && value.list !== 'block') || typeof value.createdAt !== 'string') return undefined;
