@@ -2,12 +2,12 @@
 // (LISTS_FILE) or, with REDIS_URL, on Redis: the same store the service reads (docs/lists.md).
 // Its actions are a table: the usage, the check of the arguments and the dispatch are read from it.
 // Exit codes: 0 done, 2 bad input (nothing changed), 1 the store could not be read or written.
-import { listsLocationOf, loadConfig } from '../../config/config.js';
+import { arcepLocationOf, listsLocationOf, loadConfig } from '../../config/config.js';
 import { explainMatch } from '../../domain/lists/rule-index.js';
 import { EXPORT_COLUMNS, formatRuleLine, ListCsvError } from '../../domain/lists/list-csv.js';
 import { checkRule, spellingsToRemove, type RuleContext } from '../../domain/lists/rules.js';
 import { createPhoneNumberParser } from '../../domain/numbering/parse-phone-number.js';
-import { loadNumberingPlan } from '../../infra/arcep/load-numbering-plan.js';
+import { loadNumberingPlan, numberingDataInUse } from '../../infra/arcep/load-numbering-plan.js';
 import { ListsFileError } from '../../infra/lists/file-list-store.js';
 import { readListCsvInSlices, type ListStore } from '../../infra/lists/list-store.js';
 import { openListStore } from '../../infra/lists/open-list-store.js';
@@ -160,7 +160,7 @@ export const listCommand = defineCommand({
     if (action === undefined || extra.length > 0 || (action.argument === undefined) !== (argument === undefined)) throw new UsageError();
     const config = loadConfig(env);
     const ruleContext: RuleContext = {
-      parsePhoneNumber: createPhoneNumberParser(loadNumberingPlan(config.ARCEP_DATA_DIR, { foreignCarriers: false }), config.DEFAULT_REGION),
+      parsePhoneNumber: createPhoneNumberParser(loadNumberingPlan(numberingDataInUse(arcepLocationOf(config)).dir, { foreignCarriers: false }), config.DEFAULT_REGION),
       defaultRegion: config.DEFAULT_REGION,
     };
     let store: ListStore;

@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { routeSchemas } from '../schemas.js';
 
-export async function healthRoutes(app: FastifyInstance, options: { startedAtMs: number }): Promise<void> {
+export async function healthRoutes(app: FastifyInstance, options: { startedAtMs: number; version: string }): Promise<void> {
   app.get(
     '/health',
     { config: { cors: true }, schema: routeSchemas.health },
@@ -11,6 +11,7 @@ export async function healthRoutes(app: FastifyInstance, options: { startedAtMs:
       reply.header('cache-control', 'no-store');
       return {
         status: 'ok' as const,
+        version: options.version,
         uptime: Math.max(0, (Date.now() - options.startedAtMs) / 1000),
         timestamp: new Date().toISOString(),
       };
