@@ -183,7 +183,9 @@ describe('phone-rep data update (built CLI) against a hostile ARCEP server', () 
 describe('npm run data:update into the state directory', () => {
   const ROOT = fileURLToPath(new URL('../../', import.meta.url));
   const gitStatus = (): Promise<string> =>
-    new Promise((resolve, reject) => execFile('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: ROOT }, (error, stdout) => (error ? reject(error) : resolve(stdout))));
+    new Promise((resolve, reject) => {
+      execFile('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: ROOT }, (error, stdout) => (error ? reject(new Error(`git status: ${error.message}`)) : resolve(stdout)));
+    });
 
   it('writes STATE_DIR/arcep, never the tracked snapshot (git status unchanged), and the service then reads that copy', async () => {
     majnumAnswer = Buffer.concat([majnum, Buffer.from('0799999;0799999000;0799999999;FRTE;Métropole;01/05/2026\n', 'latin1')]);

@@ -60,7 +60,7 @@ describe('examples/systemd', () => {
     expect(service.get('StateDirectory')).toBe('phone-reputation');
     expect(service.get('Environment')).toContain('STATE_DIR=%S/phone-reputation');
     expect(service.get('ExecStart')).toBe('/opt/phone-reputation/node_modules/.bin/node /opt/phone-reputation/dist/start.js');
-    for (const [key, value] of [
+    for (const [key, value] of <Array<[string, string]>>[
       ['NoNewPrivileges', 'yes'],
       ['ProtectSystem', 'strict'],
       ['PrivateTmp', 'yes'],
