@@ -15,7 +15,7 @@ import { buildAdminApp } from './admin-app.js';
 import { logDestination } from './infra/logging/log-destination.js';
 import { holdNextTickShape } from './infra/runtime/tick-shape.js';
 import { packageVersion } from './config/package-info.js';
-import { startupLineOf } from './startup-line.js';
+import { formerListsFileWarning, startupLineOf } from './startup-line.js';
 
 export async function startServer(config: Config): Promise<{ close: () => Promise<void>; port: number; metricsPort?: number; adminPort?: number }> {
   // Keeps Node's nextTick entries in one shape for the process's life (tick-shape.ts: without it,
@@ -53,6 +53,8 @@ export async function startServer(config: Config): Promise<{ close: () => Promis
     ...(adminPort === undefined ? {} : { adminPort }),
   });
   logger.info({ startup: startup.fields }, startup.message);
+  const formerLists = formerListsFileWarning(config);
+  if (formerLists !== undefined) logger.warn(formerLists);
   destination.flush();
   let closing: Promise<void> | undefined;
   const close = async (): Promise<void> => {

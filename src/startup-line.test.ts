@@ -2,7 +2,7 @@
 // password and the admin token stay out of both the message and its fields.
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from './config/config.js';
-import { redisHostOf, startupLineOf } from './startup-line.js';
+import { formerListsFileWarning, redisHostOf, startupLineOf } from './startup-line.js';
 
 const FACTS = { version: '9.8.7', nodeVersion: '24.0.0', numberingData: { dataDate: '2026-04-17', origin: 'snapshot', dir: '/opt/phone-reputation/data/arcep' } } as const;
 
@@ -41,5 +41,30 @@ describe('the start-up line', () => {
     expect(redisHostOf('rediss://:p%40ss@cache.example:7000')).toBe('cache.example:7000');
     expect(redisHostOf('redis://:secret@[::1]')).toBe('[::1]:6379');
     expect(redisHostOf('redis://:se cret@@')).toBe('unparsable URL');
+  });
+});
+
+describe('a lists file left at the default before STATE_DIR', () => {
+  const config = loadConfig({ STATE_DIR: '/srv/phone' });
+  const files = (paths: string[]) => (path: string) => paths.includes(path);
+
+  it('is named, with where to move it, while the default now in use holds none', () => {
+    const warning = formerListsFileWarning(config, { env: { HOME: '/home/ops' }, uid: 1000, exists: files(['/home/ops/.local/state/phone-reputation/lists.csv']) });
+    expect(warning).toBe(
+      'a lists file is at /home/ops/.local/state/phone-reputation/lists.csv, the default before STATE_DIR, and none at /srv/phone/lists.csv, the default now: ' +
+        'its rules do not apply. Move it there (mv /home/ops/.local/state/phone-reputation/lists.csv /srv/phone/lists.csv) or set LISTS_FILE=/home/ops/.local/state/phone-reputation/lists.csv',
+    );
+    expect(formerListsFileWarning(config, { env: { XDG_STATE_HOME: '/x' }, uid: 0, exists: files(['/var/lib/phone-reputation/lists.csv']) })).toContain('is at /var/lib/phone-reputation/lists.csv');
+  });
+
+  it('says nothing once the default now in use exists, when LISTS_FILE or Redis is set, or when there is no former file', () => {
+    const both = files(['/srv/phone/lists.csv', '/home/ops/.local/state/phone-reputation/lists.csv']);
+    expect(formerListsFileWarning(config, { env: { HOME: '/home/ops' }, uid: 1000, exists: both })).toBeUndefined();
+    const set = loadConfig({ STATE_DIR: '/srv/phone', LISTS_FILE: '/elsewhere.csv' });
+    expect(formerListsFileWarning(set, { env: { HOME: '/home/ops' }, uid: 1000, exists: both })).toBeUndefined();
+    expect(formerListsFileWarning(config, { env: { HOME: '/home/ops' }, uid: 1000, exists: files([]) })).toBeUndefined();
+    // The systemd unit's STATE_DIR is the former default of root: the same file, nothing to say.
+    const unit = loadConfig({ STATE_DIR: '/var/lib/phone-reputation' });
+    expect(formerListsFileWarning(unit, { env: {}, uid: 0, exists: files(['/var/lib/phone-reputation/lists.csv']) })).toBeUndefined();
   });
 });

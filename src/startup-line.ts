@@ -3,6 +3,7 @@
 // configuration's shape only and holds no secret: Redis is named by host and port (never its
 // user, password or database), the feed and the admin API by on or off, never their password or
 // token (startup-line.test.ts holds that).
+import { existsSync } from 'node:fs';
 import { listsLocationOf, stateDirOf, type Config } from './config/config.js';
 
 export interface StartupFacts {
@@ -55,4 +56,36 @@ export function startupLineOf(config: Config, facts: StartupFacts): StartupLine 
     `phone-reputation ${facts.version} on Node ${node}: state in ${fields.stateDir}, lists: ${lists}, feed ${feed}, ` +
     `admin API ${admin}, Redis ${redis}, ARCEP data of ${facts.numberingData.dataDate} (${from})`;
   return { fields, message };
+}
+
+/**
+ * Where LISTS_FILE's default was before STATE_DIR: the XDG state directory of the user running
+ * the service, or /var/lib/phone-reputation for root.
+ */
+export function formerDefaultListsFiles(env: Record<string, string | undefined>, uid: number | undefined): string[] {
+  const xdg = env.XDG_STATE_HOME;
+  return [
+    ...(xdg !== undefined && xdg.startsWith('/') ? [`${xdg}/phone-reputation/lists.csv`] : []),
+    ...(uid === 0 ? ['/var/lib/phone-reputation/lists.csv'] : []),
+    ...(env.HOME === undefined ? [] : [`${env.HOME}/.local/state/phone-reputation/lists.csv`]),
+  ];
+}
+
+/**
+ * A lists file left at a former default while the default now in use holds none: the operator's
+ * rules would silently stop applying after an upgrade, so the start says where they are.
+ */
+export function formerListsFileWarning(
+  config: Config,
+  options: { env?: Record<string, string | undefined>; uid?: number | undefined; exists?: (path: string) => boolean } = {},
+): string | undefined {
+  const location = listsLocationOf(config);
+  if (location.listsFileSet || location.redisUrl !== undefined) return undefined;
+  const exists = options.exists ?? existsSync;
+  if (exists(location.listsFile)) return undefined;
+  const former = formerDefaultListsFiles(options.env ?? process.env, 'uid' in options ? options.uid : process.getuid?.()).find(
+    (path) => path !== location.listsFile && exists(path),
+  );
+  if (former === undefined) return undefined;
+  return `a lists file is at ${former}, the default before STATE_DIR, and none at ${location.listsFile}, the default now: its rules do not apply. Move it there (mv ${former} ${location.listsFile}) or set LISTS_FILE=${former}`;
 }

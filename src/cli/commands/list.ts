@@ -13,6 +13,7 @@ import { readListCsvInSlices, type ListStore } from '../../infra/lists/list-stor
 import { openListStore } from '../../infra/lists/open-list-store.js';
 import { defineCommand, readInput, UsageError, type CliIo, type CommandArgs } from '../command.js';
 import { stripControls } from '../sanitize.js';
+import { formerListsFileWarning } from '../../startup-line.js';
 
 const LIST_OPTIONS = {
   list: { type: 'string' },
@@ -159,6 +160,9 @@ export const listCommand = defineCommand({
     const action = LIST_ACTIONS.find((candidate) => candidate.name === name);
     if (action === undefined || extra.length > 0 || (action.argument === undefined) !== (argument === undefined)) throw new UsageError();
     const config = loadConfig(env);
+    // Rules left at LISTS_FILE's former default would not be the ones edited here.
+    const formerLists = formerListsFileWarning(config, { env });
+    if (formerLists !== undefined) io.err(`phone-rep: ${formerLists}`);
     const ruleContext: RuleContext = {
       parsePhoneNumber: createPhoneNumberParser(loadNumberingPlan(numberingDataInUse(arcepLocationOf(config)).dir, { foreignCarriers: false }), config.DEFAULT_REGION),
       defaultRegion: config.DEFAULT_REGION,
