@@ -40,18 +40,24 @@ export function redisHostOf(url: string): string {
   }
 }
 
-const DATA_ORIGINS = { configured: 'ARCEP_DATA_DIR', updated: 'state directory (data update)', snapshot: 'shipped snapshot' } as const;
+const DATA_ORIGINS = {
+  configured: 'ARCEP_DATA_DIR',
+  updated: 'state directory (data update)',
+  snapshot: 'shipped snapshot',
+} as const;
 
 export function startupLineOf(config: Config, facts: StartupFacts): StartupLine {
   const location = listsLocationOf(config);
   const redis = location.redisUrl === undefined ? 'none' : redisHostOf(location.redisUrl);
-  const lists = location.redisUrl === undefined ? `file ${location.listsFile}` : `Redis${location.listsFileSet === true ? `, mirrored to ${location.listsFile}` : ''}`;
-  const admin =
-    config.ADMIN_TOKEN === undefined ? 'off' : facts.adminPort === undefined ? 'on the API port' : `port ${facts.adminPort} on ${config.ADMIN_HOST}`;
+  const mirror = location.listsFileSet === true ? `, mirrored to ${location.listsFile}` : '';
+  const lists = location.redisUrl === undefined ? `file ${location.listsFile}` : `Redis${mirror}`;
+  const adminOn = facts.adminPort === undefined ? 'on the API port' : `port ${facts.adminPort} on ${config.ADMIN_HOST}`;
+  const admin = config.ADMIN_TOKEN === undefined ? 'off' : adminOn;
   const feed = config.FEED_PASSWORD === undefined ? 'off' : 'on';
   const node = facts.nodeVersion ?? process.versions.node;
   const from = `${DATA_ORIGINS[facts.numberingData.origin]} ${facts.numberingData.dir}`;
-  const fields = { version: facts.version, node, stateDir: stateDirOf(config), lists, feed, admin, redis, numberingData: { dataDate: facts.numberingData.dataDate, from } } as const;
+  const numberingData = { dataDate: facts.numberingData.dataDate, from };
+  const fields = { version: facts.version, node, stateDir: stateDirOf(config), lists, feed, admin, redis, numberingData } as const;
   const message =
     `phone-reputation ${facts.version} on Node ${node}: state in ${fields.stateDir}, lists: ${lists}, feed ${feed}, ` +
     `admin API ${admin}, Redis ${redis}, ARCEP data of ${facts.numberingData.dataDate} (${from})`;
@@ -77,15 +83,21 @@ export function formerDefaultListsFiles(env: Record<string, string | undefined>,
  */
 export function formerListsFileWarning(
   config: Config,
-  options: { env?: Record<string, string | undefined>; uid?: number | undefined; exists?: (path: string) => boolean } = {},
+  options: {
+    env?: Record<string, string | undefined>;
+    uid?: number | undefined;
+    exists?: (path: string) => boolean;
+  } = {},
 ): string | undefined {
   const location = listsLocationOf(config);
   if (location.listsFileSet || location.redisUrl !== undefined) return undefined;
   const exists = options.exists ?? existsSync;
   if (exists(location.listsFile)) return undefined;
-  const former = formerDefaultListsFiles(options.env ?? process.env, 'uid' in options ? options.uid : process.getuid?.()).find(
-    (path) => path !== location.listsFile && exists(path),
-  );
+  const uid = 'uid' in options ? options.uid : process.getuid?.();
+  const former = formerDefaultListsFiles(options.env ?? process.env, uid).find((path) => path !== location.listsFile && exists(path));
   if (former === undefined) return undefined;
-  return `a lists file is at ${former}, the default before STATE_DIR, and none at ${location.listsFile}, the default now: its rules do not apply. Move it there (mv ${former} ${location.listsFile}) or set LISTS_FILE=${former}`;
+  return (
+    `a lists file is at ${former}, the default before STATE_DIR, and none at ${location.listsFile}, the default now: ` +
+    `its rules do not apply. Move it there (mv ${former} ${location.listsFile}) or set LISTS_FILE=${former}`
+  );
 }
