@@ -35,6 +35,7 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
 
 # ---- runtime
 FROM ${NODE_IMAGE} AS runtime
+# The package's version (package.json's; test/system/container-image.test.ts holds them equal).
 ARG VERSION=0.1.0
 ARG SOURCE_URL=https://example.invalid/phone-reputation
 LABEL org.opencontainers.image.title="phone-reputation" \
@@ -63,12 +64,12 @@ COPY docker/entrypoint.sh docker/healthcheck.mjs ./docker/
 COPY --from=build /src/dist ./dist
 RUN ln -s /app/bin/phone-rep.js /usr/local/bin/phone-rep
 
-# Everything the service writes is on the volume: the ARCEP data `phone-rep data update`
-# refreshes (seeded from the image's snapshot on first start) and the operator's lists.
-# The root file system can be read-only (docker run --read-only).
+# Everything the service writes is on the volume, its state directory (STATE_DIR): the ARCEP data
+# `phone-rep data update` fetches (the image's snapshot in /app/data/arcep is read until then)
+# and the operator's lists. The root file system can be read-only (docker run --read-only).
 ENV NODE_ENV=production \
     PORT=3000 \
-    ARCEP_DATA_DIR=/var/lib/phone-reputation/arcep \
+    STATE_DIR=/var/lib/phone-reputation \
     LISTS_FILE=/var/lib/phone-reputation/lists.csv
 VOLUME ["/var/lib/phone-reputation"]
 EXPOSE 3000
@@ -77,6 +78,6 @@ USER 10001:10001
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "/app/docker/healthcheck.mjs"]
 ENTRYPOINT ["/usr/bin/tini", "-s", "--", "/app/docker/entrypoint.sh"]
-# The server: what `npm start` runs, its paths under /app (test/system/container-image.test.ts
-# holds the two equal: when `npm start` changes, change this one line).
+# The server: what `npm start` runs (without its `exec`), its paths under /app
+# (test/system/container-image.test.ts holds the two equal: when `npm start` changes, change this one line).
 CMD ["node", "/app/dist/start.js"]

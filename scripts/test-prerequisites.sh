@@ -8,6 +8,7 @@
 #   - vdirsyncer (the real CardDAV client of the blocklist feed's system test);
 #   - python3 (its expat reads every WebDAV answer as a strict XML parser);
 #   - nginx-light, which runs the shipped docker/nginx.conf in front of the built service;
+#   - systemd's systemd-analyze, whose `verify` checks the example units (examples/systemd);
 #   - docker-compose (Debian's), whose `config` validates compose.yaml (the container image test;
 #     podman, buildah and mmdebstrap for building the image are installed by scripts/test-image.sh).
 # Packages come from apt; apt-get runs as root, or through sudo when this is not root.
@@ -24,6 +25,7 @@ compgen -G '/usr/lib/*/kamailio/modules/http_client.so' >/dev/null || missing+=(
 [ -x /usr/bin/python3 ] || missing+=(python3)
 [ -x /usr/bin/docker-compose ] || missing+=(docker-compose)
 [ -x /usr/sbin/nginx ] || missing+=(nginx-light)
+[ -x /usr/bin/systemd-analyze ] || missing+=(systemd)
 
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" -eq 0 ]; then as_root=(); elif command -v sudo >/dev/null; then as_root=(sudo); else

@@ -4,6 +4,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, t
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { fastifyTrustProxy, parseAddressRanges, type Config } from './config/config.js';
+import { packageVersion } from './config/package-info.js';
 import type { PhoneNumberParser } from './domain/phone-number.js';
 import type { LookupService } from './domain/lookup/types.js';
 import type { KeyedHasher } from './domain/ports/key-hasher.js';
@@ -48,6 +49,7 @@ export interface AppDependencies {
   verdictRule: VerdictRule;
   /** A pino logger; when absent the app logs nothing (tests). */
   logger?: FastifyBaseLogger;
+  /** The service's version, shown by /health and the OpenAPI document (default package.json's). */
   version?: string;
   /** Epoch ms the process started, for /health's uptime. */
   startedAtMs?: number;
@@ -164,7 +166,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   });
   await app.register(credentialFailuresPlugin);
   await app.register(observabilityPlugin, deps.metrics ? { metrics: deps.metrics } : {});
-  await app.register(openApiPlugin, deps.version === undefined ? {} : { version: deps.version });
+  const version = deps.version ?? packageVersion();
+  await app.register(openApiPlugin, { version });
 
   // Route groups, each encapsulated.
   await app.register(phoneRoutes, {
@@ -185,7 +188,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   if (deps.blocklistFeed !== undefined && config.FEED_PASSWORD !== undefined) {
     await app.register(feedRoutes, { feed: deps.blocklistFeed, user: config.FEED_USER, password: config.FEED_PASSWORD, publicUrl: config.PUBLIC_URL });
   } else if (config.FEED_PASSWORD === undefined) await app.register(feedOffRoutes);
-  await app.register(healthRoutes, { startedAtMs: deps.startedAtMs ?? Date.now() - process.uptime() * 1000 });
+  await app.register(healthRoutes, { startedAtMs: deps.startedAtMs ?? Date.now() - process.uptime() * 1000, version });
   await app.register(readinessRoutes, { readiness: deps.readiness ?? createReadinessCheck({ upstreams: [] }) });
   await app.register(docsRoutes);
   // The lists' admin API, here unless ADMIN_PORT gives it a server of its own (admin-app.ts).

@@ -6,8 +6,8 @@
 // four fall back to memory on their own while Redis is unusable, and the lists keep the rules
 // they hold (a change is refused meanwhile).
 import type { Logger } from 'pino';
-import { resolve } from 'node:path';
-import { listsLocationOf, type Config } from './config/config.js';
+import { arcepLocationOf, listsLocationOf, type Config } from './config/config.js';
+import { packageVersion } from './config/package-info.js';
 import type { AppDependencies } from './app.js';
 import { createKeyedHasher } from './infra/hash.js';
 import { createHttpClient } from './infra/http/http-client.js';
@@ -17,7 +17,7 @@ import { createLookupService, type LookupTimings } from './domain/lookup/lookup-
 import { createFrontCache } from './http/front-cache.js';
 import { cacheBudgetOf } from './infra/cache/cache-budget.js';
 import type { NumberingPlan } from './domain/numbering/numbering-plan.js';
-import { loadNumberingPlan } from './infra/arcep/load-numbering-plan.js';
+import { loadNumberingPlan, numberingDataInUse } from './infra/arcep/load-numbering-plan.js';
 import { createPhoneNumberParser } from './domain/numbering/parse-phone-number.js';
 import { memoizeParser } from './domain/numbering/memoize-parser.js';
 import { UPSTREAMS, UPSTREAMS_BY_SLOT } from './sources/upstreams.js';
@@ -74,6 +74,8 @@ export interface ServiceOverrides {
 export interface ServiceDependencies {
   app: Omit<AppDependencies, 'logger'>;
   numberingPlan: NumberingPlan;
+  /** The folder whose ARCEP files are in use and which it is (ARCEP_DATA_DIR, the state directory's update, or the snapshot). */
+  numberingData: { dir: string; origin: 'configured' | 'updated' | 'snapshot' };
   fetchers: UpstreamFetcher[];
   /** Present when REDIS_URL is set: its health for the readiness report. */
   redis?: { health(): RedisHealth };
@@ -105,7 +107,9 @@ export function lookupTimingsOf(config: Config): LookupTimings {
 
 export async function createServiceDependencies(config: Config, logger?: Logger, overrides: ServiceOverrides = {}): Promise<ServiceDependencies> {
   const hashKey = createKeyedHasher(config.HASH_SECRET);
-  const numberingPlan = overrides.numberingPlan ?? loadNumberingPlan(resolve(config.ARCEP_DATA_DIR));
+  // The state directory's copy once `data update` wrote one, else the package's snapshot.
+  const numberingData = numberingDataInUse(arcepLocationOf(config));
+  const numberingPlan = overrides.numberingPlan ?? loadNumberingPlan(numberingData.dir);
   // CACHE_MAX_MB is the machine's: each of WORKERS processes gets its share, split between
   // everything held per number (cache-budget.ts, docs/cache.md).
   const budget = cacheBudgetOf(config.CACHE_MAX_MB, config.workers);
@@ -256,12 +260,13 @@ export async function createServiceDependencies(config: Config, logger?: Logger,
         ? { redisStatus: (): RedisStatus => redisClient.health() }
         : {}),
     isShuttingDown: () => shuttingDown,
-  });
+  }, { numberingMaxAgeDays: config.ARCEP_MAX_AGE_DAYS });
 
   return {
-    app: { config, parsePhoneNumber, lookupService, rateLimitStore, hashKey, verdictRule, metrics, readiness, frontCache, lists, ...(blocklistFeed === undefined ? {} : { blocklistFeed }) },
+    app: { config, version: packageVersion(), parsePhoneNumber, lookupService, rateLimitStore, hashKey, verdictRule, metrics, readiness, frontCache, lists, ...(blocklistFeed === undefined ? {} : { blocklistFeed }) },
     lists,
     numberingPlan,
+    numberingData,
     fetchers,
     ...(redisClient ? { redis: { health: () => redisClient.health() } } : {}),
     metrics,

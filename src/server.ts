@@ -14,6 +14,8 @@ import { serverExecArgv } from './infra/runtime/heap-limit.js';
 import { buildAdminApp } from './admin-app.js';
 import { logDestination } from './infra/logging/log-destination.js';
 import { holdNextTickShape } from './infra/runtime/tick-shape.js';
+import { packageVersion } from './config/package-info.js';
+import { formerListsFileWarning, startupLineOf } from './startup-line.js';
 
 export async function startServer(config: Config): Promise<{ close: () => Promise<void>; port: number; metricsPort?: number; adminPort?: number }> {
   // Keeps Node's nextTick entries in one shape for the process's life (tick-shape.ts: without it,
@@ -44,7 +46,16 @@ export async function startServer(config: Config): Promise<{ close: () => Promis
     logger.info(`Admin API listening at ${httpAddress(config.ADMIN_HOST, listening)}`);
     adminPort = listening;
   }
-  if (metricsServer !== undefined || adminPort !== undefined) destination.flush();
+  // One line saying what is on (startup-line.ts: no secret in it).
+  const startup = startupLineOf(config, {
+    version: packageVersion(),
+    numberingData: { dataDate: deps.numberingPlan.dataDate, ...deps.numberingData },
+    ...(adminPort === undefined ? {} : { adminPort }),
+  });
+  logger.info({ startup: startup.fields }, startup.message);
+  const formerLists = formerListsFileWarning(config);
+  if (formerLists !== undefined) logger.warn(formerLists);
+  destination.flush();
   let closing: Promise<void> | undefined;
   const close = async (): Promise<void> => {
     closing ??= (async () => {

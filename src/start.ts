@@ -8,11 +8,15 @@
 //   kept, and the server runs in this process;
 // - WORKERS > 1: this process is the cluster primary, which holds no cache and needs no limit;
 //   each worker is forked with the limit for its share of the cap (cluster.ts).
+// The package's `.env`, when present, is read first, the environment already set winning over it
+// (config/package-info.ts), as compose reads it; `npm start` runs this file with `exec`, so npm's
+// SIGTERM and SIGINT reach this process, which passes them on and exits with the server.
 // With `--exec-plan` it prints what it would run (the Node arguments and the script) and exits: the
 // container's entrypoint (docker/entrypoint.sh) execs that, so the image runs one Node process.
 import cluster from 'node:cluster';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig, type Config } from './config/config.js';
+import { loadPackageEnvFile } from './config/package-info.js';
 import { heapLimitGiven, serverExecArgv } from './infra/runtime/heap-limit.js';
 import { nodeFloorProblem } from './infra/runtime/node-floor.js';
 import { relaunch } from './infra/runtime/relaunch.js';
@@ -37,6 +41,7 @@ if (tooOld !== undefined) {
   process.stderr.write(`${tooOld}\n`);
   process.exit(2);
 }
+loadPackageEnvFile();
 const config = readConfig();
 const relaunched = cluster.isPrimary && config.workers === 1 && !heapLimitGiven(process.execArgv, process.env.NODE_OPTIONS);
 const serverScript = fileURLToPath(new URL('./server.js', import.meta.url));

@@ -3,7 +3,6 @@
 // `runCommand` parses a command's arguments and turns its failures into exit codes, so a
 // command's own file holds only what the command does.
 import { readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { ConfigError } from '../config/config.js';
 import type { ServiceOverrides } from '../composition.js';
@@ -26,15 +25,14 @@ export interface CliIo {
 
 export interface CliContext {
   readonly io: CliIo;
-  /** The environment a command's config is read from: `io.env` over the package's own ARCEP data. */
+  /** The environment a command's config is read from (`io.env`). */
   readonly env: Record<string, string | undefined>;
 }
 
-/** The package's own ARCEP data, so the CLI works from any directory unless ARCEP_DATA_DIR says otherwise. */
-const PACKAGE_ARCEP_DIR = fileURLToPath(new URL('../../data/arcep', import.meta.url));
-
+// The package's own files (the ARCEP snapshot, the state directory) are found from the package's
+// folder, never the working directory (config/package-info.ts), so `env` needs no default path.
 export function createContext(io: CliIo): CliContext {
-  return { io, env: { ARCEP_DATA_DIR: PACKAGE_ARCEP_DIR, ...io.env } };
+  return { io, env: io.env };
 }
 
 type StrictParse<O extends ParseArgsOptionsConfig> = { args: string[]; options: O; allowPositionals: true; strict: true };

@@ -1,7 +1,7 @@
 // The command table and its dispatch, in-process: the help made from the table is today's text,
 // an unknown command names the table, and runCommand turns each kind of mistake into its exit
 // code and lines, for the commands that parse their options and for those that take them as typed.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -54,7 +54,17 @@ describe('the command table', () => {
       'lookup and batch run in-process by default; --url sends the requests to a running server instead.',
       "When every source fails, lookup still prints the number's facts and batch still fills its facts columns.",
       'Exit codes: 0 found, 2 invalid input, 3 every upstream failed, 1 other errors.',
+      'phone-rep --version prints the version.',
     ]);
+  });
+
+  it("prints package.json's version for --version, exit 0", async () => {
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    for (const flag of ['--version', '-V']) {
+      const run = capture();
+      expect(await runCli([flag], run.io)).toBe(0);
+      expect(run.out).toEqual([`phone-rep ${version}`]);
+    }
   });
 
   it("answers an unknown or missing command with the table's names, exit 2", async () => {

@@ -4,6 +4,7 @@
 // 1 anything else.
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { loadPackageEnvFile, packageVersion } from '../config/package-info.js';
 import { nodeFloorProblem } from '../infra/runtime/node-floor.js';
 import { createContext, runCommand, type CliIo, type Command } from './command.js';
 import { backupCommand, restoreCommand } from './commands/backup.js';
@@ -40,7 +41,8 @@ ${COMMANDS.flatMap(helpOf).join('\n')}
 
 lookup and batch run in-process by default; --url sends the requests to a running server instead.
 When every source fails, lookup still prints the number's facts and batch still fills its facts columns.
-Exit codes: 0 found, 2 invalid input, 3 every upstream failed, 1 other errors.`;
+Exit codes: 0 found, 2 invalid input, 3 every upstream failed, 1 other errors.
+phone-rep --version prints the version.`;
 
 /**
  * Runs the command line; with the process's own output (no `io` given), resolves only once all
@@ -49,6 +51,9 @@ Exit codes: 0 found, 2 invalid input, 3 every upstream failed, 1 other errors.`;
  */
 export async function runCli(argv: string[], io?: CliIo): Promise<number> {
   if (io !== undefined) return runWith(argv, io);
+  // As a process, the package's `.env` too (the environment set wins), as `npm start` reads it,
+  // so the CLI and the server agree on STATE_DIR, LISTS_FILE and REDIS_URL.
+  loadPackageEnvFile();
   const code = await runWith(argv, processIo);
   const failed = await processOutputWritten();
   if (failed === undefined) return code;
@@ -64,9 +69,13 @@ async function runWith(argv: string[], io: CliIo): Promise<number> {
     return 2;
   }
   const [name, ...rest] = argv;
-  // `help` is answered here, not by the table: it describes the table.
+  // `help` and `--version` are answered here, not by the table: they describe the whole command.
   if (name === 'help' || name === '--help' || name === '-h') {
     io.out(HELP);
+    return 0;
+  }
+  if (name === '--version' || name === '-V') {
+    io.out(`phone-rep ${packageVersion()}`);
     return 0;
   }
   const command = COMMANDS.find((candidate) => candidate.name === name);

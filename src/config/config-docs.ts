@@ -53,7 +53,7 @@ export function renderEnvExample(): string {
   const lines = [
     '# phone-reputation configuration. Generated from src/config/config.ts by `npm run docs:config`.',
     '# Every variable is optional; the value shown is the default (empty = unset).',
-    '# Copy to .env and export it (for example `set -a; . ./.env; set +a`) before `npm start`.',
+    '# Copy to .env beside package.json: npm start, phone-rep and compose read it (the environment set wins).',
   ];
   for (const variable of configVariables()) {
     lines.push('', ...commentLines(variable.description), `${variable.name}=${variable.defaultValue ?? ''}`);

@@ -4,8 +4,10 @@
 // A bad value stops the start with a message that names the variable and what it takes.
 import { BlockList, isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
+import { join, resolve } from 'node:path';
 import { CloneType, Type, type Static, type TOptional, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
+import { DEFAULT_STATE_DIR, SHIPPED_ARCEP_DIR } from './package-info.js';
 
 const Url = Type.String({ pattern: '^https?://[^\\s/]+(/[^\\s]*)?$' });
 const Port = Type.Integer({ minimum: 0, maximum: 65535 });
@@ -92,7 +94,11 @@ export const ConfigSchema = Type.Object({
   METRICS_ENABLED: setting(Type.Boolean(), true, 'Serve Prometheus metrics at /metrics.'),
   METRICS_PORT: setting(Port, undefined, 'Serve /metrics on this port, on METRICS_HOST, instead of the API port, where /metrics then answers 404 (unset = on the API port).'),
 
-  ARCEP_DATA_DIR: setting(NonEmpty, 'data/arcep', 'Where the ARCEP numbering files are read from (and updated into by phone-rep data update).'),
+  ARCEP_DATA_DIR: setting(
+    NonEmpty,
+    undefined,
+    'Where the ARCEP numbering files are read from and phone-rep data update writes them. Unset = STATE_DIR/arcep once data update has written there, else the snapshot shipped in the package (data/arcep, never written).',
+  ),
   ARCEP_MAJNUM_URL: setting(Url, 'https://extranet.arcep.fr/uploads/MAJNUM.csv', 'Source of MAJNUM.csv for phone-rep data update.'),
   ARCEP_MAJRIO_URL: setting(Url, 'https://extranet.arcep.fr/uploads/MAJRIO.csv', 'Source of MAJRIO.csv for phone-rep data update.'),
   ARCEP_IDENTIFIANTS_URL: setting(Url, 'https://extranet.arcep.fr/uploads/identifiants_CE.csv', 'Source of the operator identifiers file for phone-rep data update.'),
@@ -151,7 +157,7 @@ export const ConfigSchema = Type.Object({
   LISTS_FILE: setting(
     NonEmpty,
     undefined,
-    "The operator's allow and block lists (CSV, docs/lists.md), created on first write. Unset = $XDG_STATE_HOME/phone-reputation/lists.csv, else /var/lib/phone-reputation/lists.csv when run as root, else ~/.local/state/phone-reputation/lists.csv. With REDIS_URL the lists live in Redis; this file, when set, mirrors every change (written before the change is acknowledged) and fills Redis again when Redis lost the lists; unset, its default is only imported when Redis holds no lists.",
+    "The operator's allow and block lists (CSV, docs/lists.md), created on first write. Unset = STATE_DIR/lists.csv. With REDIS_URL the lists live in Redis; this file, when set, mirrors every change (written before the change is acknowledged) and fills Redis again when Redis lost the lists; unset, its default is only imported when Redis holds no lists.",
   ),
   ADMIN_TOKEN: setting(
     Type.String({ minLength: 32 }),
@@ -174,6 +180,16 @@ export const ConfigSchema = Type.Object({
     undefined,
     "Client addresses and CIDR ranges (as RATE_LIMIT_EXEMPT) whose lookups through the phone routes the blocklist feed records (its looked-up numbers whose verdict was block), or none. Unset = the RATE_LIMIT_EXEMPT clients (a PBX); neither set = nobody's. Anyone else's lookups are never recorded.",
   ),
+  STATE_DIR: setting(
+    Type.String({ pattern: '^/' }),
+    undefined,
+    "The one directory the service and phone-rep write (an absolute path): the ARCEP data data update fetches (arcep/) and the default lists file (lists.csv). Unset = `state` in the package's folder, the same for the server and the CLI whoever runs them; the systemd unit (examples/systemd) and the image use /var/lib/phone-reputation.",
+  ),
+  ARCEP_MAX_AGE_DAYS: setting(
+    PositiveInt,
+    120,
+    'Age in days past which the ARCEP numbering data in use (its newest allocation date) makes /health/ready say degraded; phone-rep data update refreshes it.',
+  ),
 });
 
 /** Variables whose value is a secret: an error names them without showing the value. */
@@ -193,15 +209,27 @@ export function shownValue(name: string, value: unknown): string {
   return JSON.stringify(`${scheme}***${value.slice(at)}`);
 }
 
+/** The state directory: STATE_DIR, else `state` in the package's folder (package-info.ts). */
+export function stateDirOf(config: Pick<Config, 'STATE_DIR'>): string {
+  return config.STATE_DIR ?? DEFAULT_STATE_DIR;
+}
+
 /**
- * LISTS_FILE's default, outside the source tree: the XDG state directory of the user running the
- * service, or /var/lib/phone-reputation for root (a system service).
+ * Where the ARCEP numbering data may be: ARCEP_DATA_DIR when set (read and updated there), else
+ * the copy `phone-rep data update` writes into the state directory, falling back to the snapshot
+ * shipped in the package, which nothing writes (infra/arcep/load-numbering-plan.ts picks).
  */
-export function defaultListsFile(env: Record<string, string | undefined> = process.env, uid: number | undefined = process.getuid?.()): string {
-  const xdg = env.XDG_STATE_HOME;
-  if (xdg !== undefined && xdg.startsWith('/')) return `${xdg}/phone-reputation/lists.csv`;
-  if (uid === 0) return '/var/lib/phone-reputation/lists.csv';
-  return `${env.HOME ?? '/tmp'}/.local/state/phone-reputation/lists.csv`;
+export function arcepLocationOf(config: Pick<Config, 'STATE_DIR' | 'ARCEP_DATA_DIR'>): { configuredDir?: string; updatedDir: string; snapshotDir: string } {
+  return {
+    ...(config.ARCEP_DATA_DIR === undefined ? {} : { configuredDir: resolve(config.ARCEP_DATA_DIR) }),
+    updatedDir: join(stateDirOf(config), 'arcep'),
+    snapshotDir: SHIPPED_ARCEP_DIR,
+  };
+}
+
+/** LISTS_FILE's default: `lists.csv` in the state directory, whoever runs the service or the CLI. */
+export function defaultListsFile(stateDir: string): string {
+  return join(stateDir, 'lists.csv');
 }
 
 type Properties = (typeof ConfigSchema)['properties'];
@@ -384,7 +412,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 /** Where the operator's lists are: LISTS_FILE (or its default) and, with REDIS_URL, Redis. */
 export function listsLocationOf(config: Config): { listsFile: string; listsFileSet: boolean; redisUrl?: string; redisKeyPrefix: string; redisCommandTimeoutMs: number } {
   return {
-    listsFile: config.LISTS_FILE ?? defaultListsFile(),
+    listsFile: config.LISTS_FILE ?? defaultListsFile(stateDirOf(config)),
     listsFileSet: config.LISTS_FILE !== undefined,
     ...(config.REDIS_URL === undefined ? {} : { redisUrl: config.REDIS_URL }),
     redisKeyPrefix: config.REDIS_KEY_PREFIX,

@@ -179,3 +179,58 @@ describe('phone-rep data update (built CLI) against a hostile ARCEP server', () 
     expect(run.maxRss - baseline.maxRss, figures).toBeLessThan(RSS_BOUND_BYTES);
   });
 });
+
+describe('npm run data:update into the state directory', () => {
+  const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+  const gitStatus = (): Promise<string> =>
+    new Promise((resolve, reject) => {
+      execFile('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: ROOT }, (error, stdout) => (error ? reject(new Error(`git status: ${error.message}`)) : resolve(stdout)));
+    });
+
+  it('writes STATE_DIR/arcep, never the tracked snapshot (git status unchanged), and the service then reads that copy', async () => {
+    majnumAnswer = Buffer.concat([majnum, Buffer.from('0799999;0799999000;0799999999;FRTE;Métropole;01/05/2026\n', 'latin1')]);
+    const stateDir = join(workDir, 'state');
+    const before = await gitStatus();
+    const snapshotBefore = hashes(SNAPSHOT);
+    const run = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+      // --ignore-scripts: the system project built dist/ already (predata:update would build again).
+      execFile(
+        'npm',
+        ['run', '--silent', '--ignore-scripts', 'data:update'],
+        {
+          cwd: ROOT,
+          timeout: 60_000,
+          env: {
+            PATH: process.env.PATH ?? '',
+            NODE_NO_WARNINGS: '1',
+            STATE_DIR: stateDir,
+            ARCEP_MAJNUM_URL: `${baseUrl}/MAJNUM.csv`,
+            ARCEP_MAJRIO_URL: `${baseUrl}/MAJRIO.csv`,
+            ARCEP_IDENTIFIANTS_URL: `${baseUrl}/identifiants_ce.csv`,
+          },
+        },
+        (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+      );
+    });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(`ARCEP data updated in ${join(stateDir, 'arcep')}: data date 2026-05-01`);
+    expect(readFileSync(join(stateDir, 'arcep', 'MAJNUM.csv')).equals(majnumAnswer)).toBe(true);
+    expect(hashes(SNAPSHOT)).toEqual(snapshotBefore);
+    expect(await gitStatus()).toBe(before);
+
+    // The service built from the same configuration reads the update, the snapshot only without one.
+    const { loadConfig } = await import('../../src/config/config.js');
+    const { createServiceDependencies } = await import('../../src/composition.js');
+    const { healthyFakeSources } = await import('../../harness/lookup.js');
+    for (const [dir, origin, dataDate] of [
+      [stateDir, 'updated', '2026-05-01'],
+      [join(workDir, 'empty-state'), 'snapshot', '2026-04-17'],
+    ] as const) {
+      const deps = await createServiceDependencies(loadConfig({ STATE_DIR: dir, LISTS_FILE: join(workDir, 'lists.csv') }), undefined, { sources: healthyFakeSources() });
+      expect(deps.numberingData.origin).toBe(origin);
+      expect(deps.numberingPlan.dataDate).toBe(dataDate);
+      await deps.close();
+    }
+  });
+});

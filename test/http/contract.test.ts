@@ -1,5 +1,6 @@
 // The contract suite: every rule of docs/api.md (routes, errors, rate limiting), and the API decisions of
 // docs/api.md, checked with real HTTP requests against the real app (fake sources).
+import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { healthyFakeSources, SAMPLE_DATA, type FakeSources } from '../../harness/lookup.js';
@@ -194,8 +195,9 @@ describe('contract: phone endpoints with every source answering', () => {
   it('answers /health without envelope: status ok, uptime in seconds, ISO timestamp (rule 6)', async () => {
     const answer = await get(server, '/health');
     expect(answer.status).toBe(200);
-    expect(sortedKeys(answer.body)).toEqual(['status', 'timestamp', 'uptime']);
+    expect(sortedKeys(answer.body)).toEqual(['status', 'timestamp', 'uptime', 'version']);
     expect(answer.body.status).toBe('ok');
+    expect(answer.body.version).toBe(JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version);
     expect(typeof answer.body.uptime).toBe('number');
     expect(answer.body.uptime as number).toBeGreaterThanOrEqual(0);
     expect(answer.body.timestamp).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);

@@ -67,7 +67,11 @@ describe('metrics and readiness with the real adapters on loopback upstreams', (
   beforeAll(async () => {
     upstreams = await startFixtureUpstreams();
     // Each scrape renders: the counts are read right after the traffic (the 1 s render cache is tested below).
-    server = await startTestServer({ env: { ...upstreams.env, RATE_LIMIT_MAX: '5', MAX_EVENT_LOOP_DELAY_MS: '0' }, overrides: { metricsRenderIntervalMs: 0 } });
+    // The shipped snapshot's age is not what these tests are about (ARCEP_MAX_AGE_DAYS is, below).
+    server = await startTestServer({
+      env: { ...upstreams.env, RATE_LIMIT_MAX: '5', MAX_EVENT_LOOP_DELAY_MS: '0', ARCEP_MAX_AGE_DAYS: '36500' },
+      overrides: { metricsRenderIntervalMs: 0 },
+    });
   });
   afterAll(async () => {
     await server.close();
@@ -202,8 +206,8 @@ describe('metrics and readiness with the real adapters on loopback upstreams', (
 });
 
 describe('readiness states that need the composition root', () => {
-  async function build(options: { redisStatus?: () => RedisStatus | Promise<RedisStatus> } = {}) {
-    const config = loadConfig({ HASH_SECRET: 'test-secret-0123456789', MAX_EVENT_LOOP_DELAY_MS: '0' });
+  async function build(options: { redisStatus?: () => RedisStatus | Promise<RedisStatus>; maxAgeDays?: number } = {}) {
+    const config = loadConfig({ HASH_SECRET: 'test-secret-0123456789', MAX_EVENT_LOOP_DELAY_MS: '0', ARCEP_MAX_AGE_DAYS: String(options.maxAgeDays ?? 36_500) });
     const deps = await createServiceDependencies(config, undefined, {
       numberingPlan: testNumberingPlan(),
       sources: healthyFakeSources(),
@@ -223,6 +227,22 @@ describe('readiness states that need the composition root', () => {
     expect((await app.inject({ url: '/health/ready' })).json()).toMatchObject({ status: 'ok', dependencies: { redis: { status: 'ok' } } });
     await app.close();
     await deps.close();
+  });
+
+  it('reports the numbering data\'s age, and says degraded (still 200) once it is older than ARCEP_MAX_AGE_DAYS', async () => {
+    const dataDate = testNumberingPlan().dataDate;
+    const ageDays = Math.floor((Date.now() - Date.parse(`${dataDate}T00:00:00Z`)) / 86_400_000);
+    expect(ageDays).toBeGreaterThan(1);
+    const young = await build({ maxAgeDays: ageDays + 1 });
+    expect((await young.app.inject({ url: '/health/ready' })).json()).toMatchObject({ status: 'ok', dependencies: { numberingData: { status: 'ok', dataDate, ageDays } } });
+    const old = await build({ maxAgeDays: ageDays - 1 });
+    const answer = await old.app.inject({ url: '/health/ready' });
+    expect(answer.statusCode).toBe(200);
+    expect(answer.json()).toMatchObject({ status: 'degraded', dependencies: { numberingData: { status: 'degraded', dataDate, ageDays } } });
+    for (const { app, deps } of [young, old]) {
+      await app.close();
+      await deps.close();
+    }
   });
 
   it('shares one evaluation among concurrent /health/ready callers', async () => {

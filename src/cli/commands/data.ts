@@ -1,8 +1,8 @@
 // `phone-rep data update [--force]`: refresh the ARCEP snapshot from the configured URLs
 // (`--force` accepts a MAJNUM much shorter than the one in use); `phone-rep data info`: show
 // what is in use.
-import { loadConfig, type Config } from '../../config/config.js';
-import { loadNumberingPlan } from '../../infra/arcep/load-numbering-plan.js';
+import { arcepLocationOf, loadConfig, type Config } from '../../config/config.js';
+import { loadNumberingPlan, numberingDataInUse, numberingDataUpdateDir } from '../../infra/arcep/load-numbering-plan.js';
 import { updateArcepData } from '../../infra/arcep/update-arcep-data.js';
 import { defineCommand, UsageError, type CliIo } from '../command.js';
 
@@ -21,8 +21,12 @@ const DATA_ACTIONS: readonly DataAction[] = [
     name: 'update',
     flag: '--force',
     async run(force, config, io) {
+      // Into the state directory (or ARCEP_DATA_DIR), compared with the data in use.
+      const location = arcepLocationOf(config);
+      const dir = numberingDataUpdateDir(location);
       const result = await updateArcepData({
-        dir: config.ARCEP_DATA_DIR,
+        dir,
+        inUseDir: numberingDataInUse(location).dir,
         urls: { majnum: config.ARCEP_MAJNUM_URL, majrio: config.ARCEP_MAJRIO_URL, identifiants: config.ARCEP_IDENTIFIANTS_URL },
         force,
       });
@@ -31,7 +35,7 @@ const DATA_ACTIONS: readonly DataAction[] = [
         return 1;
       }
       io.out(
-        `ARCEP data updated in ${config.ARCEP_DATA_DIR}: data date ${result.dataDate}, ` +
+        `ARCEP data updated in ${dir}: data date ${result.dataDate}, ` +
           `${result.rows.majnum} MAJNUM rows, ${result.rows.majrio} MAJRIO rows, ${result.rows.identifiants} operators`,
       );
       if (result.majrio.status === 'updated') return 0;
@@ -49,8 +53,10 @@ const DATA_ACTIONS: readonly DataAction[] = [
     name: 'info',
     async run(_flagGiven, config, io) {
       try {
-        const plan = loadNumberingPlan(config.ARCEP_DATA_DIR, { foreignCarriers: false });
-        io.out(`ARCEP data in ${config.ARCEP_DATA_DIR}: data date ${plan.dataDate}, ${plan.blockCount} number blocks (Source : ARCEP)`);
+        const { dir, origin } = numberingDataInUse(arcepLocationOf(config));
+        const plan = loadNumberingPlan(dir, { foreignCarriers: false });
+        const from = origin === 'snapshot' ? ' (the snapshot shipped in the package)' : '';
+        io.out(`ARCEP data in ${dir}${from}: data date ${plan.dataDate}, ${plan.blockCount} number blocks (Source : ARCEP)`);
         return 0;
       } catch (error) {
         io.err(error instanceof Error ? error.message : String(error));

@@ -2,17 +2,18 @@
 // (LISTS_FILE) or, with REDIS_URL, on Redis: the same store the service reads (docs/lists.md).
 // Its actions are a table: the usage, the check of the arguments and the dispatch are read from it.
 // Exit codes: 0 done, 2 bad input (nothing changed), 1 the store could not be read or written.
-import { listsLocationOf, loadConfig } from '../../config/config.js';
+import { arcepLocationOf, listsLocationOf, loadConfig } from '../../config/config.js';
 import { explainDecision } from '../../domain/lists/rule-index.js';
 import { EXPORT_COLUMNS, formatRuleLine, ListCsvError } from '../../domain/lists/list-csv.js';
 import { checkRule, spellingsToRemove, type RuleContext } from '../../domain/lists/rules.js';
 import { createPhoneNumberParser } from '../../domain/numbering/parse-phone-number.js';
-import { loadNumberingPlan } from '../../infra/arcep/load-numbering-plan.js';
+import { loadNumberingPlan, numberingDataInUse } from '../../infra/arcep/load-numbering-plan.js';
 import { ListsFileError } from '../../infra/lists/file-list-store.js';
 import { readListCsvInSlices, type ListStore } from '../../infra/lists/list-store.js';
 import { openListStore } from '../../infra/lists/open-list-store.js';
 import { defineCommand, readInput, UsageError, type CliIo, type CommandArgs } from '../command.js';
 import { stripControls } from '../sanitize.js';
+import { formerListsFileWarning } from '../../startup-line.js';
 
 const LIST_OPTIONS = {
   list: { type: 'string' },
@@ -169,8 +170,11 @@ export const listCommand = defineCommand({
  */
 export async function withListStore(command: string, env: Record<string, string | undefined>, io: CliIo, use: (scope: ListScope) => Promise<number>): Promise<number> {
   const config = loadConfig(env);
+  // Rules left at LISTS_FILE's former default would not be the ones edited here.
+  const formerLists = formerListsFileWarning(config, { env });
+  if (formerLists !== undefined) io.err(`phone-rep: ${formerLists}`);
   const ruleContext: RuleContext = {
-    parsePhoneNumber: createPhoneNumberParser(loadNumberingPlan(config.ARCEP_DATA_DIR, { foreignCarriers: false }), config.DEFAULT_REGION),
+    parsePhoneNumber: createPhoneNumberParser(loadNumberingPlan(numberingDataInUse(arcepLocationOf(config)).dir, { foreignCarriers: false }), config.DEFAULT_REGION),
     defaultRegion: config.DEFAULT_REGION,
   };
   let store: ListStore;

@@ -11,7 +11,8 @@
 // file holding a section or a field it does not know: restoring part of a file and calling it
 // done would look like a clean result. Pure: reading and writing the file is the CLI's.
 import type { ListRule } from '../ports/operator-lists.js';
-import { checkRuleFields, isNormalRule } from '../lists/rules.js';
+import { checkRuleFields } from '../lists/rules.js';
+import { isRuleSpelling } from '../lists/rule-key.js';
 
 export const BACKUP_FORMAT = 'phone-reputation-backup';
 export const BACKUP_VERSION = 1;
@@ -77,7 +78,7 @@ function readRule(value: unknown, at: number): ListRule {
       `${where} has a field this version does not know, ${JSON.stringify(unknown)}: restore it with the version that made it`,
     );
   const { rule, list, labelPublic } = value;
-  if (typeof rule !== 'string' || !isNormalRule(rule))
+  if (typeof rule !== 'string' || !isRuleSpelling(rule))
     throw new BackupFileError(`${where}.rule is not a stored rule (+digits, or +digits*)`);
   for (const field of STRING_FIELDS) {
     if (value[field] !== undefined && typeof value[field] !== 'string')

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { serviceRouteSchemas } from '../schemas/service.js';
 
-export async function healthRoutes(app: FastifyInstance, options: { startedAtMs: number }): Promise<void> {
+export async function healthRoutes(app: FastifyInstance, options: { startedAtMs: number; version: string }): Promise<void> {
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/health',
     { config: { cors: true }, schema: serviceRouteSchemas.health },
@@ -12,6 +12,7 @@ export async function healthRoutes(app: FastifyInstance, options: { startedAtMs:
       reply.header('cache-control', 'no-store');
       return {
         status: 'ok' as const,
+        version: options.version,
         uptime: Math.max(0, (Date.now() - options.startedAtMs) / 1000),
         timestamp: new Date().toISOString(),
       };

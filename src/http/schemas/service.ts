@@ -12,6 +12,7 @@ import { badRequestOutsidePhoneRoutes, methodNotAllowed, problemExample, problem
 export const HealthSchema = Type.Object(
   {
     status: Type.Literal('ok'),
+    version: Type.String({ description: "The service's version (package.json's)", examples: ['0.1.0'] }),
     uptime: Type.Number({ description: 'Seconds since the process started' }),
     timestamp: Type.String({ description: 'ISO 8601 UTC with milliseconds', examples: ['2026-11-22T03:00:00.000Z'] }),
   },
@@ -72,7 +73,7 @@ export const ReadinessSchema = Type.Object(
               dataDate: Type.Union([Type.String({ description: 'YYYY-MM-DD' }), Type.Null()]),
               ageDays: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
             },
-            { additionalProperties: false, description: 'The ARCEP numbering data in use; older than 365 days is degraded' },
+            { additionalProperties: false, description: 'The ARCEP numbering data in use; older than ARCEP_MAX_AGE_DAYS (120 by default) is degraded' },
           ),
         ),
         redis: Type.Optional(Type.Object({ status: ReadinessStatus }, { additionalProperties: false, description: 'Present when REDIS_URL is set' })),
@@ -90,7 +91,7 @@ export const serviceRouteSchemas = {
     description: 'Always 200 while the process serves; never rate limited and never calls an upstream.',
     tags: ['service'],
     response: {
-      200: jsonResponse('The service is up.', HealthSchema, { status: 'ok', uptime: 3600.5, timestamp: '2026-11-22T03:00:00.000Z' }, { 'Cache-Control': LiveNoStoreHeader }),
+      200: jsonResponse('The service is up.', HealthSchema, { status: 'ok', version: '0.1.0', uptime: 3600.5, timestamp: '2026-11-22T03:00:00.000Z' }, { 'Cache-Control': LiveNoStoreHeader }),
       400: badRequestOutsidePhoneRoutes,
       405: methodNotAllowed({}),
       503: unavailableWhileClosing,

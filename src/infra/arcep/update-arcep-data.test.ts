@@ -211,9 +211,17 @@ describe('updateArcepData', () => {
     expectUntouched();
   });
 
-  it('fails with a reason, and leaves no temporary file, when the directory does not exist', async () => {
-    const missing = join(dir, 'missing');
-    expect(await updateArcepData({ dir: missing, urls: urls() })).toEqual({ ok: false, reason: `cannot write into ${missing}` });
+  it('creates a missing directory (the state directory\'s arcep/ before the first update), compared with the data in use', async () => {
+    const fresh = join(dir, 'state', 'arcep');
+    const result = await updateArcepData({ dir: fresh, inUseDir: dir, urls: urls() });
+    expect(result).toMatchObject({ ok: true, dataDate: '2026-05-01' });
+    expect(readdirSync(fresh).sort()).toEqual(['MAJNUM.csv', 'MAJRIO.csv', 'identifiants_ce.csv']);
+    expectUntouched();
+  });
+
+  it('fails with a reason, and leaves no temporary file, when the directory cannot be made (a file in its way)', async () => {
+    const blocked = join(dir, 'MAJNUM.csv', 'arcep');
+    expect(await updateArcepData({ dir: blocked, urls: urls() })).toEqual({ ok: false, reason: `cannot write into ${blocked}` });
     expectUntouched();
   });
 

@@ -1,4 +1,5 @@
-// Refreshes the ARCEP snapshot: downloads the three files, checks they are what ARCEP publishes
+// Refreshes the ARCEP data: downloads the three files into the state directory (never over the
+// snapshot shipped in the package, which stays the fallback), checks they are what ARCEP publishes
 // (whole: under the size cap counted as bytes arrive and with a complete last row; exact
 // header; a sane number of rows, not much fewer than the data in use; no date in the future;
 // Latin-1 text that the plan parser accepts), then swaps them in with renames. A failure on
@@ -8,7 +9,7 @@
 // the previous MAJRIO.csv is kept (or, when there is none, a header-only one is written so the
 // plan still loads; operator names then come from identifiants_CE, else the code itself).
 import { randomBytes } from 'node:crypto';
-import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readCappedBody } from '../http/read-capped-body.js';
 import {
@@ -45,7 +46,14 @@ const HEADERS: Readonly<Record<ArcepFile, readonly string[]>> = { majnum: MAJNUM
 const ENDS_WITH_DATE: Readonly<Record<ArcepFile, boolean>> = { majnum: true, majrio: false, identifiants: true };
 
 export interface UpdateArcepDataOptions {
+  /** Where the files are written (created when missing): the state directory's copy, or ARCEP_DATA_DIR. */
   dir: string;
+  /**
+   * The data in use, which the download is compared with and whose MAJRIO.csv is kept when
+   * ARCEP's cannot be had (numberingDataInUse: the shipped snapshot until a first update wrote
+   * `dir`). Default `dir`.
+   */
+  inUseDir?: string;
   urls: Record<ArcepFile, string>;
   fetchTimeoutMs?: number;
   /** Install a MAJNUM even when it has many fewer rows than the data in use (`data update --force`). */
@@ -195,7 +203,7 @@ export async function updateArcepData(options: UpdateArcepDataOptions): Promise<
   }
   let majrio: MajrioUpdate = { status: 'updated' };
   if (majrioProblem !== undefined) {
-    const installed = await installedMajrio(options.dir);
+    const installed = await installedMajrio(options.inUseDir ?? options.dir);
     bytesByFile.majrio = installed.bytes;
     majrio = { status: installed.status, reason: majrioProblem };
     parsed = parseNumberingPlan(texts(installed.bytes));
@@ -216,13 +224,13 @@ export async function updateArcepData(options: UpdateArcepDataOptions): Promise<
     return { ok: false, reason: `${ARCEP_FILE_NAMES.majnum}: a row is dated ${parsed.plan.dataDate}, after today (${today})` };
   }
   if (options.force !== true) {
-    const inUse = await installedMajnumRows(options.dir);
-    if (inUse !== undefined && rows.majnum < inUse * (1 - MAX_MAJNUM_ROW_DROP)) {
-      const drop = Math.round((1 - rows.majnum / inUse) * 100);
+    const inUseRows = await installedMajnumRows(options.inUseDir ?? options.dir);
+    if (inUseRows !== undefined && rows.majnum < inUseRows * (1 - MAX_MAJNUM_ROW_DROP)) {
+      const drop = Math.round((1 - rows.majnum / inUseRows) * 100);
       return {
         ok: false,
         reason:
-          `${ARCEP_FILE_NAMES.majnum}: ${rows.majnum} rows, ${drop} % fewer than the ${inUse} in use ` +
+          `${ARCEP_FILE_NAMES.majnum}: ${rows.majnum} rows, ${drop} % fewer than the ${inUseRows} in use ` +
           `(a drop of more than ${MAX_MAJNUM_ROW_DROP * 100} % is refused; data update --force installs it anyway)`,
       };
     }
@@ -232,6 +240,7 @@ export async function updateArcepData(options: UpdateArcepDataOptions): Promise<
   const suffix = `.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   const written: string[] = [];
   try {
+    await mkdir(options.dir, { recursive: true });
     for (const file of FILES) {
       const temporary = join(options.dir, `${ARCEP_FILE_NAMES[file]}${suffix}`);
       await writeFile(temporary, bytesByFile[file] ?? Buffer.alloc(0));

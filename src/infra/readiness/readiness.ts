@@ -58,7 +58,7 @@ export interface ReadinessProbes {
 
 export interface ReadinessOptions {
   now?: () => number;
-  /** ARCEP data older than this is `degraded` (still used; `phone-rep data update` refreshes it). Default 365. */
+  /** ARCEP data older than this is `degraded` (still used; `phone-rep data update` refreshes it). Default 120 (ARCEP_MAX_AGE_DAYS). */
   numberingMaxAgeDays?: number;
   /** A Redis probe slower than this counts as `down`. Default 1000 ms. */
   redisTimeoutMs?: number;
@@ -166,7 +166,7 @@ async function probeRedis(probe: NonNullable<ReadinessProbes['redisStatus']>, ti
 
 export function createReadinessCheck(probes: ReadinessProbes, options: ReadinessOptions = {}): ReadinessCheck {
   const now = options.now ?? Date.now;
-  const maxAgeDays = options.numberingMaxAgeDays ?? 365;
+  const maxAgeDays = options.numberingMaxAgeDays ?? 120;
   const redisTimeoutMs = options.redisTimeoutMs ?? 1000;
   let inflight: Promise<ReadinessReport> | undefined;
 
