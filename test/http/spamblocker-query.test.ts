@@ -114,9 +114,9 @@ describe('SpamBlocker instant query, callers on the operator’s lists', () => {
     expect(sourceCalls()).toBe(before);
   });
 
-  it('a caller inside a blocked prefix without a label is spam, named as blocked by the operator', async () => {
+  it('a caller inside a blocked prefix without a label is spam, named as blocked by the administrator', async () => {
     const before = sourceCalls();
-    expect(await screenCall(server, api, '0698000001')).toMatchObject({ determined: true, isSpam: true, category: 'Bloqué par l’opérateur' });
+    expect(await screenCall(server, api, '0698000001')).toMatchObject({ determined: true, isSpam: true, category: 'Bloqué par l’administrateur' });
     expect(sourceCalls()).toBe(before);
   });
 
