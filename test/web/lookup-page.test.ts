@@ -552,7 +552,7 @@ interface LanguageCase {
   name: string;
   number: string;
   /** The advice keys shown, in order. */
-  advice: Array<'advice.suspicious' | 'advice.trustworthy' | 'advice.neutral' | 'advice.unknown' | 'advice.npv'>;
+  advice: Array<'advice.suspicious' | 'advice.trustworthy' | 'advice.neutral' | 'advice.unknown' | 'advice.notChecked' | 'advice.npv'>;
   npv: boolean;
   /** The confidence sentence: sources answered of those asked. */
   answered: number;
@@ -565,7 +565,7 @@ const LANGUAGE_CASES: readonly LanguageCase[] = [
   { name: 'a trustworthy number', number: TRUSTWORTHY_NUMBER, advice: ['advice.trustworthy'], npv: false, answered: 3 },
   { name: 'an NPV number', number: FULL_NPV_NUMBER, advice: ['advice.suspicious', 'advice.npv'], npv: true, answered: 3 },
   { name: 'a partial report (the primary source failed)', number: PARTIAL_NUMBER, advice: ['advice.neutral'], npv: false, answered: 2 },
-  { name: 'a number whose every source failed', number: DEAD_NUMBER, advice: ['advice.unknown'], npv: false, answered: 0, failed: true },
+  { name: 'a number whose every source failed', number: DEAD_NUMBER, advice: ['advice.notChecked'], npv: false, answered: 0, failed: true },
 ];
 
 function confidenceWords(language: Language, answered: number): string {
@@ -658,6 +658,50 @@ describe('the lookup page in the language of the browser', () => {
         expect(await page.locator('#platform-badge').isVisible(), number).toBe(type === 'line.technicalPlatform');
         expect(await textsOutsideCatalogue(page, language), number).toEqual([]);
       }
+      await page.close();
+    }
+  });
+
+  it('says why there is no score: a number no source covers (foreign), and one no source could answer, in both languages', async () => {
+    const expected = {
+      fr: {
+        notCovered: ['Non couvert', 'Aucune source ne couvre ce numéro : aucune n’a été interrogée.', /^Aucune des sources lues ici ne couvre ce numéro/],
+        notChecked: ['Non vérifié', 'Aucune source n’a pu répondre : ce numéro n’a pas été vérifié.', /^Ce numéro n’a pas pu être vérifié/],
+      },
+      en: {
+        notCovered: ['Not covered', 'No source covers this number: none was asked.', /^None of the sources read here covers this number/],
+        notChecked: ['Not checked', 'No source could answer: this number was not checked.', /^This number could not be checked/],
+      },
+    } as const;
+    for (const language of ['fr', 'en'] as const) {
+      const page = await openPage({ width: 1200, height: 1000 }, language);
+      // A Belgian mobile: no source covers it (no tellows key), so none is asked; a 200 without a score.
+      await page.goto(`${server.baseUrl}/?number=%2B32470123456`);
+      await reportShown(page);
+      const [risk, source, advice] = expected[language].notCovered;
+      expect(await page.textContent('#risk-label')).toBe(risk);
+      expect(await page.textContent('#score-source')).toBe(source);
+      expect(await page.textContent('#advice-text')).toMatch(advice);
+      expect(await page.textContent('#score-source')).not.toBe(CATALOGUES[language]['verdict.noRating']);
+      expect(await textsOutsideCatalogue(page, language)).toEqual([]);
+
+      // Every source asked failed or is still on its way, on a 200 (the answer left before them):
+      // the server's real answer, its slots set as the API documents them.
+      await page.route('**/api/phone/**', async (route) => {
+        const response = await route.fetch();
+        const body = (await response.json()) as { meta: Record<string, unknown> & { sources: Record<string, unknown> } };
+        body.meta.score = null;
+        body.meta.risk = 'unknown';
+        body.meta.scoreSource = null;
+        body.meta.sources = { primary: { status: 'pending' }, community: { status: 'skipped', reason: 'not_covered' }, signals: { status: 'pending' } };
+        await route.fulfill({ response, json: body });
+      });
+      await page.goto(`${server.baseUrl}/?number=${SUSPICIOUS_NUMBER}`);
+      await reportShown(page);
+      const [riskNotChecked, sourceNotChecked, adviceNotChecked] = expected[language].notChecked;
+      expect(await page.textContent('#risk-label')).toBe(riskNotChecked);
+      expect(await page.textContent('#score-source')).toBe(sourceNotChecked);
+      expect(await page.textContent('#advice-text')).toMatch(adviceNotChecked);
       await page.close();
     }
   });

@@ -72,10 +72,13 @@ describe('the lookup page and the operator’s lists', () => {
       await page.goto(`${server.baseUrl}/?number=0162001235&lang=${language}`);
       await page.locator('#operator-list').waitFor({ state: 'visible' });
       expect(await page.textContent('#operator-list')).toBe(fill(words['list.block'], { rule: '+33162*' }));
+      // Who decided, in words a household reads right: this service's administrator, not an "opérateur" (Orange, SFR…).
+      expect(await page.textContent('#operator-list')).toMatch(language === 'fr' ? /^Bloqué par l’administrateur de ce service \(règle/ : /^Blocked by this service’s administrator \(rule/);
 
       await page.goto(`${server.baseUrl}/?number=0162001234&lang=${language}`);
       await page.locator('#operator-list').waitFor({ state: 'visible' });
       expect(await page.textContent('#operator-list')).toBe(`${fill(words['list.allow'], { rule: '+33162001234' })} ${fill(words['list.label'], { label: 'Ma banque' })}`);
+      expect(await page.textContent('#operator-list')).toMatch(language === 'fr' ? /^Autorisé par l’administrateur de ce service/ : /^Allowed by this service’s administrator/);
 
       await page.goto(`${server.baseUrl}/?number=0612345678&lang=${language}`);
       await page.locator('#fact-e164').filter({ hasText: '+33612345678' }).waitFor();
