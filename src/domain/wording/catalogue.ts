@@ -64,6 +64,14 @@ const fr = {
   'report.label': 'Résultat de la recherche',
   'footer.data': 'Données de tellows, numeroinconnu.fr et telguarder, lues pour vous.',
   'footer.api': 'Référence de l’API',
+  // The setup section (index.html, at the foot of the page): the SpamBlocker config for a phone,
+  // as a QR code and a link. The app's buttons are named as its English interface names them
+  // (docs/integrations/spamblocker.md).
+  'setup.title': 'Filtrer les appels d’un téléphone Android (SpamBlocker)',
+  'setup.steps':
+    'Scannez ce code avec le téléphone, ou ouvrez le lien sur le téléphone : il affiche la configuration. Copiez-la en entier, puis dans SpamBlocker : Settings, section Instant Query, ligne Query API, New, Import ; collez-la dans la zone de texte et touchez Import.',
+  'setup.qrAlt': 'Code QR : l’adresse de la configuration SpamBlocker de ce service',
+  'setup.link': 'Ouvrir la configuration SpamBlocker (query.json)',
 
   'verdict.title': 'Verdict',
   'verdict.scale': '/ 9',
@@ -280,6 +288,11 @@ const en: Record<WordKey, string> = {
   'report.label': 'Lookup result',
   'footer.data': 'Data from tellows, numeroinconnu.fr and telguarder, read on your behalf.',
   'footer.api': 'API reference',
+  'setup.title': 'Screen the calls of an Android phone (SpamBlocker)',
+  'setup.steps':
+    'Scan this code with the phone, or open the link on the phone: it shows the configuration. Copy all of it, then in SpamBlocker: Settings, section Instant Query, row Query API, New, Import; paste it into the text box and tap Import.',
+  'setup.qrAlt': 'QR code: the address of this service’s SpamBlocker configuration',
+  'setup.link': 'Open the SpamBlocker configuration (query.json)',
 
   'verdict.title': 'Verdict',
   'verdict.scale': '/ 9',
