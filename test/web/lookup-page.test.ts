@@ -14,6 +14,7 @@
 // copies of lookup-page-fr.png and lookup-page-en.png).
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import jsQRModule from 'jsqr';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ParsedPhoneNumber } from '../../src/domain/phone-number.js';
@@ -26,6 +27,8 @@ import { SAMPLE_DATA, fakeSource, type FakeSources } from '../../harness/lookup.
 import { startTestServer, type TestServer } from '../../harness/servers.js';
 
 const CHROMIUM = '/usr/bin/chromium';
+/** jsQR is CommonJS whose exported function also carries itself as `default`, which its types describe. */
+const jsQR = jsQRModule.default;
 const ARTIFACTS = new URL('../../test-artifacts/', import.meta.url);
 /**
  * Every browser step (navigation, wait, click) gives up after this and names itself, well inside
@@ -673,9 +676,28 @@ describe('the lookup page in the language of the browser', () => {
         notChecked: ['Not checked', 'No source could answer: this number was not checked.', /^This number could not be checked/],
       },
     } as const;
+    // The server's real answer with its slots set as the API documents them (this server's fake
+    // sources answer any number; test/http/not-covered.test.ts has the real skip).
+    const withSlots = (page: Page, sources: Record<string, unknown>) =>
+      page.route('**/api/phone/**', async (route) => {
+        const response = await route.fetch();
+        const body = (await response.json()) as { data: { sources: Record<string, unknown> }; meta: Record<string, unknown> };
+        body.data.sources = {
+          primary: { score: null, searches: 0, commentsCount: 0, commentList: [] },
+          community: { dangerPercent: null, visits: null, commentsCount: 0, topCategory: '', lastCommentDate: '', commentList: [] },
+          signals: { spamScore: null, reportsCount: null, callerType: '', commentList: [] },
+        };
+        body.meta.score = null;
+        body.meta.risk = 'unknown';
+        body.meta.scoreSource = null;
+        body.meta.sources = sources;
+        await route.fulfill({ response, json: body });
+      });
+    const skipped = { status: 'skipped', reason: 'not_covered' };
     for (const language of ['fr', 'en'] as const) {
       const page = await openPage({ width: 1200, height: 1000 }, language);
-      // A Belgian mobile: no source covers it (no tellows key), so none is asked; a 200 without a score.
+      // A Belgian mobile that no source covers: none is asked, a 200 without a score.
+      await withSlots(page, { primary: skipped, community: skipped, signals: skipped });
       await page.goto(`${server.baseUrl}/?number=%2B32470123456`);
       await reportShown(page);
       const [risk, source, advice] = expected[language].notCovered;
@@ -685,23 +707,60 @@ describe('the lookup page in the language of the browser', () => {
       expect(await page.textContent('#score-source')).not.toBe(CATALOGUES[language]['verdict.noRating']);
       expect(await textsOutsideCatalogue(page, language)).toEqual([]);
 
-      // Every source asked failed or is still on its way, on a 200 (the answer left before them):
-      // the server's real answer, its slots set as the API documents them.
-      await page.route('**/api/phone/**', async (route) => {
-        const response = await route.fetch();
-        const body = (await response.json()) as { meta: Record<string, unknown> & { sources: Record<string, unknown> } };
-        body.meta.score = null;
-        body.meta.risk = 'unknown';
-        body.meta.scoreSource = null;
-        body.meta.sources = { primary: { status: 'pending' }, community: { status: 'skipped', reason: 'not_covered' }, signals: { status: 'pending' } };
-        await route.fulfill({ response, json: body });
-      });
-      await page.goto(`${server.baseUrl}/?number=${SUSPICIOUS_NUMBER}`);
-      await reportShown(page);
+      await page.close();
+
+      // Every source asked is still on its way (or failed), on a 200: the answer left before them.
+      const waiting = await openPage({ width: 1200, height: 1000 }, language);
+      await withSlots(waiting, { primary: { status: 'pending' }, community: skipped, signals: { status: 'pending' } });
+      await waiting.goto(`${server.baseUrl}/?number=${SUSPICIOUS_NUMBER}`);
+      await reportShown(waiting);
       const [riskNotChecked, sourceNotChecked, adviceNotChecked] = expected[language].notChecked;
-      expect(await page.textContent('#risk-label')).toBe(riskNotChecked);
-      expect(await page.textContent('#score-source')).toBe(sourceNotChecked);
-      expect(await page.textContent('#advice-text')).toMatch(adviceNotChecked);
+      expect(await waiting.textContent('#risk-label')).toBe(riskNotChecked);
+      expect(await waiting.textContent('#score-source')).toBe(sourceNotChecked);
+      expect(await waiting.textContent('#advice-text')).toMatch(adviceNotChecked);
+      expect(await textsOutsideCatalogue(waiting, language)).toEqual([]);
+      await waiting.close();
+    }
+  });
+
+  it('offers SpamBlocker\'s config in its setup section: a QR code that decodes to the served config\'s address, and a link to it', async () => {
+    for (const language of ['fr', 'en'] as const) {
+      const page = await openPage({ width: 1200, height: 1000 }, language);
+      await page.goto(`${server.baseUrl}/`);
+      await page.locator('#setup summary').click();
+      const qr = page.locator('#setup-qr');
+      await qr.waitFor({ state: 'visible' });
+      await page.waitForFunction(() => {
+        const image = document.getElementById('setup-qr') as HTMLImageElement | null;
+        return image !== null && image.complete && image.naturalWidth > 0;
+      });
+      expect(await qr.getAttribute('alt')).toBe(CATALOGUES[language]['setup.qrAlt']);
+      expect(await page.textContent('#setup summary')).toBe(CATALOGUES[language]['setup.title']);
+      // The image as the browser drew it, read back as pixels and decoded by a QR reader (jsQR).
+      const size = 400;
+      const pixels = await page.evaluate((side) => {
+        const image = document.getElementById('setup-qr') as HTMLImageElement;
+        const canvas = document.createElement('canvas');
+        canvas.width = side;
+        canvas.height = side;
+        const context = canvas.getContext('2d');
+        if (context === null) throw new Error('no 2d context');
+        context.fillStyle = '#fff';
+        context.fillRect(0, 0, side, side);
+        context.drawImage(image, 0, 0, side, side);
+        return Array.from(context.getImageData(0, 0, side, side).data);
+      }, size);
+      const decoded = jsQR(Uint8ClampedArray.from(pixels), size, size);
+      const configUrl = `${server.baseUrl}/integrations/spamblocker/query.json`;
+      expect(decoded?.data).toBe(configUrl);
+      // The link a phone can open is the same address, and it serves the config.
+      const href = await page.locator('#setup-link').getAttribute('href');
+      expect(new URL(href ?? '', server.baseUrl).href).toBe(configUrl);
+      expect(await page.textContent('#setup-link')).toBe(CATALOGUES[language]['setup.link']);
+      const config = (await (await fetch(configUrl)).json()) as { actions: Array<{ type: string; url?: string }> };
+      expect(config.actions.find((action) => action.type === 'HttpDownload')?.url).toMatch(new RegExp(`^${escapeRegExp(server.baseUrl)}/api/phone/`));
+      expect(await textsOutsideCatalogue(page, language)).toEqual([]);
+      expect(await page.evaluate(() => (window as unknown as { __cspViolations: string[] }).__cspViolations)).toEqual([]);
       await page.close();
     }
   });
