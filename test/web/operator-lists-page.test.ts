@@ -110,15 +110,15 @@ describe('the operator’s decision when every source fails (a 502)', () => {
           }
           // The rule decides what becomes of the call: no advice of an unknown number.
           expect(await page.locator('#advice').isVisible()).toBe(false);
-          expect(await page.textContent('body')).not.toContain(words['advice.unknown']);
+          expect(await page.textContent('body')).not.toContain(words['advice.notChecked']);
 
-          // A number no rule matches: the 502 as before, with the unknown number's advice, and no rule.
+          // A number no rule matches: the 502 as before, with the advice for a number that could not be checked, and no rule.
           await page.fill('#number-input', '0478123457');
           await page.click('#lookup-button');
           await page.locator('#fact-e164').filter({ hasText: '+33478123457' }).waitFor();
           await page.locator('#advice').waitFor({ state: 'visible' });
           expect(await page.locator('#operator-list').isHidden()).toBe(true);
-          expect(await page.textContent('#advice-text')).toBe(words['advice.unknown']);
+          expect(await page.textContent('#advice-text')).toBe(words['advice.notChecked']);
         } finally {
           await context.close();
         }
