@@ -213,6 +213,7 @@ export async function benchFeed(): Promise<BenchSection> {
     const score = 7 + (index % 3);
     feed.recordLookup(`+336${String(20_000_000 + index * 7919).slice(-8)}`, {
       isNPV: false,
+      check: 'answered',
       sources: {
         primary: { score, searches: 1, commentsCount: 1, commentList: [{ author: 'a', text: 't', date: '01/01/2026', callerType: index % 2 === 0 ? 'Démarchage' : 'Arnaque' }] },
         community: { dangerPercent: null, visits: 0, commentsCount: 0, topCategory: '', lastCommentDate: '', commentList: [] },

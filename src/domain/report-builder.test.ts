@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { COMMUNITY_DATA, PRIMARY_DATA, SIGNALS_DATA, frenchMobile, FETCHED_AT, blockedSlot, errorSlot, lookupResult, notFoundSlot, okSlot, pendingSlot, skippedSlot } from '../../harness/lookup.js';
-import { buildReport, buildScoreResult, failureReasons, isAllSourcesFailed } from './report-builder.js';
+import { buildReport, buildScoreResult, failureReasons, isAllSourcesFailed, sourceCheckOf } from './report-builder.js';
 import { emptySourceData } from './report.js';
 import type { SlotResult } from './lookup/types.js';
 
@@ -96,6 +96,23 @@ describe('isAllSourcesFailed: the 502 rule', () => {
   ])('%s → %s', (_name, result, expected) => {
     expect(isAllSourcesFailed(result)).toBe(expected);
     expect(buildReport(number, result).allSourcesFailed).toBe(expected);
+  });
+});
+
+describe('sourceCheckOf: what the words for "no score" say', () => {
+  it('is answered when one source gave a record or said it has none, whatever the others did', () => {
+    expect(sourceCheckOf(lookupResult(notFoundSlot(), errorSlot('timeout'), skippedSlot()))).toBe('answered');
+    expect(sourceCheckOf(lookupResult(errorSlot('timeout'), pendingSlot(), okSlot(SIGNALS_DATA)))).toBe('answered');
+  });
+
+  it('is not_checked when every source asked failed or is still on its way', () => {
+    expect(sourceCheckOf(lookupResult(errorSlot('timeout'), blockedSlot('http_429'), errorSlot('connection')))).toBe('not_checked');
+    expect(sourceCheckOf(lookupResult(pendingSlot(), skippedSlot(), errorSlot('connection')))).toBe('not_checked');
+    expect(sourceCheckOf(lookupResult(pendingSlot(), pendingSlot(), pendingSlot()))).toBe('not_checked');
+  });
+
+  it('is not_covered when no source was asked (none covers the number)', () => {
+    expect(sourceCheckOf(lookupResult(skippedSlot(), skippedSlot(), skippedSlot()))).toBe('not_covered');
   });
 });
 

@@ -117,6 +117,20 @@ export function isAllSourcesFailed(result: LookupResult): boolean {
   return slots.some(isFailed) && slots.every((slot) => isFailed(slot) || slot.status === 'skipped');
 }
 
+/**
+ * Whether the sources could say anything about the number, for the words shown when there is no
+ * score: `answered` (at least one gave a record, or said it has none), `not_checked` (every
+ * source asked failed or is still on its way), `not_covered` (no source covers the number, so
+ * none was asked: today a number outside the French plan without a tellows API key).
+ */
+export type SourceCheck = 'answered' | 'not_checked' | 'not_covered';
+
+export function sourceCheckOf(result: LookupResult): SourceCheck {
+  const slots = SOURCE_SLOTS.map((slot) => result[slot]);
+  if (slots.some((slot) => slot.status === 'ok' || slot.status === 'not_found')) return 'answered';
+  return slots.every((slot) => slot.status === 'skipped') ? 'not_covered' : 'not_checked';
+}
+
 /** Each slot's reason for the 502 body, e.g. `{primary: 'timeout', community: 'http_429', signals: 'not_covered'}`. */
 export function failureReasons(result: LookupResult): Record<SourceSlot, string> {
   const reasonOf = (slot: SlotResult): string => ('reason' in slot && slot.reason !== undefined ? slot.reason : slot.status);

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { emptySourceData, type SourceDataBySlot } from './report.js';
-import { categoryOf, cidLineOf, safeDisplayLine, scoreVerdict, unlookableCidLine, unlookableVerdict, verdictOf, type VerdictRule } from './verdict.js';
+import { categoryOf, cidLineOf, listCidLine, safeDisplayLine, scoreVerdict, unlookableCidLine, unlookableVerdict, verdictOf, type VerdictRule } from './verdict.js';
 
 const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
@@ -23,24 +23,24 @@ describe('the verdict rule', () => {
     [null, 'unknown'],
   ] as const)('says %s → %s with the default thresholds', (score, verdict) => {
     expect(scoreVerdict(score, DEFAULTS)).toBe(verdict);
-    expect(verdictOf({ isNPV: false, sources: withScore(score) }, DEFAULTS)).toBe(verdict);
+    expect(verdictOf({ check: 'answered', isNPV: false, sources: withScore(score) }, DEFAULTS)).toBe(verdict);
   });
 
   it('gives an NPV number the stronger of its score and VERDICT_NPV', () => {
-    expect(verdictOf({ isNPV: true, sources: withScore(8) }, DEFAULTS)).toBe('block');
-    expect(verdictOf({ isNPV: true, sources: withScore(2) }, DEFAULTS)).toBe('warn');
-    expect(verdictOf({ isNPV: true, sources: withScore(null) }, DEFAULTS)).toBe('warn');
-    expect(verdictOf({ isNPV: true, sources: withScore(5) }, { ...DEFAULTS, npv: 'block' })).toBe('block');
-    expect(verdictOf({ isNPV: true, sources: withScore(2) }, { ...DEFAULTS, npv: 'allow' })).toBe('allow');
-    expect(verdictOf({ isNPV: true, sources: withScore(null) }, { ...DEFAULTS, npv: 'allow' })).toBe('allow');
-    expect(verdictOf({ isNPV: true, sources: withScore(null) }, { ...DEFAULTS, npv: 'unknown' })).toBe('unknown');
-    expect(verdictOf({ isNPV: true, sources: withScore(3) }, { ...DEFAULTS, npv: 'unknown' })).toBe('allow');
+    expect(verdictOf({ check: 'answered', isNPV: true, sources: withScore(8) }, DEFAULTS)).toBe('block');
+    expect(verdictOf({ check: 'answered', isNPV: true, sources: withScore(2) }, DEFAULTS)).toBe('warn');
+    expect(verdictOf({ check: 'answered', isNPV: true, sources: withScore(null) }, DEFAULTS)).toBe('warn');
+    expect(verdictOf({ check: 'answered', isNPV: true, sources: withScore(5) }, { ...DEFAULTS, npv: 'block' })).toBe('block');
+    expect(verdictOf({ check: 'answered', isNPV: true, sources: withScore(2) }, { ...DEFAULTS, npv: 'allow' })).toBe('allow');
+    expect(verdictOf({ check: 'answered', isNPV: true, sources: withScore(null) }, { ...DEFAULTS, npv: 'allow' })).toBe('allow');
+    expect(verdictOf({ check: 'answered', isNPV: true, sources: withScore(null) }, { ...DEFAULTS, npv: 'unknown' })).toBe('unknown');
+    expect(verdictOf({ check: 'answered', isNPV: true, sources: withScore(3) }, { ...DEFAULTS, npv: 'unknown' })).toBe('allow');
   });
 
   it('follows the operator thresholds and the withheld setting', () => {
     const strict = { ...DEFAULTS, blockScore: 9, warnScore: 9 };
-    expect(verdictOf({ isNPV: false, sources: withScore(8) }, strict)).toBe('allow');
-    expect(verdictOf({ isNPV: false, sources: withScore(9) }, strict)).toBe('block');
+    expect(verdictOf({ check: 'answered', isNPV: false, sources: withScore(8) }, strict)).toBe('allow');
+    expect(verdictOf({ check: 'answered', isNPV: false, sources: withScore(9) }, strict)).toBe('block');
     expect(unlookableVerdict('withheld', DEFAULTS)).toBe('allow');
     expect(unlookableVerdict('withheld', { ...DEFAULTS, withheld: 'block' })).toBe('block');
     expect(unlookableVerdict('invalid', { ...DEFAULTS, withheld: 'block' })).toBe('unknown');
@@ -49,7 +49,7 @@ describe('the verdict rule', () => {
   it('derives a score from the other sources when the primary has none', () => {
     const empty = emptySourceData();
     const sources = withScore(null, { community: { ...empty.community, dangerPercent: 90 } });
-    expect(verdictOf({ isNPV: false, sources }, DEFAULTS)).toBe('block');
+    expect(verdictOf({ check: 'answered', isNPV: false, sources }, DEFAULTS)).toBe('block');
   });
 });
 
@@ -67,24 +67,65 @@ describe('the caller-ID line', () => {
   it('writes each case in both languages', () => {
     const empty = emptySourceData();
     const suspicious = withScore(8, { community: { ...empty.community, topCategory: 'Démarchage' } });
-    expect(cidLineOf({ isNPV: false, sources: suspicious }, 'fr', 30)).toBe('SPAM? 8/9 Démarchage');
-    expect(cidLineOf({ isNPV: false, sources: withScore(8) }, 'fr', 30)).toBe('SPAM? 8/9');
-    expect(cidLineOf({ isNPV: true, sources: withScore(2) }, 'fr', 30)).toBe('Appel automatisé (NPV)');
-    expect(cidLineOf({ isNPV: true, sources: withScore(2) }, 'en', 30)).toBe('Automated call (NPV)');
-    expect(cidLineOf({ isNPV: false, sources: withScore(5) }, 'fr', 30)).toBe('Neutre 5/9');
-    expect(cidLineOf({ isNPV: false, sources: withScore(2) }, 'fr', 30)).toBe('Fiable 2/9');
-    expect(cidLineOf({ isNPV: false, sources: withScore(2) }, 'en', 30)).toBe('Trusted 2/9');
-    expect(cidLineOf({ isNPV: false, sources: withScore(null) }, 'fr', 30)).toBe('Inconnu');
+    expect(cidLineOf({ check: 'answered', isNPV: false, sources: suspicious }, 'fr', 30)).toBe('SPAM? 8/9 Démarchage');
+    expect(cidLineOf({ check: 'answered', isNPV: false, sources: withScore(8) }, 'fr', 30)).toBe('SPAM? 8/9');
+    expect(cidLineOf({ check: 'answered', isNPV: true, sources: withScore(2) }, 'fr', 30)).toBe('Appel automatisé (NPV)');
+    expect(cidLineOf({ check: 'answered', isNPV: true, sources: withScore(2) }, 'en', 30)).toBe('Automated call (NPV)');
+    expect(cidLineOf({ check: 'answered', isNPV: false, sources: withScore(5) }, 'fr', 30)).toBe('Neutre 5/9');
+    expect(cidLineOf({ check: 'answered', isNPV: false, sources: withScore(2) }, 'fr', 30)).toBe('Fiable 2/9');
+    expect(cidLineOf({ check: 'answered', isNPV: false, sources: withScore(2) }, 'en', 30)).toBe('Trusted 2/9');
     expect(unlookableCidLine('withheld', 'fr', 30)).toBe('Masqué');
+    expect(unlookableCidLine('withheld', 'en', 30)).toBe('Withheld');
+    expect(unlookableCidLine('invalid', 'fr', 30)).toBe('Numéro invalide');
     expect(unlookableCidLine('invalid', 'en', 30)).toBe('Invalid number');
+  });
+
+  it('says why there is no score, in words a French phone never shows for a withheld caller', () => {
+    const noScore = withScore(null);
+    const lines = (check: 'answered' | 'not_checked' | 'not_covered') =>
+      (['fr', 'en'] as const).map((language) => cidLineOf({ check, isNPV: false, sources: noScore }, language, 30));
+    // The sources answered, none with a score.
+    expect(lines('answered')).toEqual(['Pas de note', 'No score']);
+    // Every source asked failed or is still on its way: the service could not check.
+    expect(lines('not_checked')).toEqual(['Non vérifié', 'Not checked']);
+    // No source covers the number (a foreign one): none was asked.
+    expect(lines('not_covered')).toEqual(['Non vérifié (étranger)', 'Not checked (foreign)']);
+    const withheld = [unlookableCidLine('withheld', 'fr', 30), unlookableCidLine('withheld', 'en', 30)];
+    for (const check of ['answered', 'not_checked', 'not_covered'] as const) {
+      for (const line of lines(check)) {
+        expect(withheld).not.toContain(line);
+        // "Inconnu" is what a French phone shows for a withheld number.
+        expect(line).not.toMatch(/inconnu|unknown/i);
+      }
+    }
+    // A score or an NPV range still says more than the check.
+    expect(cidLineOf({ check: 'not_checked', isNPV: true, sources: noScore }, 'fr', 30)).toBe('Appel automatisé (NPV)');
+  });
+
+  it('says who decided a rule without a public label: this service’s administrator, never an "opérateur"', () => {
+    const rule = (list: 'allow' | 'block', label: string | null) => ({ list, rule: '+33612*', label });
+    expect(listCidLine(rule('block', null), 'fr', 30)).toBe('Bloqué par l’administrateur');
+    expect(listCidLine(rule('block', null), 'en', 30)).toBe('Blocked by the administrator');
+    expect(listCidLine(rule('allow', null), 'fr', 30)).toBe('Autorisé par l’administrateur');
+    expect(listCidLine(rule('allow', null), 'en', 30)).toBe('Allowed by the administrator');
+    // The rule's label, when there is one to show, wins.
+    expect(listCidLine(rule('allow', 'Dr Martin'), 'fr', 30)).toBe('Dr Martin');
+    // Within the line's bounds at the default length.
+    for (const list of ['allow', 'block'] as const) {
+      for (const language of ['fr', 'en'] as const) {
+        const line = listCidLine(rule(list, null), language, 30);
+        expect(Array.from(graphemes.segment(line)).length).toBeLessThanOrEqual(30);
+        expect(line).not.toMatch(/opérateur|operator/i);
+      }
+    }
   });
 
   it('removes what a dialplan could misread from an upstream category, and cuts to the length in grapheme clusters', () => {
     const empty = emptySourceData();
     const hostile = withScore(9, { community: { ...empty.community, topCategory: 'Arnaque"; Hangup()|x,\u0007y\u202e\r\nz ${EXTEN}' } });
-    const line = cidLineOf({ isNPV: false, sources: hostile }, 'fr', 200);
+    const line = cidLineOf({ check: 'answered', isNPV: false, sources: hostile }, 'fr', 200);
     expect(line).toBe('SPAM? 9/9 Arnaque Hangup()xy z EXTEN');
-    expect(cidLineOf({ isNPV: false, sources: hostile }, 'fr', 12)).toBe('SPAM? 9/9 Ar');
+    expect(cidLineOf({ check: 'answered', isNPV: false, sources: hostile }, 'fr', 12)).toBe('SPAM? 9/9 Ar');
     // Characters, not bytes or UTF-16 units: é is one, and so is an emoji.
     expect(safeDisplayLine('Démarchage 😀 téléphonique', 12)).toBe('Démarchage 😀');
     expect(safeDisplayLine('Démarchage', 10)).toBe('Démarchage');

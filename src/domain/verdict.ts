@@ -2,6 +2,7 @@
 // made from the same lookup as the JSON report. Pure. The rules and the exact wording are in
 // docs/integrations/README.md; the words themselves in wording/catalogue.ts.
 import type { Risk, SourceDataBySlot } from './report.js';
+import type { SourceCheck } from './report-builder.js';
 import { computeScore, scoreToRisk } from './score.js';
 import { words, type Language } from './wording/catalogue.js';
 import type { ListMatch } from './ports/operator-lists.js';
@@ -28,6 +29,8 @@ export interface TextFacts {
   isNPV: boolean;
   /** The report's sources (a slot without data has its empty fields). */
   sources: SourceDataBySlot;
+  /** Whether any source could say something (report-builder.ts sourceCheckOf): the words for "no score" differ. */
+  check: SourceCheck;
 }
 
 /** What a phone system is told about a caller it cannot look up. */
@@ -88,6 +91,16 @@ export function categoryOf(sources: SourceDataBySlot): string {
   return sources.community.topCategory.trim() || sources.signals.callerType.trim();
 }
 
+/**
+ * The line without a score, by what the sources could say. None is "Inconnu", which a French
+ * phone shows for a withheld caller (that one is `cid.withheld`).
+ */
+const NO_SCORE_LINE: Readonly<Record<SourceCheck, 'cid.unknown' | 'cid.notChecked' | 'cid.notCovered'>> = {
+  answered: 'cid.unknown',
+  not_checked: 'cid.notChecked',
+  not_covered: 'cid.notCovered',
+};
+
 /** The caller-ID line of a number that was looked up. */
 export function cidLineOf(facts: TextFacts, language: Language, maxLength: number): string {
   const { score, risk } = reputationOf(facts);
@@ -96,7 +109,7 @@ export function cidLineOf(facts: TextFacts, language: Language, maxLength: numbe
   else if (facts.isNPV) line = words(language, 'cid.npv');
   else if (risk === 'neutral') line = words(language, 'cid.neutral', { score: score ?? '' });
   else if (risk === 'trustworthy') line = words(language, 'cid.trustworthy', { score: score ?? '' });
-  else line = words(language, 'cid.unknown');
+  else line = words(language, NO_SCORE_LINE[facts.check]);
   return safeDisplayLine(line, maxLength);
 }
 

@@ -71,6 +71,15 @@ describe('a number no source covers (default config: no tellows key)', () => {
     expect(log.writes).toEqual([]);
   });
 
+  it.each(FOREIGN)('says on /cid that %s was not checked because no source covers it, in both languages', async (number) => {
+    for (const [query, line] of [['', 'Non vérifié (étranger)'], ['?lang=en', 'Not checked (foreign)']] as const) {
+      const answer = await fetchDocumented(server, `/api/phone/${encodeURIComponent(number)}/cid${query}`);
+      expect(answer.status).toBe(200);
+      expect(answer.text).toBe(line);
+    }
+    expect(sites.total()).toBe(0);
+  });
+
   it('still asks and caches a French number as usual', async () => {
     const victim = await get(server, '/api/phone/0612000777/score');
     expect(victim.status).toBe(200);

@@ -134,15 +134,15 @@ describe('a label is public only when the operator says so', () => {
 
   it('to anyone: a private label is left out of /cid and meta.list, a public one is shown', async () => {
     const server = await serverWith({});
-    expect((await text(server, '/api/phone/0612345678/cid')).body).toBe('Autorisé');
-    expect((await text(server, '/api/phone/0612345678/verdict?cid=en')).body).toBe('allow\nAllowed\n');
+    expect((await text(server, '/api/phone/0612345678/cid')).body).toBe('Autorisé par l’administrateur');
+    expect((await text(server, '/api/phone/0612345678/verdict?cid=en')).body).toBe('allow\nAllowed by the administrator\n');
     expect(await metaList(server, '/api/phone/0612345678')).toEqual({ list: 'allow', rule: '+33612345678', label: null });
     expect(await metaList(server, '/api/phone/0612345678/score')).toEqual({ list: 'allow', rule: '+33612345678', label: null });
     expect((await text(server, '/api/phone/0612345679/cid')).body).toBe('Pharmacie');
     expect(await metaList(server, '/api/phone/0612345679')).toEqual({ list: 'allow', rule: '+33612345679', label: 'Pharmacie' });
     // A malformed caller under a blocked prefix: the 400's meta.list hides the label too.
     expect(await metaList(server, `/api/phone/${encodeURIComponent('+225 01 02')}`)).toEqual({ list: 'block', rule: '+225*', label: null });
-    expect((await text(server, `/api/phone/${encodeURIComponent('+225 01 02')}/cid?lang=en`)).body).toBe('Blocked by the operator');
+    expect((await text(server, `/api/phone/${encodeURIComponent('+225 01 02')}/cid?lang=en`)).body).toBe('Blocked by the administrator');
     // The admin API and the export keep the flag.
     const exported = await text(server, '/admin/lists/export');
     expect(exported.status).toBe(401);

@@ -61,10 +61,10 @@ describe('precedence through the real server (sources say score 8: block)', () =
 
   const cases = [
     { name: 'an exact allow inside a blocked prefix', number: '0162001234', verdict: 'allow', cidFr: 'Ma banque', cidEn: 'Ma banque', list: { list: 'allow', rule: '+33162001234', label: 'Ma banque' } },
-    { name: 'the blocked prefix around it', number: '0162001235', verdict: 'block', cidFr: 'Bloqué par l’opérateur', cidEn: 'Blocked by the operator', list: { list: 'block', rule: '+33162*', label: null } },
+    { name: 'the blocked prefix around it', number: '0162001235', verdict: 'block', cidFr: 'Bloqué par l’administrateur', cidEn: 'Blocked by the administrator', list: { list: 'block', rule: '+33162*', label: null } },
     { name: 'a longer block inside an allowed prefix', number: '0612345670', verdict: 'block', cidFr: 'Robot', cidEn: 'Robot', list: { list: 'block', rule: '+336123456*', label: 'Robot' } },
-    { name: 'the allowed prefix (over a score of 8)', number: '0612000001', verdict: 'allow', cidFr: 'Autorisé', cidEn: 'Allowed', list: { list: 'allow', rule: '+33612*', label: null } },
-    { name: 'allow beats block at equal length', number: '0612345678', verdict: 'allow', cidFr: 'Autorisé', cidEn: 'Allowed', list: { list: 'allow', rule: '+33612345678', label: null } },
+    { name: 'the allowed prefix (over a score of 8)', number: '0612000001', verdict: 'allow', cidFr: 'Autorisé par l’administrateur', cidEn: 'Allowed by the administrator', list: { list: 'allow', rule: '+33612*', label: null } },
+    { name: 'allow beats block at equal length', number: '0612345678', verdict: 'allow', cidFr: 'Autorisé par l’administrateur', cidEn: 'Allowed by the administrator', list: { list: 'allow', rule: '+33612345678', label: null } },
     { name: 'an expired rule (the sources decide)', number: '0699000001', verdict: 'block', cidFr: undefined, cidEn: undefined, list: null },
   ] as const;
 
@@ -121,7 +121,7 @@ describe('a listed caller with every upstream black-holed', () => {
     expect((await text(server, '/api/phone/0162001235/verdict')).body).toBe('block\n');
     expect((await text(server, '/api/phone/0612345678/verdict')).body).toBe('allow\n');
     expect((await text(server, '/api/phone/0612345678/cid')).body).toBe('Fournisseur');
-    expect((await text(server, '/api/phone/0162001235/cid?lang=en')).body).toBe('Blocked by the operator');
+    expect((await text(server, '/api/phone/0162001235/cid?lang=en')).body).toBe('Blocked by the administrator');
     // The lookup deadline (LOOKUP_TIMEOUT_MS, 4 s) is what an unlisted number would wait for.
     expect(performance.now() - started).toBeLessThan(server.config.LOOKUP_TIMEOUT_MS);
     expect(sites.total()).toBe(0);
@@ -158,7 +158,7 @@ describe('a change takes effect on the next request', () => {
 
     const replaced = await putRule(server, number, { list: 'block' });
     expect(replaced).toMatchObject({ status: 200, json: { replaced: true } });
-    expect((await text(server, `/api/phone/${number}/cid?lang=en`)).body).toBe('Blocked by the operator');
+    expect((await text(server, `/api/phone/${number}/cid?lang=en`)).body).toBe('Blocked by the administrator');
 
     expect((await fetch(`${server.baseUrl}/admin/lists/rules/%2B33612000001`, { method: 'DELETE', headers: AUTH })).status).toBe(204);
     expect((await text(server, `/api/phone/${number}/cid?lang=en`)).body).toMatch(/^SPAM\? 8\/9/);

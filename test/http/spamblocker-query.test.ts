@@ -6,6 +6,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import jsQRModule from 'jsqr';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../harness/servers.js';
 import { scoredSources } from '../../harness/scored-sources.js';
@@ -114,9 +115,9 @@ describe('SpamBlocker instant query, callers on the operator’s lists', () => {
     expect(sourceCalls()).toBe(before);
   });
 
-  it('a caller inside a blocked prefix without a label is spam, named as blocked by the operator', async () => {
+  it('a caller inside a blocked prefix without a label is spam, named as blocked by the administrator', async () => {
     const before = sourceCalls();
-    expect(await screenCall(server, api, '0698000001')).toMatchObject({ determined: true, isSpam: true, category: 'Bloqué par l’opérateur' });
+    expect(await screenCall(server, api, '0698000001')).toMatchObject({ determined: true, isSpam: true, category: 'Bloqué par l’administrateur' });
     expect(sourceCalls()).toBe(before);
   });
 
@@ -171,6 +172,55 @@ describe('SpamBlocker config: the base URL', () => {
     } finally {
       await plain.close();
       await proxied.close();
+    }
+  });
+});
+
+/** jsQR is CommonJS whose exported function also carries itself as `default`, which its types describe. */
+const jsQR = jsQRModule.default;
+
+/**
+ * The QR code of an SVG drawn by qrcode-generator (one `M x,y` square of 1×1 per dark module),
+ * read back as an image of `scale` pixels per module for a QR reader, so that the test decodes
+ * what the page shows rather than trusting the encoder.
+ */
+function decodeQrSvg(svg: string, scale = 4): string | undefined {
+  const side = Number(/viewBox="0 0 (\d+) (\d+)"/.exec(svg)?.[1]);
+  const width = side * scale;
+  const pixels = new Uint8ClampedArray(width * width * 4).fill(255);
+  for (const [, x, y] of svg.matchAll(/M(\d+),(\d+)l1,0 0,1 -1,0 0,-1z/g)) {
+    for (let row = 0; row < scale; row += 1) {
+      for (let column = 0; column < scale; column += 1) {
+        const offset = ((Number(y) * scale + row) * width + Number(x) * scale + column) * 4;
+        pixels[offset] = 0;
+        pixels[offset + 1] = 0;
+        pixels[offset + 2] = 0;
+      }
+    }
+  }
+  return jsQR(pixels, width, width)?.data;
+}
+
+describe('SpamBlocker config: the QR code of its address (the lookup page\'s setup section)', () => {
+  it('is an SVG image of the config\'s address, built from the same base URL as the config', async () => {
+    const pinned = await startTestServer({ env: { PUBLIC_URL: 'https://phones.example.org' }, overrides: { sources: scoredSources({}) } });
+    const plain = await startTestServer({ overrides: { sources: scoredSources({}) } });
+    try {
+      const answer = await fetch(`${pinned.baseUrl}/integrations/spamblocker/query-qr.svg`);
+      expect(answer.status).toBe(200);
+      expect(answer.headers.get('content-type')).toBe('image/svg+xml; charset=utf-8');
+      expect(answer.headers.get('cache-control')).toBe('no-store');
+      const svg = await answer.text();
+      expect(svg).toMatch(/^<\?xml [^>]+\?>\n<svg [^>]*viewBox="0 0 \d+ \d+"/);
+      // Nothing in it a browser could run.
+      expect(svg).not.toMatch(/<script|on\w+=|href=/i);
+      expect(decodeQrSvg(svg)).toBe('https://phones.example.org/integrations/spamblocker/query.json');
+      // Without PUBLIC_URL, the address the client reached.
+      const reached = await (await fetch(`${plain.baseUrl}/integrations/spamblocker/query-qr.svg`)).text();
+      expect(decodeQrSvg(reached)).toBe(`${plain.baseUrl}/integrations/spamblocker/query.json`);
+    } finally {
+      await pinned.close();
+      await plain.close();
     }
   });
 });

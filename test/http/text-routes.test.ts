@@ -69,8 +69,10 @@ describe('the text routes (/verdict, /cid)', () => {
     ['a trustworthy number (score 3)', TRUSTWORTHY, 'allow\n', 'Fiable 3/9', 'Trusted 3/9', '3', 'trustworthy'],
     ['an NPV number no source knows', NPV, 'warn\n', 'Appel automatisé (NPV)', 'Automated call (NPV)', 'none', 'unknown'],
     ['an NPV number with a score of 8', NPV_SUSPICIOUS, 'block\n', 'SPAM? 8/9 Démarchage', 'SPAM? 8/9 Démarchage', '8', 'suspicious'],
-    ['a number no source knows', NOT_FOUND, 'unknown\n', 'Inconnu', 'Unknown', 'none', 'unknown'],
-    ['a number every source fails on', FAILING, 'unknown\n', 'Inconnu', 'Unknown', 'none', 'unknown'],
+    // The sources answered, none with a score; never "Inconnu", a French phone's word for a withheld caller.
+    ['a number no source knows', NOT_FOUND, 'unknown\n', 'Pas de note', 'No score', 'none', 'unknown'],
+    // The service could not check: distinct from a withheld caller and from a number without a score.
+    ['a number every source fails on', FAILING, 'unknown\n', 'Non vérifié', 'Not checked', 'none', 'unknown'],
     ['an NPV number every source fails on', NPV_FAILING, 'warn\n', 'Appel automatisé (NPV)', 'Automated call (NPV)', 'none', 'unknown'],
   ])('%s', async (_label, number, verdict, cidFr, cidEn, score, risk) => {
     expectText(await getText(server, `/api/phone/${number}/verdict`), verdict, score, risk);

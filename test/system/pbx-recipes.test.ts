@@ -38,7 +38,7 @@ import { KNOWN_NUMBER, startFakeUpstreamSites, type FakeUpstreamSites } from '..
 
 const DOC_BASE = 'http://10.0.0.5:3000';
 const BLOCKED = '+33612345678'; // tellows 8 in the fake sites: block, "SPAM? 8/9 Démarchage"
-const UNKNOWN = '+33698765432'; // no source knows it: unknown, "Inconnu"
+const UNKNOWN = '+33698765432'; // no source knows it: unknown, "Pas de note"
 const CALLBLOCKER_SCRIPTS = fileURLToPath(new URL('../../examples/callblocker', import.meta.url));
 
 /** The longest a recipe may hold a call, as each page states it. */
@@ -118,7 +118,7 @@ describe('Asterisk (docs/integrations/asterisk.md)', () => {
 
   it('rings any other caller with the /cid line as its name', async () => {
     const outcome = await call(services.real.baseUrl, UNKNOWN);
-    expect(outcome).toMatchObject({ application: 'Dial', data: 'PJSIP/100,30', callerIdName: 'Inconnu' });
+    expect(outcome).toMatchObject({ application: 'Dial', data: 'PJSIP/100,30', callerIdName: 'Pas de note' });
     expect(requestTargets(outcome.requests)).toEqual(['/api/phone/%2B33698765432/verdict?wait=800', '/api/phone/%2B33698765432/cid?wait=800']);
   });
 
@@ -173,7 +173,7 @@ describe('FreePBX (docs/integrations/asterisk.md)', () => {
   it('refuses a blocked caller and sends the others on with the /cid line as name, whatever the service does', async () => {
     const run = (base: string, number: string) => runAsteriskContext(pointedAt(conf(), base), 'phone-reputation-screen', 's', { number, name: 'Trunk name' });
     expect(await run(services.real.baseUrl, BLOCKED)).toMatchObject({ application: 'Hangup', data: '21' });
-    expect(await run(services.real.baseUrl, UNKNOWN)).toMatchObject({ application: 'Goto', data: 'from-did-direct,100,1', callerIdName: 'Inconnu' });
+    expect(await run(services.real.baseUrl, UNKNOWN)).toMatchObject({ application: 'Goto', data: 'from-did-direct,100,1', callerIdName: 'Pas de note' });
     for (const [label, base] of failingServices()) {
       const outcome = await run(base, BLOCKED);
       expect(outcome, label).toMatchObject({ application: 'Goto', callerIdName: 'Trunk name' });
@@ -240,7 +240,7 @@ describe('FreeSWITCH (docs/integrations/freeswitch.md)', () => {
     const call = await hunt(services.real.baseUrl, UNKNOWN);
     expect(call.stopped).toBe(false);
     expect(call.executed).toEqual([]);
-    expect(call.variables.get('effective_caller_id_name')).toBe('Inconnu');
+    expect(call.variables.get('effective_caller_id_name')).toBe('Pas de note');
   });
 
   it('never asks about a withheld caller, so never requests /api/phone//…', async () => {

@@ -14,6 +14,7 @@
 // copies of lookup-page-fr.png and lookup-page-en.png).
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import jsQRModule from 'jsqr';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ParsedPhoneNumber } from '../../src/domain/phone-number.js';
@@ -26,6 +27,8 @@ import { SAMPLE_DATA, fakeSource, type FakeSources } from '../../harness/lookup.
 import { startTestServer, type TestServer } from '../../harness/servers.js';
 
 const CHROMIUM = '/usr/bin/chromium';
+/** jsQR is CommonJS whose exported function also carries itself as `default`, which its types describe. */
+const jsQR = jsQRModule.default;
 const ARTIFACTS = new URL('../../test-artifacts/', import.meta.url);
 /**
  * Every browser step (navigation, wait, click) gives up after this and names itself, well inside
@@ -552,7 +555,7 @@ interface LanguageCase {
   name: string;
   number: string;
   /** The advice keys shown, in order. */
-  advice: Array<'advice.suspicious' | 'advice.trustworthy' | 'advice.neutral' | 'advice.unknown' | 'advice.npv'>;
+  advice: Array<'advice.suspicious' | 'advice.trustworthy' | 'advice.neutral' | 'advice.unknown' | 'advice.notChecked' | 'advice.npv'>;
   npv: boolean;
   /** The confidence sentence: sources answered of those asked. */
   answered: number;
@@ -565,7 +568,7 @@ const LANGUAGE_CASES: readonly LanguageCase[] = [
   { name: 'a trustworthy number', number: TRUSTWORTHY_NUMBER, advice: ['advice.trustworthy'], npv: false, answered: 3 },
   { name: 'an NPV number', number: FULL_NPV_NUMBER, advice: ['advice.suspicious', 'advice.npv'], npv: true, answered: 3 },
   { name: 'a partial report (the primary source failed)', number: PARTIAL_NUMBER, advice: ['advice.neutral'], npv: false, answered: 2 },
-  { name: 'a number whose every source failed', number: DEAD_NUMBER, advice: ['advice.unknown'], npv: false, answered: 0, failed: true },
+  { name: 'a number whose every source failed', number: DEAD_NUMBER, advice: ['advice.notChecked'], npv: false, answered: 0, failed: true },
 ];
 
 function confidenceWords(language: Language, answered: number): string {
@@ -658,6 +661,108 @@ describe('the lookup page in the language of the browser', () => {
         expect(await page.locator('#platform-badge').isVisible(), number).toBe(type === 'line.technicalPlatform');
         expect(await textsOutsideCatalogue(page, language), number).toEqual([]);
       }
+      await page.close();
+    }
+  });
+
+  it('says why there is no score: a number no source covers (foreign), and one no source could answer, in both languages', async () => {
+    const expected = {
+      fr: {
+        notCovered: ['Non couvert', 'Aucune source ne couvre ce numéro : aucune n’a été interrogée.', /^Aucune des sources lues ici ne couvre ce numéro/],
+        notChecked: ['Non vérifié', 'Aucune source n’a pu répondre : ce numéro n’a pas été vérifié.', /^Ce numéro n’a pas pu être vérifié/],
+      },
+      en: {
+        notCovered: ['Not covered', 'No source covers this number: none was asked.', /^None of the sources read here covers this number/],
+        notChecked: ['Not checked', 'No source could answer: this number was not checked.', /^This number could not be checked/],
+      },
+    } as const;
+    // The server's real answer with its slots set as the API documents them (this server's fake
+    // sources answer any number; test/http/not-covered.test.ts has the real skip).
+    const withSlots = (page: Page, sources: Record<string, unknown>) =>
+      page.route('**/api/phone/**', async (route) => {
+        const response = await route.fetch();
+        const body = (await response.json()) as { data: { sources: Record<string, unknown> }; meta: Record<string, unknown> };
+        body.data.sources = {
+          primary: { score: null, searches: 0, commentsCount: 0, commentList: [] },
+          community: { dangerPercent: null, visits: null, commentsCount: 0, topCategory: '', lastCommentDate: '', commentList: [] },
+          signals: { spamScore: null, reportsCount: null, callerType: '', commentList: [] },
+        };
+        body.meta.score = null;
+        body.meta.risk = 'unknown';
+        body.meta.scoreSource = null;
+        body.meta.sources = sources;
+        await route.fulfill({ response, json: body });
+      });
+    const skipped = { status: 'skipped', reason: 'not_covered' };
+    for (const language of ['fr', 'en'] as const) {
+      const page = await openPage({ width: 1200, height: 1000 }, language);
+      // A Belgian mobile that no source covers: none is asked, a 200 without a score.
+      await withSlots(page, { primary: skipped, community: skipped, signals: skipped });
+      await page.goto(`${server.baseUrl}/?number=%2B32470123456`);
+      await reportShown(page);
+      const [risk, source, advice] = expected[language].notCovered;
+      expect(await page.textContent('#risk-label')).toBe(risk);
+      expect(await page.textContent('#score-source')).toBe(source);
+      expect(await page.textContent('#advice-text')).toMatch(advice);
+      expect(await page.textContent('#score-source')).not.toBe(CATALOGUES[language]['verdict.noRating']);
+      expect(await textsOutsideCatalogue(page, language)).toEqual([]);
+
+      await page.close();
+
+      // Every source asked is still on its way (or failed), on a 200: the answer left before them.
+      const waiting = await openPage({ width: 1200, height: 1000 }, language);
+      await withSlots(waiting, { primary: { status: 'pending' }, community: skipped, signals: { status: 'pending' } });
+      await waiting.goto(`${server.baseUrl}/?number=${SUSPICIOUS_NUMBER}`);
+      await reportShown(waiting);
+      const [riskNotChecked, sourceNotChecked, adviceNotChecked] = expected[language].notChecked;
+      expect(await waiting.textContent('#risk-label')).toBe(riskNotChecked);
+      expect(await waiting.textContent('#score-source')).toBe(sourceNotChecked);
+      expect(await waiting.textContent('#advice-text')).toMatch(adviceNotChecked);
+      expect(await textsOutsideCatalogue(waiting, language)).toEqual([]);
+      await waiting.close();
+    }
+  });
+
+  it('offers SpamBlocker\'s config in its setup section: a QR code that decodes to the served config\'s address, and a link to it', async () => {
+    const configUrl = `${server.baseUrl}/integrations/spamblocker/query.json`;
+    // The section's words in each language (the image and the link are the same in both).
+    for (const language of ['fr', 'en'] as const) {
+      const page = await openPage({ width: 1200, height: 1000 }, language);
+      await page.goto(`${server.baseUrl}/`);
+      await page.locator('#setup summary').click();
+      await page.locator('#setup-link').waitFor({ state: 'visible' });
+      expect(await page.textContent('#setup summary')).toBe(CATALOGUES[language]['setup.title']);
+      expect(await page.getAttribute('#setup-qr', 'alt')).toBe(CATALOGUES[language]['setup.qrAlt']);
+      expect(await page.textContent('#setup-link')).toBe(CATALOGUES[language]['setup.link']);
+      expect(await textsOutsideCatalogue(page, language)).toEqual([]);
+      if (language === 'fr') {
+        await page.close();
+        continue;
+      }
+      // The image as the browser drew it, read back as pixels and decoded by a QR reader (jsQR).
+      await page.waitForFunction(() => {
+        const image = document.getElementById('setup-qr') as HTMLImageElement | null;
+        return image !== null && image.complete && image.naturalWidth > 0;
+      });
+      const size = 400;
+      const pixels = await page.evaluate((side) => {
+        const image = document.getElementById('setup-qr') as HTMLImageElement;
+        const canvas = document.createElement('canvas');
+        canvas.width = side;
+        canvas.height = side;
+        const context = canvas.getContext('2d');
+        if (context === null) throw new Error('no 2d context');
+        context.fillStyle = '#fff';
+        context.fillRect(0, 0, side, side);
+        context.drawImage(image, 0, 0, side, side);
+        return Array.from(context.getImageData(0, 0, side, side).data);
+      }, size);
+      expect(jsQR(Uint8ClampedArray.from(pixels), size, size)?.data).toBe(configUrl);
+      // The link a phone can open is the same address, and it serves the config.
+      expect(new URL((await page.getAttribute('#setup-link', 'href')) ?? '', server.baseUrl).href).toBe(configUrl);
+      const config = (await (await fetch(configUrl)).json()) as { actions: Array<{ type: string; url?: string }> };
+      expect(config.actions.find((action) => action.type === 'HttpDownload')?.url).toMatch(new RegExp(`^${escapeRegExp(server.baseUrl)}/api/phone/`));
+      expect(await page.evaluate(() => (window as unknown as { __cspViolations: string[] }).__cspViolations)).toEqual([]);
       await page.close();
     }
   });

@@ -72,10 +72,13 @@ describe('the lookup page and the operator’s lists', () => {
       await page.goto(`${server.baseUrl}/?number=0162001235&lang=${language}`);
       await page.locator('#operator-list').waitFor({ state: 'visible' });
       expect(await page.textContent('#operator-list')).toBe(fill(words['list.block'], { rule: '+33162*' }));
+      // Who decided, in words a household reads right: this service's administrator, not an "opérateur" (Orange, SFR…).
+      expect(await page.textContent('#operator-list')).toMatch(language === 'fr' ? /^Bloqué par l’administrateur de ce service \(règle/ : /^Blocked by this service’s administrator \(rule/);
 
       await page.goto(`${server.baseUrl}/?number=0162001234&lang=${language}`);
       await page.locator('#operator-list').waitFor({ state: 'visible' });
       expect(await page.textContent('#operator-list')).toBe(`${fill(words['list.allow'], { rule: '+33162001234' })} ${fill(words['list.label'], { label: 'Ma banque' })}`);
+      expect(await page.textContent('#operator-list')).toMatch(language === 'fr' ? /^Autorisé par l’administrateur de ce service/ : /^Allowed by this service’s administrator/);
 
       await page.goto(`${server.baseUrl}/?number=0612345678&lang=${language}`);
       await page.locator('#fact-e164').filter({ hasText: '+33612345678' }).waitFor();
@@ -107,15 +110,15 @@ describe('the operator’s decision when every source fails (a 502)', () => {
           }
           // The rule decides what becomes of the call: no advice of an unknown number.
           expect(await page.locator('#advice').isVisible()).toBe(false);
-          expect(await page.textContent('body')).not.toContain(words['advice.unknown']);
+          expect(await page.textContent('body')).not.toContain(words['advice.notChecked']);
 
-          // A number no rule matches: the 502 as before, with the unknown number's advice, and no rule.
+          // A number no rule matches: the 502 as before, with the advice for a number that could not be checked, and no rule.
           await page.fill('#number-input', '0478123457');
           await page.click('#lookup-button');
           await page.locator('#fact-e164').filter({ hasText: '+33478123457' }).waitFor();
           await page.locator('#advice').waitFor({ state: 'visible' });
           expect(await page.locator('#operator-list').isHidden()).toBe(true);
-          expect(await page.textContent('#advice-text')).toBe(words['advice.unknown']);
+          expect(await page.textContent('#advice-text')).toBe(words['advice.notChecked']);
         } finally {
           await context.close();
         }

@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { USUAL_CARRIER_NAMES } from './carrier-names.js';
 import { decodeCarrierBson, parseNumberingPlan, splitSemicolonCsv } from './numbering-plan.js';
 import { loadNumberingPlan } from '../../infra/arcep/load-numbering-plan.js';
 
@@ -101,6 +103,25 @@ describe('loadNumberingPlan on the shipped snapshot', () => {
   it('decodes accented names as Latin-1', () => {
     // MAJNUM: 0612;…;SFR0 and identifiants_ce: "Société française du radiotéléphone";SFR0
     expect(plan.findBlock('0612345678')?.carrierName).toBe('Société française du radiotéléphone');
+  });
+
+  it('names a carrier by its usual name first, with the legal name as its detail', () => {
+    expect(plan.findBlock('0612345678')?.originalCarrier).toBe('SFR (Société française du radiotéléphone)');
+    expect(plan.findBlock('0650123456')?.originalCarrier).toBe('Bouygues Telecom');
+    expect(plan.findBlock('0140000000')?.originalCarrier).toBe('Orange');
+  });
+
+  it('knows a usual name only for operator codes that hold blocks in the shipped data, under the legal name it gives', () => {
+    const legalByCode = new Map<string, string>();
+    // Every block's code and legal name, read through findBlock over the MAJNUM prefixes.
+    const text = readFileSync('data/arcep/MAJNUM.csv', 'latin1');
+    for (const line of text.split(/\r?\n/).slice(1)) {
+      const [prefix, , , code] = line.split(';');
+      if (prefix === undefined || code === undefined || !/^0\d{3,7}$/.test(prefix)) continue;
+      const block = plan.findBlock(prefix.padEnd(10, '0'));
+      if (block !== undefined && block.operatorCode === code) legalByCode.set(code, block.carrierName);
+    }
+    for (const code of USUAL_CARRIER_NAMES.keys()) expect(legalByCode.has(code), code).toBe(true);
   });
 
   it('loads libphonenumber carrier names for other countries', () => {

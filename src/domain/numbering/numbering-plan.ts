@@ -2,6 +2,8 @@
 // a prefix table with sub-microsecond lookups, plus libphonenumber's carrier data for other
 // countries. Everything here is pure; reading the files is infrastructure's
 // (src/infra/arcep/load-numbering-plan.ts), once at start-up.
+import { originalCarrierName } from './carrier-names.js';
+
 /** Region codes of the territories of the French plan (the regions libphonenumber knows them by). */
 export type FrenchTerritory = 'FR' | 'RE' | 'YT' | 'GP' | 'GF' | 'MQ' | 'PM';
 const TERRITORIES: readonly FrenchTerritory[] = ['FR', 'RE', 'YT', 'GP', 'GF', 'MQ', 'PM'];
@@ -21,6 +23,8 @@ export interface NumberBlock {
   operatorCode: string;
   /** Legal name of that operator, or the bare code when neither register names it. */
   carrierName: string;
+  /** What phoneInfo.originalCarrier says: the usual name first, the legal one as its detail (carrier-names.ts). */
+  originalCarrier: string;
   /** Territory as region code, decided from MAJNUM's `Territoire`. */
   territory: FrenchTerritory;
   /** Allocation date, YYYY-MM-DD. */
@@ -186,6 +190,7 @@ export function parseNumberingPlan(files: NumberingPlanFiles, foreignCarriers: F
   for (let length = MIN_PREFIX_LENGTH; length <= MAX_PREFIX_LENGTH; length += 1) blocksByLength.set(length, new Map());
   let blockCount = 0;
   let dataDate = '';
+  const shownCarrierNames = new Map<string, string>();
   for (const [rawPrefix, , , rawCode, rawTerritory, rawDate] of majnum.rows) {
     const prefix = rawPrefix?.trim() ?? '';
     const territory = TERRITORY_BY_LABEL[rawTerritory?.trim() ?? ''];
@@ -195,10 +200,18 @@ export function parseNumberingPlan(files: NumberingPlanFiles, foreignCarriers: F
     const byLength = blocksByLength.get(prefix.length);
     if (!byLength || !/^0\d+$/.test(prefix) || territory === undefined) continue;
     const operatorCode = rawCode?.trim() ?? '';
+    const carrierName = legalNames.get(operatorCode) ?? rioNames.get(operatorCode) ?? operatorCode;
+    // One string per operator, shared by its blocks.
+    let originalCarrier = shownCarrierNames.get(operatorCode);
+    if (originalCarrier === undefined) {
+      originalCarrier = originalCarrierName(operatorCode, carrierName);
+      shownCarrierNames.set(operatorCode, originalCarrier);
+    }
     byLength.set(prefix, {
       prefix,
       operatorCode,
-      carrierName: legalNames.get(operatorCode) ?? rioNames.get(operatorCode) ?? operatorCode,
+      carrierName,
+      originalCarrier,
       territory,
       allocatedOn,
     });

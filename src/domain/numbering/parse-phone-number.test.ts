@@ -12,8 +12,9 @@ const plan = loadNumberingPlan('data/arcep');
 const parse = createPhoneNumberParser(plan, 'FR');
 
 const NPV = 'NPV : plage réservée aux appels et messages automatisés';
-const SFR = 'Société française du radiotéléphone';
-const SRR = 'Société réunionnaise du radiotéléphone';
+// The usual name first, ARCEP's legal name as its detail (carrier-names.ts).
+const SFR = 'SFR (Société française du radiotéléphone)';
+const SRR = 'SFR Réunion (Société réunionnaise du radiotéléphone)';
 
 interface Row {
   input: string;
@@ -185,7 +186,7 @@ const overseasNumbers = [
   // Guyane (+594); VELT is in neither register.
   french({ input: '0594123456', national: '0594 12 34 56', e164: '+594594123456', type: 'fixed_line', carrier: '', region: 'Guyane', label: 'Géographique (Guyane)', regionCode: 'GF' }),
   french({ input: '0594362123', national: '0594 36 21 23', e164: '+594594362123', type: 'fixed_line', carrier: 'VELT', region: 'Guyane', label: 'Géographique (Guyane)', regionCode: 'GF' }),
-  french({ input: '0694123456', national: '0694 12 34 56', e164: '+594694123456', type: 'mobile', carrier: 'Digicel Antilles Françaises Guyane', region: 'Guyane', label: 'Mobile', regionCode: 'GF' }),
+  french({ input: '0694123456', national: '0694 12 34 56', e164: '+594694123456', type: 'mobile', carrier: 'Digicel (Digicel Antilles Françaises Guyane)', region: 'Guyane', label: 'Mobile', regionCode: 'GF' }),
   // Martinique (+596).
   french({ input: '0596701234', national: '0596 70 12 34', e164: '+596596701234', type: 'fixed_line', carrier: 'Orange', region: 'Martinique', label: 'Géographique (Martinique)', regionCode: 'MQ' }),
   french({ input: '0696123456', national: '0696 12 34 56', e164: '+596696123456', type: 'mobile', carrier: '', region: 'Martinique', label: 'Mobile', regionCode: 'MQ' }),

@@ -416,7 +416,7 @@ export function createPhoneNumberParser(plan: NumberingPlan, defaultRegion: stri
           e164,
           type,
           rangeLabel,
-          originalCarrier: block?.carrierName ?? '',
+          originalCarrier: block?.originalCarrier ?? '',
           region: isMainlandGeographic ? zone : regionName,
           isNPV,
         },

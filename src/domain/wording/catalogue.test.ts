@@ -17,6 +17,51 @@ describe('the wording catalogues', () => {
   });
 });
 
+describe('the words a household reads', () => {
+  it('name this service’s administrator, never an "opérateur" (which a French reader takes for Orange or SFR), for a rule', () => {
+    expect([words('fr', 'cid.listBlock'), words('fr', 'cid.listAllow')]).toEqual(['Bloqué par l’administrateur', 'Autorisé par l’administrateur']);
+    expect([words('en', 'cid.listBlock'), words('en', 'cid.listAllow')]).toEqual(['Blocked by the administrator', 'Allowed by the administrator']);
+    expect(words('fr', 'list.block', { rule: '+33162*' })).toMatch(/^Bloqué par l’administrateur de ce service \(règle \+33162\*\)/);
+    expect(words('en', 'list.allow', { rule: '+33612*' })).toMatch(/^Allowed by this service’s administrator \(rule \+33612\*\)/);
+    for (const language of LANGUAGES) {
+      for (const key of ['cid.listBlock', 'cid.listAllow', 'list.block', 'list.allow'] as const) expect(words(language, key)).not.toMatch(/opérateur|operator/i);
+    }
+  });
+
+  it('tell "not checked" and "not covered" from "no score", and none of them reads like a withheld caller', () => {
+    expect([words('fr', 'cid.notChecked'), words('en', 'cid.notChecked')]).toEqual(['Non vérifié', 'Not checked']);
+    expect([words('fr', 'cid.notCovered'), words('en', 'cid.notCovered')]).toEqual(['Non vérifié (étranger)', 'Not checked (foreign)']);
+    expect([words('fr', 'risk.notChecked'), words('en', 'risk.notChecked')]).toEqual(['Non vérifié', 'Not checked']);
+    expect([words('fr', 'verdict.notCovered'), words('en', 'verdict.notCovered')]).toEqual([
+      'Aucune source ne couvre ce numéro : aucune n’a été interrogée.',
+      'No source covers this number: none was asked.',
+    ]);
+    for (const language of LANGUAGES) {
+      const noScore = (['cid.unknown', 'cid.notChecked', 'cid.notCovered', 'risk.unknown', 'risk.notChecked', 'risk.notCovered'] as const).map((key) => words(language, key));
+      expect(new Set(noScore.slice(0, 3)).size).toBe(3);
+      expect(new Set(noScore.slice(3)).size).toBe(3);
+      for (const line of noScore) {
+        expect(line).not.toBe(words(language, 'cid.withheld'));
+        // A French phone shows "Inconnu" for a withheld number.
+        expect(line).not.toMatch(/inconnu|unknown/i);
+      }
+      // The advice for a number no source covers says so, rather than "no source has a score".
+      expect(words(language, 'advice.notCovered')).not.toBe(words(language, 'advice.unknown'));
+    }
+    expect(words('fr', 'advice.notCovered')).toMatch(/^Aucune des sources lues ici ne couvre ce numéro/);
+    expect(words('en', 'advice.notCovered')).toMatch(/^None of the sources read here covers this number/);
+  });
+
+  it('spell NPV out where the page first uses it: numéros polyvalents vérifiés (ARCEP decision 2022-1583)', () => {
+    for (const key of ['page.description', 'advice.npv'] as const) {
+      expect(words('fr', key)).toMatch(/numéros polyvalents vérifiés.{0,3}NPV/);
+      expect(words('en', key)).toMatch(/NPV.{0,20}numéros polyvalents vérifiés/);
+    }
+    expect(words('fr', 'facts.npv')).toBe('Numéro polyvalent vérifié (NPV : appels automatisés)');
+    expect(words('en', 'facts.npv')).toBe('NPV range (verified multi-purpose numbers: automated calls)');
+  });
+});
+
 describe('counts (Intl.PluralRules)', () => {
   it('give every count its #other form in every language, and only forms the language has', () => {
     for (const language of LANGUAGES) {

@@ -15,22 +15,31 @@ const fr = {
   'risk.trustworthy': 'Fiable',
   'risk.neutral': 'Neutre',
   'risk.suspicious': 'Suspect',
-  'risk.unknown': 'Inconnu',
+  // No score, though sources answered (a withheld caller is `cid.withheld`, never this: a French
+  // phone shows "Inconnu" for a withheld number, so none of these words is that one).
+  'risk.unknown': 'Pas de note',
+  // No score because no source could answer (every one asked failed or is still on its way).
+  'risk.notChecked': 'Non vérifié',
+  // No score because no source covers the number (none was asked: today, a number outside the French plan).
+  'risk.notCovered': 'Non couvert',
 
   // The caller-ID line (`/cid`): a phone's display, short, no punctuation a dialplan could misread.
   'cid.suspicious': 'SPAM? {score}/9 {category}',
   'cid.neutral': 'Neutre {score}/9',
   'cid.trustworthy': 'Fiable {score}/9',
   'cid.npv': 'Appel automatisé (NPV)',
-  'cid.unknown': 'Inconnu',
+  'cid.unknown': 'Pas de note',
+  'cid.notChecked': 'Non vérifié',
+  'cid.notCovered': 'Non vérifié (étranger)',
   'cid.withheld': 'Masqué',
   'cid.invalid': 'Numéro invalide',
   // A rule of the operator's lists decides (docs/lists.md): `/cid` without the rule's label, and the page.
-  'cid.listBlock': 'Bloqué par l’opérateur',
-  'cid.listAllow': 'Autorisé',
+  // "Administrateur", not "opérateur": a French reader takes "l’opérateur" for Orange or SFR.
+  'cid.listBlock': 'Bloqué par l’administrateur',
+  'cid.listAllow': 'Autorisé par l’administrateur',
   // The lookup page, first in the results (a report or a 502), when a rule of the operator's lists decides.
-  'list.block': 'Bloqué par l’opérateur de ce service (règle {rule}) : les appels de ce numéro sont refusés, quoi qu’en disent les sources.',
-  'list.allow': 'Autorisé par l’opérateur de ce service (règle {rule}) : les appels de ce numéro passent, quoi qu’en disent les sources.',
+  'list.block': 'Bloqué par l’administrateur de ce service (règle {rule}) : les appels de ce numéro sont refusés, quoi qu’en disent les sources.',
+  'list.allow': 'Autorisé par l’administrateur de ce service (règle {rule}) : les appels de ce numéro passent, quoi qu’en disent les sources.',
   'list.label': 'Libellé : {label}',
 
   // ---- The lookup page (src/web/static). `{name}` is filled by the page; the server fills the
@@ -39,7 +48,7 @@ const fr = {
   'page.title': 'Réputation téléphonique : faut-il se méfier de ce numéro ?',
   'page.titleNumber': '{number} – Réputation téléphonique',
   'page.description':
-    'Vérifiez un numéro de téléphone français : type de ligne, opérateur d’origine, plage d’appels automatisés (NPV), et ce qu’en disent trois sites de réputation, avec une note de 1 à 9 et quoi faire ensuite.',
+    'Vérifiez un numéro de téléphone français : type de ligne, opérateur d’origine, plage d’appels automatisés (numéros polyvalents vérifiés, NPV), et ce qu’en disent trois sites de réputation, avec une note de 1 à 9 et quoi faire ensuite.',
   'page.heading': 'Réputation téléphonique',
   'page.tagline': 'Faut-il décrocher ou rappeler ? Ce qu’est ce numéro, ce qu’en disent trois sources de réputation, et quoi faire ensuite.',
   'switch.label': 'Langue de la page',
@@ -55,12 +64,22 @@ const fr = {
   'report.label': 'Résultat de la recherche',
   'footer.data': 'Données de tellows, numeroinconnu.fr et telguarder, lues pour vous.',
   'footer.api': 'Référence de l’API',
+  // The setup section (index.html, at the foot of the page): the SpamBlocker config for a phone,
+  // as a QR code and a link. The app's buttons are named as its English interface names them
+  // (docs/integrations/spamblocker.md).
+  'setup.title': 'Filtrer les appels d’un téléphone Android (SpamBlocker)',
+  'setup.steps':
+    'Scannez ce code avec le téléphone, ou ouvrez le lien sur le téléphone : il affiche la configuration. Copiez-la en entier, puis dans SpamBlocker : Settings, section Instant Query, ligne Query API, New, Import ; collez-la dans la zone de texte et touchez Import.',
+  'setup.qrAlt': 'Code QR : l’adresse de la configuration SpamBlocker de ce service',
+  'setup.link': 'Ouvrir la configuration SpamBlocker (query.json)',
 
   'verdict.title': 'Verdict',
   'verdict.scale': '/ 9',
   'verdict.fromPrimary': 'Note donnée par la source principale.',
   'verdict.derived': 'Note calculée à partir des pourcentages de la communauté et des signalements.',
   'verdict.noRating': 'Aucune source n’a de note pour ce numéro.',
+  'verdict.notChecked': 'Aucune source n’a pu répondre : ce numéro n’a pas été vérifié.',
+  'verdict.notCovered': 'Aucune source ne couvre ce numéro : aucune n’a été interrogée.',
   'gauge.label': 'Jauge de la note',
   'gauge.none': 'Pas de note',
   'gauge.value': 'Note {score} sur 9 : {risk}',
@@ -76,10 +95,14 @@ const fr = {
     'Une note de 5 sur 9 est au milieu de l’échelle (1 : fiable, 9 : suspect) : les avis sur ce numéro sont partagés. Si vous n’attendez pas cet appel, laissez l’appelant laisser un message.',
   'advice.unknown':
     'Aucune source n’a de note pour ce numéro : cela ne dit ni qu’il est fiable, ni qu’il est dangereux. Si vous ne connaissez pas l’appelant, laissez-le laisser un message.',
+  'advice.notChecked':
+    'Ce numéro n’a pas pu être vérifié : cela ne dit ni qu’il est fiable, ni qu’il est dangereux. Si vous ne connaissez pas l’appelant, laissez-le laisser un message.',
+  'advice.notCovered':
+    'Aucune des sources lues ici ne couvre ce numéro (elles lisent les numéros français) : il n’a pas été vérifié, ce qui ne dit ni qu’il est fiable, ni qu’il est dangereux. Si vous ne connaissez pas l’appelant, laissez-le laisser un message.',
   'advice.trustworthy':
     'Les sources n’ont pas de signalement inquiétant pour ce numéro. Cela ne prouve pas qui appelle : un numéro affiché peut être usurpé, alors ne donnez ni code ni coordonnées bancaires sur la seule foi d’un appel.',
   'advice.npv':
-    'Ce numéro est dans une plage NPV, que l’ARCEP réserve depuis le 1er janvier 2023 aux systèmes d’appels et de messages automatisés : l’appel vient d’un automate qui compose pour une entreprise. Ce n’est pas forcément une fraude.',
+    'Ce numéro est dans une plage de numéros polyvalents vérifiés (NPV), que l’ARCEP réserve depuis le 1er janvier 2023 aux systèmes d’appels et de messages automatisés : l’appel vient d’un automate qui compose pour une entreprise. Ce n’est pas forcément une fraude.',
   'advice.answeredNone': 'Aucune des {total} sources n’a répondu.',
   'advice.answered#one': '{count} source sur {total} a répondu.',
   'advice.answered#other': '{count} sources sur {total} ont répondu.',
@@ -92,7 +115,7 @@ const fr = {
   'facts.national': 'Format national',
   'facts.international': 'Format international',
   'facts.type': 'Type de ligne',
-  'facts.npv': 'Plage NPV (appels automatisés)',
+  'facts.npv': 'Numéro polyvalent vérifié (NPV : appels automatisés)',
   'facts.carrier': 'Opérateur d’origine',
   'facts.region': 'Région',
   'facts.yes': 'oui',
@@ -227,25 +250,29 @@ const en: Record<WordKey, string> = {
   'risk.trustworthy': 'Trustworthy',
   'risk.neutral': 'Neutral',
   'risk.suspicious': 'Suspicious',
-  'risk.unknown': 'Unknown',
+  'risk.unknown': 'No score',
+  'risk.notChecked': 'Not checked',
+  'risk.notCovered': 'Not covered',
 
   'cid.suspicious': 'SPAM? {score}/9 {category}',
   'cid.neutral': 'Neutral {score}/9',
   'cid.trustworthy': 'Trusted {score}/9',
   'cid.npv': 'Automated call (NPV)',
-  'cid.unknown': 'Unknown',
+  'cid.unknown': 'No score',
+  'cid.notChecked': 'Not checked',
+  'cid.notCovered': 'Not checked (foreign)',
   'cid.withheld': 'Withheld',
   'cid.invalid': 'Invalid number',
-  'cid.listBlock': 'Blocked by the operator',
-  'cid.listAllow': 'Allowed',
-  'list.block': 'Blocked by the operator of this service (rule {rule}): calls from this number are refused, whatever the sources say.',
-  'list.allow': 'Allowed by the operator of this service (rule {rule}): calls from this number go through, whatever the sources say.',
+  'cid.listBlock': 'Blocked by the administrator',
+  'cid.listAllow': 'Allowed by the administrator',
+  'list.block': 'Blocked by this service’s administrator (rule {rule}): calls from this number are refused, whatever the sources say.',
+  'list.allow': 'Allowed by this service’s administrator (rule {rule}): calls from this number go through, whatever the sources say.',
   'list.label': 'Label: {label}',
 
   'page.title': 'Phone reputation: should you trust this number?',
   'page.titleNumber': '{number} – Phone reputation',
   'page.description':
-    'Look up a French phone number: its line type, original carrier and automated-calling (NPV) range, what three reputation sites say about it, with a trust score from 1 to 9, and what to do next.',
+    'Look up a French phone number: its line type, original carrier and automated-calling range (NPV, French “numéros polyvalents vérifiés”), what three reputation sites say about it, with a trust score from 1 to 9, and what to do next.',
   'page.heading': 'Phone reputation',
   'page.tagline': 'Should you pick up or call back? What the number is, what three reputation sources say about it, and what to do next.',
   'switch.label': 'Page language',
@@ -261,12 +288,19 @@ const en: Record<WordKey, string> = {
   'report.label': 'Lookup result',
   'footer.data': 'Data from tellows, numeroinconnu.fr and telguarder, read on your behalf.',
   'footer.api': 'API reference',
+  'setup.title': 'Screen the calls of an Android phone (SpamBlocker)',
+  'setup.steps':
+    'Scan this code with the phone, or open the link on the phone: it shows the configuration. Copy all of it, then in SpamBlocker: Settings, section Instant Query, row Query API, New, Import; paste it into the text box and tap Import.',
+  'setup.qrAlt': 'QR code: the address of this service’s SpamBlocker configuration',
+  'setup.link': 'Open the SpamBlocker configuration (query.json)',
 
   'verdict.title': 'Verdict',
   'verdict.scale': '/ 9',
   'verdict.fromPrimary': 'Score from the primary source.',
   'verdict.derived': 'Score derived from the community and signals percentages.',
   'verdict.noRating': 'No source has a rating for this number.',
+  'verdict.notChecked': 'No source could answer: this number was not checked.',
+  'verdict.notCovered': 'No source covers this number: none was asked.',
   'gauge.label': 'Score gauge',
   'gauge.none': 'No score',
   'gauge.value': 'Score {score} of 9: {risk}',
@@ -281,10 +315,14 @@ const en: Record<WordKey, string> = {
     'A score of 5 out of 9 is the middle of the scale (1: trustworthy, 9: suspicious): opinions about this number are mixed. If you are not expecting the call, let the caller leave a message.',
   'advice.unknown':
     'No source has a rating for this number: that says neither that it is safe nor that it is dangerous. If you do not know the caller, let them leave a message.',
+  'advice.notChecked':
+    'This number could not be checked: that says neither that it is safe nor that it is dangerous. If you do not know the caller, let them leave a message.',
+  'advice.notCovered':
+    'None of the sources read here covers this number (they read French numbers): it was not checked, which says neither that it is safe nor that it is dangerous. If you do not know the caller, let them leave a message.',
   'advice.trustworthy':
     'The sources have no worrying reports about this number. That does not prove who is calling: a displayed number can be spoofed, so do not give codes or bank details on the strength of a call alone.',
   'advice.npv':
-    'This number is in an NPV range, which ARCEP (the French telecoms regulator) has reserved since 1 January 2023 for automated calling and messaging systems: the call comes from a machine dialling for a business. It is not necessarily fraud.',
+    'This number is in an NPV range (French “numéros polyvalents vérifiés”, verified multi-purpose numbers), which ARCEP (the French telecoms regulator) has reserved since 1 January 2023 for automated calling and messaging systems: the call comes from a machine dialling for a business. It is not necessarily fraud.',
   'advice.answeredNone': 'None of the {total} sources answered.',
   'advice.answered#one': '{count} of {total} sources answered.',
   'advice.answered#other': '{count} of {total} sources answered.',
@@ -297,7 +335,7 @@ const en: Record<WordKey, string> = {
   'facts.national': 'National',
   'facts.international': 'International',
   'facts.type': 'Line type',
-  'facts.npv': 'NPV range (automated calls)',
+  'facts.npv': 'NPV range (verified multi-purpose numbers: automated calls)',
   'facts.carrier': 'Original carrier',
   'facts.region': 'Region',
   'facts.yes': 'yes',

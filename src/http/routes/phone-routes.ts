@@ -15,7 +15,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { PhoneNumberParser } from '../../domain/phone-number.js';
 import type { LookupOptions, LookupResult, LookupService } from '../../domain/lookup/types.js';
 import type { LookupClient } from '../../domain/ports/source.js';
-import { buildReport, buildScoreResult, buildSourceData, failureReasons, isAllSourcesFailed } from '../../domain/report-builder.js';
+import { buildReport, buildScoreResult, buildSourceData, failureReasons, isAllSourcesFailed, sourceCheckOf } from '../../domain/report-builder.js';
 import { cidLineOf, listCidLine, reputationOf, unlookableCidLine, unlookableVerdict, verdictOf, type TextFacts, type Unlookable, type VerdictRule } from '../../domain/verdict.js';
 import { isLanguage, type Language } from '../../domain/wording/catalogue.js';
 import type { ListMatch, ListName, OperatorLists } from '../../domain/ports/operator-lists.js';
@@ -130,7 +130,7 @@ interface Representation {
 }
 
 function textFactsOf(memo: NumberMemo, result: LookupResult): TextFacts {
-  return { isNPV: memo.parsed.phoneInfo.isNPV, sources: buildSourceData(result) };
+  return { isNPV: memo.parsed.phoneInfo.isNPV, sources: buildSourceData(result), check: sourceCheckOf(result) };
 }
 
 function reputationHeaders(memo: NumberMemo, result: LookupResult): Record<string, string> {

@@ -11,8 +11,11 @@
 //   the `/cid` line), FilterSpamResult and ImportToSpamDB. Public: it holds no secret.
 // - workflow.json (feed-routes.ts, behind the feed's password): a scheduled workflow (`Bot`)
 //   that downloads /feed/blocklist.csv, parses it with ParseCSV and replaces one number rule.
+// - query-qr.svg: the address of query.json as a QR code, for the lookup page's setup section:
+//   a phone's camera opens it, and the JSON is then one copy away from SpamBlocker's import box.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import qrcode from 'qrcode-generator';
 import { publicBase, PUBLIC_URL_WARNINGS, type PublicUrlWarning } from '../public-url.js';
 
 /**
@@ -65,8 +68,30 @@ export function spamBlockerWorkflow(base: string, basicCredentials: string, warn
   };
 }
 
+export const SPAMBLOCKER_QUERY_PATH = '/integrations/spamblocker/query.json';
+export const SPAMBLOCKER_QUERY_QR_PATH = '/integrations/spamblocker/query-qr.svg';
+
+/**
+ * `text` as a QR code, one SVG document that scales (no fixed pixel size), black on white with
+ * the four-module quiet zone the standard asks for. Error correction M: a phone's screen
+ * photographed by another phone reads it well, and an address of a hundred characters stays a
+ * small code (version 6 or so).
+ */
+export function qrCodeSvg(text: string): string {
+  const code = qrcode(0, 'M');
+  code.addData(text, 'Byte');
+  code.make();
+  return `<?xml version="1.0" encoding="UTF-8"?>\n${code.createSvgTag({ cellSize: 1, margin: 4, scalable: true })}\n`;
+}
+
 export async function spamBlockerRoutes(app: FastifyInstance, options: { publicUrl: string | undefined }): Promise<void> {
-  app.withTypeProvider<TypeBoxTypeProvider>().get('/integrations/spamblocker/query.json', { config: { rateLimit: true, shed: true }, schema: { hide: true } }, async (request, reply) => {
+  const typed = app.withTypeProvider<TypeBoxTypeProvider>();
+  // The address a phone opens to read the config: the same base URL the config itself carries.
+  typed.get(SPAMBLOCKER_QUERY_QR_PATH, { config: { rateLimit: true, shed: true }, schema: { hide: true } }, async (request, reply) => {
+    reply.header('cache-control', 'no-store').header('content-type', 'image/svg+xml; charset=utf-8');
+    return reply.send(qrCodeSvg(`${publicBase(request, options.publicUrl).url}${SPAMBLOCKER_QUERY_PATH}`));
+  });
+  typed.get(SPAMBLOCKER_QUERY_PATH, { config: { rateLimit: true, shed: true }, schema: { hide: true } }, async (request, reply) => {
     const base = publicBase(request, options.publicUrl);
     reply.header('cache-control', 'no-store').header('content-type', 'application/json; charset=utf-8');
     if (base.warning !== undefined) reply.header('x-public-url-warning', PUBLIC_URL_WARNINGS[base.warning].sentence);

@@ -452,7 +452,7 @@ export const phoneRouteSchemas = {
     operationId: 'getCallerIdLine',
     summary: 'One line for a phone’s display (caller ID name)',
     description:
-      `What to show as the caller’s name: one line of at most CID_MAX_LENGTH (30) grapheme clusters and max(${DISPLAY_LINE_MIN_BYTE_BOUND}, CID_MAX_LENGTH) bytes, starting with a letter, no line ending, \`text/plain\`, French unless \`?lang=en\`. For example \`SPAM? 8/9 Démarchage\`, \`Appel automatisé (NPV)\`, \`Neutre 5/9\`, \`Fiable 2/9\`, \`Inconnu\`, \`Masqué\`, \`Numéro invalide\` (English: \`SPAM? 8/9 Démarchage\`, \`Automated call (NPV)\`, \`Neutral 5/9\`, \`Trusted 2/9\`, \`Unknown\`, \`Withheld\`, \`Invalid number\`). Control, format and invisible characters, noncharacters and \`${DISPLAY_UNSAFE_SYNTAX}\` are removed. Always 200 like \`/verdict\`.`,
+      `What to show as the caller’s name: one line of at most CID_MAX_LENGTH (30) grapheme clusters and max(${DISPLAY_LINE_MIN_BYTE_BOUND}, CID_MAX_LENGTH) bytes, starting with a letter, no line ending, \`text/plain\`, French unless \`?lang=en\`. For example \`SPAM? 8/9 Démarchage\`, \`Appel automatisé (NPV)\`, \`Neutre 5/9\`, \`Fiable 2/9\`, \`Pas de note\`, \`Non vérifié\`, \`Non vérifié (étranger)\`, \`Bloqué par l’administrateur\`, \`Masqué\`, \`Numéro invalide\` (English: \`SPAM? 8/9 Démarchage\`, \`Automated call (NPV)\`, \`Neutral 5/9\`, \`Trusted 2/9\`, \`No score\`, \`Not checked\`, \`Not checked (foreign)\`, \`Blocked by the administrator\`, \`Withheld\`, \`Invalid number\`). Control, format and invisible characters, noncharacters and \`${DISPLAY_UNSAFE_SYNTAX}\` are removed. Always 200 like \`/verdict\`.`,
     tags: ['phone'],
     params: NumberParamsSchema,
     querystring: CidQuerySchema,

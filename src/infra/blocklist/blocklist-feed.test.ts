@@ -85,7 +85,7 @@ const covers = (entries: ReadonlyArray<{ digits: string; wildcard: boolean }>, e
   entries.some((entry) => (entry.wildcard ? e164.slice(1).startsWith(entry.digits) : e164.slice(1) === entry.digits));
 const rule = (text: string, list: 'allow' | 'block'): ListRule => ({ rule: text, list, createdAt: '2026-01-01T00:00:00.000Z' });
 /** A lookup whose verdict is block whatever its score: an NPV number with VERDICT_NPV=block. */
-const BLOCKED_FACTS = { isNPV: true, sources: emptySourceData() };
+const BLOCKED_FACTS = { isNPV: true, sources: emptySourceData(), check: 'answered' as const };
 
 describe('blocklist feed against the lists (issue 44)', () => {
   it('rebuilds block +33* around 4,000 allowed mobiles, so a number allowed later is no longer covered (finding 4)', async () => {

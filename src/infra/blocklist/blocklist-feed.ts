@@ -91,7 +91,8 @@ export interface BlocklistFeedOptions {
 }
 
 export const DEFAULT_REFRESH_INTERVAL_MS = 10_000;
-const RULE_REASON = 'Bloqué par l’opérateur';
+/** A rule's entry without a label says who blocked it, in the `/cid` line's words. */
+const RULE_REASON = words('fr', 'cid.listBlock');
 
 function shortHash(text: string, length = 16): string {
   return createHash('sha256').update(text).digest('hex').slice(0, length);

@@ -151,19 +151,38 @@
 
   // ---- Verdict and what to do
 
+  // Why there is no score, read from meta.sources as the server's sourceCheckOf reads the slots
+  // (src/domain/report-builder.ts): 'answered' (a source gave a record or said it has none),
+  // 'notCovered' (no source was asked: none covers the number), else 'notChecked' (every source
+  // asked failed or is still on its way). Each has its own words, none of them "Inconnu", which a
+  // French phone shows for a withheld caller.
+  function checkOf(metaSources) {
+    var answered = false;
+    var asked = false;
+    SLOTS.forEach(function (slot) {
+      var meta = metaSources && metaSources[slot];
+      var status = meta && meta.status;
+      if (status === 'ok' || status === 'not_found') answered = true;
+      if (status !== 'skipped') asked = true;
+    });
+    if (answered) return 'answered';
+    return asked ? 'notChecked' : 'notCovered';
+  }
+
   // The score, its risk and where it came from are the server's (the full report's meta): the
   // page shows them and never computes them.
   function renderVerdict(meta) {
     var score = typeof meta.score === 'number' ? meta.score : null;
     var risk = typeof meta.risk === 'string' && has('risk.' + meta.risk) ? meta.risk : 'unknown';
+    var check = checkOf(meta.sources);
     var card = $('verdict-card');
     card.className = 'card verdict risk-' + risk;
     $('score-value').textContent = score === null ? '–' : String(score);
-    $('risk-label').textContent = t('risk.' + risk);
+    $('risk-label').textContent = risk === 'unknown' && check !== 'answered' ? t('risk.' + check) : t('risk.' + risk);
     $('score-source').textContent =
       meta.scoreSource === 'primary' ? t('verdict.fromPrimary')
         : meta.scoreSource === 'derived' ? t('verdict.derived')
-          : t('verdict.noRating');
+          : check === 'answered' ? t('verdict.noRating') : t('verdict.' + check);
     var cells = $('gauge').querySelectorAll('.gauge-cell');
     for (var i = 0; i < cells.length; i += 1) {
       var step = Number(cells[i].getAttribute('data-step'));
@@ -190,8 +209,10 @@
     return countWords('advice.answered', answered, { total: total });
   }
 
+  // `risk` is the verdict's risk; without a score, the advice says why (checkOf).
   function renderAdvice(risk, isNPV, metaSources) {
-    $('advice-text').textContent = t('advice.' + risk);
+    var check = checkOf(metaSources);
+    $('advice-text').textContent = risk === 'unknown' && check !== 'answered' ? t('advice.' + check) : t('advice.' + risk);
     $('advice-npv').hidden = isNPV !== true;
     var confidence = confidenceSentence(metaSources);
     $('advice-confidence').textContent = confidence;
