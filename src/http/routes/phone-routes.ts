@@ -77,8 +77,9 @@ function serialized(reply: FastifyReply, payload: { [key: string]: unknown }): s
 // ---- The representations
 
 /**
- * What a phone route's query may hold. Typed `unknown`, not as the published schema says: the
- * schemas are not run (DOCUMENTED_ONLY), so a repeated parameter arrives as an array.
+ * A phone route's query as its readers take it: each value `unknown`, whatever the published
+ * schema says, since the schemas are not run (DOCUMENTED_ONLY) and a repeated parameter arrives
+ * as an array.
  */
 interface PhoneQuery {
   wait?: unknown;
