@@ -65,7 +65,7 @@ export function semiSpaceMb(processCacheMb: number): number {
  * own, up to 8 per core, and keeps what was freed in each for reuse; V8's background threads
  * (parallel scavenges, concurrent marking and compiling) malloc and free in theirs, so a busy
  * process holds memory freed in several. On Node 24 a fill at CACHE_MAX_MB=32 left 21–23 MiB
- * resident in thread arenas (Node 20: 12), most of the growth it gained over Node 20; with 2
+ * resident in thread arenas (Node 20: 12), a large part of what it gained over Node 20; with 2
  * arenas none but the main one and one other (docs/cache.md, "What the runtime keeps").
  */
 export const MALLOC_ARENA_MAX = 2;
