@@ -46,7 +46,8 @@ if (process.argv[2] === EXEC_PLAN) {
   const plan = relaunched ? [...serverExecArgv([], process.env.NODE_OPTIONS, config.CACHE_MAX_MB), serverScript] : [fileURLToPath(import.meta.url)];
   process.stdout.write(`${plan.join('\n')}\n`);
 } else if (relaunched) {
-  relaunch(serverExecArgv(process.execArgv, process.env.NODE_OPTIONS, config.CACHE_MAX_MB), serverScript, process.argv.slice(2), serverEnvAdditions(process.env));
+  const nodeArgs = serverExecArgv(process.execArgv, process.env.NODE_OPTIONS, config.CACHE_MAX_MB);
+  relaunch(nodeArgs, serverScript, process.argv.slice(2), serverEnvAdditions(process.env));
 } else {
   const { runServerProcess } = await import('./server.js');
   await runServerProcess(config);

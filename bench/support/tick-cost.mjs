@@ -14,7 +14,9 @@ import { setImmediate } from 'node:timers';
 const mode = process.argv[2];
 if (process.argv[1]?.endsWith('tick-cost.mjs') && (mode === 'hold' || mode === 'nohold')) {
   let held;
-  if (mode === 'hold') await new Promise((resolve) => process.nextTick(() => resolve((held = executionAsyncResource()))));
+  if (mode === 'hold') {
+    await new Promise((resolve) => process.nextTick(() => resolve((held = executionAsyncResource()))));
+  }
   const noop = () => {};
   const turn = () => new Promise((resolve) => setImmediate(resolve));
   const measure = async (rounds) => {
@@ -38,7 +40,8 @@ if (process.argv[1]?.endsWith('tick-cost.mjs') && (mode === 'hold' || mode === '
   const samples = [];
   for (let round = 0; round < 7; round += 1) samples.push(await measure(1000));
   samples.sort((a, b) => a - b);
-  process.stdout.write(`${JSON.stringify({ node: process.version, mode, held: held !== undefined, nsPerNextTick: Math.round(samples[3]) })}\n`);
+  const figure = { node: process.version, mode, held: held !== undefined, nsPerNextTick: Math.round(samples[3]) };
+  process.stdout.write(`${JSON.stringify(figure)}\n`);
 } else {
   let ticks = 0;
   createHook({ init: (id, type) => void (type === 'TickObject' && (ticks += 1)) }).enable();

@@ -15,7 +15,8 @@ export const serveCommand = defineCommand({
     const script = process.argv[1];
     if (!heapLimitGiven(process.execArgv, process.env.NODE_OPTIONS) && script !== undefined) {
       const { relaunch } = await import('../../infra/runtime/relaunch.js');
-      relaunch(serverExecArgv(process.execArgv, process.env.NODE_OPTIONS, config.CACHE_MAX_MB), script, process.argv.slice(2), serverEnvAdditions(process.env));
+      const nodeArgs = serverExecArgv(process.execArgv, process.env.NODE_OPTIONS, config.CACHE_MAX_MB);
+      relaunch(nodeArgs, script, process.argv.slice(2), serverEnvAdditions(process.env));
       // The process exits with the child.
       return new Promise<number>(() => {});
     }
