@@ -66,10 +66,7 @@ RUN ln -s /app/bin/phone-rep.js /usr/local/bin/phone-rep
 # Everything the service writes is on the volume: the ARCEP data `phone-rep data update`
 # refreshes (seeded from the image's snapshot on first start) and the operator's lists.
 # The root file system can be read-only (docker run --read-only).
-# MALLOC_ARENA_MAX: what the launcher gives the server it starts outside a container
-# (src/infra/runtime/heap-limit.ts); here the server is exec'd in the launcher's place.
 ENV NODE_ENV=production \
-    MALLOC_ARENA_MAX=2 \
     PORT=3000 \
     ARCEP_DATA_DIR=/var/lib/phone-reputation/arcep \
     LISTS_FILE=/var/lib/phone-reputation/lists.csv

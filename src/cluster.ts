@@ -15,8 +15,6 @@ export interface PrimaryOptions {
   log: (message: string) => void;
   /** Node arguments of each worker: the primary's, with the heap limit for the worker's share of the cap (infra/runtime/heap-limit.ts). Default: the primary's. */
   workerExecArgv?: string[];
-  /** Environment each worker gets beside the primary's (MALLOC_ARENA_MAX, heap-limit.ts). */
-  workerEnv?: Record<string, string>;
   /** First restart delay after a crash; doubles with each crash in a row (default 500 ms). */
   restartInitialDelayMs?: number;
   /** Cap of the restart delay (default 30 s). */
@@ -49,7 +47,7 @@ export function runPrimary(options: PrimaryOptions): Primary {
   if (options.workerExecArgv !== undefined) cluster.setupPrimary({ execArgv: options.workerExecArgv });
 
   function fork(): void {
-    const worker = cluster.fork(options.workerEnv);
+    const worker = cluster.fork();
     startedAt.set(worker, Date.now());
   }
 

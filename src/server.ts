@@ -10,7 +10,7 @@ import { buildApp } from './app.js';
 import { createServiceDependencies } from './composition.js';
 import { runPrimary } from './cluster.js';
 import { startMetricsServer, type MetricsServer } from './http/plugins/metrics.js';
-import { serverEnvAdditions, serverExecArgv } from './infra/runtime/heap-limit.js';
+import { serverExecArgv } from './infra/runtime/heap-limit.js';
 import { buildAdminApp } from './admin-app.js';
 import { logDestination } from './infra/logging/log-destination.js';
 import { holdNextTickShape } from './infra/runtime/tick-shape.js';
@@ -105,8 +105,7 @@ export async function runServerProcess(config: Config): Promise<void> {
   const { workers } = config;
   if (workers > 1 && cluster.isPrimary) {
     const workerExecArgv = serverExecArgv(process.execArgv, process.env.NODE_OPTIONS, config.CACHE_MAX_MB / workers);
-    const workerEnv = serverEnvAdditions(process.env);
-    const primary = runPrimary({ workers, shutdownGraceMs: config.SHUTDOWN_GRACE_MS, log, workerExecArgv, workerEnv });
+    const primary = runPrimary({ workers, shutdownGraceMs: config.SHUTDOWN_GRACE_MS, log, workerExecArgv });
     let stopping = false;
     const onSignal = (signal: NodeJS.Signals): void => {
       // A repeated signal must not reach Node's default action (exit at once, orphaning the

@@ -13,7 +13,7 @@
 import cluster from 'node:cluster';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig, type Config } from './config/config.js';
-import { heapLimitGiven, serverEnvAdditions, serverExecArgv } from './infra/runtime/heap-limit.js';
+import { heapLimitGiven, serverExecArgv } from './infra/runtime/heap-limit.js';
 import { nodeFloorProblem } from './infra/runtime/node-floor.js';
 import { relaunch } from './infra/runtime/relaunch.js';
 
@@ -46,8 +46,7 @@ if (process.argv[2] === EXEC_PLAN) {
   const plan = relaunched ? [...serverExecArgv([], process.env.NODE_OPTIONS, config.CACHE_MAX_MB), serverScript] : [fileURLToPath(import.meta.url)];
   process.stdout.write(`${plan.join('\n')}\n`);
 } else if (relaunched) {
-  const nodeArgs = serverExecArgv(process.execArgv, process.env.NODE_OPTIONS, config.CACHE_MAX_MB);
-  relaunch(nodeArgs, serverScript, process.argv.slice(2), serverEnvAdditions(process.env));
+  relaunch(serverExecArgv(process.execArgv, process.env.NODE_OPTIONS, config.CACHE_MAX_MB), serverScript, process.argv.slice(2));
 } else {
   const { runServerProcess } = await import('./server.js');
   await runServerProcess(config);

@@ -11,12 +11,11 @@ export const serveCommand = defineCommand({
     const config = loadConfig(env);
     // V8 takes the heap limit sized from CACHE_MAX_MB only at start: without one of the
     // operator's, the same command runs again in a child started with it (src/start.ts).
-    const { heapLimitGiven, serverEnvAdditions, serverExecArgv } = await import('../../infra/runtime/heap-limit.js');
+    const { heapLimitGiven, serverExecArgv } = await import('../../infra/runtime/heap-limit.js');
     const script = process.argv[1];
     if (!heapLimitGiven(process.execArgv, process.env.NODE_OPTIONS) && script !== undefined) {
       const { relaunch } = await import('../../infra/runtime/relaunch.js');
-      const nodeArgs = serverExecArgv(process.execArgv, process.env.NODE_OPTIONS, config.CACHE_MAX_MB);
-      relaunch(nodeArgs, script, process.argv.slice(2), serverEnvAdditions(process.env));
+      relaunch(serverExecArgv(process.execArgv, process.env.NODE_OPTIONS, config.CACHE_MAX_MB), script, process.argv.slice(2));
       // The process exits with the child.
       return new Promise<number>(() => {});
     }

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { HEAP_LIMIT_BASE_MB, heapLimitGiven, heapLimitMb, semiSpaceMb, serverEnvAdditions, serverExecArgv } from './heap-limit.js';
+import { HEAP_LIMIT_BASE_MB, heapLimitGiven, heapLimitMb, semiSpaceMb, serverExecArgv } from './heap-limit.js';
 
 const MIB = 1024 * 1024;
 
@@ -37,13 +37,6 @@ describe('the heap limit sized from CACHE_MAX_MB', () => {
     expect(serverExecArgv(['--enable-source-maps'], undefined, 32)).toEqual(['--enable-source-maps', '--max-old-space-size=176', '--max-semi-space-size=8']);
     expect(serverExecArgv(['--max_semi_space_size=2'], undefined, 32)).toEqual(['--max_semi_space_size=2', '--max-old-space-size=176']);
     expect(serverExecArgv([], '--max-semi-space-size=32', 32)).toEqual(['--max-old-space-size=176']);
-  });
-
-  it("limits glibc's malloc arenas to 2 unless the operator limited them", () => {
-    expect(serverEnvAdditions({})).toEqual({ MALLOC_ARENA_MAX: '2' });
-    expect(serverEnvAdditions({ MALLOC_ARENA_MAX: '4' })).toEqual({});
-    expect(serverEnvAdditions({ GLIBC_TUNABLES: 'glibc.malloc.arena_max=1' })).toEqual({});
-    expect(serverEnvAdditions({ GLIBC_TUNABLES: 'glibc.malloc.trim_threshold=0' })).toEqual({ MALLOC_ARENA_MAX: '2' });
   });
 
   it('is taken by V8 when a process starts with it: the old generation is capped there', () => {

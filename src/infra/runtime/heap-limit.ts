@@ -59,26 +59,6 @@ export function semiSpaceMb(processCacheMb: number): number {
   return Math.min(SEMI_SPACE_MAX_MB, Math.max(SEMI_SPACE_MIN_MB, Math.floor(processCacheMb / 4)));
 }
 
-/**
- * The most malloc arenas a server process's C library keeps (glibc's documented
- * `MALLOC_ARENA_MAX`, read once, at start, like the V8 flags). glibc gives threads arenas of their
- * own, up to 8 per core, and keeps what was freed in each for reuse; V8's background threads
- * (parallel scavenges, concurrent marking and compiling) malloc and free in theirs, so a busy
- * process holds memory freed in several. On Node 24 a fill at CACHE_MAX_MB=32 left 21–23 MiB
- * resident in thread arenas (Node 20: 12), a large part of what it gained over Node 20; with 2
- * arenas none but the main one and one other (docs/cache.md, "What the runtime keeps").
- */
-export const MALLOC_ARENA_MAX = 2;
-
-/**
- * What a server process's environment gains at start: MALLOC_ARENA_MAX, unless the operator set
- * it, or an arena limit through GLIBC_TUNABLES (theirs is kept). Other C libraries ignore it.
- */
-export function serverEnvAdditions(env: NodeJS.ProcessEnv): Record<string, string> {
-  if (env.MALLOC_ARENA_MAX !== undefined || (env.GLIBC_TUNABLES ?? '').includes('glibc.malloc.arena_max')) return {};
-  return { MALLOC_ARENA_MAX: String(MALLOC_ARENA_MAX) };
-}
-
 /** True when `flag` (`--max-old-space-size`) is given on the command line or in NODE_OPTIONS, in either spelling. */
 function flagGiven(flag: string, execArgv: readonly string[], nodeOptions: string | undefined): boolean {
   const underscored = flag.replace(/(?<=^--.*)-/g, '_');

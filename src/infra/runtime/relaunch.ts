@@ -7,13 +7,9 @@ import { spawn } from 'node:child_process';
 
 const RELAYED_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
 
-/**
- * Runs `node <nodeArgs> <script> <args>` relayed as above, with `env` added to this process's
- * environment; never returns (the process exits with the child).
- */
-export function relaunch(nodeArgs: readonly string[], script: string, args: readonly string[], env: Record<string, string> = {}): void {
-  const childEnv = { ...process.env, ...env };
-  const child = spawn(process.execPath, [...nodeArgs, script, ...args], { stdio: 'inherit', env: childEnv });
+/** Runs `node <nodeArgs> <script> <args>` relayed as above; never returns (the process exits with the child). */
+export function relaunch(nodeArgs: readonly string[], script: string, args: readonly string[]): void {
+  const child = spawn(process.execPath, [...nodeArgs, script, ...args], { stdio: 'inherit' });
   // A signal sent to this process only (an orchestrator's SIGTERM to the container's first
   // process) reaches the server too. Ctrl-C in a terminal signals both: the server ignores the
   // second one while it shuts down (installShutdown, src/server.ts).
