@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createRuleIndex, type RuleIndex } from '../lists/rule-index.js';
 import type { ListRule } from '../ports/operator-lists.js';
-import { buildFeedEntries, CARD_MAX_NUMBERS, cardSteps, feedEntrySteps, groupIntoCards, rankRecent, sortInSteps, splitAround, runToEnd, telOf, type BlockedCaller, type FeedEntry, type FeedInputs } from './feed-content.js';
+import { buildFeedEntries, CARD_MAX_NUMBERS, cardSteps, feedEntrySteps, groupIntoCards, rankRecent, sortInSteps, splitAround, telOf, type BlockedCaller, type FeedEntry, type FeedInputs } from './feed-content.js';
+import { runToEnd } from '../steps.js';
 import { renderCsv, renderVcard, spamBlockerPattern } from './feed-formats.js';
 
 const WORDING = { rule: 'Bloqué', npv: 'NPV' };

@@ -7,6 +7,7 @@
 // not on its neighbours (the bucketing PhoneBlock adopted for stable block ids).
 import { createRuleIndex, type RuleIndex } from '../lists/rule-index.js';
 import type { ListRule } from '../ports/operator-lists.js';
+import { runToEnd, type Steps } from '../steps.js';
 
 /** Why an entry is in the feed, in rank order. */
 export type FeedSource = 'rule' | 'npv' | 'recent';
@@ -118,24 +119,10 @@ export function rankRecent(recent: readonly BlockedCaller[]): BlockedCaller[] {
   return [...recent].sort(compareRecent);
 }
 
-/**
- * A computation cut into steps: each `yield` is a point where the caller may let the event loop
- * through (infra/blocklist/blocklist-feed.ts runs these in slices of a few milliseconds); run to
- * its end at once by `runToEnd`. The result is the same either way.
- */
-export type Steps<T> = Generator<void, T, void>;
-
-/** Work items (rules, ranges, numbers, buckets) between two yield points. */
+/** Work items (rules, ranges, numbers, buckets) in one step (domain/steps.ts). */
 const ITEMS_PER_STEP = 8;
-/** Items sorted at once by the engine's sort, and merged between two yield points. */
+/** Items sorted at once by the engine's sort, and merged in one step. */
 const SORT_RUN = 256;
-
-/** Runs steps to their end without pausing. */
-export function runToEnd<T>(steps: Steps<T>): T {
-  let next = steps.next();
-  while (next.done !== true) next = steps.next();
-  return next.value;
-}
 
 /**
  * A stable sort in steps: runs of SORT_RUN items sorted at once, then merged pairwise, a yield
