@@ -28,8 +28,13 @@ import { formatMs, formatNumber, type BenchSection } from './support/report.js';
 const PASSWORD = 'bench feed password';
 const AUTHORIZATION = `Basic ${Buffer.from(`blocklist:${PASSWORD}`).toString('base64')}`;
 const ROUNDS = 200;
-/** Requests of each kind sent before the measured ones, so that the figures are a running server's, not those of its first requests (code V8 compiles on first use). */
-const WARMUP_ROUNDS = 20;
+/**
+ * Requests of each kind sent before the measured ones, so that the figures are a running
+ * server's: a route's first requests run cold code, and 1-2 s into serving after the rebuilds one
+ * turn held the loop for 20-60 ms of CPU whatever the route asked (no collection then; not again
+ * after). With 20 it fell in the measured requests of the first kind, with 200 in the warm-up.
+ */
+const WARMUP_ROUNDS = 200;
 /** Rebuilds before the measured ones. */
 const WARMUP_REBUILDS = 20;
 /** The core the client process is pinned to when taskset can (the server is not pinned: its collector may use both). */
