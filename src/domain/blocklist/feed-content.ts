@@ -5,9 +5,10 @@
 // into the smaller ranges around it. Then grouped into cards of at most 9 numbers (the Fritz!Box
 // limit per phone-book entry) by prefix buckets, so a card's identity depends on its own prefix,
 // not on its neighbours (the bucketing PhoneBlock adopted for stable block ids).
-import { createRuleIndex, type RuleIndex } from '../lists/rule-index.js';
+import { createRuleIndex, type RuleIndex, type RuleInForce } from '../lists/rule-index.js';
 import { isRuleSpelling, parseRuleKey, type RuleKey, ruleSpelling } from '../lists/rule-key.js';
 import type { ListRule } from '../ports/operator-lists.js';
+import { runToEnd, type Steps } from '../steps.js';
 
 /** Why an entry is in the feed, in rank order. */
 export type FeedSource = 'rule' | 'npv' | 'recent';
@@ -114,24 +115,10 @@ export function rankRecent(recent: readonly BlockedCaller[]): BlockedCaller[] {
   return [...recent].sort(compareRecent);
 }
 
-/**
- * A computation cut into steps: each `yield` is a point where the caller may let the event loop
- * through (infra/blocklist/blocklist-feed.ts runs these in slices of a few milliseconds); run to
- * its end at once by `runToEnd`. The result is the same either way.
- */
-export type Steps<T> = Generator<void, T, void>;
-
-/** Work items (rules, ranges, numbers, buckets) between two yield points. */
+/** Work items (rules, ranges, numbers, buckets) in one step (domain/steps.ts). */
 const ITEMS_PER_STEP = 8;
-/** Items sorted at once by the engine's sort, and merged between two yield points. */
+/** Items sorted at once by the engine's sort, and merged in one step. */
 const SORT_RUN = 256;
-
-/** Runs steps to their end without pausing. */
-export function runToEnd<T>(steps: Steps<T>): T {
-  let next = steps.next();
-  while (next.done !== true) next = steps.next();
-  return next.value;
-}
 
 /**
  * A stable sort in steps: runs of SORT_RUN items sorted at once, then merged pairwise, a yield
@@ -169,6 +156,51 @@ export function* sortInSteps<T>(items: readonly T[], compare: (a: T, b: T) => nu
   return source;
 }
 
+/** The least rules a batch of block rules holds (a small cap still reads them in few passes). */
+const MIN_BATCH = 64;
+
+/** A rule's spelling sorts as its digits: `+` first, and `*` before every digit, so `+337*` < `+3371*` < `+33710`. */
+const bySpelling = (a: RuleInForce, b: RuleInForce): number => byDigits(a.rule, b.rule);
+
+/**
+ * The `limit` block rules in force, ranges or numbers (`wildcard`), that come first in digit
+ * order after the spelling `after`, sorted: one pass over `rules` with a bounded max-heap, so
+ * that no more than `limit` of them are held however many the lists hold.
+ */
+function* nextBlockRules(rules: Iterable<RuleInForce>, wildcard: boolean, after: string, limit: number, pause: () => boolean): Steps<RuleInForce[]> {
+  // heap[0] is the greatest held; a rule below it replaces it once the heap is full.
+  const heap: RuleInForce[] = [];
+  const above = (at: number, other: number): boolean => byDigits((heap[at] as RuleInForce).rule, (heap[other] as RuleInForce).rule) > 0;
+  const swap = (at: number, other: number): void => {
+    const held = heap[at] as RuleInForce;
+    heap[at] = heap[other] as RuleInForce;
+    heap[other] = held;
+  };
+  for (const rule of rules) {
+    if (pause()) yield;
+    if (rule.list !== 'block' || rule.rule.endsWith('*') !== wildcard || rule.rule <= after) continue;
+    if (heap.length === limit && rule.rule >= (heap[0] as RuleInForce).rule) continue;
+    if (!isRuleSpelling(rule.rule)) continue;
+    if (heap.length < limit) {
+      heap.push(rule);
+      for (let at = heap.length - 1; at > 0 && above(at, (at - 1) >> 1); at = (at - 1) >> 1) swap(at, (at - 1) >> 1);
+      continue;
+    }
+    heap[0] = rule;
+    for (let at = 0; ; ) {
+      const left = 2 * at + 1;
+      const right = left + 1;
+      let top = at;
+      if (left < heap.length && above(left, top)) top = left;
+      if (right < heap.length && above(right, top)) top = right;
+      if (top === at) break;
+      swap(at, top);
+      at = top;
+    }
+  }
+  return heap.sort(bySpelling);
+}
+
 /** The feed's entries, ranked and capped. */
 export function buildFeedEntries(inputs: FeedInputs): FeedEntry[] {
   return runToEnd(feedEntrySteps(inputs));
@@ -196,21 +228,6 @@ export function* feedEntrySteps(inputs: FeedInputs): Steps<FeedEntry[]> {
   } else {
     index = inputs.rules;
   }
-  // The rules in force as digits: block ones with their reason, allow ones' digits (both kinds
-  // end a split branch), each sorted by digits.
-  const blocks: Array<RuleShape & { reason: string }> = [];
-  const allowDigits: string[] = [];
-  for (const rule of index.inForce(nowMs)) {
-    if (pause()) yield;
-    const key = parseRuleKey(rule.rule);
-    if (key === undefined) continue;
-    if (rule.list === 'allow') allowDigits.push(key.digits);
-    else blocks.push({ ...key, list: 'block', reason: rule.label?.trim() || inputs.wording.rule });
-  }
-  const allows = yield* sortInSteps(allowDigits, byDigits);
-  // Ranges first (they may cover exact ones), then numbers; each group by digits, so a range
-  // comes before the longer ones inside it (stable while the rules are).
-  const blockRules = yield* sortInSteps(blocks, (a, b) => byDigits(a.digits, b.digits));
 
   const entries: FeedEntry[] = [];
   const wildcards = new Set<string>();
@@ -221,8 +238,35 @@ export function* feedEntrySteps(inputs: FeedInputs): Steps<FeedEntry[]> {
     for (let length = 1; length <= digits.length; length += 1) if (wildcards.has(digits.slice(0, length))) return true;
     return false;
   };
+  const reasonOf = (rule: RuleInForce): string => rule.label?.trim() || inputs.wording.rule;
+  /** A rule's digits; only rules whose spelling parsed reach here (nextBlockRules). */
+  const digitsOf = (rule: RuleInForce): string => parseRuleKey(rule.rule)?.digits ?? '';
 
-  function* addRange(prefix: string, source: FeedSource, reason: string): Steps<void> {
+  /**
+   * Every allow rule's digits (exact or range: both end a split branch) that start with one of
+   * `prefixes`, sorted: one pass over the rules, keeping only those inside the ranges at hand.
+   */
+  function* allowsInside(prefixes: readonly string[]): Steps<string[]> {
+    const wanted = new Set(prefixes);
+    const lengths = [...new Set(prefixes.map((prefix) => prefix.length))].sort((a, b) => a - b);
+    const inside: string[] = [];
+    for (const rule of index.inForce(nowMs)) {
+      if (pause()) yield;
+      if (rule.list !== 'allow') continue;
+      const digits = parseRuleKey(rule.rule)?.digits;
+      if (digits === undefined) continue;
+      for (const length of lengths) {
+        if (length > digits.length) break;
+        if (wanted.has(digits.slice(0, length))) {
+          inside.push(digits);
+          break;
+        }
+      }
+    }
+    return inside.sort(byDigits);
+  }
+
+  function* addRange(prefix: string, source: FeedSource, reason: string, allows: readonly string[]): Steps<void> {
     // Every allow rule inside the range, its own digits included: an allowed number or range is
     // never covered (a longer block rule inside an allowed part is listed on its own).
     const lo = lowerBound(allows, prefix);
@@ -241,24 +285,36 @@ export function* feedEntrySteps(inputs: FeedInputs): Steps<FeedEntry[]> {
     entries.push({ digits, wildcard: false, source, reason });
   };
 
-  // 1. The operator's block rules the lists decide block for.
-  for (const rule of blockRules) {
-    if (full()) return entries;
-    if (pause()) yield;
-    if (rule.wildcard && index.decide(rule.digits, true, nowMs)?.list === 'block') yield* addRange(rule.digits, 'rule', rule.reason);
-  }
-  for (const rule of blockRules) {
-    if (full()) return entries;
-    if (pause()) yield;
-    if (!rule.wildcard && index.decide(rule.digits, false, nowMs)?.list === 'block') addNumber(rule.digits, 'rule', rule.reason);
+  // 1. The operator's block rules the lists decide block for: ranges first (they may cover exact
+  // ones), then numbers, each group in digit order, so a range comes before the longer ones
+  // inside it. Read in batches (nextBlockRules): a rebuild holds the few rules the capped feed
+  // can take, never a sorted copy of every rule.
+  for (const wildcard of [true, false]) {
+    let after = '';
+    for (let batch = Math.max(inputs.maxEntries, MIN_BATCH); !full(); batch *= 4) {
+      const rules = yield* nextBlockRules(index.inForce(nowMs), wildcard, after, batch, pause);
+      const allows = wildcard ? yield* allowsInside(rules.map(digitsOf)) : [];
+      for (const rule of rules) {
+        if (full()) return entries;
+        if (pause()) yield;
+        const digits = digitsOf(rule);
+        if (index.decide(digits, wildcard, nowMs)?.list !== 'block') continue;
+        if (wildcard) yield* addRange(digits, 'rule', reasonOf(rule), allows);
+        else addNumber(digits, 'rule', reasonOf(rule));
+      }
+      const last = rules.at(-1);
+      if (rules.length < batch || last === undefined) break;
+      after = last.rule;
+    }
   }
   // 2. NPV ranges, unless an allow rule decides for the whole range.
-  for (const prefix of inputs.npvPrefixes) {
+  const npvRanges = inputs.npvPrefixes.map((prefix) => parseRuleKey(`${prefix}*`)?.digits).filter((digits) => digits !== undefined);
+  const npvAllows = npvRanges.length === 0 || full() ? [] : yield* allowsInside(npvRanges);
+  for (const digits of npvRanges) {
     if (full()) return entries;
     if (pause()) yield;
-    const range = parseRuleKey(`${prefix}*`);
-    if (range === undefined || index.decide(range.digits, true, nowMs)?.list === 'allow') continue;
-    yield* addRange(range.digits, 'npv', inputs.wording.npv);
+    if (index.decide(digits, true, nowMs)?.list === 'allow') continue;
+    yield* addRange(digits, 'npv', inputs.wording.npv, npvAllows);
   }
   // 3. Numbers looked up here whose verdict was block, unless the allow list decides for them.
   const ranked = yield* sortInSteps(inputs.recent, compareRecent);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runToEnd } from '../../domain/blocklist/feed-content.js';
+import { runToEnd } from '../../domain/steps.js';
 import { davRequestSteps, davResponse, escapeXml, multistatus, parseDavRequest, PARSE_CHUNK_CHARS, xmlWellFormednessProblem } from './dav-xml.js';
 
 /** A multiget of `count` hrefs, as a Fritz!Box or vdirsyncer sends it. */

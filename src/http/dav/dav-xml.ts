@@ -8,7 +8,7 @@
 // with a 400, as RFC 4918 §8.2 requires. Every answer written here is well-formed: text is
 // escaped and a character XML cannot hold is replaced (escapeXml).
 import { Parser } from 'htmlparser2';
-import { runToEnd, type Steps } from '../../domain/blocklist/feed-content.js';
+import { runToEnd, type Steps } from '../../domain/steps.js';
 
 export interface DavRequest {
   /** Local name of the root element (`propfind`, `addressbook-multiget`, `addressbook-query`), or '' for an empty body. */
@@ -194,7 +194,7 @@ export function parseDavRequest(body: string): DavRequest | undefined {
 
 /**
  * parseDavRequest as steps (a generator that pauses after each PARSE_CHUNK_CHARS of the body),
- * so that a route can parse a multiget of a thousand hrefs in slices (runInSlices) instead of
+ * so that a route can parse a multiget of a thousand hrefs in slices (infra/runtime/event-loop-slices.ts) instead of
  * holding the event loop for it: htmlparser2 takes the body in pieces like a stream.
  */
 export function* davRequestSteps(body: string): Steps<DavRequest | undefined> {

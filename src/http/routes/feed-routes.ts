@@ -11,8 +11,9 @@
 // the access line carries the route pattern only.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { runInSlices, type BlocklistFeed, type FeedCardFile, type FeedFile, type FeedSnapshot } from '../../infra/blocklist/blocklist-feed.js';
-import type { Steps } from '../../domain/blocklist/feed-content.js';
+import { type BlocklistFeed, type FeedCardFile, type FeedFile, type FeedSnapshot } from '../../infra/blocklist/blocklist-feed.js';
+import type { Steps } from '../../domain/steps.js';
+import { createSlicer, letLoopThrough, type Slicer } from '../../infra/runtime/event-loop-slices.js';
 import { basicCheck, basicCredentialsOf } from '../credentials.js';
 import { ApiError } from '../errors.js';
 import { davMissing, davRequestSteps, davResponse, escapeXml, multistatus, needPrivilegesError, parseDavRequest, type DavProperties, type DavProperty, type DavRequest } from '../dav/dav-xml.js';
@@ -130,7 +131,7 @@ const MAX_HELD_ANSWERS = 16;
 /** How to render one shape of answer from a snapshot: its responses, one by one. */
 type AnswerRenderer = (snapshot: FeedSnapshot) => Iterable<string>;
 
-/** The responses as steps for runInSlices: one step per response, all of them at the end. */
+/** The responses as steps (run in slices): one step per response, all of them at the end. */
 function* collected(responses: Iterable<string>): Steps<string[]> {
   const all: string[] = [];
   for (const response of responses) {
@@ -159,9 +160,9 @@ function davRequestOf(request: FastifyRequest): DavRequest {
   return parsedOrRefused(parseDavRequest(bodyOf(request)));
 }
 
-/** davRequestOf in slices (runInSlices): a multiget of a thousand hrefs is about 80 KiB of XML. */
-async function davRequestInSlices(request: FastifyRequest): Promise<DavRequest> {
-  return parsedOrRefused(await runInSlices(davRequestSteps(bodyOf(request))));
+/** davRequestOf in slices: a multiget of a thousand hrefs is about 80 KiB of XML. */
+async function davRequestInSlices(request: FastifyRequest, slicer: Slicer): Promise<DavRequest> {
+  return parsedOrRefused(await slicer.run(davRequestSteps(bodyOf(request))));
 }
 
 const bodyOf = (request: FastifyRequest): string => (typeof request.body === 'string' ? request.body : '');
@@ -226,9 +227,9 @@ export async function feedRoutes(app: FastifyInstance, options: FeedRoutesOption
     if (answers.size < MAX_HELD_ANSWERS * 2) answers.set(key, body);
   };
 
-  /** A multistatus rendered in slices like the feed's own rebuild (runInSlices), the event loop let through between them. */
-  const renderInSlices = async (render: AnswerRenderer, snapshot: FeedSnapshot): Promise<Buffer> =>
-    Buffer.from(multistatus(await runInSlices(collected(render(snapshot)))), 'utf8');
+  /** A multistatus rendered in slices, the event loop let through between them. */
+  const renderInSlices = async (render: AnswerRenderer, snapshot: FeedSnapshot, slicer: Slicer = createSlicer()): Promise<Buffer> =>
+    Buffer.from(multistatus(await slicer.run(collected(render(snapshot)))), 'utf8');
 
   /**
    * The answer to a PROPFIND or REPORT: held bytes when this request (or its shape) was answered
@@ -242,11 +243,13 @@ export async function feedRoutes(app: FastifyInstance, options: FeedRoutesOption
     const raw = answerKey(request, depth);
     const known = answers.get(raw);
     if (known !== undefined) return known;
-    const dav = await davRequestInSlices(request);
+    // One slicer for the parse and the rendering, so that their slices never add up.
+    const slicer = createSlicer();
+    const dav = await davRequestInSlices(request, slicer);
     const shape = shapeOf(dav, snapshot);
     let body = shape.key === undefined ? undefined : answers.get(shape.key);
     if (body === undefined) {
-      body = await renderInSlices(shape.render, snapshot);
+      body = await renderInSlices(shape.render, snapshot, slicer);
       if (shape.key !== undefined) {
         hold(answers, shape.key, body);
         if (askedShapes.size < MAX_HELD_ANSWERS) askedShapes.set(shape.key, shape.render);
@@ -267,7 +270,7 @@ export async function feedRoutes(app: FastifyInstance, options: FeedRoutesOption
         if (answers.has(key)) continue;
         const body = await renderInSlices(render, snapshot);
         if (!answers.has(key)) hold(answers, key, body);
-        await new Promise((resolve) => setImmediate(resolve));
+        await letLoopThrough();
       }
     }).catch(() => undefined);
   });

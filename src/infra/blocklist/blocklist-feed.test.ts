@@ -167,5 +167,36 @@ describe('blocklist feed against the lists (issue 44)', () => {
     expect(snapshot.entries).toHaveLength(100);
     expect(tels(snapshot.entries.filter((entry) => entry.source === 'rule'))).toEqual(['+33170*', '+33612345678', '+33612345679']);
   });
-});
 
+  it('lets the event loop through while it reads 100,000 rules: a turn asked for at the first rule comes before the last', async () => {
+    const index = createRuleIndex();
+    for (let item = 0; item < 100_000; item += 1) {
+      const digits = String((item * 7919) % 100_000_000).padStart(8, '0');
+      if (item % 5 === 3) index.set(rule(`+337${digits.slice(0, 5)}*`, 'block'));
+      else index.set(rule(`+33${item % 5 === 4 ? 7 : 6}${digits}`, item % 5 === 4 ? 'allow' : 'block'));
+    }
+    // The rules read one at a time, as the store's index gives them; the rule being read when the turn came.
+    let read = 0;
+    let readAtTurn: number | undefined;
+    const inForce = function* (now?: number) {
+      for (const held of index.inForce(now)) {
+        read += 1;
+        if (read === 1) setImmediate(() => (readAtTurn ??= read));
+        yield held;
+      }
+    };
+    const lists: FeedLists = {
+      match: (e164, now) => index.match(e164, now),
+      version: (now) => index.version(now),
+      activeRules: (now) => index.activeRules(now),
+      index: () => ({ decide: (digits, wildcard, now) => index.decide(digits, wildcard, now), inForce }),
+    };
+    const { feed } = feedWith(lists, 'block');
+    const snapshot = await feed.refresh();
+    expect(feed.failing()).toBeUndefined();
+    expect(snapshot.entries).toHaveLength(100);
+    expect(read).toBeGreaterThanOrEqual(index.size());
+    expect(readAtTurn).toBeGreaterThan(1);
+    expect(readAtTurn).toBeLessThan(index.size());
+  });
+});

@@ -9,13 +9,15 @@
 // allow rule decides for the number; a recorded number allowed since is forgotten at the next
 // rebuild. Rules: docs/integrations/blocklist-feed.md.
 import { createHash } from 'node:crypto';
-import { cardSteps, feedEntrySteps, runToEnd, type BlockedCaller, type FeedCard, type FeedEntry, type FeedRuleIndex, type Steps } from '../../domain/blocklist/feed-content.js';
+import { cardSteps, feedEntrySteps, type BlockedCaller, type FeedCard, type FeedEntry, type FeedRuleIndex } from '../../domain/blocklist/feed-content.js';
+import { runToEnd, type Steps } from '../../domain/steps.js';
 import { CSV_HEADER, renderCsv, renderCsvRows, renderVcard } from '../../domain/blocklist/feed-formats.js';
 import type { BlockedCallerLog } from '../../domain/ports/blocked-callers.js';
 import type { OperatorLists } from '../../domain/ports/operator-lists.js';
 import { cidLineOf, verdictOf, type TextFacts, type VerdictRule } from '../../domain/verdict.js';
 import { computeScore } from '../../domain/score.js';
 import { words } from '../../domain/wording/catalogue.js';
+import { createSlicer, type Slicer } from '../runtime/event-loop-slices.js';
 
 export const PRODUCT_ID = '-//phone-reputation//blocklist//FR';
 
@@ -102,41 +104,6 @@ function fileOf(text: string): FeedFile {
   return { bytes: Buffer.from(text, 'utf8'), etag: `"${shortHash(text, 24)}"` };
 }
 
-/** The longest stretch a rebuild holds the event loop for before letting it through. */
-export const SLICE_MS = 2;
-
-const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-
-/**
- * When the event loop last turned for a slice. One clock for every sliced task of the process,
- * not one per call: a rebuild runs several sliced stages one after the other, and an `await`
- * between two of them lets no event through, so a clock per stage let two stages' slices (and
- * the work between them) add up to one long block. A clock that is stale (the loop turned for
- * something else since) only makes the next pause come sooner.
- */
-let sliceStart = performance.now();
-
-/** Lets the loop through now, and starts a new slice. */
-async function letLoopThrough(yieldBetween: () => Promise<void>): Promise<void> {
-  await yieldBetween();
-  sliceStart = performance.now();
-}
-
-/** A pause once the loop has been held for SLICE_MS since it last turned for a slice; undefined before. */
-function due(yieldBetween: () => Promise<void>): Promise<void> | undefined {
-  return performance.now() - sliceStart < SLICE_MS ? undefined : letLoopThrough(yieldBetween);
-}
-
-/** Runs steps (domain/blocklist/feed-content.ts) in slices of about SLICE_MS. */
-export async function runInSlices<T>(steps: Steps<T>, yieldBetween: () => Promise<void> = yieldToLoop): Promise<T> {
-  for (;;) {
-    const next = steps.next();
-    if (next.done === true) return next.value;
-    const pause = due(yieldBetween);
-    if (pause !== undefined) await pause;
-  }
-}
-
 /** Each card's file and CSV rows, one card per step, and the collection's ctag (a hash of every card in order). */
 function* cardFileSteps(cards: readonly FeedCard[]): Steps<{ files: FeedCardFile[]; csvParts: string[]; ctag: string }> {
   const files: FeedCardFile[] = [];
@@ -153,18 +120,18 @@ function* cardFileSteps(cards: readonly FeedCard[]): Steps<{ files: FeedCardFile
 }
 
 /**
- * The snapshot of these entries, built in slices with the event loop let through between them
- * (`yieldBetween`), so that a rebuild never holds the loop for long whatever the feed's size.
+ * The snapshot of these entries, built in slices by the rebuild's slicer (the event loop let
+ * through between them), so that a rebuild never holds the loop for long whatever the feed's size.
  */
-export async function buildSnapshot(entries: readonly FeedEntry[], yieldBetween: () => Promise<void> = yieldToLoop): Promise<FeedSnapshot> {
-  const cards: FeedCard[] = await runInSlices(cardSteps(entries, (reason) => `pr-${shortHash(reason, 8)}`), yieldBetween);
-  const { files, csvParts, ctag } = await runInSlices(cardFileSteps(cards), yieldBetween);
+export async function buildSnapshot(entries: readonly FeedEntry[], slicer: Slicer = createSlicer()): Promise<FeedSnapshot> {
+  const cards: FeedCard[] = await slicer.run(cardSteps(entries, (reason) => `pr-${shortHash(reason, 8)}`));
+  const { files, csvParts, ctag } = await slicer.run(cardFileSteps(cards));
   // The whole files, each made in a slice of its own.
-  await letLoopThrough(yieldBetween);
+  await slicer.letThrough();
   const vcfBytes = Buffer.concat(files.map((file) => file.bytes));
-  await letLoopThrough(yieldBetween);
+  await slicer.letThrough();
   const csv = fileOf(csvParts.join(''));
-  await letLoopThrough(yieldBetween);
+  await slicer.letThrough();
   return { ctag, cards: files, byName: new Map(files.map((file) => [file.name, file])), entries, vcf: { bytes: vcfBytes, etag: `"${ctag}"` }, csv };
 }
 
@@ -177,7 +144,7 @@ export function feedInputsKey(listsVersion: string, recent: readonly BlockedCall
   return runToEnd(feedInputsKeySteps(listsVersion, recent));
 }
 
-/** feedInputsKey as steps, one per caller, so that a rebuild hashes its thousands of callers in slices (runInSlices). */
+/** feedInputsKey as steps, one per caller, so that a rebuild hashes its thousands of callers in slices. */
 export function* feedInputsKeySteps(listsVersion: string, recent: readonly BlockedCaller[]): Steps<string> {
   const hash = createHash('sha256').update(listsVersion).update('\n');
   for (const caller of recent) {
@@ -225,11 +192,13 @@ export function createBlocklistFeed(options: BlocklistFeedOptions): BlocklistFee
     const nowMs = now();
     const lists = options.lists;
     const listed = await options.log.list(nowMs);
-    const inputs = await runInSlices(feedInputsKeySteps(lists?.version(nowMs) ?? '', listed));
+    // One slicer through every stage, so that their slices never add up (event-loop-slices.ts).
+    const slicer = createSlicer();
+    const inputs = await slicer.run(feedInputsKeySteps(lists?.version(nowMs) ?? '', listed));
     if (inputs === heldInputs) return held;
     // A recorded caller the lists now allow leaves the record (and so the feed) for good.
-    const recent = await runInSlices(withoutAllowedSteps(listed, lists, nowMs, options.log));
-    const entries = await runInSlices(feedEntrySteps({
+    const recent = await slicer.run(withoutAllowedSteps(listed, lists, nowMs, options.log));
+    const entries = await slicer.run(feedEntrySteps({
       rules: lists === undefined ? [] : (lists.index?.() ?? (isRuleIndex(lists) ? lists : lists.activeRules(nowMs))),
       nowMs,
       npvPrefixes,
@@ -237,7 +206,7 @@ export function createBlocklistFeed(options: BlocklistFeedOptions): BlocklistFee
       maxEntries: options.maxEntries,
       wording: { rule: RULE_REASON, npv: words('fr', 'cid.npv') },
     }));
-    const next = await buildSnapshot(entries);
+    const next = await buildSnapshot(entries, slicer);
     heldInputs = inputs;
     if (next.ctag !== held.ctag) {
       held = next;

@@ -2,15 +2,12 @@
 // (file-list-store.ts, redis-list-store.ts), and the parts both share: the rules in force as a
 // swappable index (a reload builds a new one in slices, then swaps it, so a reader never sees
 // half a file), and CSV read in slices that yield to the event loop (an import of 100,000 lines
-// never holds it for more than SLICE_MS at a time).
-import { setImmediate as nextTurn } from 'node:timers/promises';
+// never holds it for more than a slice at a time: infra/runtime/event-loop-slices.ts).
 import { getHeapStatistics } from 'node:v8';
 import type { ListMatch, ListName, ListRule, OperatorLists } from '../../domain/ports/operator-lists.js';
 import { createRuleIndex, type RuleIndex } from '../../domain/lists/rule-index.js';
 import { csvRecords, ListCsvError, readHeader, readRuleRecord, EXPORT_COLUMNS, type RowOptions } from '../../domain/lists/list-csv.js';
-
-/** The longest a slice of an import or a reload holds the event loop, in ms (the bound is 50 ms; 8 leaves room for a GC pause or a busy machine's preemption within a slice). */
-export const SLICE_MS = 8;
+import { createSlicer } from '../runtime/event-loop-slices.js';
 
 /**
  * The most rules the lists hold, and so the most an import brings (docs/lists.md, "Size"). A
@@ -137,30 +134,18 @@ export function createLiveIndex(initial: RuleIndex = createRuleIndex()): LiveInd
   };
 }
 
-/** Whether the event loop has been held long enough that the slice should end. */
-function sliceOver(started: number): boolean {
-  return performance.now() - started >= SLICE_MS;
-}
-
 /** A CSV text as rules, read in slices; throws ListCsvError naming the first bad line (nothing is kept), or the line past `maxRules`. */
 export async function readListCsvInSlices(text: string, options: RowOptions & { maxRules?: number }): Promise<ListRule[]> {
   const rules: ListRule[] = [];
   let columns: ReturnType<typeof readHeader> | undefined;
-  let started = performance.now();
-  let count = 0;
-  for (const { fields, number } of csvRecords(text)) {
+  await createSlicer().forEach(csvRecords(text), ({ fields, number }) => {
     if (columns === undefined) {
       columns = readHeader(fields, number);
-      continue;
+      return;
     }
     if (options.maxRules !== undefined && rules.length >= options.maxRules) throw new ListCsvError(number, `more than ${options.maxRules} rules: the lists hold at most ${options.maxRules}`);
     rules.push(readRuleRecord(fields, number, columns, options));
-    count += 1;
-    if ((count & 63) === 0 && sliceOver(started)) {
-      await nextTurn();
-      started = performance.now();
-    }
-  }
+  });
   if (columns === undefined) throw new ListCsvError(1, `no header: the first line is ${EXPORT_COLUMNS.join(',')}`, 'header');
   return rules;
 }
@@ -168,41 +153,18 @@ export async function readListCsvInSlices(text: string, options: RowOptions & { 
 /** A new index holding `base`'s rules and then `rules` (later ones replacing earlier ones), built in slices. */
 export async function buildIndexInSlices(rules: Iterable<ListRule>, base?: Iterable<ListRule>): Promise<{ index: RuleIndex; replaced: number }> {
   const index = createRuleIndex();
-  let started = performance.now();
-  let count = 0;
+  const slicer = createSlicer();
   let replaced = 0;
-  const pause = async (): Promise<void> => {
-    count += 1;
-    if ((count & 255) === 0 && sliceOver(started)) {
-      await nextTurn();
-      started = performance.now();
-    }
-  };
-  if (base !== undefined) {
-    for (const rule of base) {
-      index.set(rule);
-      await pause();
-    }
-  }
-  for (const rule of rules) {
+  if (base !== undefined) await slicer.forEach(base, (rule) => index.set(rule));
+  await slicer.forEach(rules, (rule) => {
     if (index.set(rule)) replaced += 1;
-    await pause();
-  }
+  });
   return { index, replaced };
 }
 
 /** Calls `each` on every item, yielding to the event loop between slices. */
 export async function forEachInSlices<T>(items: Iterable<T>, each: (item: T) => void): Promise<void> {
-  let started = performance.now();
-  let count = 0;
-  for (const item of items) {
-    each(item);
-    count += 1;
-    if ((count & 255) === 0 && sliceOver(started)) {
-      await nextTurn();
-      started = performance.now();
-    }
-  }
+  await createSlicer().forEach(items, each);
 }
 
 /** The rules by their spelling (later ones replacing earlier ones), built in slices. */
@@ -219,16 +181,13 @@ export async function mapRulesInSlices(rules: Iterable<ListRule>): Promise<Map<s
 export async function formatCsvChunksInSlices(rules: Iterable<ListRule>, format: (rule: ListRule) => string, header: string): Promise<string[]> {
   const chunks: string[] = [];
   let lines: string[] = [header];
-  let started = performance.now();
-  let count = 0;
+  const slicer = createSlicer();
   for (const rule of rules) {
     lines.push(format(rule));
-    count += 1;
-    if ((count & 255) === 0 && sliceOver(started)) {
+    if (lines.length % 64 === 0 && slicer.due()) {
       chunks.push(`${lines.join('\n')}\n`);
       lines = [];
-      await nextTurn();
-      started = performance.now();
+      await slicer.letThrough();
     }
   }
   if (lines.length > 0) chunks.push(`${lines.join('\n')}\n`);

@@ -28,7 +28,6 @@
 // (lists-file-mirror.ts), so a restart of Redis and of every instance, in any order, loses
 // nothing acknowledged. docs/lists.md says the same for operators.
 import { randomBytes } from 'node:crypto';
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import type { ListRule } from '../../domain/ports/operator-lists.js';
 import type { RuleContext } from '../../domain/lists/rules.js';
@@ -36,6 +35,7 @@ import { isRuleSpelling } from '../../domain/lists/rule-key.js';
 import type { RedisClient } from '../redis/redis-client.js';
 import type { ScriptedRedis } from '../redis/scripts.js';
 import { sleepUnlessAborted } from '../abortable-sleep.js';
+import { letLoopThrough } from '../runtime/event-loop-slices.js';
 import { buildIndexInSlices, createLiveIndex, ListStoreUnavailable, type ListStore, type ListStoreLogger } from './list-store.js';
 import { readMirror, readMirrorVersion, writeMirror, type MirroredState } from './lists-file-mirror.js';
 
@@ -211,7 +211,7 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
       chunk = {};
       size = 0;
       await run('written', (redis) => redis.multi().hset(key, fields).pexpire(key, STAGED_TTL_MS).exec().then((results) => resultOf(results, 0)));
-      await nextTurn();
+      await letLoopThrough();
     };
     for (const rule of rules) {
       chunk[rule.rule] = encode(rule);
