@@ -296,6 +296,6 @@ describe('phone-rep data', () => {
   it('answers an unknown command with its usage and exit code 2', async () => {
     const run = capture(env());
     expect(await runCli(['nope'], run.io)).toBe(2);
-    expect(run.err.join('\n')).toContain('usage: phone-rep <lookup|info|batch|serve|canary|data|list> …');
+    expect(run.err.join('\n')).toContain('usage: phone-rep <lookup|info|batch|serve|canary|data|list|backup|restore> …');
   });
 });
