@@ -50,7 +50,17 @@ export const dependencyRuleConfigs = [
     files: ['src/*.ts'],
     ignores: ['**/*.test.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ regex: '^\\./cli/', message: 'src/*.ts must not import src/cli (the dependency rule in docs/architecture.md).' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^\\./cli/',
+              message: 'src/*.ts must not import src/cli (the dependency rule in docs/architecture.md).',
+            },
+          ],
+        },
+      ],
     },
   },
 ];
@@ -78,7 +88,18 @@ export default tseslint.config(
     // harness/ is shared by the tests and the benches: plain functions, never Vitest.
     files: ['harness/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { paths: [{ name: 'vitest', message: 'harness/ holds plain functions shared with the benches: put hooks and expect helpers in test/support/.' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: 'vitest',
+              message:
+                'harness/ holds plain functions shared with the benches: put hooks and expect helpers in test/support/.',
+            },
+          ],
+        },
+      ],
     },
   },
   {
@@ -97,7 +118,8 @@ export default tseslint.config(
         {
           object: 'AbortSignal',
           property: 'any',
-          message: "AbortSignal.any() leaves a WeakRef on each source signal for good on Node 20 and 26 (a leak when a source lives long): use anySignal() from src/domain/abort-signals.ts and release it.",
+          message:
+            'AbortSignal.any() leaves a WeakRef on each source signal for good on Node 20 and 26 (a leak when a source lives long): use anySignal() from src/domain/abort-signals.ts and release it.',
         },
       ],
     },

@@ -10,7 +10,13 @@
 import { defineConfig } from 'vitest/config';
 
 const REDIS_UNIT_FILES = 'src/**/redis-*.test.ts';
-const SYSTEM_FILES = ['test/system/**/*.test.ts', 'test/cli/**/*.test.ts', 'test/web/**/*.test.ts', 'test/scale/cluster.test.ts', 'test/**/*shutdown*.test.ts'];
+const SYSTEM_FILES = [
+  'test/system/**/*.test.ts',
+  'test/cli/**/*.test.ts',
+  'test/web/**/*.test.ts',
+  'test/scale/cluster.test.ts',
+  'test/**/*shutdown*.test.ts',
+];
 
 export default defineConfig({
   test: {
@@ -29,17 +35,37 @@ export default defineConfig({
         // deadlines, not CPU, so one more worker than cores keeps both busy (about 12 s wall).
         // A worker count of its own needs a group of its own: `npm test` runs the unit group
         // first, then integration and system together.
-        test: { name: 'unit', include: ['src/**/*.test.ts'], exclude: [REDIS_UNIT_FILES], pool: 'threads', isolate: false, maxWorkers: 3, sequence: { groupOrder: 0 } },
+        test: {
+          name: 'unit',
+          include: ['src/**/*.test.ts'],
+          exclude: [REDIS_UNIT_FILES],
+          pool: 'threads',
+          isolate: false,
+          maxWorkers: 3,
+          sequence: { groupOrder: 0 },
+        },
       },
       {
         extends: true,
-        test: { name: 'integration', include: ['test/**/*.test.ts', REDIS_UNIT_FILES], exclude: SYSTEM_FILES, sequence: { groupOrder: 1 } },
+        test: {
+          name: 'integration',
+          include: ['test/**/*.test.ts', REDIS_UNIT_FILES],
+          exclude: SYSTEM_FILES,
+          sequence: { groupOrder: 1 },
+        },
       },
       {
         extends: true,
         // A minute per test: a browser or a child process is slow on a loaded machine, and each of
         // their steps has a deadline of its own that names it (this is only the net under them).
-        test: { name: 'system', include: SYSTEM_FILES, globalSetup: ['test/support/build-once.ts'], testTimeout: 60_000, hookTimeout: 90_000, sequence: { groupOrder: 1 } },
+        test: {
+          name: 'system',
+          include: SYSTEM_FILES,
+          globalSetup: ['test/support/build-once.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 90_000,
+          sequence: { groupOrder: 1 },
+        },
       },
     ],
   },

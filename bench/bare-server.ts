@@ -38,7 +38,8 @@ function sender(text: string, brBase64: string | undefined) {
   const br = brBase64 === undefined ? undefined : Buffer.from(brBase64, 'base64');
   return (request: FastifyRequest, reply: FastifyReply): FastifyReply => {
     reply.header('content-type', JSON_TYPE);
-    if (br !== undefined && (request.headers['accept-encoding'] ?? '').includes('br')) return reply.header('content-encoding', 'br').send(br);
+    if (br !== undefined && (request.headers['accept-encoding'] ?? '').includes('br'))
+      return reply.header('content-encoding', 'br').send(br);
     return reply.send(identity);
   };
 }
@@ -57,8 +58,18 @@ async function startTrivial(bodies: Bodies, port: number): Promise<void> {
 /** The ceiling's per-request costs: two headers, a counter and a histogram, one log line. */
 function addCeilingCosts(app: FastifyInstance): void {
   const registers = [new Registry()];
-  const requests = new Counter({ name: 'http_requests_total', help: 'requests', labelNames: ['method', 'route', 'status'] as const, registers });
-  const duration = new Histogram({ name: 'http_request_duration_seconds', help: 'duration', labelNames: ['method', 'route', 'status'] as const, registers });
+  const requests = new Counter({
+    name: 'http_requests_total',
+    help: 'requests',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers,
+  });
+  const duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'duration',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers,
+  });
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id).header('vary', 'Accept-Encoding');
   });
@@ -66,7 +77,15 @@ function addCeilingCosts(app: FastifyInstance): void {
     const labels = { method: request.method, route: request.routeOptions.url ?? '', status: String(reply.statusCode) };
     requests.inc(labels);
     duration.observe(labels, reply.elapsedTime / 1000);
-    request.log.info({ method: request.method, route: labels.route, status: reply.statusCode, durationMs: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
+    request.log.info(
+      {
+        method: request.method,
+        route: labels.route,
+        status: reply.statusCode,
+        durationMs: Math.round(reply.elapsedTime * 10) / 10,
+      },
+      'request',
+    );
   });
 }
 
@@ -82,7 +101,10 @@ async function main(): Promise<void> {
   const app: FastifyInstance =
     ceilingLog === undefined
       ? Fastify({ logger: false })
-      : (Fastify({ loggerInstance: pino({ base: { pid: process.pid } }, pinoDestination({ dest: ceilingLog, sync: false })), disableRequestLogging: true }) as unknown as FastifyInstance);
+      : (Fastify({
+          loggerInstance: pino({ base: { pid: process.pid } }, pinoDestination({ dest: ceilingLog, sync: false })),
+          disableRequestLogging: true,
+        }) as unknown as FastifyInstance);
   if (ceilingLog !== undefined) addCeilingCosts(app);
   app.get('/api/phone/:number', sender(bodies.full, bodies.fullBr));
   app.get('/api/phone/:number/score', sender(bodies.score, bodies.scoreBr));

@@ -70,7 +70,8 @@ export async function benchColdPath(): Promise<{ name: string; lines: string[] }
         const [lookupMs, directMs] = await Promise.all([
           timed(async () => {
             const result = await service.lookup(distinctNumber(n));
-            if (result.primary.status !== 'ok' || result.community.status !== 'ok' || result.signals.status !== 'ok') notOk += 1;
+            if (result.primary.status !== 'ok' || result.community.status !== 'ok' || result.signals.status !== 'ok')
+              notOk += 1;
           }),
           timed(async () => (await fetch(`${upstreams.signals.url}/direct-${n}`)).text()),
         ]);

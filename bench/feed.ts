@@ -91,8 +91,17 @@ createInterface({ input: process.stdin }).on('line', async (line) => {
 `;
 
 /** The client, in a process of its own (on the second core when taskset can pin it), so that neither its work nor its collector takes the server's turns. */
-function startClient(base: string): { run(kind: RequestKind): Promise<{ latencies: number[]; bytes: number }>; close(): Promise<void> } {
-  const { command, args } = pinnedCommand(CLIENT_CORE, process.execPath, ['-e', CLIENT_SOURCE, base, String(ROUNDS), AUTHORIZATION]);
+function startClient(base: string): {
+  run(kind: RequestKind): Promise<{ latencies: number[]; bytes: number }>;
+  close(): Promise<void>;
+} {
+  const { command, args } = pinnedCommand(CLIENT_CORE, process.execPath, [
+    '-e',
+    CLIENT_SOURCE,
+    base,
+    String(ROUNDS),
+    AUTHORIZATION,
+  ]);
   const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'inherit'] });
   const lines = createInterface({ input: child.stdout });
   const waiting: Array<(line: string) => void> = [];
@@ -186,7 +195,8 @@ function rulesAtScale(count: number): RuleIndex {
     const digits = String((item * 7919) % 100_000_000).padStart(8, '0');
     const kind = item % 5;
     if (kind < 3) index.set({ rule: `+336${digits}`, list: 'block', createdAt });
-    else if (kind === 3) index.set({ rule: `+337${digits.slice(0, 5)}*`, list: 'block', label: `Plage ${item % 50}`, createdAt });
+    else if (kind === 3)
+      index.set({ rule: `+337${digits.slice(0, 5)}*`, list: 'block', label: `Plage ${item % 50}`, createdAt });
     else index.set({ rule: `+337${digits}`, list: 'allow', createdAt });
   }
   return index;
@@ -196,8 +206,21 @@ function rulesAtScale(count: number): RuleIndex {
 async function rebuildAtScale(count: number): Promise<BenchSection['rows']> {
   const index = rulesAtScale(count);
   const log = createMemoryBlockedCallerLog({ maxEntries: 1000, retentionMs: 30 * 86_400_000 });
-  for (let item = 0; item < 1000; item += 1) log.record({ e164: `+335${String(item * 7919).padStart(8, '0')}`, score: 8, reason: 'SPAM? 8/9', atMs: Date.now() - item });
-  const feed = createBlocklistFeed({ log, lists: index, npvPrefixes: [], rule: { blockScore: 7, warnScore: 5, npv: 'warn', withheld: 'allow' }, cidMaxLength: 30, maxEntries: 1000 });
+  for (let item = 0; item < 1000; item += 1)
+    log.record({
+      e164: `+335${String(item * 7919).padStart(8, '0')}`,
+      score: 8,
+      reason: 'SPAM? 8/9',
+      atMs: Date.now() - item,
+    });
+  const feed = createBlocklistFeed({
+    log,
+    lists: index,
+    npvPrefixes: [],
+    rule: { blockScore: 7, warnScore: 5, npv: 'warn', withheld: 'allow' },
+    cidMaxLength: 30,
+    maxEntries: 1000,
+  });
   const started = performance.now();
   await feed.refresh();
   const firstMs = performance.now() - started;
@@ -234,10 +257,23 @@ async function rebuildAtScale(count: number): Promise<BenchSection['rows']> {
   const slowest = Math.max(...wallMs);
   const rules = formatNumber(count, 0);
   return [
-    { label: `${rules} rules: rebuild after one rule added, slowest of ${SCALE_REBUILDS} (wall clock; first build ${formatMs(firstMs)})`, value: formatMs(slowest), target: '< 1 s', met: slowest < 1000 },
+    {
+      label: `${rules} rules: rebuild after one rule added, slowest of ${SCALE_REBUILDS} (wall clock; first build ${formatMs(firstMs)})`,
+      value: formatMs(slowest),
+      target: '< 1 s',
+      met: slowest < 1000,
+    },
     { label: `${rules} rules: rebuild CPU time, mean of ${SCALE_REBUILDS}`, value: formatMs(cpuMs) },
-    { label: `${rules} rules: longest event-loop block while rebuilding, in the loop thread's CPU time (wall clock / process CPU time)`, value: `${formatMs(threadBlockMs)} (${formatMs(loopMs)} / ${formatMs(cpuBlockMs)})`, target: '≤ 10 ms', met: threadBlockMs <= 10 },
-    { label: `${rules} rules: refresh with nothing changed (${idle === held ? 'snapshot kept, no rebuild' : 'REBUILT'})`, value: formatMs(idleMs) },
+    {
+      label: `${rules} rules: longest event-loop block while rebuilding, in the loop thread's CPU time (wall clock / process CPU time)`,
+      value: `${formatMs(threadBlockMs)} (${formatMs(loopMs)} / ${formatMs(cpuBlockMs)})`,
+      target: '≤ 10 ms',
+      met: threadBlockMs <= 10,
+    },
+    {
+      label: `${rules} rules: refresh with nothing changed (${idle === held ? 'snapshot kept, no rebuild' : 'REBUILT'})`,
+      value: formatMs(idleMs),
+    },
   ];
 }
 
@@ -245,11 +281,23 @@ export async function benchFeed(): Promise<BenchSection> {
   // 40 operator rules (some ranges with allowed numbers inside), the NPV ranges, and enough
   // numbers looked up here to fill the feed to its 1000 entries.
   const lists = new InMemoryOperatorLists();
-  for (let index = 0; index < 30; index += 1) lists.add({ rule: `+3361${String(index).padStart(7, '0')}2`, list: 'block', label: `Règle ${index}` });
+  for (let index = 0; index < 30; index += 1)
+    lists.add({ rule: `+3361${String(index).padStart(7, '0')}2`, list: 'block', label: `Règle ${index}` });
   for (let index = 0; index < 10; index += 1) lists.add({ rule: `+3317${index}*`, list: 'block', label: 'Plateforme' });
   lists.add({ rule: '+33170000001', list: 'allow' });
-  const config = loadConfig({ HASH_SECRET: 'bench-secret-0123456789', FEED_PASSWORD: PASSWORD, VERDICT_NPV: 'block', RATE_LIMIT_MAX: '0', LOG_LEVEL: 'silent' });
-  const deps = await createServiceDependencies(config, undefined, { numberingPlan: loadNumberingPlan('data/arcep'), sources: scoredSources({}), operatorLists: lists, feedRefreshIntervalMs: 3_600_000 });
+  const config = loadConfig({
+    HASH_SECRET: 'bench-secret-0123456789',
+    FEED_PASSWORD: PASSWORD,
+    VERDICT_NPV: 'block',
+    RATE_LIMIT_MAX: '0',
+    LOG_LEVEL: 'silent',
+  });
+  const deps = await createServiceDependencies(config, undefined, {
+    numberingPlan: loadNumberingPlan('data/arcep'),
+    sources: scoredSources({}),
+    operatorLists: lists,
+    feedRefreshIntervalMs: 3_600_000,
+  });
   const feed = deps.blocklistFeed;
   if (feed === undefined) throw new Error('the feed is on with FEED_PASSWORD');
   for (let index = 0; index < 1200; index += 1) {
@@ -258,8 +306,22 @@ export async function benchFeed(): Promise<BenchSection> {
       isNPV: false,
       check: 'answered',
       sources: {
-        primary: { score, searches: 1, commentsCount: 1, commentList: [{ author: 'a', text: 't', date: '01/01/2026', callerType: index % 2 === 0 ? 'Démarchage' : 'Arnaque' }] },
-        community: { dangerPercent: null, visits: 0, commentsCount: 0, topCategory: '', lastCommentDate: '', commentList: [] },
+        primary: {
+          score,
+          searches: 1,
+          commentsCount: 1,
+          commentList: [
+            { author: 'a', text: 't', date: '01/01/2026', callerType: index % 2 === 0 ? 'Démarchage' : 'Arnaque' },
+          ],
+        },
+        community: {
+          dangerPercent: null,
+          visits: 0,
+          commentsCount: 0,
+          topCategory: '',
+          lastCommentDate: '',
+          commentList: [],
+        },
         signals: { spamScore: null, reportsCount: 0, callerType: '', commentList: [] },
       },
     });
@@ -301,12 +363,37 @@ export async function benchFeed(): Promise<BenchSection> {
     const entries = snapshot.entries.length;
     const hrefs = snapshot.cards.map((card) => `/carddav/blocklist/${card.name}`);
     const multiget = `<?xml version="1.0"?><C:addressbook-multiget xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:carddav"><D:prop><D:getetag/><C:address-data/></D:prop>${hrefs.map((href) => `<D:href>${href}</D:href>`).join('')}</C:addressbook-multiget>`;
-    const propfind = '<?xml version="1.0"?><D:propfind xmlns:D="DAV:"><D:prop><D:getetag/><D:resourcetype/></D:prop></D:propfind>';
+    const propfind =
+      '<?xml version="1.0"?><D:propfind xmlns:D="DAV:"><D:prop><D:getetag/><D:resourcetype/></D:prop></D:propfind>';
     const kinds: RequestKind[] = [
-      { label: 'GET /feed/blocklist.vcf', method: 'GET', path: '/feed/blocklist.vcf', body: undefined, depth: undefined },
-      { label: 'GET /feed/blocklist.csv', method: 'GET', path: '/feed/blocklist.csv', body: undefined, depth: undefined },
-      { label: 'PROPFIND Depth 1 (every card’s ETag)', method: 'PROPFIND', path: '/carddav/blocklist/', body: propfind, depth: '1' },
-      { label: `REPORT addressbook-multiget (${hrefs.length} cards)`, method: 'REPORT', path: '/carddav/blocklist/', body: multiget, depth: '1' },
+      {
+        label: 'GET /feed/blocklist.vcf',
+        method: 'GET',
+        path: '/feed/blocklist.vcf',
+        body: undefined,
+        depth: undefined,
+      },
+      {
+        label: 'GET /feed/blocklist.csv',
+        method: 'GET',
+        path: '/feed/blocklist.csv',
+        body: undefined,
+        depth: undefined,
+      },
+      {
+        label: 'PROPFIND Depth 1 (every card’s ETag)',
+        method: 'PROPFIND',
+        path: '/carddav/blocklist/',
+        body: propfind,
+        depth: '1',
+      },
+      {
+        label: `REPORT addressbook-multiget (${hrefs.length} cards)`,
+        method: 'REPORT',
+        path: '/carddav/blocklist/',
+        body: multiget,
+        depth: '1',
+      },
     ];
     const rows: BenchSection['rows'] = [];
     const servingLoop: string[] = [];
@@ -330,18 +417,49 @@ export async function benchFeed(): Promise<BenchSection> {
         delay.reset();
         latencies.sort((a, b) => a - b);
         const p99 = percentile(latencies, 0.99);
-        rows.push({ label: `${kind.label}: median / p99 (${formatNumber(bytes / 1024, 0)} KiB)`, value: `${formatMs(percentile(latencies, 0.5))} / ${formatMs(p99)}`, target: '< 20 ms', met: p99 < 20 });
-        rows.push({ label: `${kind.label}: CPU time per request, server`, value: formatMs(cpuMsPerRequest), target: '< 20 ms', met: cpuMsPerRequest < 20 });
+        rows.push({
+          label: `${kind.label}: median / p99 (${formatNumber(bytes / 1024, 0)} KiB)`,
+          value: `${formatMs(percentile(latencies, 0.5))} / ${formatMs(p99)}`,
+          target: '< 20 ms',
+          met: p99 < 20,
+        });
+        rows.push({
+          label: `${kind.label}: CPU time per request, server`,
+          value: formatMs(cpuMsPerRequest),
+          target: '< 20 ms',
+          met: cpuMsPerRequest < 20,
+        });
       }
     } finally {
       await client.close();
     }
     const slowestRebuild = Math.max(...rebuildMs);
-    rows.push({ label: `rebuild of ${entries} entries (${snapshot.cards.length} cards), slowest of 20 (wall clock)`, value: formatMs(slowestRebuild), target: 'off the request path' });
-    rows.push({ label: `rebuild: CPU time, mean of 20 (run in slices of at most ${SLICE_BUDGET_MS} ms)`, value: formatMs(rebuildCpuMs) });
-    rows.push({ label: 'longest event-loop block while rebuilding, in the loop thread’s CPU time (wall clock)', value: `${formatMs(rebuildThreadBlockMs)} (${formatMs(rebuildLoopMaxMs)})`, target: '≤ 10 ms', met: rebuildThreadBlockMs <= 10 });
-    rows.push({ label: 'longest event-loop block of the server while serving (the four kinds), in the loop thread’s CPU time (wall clock)', value: `${formatMs(servingThreadBlockMs)} (${formatMs(servingLoopMs)})`, target: '≤ 10 ms', met: servingThreadBlockMs <= 10 });
-    rows.push({ label: 'longest loop turn in process CPU time while rebuilding (every thread: GC helpers included)', value: formatMs(rebuildCpuBlockMs) });
+    rows.push({
+      label: `rebuild of ${entries} entries (${snapshot.cards.length} cards), slowest of 20 (wall clock)`,
+      value: formatMs(slowestRebuild),
+      target: 'off the request path',
+    });
+    rows.push({
+      label: `rebuild: CPU time, mean of 20 (run in slices of at most ${SLICE_BUDGET_MS} ms)`,
+      value: formatMs(rebuildCpuMs),
+    });
+    rows.push({
+      label: 'longest event-loop block while rebuilding, in the loop thread’s CPU time (wall clock)',
+      value: `${formatMs(rebuildThreadBlockMs)} (${formatMs(rebuildLoopMaxMs)})`,
+      target: '≤ 10 ms',
+      met: rebuildThreadBlockMs <= 10,
+    });
+    rows.push({
+      label:
+        'longest event-loop block of the server while serving (the four kinds), in the loop thread’s CPU time (wall clock)',
+      value: `${formatMs(servingThreadBlockMs)} (${formatMs(servingLoopMs)})`,
+      target: '≤ 10 ms',
+      met: servingThreadBlockMs <= 10,
+    });
+    rows.push({
+      label: 'longest loop turn in process CPU time while rebuilding (every thread: GC helpers included)',
+      value: formatMs(rebuildCpuBlockMs),
+    });
     for (const count of SCALE_RULE_COUNTS) rows.push(...(await rebuildAtScale(count)));
     return {
       title: 'Blocklist feed at 1000 entries',
@@ -353,7 +471,11 @@ export async function benchFeed(): Promise<BenchSection> {
         `Longest event-loop block per kind while serving, in the loop thread's CPU time: ${servingLoop.join('; ')}.`,
         `At ${SCALE_RULE_COUNTS.map((count) => formatNumber(count, 0)).join(' and ')} rules (a RuleIndex, as the stores hold them): 60 % blocked numbers, 20 % blocked ranges, 20 % allowed numbers inside those ranges, and 1000 recorded callers; the feed capped at 1000 entries; ${SCALE_REBUILDS} rebuilds measured after ${SCALE_WARMUP_REBUILDS} unmeasured ones, each after one rule added. Every entry is decided by one look-up on the index (O(digits)); the rules are read in a few passes, each keeping only the next block rules in digit order the capped feed can take.`,
         'Serving writes held bytes: the files are made at rebuild, PROPFIND and REPORT answers are held per content version (a multiget of every card is one held buffer) and rendered again off the request path after a change.',
-        `Shared 2-core machine: load average ${loadavg().map((load) => load.toFixed(1)).join(' / ')} at the end of the run; wall-clock figures then measure the wait for a core more than the work, which the CPU-time rows show.`,
+        `Shared 2-core machine: load average ${loadavg()
+          .map((load) => load.toFixed(1))
+          .join(
+            ' / ',
+          )} at the end of the run; wall-clock figures then measure the wait for a core more than the work, which the CPU-time rows show.`,
       ],
     };
   } finally {
@@ -364,6 +486,9 @@ export async function benchFeed(): Promise<BenchSection> {
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const section = await benchFeed();
-  for (const row of section.rows) console.log(`${row.label}: ${row.value}${row.target ? ` (target ${row.target}${row.met === undefined ? '' : row.met ? ', met' : ', NOT met'})` : ''}`);
+  for (const row of section.rows)
+    console.log(
+      `${row.label}: ${row.value}${row.target ? ` (target ${row.target}${row.met === undefined ? '' : row.met ? ', met' : ', NOT met'})` : ''}`,
+    );
   for (const note of section.notes ?? []) console.log(`- ${note}`);
 }

@@ -16,7 +16,20 @@ import { get as httpGet } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFixtureUpstreams, type FixtureUpstreams } from '../harness/upstream-sites.js';
-import { canPinCores, canReadProcessCpu, closedLoopGenerator, findFreePort, runLoad, runPairedLoad, startBuiltServer, startNodeScript, waitUntilAnswering, type LoadResult, type PairedResult, type RunningProcess } from './support/processes.js';
+import {
+  canPinCores,
+  canReadProcessCpu,
+  closedLoopGenerator,
+  findFreePort,
+  runLoad,
+  runPairedLoad,
+  startBuiltServer,
+  startNodeScript,
+  waitUntilAnswering,
+  type LoadResult,
+  type PairedResult,
+  type RunningProcess,
+} from './support/processes.js';
 import { formatMs, formatNumber, formatPercent, type BenchRow, type BenchSection } from './support/report.js';
 
 const SERVER_CORE = 0;
@@ -44,7 +57,11 @@ function medianRun(runs: LoadResult[]): LoadResult {
   const sorted = [...runs].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
   const median = sorted[Math.floor(sorted.length / 2)];
   if (median === undefined) throw new Error('no closed-loop run');
-  return { ...median, failures: runs.reduce((sum, run) => sum + run.failures, 0), requests: runs.reduce((sum, run) => sum + run.requests, 0) };
+  return {
+    ...median,
+    failures: runs.reduce((sum, run) => sum + run.failures, 0),
+    requests: runs.reduce((sum, run) => sum + run.requests, 0),
+  };
 }
 
 /** The median of some ratios, with their range. */
@@ -55,7 +72,8 @@ function medianOf(values: number[]): { median: number; min: number; max: number 
   return { median, min: sorted[0] ?? median, max: sorted[sorted.length - 1] ?? median };
 }
 
-const formatRange = (values: { median: number; min: number; max: number }): string => `${formatPercent(values.median)} (rounds ${formatPercent(values.min)}–${formatPercent(values.max)})`;
+const formatRange = (values: { median: number; min: number; max: number }): string =>
+  `${formatPercent(values.median)} (rounds ${formatPercent(values.min)}–${formatPercent(values.max)})`;
 
 interface RouteBench {
   name: string;
@@ -80,7 +98,8 @@ const ROUTES: RouteBench[] = [
  * Printed with every run, since it says what limits the ratios met or missed. The text itself
  * lives in the doc only: a copy here would drift from it.
  */
-const WHAT_LIMITS_THE_HOT_PATH = 'What a held answer pays beyond the ceiling, and what was done for it: docs/hot-path.md, "Where it stands".';
+const WHAT_LIMITS_THE_HOT_PATH =
+  'What a held answer pays beyond the ceiling, and what was done for it: docs/hot-path.md, "Where it stands".';
 
 export interface HotPathOptions {
   /** Seconds per measured autocannon run (default 10, or BENCH_DURATION_S). */
@@ -99,7 +118,9 @@ function getRaw(url: string, headers: Record<string, string> = {}): Promise<RawA
     httpGet(url, { headers }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, bytes: Buffer.concat(chunks) }));
+      response.on('end', () =>
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, bytes: Buffer.concat(chunks) }),
+      );
       response.on('error', reject);
     }).on('error', reject);
   });
@@ -123,7 +144,8 @@ async function warmRealServer(baseUrl: string): Promise<WarmBodies> {
     const score = await getRaw(`${baseUrl}${SCORE_PATH}`);
     if (full.status === 200 && score.status === 200 && typeof full.headers.etag === 'string') {
       const text = full.bytes.toString('utf8');
-      const meta = (JSON.parse(text) as { meta?: { sources?: Record<string, { status?: string; cache?: string }> } }).meta;
+      const meta = (JSON.parse(text) as { meta?: { sources?: Record<string, { status?: string; cache?: string }> } })
+        .meta;
       const slots = Object.values(meta?.sources ?? {});
       if (slots.length === 3 && slots.every((slot) => slot.cache === 'hit')) {
         const notOk = slots.filter((slot) => slot.status !== 'ok').length;
@@ -146,11 +168,15 @@ async function warmRealServer(baseUrl: string): Promise<WarmBodies> {
 }
 
 function countUpstreamRequests(upstreams: FixtureUpstreams): number {
-  return upstreams.requestCount('tellows') + upstreams.requestCount('numeroinconnu') + upstreams.requestCount('telguarder');
+  return (
+    upstreams.requestCount('tellows') + upstreams.requestCount('numeroinconnu') + upstreams.requestCount('telguarder')
+  );
 }
 
 function failuresNote(server: string, route: string, mode: string, result: LoadResult): string[] {
-  return result.failures > 0 ? [`${server} ${route} ${mode}: ${result.failures} of ${result.requests} answers were not 2xx or failed.`] : [];
+  return result.failures > 0
+    ? [`${server} ${route} ${mode}: ${result.failures} of ${result.requests} answers were not 2xx or failed.`]
+    : [];
 }
 
 /** One set of the servers compared: the real server (warmed), the bare floor and the ceiling, each a fresh process. */
@@ -173,21 +199,29 @@ function pidOf(process: RunningProcess): number {
   return pid;
 }
 
-async function startServerSet(upstreams: FixtureUpstreams, workDirectory: string, index: number): Promise<{ set: ServerSet; bodies: WarmBodies }> {
+async function startServerSet(
+  upstreams: FixtureUpstreams,
+  workDirectory: string,
+  index: number,
+): Promise<{ set: ServerSet; bodies: WarmBodies }> {
   const running: RunningProcess[] = [];
   const stop = () => Promise.all(running.map((process) => process.stop())).then(() => undefined);
   try {
     const realPort = await findFreePort();
     const logFile = join(workDirectory, `server-${index}.log`);
-    const real = startBuiltServer(SERVER_CORE, {
-      ...upstreams.env,
-      PORT: String(realPort),
-      HOST: '127.0.0.1',
-      RATE_LIMIT_MAX: '0',
-      LOG_LEVEL: 'info',
-      HASH_SECRET: 'bench-secret-0123456789',
-      NODE_ENV: 'production',
-    }, logFile);
+    const real = startBuiltServer(
+      SERVER_CORE,
+      {
+        ...upstreams.env,
+        PORT: String(realPort),
+        HOST: '127.0.0.1',
+        RATE_LIMIT_MAX: '0',
+        LOG_LEVEL: 'info',
+        HASH_SECRET: 'bench-secret-0123456789',
+        NODE_ENV: 'production',
+      },
+      logFile,
+    );
     running.push(real);
     const realUrl = `http://127.0.0.1:${realPort}`;
     await waitUntilAnswering(`${realUrl}/health`, real);
@@ -195,22 +229,46 @@ async function startServerSet(upstreams: FixtureUpstreams, workDirectory: string
     const bodiesFile = join(workDirectory, `bodies-${index}.json`);
     writeFileSync(bodiesFile, JSON.stringify(bodies));
     const barePort = await findFreePort();
-    const bare = startNodeScript(SERVER_CORE, 'bench/bare-server.ts', { PORT: String(barePort), BARE_BODIES_FILE: bodiesFile });
+    const bare = startNodeScript(SERVER_CORE, 'bench/bare-server.ts', {
+      PORT: String(barePort),
+      BARE_BODIES_FILE: bodiesFile,
+    });
     running.push(bare);
     const bareUrl = `http://127.0.0.1:${barePort}`;
     await waitUntilAnswering(`${bareUrl}/health`, bare);
     // The ceiling: the bare server plus one access log line, a counter and a histogram and two headers.
     const ceilingPort = await findFreePort();
-    const ceiling = startNodeScript(SERVER_CORE, 'bench/bare-server.ts', { PORT: String(ceilingPort), BARE_BODIES_FILE: bodiesFile, CEILING_LOG_FILE: join(workDirectory, `ceiling-${index}.log`) });
+    const ceiling = startNodeScript(SERVER_CORE, 'bench/bare-server.ts', {
+      PORT: String(ceilingPort),
+      BARE_BODIES_FILE: bodiesFile,
+      CEILING_LOG_FILE: join(workDirectory, `ceiling-${index}.log`),
+    });
     running.push(ceiling);
     const ceilingUrl = `http://127.0.0.1:${ceilingPort}`;
     await waitUntilAnswering(`${ceilingUrl}/health`, ceiling);
     const twinPort = await findFreePort();
-    const twin = startNodeScript(SERVER_CORE, 'bench/bare-server.ts', { PORT: String(twinPort), BARE_BODIES_FILE: bodiesFile, CEILING_LOG_FILE: join(workDirectory, `ceiling-twin-${index}.log`) });
+    const twin = startNodeScript(SERVER_CORE, 'bench/bare-server.ts', {
+      PORT: String(twinPort),
+      BARE_BODIES_FILE: bodiesFile,
+      CEILING_LOG_FILE: join(workDirectory, `ceiling-twin-${index}.log`),
+    });
     running.push(twin);
     const twinUrl = `http://127.0.0.1:${twinPort}`;
     await waitUntilAnswering(`${twinUrl}/health`, twin);
-    return { set: { realUrl, bareUrl, ceilingUrl, twinUrl, realPid: pidOf(real), ceilingPid: pidOf(ceiling), twinPid: pidOf(twin), logFile, stop }, bodies };
+    return {
+      set: {
+        realUrl,
+        bareUrl,
+        ceilingUrl,
+        twinUrl,
+        realPid: pidOf(real),
+        ceilingPid: pidOf(ceiling),
+        twinPid: pidOf(twin),
+        logFile,
+        stop,
+      },
+      bodies,
+    };
   } catch (error) {
     await stop();
     throw error;
@@ -239,29 +297,60 @@ export async function benchHotPath(options: HotPathOptions = {}): Promise<BenchS
     let upstreamRequestsWarming = 0;
     // The load generator's own ceiling: node:http sending the full report's bytes, no framework.
     const trivialPort = await findFreePort();
-    const trivial = startNodeScript(SERVER_CORE, 'bench/bare-server.ts', { PORT: String(trivialPort), BARE_BODIES_FILE: join(workDirectory, 'bodies-0.json'), TRIVIAL: '1' });
+    const trivial = startNodeScript(SERVER_CORE, 'bench/bare-server.ts', {
+      PORT: String(trivialPort),
+      BARE_BODIES_FILE: join(workDirectory, 'bodies-0.json'),
+      TRIVIAL: '1',
+    });
     running.push(trivial);
     const trivialUrl = `http://127.0.0.1:${trivialPort}`;
     await waitUntilAnswering(`${trivialUrl}/health`, trivial);
     const generator = closedLoopGenerator();
     const trivialRuns: LoadResult[] = [];
-    await runLoad({ url: `${trivialUrl}${FULL_PATH}`, core: LOAD_CORE, connections: CLOSED_LOOP_CONNECTIONS, durationSeconds: warmupSeconds });
-    for (let round = 0; round < CLOSED_LOOP_ROUNDS; round += 1) trivialRuns.push(await runLoad({ url: `${trivialUrl}${FULL_PATH}`, core: LOAD_CORE, connections: CLOSED_LOOP_CONNECTIONS, durationSeconds: closedSeconds }));
+    await runLoad({
+      url: `${trivialUrl}${FULL_PATH}`,
+      core: LOAD_CORE,
+      connections: CLOSED_LOOP_CONNECTIONS,
+      durationSeconds: warmupSeconds,
+    });
+    for (let round = 0; round < CLOSED_LOOP_ROUNDS; round += 1)
+      trivialRuns.push(
+        await runLoad({
+          url: `${trivialUrl}${FULL_PATH}`,
+          core: LOAD_CORE,
+          connections: CLOSED_LOOP_CONNECTIONS,
+          durationSeconds: closedSeconds,
+        }),
+      );
     const trivialClosed = medianRun(trivialRuns);
     await trivial.stop();
     running.splice(running.indexOf(trivial), 1);
 
-    const notCompressed = ROUTES.filter((route) => route.headers === BR && (route.path === FULL_PATH ? bodies.fullBr : bodies.scoreBr) === undefined);
+    const notCompressed = ROUTES.filter(
+      (route) => route.headers === BR && (route.path === FULL_PATH ? bodies.fullBr : bodies.scoreBr) === undefined,
+    );
     const measured = ROUTES.filter((route) => !notCompressed.includes(route));
-    const load = (route: RouteBench, base: string, mode: { connections: number; durationSeconds: number; overallRate?: number }) =>
-      runLoad({ url: `${base}${route.path}`, core: LOAD_CORE, ...mode, ...(route.headers === undefined ? {} : { headers: route.headers }) });
+    const load = (
+      route: RouteBench,
+      base: string,
+      mode: { connections: number; durationSeconds: number; overallRate?: number },
+    ) =>
+      runLoad({
+        url: `${base}${route.path}`,
+        core: LOAD_CORE,
+        ...mode,
+        ...(route.headers === undefined ? {} : { headers: route.headers }),
+      });
     // Closed loop: per round, a set of fresh processes; per route, each server warmed (JIT,
     // caches), then measured alone in turn (requests/s against the bare floor), then the real
     // server and the ceiling measured paired: both on core 0 at once, each driven by its own wrk,
     // their answers per CPU-second compared (the guard). Per round, the instrument's own error:
     // the ceiling against a second ceiling process, both ways.
     const paired = canPinCores() && canReadProcessCpu() && generator === 'wrk';
-    const closedRuns = new Map<RouteBench, Array<{ real: LoadResult; bare: LoadResult; ceiling: LoadResult; paired?: [PairedResult, PairedResult] }>>(measured.map((route) => [route, []]));
+    const closedRuns = new Map<
+      RouteBench,
+      Array<{ real: LoadResult; bare: LoadResult; ceiling: LoadResult; paired?: [PairedResult, PairedResult] }>
+    >(measured.map((route) => [route, []]));
     const twinRuns: Array<{ aloneRatio: number; pairedRatio?: number }> = [];
     const firstRoute = measured[0];
     if (firstRoute === undefined) throw new Error('no route to measure');
@@ -273,10 +362,21 @@ export async function benchHotPath(options: HotPathOptions = {}): Promise<BenchS
       upstreamRequestsWarming += countUpstreamRequests(upstreams) - beforeWarming;
       const closed = { connections: CLOSED_LOOP_CONNECTIONS, durationSeconds: closedSeconds };
       for (const route of measured) {
-        for (const base of [set.realUrl, set.bareUrl, set.ceilingUrl]) await load(route, base, { connections: CLOSED_LOOP_CONNECTIONS, durationSeconds: warmupSeconds });
-        const alone = { real: await load(route, set.realUrl, closed), bare: await load(route, set.bareUrl, closed), ceiling: await load(route, set.ceilingUrl, closed) };
+        for (const base of [set.realUrl, set.bareUrl, set.ceilingUrl])
+          await load(route, base, { connections: CLOSED_LOOP_CONNECTIONS, durationSeconds: warmupSeconds });
+        const alone = {
+          real: await load(route, set.realUrl, closed),
+          bare: await load(route, set.bareUrl, closed),
+          ceiling: await load(route, set.ceilingUrl, closed),
+        };
         const both = paired
-          ? await runPairedLoad([{ url: `${set.realUrl}${route.path}`, pid: set.realPid }, { url: `${set.ceilingUrl}${route.path}`, pid: set.ceilingPid }], { core: LOAD_CORE, ...closed, ...(route.headers === undefined ? {} : { headers: route.headers }) })
+          ? await runPairedLoad(
+              [
+                { url: `${set.realUrl}${route.path}`, pid: set.realPid },
+                { url: `${set.ceilingUrl}${route.path}`, pid: set.ceilingPid },
+              ],
+              { core: LOAD_CORE, ...closed, ...(route.headers === undefined ? {} : { headers: route.headers }) },
+            )
           : undefined;
         closedRuns.get(route)?.push({ ...alone, ...(both === undefined ? {} : { paired: both }) });
       }
@@ -286,11 +386,23 @@ export async function benchHotPath(options: HotPathOptions = {}): Promise<BenchS
       // The twin is warmed on every route first, as the ceiling was: a process that has answered
       // only one kind of request runs cheaper than one that has seen them all (V8's feedback), by
       // about 7 % here, which the check would otherwise report as the instrument's error.
-      for (const route of measured) await load(route, set.twinUrl, { connections: CLOSED_LOOP_CONNECTIONS, durationSeconds: warmupSeconds });
+      for (const route of measured)
+        await load(route, set.twinUrl, { connections: CLOSED_LOOP_CONNECTIONS, durationSeconds: warmupSeconds });
       const ceilingAlone = await load(firstRoute, set.ceilingUrl, closed);
       const twinAlone = await load(firstRoute, set.twinUrl, closed);
-      const twins = paired ? await runPairedLoad([{ url: `${set.ceilingUrl}${firstRoute.path}`, pid: set.ceilingPid }, { url: `${set.twinUrl}${firstRoute.path}`, pid: set.twinPid }], { core: LOAD_CORE, ...closed }) : undefined;
-      twinRuns.push({ aloneRatio: ceilingAlone.requestsPerSecond / twinAlone.requestsPerSecond, ...(twins === undefined ? {} : { pairedRatio: twins[0].answersPerCpuSecond / twins[1].answersPerCpuSecond }) });
+      const twins = paired
+        ? await runPairedLoad(
+            [
+              { url: `${set.ceilingUrl}${firstRoute.path}`, pid: set.ceilingPid },
+              { url: `${set.twinUrl}${firstRoute.path}`, pid: set.twinPid },
+            ],
+            { core: LOAD_CORE, ...closed },
+          )
+        : undefined;
+      twinRuns.push({
+        aloneRatio: ceilingAlone.requestsPerSecond / twinAlone.requestsPerSecond,
+        ...(twins === undefined ? {} : { pairedRatio: twins[0].answersPerCpuSecond / twins[1].answersPerCpuSecond }),
+      });
       // The last set stays up for the open-loop runs.
       if (round < CLOSED_LOOP_ROUNDS - 1) await set.stop();
     }
@@ -307,11 +419,21 @@ export async function benchHotPath(options: HotPathOptions = {}): Promise<BenchS
       const bareClosed = medianRun(rounds.map((one) => one.bare));
       const ceilingClosed = medianRun(rounds.map((one) => one.ceiling));
       const rate = Math.max(100, realClosed.requestsPerSecond * OPEN_LOOP_RATE_SHARE);
-      const realOpen = await load(route, realUrl, { connections: OPEN_LOOP_CONNECTIONS, durationSeconds, overallRate: rate });
-      const bareOpen = await load(route, bareUrl, { connections: OPEN_LOOP_CONNECTIONS, durationSeconds, overallRate: rate });
+      const realOpen = await load(route, realUrl, {
+        connections: OPEN_LOOP_CONNECTIONS,
+        durationSeconds,
+        overallRate: rate,
+      });
+      const bareOpen = await load(route, bareUrl, {
+        connections: OPEN_LOOP_CONNECTIONS,
+        durationSeconds,
+        overallRate: rate,
+      });
 
       const ratio = realClosed.requestsPerSecond / bareClosed.requestsPerSecond;
-      const aloneCeilingRatios = medianOf(rounds.map((one) => one.real.requestsPerSecond / one.ceiling.requestsPerSecond));
+      const aloneCeilingRatios = medianOf(
+        rounds.map((one) => one.real.requestsPerSecond / one.ceiling.requestsPerSecond),
+      );
       const pairedRounds = rounds.flatMap((one) => (one.paired === undefined ? [] : [one.paired]));
       rows.push(
         {
@@ -325,11 +447,18 @@ export async function benchHotPath(options: HotPathOptions = {}): Promise<BenchS
           value: formatNumber(realClosed.requestsPerSecond),
           baseline: `${formatNumber(ceilingClosed.requestsPerSecond)} (ceiling; ${formatPercent(ceilingClosed.requestsPerSecond / bareClosed.requestsPerSecond)} of bare)`,
           ratio: formatRange(aloneCeilingRatios),
-          ...(paired ? {} : { target: `≥ ${formatPercent(CEILING_RATIO_TARGET)}`, met: aloneCeilingRatios.median >= CEILING_RATIO_TARGET }),
+          ...(paired
+            ? {}
+            : {
+                target: `≥ ${formatPercent(CEILING_RATIO_TARGET)}`,
+                met: aloneCeilingRatios.median >= CEILING_RATIO_TARGET,
+              }),
         },
       );
       if (pairedRounds.length > 0) {
-        const pairedRatios = medianOf(pairedRounds.map(([real, ceiling]) => real.answersPerCpuSecond / ceiling.answersPerCpuSecond));
+        const pairedRatios = medianOf(
+          pairedRounds.map(([real, ceiling]) => real.answersPerCpuSecond / ceiling.answersPerCpuSecond),
+        );
         const realRate = medianOf(pairedRounds.map(([real]) => real.answersPerCpuSecond));
         const ceilingRate = medianOf(pairedRounds.map(([, ceiling]) => ceiling.answersPerCpuSecond));
         rows.push({
@@ -340,7 +469,12 @@ export async function benchHotPath(options: HotPathOptions = {}): Promise<BenchS
           target: `≥ ${formatPercent(CEILING_RATIO_TARGET)}`,
           met: pairedRatios.median >= CEILING_RATIO_TARGET,
         });
-        notes.push(...pairedRounds.flatMap(([real, ceiling]) => [...failuresNote('real', route.name, 'paired', real), ...failuresNote('ceiling', route.name, 'paired', ceiling)]));
+        notes.push(
+          ...pairedRounds.flatMap(([real, ceiling]) => [
+            ...failuresNote('real', route.name, 'paired', real),
+            ...failuresNote('ceiling', route.name, 'paired', ceiling),
+          ]),
+        );
       }
       rows.push(
         {
@@ -373,19 +507,28 @@ export async function benchHotPath(options: HotPathOptions = {}): Promise<BenchS
     rows.unshift({
       label: `Load generator's own ceiling (${generator}, 1 thread, ${CLOSED_LOOP_CONNECTIONS} connections): node:http sending the full report's bytes`,
       value: `${formatNumber(trivialClosed.requestsPerSecond)} requests/s`,
-      ...(bareFull?.baseline === undefined ? {} : { baseline: `bare Fastify full report: ${bareFull.baseline.split(' ')[0] ?? ''}` }),
+      ...(bareFull?.baseline === undefined
+        ? {}
+        : { baseline: `bare Fastify full report: ${bareFull.baseline.split(' ')[0] ?? ''}` }),
     });
     // The instrument check: what each way of measuring says of two processes of the same code.
     const twinAlone = medianOf(twinRuns.map((one) => one.aloneRatio));
     const twinPaired = twinRuns.flatMap((one) => (one.pairedRatio === undefined ? [] : [one.pairedRatio]));
     rows.splice(1, 0, {
       label: `Instrument check: the ceiling against a second ceiling process (${firstRoute.name}), the same code, so 100 % is the truth`,
-      value: twinPaired.length > 0 ? `paired, answers per CPU-second: ${formatRange(medianOf(twinPaired))}` : 'paired: not run (needs taskset, /proc and wrk)',
+      value:
+        twinPaired.length > 0
+          ? `paired, answers per CPU-second: ${formatRange(medianOf(twinPaired))}`
+          : 'paired: not run (needs taskset, /proc and wrk)',
       baseline: `alone in turn, requests/s: ${formatRange(twinAlone)}`,
     });
-    const upstreamRequestsDuringRuns = countUpstreamRequests(upstreams) - upstreamRequestsAfterWarmup - upstreamRequestsWarming;
+    const upstreamRequestsDuringRuns =
+      countUpstreamRequests(upstreams) - upstreamRequestsAfterWarmup - upstreamRequestsWarming;
     const logBytes = sets.reduce((sum, set) => sum + statSync(set.logFile).size, 0);
-    for (const route of notCompressed) notes.push(`${route.name}: not run, the body is under the compression threshold (${Buffer.byteLength(route.path === FULL_PATH ? bodies.full : bodies.score)} bytes), so br is never sent.`);
+    for (const route of notCompressed)
+      notes.push(
+        `${route.name}: not run, the body is under the compression threshold (${Buffer.byteLength(route.path === FULL_PATH ? bodies.full : bodies.score)} bytes), so br is never sent.`,
+      );
     notes.unshift(
       canPinCores()
         ? `Servers pinned to core ${SERVER_CORE} (taskset), the load generator to core ${LOAD_CORE}; closed loop driven by ${generator === 'wrk' ? "Debian's wrk (1 thread)" : 'autocannon (WARNING: wrk is not installed; autocannon on one core may set the pace itself)'}, open loop by autocannon at a fixed rate; each closed-loop run ${closedSeconds} s after a ${warmupSeconds} s warm-up, each open-loop run ${durationSeconds} s; closed-loop figures are the median of ${CLOSED_LOOP_ROUNDS} rounds, each with freshly started processes of the servers (two processes of the same code differed by up to ±15 % here for their whole life, most of it V8's nextTick state now held in one shape by every server, src/infra/runtime/tick-shape.ts; fresh processes per round keep one process's luck from setting the ratio); open loop on the last round's processes.`
@@ -394,8 +537,8 @@ export async function benchHotPath(options: HotPathOptions = {}): Promise<BenchS
         ? `The guard is measured paired: the real server and the ceiling loaded at the same time, both on core ${SERVER_CORE}, each by its own wrk (1 thread, ${CLOSED_LOOP_CONNECTIONS} connections) on core ${LOAD_CORE}, and the CPU each process took (user + system, from /proc/<pid>/stat, the real server's launcher and server together) read around the run: the ratio of their answers per CPU-second is the ratio of their CPU per answer, measured at the same moment of the machine. Measured alone in turn, one after the other, the same two servers' ratio follows how fast the machine happened to run during each run: this machine's speed drifts by up to 2× within seconds (2026-11-26: the bare floor's user CPU per answer 13 µs in one 3 s run and 22 µs in its next), which the instrument check row shows on two processes of identical code.`
         : 'The guard is the ratio of requests/s measured alone in turn (the paired measurement needs taskset, /proc and wrk): on a machine whose speed drifts, see the instrument check row for how far that ratio is from the truth.',
       `Real server: \`node dist/start.js\` (what \`npm start\` runs: the server with the heap limit for CACHE_MAX_MB=256, the default) with RATE_LIMIT_MAX=0, LOG_LEVEL=info (one log line per request, written to a file as in production: ${formatNumber(logBytes / 1024 / 1024, 1)} MiB over the runs), memory cache warmed with one number whose three sources were served by loopback fakes from the adapters' fixtures, then its front-cache entry built.`,
-      'Bare floor: the fastest bare Fastify 5 server serving the same bytes (bench/bare-server.ts): a synchronous handler sending a Buffer (the same brotli bytes to a client asking br), no hooks, no parsing, lookup, schema serialisation or logging. The load generator\'s own ceiling (node:http sending the same bytes) is the first row: a floor near it means the generator, not the server, sets the pace.',
-      'Ceiling: the same bare server plus only what every production service pays per request (bench/bare-server.ts with CEILING_LOG_FILE): one pino access line written asynchronously to a file (pino\'s default: each line as it comes, through a per-request child logger), a prom-client counter and histogram, and two headers. The real server\'s ratio to the ceiling is what its own work costs, less what it saves on the access line (batched writes, no child logger): a ratio over 100 % is that saving.',
+      "Bare floor: the fastest bare Fastify 5 server serving the same bytes (bench/bare-server.ts): a synchronous handler sending a Buffer (the same brotli bytes to a client asking br), no hooks, no parsing, lookup, schema serialisation or logging. The load generator's own ceiling (node:http sending the same bytes) is the first row: a floor near it means the generator, not the server, sets the pace.",
+      "Ceiling: the same bare server plus only what every production service pays per request (bench/bare-server.ts with CEILING_LOG_FILE): one pino access line written asynchronously to a file (pino's default: each line as it comes, through a per-request child logger), a prom-client counter and histogram, and two headers. The real server's ratio to the ceiling is what its own work costs, less what it saves on the access line (batched writes, no child logger): a ratio over 100 % is that saving.",
       `Open loop: autocannon --overallRate at half the real server's closed-loop rate, over ${OPEN_LOOP_CONNECTIONS} connections, the same rate for both servers. Latencies are autocannon's (millisecond resolution).`,
       `Upstream requests during the measured runs: ${upstreamRequestsDuringRuns} (every answer came from the cache).`,
     );

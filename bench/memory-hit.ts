@@ -55,9 +55,19 @@ function median(values: number[]): number {
 
 export async function measureHitCosts(): Promise<HitCosts> {
   const nowMs = Date.now();
-  const value: CachedSourceResult = { status: 'ok', data: SAMPLE_DATA.primary, fetchedAt: new Date(nowMs).toISOString(), freshUntil: nowMs + 3_600_000, staleUntil: nowMs + 7_200_000 };
+  const value: CachedSourceResult = {
+    status: 'ok',
+    data: SAMPLE_DATA.primary,
+    fetchedAt: new Date(nowMs).toISOString(),
+    freshUntil: nowMs + 3_600_000,
+    staleUntil: nowMs + 7_200_000,
+  };
   const keys = Array.from({ length: KEYS }, (_, index) => `v3:primary:${String(index).padStart(22, '0')}`);
-  const readers = { former: formerObjectCache(), hot: createMemorySourceCache(), decode: createMemorySourceCache({ decodedMaxEntries: 0 }) };
+  const readers = {
+    former: formerObjectCache(),
+    hot: createMemorySourceCache(),
+    decode: createMemorySourceCache({ decodedMaxEntries: 0 }),
+  };
   for (const cache of Object.values(readers)) {
     for (const key of keys) await cache.set(key, value, 7200);
     const read = await cache.get(keys[0] ?? '');

@@ -100,7 +100,9 @@ function request(agent: Agent, url: string): Promise<Answer> {
     httpGet(url, { agent }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+      response.on('end', () =>
+        resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
+      );
       response.on('error', reject);
     }).on('error', reject);
   });
@@ -132,10 +134,18 @@ async function startServer(env: Record<string, string>, workers: number): Promis
   const port = await findFreePort();
   const metricsPort = await findFreePort();
   // MEMORY_SERVER_ENTRY=dist/server.js: the server without the launcher, so without the heap limit (comparisons).
-  const entry = process.env.MEMORY_SERVER_ENTRY === undefined ? builtServer() : `${PROJECT_ROOT}${process.env.MEMORY_SERVER_ENTRY}`;
+  const entry =
+    process.env.MEMORY_SERVER_ENTRY === undefined ? builtServer() : `${PROJECT_ROOT}${process.env.MEMORY_SERVER_ENTRY}`;
   const child = spawn(process.execPath, [entry], {
     cwd: PROJECT_ROOT,
-    env: { ...process.env, ...env, PORT: String(port), METRICS_PORT: String(metricsPort), HOST: '127.0.0.1', WORKERS: String(workers) },
+    env: {
+      ...process.env,
+      ...env,
+      PORT: String(port),
+      METRICS_PORT: String(metricsPort),
+      HOST: '127.0.0.1',
+      WORKERS: String(workers),
+    },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let output = '';
@@ -157,7 +167,12 @@ async function startServer(env: Record<string, string>, workers: number): Promis
   };
 }
 
-async function waitFor(check: () => Promise<boolean>, what: string, server: Started, timeoutMs = 45_000): Promise<void> {
+async function waitFor(
+  check: () => Promise<boolean>,
+  what: string,
+  server: Started,
+  timeoutMs = 45_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (server.child.exitCode !== null) throw new Error(`server exited: ${server.output().slice(0, 2000)}`);
@@ -179,15 +194,24 @@ async function scrapeAll(metricsUrl: string, workers: number): Promise<string[]>
     // A fresh connection each time, so the primary deals it to the next worker.
     const answer = await request(new Agent({ keepAlive: false }), metricsUrl);
     if (answer.status !== 200) continue;
-    const identity = ['process_start_time_seconds', 'phone_rep_cache_entries{cache="source"}', 'phone_rep_cache_entries{cache="front"}', 'phone_rep_cache_entries{cache="spellings"}']
-      .map((series) => new RegExp(`^${series.replace(/[{}"=]/g, (c) => `\\${c}`)} (\\S+)$`, 'm').exec(answer.body)?.[1] ?? '')
+    const identity = [
+      'process_start_time_seconds',
+      'phone_rep_cache_entries{cache="source"}',
+      'phone_rep_cache_entries{cache="front"}',
+      'phone_rep_cache_entries{cache="spellings"}',
+    ]
+      .map(
+        (series) =>
+          new RegExp(`^${series.replace(/[{}"=]/g, (c) => `\\${c}`)} (\\S+)$`, 'm').exec(answer.body)?.[1] ?? '',
+      )
       .join('/');
     byProcess.set(identity, answer.body);
   }
   // Workers that hold exactly the same counts (same-size entries fill a cap to the same count)
   // cannot be told apart, and then report the same figures: each stands for one of them.
   const scrapes = [...byProcess.values()];
-  for (let index = 0; scrapes.length > 0 && scrapes.length < workers; index += 1) scrapes.push(scrapes[index % byProcess.size] ?? '');
+  for (let index = 0; scrapes.length > 0 && scrapes.length < workers; index += 1)
+    scrapes.push(scrapes[index % byProcess.size] ?? '');
   return scrapes;
 }
 
@@ -199,17 +223,40 @@ export async function fillOverHttp(options: FillOptions): Promise<FillFigures> {
   const numbers = validNumbers(options.numbers);
   const upstreams = await startFixtureUpstreams();
   const server = await startServer(
-    { ...upstreams.env, CACHE_MAX_MB: String(options.cacheMaxMb), RATE_LIMIT_MAX: '0', TELLOWS_RPM: '100000000', NUMEROINCONNU_RPM: '100000000', TELGUARDER_RPM: '100000000', UPSTREAM_CONCURRENCY: '16', LOG_LEVEL: 'info', HASH_SECRET: 'bench-secret-0123456789', NODE_ENV: 'production', ...options.env },
+    {
+      ...upstreams.env,
+      CACHE_MAX_MB: String(options.cacheMaxMb),
+      RATE_LIMIT_MAX: '0',
+      TELLOWS_RPM: '100000000',
+      NUMEROINCONNU_RPM: '100000000',
+      TELGUARDER_RPM: '100000000',
+      UPSTREAM_CONCURRENCY: '16',
+      LOG_LEVEL: 'info',
+      HASH_SECRET: 'bench-secret-0123456789',
+      NODE_ENV: 'production',
+      ...options.env,
+    },
     workers,
   );
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
   try {
-    await waitFor(async () => (await request(agent, `${server.baseUrl}/health`)).status === 200, 'the server did not answer /health', server);
-    if (workers > 1) await waitFor(async () => processTree(server.child.pid ?? 0).length > workers, `${workers} workers did not start`, server);
+    await waitFor(
+      async () => (await request(agent, `${server.baseUrl}/health`)).status === 200,
+      'the server did not answer /health',
+      server,
+    );
+    if (workers > 1)
+      await waitFor(
+        async () => processTree(server.child.pid ?? 0).length > workers,
+        `${workers} workers did not start`,
+        server,
+      );
     await new Promise((resolve) => setTimeout(resolve, 2000));
     const pid = server.child.pid ?? 0;
     const idleRss = treeRss(pid);
-    log(`  CACHE_MAX_MB=${options.cacheMaxMb} WORKERS=${workers}: idle RSS ${(idleRss / MIB).toFixed(1)} MiB, filling ${numbers.length} numbers…`);
+    log(
+      `  CACHE_MAX_MB=${options.cacheMaxMb} WORKERS=${workers}: idle RSS ${(idleRss / MIB).toFixed(1)} MiB, filling ${numbers.length} numbers…`,
+    );
     let peakRss = idleRss;
     const sampler = setInterval(() => {
       peakRss = Math.max(peakRss, treeRss(pid));
@@ -221,7 +268,10 @@ export async function fillOverHttp(options: FillOptions): Promise<FillFigures> {
     const startedAt = performance.now();
     const client = async (): Promise<void> => {
       for (let index = next++; index < numbers.length; index = next++) {
-        const paths = options.alsoScore === true ? [`/api/phone/${numbers[index]}`, `/api/phone/${numbers[index]}/score`] : [`/api/phone/${numbers[index]}`];
+        const paths =
+          options.alsoScore === true
+            ? [`/api/phone/${numbers[index]}`, `/api/phone/${numbers[index]}/score`]
+            : [`/api/phone/${numbers[index]}`];
         for (const path of paths) {
           const answer = await request(agent, `${server.baseUrl}${path}`);
           requests += 1;
@@ -241,7 +291,8 @@ export async function fillOverHttp(options: FillOptions): Promise<FillFigures> {
     await new Promise((resolve) => setTimeout(resolve, settleSeconds * 1000));
     const steadyRss = treeRss(pid);
     const scrapes = await scrapeAll(server.metricsUrl, workers);
-    const sum = (name: string, labels = ''): number => scrapes.reduce((total, text) => total + metricSum(text, name, labels), 0);
+    const sum = (name: string, labels = ''): number =>
+      scrapes.reduce((total, text) => total + metricSum(text, name, labels), 0);
     const figures: FillFigures = {
       cacheMaxMb: options.cacheMaxMb,
       workers,
@@ -256,7 +307,9 @@ export async function fillOverHttp(options: FillOptions): Promise<FillFigures> {
       sourceEntries: sum('phone_rep_cache_entries', 'cache="source"'),
       maxBytes: sum('phone_rep_cache_max_bytes'),
       newSpaceBytes: sum('nodejs_heap_space_size_total_bytes', 'space="new"'),
-      oldSpaceBytes: sum('nodejs_heap_space_size_total_bytes', 'space="old"') + sum('nodejs_heap_space_size_total_bytes', 'space="large_object"'),
+      oldSpaceBytes:
+        sum('nodejs_heap_space_size_total_bytes', 'space="old"') +
+        sum('nodejs_heap_space_size_total_bytes', 'space="large_object"'),
       heapUsedBytes: sum('nodejs_heap_size_used_bytes'),
       cpuSeconds: sum('process_cpu_seconds_total'),
       gcSeconds: sum('nodejs_gc_duration_seconds_sum'),
@@ -283,7 +336,11 @@ if (import.meta.url === `file://${process.argv[1] ?? ''}`) {
     numbers: Number(count),
     workers: Number(workers),
     alsoScore: score === 'score',
-    env: { NODE_OPTIONS: [probe === undefined ? '' : `--expose-gc --import ${probe}`, process.env.SERVER_NODE_OPTIONS ?? ''].join(' ').trim() },
+    env: {
+      NODE_OPTIONS: [probe === undefined ? '' : `--expose-gc --import ${probe}`, process.env.SERVER_NODE_OPTIONS ?? '']
+        .join(' ')
+        .trim(),
+    },
     beforeStop: async (pid) => {
       if (probe === undefined) return;
       // The probe is loaded in every process of the tree (NODE_OPTIONS); the caches are in the server, a child of the launcher.

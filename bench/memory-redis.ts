@@ -38,10 +38,17 @@ async function deleteUnder(admin: Redis, prefix: string): Promise<void> {
   } while (cursor !== '0');
 }
 
-export async function measureRedisBytes(numbers: number, url = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379'): Promise<RedisFigures> {
+export async function measureRedisBytes(
+  numbers: number,
+  url = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
+): Promise<RedisFigures> {
   const prefix = `bench:memory:${randomBytes(5).toString('hex')}:`;
   const admin = new Redis(url, { maxRetriesPerRequest: 1 });
-  const client = createRedisClient(url, { keyPrefix: prefix, connectTimeoutMs: 5000, commandTimeoutMs: COMMAND_TIMEOUT_MS });
+  const client = createRedisClient(url, {
+    keyPrefix: prefix,
+    connectTimeoutMs: 5000,
+    commandTimeoutMs: COMMAND_TIMEOUT_MS,
+  });
   try {
     await admin.ping();
     if (client.redis.status !== 'ready') await once(client.redis, 'ready');
@@ -57,7 +64,13 @@ export async function measureRedisBytes(numbers: number, url = process.env.BENCH
         const numberHash = hashKey(`+336${String(index).padStart(8, '0')}`);
         for (const slot of SOURCE_SLOTS) {
           const key = sourceCacheKeyOf(slot, numberHash);
-          const value: CachedSourceResult = { status: 'ok', data: SAMPLE_DATA[slot satisfies SourceSlot], fetchedAt, freshUntil: nowMs + 21_600_000, staleUntil: nowMs + 626_400_000 };
+          const value: CachedSourceResult = {
+            status: 'ok',
+            data: SAMPLE_DATA[slot satisfies SourceSlot],
+            fetchedAt,
+            freshUntil: nowMs + 21_600_000,
+            staleUntil: nowMs + 626_400_000,
+          };
           writes.push(cache.set(key, value, 626_400));
           written.push(`${prefix}cache:${key}`);
         }
@@ -73,8 +86,16 @@ export async function measureRedisBytes(numbers: number, url = process.env.BENCH
       for (let index = 0; index < keys.length; index += 1) {
         const [usageError, usage] = replies[index * 2] ?? [null, null];
         const [lengthError, length] = replies[index * 2 + 1] ?? [null, null];
-        if (usageError !== null || lengthError !== null || typeof usage !== 'number' || typeof length !== 'number' || length === 0) {
-          throw new Error(`key ${start + index} of ${written.length} is not in Redis: the cache write fell back to memory (Redis too slow or unreachable)`);
+        if (
+          usageError !== null ||
+          lengthError !== null ||
+          typeof usage !== 'number' ||
+          typeof length !== 'number' ||
+          length === 0
+        ) {
+          throw new Error(
+            `key ${start + index} of ${written.length} is not in Redis: the cache write fell back to memory (Redis too slow or unreachable)`,
+          );
         }
         figures.keys += 1;
         figures.memoryUsageBytes += usage;

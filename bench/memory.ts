@@ -35,7 +35,12 @@ const numbersHeld = (figures: FillFigures): number => figures.sourceEntries / 3;
 
 function envList(name: string, fallback: number[]): number[] {
   const raw = process.env[name];
-  return raw === undefined ? fallback : raw.split(',').map(Number).filter((value) => Number.isSafeInteger(value) && value > 0);
+  return raw === undefined
+    ? fallback
+    : raw
+        .split(',')
+        .map(Number)
+        .filter((value) => Number.isSafeInteger(value) && value > 0);
 }
 
 function boundRow(label: string, figures: FillFigures): BenchRow {
@@ -62,8 +67,12 @@ export async function benchMemory(): Promise<BenchSection> {
   for (const cap of caps) {
     const numbers = Math.max(perNumberNumbers, Math.ceil(floodFactor * cap * NUMBERS_PER_MIB));
     const figures = await fillOverHttp({ cacheMaxMb: cap, numbers, log });
-    rows.push(boundRow(`CACHE_MAX_MB=${cap}: RSS growth after ${formatNumber(figures.numbers)} distinct numbers`, figures));
-    notes.push(`CACHE_MAX_MB=${cap}: ${formatNumber(figures.numbers)} numbers in ${formatNumber(figures.elapsedMs / 1000)} s; V8 young / old generation committed at the end ${mib(figures.newSpaceBytes)} / ${mib(figures.oldSpaceBytes)}, heap in use ${mib(figures.heapUsedBytes)}${figures.failures > 0 ? `; ${figures.failures} answers were not 200` : ''}.`);
+    rows.push(
+      boundRow(`CACHE_MAX_MB=${cap}: RSS growth after ${formatNumber(figures.numbers)} distinct numbers`, figures),
+    );
+    notes.push(
+      `CACHE_MAX_MB=${cap}: ${formatNumber(figures.numbers)} numbers in ${formatNumber(figures.elapsedMs / 1000)} s; V8 young / old generation committed at the end ${mib(figures.newSpaceBytes)} / ${mib(figures.oldSpaceBytes)}, heap in use ${mib(figures.heapUsedBytes)}${figures.failures > 0 ? `; ${figures.failures} answers were not 200` : ''}.`,
+    );
   }
   // Per number: a cap that holds every number asked, so each is still cached at the end.
   const holdAllCap = Math.ceil((perNumberNumbers * 4 * 1024 * 1.5) / MIB);
@@ -80,31 +89,61 @@ export async function benchMemory(): Promise<BenchSection> {
   });
   // WORKERS=2: the cap is the machine's, each worker holds half.
   const workersCap = Number(process.env.BENCH_MEMORY_WORKERS_CAP ?? 64);
-  const workers = await fillOverHttp({ cacheMaxMb: workersCap, numbers: Math.max(perNumberNumbers, Math.ceil(floodFactor * workersCap * NUMBERS_PER_MIB)), workers: 2, log });
+  const workers = await fillOverHttp({
+    cacheMaxMb: workersCap,
+    numbers: Math.max(perNumberNumbers, Math.ceil(floodFactor * workersCap * NUMBERS_PER_MIB)),
+    workers: 2,
+    log,
+  });
   rows.push(boundRow(`WORKERS=2, CACHE_MAX_MB=${workersCap}: RSS growth of the primary and both workers`, workers));
-  rows.push({ label: 'WORKERS=2: each worker\'s share of the cap (phone_rep_cache_max_bytes summed)', value: mib(workers.maxBytes), target: `≤ ${workersCap} MiB`, met: workers.maxBytes <= workersCap * MIB });
+  rows.push({
+    label: "WORKERS=2: each worker's share of the cap (phone_rep_cache_max_bytes summed)",
+    value: mib(workers.maxBytes),
+    target: `≤ ${workersCap} MiB`,
+    met: workers.maxBytes <= workersCap * MIB,
+  });
   notes.unshift(
     'Built server (`node dist/start.js`, what `npm start` runs: the server started with the heap limit sized from CACHE_MAX_MB; RSS summed with the launcher\'s) with fixture upstreams on loopback (the adapters\' "normal" fixtures for every number), RATE_LIMIT_MAX=0, upstream budgets raised so that no lookup waits, LOG_LEVEL=info to a discarded stdout; 16 keep-alive clients each ask `GET /api/phone/<n>` for distinct valid mobile numbers, each once.',
-    'Idle RSS: 2 s after the first /health answer. Steady state: 10 s after the last answer, no request in flight. RSS from /proc (VmRSS), summed over the primary and its workers with WORKERS=2; no forced garbage collection. Charged bytes and held entries from each process\'s /metrics (phone_rep_cache_charged_bytes, phone_rep_cache_entries).',
+    "Idle RSS: 2 s after the first /health answer. Steady state: 10 s after the last answer, no request in flight. RSS from /proc (VmRSS), summed over the primary and its workers with WORKERS=2; no forced garbage collection. Charged bytes and held entries from each process's /metrics (phone_rep_cache_charged_bytes, phone_rep_cache_entries).",
     `Floods: each cap is asked max(${formatNumber(perNumberNumbers)}, ${floodFactor} × its capacity) numbers (BENCH_MEMORY_FLOOD, BENCH_MEMORY_CAPS, BENCH_MEMORY_NUMBERS override them).`,
   );
   try {
     const redis = await measureRedisBytes(REDIS_NUMBERS);
     rows.push(
-      { label: 'Redis memory per cached number (MEMORY USAGE of its 3 keys)', value: bytes(redis.memoryUsageBytes / redis.numbers) },
-      { label: 'of which stored text (STRLEN) / key names', value: `${bytes(redis.valueBytes / redis.numbers)} / ${bytes(redis.keyBytes / redis.numbers)}` },
+      {
+        label: 'Redis memory per cached number (MEMORY USAGE of its 3 keys)',
+        value: bytes(redis.memoryUsageBytes / redis.numbers),
+      },
+      {
+        label: 'of which stored text (STRLEN) / key names',
+        value: `${bytes(redis.valueBytes / redis.numbers)} / ${bytes(redis.keyBytes / redis.numbers)}`,
+      },
     );
     notes.push(
       `Redis: ${formatNumber(redis.numbers)} numbers (${formatNumber(redis.keys)} keys) written through createRedisSourceCache at 127.0.0.1:6379 under a random prefix bench:memory:<10 hex>: (24 characters), measured with MEMORY USAGE … SAMPLES 0, then deleted. With the default REDIS_KEY_PREFIX (phonerep:, 9 characters) each key is 15 bytes shorter.`,
     );
   } catch (error) {
-    notes.push(`Redis bytes per number not measured: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+    notes.push(
+      `Redis bytes per number not measured: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
+    );
   }
 
   const hit = await measureHitCosts();
   rows.push(
-    { label: 'Hit on a hot key (decoded tier): get()', value: ns(hit.compactHotNs), baseline: `${ns(hit.formerObjectsNs)} (former object cache)`, ratio: `${formatNumber(hit.compactHotNs / hit.formerObjectsNs, 2)}×`, target: '≤ former (±10 % noise)', met: hit.compactHotNs <= hit.formerObjectsNs * 1.1 },
-    { label: 'Hit on a cold key (JSON.parse of the primary entry): get()', value: ns(hit.compactDecodeNs), baseline: `${ns(hit.formerObjectsNs)} (former object cache)`, ratio: `${formatNumber(hit.compactDecodeNs / hit.formerObjectsNs, 1)}×` },
+    {
+      label: 'Hit on a hot key (decoded tier): get()',
+      value: ns(hit.compactHotNs),
+      baseline: `${ns(hit.formerObjectsNs)} (former object cache)`,
+      ratio: `${formatNumber(hit.compactHotNs / hit.formerObjectsNs, 2)}×`,
+      target: '≤ former (±10 % noise)',
+      met: hit.compactHotNs <= hit.formerObjectsNs * 1.1,
+    },
+    {
+      label: 'Hit on a cold key (JSON.parse of the primary entry): get()',
+      value: ns(hit.compactDecodeNs),
+      baseline: `${ns(hit.formerObjectsNs)} (former object cache)`,
+      ratio: `${formatNumber(hit.compactDecodeNs / hit.formerObjectsNs, 1)}×`,
+    },
   );
   notes.push(
     `Hit cost: bench/memory-hit.ts, awaited get() of the primary sample entry over ${hit.keys} keys, ${formatNumber(hit.callsPerRound)} calls per round, median of ${hit.rounds} interleaved rounds in the bench runner's process. The former object cache is rebuilt there as it was (objects in lru-cache with a TTL per entry).`,

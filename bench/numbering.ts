@@ -7,12 +7,40 @@ import { createPhoneNumberParser } from '../src/domain/numbering/parse-phone-num
 
 /** A mix like real traffic: mostly French mobiles and fixed lines, some overseas, foreign, NPV and junk. */
 const INPUTS: readonly string[] = [
-  '0612345678', '06 12 34 56 78', '+33612345678', '0756123456', '0780123456', '0650123456',
-  '0140000000', '02 99 12 34 56', '0388123456', '04.91.12.34.56', '0556000000',
-  '0162040123', '0948001234', '0800123456', '0890123456', '0970123456', '0939412345',
-  '0262123456', '0692123456', '0269611234', '0590871234', '0690221234', '0594123456', '0696123456', '0508411234',
-  '+32470123456', '+14155552671', '+447400123456', '+4915123456789', '+34612345678', '+212612345678',
-  '0712345678', '06123', '+33262123456',
+  '0612345678',
+  '06 12 34 56 78',
+  '+33612345678',
+  '0756123456',
+  '0780123456',
+  '0650123456',
+  '0140000000',
+  '02 99 12 34 56',
+  '0388123456',
+  '04.91.12.34.56',
+  '0556000000',
+  '0162040123',
+  '0948001234',
+  '0800123456',
+  '0890123456',
+  '0970123456',
+  '0939412345',
+  '0262123456',
+  '0692123456',
+  '0269611234',
+  '0590871234',
+  '0690221234',
+  '0594123456',
+  '0696123456',
+  '0508411234',
+  '+32470123456',
+  '+14155552671',
+  '+447400123456',
+  '+4915123456789',
+  '+34612345678',
+  '+212612345678',
+  '0712345678',
+  '06123',
+  '+33262123456',
 ];
 
 interface Rate {
@@ -50,7 +78,9 @@ function parseValidateTypeAndFormat(input: string): number {
   return parsed.formatNational().length + parsed.number.length + (parsed.getType()?.length ?? 0);
 }
 
-export async function benchNumbering(options: { durationMs?: number; dataDir?: string } = {}): Promise<{ name: string; lines: string[] }> {
+export async function benchNumbering(
+  options: { durationMs?: number; dataDir?: string } = {},
+): Promise<{ name: string; lines: string[] }> {
   const durationMs = options.durationMs ?? 6_000;
   const loadStart = process.hrtime.bigint();
   const plan = loadNumberingPlan(options.dataDir ?? 'data/arcep');

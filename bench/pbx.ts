@@ -18,7 +18,15 @@ import { pathToFileURL } from 'node:url';
 import { spawnServer, type ServerProcess } from '../harness/servers.js';
 import { startLoopbackServer } from '../harness/loopback.js';
 import { KNOWN_NUMBER, startFakeUpstreamSites, type FakeUpstreamSites } from '../harness/upstream-sites.js';
-import { KAMAILIO_CFG, placeCalls, sipSoftwareInstalled, startCallee, startKamailio, type Callee, type Kamailio } from '../harness/sip.js';
+import {
+  KAMAILIO_CFG,
+  placeCalls,
+  sipSoftwareInstalled,
+  startCallee,
+  startKamailio,
+  type Callee,
+  type Kamailio,
+} from '../harness/sip.js';
 
 const UPSTREAM_LATENCY_MS = 120;
 const SLOW_UPSTREAM_MS = 2000;
@@ -34,7 +42,9 @@ function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   if (sorted.length === 0) return Number.NaN;
   const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[middle] ?? Number.NaN) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+  return sorted.length % 2 === 1
+    ? (sorted[middle] ?? Number.NaN)
+    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
 }
 
 function percentile(values: number[], fraction: number): number {
@@ -52,10 +62,24 @@ interface Rig {
 
 async function startRig(delayMs: number, callee: Callee, cfg?: string): Promise<Rig> {
   // Every caller's tellows score is 3: Kamailio puts the call through, so the callee answers it.
-  const sites = await startFakeUpstreamSites({ delayMs, fallback: { ...KNOWN_NUMBER, tellowsApi: { fixture: 'api-single-object-lists.json' } } });
-  const server = await spawnServer({ ...sites.env(), TELLOWS_API_KEY: 'bench-partner-key', HASH_SECRET: 'bench-pbx-secret-0123456789', RATE_LIMIT_MAX: '0' });
+  const sites = await startFakeUpstreamSites({
+    delayMs,
+    fallback: { ...KNOWN_NUMBER, tellowsApi: { fixture: 'api-single-object-lists.json' } },
+  });
+  const server = await spawnServer({
+    ...sites.env(),
+    TELLOWS_API_KEY: 'bench-partner-key',
+    HASH_SECRET: 'bench-pbx-secret-0123456789',
+    RATE_LIMIT_MAX: '0',
+  });
   try {
-    const kamailio = await startKamailio({ serviceUrl: server.baseUrl, nextHopPort: callee.port, waitMs: WAIT_MS, httpTimeoutSeconds: 5, ...(cfg === undefined ? {} : { cfg }) });
+    const kamailio = await startKamailio({
+      serviceUrl: server.baseUrl,
+      nextHopPort: callee.port,
+      waitMs: WAIT_MS,
+      httpTimeoutSeconds: 5,
+      ...(cfg === undefined ? {} : { cfg }),
+    });
     return { sites, server, kamailio };
   } catch (error) {
     server.child.kill('SIGTERM');
@@ -77,7 +101,8 @@ async function callsFrom(kamailio: Kamailio, callers: string[]): Promise<number[
   const times: number[] = [];
   for (const caller of callers) {
     const outcome = await placeCalls(kamailio.port, caller, 'answered', { timeoutSeconds: 30 });
-    if (outcome.exitCode !== 0) throw new Error(`call from ${caller.slice(0, 4)}… failed:\n${outcome.output.slice(-1500)}`);
+    if (outcome.exitCode !== 0)
+      throw new Error(`call from ${caller.slice(0, 4)}… failed:\n${outcome.output.slice(-1500)}`);
     times.push(...outcome.setupMs);
   }
   return times;
@@ -88,14 +113,18 @@ function baselineConfig(dir: string): string {
   const text = readFileSync(KAMAILIO_CFG, 'utf8');
   // The new INVITE relayed in place of handing it to route[SCREEN] (transaction and 100 Trying kept).
   const without = text.replace(/\t\tif \(!async_task_route\("SCREEN"\)\) \{[\s\S]*?\n\t\t\}\n/, '\t\troute(RELAY);\n');
-  if (without === text) throw new Error('the shipped config no longer hands new INVITEs to route[SCREEN] with async_task_route as the baseline expects');
+  if (without === text)
+    throw new Error(
+      'the shipped config no longer hands new INVITEs to route[SCREEN] with async_task_route as the baseline expects',
+    );
   const path = join(dir, 'kamailio-baseline.cfg');
   writeFileSync(path, without);
   return path;
 }
 
 export async function benchPbx(): Promise<{ name: string; lines: string[] }> {
-  if (!sipSoftwareInstalled()) throw new Error('kamailio and sipp are not installed (scripts/test-prerequisites.sh installs them)');
+  if (!sipSoftwareInstalled())
+    throw new Error('kamailio and sipp are not installed (scripts/test-prerequisites.sh installs them)');
   const dir = mkdtempSync(join(tmpdir(), 'bench-pbx-'));
   const callee = await startCallee();
   const lines: string[] = [];
@@ -104,7 +133,9 @@ export async function benchPbx(): Promise<{ name: string; lines: string[] }> {
     let baseline: number[];
     try {
       await callsFrom(baselineRig.kamailio, ['0611000000']);
-      baseline = (await placeCalls(baselineRig.kamailio.port, '0611000001', 'answered', { calls: CACHED_CALLS, rate: 50 })).setupMs;
+      baseline = (
+        await placeCalls(baselineRig.kamailio.port, '0611000001', 'answered', { calls: CACHED_CALLS, rate: 50 })
+      ).setupMs;
     } finally {
       await stopRig(baselineRig);
     }
@@ -118,7 +149,10 @@ export async function benchPbx(): Promise<{ name: string; lines: string[] }> {
       const warm = await placeCalls(rig.kamailio.port, '0611000002', 'answered', { calls: CACHED_CALLS, rate: 50 });
       if (warm.exitCode !== 0) throw new Error(`cached calls failed:\n${warm.output.slice(-1500)}`);
       cached = warm.setupMs;
-      cold = await callsFrom(rig.kamailio, Array.from({ length: COLD_CALLS }, (_, i) => `06110010${String(i).padStart(2, '0')}`));
+      cold = await callsFrom(
+        rig.kamailio,
+        Array.from({ length: COLD_CALLS }, (_, i) => `06110010${String(i).padStart(2, '0')}`),
+      );
     } finally {
       await stopRig(rig);
     }
@@ -126,7 +160,10 @@ export async function benchPbx(): Promise<{ name: string; lines: string[] }> {
     const slowRig = await startRig(SLOW_UPSTREAM_MS, callee);
     let waited: number[];
     try {
-      waited = await callsFrom(slowRig.kamailio, Array.from({ length: WAIT_CALLS }, (_, i) => `06110020${String(i).padStart(2, '0')}`));
+      waited = await callsFrom(
+        slowRig.kamailio,
+        Array.from({ length: WAIT_CALLS }, (_, i) => `06110020${String(i).padStart(2, '0')}`),
+      );
     } finally {
       await stopRig(slowRig);
     }
@@ -135,10 +172,21 @@ export async function benchPbx(): Promise<{ name: string; lines: string[] }> {
     const hangingService = await startLoopbackServer(() => undefined);
     let hanging: number[];
     try {
-      const kamailio = await startKamailio({ serviceUrl: hangingService.url, nextHopPort: callee.port, waitMs: WAIT_MS, httpTimeoutSeconds: HANGING_TIMEOUT_S });
+      const kamailio = await startKamailio({
+        serviceUrl: hangingService.url,
+        nextHopPort: callee.port,
+        waitMs: WAIT_MS,
+        httpTimeoutSeconds: HANGING_TIMEOUT_S,
+      });
       try {
-        const outcome = await placeCalls(kamailio.port, '0611003000', 'answered', { calls: HANGING_CALLS, rate: HANGING_RATE, limit: HANGING_CALLS, timeoutSeconds: 60 });
-        if (outcome.exitCode !== 0) throw new Error(`calls with the service hanging failed:\n${outcome.output.slice(-1500)}`);
+        const outcome = await placeCalls(kamailio.port, '0611003000', 'answered', {
+          calls: HANGING_CALLS,
+          rate: HANGING_RATE,
+          limit: HANGING_CALLS,
+          timeoutSeconds: 60,
+        });
+        if (outcome.exitCode !== 0)
+          throw new Error(`calls with the service hanging failed:\n${outcome.output.slice(-1500)}`);
         hanging = outcome.setupMs;
       } finally {
         await kamailio.stop();

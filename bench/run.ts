@@ -12,7 +12,14 @@ import { pathToFileURL } from 'node:url';
 import { benchHotPath } from './hot-path.js';
 import { benchMemory } from './memory.js';
 import { canPinCores, PROJECT_ROOT } from './support/processes.js';
-import { failedSection, formatNumber, formatPercent, renderSectionMarkdown, renderSectionText, type BenchSection } from './support/report.js';
+import {
+  failedSection,
+  formatNumber,
+  formatPercent,
+  renderSectionMarkdown,
+  renderSectionText,
+  type BenchSection,
+} from './support/report.js';
 
 /** What the other modules' bench functions return: a name and preformatted lines. */
 interface LinesResult {
@@ -30,11 +37,21 @@ interface BenchPart {
 }
 
 function isLinesResult(value: unknown): value is LinesResult {
-  return typeof value === 'object' && value !== null && typeof (value as LinesResult).name === 'string' && Array.isArray((value as LinesResult).lines);
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as LinesResult).name === 'string' &&
+    Array.isArray((value as LinesResult).lines)
+  );
 }
 
 function isSection(value: unknown): value is BenchSection {
-  return typeof value === 'object' && value !== null && typeof (value as BenchSection).title === 'string' && Array.isArray((value as BenchSection).rows);
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as BenchSection).title === 'string' &&
+    Array.isArray((value as BenchSection).rows)
+  );
 }
 
 function toSection(result: PartResult): BenchSection {
@@ -67,7 +84,12 @@ const PARTS: BenchPart[] = [
   externalPart('scale', 'Scale: Redis cache vs memory, WORKERS=2 vs 1', 'scale.ts', 'benchScale'),
   { name: 'memory', title: 'Memory: what the process takes per CACHE_MAX_MB', run: () => benchMemory() },
   externalPart('pbx', 'PBX: call-setup delay through Kamailio', 'pbx.ts', 'benchPbx'),
-  externalPart('lists', 'Operator lists: cached /verdict with 0 vs 100,000 rules, import, memory', 'lists.ts', 'benchLists'),
+  externalPart(
+    'lists',
+    'Operator lists: cached /verdict with 0 vs 100,000 rules, import, memory',
+    'lists.ts',
+    'benchLists',
+  ),
   externalPart('feed', 'Blocklist feed at 1000 entries', 'feed.ts', 'benchFeed'),
 ];
 
@@ -85,7 +107,11 @@ function describeMachine(): string[] {
 /** The machine's CPU time so far from /proc/stat (all cores, in ticks): the total and what the hypervisor took (steal). */
 function machineCpuTicks(): { total: number; steal: number } | undefined {
   try {
-    const fields = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '').trim().split(/\s+/).slice(1, 9).map(Number);
+    const fields = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '')
+      .trim()
+      .split(/\s+/)
+      .slice(1, 9)
+      .map(Number);
     if (fields.length < 8 || fields.some((value) => !Number.isFinite(value))) return undefined;
     return { total: fields.reduce((sum, value) => sum + value, 0), steal: fields[7] ?? 0 };
   } catch {
@@ -109,7 +135,9 @@ function selectParts(names: string[]): BenchPart[] {
   const known = new Set(PARTS.map((part) => part.name));
   const unknown = names.filter((name) => !known.has(name));
   if (unknown.length > 0) {
-    throw new Error(`unknown bench part ${unknown.map((name) => JSON.stringify(name)).join(', ')}; the parts are: ${[...known].join(', ')}`);
+    throw new Error(
+      `unknown bench part ${unknown.map((name) => JSON.stringify(name)).join(', ')}; the parts are: ${[...known].join(', ')}`,
+    );
   }
   return PARTS.filter((part) => names.includes(part.name));
 }
@@ -117,7 +145,8 @@ function selectParts(names: string[]): BenchPart[] {
 /** Generated whole by this runner; the hand-written guide is docs/benchmarks.md. */
 const RESULTS_DOC = join(PROJECT_ROOT, 'docs', 'benchmark-results.md');
 /** The line that ends the generated file's fixed header; the results follow it. */
-const RESULTS_MARKER = '<!-- Results: everything below is written by `npm run bench` (bench/run.ts); do not edit it by hand. -->';
+const RESULTS_MARKER =
+  '<!-- Results: everything below is written by `npm run bench` (bench/run.ts); do not edit it by hand. -->';
 /** The fixed header of docs/benchmark-results.md, marker included. */
 const RESULTS_HEADER = [
   '# Benchmark results',
@@ -136,7 +165,10 @@ const RESULTS_HEADER = [
  */
 function resultsOf(markdown: string): string {
   const at = markdown.indexOf(RESULTS_MARKER);
-  if (at === -1) throw new Error(`docs/benchmark-results.md has lost its results marker; put this line back above the generated sections, then run again:\n${RESULTS_MARKER}`);
+  if (at === -1)
+    throw new Error(
+      `docs/benchmark-results.md has lost its results marker; put this line back above the generated sections, then run again:\n${RESULTS_MARKER}`,
+    );
   return markdown.slice(at + RESULTS_MARKER.length).replace(/^\n+/, '');
 }
 
@@ -146,7 +178,10 @@ function splitSections(markdown: string): { head: string; sections: { title: str
   const head = blocks[0]?.startsWith('## ') ? '' : (blocks.shift() ?? '');
   return {
     head,
-    sections: blocks.map((text) => ({ title: (text.split('\n')[0] ?? '').slice(3).trim(), text: `${text.trimEnd()}\n` })),
+    sections: blocks.map((text) => ({
+      title: (text.split('\n')[0] ?? '').slice(3).trim(),
+      text: `${text.trimEnd()}\n`,
+    })),
   };
 }
 
@@ -161,7 +196,9 @@ function missedTargets(sections: { title: string; text: string }[]): string[] {
 }
 
 function missedLine(missed: string[]): string {
-  return missed.length === 0 ? 'Every target with a figure in this run was met.' : `**Targets missed in this run:** ${missed.join('; ')}. See the notes under each section for what limits them.`;
+  return missed.length === 0
+    ? 'Every target with a figure in this run was met.'
+    : `**Targets missed in this run:** ${missed.join('; ')}. See the notes under each section for what limits them.`;
 }
 
 /**
@@ -176,9 +213,24 @@ function mergeIntoExisting(existing: string, fresh: BenchSection[], note: string
     if (at === -1) sections.push({ title: section.title, text });
     else sections[at] = { title: section.title, text };
   }
-  const headLines = head.trimEnd().split('\n').filter((line) => !line.startsWith('**Targets missed') && !line.startsWith('Every target with a figure') && !line.startsWith('- Partial run:'));
+  const headLines = head
+    .trimEnd()
+    .split('\n')
+    .filter(
+      (line) =>
+        !line.startsWith('**Targets missed') &&
+        !line.startsWith('Every target with a figure') &&
+        !line.startsWith('- Partial run:'),
+    );
   while (headLines.at(-1) === '') headLines.pop();
-  return [...headLines, note, '', missedLine(missedTargets(sections)), '', ...sections.map((section) => section.text)].join('\n');
+  return [
+    ...headLines,
+    note,
+    '',
+    missedLine(missedTargets(sections)),
+    '',
+    ...sections.map((section) => section.text),
+  ].join('\n');
 }
 
 async function main(): Promise<void> {
@@ -203,7 +255,10 @@ async function main(): Promise<void> {
     section.notes.push(`Part took ${formatNumber((performance.now() - partStartedAt) / 1000, 0)} s.`);
     const steal = stealNote(cpuBefore);
     if (steal !== undefined) section.notes.push(steal);
-    if (partial) section.notes.push(`Run alone (\`npm run bench -- ${part.name}\`) on ${startedAt.toISOString()}; ${machine.at(-1)?.replace(/^- /, '') ?? ''}.`);
+    if (partial)
+      section.notes.push(
+        `Run alone (\`npm run bench -- ${part.name}\`) on ${startedAt.toISOString()}; ${machine.at(-1)?.replace(/^- /, '') ?? ''}.`,
+      );
     sections.push(section);
     process.stdout.write(`${renderSectionText(section)}\n`);
   }
@@ -213,10 +268,14 @@ async function main(): Promise<void> {
   if (partial && results.trim() !== '') {
     const note = `- Partial run: ${selected.map((part) => part.name).join(', ')} re-run on ${startedAt.toISOString()} (\`npm run bench -- ${selected.map((part) => part.name).join(' ')}\`); the other sections are from the run above.`;
     writeFileSync(path, `${RESULTS_HEADER}\n${mergeIntoExisting(results, sections, note).trimEnd()}\n`);
-    process.stdout.write(`\nwhole run: ${formatNumber(totalSeconds, 0)} s; sections replaced in docs/benchmark-results.md\n`);
+    process.stdout.write(
+      `\nwhole run: ${formatNumber(totalSeconds, 0)} s; sections replaced in docs/benchmark-results.md\n`,
+    );
     return;
   }
-  const missed = sections.flatMap((section) => section.rows.filter((row) => row.met === false).map((row) => `${section.title}: ${row.label}`));
+  const missed = sections.flatMap((section) =>
+    section.rows.filter((row) => row.met === false).map((row) => `${section.title}: ${row.label}`),
+  );
   const markdown = [
     RESULTS_HEADER,
     '**Results of the last run.** Every figure is measured next to its baseline in the same run,',
@@ -232,7 +291,9 @@ async function main(): Promise<void> {
     ...sections.map(renderSectionMarkdown),
   ].join('\n');
   writeFileSync(path, `${markdown.trimEnd()}\n`);
-  process.stdout.write(`\nwhole run: ${formatNumber(totalSeconds, 0)} s; results written to docs/benchmark-results.md\n`);
+  process.stdout.write(
+    `\nwhole run: ${formatNumber(totalSeconds, 0)} s; results written to docs/benchmark-results.md\n`,
+  );
 }
 
 main().catch((error: unknown) => {

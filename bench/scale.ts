@@ -26,7 +26,12 @@ interface AutocannonResult {
   errors: number;
   timeouts: number;
 }
-type Autocannon = (options: { url: string; connections: number; duration: number; requests: Array<{ path: string }> }) => Promise<AutocannonResult>;
+type Autocannon = (options: {
+  url: string;
+  connections: number;
+  duration: number;
+  requests: Array<{ path: string }>;
+}) => Promise<AutocannonResult>;
 // autocannon ships no types; this is the part of its API used here.
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
@@ -50,7 +55,11 @@ async function freePort(): Promise<number> {
   return address.port;
 }
 
-async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs: number, what: () => string): Promise<void> {
+async function waitUntil(
+  check: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  what: () => string,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what()}`);
@@ -97,10 +106,18 @@ async function startServer(variant: Variant, upstreamEnv: Record<string, string>
   };
   try {
     if (variant.workers > 1) {
-      await waitUntil(() => (stderr.match(/listening on port/g) ?? []).length >= variant.workers, 90_000, () => `workers: ${stderr}`);
+      await waitUntil(
+        () => (stderr.match(/listening on port/g) ?? []).length >= variant.workers,
+        90_000,
+        () => `workers: ${stderr}`,
+      );
     }
     await waitUntil(
-      () => fetch(`${base}/health`).then((response) => response.ok, () => false),
+      () =>
+        fetch(`${base}/health`).then(
+          (response) => response.ok,
+          () => false,
+        ),
       90_000,
       () => `server: ${stderr}`,
     );
@@ -120,11 +137,18 @@ async function startServer(variant: Variant, upstreamEnv: Record<string, string>
 }
 
 function load(server: RunningServer): Promise<AutocannonResult> {
-  return autocannon({ url: server.base, connections: CONNECTIONS, duration: DURATION_S, requests: HOT_NUMBERS.map((number) => ({ path: `/api/phone/${number}` })) });
+  return autocannon({
+    url: server.base,
+    connections: CONNECTIONS,
+    duration: DURATION_S,
+    requests: HOT_NUMBERS.map((number) => ({ path: `/api/phone/${number}` })),
+  });
 }
 
 function describe({ variant, result }: Measured, baseline?: Measured): string {
-  const ratio = baseline ? ` (${(result.requests.average / baseline.result.requests.average).toFixed(2)}× ${baseline.variant.label})` : '';
+  const ratio = baseline
+    ? ` (${(result.requests.average / baseline.result.requests.average).toFixed(2)}× ${baseline.variant.label})`
+    : '';
   const problems = result.non2xx + result.errors + result.timeouts;
   return `${variant.label}: ${Math.round(result.requests.average)} req/s, latency p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms${ratio}${problems > 0 ? `, ${problems} non-2xx/errors` : ''}`;
 }
@@ -137,7 +161,11 @@ export async function benchScale(): Promise<{ name: string; lines: string[] }> {
   const variants = {
     memory: { label: 'memory cache, 1 worker', workers: 1, env: {} },
     redis: { label: 'Redis cache, 1 worker', workers: 1, env: redisEnv },
-    redisLimited: { label: 'Redis cache + Redis rate limit, 1 worker', workers: 1, env: { ...redisEnv, RATE_LIMIT_MAX: '1000000000' } },
+    redisLimited: {
+      label: 'Redis cache + Redis rate limit, 1 worker',
+      workers: 1,
+      env: { ...redisEnv, RATE_LIMIT_MAX: '1000000000' },
+    },
     twoWorkers: { label: 'memory cache, 2 workers', workers: 2, env: {} },
   } satisfies Record<string, Variant>;
   const keys = Object.keys(variants) as Array<keyof typeof variants>;

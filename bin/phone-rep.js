@@ -6,7 +6,9 @@ import { fileURLToPath } from 'node:url';
 
 const entry = new URL('../dist/cli/main.js', import.meta.url);
 if (!existsSync(fileURLToPath(entry))) {
-  process.stderr.write(`phone-rep: ${fileURLToPath(entry)} is missing: run \`npm run build\` in ${fileURLToPath(new URL('..', import.meta.url))} first\n`);
+  process.stderr.write(
+    `phone-rep: ${fileURLToPath(entry)} is missing: run \`npm run build\` in ${fileURLToPath(new URL('..', import.meta.url))} first\n`,
+  );
   process.exit(2);
 }
 const { runCli } = await import(entry.href);

@@ -23,7 +23,9 @@ export type Lookup<T> =
   | { kind: 'error'; status: number; detail: string };
 
 async function lookup<T>(baseUrl: string, path: string): Promise<Lookup<T>> {
-  const response = await fetch(new URL(path, baseUrl), { headers: { accept: 'application/json, application/problem+json' } });
+  const response = await fetch(new URL(path, baseUrl), {
+    headers: { accept: 'application/json, application/problem+json' },
+  });
   const body: unknown = await response.json();
   switch (response.status) {
     case 200:
@@ -35,7 +37,11 @@ async function lookup<T>(baseUrl: string, path: string): Promise<Lookup<T>> {
     case 429:
       return { kind: 'retry_later', retryAfterSeconds: Number(response.headers.get('retry-after') ?? '60') };
     default:
-      return { kind: 'error', status: response.status, detail: (body as { detail?: string }).detail ?? response.statusText };
+      return {
+        kind: 'error',
+        status: response.status,
+        detail: (body as { detail?: string }).detail ?? response.statusText,
+      };
   }
 }
 

@@ -2,11 +2,34 @@
 // tests (and the benchmarks): the numbers asked about, sources that answer from memory or from
 // a loopback upstream, the SlotResults the engine makes of their answers, and the engine itself
 // over three fake upstreams with a controllable clock.
-import { createLookupService, type EngineLookupService, type LookupTimings, type LookupServiceOptions, type SourceOutcomeEvent } from '../src/domain/lookup/lookup-service.js';
-import type { AnsweredSlot, CacheState, LookupResult, PendingSlot, SkippedSlot, SlotResult } from '../src/domain/lookup/types.js';
+import {
+  createLookupService,
+  type EngineLookupService,
+  type LookupTimings,
+  type LookupServiceOptions,
+  type SourceOutcomeEvent,
+} from '../src/domain/lookup/lookup-service.js';
+import type {
+  AnsweredSlot,
+  CacheState,
+  LookupResult,
+  PendingSlot,
+  SkippedSlot,
+  SlotResult,
+} from '../src/domain/lookup/types.js';
 import type { ParsedPhoneNumber } from '../src/domain/phone-number.js';
 import type { CachedSourceResult, SourceResultCache } from '../src/domain/ports/source-cache.js';
-import { blocked, failed, notFound, ok, type BlockedReason, type ErrorReason, type Source, type SourceOutcome, type SourcesBySlot } from '../src/domain/ports/source.js';
+import {
+  blocked,
+  failed,
+  notFound,
+  ok,
+  type BlockedReason,
+  type ErrorReason,
+  type Source,
+  type SourceOutcome,
+  type SourcesBySlot,
+} from '../src/domain/ports/source.js';
 import type { CommunityData, PrimaryData, SignalsData, SourceDataBySlot, SourceSlot } from '../src/domain/report.js';
 import { createMemorySourceCache } from '../src/infra/cache/memory-cache.js';
 import { createKeyedHasher } from '../src/infra/hash.js';
@@ -14,18 +37,40 @@ import { startFakeUpstream, type FakeUpstream } from './loopback.js';
 
 // Hand-built ParsedPhoneNumber values (the numbering module is not needed to test what an
 // adapter or the engine does with a number it is given).
-const phoneInfo = { national: '', e164: '', type: 'mobile', rangeLabel: '', originalCarrier: '', region: '', isNPV: false };
+const phoneInfo = {
+  national: '',
+  e164: '',
+  type: 'mobile',
+  rangeLabel: '',
+  originalCarrier: '',
+  region: '',
+  isNPV: false,
+};
 
 /** A French-plan number from its 10 national digits ("0600000001"). */
 export function frenchNumber(digits: string): ParsedPhoneNumber {
   const e164 = `+33${digits.slice(1)}`;
-  return { number: digits, e164, regionCode: 'FR', isFrenchPlan: true, frenchNationalDigits: digits, phoneInfo: { ...phoneInfo, e164 } };
+  return {
+    number: digits,
+    e164,
+    regionCode: 'FR',
+    isFrenchPlan: true,
+    frenchNationalDigits: digits,
+    phoneInfo: { ...phoneInfo, e164 },
+  };
 }
 
 /** A Belgian mobile number: outside the French plan. */
 export function belgianNumber(): ParsedPhoneNumber {
   const e164 = '+32470000000';
-  return { number: e164, e164, regionCode: 'BE', isFrenchPlan: false, frenchNationalDigits: null, phoneInfo: { ...phoneInfo, e164 } };
+  return {
+    number: e164,
+    e164,
+    regionCode: 'BE',
+    isFrenchPlan: false,
+    frenchNationalDigits: null,
+    phoneInfo: { ...phoneInfo, e164 },
+  };
 }
 
 /** A French mobile number 06 12 34 56 NN, distinct per `n` (0–99). */
@@ -50,7 +95,12 @@ export const SAMPLE_DATA: SourceDataBySlot = {
     searches: 1234,
     commentsCount: 2,
     commentList: [
-      { author: 'Camille', text: 'Appel insistant pour une isolation à 1 euro.', date: '12/03/2024', callerType: 'Démarchage' },
+      {
+        author: 'Camille',
+        text: 'Appel insistant pour une isolation à 1 euro.',
+        date: '12/03/2024',
+        callerType: 'Démarchage',
+      },
       { author: 'Anonyme', text: 'Raccroche dès que je réponds.', date: '02/02/2024', callerType: 'Démarchage' },
     ],
   },
@@ -70,7 +120,10 @@ export const SAMPLE_DATA: SourceDataBySlot = {
   },
 };
 
-export type Responder<S extends SourceSlot> = (number: ParsedPhoneNumber, signal: AbortSignal) => SourceOutcome<SourceDataBySlot[S]> | Promise<SourceOutcome<SourceDataBySlot[S]>>;
+export type Responder<S extends SourceSlot> = (
+  number: ParsedPhoneNumber,
+  signal: AbortSignal,
+) => SourceOutcome<SourceDataBySlot[S]> | Promise<SourceOutcome<SourceDataBySlot[S]>>;
 
 export interface FakeSource<S extends SourceSlot> extends Source<S> {
   calls: number;
@@ -131,7 +184,10 @@ export function createLoopbackSource<S extends SourceSlot>(options: LoopbackSour
   let calls = 0;
   const defaultPauseMs = options.defaultPauseMs ?? 60_000;
 
-  async function fetchOutcome(number: ParsedPhoneNumber, signal: AbortSignal): Promise<SourceOutcome<SourceDataBySlot[S]>> {
+  async function fetchOutcome(
+    number: ParsedPhoneNumber,
+    signal: AbortSignal,
+  ): Promise<SourceOutcome<SourceDataBySlot[S]>> {
     if (Date.now() < pausedUntil) return blocked('paused', pausedUntil - Date.now());
     let response: Response;
     let text: string;
@@ -204,7 +260,8 @@ export function pendingSlot(): PendingSlot {
 
 /** The slot as settled by an upstream or the cache: fails the test if it was skipped or pending. */
 export function answered<S extends SourceSlot>(slot: SlotResult<S>): AnsweredSlot<S> {
-  if (slot.status === 'skipped' || slot.status === 'pending') throw new Error(`expected an answered slot, got ${slot.status}`);
+  if (slot.status === 'skipped' || slot.status === 'pending')
+    throw new Error(`expected an answered slot, got ${slot.status}`);
   return slot;
 }
 
@@ -271,7 +328,11 @@ function createRecordingCache(): RecordingCache {
 
 export interface EngineHarness {
   upstreams: Record<SourceSlot, FakeUpstream>;
-  sources: { primary: LoopbackSource<'primary'>; community: LoopbackSource<'community'>; signals: LoopbackSource<'signals'> };
+  sources: {
+    primary: LoopbackSource<'primary'>;
+    community: LoopbackSource<'community'>;
+    signals: LoopbackSource<'signals'>;
+  };
   service: EngineLookupService;
   cache: RecordingCache;
   events: SourceOutcomeEvent[];

@@ -24,7 +24,10 @@ export interface LoopbackHttp {
 }
 
 /** An HTTP server on a free loopback port, answering with `listener`. */
-export async function serveOnLoopback(listener: http.RequestListener, options: http.ServerOptions = {}): Promise<LoopbackHttp> {
+export async function serveOnLoopback(
+  listener: http.RequestListener,
+  options: http.ServerOptions = {},
+): Promise<LoopbackHttp> {
   const server = http.createServer(options, listener);
   const port = await listenOnLoopback(server);
   return {
@@ -123,7 +126,8 @@ export async function startFakeUpstream(initial: UpstreamResponder = { status: 4
       const countForPath = (counts.get(path) ?? 0) + 1;
       counts.set(path, countForPath);
       const responder = byPath.get(path) ?? fallback;
-      const behaviour = typeof responder === 'function' ? responder({ path, countForPath, countTotal: total }) : responder;
+      const behaviour =
+        typeof responder === 'function' ? responder({ path, countForPath, countTotal: total }) : responder;
       pending += 1;
       response.once('close', () => {
         pending -= 1;
@@ -172,7 +176,6 @@ export async function startFakeUpstream(initial: UpstreamResponder = { status: 4
     },
   };
 }
-
 
 // A TCP proxy on loopback in front of the real Redis, so a test can make Redis unreachable or
 // stalled for its own connections only (CLIENT PAUSE would freeze every test sharing Redis).
@@ -265,7 +268,9 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
       const taken = commands;
       commands = [];
       const except = options?.exceptKeys;
-      return taken.filter((command) => except === undefined || command.key === undefined || !except.test(command.key)).map((command) => command.name);
+      return taken
+        .filter((command) => except === undefined || command.key === undefined || !except.test(command.key))
+        .map((command) => command.name);
     },
     close: async () => {
       for (const { client, upstream } of pairs) {
@@ -297,23 +302,36 @@ export function parseRawAnswer(raw: string): RawAnswer {
     const colon = line.indexOf(':');
     if (colon > 0) headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim();
   }
-  return { status: Number(/^HTTP\/1\.[01] (\d{3})/.exec(statusLine)?.[1] ?? 0), headers, body: split === -1 ? '' : raw.slice(split + 4), raw };
+  return {
+    status: Number(/^HTTP\/1\.[01] (\d{3})/.exec(statusLine)?.[1] ?? 0),
+    headers,
+    body: split === -1 ? '' : raw.slice(split + 4),
+    raw,
+  };
 }
 
 /**
  * Writes `request` (text or chunks), then reads until the server closes the connection. Meant
  * for requests answered with `Connection: close` (or sent with it).
  */
-export function rawExchange(port: number, request: string | Buffer, options: { localAddress?: string } = {}): Promise<RawAnswer> {
+export function rawExchange(
+  port: number,
+  request: string | Buffer,
+  options: { localAddress?: string } = {},
+): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    const socket = net.connect({ port, host: '127.0.0.1', ...(options.localAddress ? { localAddress: options.localAddress } : {}) }, () => {
-      socket.write(request);
-    });
+    const socket = net.connect(
+      { port, host: '127.0.0.1', ...(options.localAddress ? { localAddress: options.localAddress } : {}) },
+      () => {
+        socket.write(request);
+      },
+    );
     socket.on('data', (chunk: Buffer) => chunks.push(chunk));
     // The server may close while we still write (a refused body): what it sent is the answer.
     socket.on('error', (error: NodeJS.ErrnoException) => {
-      if (chunks.length > 0 || error.code === 'ECONNRESET' || error.code === 'EPIPE') resolve(parseRawAnswer(Buffer.concat(chunks).toString('latin1')));
+      if (chunks.length > 0 || error.code === 'ECONNRESET' || error.code === 'EPIPE')
+        resolve(parseRawAnswer(Buffer.concat(chunks).toString('latin1')));
       else reject(error);
     });
     socket.on('close', () => resolve(parseRawAnswer(Buffer.concat(chunks).toString('latin1'))));

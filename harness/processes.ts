@@ -25,6 +25,7 @@ export function watchOutput(child: ChildProcess): WatchedOutput {
   child.stderr?.on('data', append);
   return {
     output: () => output,
-    printed: (pattern) => (pattern.test(output) ? Promise.resolve() : new Promise<void>((resolve) => watchers.push({ pattern, resolve }))),
+    printed: (pattern) =>
+      pattern.test(output) ? Promise.resolve() : new Promise<void>((resolve) => watchers.push({ pattern, resolve })),
   };
 }

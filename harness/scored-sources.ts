@@ -8,7 +8,15 @@ export function scoredSources(scores: Readonly<Record<string, number>>, callerTy
     primary: fakeSource('primary', (number) => {
       const score = scores[number.e164];
       if (score === undefined) return { status: 'not_found' };
-      return { status: 'ok', data: { score, searches: 10, commentsCount: 1, commentList: [{ author: 'a', text: 'x', date: '01/01/2026', callerType }] } };
+      return {
+        status: 'ok',
+        data: {
+          score,
+          searches: 10,
+          commentsCount: 1,
+          commentList: [{ author: 'a', text: 'x', date: '01/01/2026', callerType }],
+        },
+      };
     }),
     community: fakeSource('community', () => ({ status: 'not_found' })),
     signals: fakeSource('signals', () => ({ status: 'not_found' })),

@@ -36,9 +36,14 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startTestServer(options: { env?: Record<string, string>; overrides?: ServiceOverrides; logger?: Logger } = {}): Promise<TestServer> {
+export async function startTestServer(
+  options: { env?: Record<string, string>; overrides?: ServiceOverrides; logger?: Logger } = {},
+): Promise<TestServer> {
   const config = loadConfig({ HASH_SECRET: 'test-secret-0123456789', ...options.env });
-  const deps = await createServiceDependencies(config, options.logger, { numberingPlan: testNumberingPlan(), ...options.overrides });
+  const deps = await createServiceDependencies(config, options.logger, {
+    numberingPlan: testNumberingPlan(),
+    ...options.overrides,
+  });
   const app = await buildApp({ ...deps.app, logger: options.logger });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
@@ -64,7 +69,8 @@ export const BUILT_SERVER = fileURLToPath(new URL('../dist/server.js', import.me
 
 /** Command and arguments that start the shipped server; throws a clear error when it was not built. */
 export function builtServerCommand(nodePath = process.execPath): { command: string; args: string[]; cwd: string } {
-  if (!existsSync(BUILT_SERVER)) throw new Error(`${BUILT_SERVER} is missing: run \`npm run build\` (the system project's globalSetup does it)`);
+  if (!existsSync(BUILT_SERVER))
+    throw new Error(`${BUILT_SERVER} is missing: run \`npm run build\` (the system project's globalSetup does it)`);
   return { command: nodePath, args: [BUILT_SERVER], cwd: PROJECT_ROOT };
 }
 
@@ -115,7 +121,11 @@ export interface ServerProcess {
 }
 
 /** Spawns the shipped server on a free loopback port and resolves once it listens (with `nodePath`, on that Node binary). */
-export async function spawnServer(env: Record<string, string>, startTimeoutMs = 45_000, nodePath?: string): Promise<ServerProcess> {
+export async function spawnServer(
+  env: Record<string, string>,
+  startTimeoutMs = 45_000,
+  nodePath?: string,
+): Promise<ServerProcess> {
   const server = builtServerCommand(nodePath);
   const child = spawn(server.command, server.args, {
     cwd: server.cwd,
@@ -150,7 +160,10 @@ export interface AdminServer {
 /** The admin API alone on a loopback port of its own, as ADMIN_PORT serves it, over the service's dependencies built from `env`. */
 export async function startAdminServer(env: Record<string, string>, token: string): Promise<AdminServer> {
   const config = loadConfig({ ...env, ADMIN_TOKEN: token, ADMIN_PORT: '0' });
-  const deps = await createServiceDependencies(config, undefined, { numberingPlan: testNumberingPlan(), sources: healthyFakeSources() });
+  const deps = await createServiceDependencies(config, undefined, {
+    numberingPlan: testNumberingPlan(),
+    sources: healthyFakeSources(),
+  });
   const admin = await buildAdminApp({ ...deps.app, lists: deps.lists }, token);
   await admin.listen({ port: 0, host: '127.0.0.1' });
   const address = admin.server.address();

@@ -17,7 +17,9 @@ const SCENARIOS = fileURLToPath(new URL('./sip-scenarios/', import.meta.url));
 
 /** Whether Kamailio (with http_client) and SIPp are installed (scripts/test-prerequisites.sh installs them). */
 export function sipSoftwareInstalled(): boolean {
-  return existsSync(KAMAILIO) && existsSync(SIPP) && existsSync('/usr/lib/x86_64-linux-gnu/kamailio/modules/http_client.so');
+  return (
+    existsSync(KAMAILIO) && existsSync(SIPP) && existsSync('/usr/lib/x86_64-linux-gnu/kamailio/modules/http_client.so')
+  );
 }
 
 /** A UDP port on 127.0.0.1 that was free a moment ago (the kernel's choice). */
@@ -97,10 +99,26 @@ export async function startKamailio(options: KamailioOptions): Promise<Kamailio>
     `HTTP_TIMEOUT_S=${options.httpTimeoutSeconds ?? 2}`,
     ...(options.asyncWorkers === undefined ? [] : [`ASYNC_WORKERS=${options.asyncWorkers}`]),
   ];
-  const child = spawn(KAMAILIO, ['-f', options.cfg ?? KAMAILIO_CFG, '-DD', '-E', '-n', '2', '-w', workdir, '-Y', workdir, ...defines.flatMap((define) => ['-A', define])], {
-    cwd: workdir,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    KAMAILIO,
+    [
+      '-f',
+      options.cfg ?? KAMAILIO_CFG,
+      '-DD',
+      '-E',
+      '-n',
+      '2',
+      '-w',
+      workdir,
+      '-Y',
+      workdir,
+      ...defines.flatMap((define) => ['-A', define]),
+    ],
+    {
+      cwd: workdir,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const watched = watch(child);
   const stop = watched.stop;
   // The UDP socket is bound before the receive buffer is probed; requests sent from then on
@@ -124,9 +142,24 @@ export interface Callee extends Watched {
 /** A SIPp user agent that answers every call with 180 then 200 (harness/sip-scenarios/callee.xml). */
 export async function startCallee(): Promise<Callee> {
   const port = await freeUdpPort();
-  const child = spawn(SIPP, ['-sf', join(SCENARIOS, 'callee.xml'), '-i', '127.0.0.1', '-p', String(port), '-nostdin', '-trace_err', '-error_file', '/dev/null'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    SIPP,
+    [
+      '-sf',
+      join(SCENARIOS, 'callee.xml'),
+      '-i',
+      '127.0.0.1',
+      '-p',
+      String(port),
+      '-nostdin',
+      '-trace_err',
+      '-error_file',
+      '/dev/null',
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const watched = watch(child);
   return { ...watched, port };
 }
@@ -155,7 +188,12 @@ const SCENARIO_FILES = {
  * `retransmitted` (the INVITE sent twice, then answered). `rate` is new calls a second,
  * `limit` the most calls at once (default 1: one after the other).
  */
-export async function placeCalls(proxyPort: number, caller: string, expect: keyof typeof SCENARIO_FILES, options: { calls?: number; rate?: number; limit?: number; timeoutSeconds?: number } = {}): Promise<CallOutcome> {
+export async function placeCalls(
+  proxyPort: number,
+  caller: string,
+  expect: keyof typeof SCENARIO_FILES,
+  options: { calls?: number; rate?: number; limit?: number; timeoutSeconds?: number } = {},
+): Promise<CallOutcome> {
   const port = await freeUdpPort();
   const workdir = mkdtempSync(join(tmpdir(), 'sipp-'));
   const calls = options.calls ?? 1;
@@ -164,27 +202,51 @@ export async function placeCalls(proxyPort: number, caller: string, expect: keyo
     SIPP,
     [
       `127.0.0.1:${proxyPort}`,
-      '-sf', join(SCENARIOS, SCENARIO_FILES[expect]),
-      '-key', 'caller', caller,
-      '-i', '127.0.0.1', '-p', String(port),
-      '-m', String(calls), '-l', String(options.limit ?? 1), '-r', String(options.rate ?? 10),
-      '-timeout', `${options.timeoutSeconds ?? 20}s`, '-timeout_error',
-      '-nostdin', '-trace_msg', '-message_file', join(workdir, 'messages.log'),
-      '-trace_err', '-error_file', join(workdir, 'errors.log'),
+      '-sf',
+      join(SCENARIOS, SCENARIO_FILES[expect]),
+      '-key',
+      'caller',
+      caller,
+      '-i',
+      '127.0.0.1',
+      '-p',
+      String(port),
+      '-m',
+      String(calls),
+      '-l',
+      String(options.limit ?? 1),
+      '-r',
+      String(options.rate ?? 10),
+      '-timeout',
+      `${options.timeoutSeconds ?? 20}s`,
+      '-timeout_error',
+      '-nostdin',
+      '-trace_msg',
+      '-message_file',
+      join(workdir, 'messages.log'),
+      '-trace_err',
+      '-error_file',
+      join(workdir, 'errors.log'),
       // A phone ignores a provisional answer that comes late: the callee's 180 and 200 go back
       // through different Kamailio processes, so the 180 may arrive after the 200 (and the
       // proxy's answer to a retransmitted INVITE after the call's). Anything else unexpected
       // still fails the call, by its final answer never coming (the -timeout below).
-      '-default_behaviors', 'all,-abortunexp',
+      '-default_behaviors',
+      'all,-abortunexp',
     ],
     { cwd: workdir, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   const watched = watch(child);
   const exitCode = await watched.exited;
   const elapsedMs = performance.now() - started;
-  const setupMs = existsSync(join(workdir, 'messages.log')) ? setupTimes(readFileSync(join(workdir, 'messages.log'), 'utf8')) : [];
+  const setupMs = existsSync(join(workdir, 'messages.log'))
+    ? setupTimes(readFileSync(join(workdir, 'messages.log'), 'utf8'))
+    : [];
   // SIPp's own account of a failed call (an unexpected message, a timeout) ends the output.
-  const errors = exitCode !== 0 && existsSync(join(workdir, 'errors.log')) ? `\nSIPp errors:\n${readFileSync(join(workdir, 'errors.log'), 'utf8').slice(-1500)}` : '';
+  const errors =
+    exitCode !== 0 && existsSync(join(workdir, 'errors.log'))
+      ? `\nSIPp errors:\n${readFileSync(join(workdir, 'errors.log'), 'utf8').slice(-1500)}`
+      : '';
   rmSync(workdir, { recursive: true, force: true });
   return { exitCode, elapsedMs, setupMs, output: watched.output() + errors };
 }

@@ -17,7 +17,8 @@ import { startLoopbackServer, type LoopbackServer } from './loopback.js';
 export type Site = 'tellowsApi' | 'tellowsWeb' | 'numeroinconnu' | 'telguarder';
 
 /** A fixture file name of that site's adapter, or a bare status (403, 429, 500…). */
-export type SiteAnswer = { fixture: string; status?: number } | { status: number; headers?: Record<string, string> } | { blackHole: true };
+export type SiteAnswer =
+  { fixture: string; status?: number } | { status: number; headers?: Record<string, string> } | { blackHole: true };
 
 export type Scenario = Partial<Record<Site, SiteAnswer>>;
 
@@ -67,7 +68,9 @@ export interface FakeUpstreamSites extends LoopbackServer {
   env(): Record<string, string>;
 }
 
-export async function startFakeUpstreamSites(options: { scenarios?: Record<string, Scenario>; fallback?: Scenario; delayMs?: number } = {}): Promise<FakeUpstreamSites> {
+export async function startFakeUpstreamSites(
+  options: { scenarios?: Record<string, Scenario>; fallback?: Scenario; delayMs?: number } = {},
+): Promise<FakeUpstreamSites> {
   const counts: Record<Site, number> = { tellowsApi: 0, tellowsWeb: 0, numeroinconnu: 0, telguarder: 0 };
   const scenarios = new Map(Object.entries(options.scenarios ?? {}));
   const self: { sites?: FakeUpstreamSites } = {};
@@ -78,9 +81,12 @@ export async function startFakeUpstreamSites(options: { scenarios?: Record<strin
     const chosen: SiteAnswer = scenario[site] ?? UNKNOWN_NUMBER[site];
     if ('blackHole' in chosen) return; // never answer
     if ('fixture' in chosen) {
-      const contentType = chosen.fixture.endsWith('.json') || chosen.fixture.endsWith('.txt') ? 'text/html; charset=utf-8' : 'text/html';
+      const contentType =
+        chosen.fixture.endsWith('.json') || chosen.fixture.endsWith('.txt') ? 'text/html; charset=utf-8' : 'text/html';
       const latin1 = chosen.fixture.includes('latin1');
-      response.writeHead(chosen.status ?? 200, { 'content-type': latin1 ? 'text/html; charset=iso-8859-1' : contentType });
+      response.writeHead(chosen.status ?? 200, {
+        'content-type': latin1 ? 'text/html; charset=iso-8859-1' : contentType,
+      });
       response.end(fixtureBytes(site, chosen.fixture));
       return;
     }
@@ -154,22 +160,83 @@ export async function startFixtureUpstreams(): Promise<FixtureUpstreams> {
 // fast-check generators of hostile HTML for parser property tests: random text, and documents
 // stitched from real markers, broken tags, entities and control characters.
 const FRAGMENTS = [
-  '<div', '<div>', '</div>', '<p>', '</p>', '<td>', '<tr>', '<span>', '</span>', '<script>', '</script>', '<!--', '-->',
-  '<style>', '<strong class="rank r1">', '<span class="date">', '<p class="comment-text">', '<div class="comment-item">',
-  '<div class="comment-item comment-disabled">', '<div id="count-comments">', '<div id="progress-bar-inner">',
-  '<div id="filter-rank-only">', '<strong class="comment-heading">', 'Niveau de danger :', 'Nombre de commentaires :',
-  'Nombre de visites :', 'Dernière évaluation :', 'Dernière visite :', '<div class="ai-number-stats-panel">',
-  '<div class="ai-row-1-cell">', '<div id="securityLevelValue" data-security-level="', '<div class="ai-assessment-body">',
-  '<div class="ai-comment-text">', '<span class="ai-assessment-date">', '<span class="ai-spam-reason ai-sr-x">',
-  'Commentaire de l\'utilisateur (', '84', '%', '×', '\u00a0', '\u202f', '0', '12 mars 2024', '31.02.2026', '2026-11-20',
-  '&amp;', '&#0;', '&#x110000;', '&valueOf;', '&', '<', '>', '"', "'", '=', ':', '\u0000', '\u202e', '\ud800', ' ', '\n',
-  '<constructor>', '<__proto__>', '<a_b', 'Dangereux', 'Gênant', 'r5', 'class=', 'id=',
+  '<div',
+  '<div>',
+  '</div>',
+  '<p>',
+  '</p>',
+  '<td>',
+  '<tr>',
+  '<span>',
+  '</span>',
+  '<script>',
+  '</script>',
+  '<!--',
+  '-->',
+  '<style>',
+  '<strong class="rank r1">',
+  '<span class="date">',
+  '<p class="comment-text">',
+  '<div class="comment-item">',
+  '<div class="comment-item comment-disabled">',
+  '<div id="count-comments">',
+  '<div id="progress-bar-inner">',
+  '<div id="filter-rank-only">',
+  '<strong class="comment-heading">',
+  'Niveau de danger :',
+  'Nombre de commentaires :',
+  'Nombre de visites :',
+  'Dernière évaluation :',
+  'Dernière visite :',
+  '<div class="ai-number-stats-panel">',
+  '<div class="ai-row-1-cell">',
+  '<div id="securityLevelValue" data-security-level="',
+  '<div class="ai-assessment-body">',
+  '<div class="ai-comment-text">',
+  '<span class="ai-assessment-date">',
+  '<span class="ai-spam-reason ai-sr-x">',
+  "Commentaire de l'utilisateur (",
+  '84',
+  '%',
+  '×',
+  '\u00a0',
+  '\u202f',
+  '0',
+  '12 mars 2024',
+  '31.02.2026',
+  '2026-11-20',
+  '&amp;',
+  '&#0;',
+  '&#x110000;',
+  '&valueOf;',
+  '&',
+  '<',
+  '>',
+  '"',
+  "'",
+  '=',
+  ':',
+  '\u0000',
+  '\u202e',
+  '\ud800',
+  ' ',
+  '\n',
+  '<constructor>',
+  '<__proto__>',
+  '<a_b',
+  'Dangereux',
+  'Gênant',
+  'r5',
+  'class=',
+  'id=',
 ];
 
 export const hostileHtml = (): fc.Arbitrary<string> =>
   fc.oneof(
     fc.string({ maxLength: 300 }),
-    fc.array(fc.oneof(fc.constantFrom(...FRAGMENTS), fc.string({ maxLength: 8 })), { maxLength: 120 }).map((parts) => parts.join('')),
+    fc
+      .array(fc.oneof(fc.constantFrom(...FRAGMENTS), fc.string({ maxLength: 8 })), { maxLength: 120 })
+      .map((parts) => parts.join('')),
   );
 
 /** Every date the parsers output is DD/MM/YYYY or "". */

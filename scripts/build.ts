@@ -21,5 +21,9 @@ if (compiled.status !== 0) {
   process.exit(compiled.status ?? 1);
 }
 
-cpSync(fileURLToPath(new URL('../src/web/static/', import.meta.url)), fileURLToPath(new URL('../dist/web/static/', import.meta.url)), { recursive: true });
+cpSync(
+  fileURLToPath(new URL('../src/web/static/', import.meta.url)),
+  fileURLToPath(new URL('../dist/web/static/', import.meta.url)),
+  { recursive: true },
+);
 await writePrecompressedPageFiles(fileURLToPath(new URL('../dist/web/static/', import.meta.url)));

@@ -2,7 +2,12 @@
 // schema. With --check it writes nothing and exits 1 when either file differs from the schema.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { CONFIGURATION_DOC_PATH, ENV_EXAMPLE_PATH, renderConfigurationMarkdown, renderEnvExample } from '../src/config/config-docs.js';
+import {
+  CONFIGURATION_DOC_PATH,
+  ENV_EXAMPLE_PATH,
+  renderConfigurationMarkdown,
+  renderEnvExample,
+} from '../src/config/config-docs.js';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const check = process.argv.includes('--check');

@@ -13,7 +13,10 @@ import { requestContextPlugin } from './http/plugins/request-context.js';
 import { RouteTable } from './http/route-table.js';
 import { fastifyTrustProxy } from './config/config.js';
 
-export async function buildAdminApp(deps: AppDependencies & { lists: ListStore; logger?: FastifyBaseLogger }, token: string): Promise<FastifyInstance> {
+export async function buildAdminApp(
+  deps: AppDependencies & { lists: ListStore; logger?: FastifyBaseLogger },
+  token: string,
+): Promise<FastifyInstance> {
   const { config } = deps;
   const app = Fastify({
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
@@ -25,7 +28,12 @@ export async function buildAdminApp(deps: AppDependencies & { lists: ListStore; 
   });
   await app.register(problemsPlugin, { table: new RouteTable() });
   await app.register(requestContextPlugin);
-  await app.register(rateLimitPlugin, { max: config.RATE_LIMIT_MAX, windowSeconds: config.RATE_LIMIT_WINDOW_S, store: deps.rateLimitStore, hashKey: deps.hashKey });
+  await app.register(rateLimitPlugin, {
+    max: config.RATE_LIMIT_MAX,
+    windowSeconds: config.RATE_LIMIT_WINDOW_S,
+    store: deps.rateLimitStore,
+    hashKey: deps.hashKey,
+  });
   await app.register(credentialFailuresPlugin);
   // The access line only: the admin API's requests are not the API's, so not in its metrics.
   await app.register(observabilityPlugin);

@@ -1,6 +1,13 @@
 // Builds the HTTP application from its dependencies. Does no I/O: no socket, no file, no
 // upstream is touched here, so tests can build it with fakes and drive it with inject().
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+} from 'fastify';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { fastifyTrustProxy, parseAddressRanges, type Config } from './config/config.js';
@@ -17,7 +24,13 @@ import { responseInFlight } from './http/node-http-internals.js';
 import { lazyChildLoggerFactory } from './http/lazy-request-logger.js';
 import { RouteTable } from './http/route-table.js';
 import { freshRequestId } from './http/request-id.js';
-import { acceptEveryMethod, methodFallbacksPlugin, problemsPlugin, routerFailure, sendProblem } from './http/plugins/problems.js';
+import {
+  acceptEveryMethod,
+  methodFallbacksPlugin,
+  problemsPlugin,
+  routerFailure,
+  sendProblem,
+} from './http/plugins/problems.js';
 import { MAX_HEADER_FIELDS, requestContextPlugin } from './http/plugins/request-context.js';
 import { rateLimitPlugin } from './http/plugins/rate-limit.js';
 import { credentialFailuresPlugin } from './http/plugins/credential-failures.js';
@@ -77,7 +90,10 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
  * per request, with the route pattern; the caller's `X-Request-Id` when short and plain, else a
  * fresh UUID (never Fastify's `req-1`).
  */
-export function requestLoggingOptions(): Pick<FastifyServerOptions, 'logController' | 'childLoggerFactory' | 'genReqId'> {
+export function requestLoggingOptions(): Pick<
+  FastifyServerOptions,
+  'logController' | 'childLoggerFactory' | 'genReqId'
+> {
   return {
     logController: new LogController({ disableRequestLogging: true }),
     // The per-request child logger is made only when something logs for the request (the
@@ -144,10 +160,12 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   app.addHook('preClose', async () => connections.closeAfterResponses());
   acceptEveryMethod(app);
   // CardDAV's PROPFIND and REPORT carry an XML body (Node knows them as bodyless by default here).
-  if (deps.blocklistFeed !== undefined) for (const method of ['PROPFIND', 'REPORT']) app.addHttpMethod(method, { hasBody: true, overrideExisting: true });
+  if (deps.blocklistFeed !== undefined)
+    for (const method of ['PROPFIND', 'REPORT']) app.addHttpMethod(method, { hasBody: true, overrideExisting: true });
 
   // One exempt list for the rate limit and the upstream shares.
-  const exemptList = config.RATE_LIMIT_EXEMPT === undefined ? undefined : parseAddressRanges(config.RATE_LIMIT_EXEMPT).list;
+  const exemptList =
+    config.RATE_LIMIT_EXEMPT === undefined ? undefined : parseAddressRanges(config.RATE_LIMIT_EXEMPT).list;
   // Cross-cutting plugins first: their onRoute hooks must see every route.
   await app.register(problemsPlugin, { table: routeTable });
   await app.register(requestContextPlugin);
@@ -181,21 +199,30 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     cidMaxLength: config.CID_MAX_LENGTH,
     lookupClientOf: (request) => lookupClientOf(request, deps.hashKey, exemptList),
     ...(deps.lists === undefined ? {} : { lists: deps.lists }),
-    ...(deps.metrics === undefined ? {} : { onListMatch: (list: 'allow' | 'block') => deps.metrics?.recordListMatch(list) }),
+    ...(deps.metrics === undefined
+      ? {}
+      : { onListMatch: (list: 'allow' | 'block') => deps.metrics?.recordListMatch(list) }),
     ...(deps.blocklistFeed === undefined ? {} : { onLookedUp: feedRecorder(deps.blocklistFeed, config) }),
   });
   await app.register(spamBlockerRoutes, { publicUrl: config.PUBLIC_URL });
   if (deps.blocklistFeed !== undefined && config.FEED_PASSWORD !== undefined) {
-    await app.register(feedRoutes, { feed: deps.blocklistFeed, user: config.FEED_USER, password: config.FEED_PASSWORD, publicUrl: config.PUBLIC_URL });
+    await app.register(feedRoutes, {
+      feed: deps.blocklistFeed,
+      user: config.FEED_USER,
+      password: config.FEED_PASSWORD,
+      publicUrl: config.PUBLIC_URL,
+    });
   } else if (config.FEED_PASSWORD === undefined) await app.register(feedOffRoutes);
   await app.register(healthRoutes, { startedAtMs: deps.startedAtMs ?? Date.now() - process.uptime() * 1000, version });
   await app.register(readinessRoutes, { readiness: deps.readiness ?? createReadinessCheck({ upstreams: [] }) });
   await app.register(docsRoutes);
   // The lists' admin API, here unless ADMIN_PORT gives it a server of its own (admin-app.ts).
-  if (config.ADMIN_TOKEN !== undefined && config.ADMIN_PORT === undefined && deps.lists !== undefined) await app.register(adminRoutes, adminRoutesOptions(deps, deps.lists, config.ADMIN_TOKEN, app.log));
+  if (config.ADMIN_TOKEN !== undefined && config.ADMIN_PORT === undefined && deps.lists !== undefined)
+    await app.register(adminRoutes, adminRoutesOptions(deps, deps.lists, config.ADMIN_TOKEN, app.log));
   if (deps.webPage !== false) await app.register(webPageRoutes, deps.webPage ?? {});
   // /metrics lives here unless METRICS_PORT gives it a server of its own (server.ts).
-  if (deps.metrics && config.METRICS_ENABLED && config.METRICS_PORT === undefined) await app.register(metricsRoutes, { metrics: deps.metrics });
+  if (deps.metrics && config.METRICS_ENABLED && config.METRICS_PORT === undefined)
+    await app.register(metricsRoutes, { metrics: deps.metrics });
 
   // Last: 405/OPTIONS for every registered path and 404 for the rest.
   await app.register(methodFallbacksPlugin);
@@ -207,7 +234,10 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
  * (FEED_RECORD_FROM, else RATE_LIMIT_EXEMPT): a stranger's lookups never enter the household's
  * feed, nor its record in clear. Undefined when nobody's count.
  */
-function feedRecorder(feed: BlocklistFeed, config: Config): ((e164: string, facts: TextFacts, request: FastifyRequest) => void) | undefined {
+function feedRecorder(
+  feed: BlocklistFeed,
+  config: Config,
+): ((e164: string, facts: TextFacts, request: FastifyRequest) => void) | undefined {
   const setting = config.FEED_RECORD_FROM ?? config.RATE_LIMIT_EXEMPT;
   if (setting === undefined || setting === 'none') return undefined;
   const counted = parseAddressRanges(setting).list;
@@ -222,7 +252,12 @@ function feedRecorder(feed: BlocklistFeed, config: Config): ((e164: string, fact
  * the route its path's shape belongs to is limited, or when no route is (the catch-all 404 is):
  * past the limit it is a 429 like any other request.
  */
-async function answerFrameworkError(request: FastifyRequest, reply: FastifyReply, table: RouteTable, failure: ApiError): Promise<void> {
+async function answerFrameworkError(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  table: RouteTable,
+  failure: ApiError,
+): Promise<void> {
   const limit = request.server.clientRateLimit;
   const entry = table.match(request.url.split('?')[0] ?? request.url);
   if (limit !== null && (entry === undefined || entry.features.rateLimit)) {
@@ -240,11 +275,17 @@ async function answerFrameworkError(request: FastifyRequest, reply: FastifyReply
 /** `Expect` other than 100-continue: 417 in the problem shape instead of Node's bare answer. */
 function answerUnsupportedExpectation(_request: IncomingMessage, response: ServerResponse): void {
   response.shouldKeepAlive = false;
-  response.socket?.end(rawProblemResponse('expectation_failed', freshRequestId(), 'Only "Expect: 100-continue" is understood.'));
+  response.socket?.end(
+    rawProblemResponse('expectation_failed', freshRequestId(), 'Only "Expect: 100-continue" is understood.'),
+  );
 }
 
 /** Node-level parse errors (hostile headers, broken request lines, deadlines) never reach Fastify. */
-function writeRawProblem(socket: Socket, error: Error & { code?: string; rawPacket?: unknown }, table: RouteTable): void {
+function writeRawProblem(
+  socket: Socket,
+  error: Error & { code?: string; rawPacket?: unknown },
+  table: RouteTable,
+): void {
   // A parse error can come after the request line and headers were read and answered (a body
   // framed by a bogus Transfer-Encoding): the client already has its answer, so a second one
   // on the same socket would be a stray response. Node's own default handler makes the same check.
@@ -259,11 +300,17 @@ function writeRawProblem(socket: Socket, error: Error & { code?: string; rawPack
   }
   // A method Node's parser does not know, on a path that exists: 405 like any other method.
   if (error.code === 'HPE_INVALID_METHOD' && Buffer.isBuffer(error.rawPacket)) {
-    const path = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+ (\/[^ ?\r\n]*)/.exec(error.rawPacket.subarray(0, 4096).toString('latin1'))?.[1];
+    const path = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+ (\/[^ ?\r\n]*)/.exec(
+      error.rawPacket.subarray(0, 4096).toString('latin1'),
+    )?.[1];
     const entry = path === undefined ? undefined : table.match(path);
     if (path !== undefined && entry && entry.pattern !== '*') {
       const allow = table.allowOf(entry.pattern);
-      socket.end(rawProblemResponse('method_not_allowed', freshRequestId(), 'This method is not allowed here.', { Allow: allow }));
+      socket.end(
+        rawProblemResponse('method_not_allowed', freshRequestId(), 'This method is not allowed here.', {
+          Allow: allow,
+        }),
+      );
       return;
     }
   }

@@ -57,7 +57,9 @@ export function runPrimary(options: PrimaryOptions): Primary {
     if (stopping) return;
     crashesInARow = livedMs >= stableAfterMs ? 1 : crashesInARow + 1;
     const delayMs = restartDelayMs(crashesInARow, initialMs, maxMs);
-    options.log(`worker ${worker.process.pid ?? '?'} exited (${signal ?? `code ${code}`}); restarting in ${delayMs} ms`);
+    options.log(
+      `worker ${worker.process.pid ?? '?'} exited (${signal ?? `code ${code}`}); restarting in ${delayMs} ms`,
+    );
     const timer = setTimeout(() => {
       restartTimers.delete(timer);
       if (!stopping) fork();
@@ -73,7 +75,8 @@ export function runPrimary(options: PrimaryOptions): Primary {
   options.log(`primary ${process.pid} started ${options.workers} workers`);
 
   return {
-    workerPids: () => [...startedAt.keys()].flatMap((worker) => (worker.process.pid === undefined ? [] : [worker.process.pid])),
+    workerPids: () =>
+      [...startedAt.keys()].flatMap((worker) => (worker.process.pid === undefined ? [] : [worker.process.pid])),
     stop() {
       stopping ??= new Promise<void>((resolve) => {
         for (const timer of restartTimers) clearTimeout(timer);

@@ -22,7 +22,12 @@ import { createPhoneNumberParser } from './domain/numbering/parse-phone-number.j
 import { memoizeParser } from './domain/numbering/memoize-parser.js';
 import { UPSTREAMS, UPSTREAMS_BY_SLOT } from './sources/upstreams.js';
 import { createScheduledCanary, type ScheduledCanary } from './sources/canary.js';
-import { buildSource, createUpstreamFetchers, type SourceWiring, type UpstreamDescription } from './sources/common/wiring.js';
+import {
+  buildSource,
+  createUpstreamFetchers,
+  type SourceWiring,
+  type UpstreamDescription,
+} from './sources/common/wiring.js';
 import type { SourcesBySlot } from './domain/ports/source.js';
 import type { SourceResultCache } from './domain/ports/source-cache.js';
 import type { UpstreamFetcher } from './infra/http/types.js';
@@ -35,7 +40,12 @@ import type { PolitenessStore } from './infra/http/politeness-store.js';
 import { Registry } from 'prom-client';
 import { createServiceMetrics, type ServiceMetrics } from './infra/metrics/service-metrics.js';
 import { instrumentSourceCache, instrumentUpstreamFetcher } from './infra/metrics/instrument.js';
-import { createReadinessCheck, createUpstreamOutcomeTracker, type ReadinessCheck, type RedisStatus } from './infra/readiness/readiness.js';
+import {
+  createReadinessCheck,
+  createUpstreamOutcomeTracker,
+  type ReadinessCheck,
+  type RedisStatus,
+} from './infra/readiness/readiness.js';
 import { mapSlots, SOURCE_SLOTS, type SourceSlot } from './domain/report.js';
 import type { ListStore } from './infra/lists/list-store.js';
 import { openListStore } from './infra/lists/open-list-store.js';
@@ -47,8 +57,15 @@ import { npvPrefixesE164 } from './domain/numbering/parse-phone-number.js';
 import type { VerdictRule } from './domain/verdict.js';
 
 /** The `/verdict` rule (VERDICT_*), which the text routes and the blocklist feed share. */
-export function verdictRuleOf(config: Pick<Config, 'VERDICT_BLOCK_SCORE' | 'VERDICT_WARN_SCORE' | 'VERDICT_NPV' | 'VERDICT_WITHHELD'>): VerdictRule {
-  return { blockScore: config.VERDICT_BLOCK_SCORE, warnScore: config.VERDICT_WARN_SCORE, npv: config.VERDICT_NPV, withheld: config.VERDICT_WITHHELD };
+export function verdictRuleOf(
+  config: Pick<Config, 'VERDICT_BLOCK_SCORE' | 'VERDICT_WARN_SCORE' | 'VERDICT_NPV' | 'VERDICT_WITHHELD'>,
+): VerdictRule {
+  return {
+    blockScore: config.VERDICT_BLOCK_SCORE,
+    warnScore: config.VERDICT_WARN_SCORE,
+    npv: config.VERDICT_NPV,
+    withheld: config.VERDICT_WITHHELD,
+  };
 }
 
 export interface ServiceOverrides {
@@ -93,7 +110,6 @@ export interface ServiceDependencies {
   close(): Promise<void>;
 }
 
-
 /** The engine's deadlines and lifetimes, from the variables that set them. */
 export function lookupTimingsOf(config: Config): LookupTimings {
   return {
@@ -105,7 +121,11 @@ export function lookupTimingsOf(config: Config): LookupTimings {
   };
 }
 
-export async function createServiceDependencies(config: Config, logger?: Logger, overrides: ServiceOverrides = {}): Promise<ServiceDependencies> {
+export async function createServiceDependencies(
+  config: Config,
+  logger?: Logger,
+  overrides: ServiceOverrides = {},
+): Promise<ServiceDependencies> {
   const hashKey = createKeyedHasher(config.HASH_SECRET);
   // The state directory's copy once `data update` wrote one, else the package's snapshot.
   const numberingData = numberingDataInUse(arcepLocationOf(config));
@@ -113,23 +133,38 @@ export async function createServiceDependencies(config: Config, logger?: Logger,
   // CACHE_MAX_MB is the machine's: each of WORKERS processes gets its share, split between
   // everything held per number (cache-budget.ts, docs/cache.md).
   const budget = cacheBudgetOf(config.CACHE_MAX_MB, config.workers);
-  const parsePhoneNumber = memoizeParser(createPhoneNumberParser(numberingPlan, config.DEFAULT_REGION), { maxBytes: budget.parserMemoBytes });
+  const parsePhoneNumber = memoizeParser(createPhoneNumberParser(numberingPlan, config.DEFAULT_REGION), {
+    maxBytes: budget.parserMemoBytes,
+  });
 
   const redisClient: RedisClient | undefined =
-    config.REDIS_URL === undefined ? undefined : createRedisClient(config.REDIS_URL, { keyPrefix: config.REDIS_KEY_PREFIX, commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS, logger });
+    config.REDIS_URL === undefined
+      ? undefined
+      : createRedisClient(config.REDIS_URL, {
+          keyPrefix: config.REDIS_KEY_PREFIX,
+          commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
+          logger,
+        });
   // One store for every upstream: its keys are per upstream.
-  const politeness: PolitenessStore | undefined = redisClient ? createRedisPolitenessStore({ client: redisClient }) : undefined;
+  const politeness: PolitenessStore | undefined = redisClient
+    ? createRedisPolitenessStore({ client: redisClient })
+    : undefined;
 
   // A registry of our own, never prom-client's global one: two apps in one process (tests,
   // the CLI) each count their own.
-  const renderInterval = overrides.metricsRenderIntervalMs === undefined ? {} : { renderIntervalMs: overrides.metricsRenderIntervalMs };
-  const metrics = config.METRICS_ENABLED ? createServiceMetrics({ registry: new Registry(), ...renderInterval }) : undefined;
+  const renderInterval =
+    overrides.metricsRenderIntervalMs === undefined ? {} : { renderIntervalMs: overrides.metricsRenderIntervalMs };
+  const metrics = config.METRICS_ENABLED
+    ? createServiceMetrics({ registry: new Registry(), ...renderInterval })
+    : undefined;
 
   const httpClient = createHttpClient();
   const wiring: SourceWiring = {
     client: httpClient,
     ...(politeness === undefined ? {} : { politeness }),
-    ...(metrics === undefined ? {} : { decorate: (created: UpstreamFetcher) => instrumentUpstreamFetcher(created, metrics) }),
+    ...(metrics === undefined
+      ? {}
+      : { decorate: (created: UpstreamFetcher) => instrumentUpstreamFetcher(created, metrics) }),
   };
   const fetchers: UpstreamFetcher[] = [];
   const fetchersBySlot = mapSlots<Record<SourceSlot, UpstreamFetcher[]>>(() => []);
@@ -143,22 +178,45 @@ export async function createServiceDependencies(config: Config, logger?: Logger,
     fetchersBySlot[description.slot].push(...built.values());
     return buildSource(description, config, built, logger === undefined ? {} : { logger });
   };
-  const sources: SourcesBySlot = overrides.sources ?? mapSlots<SourcesBySlot>((slot) => sourceOf(UPSTREAMS_BY_SLOT[slot]) as SourcesBySlot[typeof slot]);
+  const sources: SourcesBySlot =
+    overrides.sources ??
+    mapSlots<SourcesBySlot>((slot) => sourceOf(UPSTREAMS_BY_SLOT[slot]) as SourcesBySlot[typeof slot]);
 
   const frontCache = createFrontCache({ maxBytes: budget.frontBytes, spellingsMaxBytes: budget.frontSpellingsBytes });
   let memoryCache: MemorySourceCache | undefined;
   const sharedCache = redisClient
-    ? createRedisSourceCache({ client: redisClient, localMaxEntries: Math.min(config.CACHE_MAX_ENTRIES ?? DEFAULT_LOCAL_MAX_ENTRIES, DEFAULT_LOCAL_MAX_ENTRIES) })
-    : (memoryCache = createMemorySourceCache({ maxBytes: budget.sourceBytes, ...(config.CACHE_MAX_ENTRIES === undefined ? {} : { maxEntries: config.CACHE_MAX_ENTRIES }) }));
+    ? createRedisSourceCache({
+        client: redisClient,
+        localMaxEntries: Math.min(config.CACHE_MAX_ENTRIES ?? DEFAULT_LOCAL_MAX_ENTRIES, DEFAULT_LOCAL_MAX_ENTRIES),
+      })
+    : (memoryCache = createMemorySourceCache({
+        maxBytes: budget.sourceBytes,
+        ...(config.CACHE_MAX_ENTRIES === undefined ? {} : { maxEntries: config.CACHE_MAX_ENTRIES }),
+      }));
   metrics?.watchCacheMemory({
     maxBytes: budget.processBytes,
-    charged: () => ({ source: memoryCache?.chargedBytes() ?? 0, front: frontCache.charges().entries, spellings: frontCache.charges().spellings + parsePhoneNumber.chargedBytes() }),
-    entries: () => ({ source: memoryCache?.size() ?? 0, front: frontCache.size(), spellings: frontCache.spellingCount() }),
+    charged: () => ({
+      source: memoryCache?.chargedBytes() ?? 0,
+      front: frontCache.charges().entries,
+      spellings: frontCache.charges().spellings + parsePhoneNumber.chargedBytes(),
+    }),
+    entries: () => ({
+      source: memoryCache?.size() ?? 0,
+      front: frontCache.size(),
+      spellings: frontCache.spellingCount(),
+    }),
   });
-  const instrumented = metrics ? instrumentSourceCache(sharedCache, redisClient ? 'redis' : 'memory', metrics) : sharedCache;
+  const instrumented = metrics
+    ? instrumentSourceCache(sharedCache, redisClient ? 'redis' : 'memory', metrics)
+    : sharedCache;
   const cache = overrides.decorateSourceCache ? overrides.decorateSourceCache(instrumented) : instrumented;
   // A flight waits for another instance's fetch of its key at most one fetch and two leases.
-  const coalescer = redisClient ? createRedisFetchCoalescer({ client: redisClient, maxWaitMs: config.SOURCE_TIMEOUT_MS + 2 * DEFAULT_LOCK_LEASE_MS }) : undefined;
+  const coalescer = redisClient
+    ? createRedisFetchCoalescer({
+        client: redisClient,
+        maxWaitMs: config.SOURCE_TIMEOUT_MS + 2 * DEFAULT_LOCK_LEASE_MS,
+      })
+    : undefined;
   const outcomes = createUpstreamOutcomeTracker();
   const lookupService = createLookupService({
     sources,
@@ -186,7 +244,9 @@ export async function createServiceDependencies(config: Config, logger?: Logger,
       ...(logger === undefined ? {} : { logger }),
     }));
   metrics?.watchLists(() => lists.countByList());
-  const rateLimitStore = overrides.rateLimitStore ?? (redisClient ? createRedisRateLimitStore({ client: redisClient }) : createMemoryRateLimitStore());
+  const rateLimitStore =
+    overrides.rateLimitStore ??
+    (redisClient ? createRedisRateLimitStore({ client: redisClient }) : createMemoryRateLimitStore());
 
   // CANARY_INTERVAL_S: rounds through the lookups' own fetchers (same budget, same pauses).
   const canary: ScheduledCanary | undefined =
@@ -213,7 +273,11 @@ export async function createServiceDependencies(config: Config, logger?: Logger,
   };
   metrics?.watchUpstreams({
     pauses: fetchers.map((f) => ({ upstream: f.upstream, pausedUntilMs: () => f.pausedUntil() })),
-    circuits: upstreamNames.map(({ slot, name }) => ({ slot, upstream: name, state: () => lookupService.breakerState(slot) })),
+    circuits: upstreamNames.map(({ slot, name }) => ({
+      slot,
+      upstream: name,
+      state: () => lookupService.breakerState(slot),
+    })),
   });
   // The one verdict rule: the text routes and the feed decide block, warn and allow by it alike.
   const verdictRule = verdictRuleOf(config);
@@ -237,33 +301,59 @@ export async function createServiceDependencies(config: Config, logger?: Logger,
           rule: verdictRule,
           cidMaxLength: config.CID_MAX_LENGTH,
           maxEntries: config.FEED_MAX_ENTRIES,
-          ...(overrides.feedRefreshIntervalMs === undefined ? {} : { refreshIntervalMs: overrides.feedRefreshIntervalMs }),
-          ...(logger === undefined ? {} : { onError: (error: unknown) => logger.error({ err: { type: error instanceof Error ? error.name : typeof error } }, 'blocklist feed rebuild failed: the feed answers 503 until a rebuild succeeds') }),
+          ...(overrides.feedRefreshIntervalMs === undefined
+            ? {}
+            : { refreshIntervalMs: overrides.feedRefreshIntervalMs }),
+          ...(logger === undefined
+            ? {}
+            : {
+                onError: (error: unknown) =>
+                  logger.error(
+                    { err: { type: error instanceof Error ? error.name : typeof error } },
+                    'blocklist feed rebuild failed: the feed answers 503 until a rebuild succeeds',
+                  ),
+              }),
         });
   blocklistFeed?.start();
 
   let shuttingDown = false;
-  const readiness = createReadinessCheck({
-    upstreams: upstreamNames.map(({ slot, name }) => ({
-      name,
-      slot,
-      circuit: () => lookupService.breakerState(slot),
-      pausedUntilMs: () => pausedUntilMs(slot),
-      lastOutcome: () => outcomes.lastOutcome(slot),
-      lastFailure: () => outcomes.lastFailure(slot),
-      ...(canary === undefined ? {} : { layoutChanged: () => canary.layoutChanged(name) }),
-    })),
-    numberingDataDate: () => numberingPlan.dataDate,
-    ...(overrides.redisStatus
-      ? { redisStatus: overrides.redisStatus }
-      : redisClient
-        ? { redisStatus: (): RedisStatus => redisClient.health() }
-        : {}),
-    isShuttingDown: () => shuttingDown,
-  }, { numberingMaxAgeDays: config.ARCEP_MAX_AGE_DAYS });
+  const readiness = createReadinessCheck(
+    {
+      upstreams: upstreamNames.map(({ slot, name }) => ({
+        name,
+        slot,
+        circuit: () => lookupService.breakerState(slot),
+        pausedUntilMs: () => pausedUntilMs(slot),
+        lastOutcome: () => outcomes.lastOutcome(slot),
+        lastFailure: () => outcomes.lastFailure(slot),
+        ...(canary === undefined ? {} : { layoutChanged: () => canary.layoutChanged(name) }),
+      })),
+      numberingDataDate: () => numberingPlan.dataDate,
+      ...(overrides.redisStatus
+        ? { redisStatus: overrides.redisStatus }
+        : redisClient
+          ? { redisStatus: (): RedisStatus => redisClient.health() }
+          : {}),
+      isShuttingDown: () => shuttingDown,
+    },
+    { numberingMaxAgeDays: config.ARCEP_MAX_AGE_DAYS },
+  );
 
   return {
-    app: { config, version: packageVersion(), parsePhoneNumber, lookupService, rateLimitStore, hashKey, verdictRule, metrics, readiness, frontCache, lists, ...(blocklistFeed === undefined ? {} : { blocklistFeed }) },
+    app: {
+      config,
+      version: packageVersion(),
+      parsePhoneNumber,
+      lookupService,
+      rateLimitStore,
+      hashKey,
+      verdictRule,
+      metrics,
+      readiness,
+      frontCache,
+      lists,
+      ...(blocklistFeed === undefined ? {} : { blocklistFeed }),
+    },
     lists,
     numberingPlan,
     numberingData,

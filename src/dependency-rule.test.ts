@@ -16,7 +16,9 @@ async function ruleViolations(filePath: string, specifier: string): Promise<stri
     overrideConfigFile: true,
     overrideConfig: [{ files: ['**/*.ts'], languageOptions: { parser: tseslint.parser } }, ...dependencyRuleConfigs],
   });
-  const [result] = await eslint.lintText(`import { x } from '${specifier}';\nexport const y = x;\n`, { filePath: `${ROOT}${filePath}` });
+  const [result] = await eslint.lintText(`import { x } from '${specifier}';\nexport const y = x;\n`, {
+    filePath: `${ROOT}${filePath}`,
+  });
   return (result?.messages ?? []).map((message) => message.ruleId ?? message.message);
 }
 

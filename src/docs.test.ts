@@ -124,7 +124,8 @@ function cliCommandsShown(markdown: string): string[] {
   const names: string[] = [];
   // Only in code: in prose "phone-rep" is also the name of the program ("phone-rep is the bin").
   for (const code of codeParts(markdown)) {
-    for (const match of code.matchAll(/(?:^|[\s/(])phone-rep(?:\.js)?[ \t]+([a-z][a-z-]*)/gm)) names.push(match[1] ?? '');
+    for (const match of code.matchAll(/(?:^|[\s/(])phone-rep(?:\.js)?[ \t]+([a-z][a-z-]*)/gm))
+      names.push(match[1] ?? '');
   }
   return names;
 }
@@ -145,7 +146,10 @@ function headingAnchors(markdown: string): Set<string> {
   const anchors = new Set<string>();
   const withoutFences = markdown.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1/gm, '');
   for (const match of withoutFences.matchAll(/^#{1,6}\s+(.+?)\s*#*\s*$/gm)) {
-    const base = (match[1] ?? '').toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
+    const base = (match[1] ?? '')
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+      .replace(/\s/g, '-');
     let anchor = base;
     for (let n = 1; anchors.has(anchor); n += 1) anchor = `${base}-${n}`;
     anchors.add(anchor);
@@ -165,9 +169,11 @@ function checkDocument(markdown: string, pagePath: string, known: KnownCommands)
   for (const code of inlineCode(markdown)) {
     if (foreign.has(code)) continue;
     const path = TREE_PATH.exec(code)?.[1];
-    if (path !== undefined && !/[*<{]/.test(code) && !known.fileExists(path)) problems.push({ kind: 'path', what: code });
+    if (path !== undefined && !/[*<{]/.test(code) && !known.fileExists(path))
+      problems.push({ kind: 'path', what: code });
     const name = CONSTANT_NAME.exec(code)?.[1] ?? (TYPE_NAME.test(code) ? code : undefined);
-    if (name !== undefined && !known.codeNames.has(name) && !PLATFORM_NAMES.has(name) && !(name in globalThis)) problems.push({ kind: 'name', what: name });
+    if (name !== undefined && !known.codeNames.has(name) && !PLATFORM_NAMES.has(name) && !(name in globalThis))
+      problems.push({ kind: 'name', what: name });
   }
   for (const target of relativeLinks(markdown)) {
     const [file = '', fragment] = target.split('#');
@@ -175,7 +181,8 @@ function checkDocument(markdown: string, pagePath: string, known: KnownCommands)
     if (!known.fileExists(fromRoot)) problems.push({ kind: 'link', what: target });
     else if (fragment !== undefined && fromRoot.endsWith('.md')) {
       const page = known.readPage(fromRoot);
-      if (page !== undefined && !headingAnchors(page).has(decodeURIComponent(fragment))) problems.push({ kind: 'anchor', what: target });
+      if (page !== undefined && !headingAnchors(page).has(decodeURIComponent(fragment)))
+        problems.push({ kind: 'anchor', what: target });
     }
   }
   return problems;
@@ -195,12 +202,17 @@ function markdownPages(): string[] {
 }
 
 function projectCommands(): KnownCommands {
-  const packageJson = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts?: Record<string, string> };
+  const packageJson = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    scripts?: Record<string, string>;
+  };
   return {
     npmScripts: new Set(Object.keys(packageJson.scripts ?? {})),
     // runCli answers `help` itself, before looking the name up in the table.
     cliCommands: new Set([...COMMANDS.map((command) => command.name), 'help']),
-    codeNames: codeNamesOf(['src', 'test', 'bench', 'harness', 'scripts', 'examples', '.ci', 'docker'], ['eslint.config.js', 'vitest.config.ts', '.env.example', 'Dockerfile', 'compose.yaml']),
+    codeNames: codeNamesOf(
+      ['src', 'test', 'bench', 'harness', 'scripts', 'examples', '.ci', 'docker'],
+      ['eslint.config.js', 'vitest.config.ts', '.env.example', 'Dockerfile', 'compose.yaml'],
+    ),
     fileExists: (path) => existsSync(join(ROOT, path)) || PAGES_FROM_OTHER_BRANCHES.has(path),
     readPage: (path) => (existsSync(join(ROOT, path)) ? readFileSync(join(ROOT, path), 'utf8') : undefined),
   };
@@ -241,10 +253,13 @@ describe('commands and links shown in README.md and docs/', () => {
     expect(pages.filter((page) => !reached.has(page))).toEqual([]);
   });
 
-  it.each(pages)('%s shows only existing npm scripts, phone-rep commands, paths, variables and type names, and links only to existing files', (page) => {
-    const markdown = readFileSync(join(ROOT, page), 'utf8');
-    expect(checkDocument(markdown, page, known)).toEqual([]);
-  });
+  it.each(pages)(
+    '%s shows only existing npm scripts, phone-rep commands, paths, variables and type names, and links only to existing files',
+    (page) => {
+      const markdown = readFileSync(join(ROOT, page), 'utf8');
+      expect(checkDocument(markdown, page, known)).toEqual([]);
+    },
+  );
 
   it('reports a misspelled npm script, a misspelled phone-rep command, a link to a missing file and to a missing heading', () => {
     const text = [
@@ -287,7 +302,9 @@ describe('commands and links shown in README.md and docs/', () => {
   });
 
   it('derives heading anchors as the renderer does: code marks and punctuation dropped, accents kept', () => {
-    const anchors = headingAnchors('# Refreshing it: `phone-rep data update`\n```sh\n# not a heading\n```\n## Réseau & `meta.hints`\n## Réseau & `meta.hints`');
+    const anchors = headingAnchors(
+      '# Refreshing it: `phone-rep data update`\n```sh\n# not a heading\n```\n## Réseau & `meta.hints`\n## Réseau & `meta.hints`',
+    );
     expect([...anchors]).toEqual(['refreshing-it-phone-rep-data-update', 'réseau--metahints', 'réseau--metahints-1']);
   });
 

@@ -43,7 +43,9 @@ function buildFolderGraph(files: readonly SourceFile[]): FolderGraph {
     for (const match of file.text.matchAll(RELATIVE_IMPORT)) {
       const specifier = match[1];
       if (specifier === undefined) continue;
-      const target = normalize(join(dirname(file.path), specifier)).split('\\').join('/');
+      const target = normalize(join(dirname(file.path), specifier))
+        .split('\\')
+        .join('/');
       if (target.startsWith('..')) continue; // outside src/ (a package file, test support)
       const to = folderOf(target);
       if (to !== from) edges.add(to);
@@ -76,7 +78,10 @@ function findCycle(graph: FolderGraph): string[] | undefined {
   return undefined;
 }
 
-const file = (path: string, ...imports: string[]): SourceFile => ({ path, text: imports.map((spec) => `import { x } from '${spec}';`).join('\n') });
+const file = (path: string, ...imports: string[]): SourceFile => ({
+  path,
+  text: imports.map((spec) => `import { x } from '${spec}';`).join('\n'),
+});
 
 describe('folder-level import graph of src/', () => {
   const graph = buildFolderGraph(productionFiles(SRC));
@@ -98,7 +103,10 @@ describe('folder-level import graph of src/', () => {
 
 describe('the cycle check itself', () => {
   it('finds a two-folder cycle', () => {
-    const graph = buildFolderGraph([file('domain/lookup/a.ts', '../../infra/b.js'), file('infra/b.ts', '../domain/lookup/a.js')]);
+    const graph = buildFolderGraph([
+      file('domain/lookup/a.ts', '../../infra/b.js'),
+      file('infra/b.ts', '../domain/lookup/a.js'),
+    ]);
     expect(findCycle(graph)).toEqual(['domain', 'infra', 'domain']);
   });
 

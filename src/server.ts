@@ -17,7 +17,9 @@ import { holdNextTickShape } from './infra/runtime/tick-shape.js';
 import { packageVersion } from './config/package-info.js';
 import { formerListsFileWarning, startupLineOf } from './startup-line.js';
 
-export async function startServer(config: Config): Promise<{ close: () => Promise<void>; port: number; metricsPort?: number; adminPort?: number }> {
+export async function startServer(
+  config: Config,
+): Promise<{ close: () => Promise<void>; port: number; metricsPort?: number; adminPort?: number }> {
   // Keeps Node's nextTick entries in one shape for the process's life (tick-shape.ts: without it,
   // about half the processes pay 10 % more CPU per answer, at random).
   await holdNextTickShape();
@@ -33,16 +35,25 @@ export async function startServer(config: Config): Promise<{ close: () => Promis
   // METRICS_PORT: the scrape endpoint on a port of its own, on METRICS_HOST (loopback by default).
   let metricsServer: MetricsServer | undefined;
   if (deps.metrics && config.METRICS_PORT !== undefined) {
-    metricsServer = await startMetricsServer({ registry: deps.metrics.registry, render: deps.metrics.render, port: config.METRICS_PORT, host: config.METRICS_HOST });
+    metricsServer = await startMetricsServer({
+      registry: deps.metrics.registry,
+      render: deps.metrics.render,
+      port: config.METRICS_PORT,
+      host: config.METRICS_HOST,
+    });
     logger.info(`Metrics listening at ${httpAddress(config.METRICS_HOST, metricsServer.port)}`);
   }
   // ADMIN_PORT: the lists' admin API on a port of its own, on ADMIN_HOST (loopback by default).
-  const adminApp = config.ADMIN_TOKEN !== undefined && config.ADMIN_PORT !== undefined ? await buildAdminApp({ ...deps.app, lists: deps.lists, logger }, config.ADMIN_TOKEN) : undefined;
+  const adminApp =
+    config.ADMIN_TOKEN !== undefined && config.ADMIN_PORT !== undefined
+      ? await buildAdminApp({ ...deps.app, lists: deps.lists, logger }, config.ADMIN_TOKEN)
+      : undefined;
   let adminPort: number | undefined;
   if (adminApp !== undefined) {
     await adminApp.listen({ port: config.ADMIN_PORT, host: config.ADMIN_HOST });
     const adminAddress = adminApp.server.address();
-    const listening = typeof adminAddress === 'object' && adminAddress !== null ? adminAddress.port : (config.ADMIN_PORT ?? 0);
+    const listening =
+      typeof adminAddress === 'object' && adminAddress !== null ? adminAddress.port : (config.ADMIN_PORT ?? 0);
     logger.info(`Admin API listening at ${httpAddress(config.ADMIN_HOST, listening)}`);
     adminPort = listening;
   }
@@ -68,7 +79,12 @@ export async function startServer(config: Config): Promise<{ close: () => Promis
     })();
     return closing;
   };
-  return { close, port, ...(metricsServer ? { metricsPort: metricsServer.port } : {}), ...(adminPort === undefined ? {} : { adminPort }) };
+  return {
+    close,
+    port,
+    ...(metricsServer ? { metricsPort: metricsServer.port } : {}),
+    ...(adminPort === undefined ? {} : { adminPort }),
+  };
 }
 
 /** `http://host:port`, an IPv6 address in brackets (the start-up lines name each port so). */

@@ -43,15 +43,22 @@ if (tooOld !== undefined) {
 }
 loadPackageEnvFile();
 const config = readConfig();
-const relaunched = cluster.isPrimary && config.workers === 1 && !heapLimitGiven(process.execArgv, process.env.NODE_OPTIONS);
+const relaunched =
+  cluster.isPrimary && config.workers === 1 && !heapLimitGiven(process.execArgv, process.env.NODE_OPTIONS);
 const serverScript = fileURLToPath(new URL('./server.js', import.meta.url));
 if (process.argv[2] === EXEC_PLAN) {
   // What to run instead of this launcher, one word per line: the image's entrypoint execs it, so
   // a container runs one Node process (the server, with its heap flags) under tini.
-  const plan = relaunched ? [...serverExecArgv([], process.env.NODE_OPTIONS, config.CACHE_MAX_MB), serverScript] : [fileURLToPath(import.meta.url)];
+  const plan = relaunched
+    ? [...serverExecArgv([], process.env.NODE_OPTIONS, config.CACHE_MAX_MB), serverScript]
+    : [fileURLToPath(import.meta.url)];
   process.stdout.write(`${plan.join('\n')}\n`);
 } else if (relaunched) {
-  relaunch(serverExecArgv(process.execArgv, process.env.NODE_OPTIONS, config.CACHE_MAX_MB), serverScript, process.argv.slice(2));
+  relaunch(
+    serverExecArgv(process.execArgv, process.env.NODE_OPTIONS, config.CACHE_MAX_MB),
+    serverScript,
+    process.argv.slice(2),
+  );
 } else {
   const { runServerProcess } = await import('./server.js');
   await runServerProcess(config);

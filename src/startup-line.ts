@@ -57,7 +57,16 @@ export function startupLineOf(config: Config, facts: StartupFacts): StartupLine 
   const node = facts.nodeVersion ?? process.versions.node;
   const from = `${DATA_ORIGINS[facts.numberingData.origin]} ${facts.numberingData.dir}`;
   const numberingData = { dataDate: facts.numberingData.dataDate, from };
-  const fields = { version: facts.version, node, stateDir: stateDirOf(config), lists, feed, admin, redis, numberingData } as const;
+  const fields = {
+    version: facts.version,
+    node,
+    stateDir: stateDirOf(config),
+    lists,
+    feed,
+    admin,
+    redis,
+    numberingData,
+  } as const;
   const message =
     `phone-reputation ${facts.version} on Node ${node}: state in ${fields.stateDir}, lists: ${lists}, feed ${feed}, ` +
     `admin API ${admin}, Redis ${redis}, ARCEP data of ${facts.numberingData.dataDate} (${from})`;
@@ -94,7 +103,9 @@ export function formerListsFileWarning(
   const exists = options.exists ?? existsSync;
   if (exists(location.listsFile)) return undefined;
   const uid = 'uid' in options ? options.uid : process.getuid?.();
-  const former = formerDefaultListsFiles(options.env ?? process.env, uid).find((path) => path !== location.listsFile && exists(path));
+  const former = formerDefaultListsFiles(options.env ?? process.env, uid).find(
+    (path) => path !== location.listsFile && exists(path),
+  );
   if (former === undefined) return undefined;
   return (
     `a lists file is at ${former}, the default before STATE_DIR, and none at ${location.listsFile}, the default now: ` +

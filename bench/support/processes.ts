@@ -19,7 +19,8 @@ export const BUILT_SERVER = fileURLToPath(new URL('../../dist/start.js', import.
 
 /** The built server's path; throws a clear error when `npm run build` has not run (`npm run bench` runs it). */
 export function builtServer(): string {
-  if (!existsSync(BUILT_SERVER)) throw new Error(`${BUILT_SERVER} is missing: run \`npm run build\` first (\`npm run bench\` does)`);
+  if (!existsSync(BUILT_SERVER))
+    throw new Error(`${BUILT_SERVER} is missing: run \`npm run build\` first (\`npm run bench\` does)`);
   return BUILT_SERVER;
 }
 
@@ -72,14 +73,28 @@ function serverNodeArgs(): string[] {
 }
 
 /** Starts a bench's own TypeScript helper (`node --import tsx <script>`) pinned to a core. */
-export function startNodeScript(core: number, script: string, env: Record<string, string>, nodeArgs: string[] = []): RunningProcess {
+export function startNodeScript(
+  core: number,
+  script: string,
+  env: Record<string, string>,
+  nodeArgs: string[] = [],
+): RunningProcess {
   return startProcess(core, [...nodeArgs, '--import', 'tsx', script], env);
 }
 
-function startProcess(core: number, nodeArgs: string[], env: Record<string, string>, stdoutFile?: string): RunningProcess {
+function startProcess(
+  core: number,
+  nodeArgs: string[],
+  env: Record<string, string>,
+  stdoutFile?: string,
+): RunningProcess {
   const { command, args } = pinnedCommand(core, process.execPath, nodeArgs);
   const stdout = stdoutFile === undefined ? 'ignore' : openSync(stdoutFile, 'a');
-  const child = spawn(command, args, { cwd: PROJECT_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', stdout, 'pipe'] });
+  const child = spawn(command, args, {
+    cwd: PROJECT_ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', stdout, 'pipe'],
+  });
   // The child holds its own copy of the descriptor.
   if (typeof stdout === 'number') closeSync(stdout);
   let stderr = '';
@@ -168,7 +183,9 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   if (options.overallRate === undefined && wrk !== undefined) return runWrk(wrk, options);
   if (options.overallRate === undefined && !warnedNoWrk) {
     warnedNoWrk = true;
-    process.stderr.write('WARNING: wrk is not installed (apt install wrk): closed-loop runs use autocannon, which on one core can be slower than the servers it drives, so the ratios may be the load generator\'s.\n');
+    process.stderr.write(
+      "WARNING: wrk is not installed (apt install wrk): closed-loop runs use autocannon, which on one core can be slower than the servers it drives, so the ratios may be the load generator's.\n",
+    );
   }
   return runAutocannon(options);
 }
@@ -183,7 +200,12 @@ export function wrkMs(text: string): number {
 }
 
 /** Runs a load generator in its own (pinned) process; its standard output, or an error naming it. */
-async function runPinned(name: string, core: LoadOptions['core'], program: string, programArgs: string[]): Promise<string> {
+async function runPinned(
+  name: string,
+  core: LoadOptions['core'],
+  program: string,
+  programArgs: string[],
+): Promise<string> {
   const { command, args } = pinnedCommand(core, program, programArgs);
   const child = spawn(command, args, { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
@@ -239,7 +261,11 @@ async function runAutocannon(options: LoadOptions): Promise<LoadResult> {
 export function processTree(pid: number): number[] {
   let children: number[] = [];
   try {
-    children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number);
   } catch {
     children = [];
   }
@@ -298,14 +324,18 @@ export interface PairedResult extends LoadResult {
  * other does, at the same moment of the machine, so the ratio of their answers per CPU-second
  * is their ratio of CPU per answer, whatever the machine's speed does meanwhile.
  */
-export async function runPairedLoad(targets: readonly [PairedTarget, PairedTarget], options: Omit<LoadOptions, 'url' | 'overallRate'>): Promise<[PairedResult, PairedResult]> {
+export async function runPairedLoad(
+  targets: readonly [PairedTarget, PairedTarget],
+  options: Omit<LoadOptions, 'url' | 'overallRate'>,
+): Promise<[PairedResult, PairedResult]> {
   const before = targets.map((target) => cpuSecondsOfTree(target.pid));
   const results = await Promise.all(targets.map((target) => runLoad({ ...options, url: target.url })));
   const paired = targets.map((target, index): PairedResult => {
     const result = results[index];
     if (result === undefined) throw new Error('a paired run has no result');
     const cpuSeconds = cpuSecondsOfTree(target.pid) - (before[index] ?? 0);
-    if (cpuSeconds <= 0) throw new Error(`${target.url}: its server took no CPU during the run (is its pid ${target.pid} right?)`);
+    if (cpuSeconds <= 0)
+      throw new Error(`${target.url}: its server took no CPU during the run (is its pid ${target.pid} right?)`);
     return { ...result, cpuSeconds, answersPerCpuSecond: result.requests / cpuSeconds };
   });
   return [paired[0] as PairedResult, paired[1] as PairedResult];

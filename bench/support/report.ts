@@ -24,7 +24,10 @@ export interface BenchSection {
 }
 
 export function formatNumber(value: number, fractionDigits = 0): string {
-  return value.toLocaleString('en-US', { minimumFractionDigits: fractionDigits, maximumFractionDigits: fractionDigits });
+  return value.toLocaleString('en-US', {
+    minimumFractionDigits: fractionDigits,
+    maximumFractionDigits: fractionDigits,
+  });
 }
 
 export function formatPercent(ratio: number): string {
@@ -62,7 +65,9 @@ export function renderSectionMarkdown(section: BenchSection): string {
     lines.push('| Measure | Value | Baseline | Ratio | Target |', '|---|---|---|---|---|');
     for (const row of section.rows) {
       const target = row.target === undefined ? '' : targetWithVerdict({ ...row, target: row.target });
-      lines.push(`| ${[row.label, row.value, row.baseline ?? '', row.ratio ?? '', target].map(escapeCell).join(' | ')} |`);
+      lines.push(
+        `| ${[row.label, row.value, row.baseline ?? '', row.ratio ?? '', target].map(escapeCell).join(' | ')} |`,
+      );
     }
     lines.push('');
   }

@@ -24,7 +24,13 @@ function checkUnsafe(schema: Record<string, unknown>, value: unknown): boolean {
   const type = schema.type as JsonType | undefined;
   if (type !== undefined) {
     const typeOk =
-      type === 'integer' ? Number.isInteger(value) : type === 'null' ? value === null : type === 'number' ? typeof value === 'number' && Number.isFinite(value) : typeof value === type;
+      type === 'integer'
+        ? Number.isInteger(value)
+        : type === 'null'
+          ? value === null
+          : type === 'number'
+            ? typeof value === 'number' && Number.isFinite(value)
+            : typeof value === type;
     if (!typeOk) return false;
   }
   if (Array.isArray(schema.enum) && !schema.enum.includes(value)) return false;
@@ -32,7 +38,8 @@ function checkUnsafe(schema: Record<string, unknown>, value: unknown): boolean {
   return true;
 }
 
-if (!TypeRegistry.Has('Unsafe')) TypeRegistry.Set('Unsafe', (schema, value) => checkUnsafe(schema as Record<string, unknown>, value));
+if (!TypeRegistry.Has('Unsafe'))
+  TypeRegistry.Set('Unsafe', (schema, value) => checkUnsafe(schema as Record<string, unknown>, value));
 
 type Answers = Record<string, { content?: Record<string, { schema: TSchema }> } | undefined>;
 
@@ -55,7 +62,8 @@ function checksFor(answers: Answers, status: number): Array<TypeCheck<TSchema>> 
 /** The body as JSON, checked against the full-report route's published schema for `status`. */
 export function checkReportAnswer(status: number, body: string): CheckedAnswer {
   const checks = checksFor(FULL_REPORT_ANSWERS as unknown as Answers, status);
-  if (checks === undefined || checks.length === 0) return { ok: false, problem: `the server answered HTTP ${status}, which the API does not publish for a report` };
+  if (checks === undefined || checks.length === 0)
+    return { ok: false, problem: `the server answered HTTP ${status}, which the API does not publish for a report` };
   let value: unknown;
   try {
     value = JSON.parse(body);
@@ -66,6 +74,12 @@ export function checkReportAnswer(status: number, body: string): CheckedAnswer {
   // The first error of the first schema: its message is the schema's words, never the server's.
   const first = checks[0]?.Errors(value).First();
   // The path holds the server's member names: cleaned and cut like any text from it.
-  const where = first === undefined ? '' : ` (${sanitizeForTerminal(first.path === '' ? '/' : first.path).slice(0, 120)}: ${first.message})`;
-  return { ok: false, problem: `the server's HTTP ${status} answer does not match the schema the API publishes${where}` };
+  const where =
+    first === undefined
+      ? ''
+      : ` (${sanitizeForTerminal(first.path === '' ? '/' : first.path).slice(0, 120)}: ${first.message})`;
+  return {
+    ok: false,
+    problem: `the server's HTTP ${status} answer does not match the schema the API publishes${where}`,
+  };
 }

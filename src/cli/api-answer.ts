@@ -39,7 +39,8 @@ export interface ApiAnswer {
 const RISKS: ReadonlySet<unknown> = new Set<Risk>(['trustworthy', 'neutral', 'suspicious', 'unknown']);
 const SCORE_SOURCE_VALUES: ReadonlySet<unknown> = new Set<ScoreSource | null>([...SCORE_SOURCES, null]);
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The report body, or undefined when the text is not one (malformed, or another shape). */
 export function readReportBody(text: string): ReportBody | undefined {
@@ -49,14 +50,32 @@ export function readReportBody(text: string): ReportBody | undefined {
   } catch {
     return undefined;
   }
-  if (!isObject(parsed) || parsed.success !== true || !isObject(parsed.data) || !isObject(parsed.meta)) return undefined;
+  if (!isObject(parsed) || parsed.success !== true || !isObject(parsed.data) || !isObject(parsed.meta))
+    return undefined;
   const { data, meta } = parsed;
-  if (typeof data.number !== 'string' || !isObject(data.phoneInfo) || !isObject(data.sources) || !isObject(meta.sources)) return undefined;
-  if (!(meta.score === null || typeof meta.score === 'number') || !RISKS.has(meta.risk) || !SCORE_SOURCE_VALUES.has(meta.scoreSource)) return undefined;
+  if (
+    typeof data.number !== 'string' ||
+    !isObject(data.phoneInfo) ||
+    !isObject(data.sources) ||
+    !isObject(meta.sources)
+  )
+    return undefined;
+  if (
+    !(meta.score === null || typeof meta.score === 'number') ||
+    !RISKS.has(meta.risk) ||
+    !SCORE_SOURCE_VALUES.has(meta.scoreSource)
+  )
+    return undefined;
   for (const slot of SOURCE_SLOTS) {
     const source = data.sources[slot];
     const sourceMeta = meta.sources[slot];
-    if (!isObject(source) || !Array.isArray(source.commentList) || !isObject(sourceMeta) || typeof sourceMeta.status !== 'string') return undefined;
+    if (
+      !isObject(source) ||
+      !Array.isArray(source.commentList) ||
+      !isObject(sourceMeta) ||
+      typeof sourceMeta.status !== 'string'
+    )
+      return undefined;
   }
   return parsed as unknown as ReportBody;
 }

@@ -1,19 +1,49 @@
 import { describe, expect, it } from 'vitest';
-import { createPacer, csvField, csvHeader, deduplicate, formatRow, readBatchLines, renderProgress, runBatch, toBatchRow } from './batch.js';
+import {
+  createPacer,
+  csvField,
+  csvHeader,
+  deduplicate,
+  formatRow,
+  readBatchLines,
+  renderProgress,
+  runBatch,
+  toBatchRow,
+} from './batch.js';
 import type { ApiAnswer } from './api-answer.js';
 import { computeScore, scoreToRisk } from '../domain/score.js';
 import type { SourceDataBySlot } from '../domain/report.js';
 
 /** The meta the server adds to a full report for these sources (its score rule, not the CLI's). */
-function scoreMeta(sources: SourceDataBySlot): { score: number | null; risk: string; scoreSource: string | null; list: null } {
+function scoreMeta(sources: SourceDataBySlot): {
+  score: number | null;
+  risk: string;
+  scoreSource: string | null;
+  list: null;
+} {
   const { score, scoreSource } = computeScore(sources);
   return { score, risk: scoreToRisk(score), scoreSource, list: null };
 }
 
-const report = (number: string, overrides: { primaryScore?: number | null; signals?: 'ok' | 'error' } = {}): ApiAnswer => {
+const report = (
+  number: string,
+  overrides: { primaryScore?: number | null; signals?: 'ok' | 'error' } = {},
+): ApiAnswer => {
   const sources: SourceDataBySlot = {
-    primary: { score: overrides.primaryScore === undefined ? 8 : overrides.primaryScore, searches: 10, commentsCount: 1, commentList: [] },
-    community: { dangerPercent: 84, visits: 25, commentsCount: 0, topCategory: '', lastCommentDate: '', commentList: [] },
+    primary: {
+      score: overrides.primaryScore === undefined ? 8 : overrides.primaryScore,
+      searches: 10,
+      commentsCount: 1,
+      commentList: [],
+    },
+    community: {
+      dangerPercent: 84,
+      visits: 25,
+      commentsCount: 0,
+      topCategory: '',
+      lastCommentDate: '',
+      commentList: [],
+    },
     signals:
       overrides.signals === 'error'
         ? { spamScore: null, reportsCount: null, callerType: '', commentList: [] }
@@ -25,7 +55,15 @@ const report = (number: string, overrides: { primaryScore?: number | null; signa
       success: true,
       data: {
         number,
-        phoneInfo: { national: '06 12 34 56 78', e164: '+33612345678', type: 'mobile', rangeLabel: '', originalCarrier: 'Orange', region: 'France', isNPV: false },
+        phoneInfo: {
+          national: '06 12 34 56 78',
+          e164: '+33612345678',
+          type: 'mobile',
+          rangeLabel: '',
+          originalCarrier: 'Orange',
+          region: 'France',
+          isNPV: false,
+        },
         sources,
       },
       meta: {
@@ -46,8 +84,25 @@ const report = (number: string, overrides: { primaryScore?: number | null; signa
 
 /** A problem body as the API writes it (RFC 9457 members, then its own). */
 const problem = (status: number, type: string, title: string, extra: Record<string, unknown> = {}): string =>
-  JSON.stringify({ type: `/problems/${type}`, title, status, detail: 'details', requestId: 'r-1', success: false, error: title, ...extra });
-const PHONE_INFO = { national: '01 62 00 56 78', e164: '+33162005678', type: 'fixed_line', rangeLabel: 'NPV', originalCarrier: 'SFR', region: 'Île-de-France', isNPV: true };
+  JSON.stringify({
+    type: `/problems/${type}`,
+    title,
+    status,
+    detail: 'details',
+    requestId: 'r-1',
+    success: false,
+    error: title,
+    ...extra,
+  });
+const PHONE_INFO = {
+  national: '01 62 00 56 78',
+  e164: '+33162005678',
+  type: 'fixed_line',
+  rangeLabel: 'NPV',
+  originalCarrier: 'SFR',
+  region: 'Île-de-France',
+  isNPV: true,
+};
 
 describe('reading batch input', () => {
   it('keeps non-empty, non-comment lines with their 1-based line numbers', () => {
@@ -99,16 +154,29 @@ describe('a batch row', () => {
   });
 
   it('reports an invalid number in its row', () => {
-    const row = toBatchRow(item, { status: 400, body: problem(400, 'invalid-number', 'Invalid phone number format', { code: 'invalid_character' }) });
+    const row = toBatchRow(item, {
+      status: 400,
+      body: problem(400, 'invalid-number', 'Invalid phone number format', { code: 'invalid_character' }),
+    });
     expect(row).toMatchObject({ status: 'invalid', number: null, score: null, error: 'Invalid phone number format' });
   });
 
   it('reports each source reason when every upstream failed', () => {
     const row = toBatchRow(item, {
       status: 502,
-      body: problem(502, 'all-sources-failed', 'All data sources failed', { number: '0162005678', phoneInfo: PHONE_INFO, sources: { primary: 'timeout', community: 'http_429', signals: 'connection' }, meta: { list: null } }),
+      body: problem(502, 'all-sources-failed', 'All data sources failed', {
+        number: '0162005678',
+        phoneInfo: PHONE_INFO,
+        sources: { primary: 'timeout', community: 'http_429', signals: 'connection' },
+        meta: { list: null },
+      }),
     });
-    expect(row).toMatchObject({ status: 'failed', primary_status: 'error:timeout', community_status: 'error:http_429', signals_status: 'error:connection' });
+    expect(row).toMatchObject({
+      status: 'failed',
+      primary_status: 'error:timeout',
+      community_status: 'error:http_429',
+      signals_status: 'error:connection',
+    });
     expect(row).toMatchObject({ number: null, national: null, is_npv: null, hints: null });
   });
 
@@ -116,7 +184,12 @@ describe('a batch row', () => {
     const phoneInfo = PHONE_INFO;
     const row = toBatchRow(item, {
       status: 502,
-      body: problem(502, 'all-sources-failed', 'All data sources failed', { number: '0162005678', phoneInfo, sources: { primary: 'timeout', community: 'http_5xx', signals: 'connection' }, meta: { list: null } }),
+      body: problem(502, 'all-sources-failed', 'All data sources failed', {
+        number: '0162005678',
+        phoneInfo,
+        sources: { primary: 'timeout', community: 'http_5xx', signals: 'connection' },
+        meta: { list: null },
+      }),
       facts: { number: '0162005678', phoneInfo, hints: ['npv'] },
     });
     expect(row).toMatchObject({
@@ -134,12 +207,22 @@ describe('a batch row', () => {
       primary_status: 'error:timeout',
       error: 'All data sources failed',
     });
-    expect(formatRow(row, 'csv')).toMatch(/^3,06 12 34 56 78,0162005678,failed,01 62 00 56 78,\+33162005678,fixed_line,NPV,SFR,Île-de-France,true,npv,,/);
+    expect(formatRow(row, 'csv')).toMatch(
+      /^3,06 12 34 56 78,0162005678,failed,01 62 00 56 78,\+33162005678,fixed_line,NPV,SFR,Île-de-France,true,npv,,/,
+    );
   });
 
   it('fills the facts columns of a found row, hints from meta.hints or else from the facts', () => {
     const found = toBatchRow(item, report('0612345678'));
-    expect(found).toMatchObject({ national: '06 12 34 56 78', international: '+33612345678', line_type: 'mobile', original_carrier: 'Orange', region: 'France', is_npv: false, hints: [] });
+    expect(found).toMatchObject({
+      national: '06 12 34 56 78',
+      international: '+33612345678',
+      line_type: 'mobile',
+      original_carrier: 'Orange',
+      region: 'France',
+      is_npv: false,
+      hints: [],
+    });
     const answer = report('0612345678');
     const body = JSON.parse(answer.body) as { meta: { hints?: string[] } };
     body.meta.hints = ['technical_platform'];
@@ -147,7 +230,9 @@ describe('a batch row', () => {
   });
 
   it('reports any other answer as an error with its status', () => {
-    expect(toBatchRow(item, { status: 429, body: problem(429, 'too-many-requests', 'Too many requests') })).toMatchObject({ status: 'error', error: 'HTTP 429 Too many requests' });
+    expect(
+      toBatchRow(item, { status: 429, body: problem(429, 'too-many-requests', 'Too many requests') }),
+    ).toMatchObject({ status: 'error', error: 'HTTP 429 Too many requests' });
   });
 });
 
@@ -179,13 +264,35 @@ describe('output formats', () => {
     expect(Object.keys(json)).toEqual(header);
   });
 
-  it('writes the documented columns (docs/cli.md), each slot\'s from the slot display table', () => {
+  it("writes the documented columns (docs/cli.md), each slot's from the slot display table", () => {
     expect(csvHeader().trim().split(',')).toEqual([
-      'line', 'input', 'number', 'status', 'national', 'international', 'line_type', 'range', 'original_carrier', 'region', 'is_npv', 'hints',
-      'verdict', 'score', 'risk', 'score_source',
-      'primary_status', 'primary_score', 'primary_searches', 'primary_comments',
-      'community_status', 'community_danger_percent', 'community_visits', 'community_comments',
-      'signals_status', 'signals_spam_score', 'signals_reports',
+      'line',
+      'input',
+      'number',
+      'status',
+      'national',
+      'international',
+      'line_type',
+      'range',
+      'original_carrier',
+      'region',
+      'is_npv',
+      'hints',
+      'verdict',
+      'score',
+      'risk',
+      'score_source',
+      'primary_status',
+      'primary_score',
+      'primary_searches',
+      'primary_comments',
+      'community_status',
+      'community_danger_percent',
+      'community_visits',
+      'community_comments',
+      'signals_status',
+      'signals_spam_score',
+      'signals_reports',
       'error',
     ]);
   });
@@ -243,10 +350,15 @@ describe('running a batch', () => {
   it('paces starts to at most max per window', async () => {
     let clock = 0;
     const sleeps: number[] = [];
-    const pace = createPacer(2, 60_000, async (ms) => {
-      sleeps.push(ms);
-      clock += ms;
-    }, () => clock);
+    const pace = createPacer(
+      2,
+      60_000,
+      async (ms) => {
+        sleeps.push(ms);
+        clock += ms;
+      },
+      () => clock,
+    );
     await pace();
     await pace();
     expect(sleeps).toEqual([]);

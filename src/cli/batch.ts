@@ -36,7 +36,10 @@ export function readBatchLines(text: string): BatchInputLine[] {
 }
 
 /** Keeps the first line of each normalised number. */
-export function deduplicate(lines: readonly BatchInputLine[], normalise: (raw: string) => string | undefined): { items: BatchItem[]; duplicates: number } {
+export function deduplicate(
+  lines: readonly BatchInputLine[],
+  normalise: (raw: string) => string | undefined,
+): { items: BatchItem[]; duplicates: number } {
   const seen = new Set<string>();
   const items: BatchItem[] = [];
   for (const line of lines) {
@@ -97,12 +100,19 @@ const LEADING_COLUMNS = [
 ] as const satisfies ReadonlyArray<keyof BatchLeadingColumns>;
 
 /** Each slot's columns, in slot order, from the slot display table. */
-export const SLOT_COLUMNS: ReadonlyArray<{ slot: SourceSlot; column: SlotColumn; figure?: FigureDisplay }> = SOURCE_SLOTS.flatMap((slot) => [
-  { slot, column: `${slot}_status` as const },
-  ...(SLOT_DISPLAY[slot].figures as readonly FigureDisplay[]).flatMap((figure) => (figure.column === undefined ? [] : [{ slot, column: `${slot}_${figure.column}` as const, figure }])),
-]);
+export const SLOT_COLUMNS: ReadonlyArray<{ slot: SourceSlot; column: SlotColumn; figure?: FigureDisplay }> =
+  SOURCE_SLOTS.flatMap((slot) => [
+    { slot, column: `${slot}_status` as const },
+    ...(SLOT_DISPLAY[slot].figures as readonly FigureDisplay[]).flatMap((figure) =>
+      figure.column === undefined ? [] : [{ slot, column: `${slot}_${figure.column}` as const, figure }],
+    ),
+  ]);
 
-export const BATCH_COLUMNS: ReadonlyArray<keyof BatchLeadingColumns | SlotColumn> = [...LEADING_COLUMNS, ...SLOT_COLUMNS.map(({ column }) => column), 'error'];
+export const BATCH_COLUMNS: ReadonlyArray<keyof BatchLeadingColumns | SlotColumn> = [
+  ...LEADING_COLUMNS,
+  ...SLOT_COLUMNS.map(({ column }) => column),
+  'error',
+];
 
 function emptyRow(item: BatchInputLine, status: RowStatus, error: string | null): BatchRow {
   const row: BatchRow = {
@@ -156,7 +166,10 @@ export function toBatchRow(item: BatchInputLine, answer: ApiAnswer): BatchRow {
   if (!checked.ok) return emptyRow(item, 'error', checked.problem);
   if (answer.status === 400) return emptyRow(item, 'invalid', 'Invalid phone number format');
   if (answer.status === 502) {
-    const row = answer.facts === undefined ? emptyRow(item, 'failed', 'All data sources failed') : withFacts(emptyRow(item, 'failed', 'All data sources failed'), answer.facts);
+    const row =
+      answer.facts === undefined
+        ? emptyRow(item, 'failed', 'All data sources failed')
+        : withFacts(emptyRow(item, 'failed', 'All data sources failed'), answer.facts);
     try {
       const parsed = JSON.parse(answer.body) as { sources?: Partial<Record<SourceSlot, unknown>> };
       const reasons = parsed.sources ?? {};
@@ -173,11 +186,19 @@ export function toBatchRow(item: BatchInputLine, answer: ApiAnswer): BatchRow {
   const body = answer.status === 200 ? readReportBody(answer.body) : undefined;
   if (body === undefined) {
     const title = readProblemTitle(answer.body);
-    return emptyRow(item, 'error', `HTTP ${answer.status}${title === undefined ? '' : ` ${sanitizeForTerminal(title)}`}`);
+    return emptyRow(
+      item,
+      'error',
+      `HTTP ${answer.status}${title === undefined ? '' : ` ${sanitizeForTerminal(title)}`}`,
+    );
   }
   const { data, meta } = body;
   const verdict = verdictOf(body);
-  const facts: NumberFacts = { number: data.number, phoneInfo: data.phoneInfo, hints: readHints(meta) ?? hintsOf(data.phoneInfo) };
+  const facts: NumberFacts = {
+    number: data.number,
+    phoneInfo: data.phoneInfo,
+    hints: readHints(meta) ?? hintsOf(data.phoneInfo),
+  };
   const row: BatchRow = {
     ...withFacts(emptyRow(item, 'found', null), facts),
     verdict: verdict.verdict,
@@ -221,7 +242,8 @@ export function csvHeader(): string {
 
 export function formatRow(row: BatchRow, format: 'csv' | 'ndjson'): string {
   // Members in column order, as the CSV header lists them.
-  if (format === 'ndjson') return `${terminalSafeJson(Object.fromEntries(BATCH_COLUMNS.map((column) => [column, row[column]])))}\n`;
+  if (format === 'ndjson')
+    return `${terminalSafeJson(Object.fromEntries(BATCH_COLUMNS.map((column) => [column, row[column]])))}\n`;
   return `${BATCH_COLUMNS.map((column) => csvField(row[column])).join(',')}\n`;
 }
 
@@ -233,7 +255,12 @@ export function renderProgress(done: number, total: number, width = 30): string 
 }
 
 /** At most `max` starts in any `windowMs` span (a sliding log, like the upstream budgets). */
-export function createPacer(max: number, windowMs: number, sleep: (ms: number) => Promise<void>, now: () => number = Date.now): () => Promise<void> {
+export function createPacer(
+  max: number,
+  windowMs: number,
+  sleep: (ms: number) => Promise<void>,
+  now: () => number = Date.now,
+): () => Promise<void> {
   const starts: number[] = [];
   let queue: Promise<void> = Promise.resolve();
   return () => {
@@ -288,7 +315,11 @@ export async function runBatch(options: BatchRunOptions): Promise<BatchRow[]> {
         await options.pace?.();
         row = toBatchRow(item, await options.lookup(item.raw));
       } catch (error) {
-        row = emptyRow(item, 'error', sanitizeForTerminal(error instanceof Error ? error.message : String(error)).slice(0, 200));
+        row = emptyRow(
+          item,
+          'error',
+          sanitizeForTerminal(error instanceof Error ? error.message : String(error)).slice(0, 200),
+        );
       }
       rows[index] = row;
       done += 1;

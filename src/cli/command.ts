@@ -35,10 +35,18 @@ export function createContext(io: CliIo): CliContext {
   return { io, env: io.env };
 }
 
-type StrictParse<O extends ParseArgsOptionsConfig> = { args: string[]; options: O; allowPositionals: true; strict: true };
+type StrictParse<O extends ParseArgsOptionsConfig> = {
+  args: string[];
+  options: O;
+  allowPositionals: true;
+  strict: true;
+};
 
 /** A command's arguments: its options parsed by `parseArgs`, or, without options, every argument as typed. */
-export type CommandArgs<O extends ParseArgsOptionsConfig> = Pick<ReturnType<typeof parseArgs<StrictParse<O>>>, 'values' | 'positionals'>;
+export type CommandArgs<O extends ParseArgsOptionsConfig> = Pick<
+  ReturnType<typeof parseArgs<StrictParse<O>>>,
+  'values' | 'positionals'
+>;
 
 export interface Command<O extends ParseArgsOptionsConfig = ParseArgsOptionsConfig> {
   /** The word after `phone-rep`. */

@@ -33,7 +33,8 @@ export function factsOfParsedNumber(parsed: ParsedPhoneNumber): NumberFacts {
   return { number: parsed.number, phoneInfo: parsed.phoneInfo, hints: hintsOf(parsed.phoneInfo) };
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const PHONE_INFO_TEXT_FIELDS = ['national', 'e164', 'type', 'rangeLabel', 'originalCarrier', 'region'] as const;
 
@@ -47,7 +48,15 @@ export function readPhoneInfo(value: unknown): PhoneInfo | undefined {
     text[field] = member;
   }
   const { national, e164, type, rangeLabel, originalCarrier, region } = text;
-  if (national === undefined || e164 === undefined || type === undefined || rangeLabel === undefined || originalCarrier === undefined || region === undefined) return undefined;
+  if (
+    national === undefined ||
+    e164 === undefined ||
+    type === undefined ||
+    rangeLabel === undefined ||
+    originalCarrier === undefined ||
+    region === undefined
+  )
+    return undefined;
   return { national, e164, type, rangeLabel, originalCarrier, region, isNPV: value.isNPV };
 }
 

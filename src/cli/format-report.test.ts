@@ -7,13 +7,28 @@ function body(): ReportBody {
     success: true,
     data: {
       number: '0612345678',
-      phoneInfo: { national: '06 12 34 56 78', e164: '+33612345678', type: 'mobile', rangeLabel: 'Mobile', originalCarrier: 'Orange', region: 'France', isNPV: true },
+      phoneInfo: {
+        national: '06 12 34 56 78',
+        e164: '+33612345678',
+        type: 'mobile',
+        rangeLabel: 'Mobile',
+        originalCarrier: 'Orange',
+        region: 'France',
+        isNPV: true,
+      },
       sources: {
         primary: {
           score: 8,
           searches: 1234,
           commentsCount: 1,
-          commentList: [{ author: 'Camille', text: 'Appel insistant\u001b[31m rouge\u0007', date: '12/03/2024', callerType: 'Démarchage' }],
+          commentList: [
+            {
+              author: 'Camille',
+              text: 'Appel insistant\u001b[31m rouge\u0007',
+              date: '12/03/2024',
+              callerType: 'Démarchage',
+            },
+          ],
         },
         community: {
           dangerPercent: 84,
@@ -40,11 +55,22 @@ function body(): ReportBody {
 }
 
 describe('the lookup summary', () => {
-  it('puts the number\'s facts first, then the verdict, then each source with its comments', () => {
+  it("puts the number's facts first, then the verdict, then each source with its comments", () => {
     const text = formatReportSummary(body());
     const lines = text.split('\n');
     expect(lines[0]).toBe('Number 0612345678');
-    const order = ['Number 0612345678', 'Original carrier  Orange', 'NPV               yes, a range reserved for automated calls and messages', 'Hints             npv: ', 'Verdict: LIKELY UNWANTED (score 8/9, suspicious, from the primary source)', 'Primary (tellows): ok', 'Camille', 'Community (numeroinconnu.fr): ok, older copy (http_5xx)', 'Toujours le même message.', 'Signals (telguarder): error (timeout)'];
+    const order = [
+      'Number 0612345678',
+      'Original carrier  Orange',
+      'NPV               yes, a range reserved for automated calls and messages',
+      'Hints             npv: ',
+      'Verdict: LIKELY UNWANTED (score 8/9, suspicious, from the primary source)',
+      'Primary (tellows): ok',
+      'Camille',
+      'Community (numeroinconnu.fr): ok, older copy (http_5xx)',
+      'Toujours le même message.',
+      'Signals (telguarder): error (timeout)',
+    ];
     const positions = order.map((needle) => text.indexOf(needle));
     expect(positions.every((position) => position >= 0)).toBe(true);
     expect([...positions].sort((a, b) => a - b)).toEqual(positions);
@@ -70,13 +96,19 @@ describe('the lookup summary', () => {
     expect(text).not.toMatch(/searchs|\b1 (?:searches|visits|reports|comments)\b/);
     b.data.sources.primary.searches = 1;
     expect(formatReportSummary(b)).toContain('score 8 · 1 search ·');
-    expect([plural(0, 'error'), plural(1, 'duplicate line'), plural(2, 'search', 'searches')]).toEqual(['0 errors', '1 duplicate line', '2 searches']);
+    expect([plural(0, 'error'), plural(1, 'duplicate line'), plural(2, 'search', 'searches')]).toEqual([
+      '0 errors',
+      '1 duplicate line',
+      '2 searches',
+    ]);
   });
 
   it('shows the verdict the server gave, and says there is no rating when it has none', () => {
     const given = body();
     given.meta = { ...given.meta, score: 3, risk: 'trustworthy', scoreSource: 'derived' };
-    expect(formatReportSummary(given)).toContain('Verdict: LIKELY SAFE (score 3/9, trustworthy, derived from community and signals)');
+    expect(formatReportSummary(given)).toContain(
+      'Verdict: LIKELY SAFE (score 3/9, trustworthy, derived from community and signals)',
+    );
     const b = body();
     b.data.sources.primary.score = null;
     b.data.sources.community.dangerPercent = null;
@@ -84,11 +116,13 @@ describe('the lookup summary', () => {
     expect(formatReportSummary(b).split('\n')).toContain('Verdict: NO RATING (no source has a rating; risk unknown)');
   });
 
-  it('shows the server\'s meta.hints when it sends them, in words where the hint is known', () => {
+  it("shows the server's meta.hints when it sends them, in words where the hint is known", () => {
     const b = body();
     b.meta.hints = ['technical_platform', 'future_hint'];
     const lines = formatReportSummary(b).split('\n');
-    expect(lines).toContain('  Hints             technical_platform: technical platform range (0937, 0938, 09390–09394): not a person dialling');
+    expect(lines).toContain(
+      '  Hints             technical_platform: technical platform range (0937, 0938, 09390–09394): not a person dialling',
+    );
     expect(lines).toContain('                    future_hint');
     expect(lines.join('\n')).not.toContain('npv:');
   });

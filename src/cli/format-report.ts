@@ -35,7 +35,6 @@ export function verdictOf(body: ReportBody): Verdict {
   return { verdict: VERDICTS[risk], score, risk, scoreSource };
 }
 
-
 /** `status (reason)`, with the cache state when the data is an older copy. */
 export function describeSourceStatus(meta: SourceMetaView | undefined): string {
   if (meta === undefined) return 'unknown';
@@ -46,14 +45,24 @@ export function describeSourceStatus(meta: SourceMetaView | undefined): string {
 
 const show = (value: string | number | null): string => (value === null || value === '' ? '—' : String(value));
 /** `1 search`, `10 searches`: the plural given in full, since English does not just add an s. */
-export const plural = (count: number, singular: string, pluralForm = `${singular}s`): string => `${count} ${count === 1 ? singular : pluralForm}`;
+export const plural = (count: number, singular: string, pluralForm = `${singular}s`): string =>
+  `${count} ${count === 1 ? singular : pluralForm}`;
 
 export function formatReportSummary(body: ReportBody): string {
   const { data, meta } = body;
   const verdict = verdictOf(body);
-  const lines: string[] = formatFacts({ number: data.number, phoneInfo: data.phoneInfo, hints: readHints(meta) ?? hintsOf(data.phoneInfo) });
+  const lines: string[] = formatFacts({
+    number: data.number,
+    phoneInfo: data.phoneInfo,
+    hints: readHints(meta) ?? hintsOf(data.phoneInfo),
+  });
   lines.push('');
-  const from = verdict.scoreSource === 'primary' ? ', from the primary source' : verdict.scoreSource === 'derived' ? ', derived from community and signals' : '';
+  const from =
+    verdict.scoreSource === 'primary'
+      ? ', from the primary source'
+      : verdict.scoreSource === 'derived'
+        ? ', derived from community and signals'
+        : '';
   lines.push(
     verdict.score === null
       ? `Verdict: ${verdict.verdict.toUpperCase()} (no source has a rating; risk unknown)`
@@ -73,14 +82,18 @@ export function formatReportSummary(body: ReportBody): string {
 function formatFigure(figure: FigureDisplay, value: number | string | null): string | undefined {
   switch (figure.unit) {
     case 'count':
-      return typeof value === 'number' ? `${value} ${countWords('en', figure.label, value)}` : `— ${countWords('en', figure.label, 0)}`;
+      return typeof value === 'number'
+        ? `${value} ${countWords('en', figure.label, value)}`
+        : `— ${countWords('en', figure.label, 0)}`;
     case 'percent':
       return `${words('en', figure.label)} ${typeof value === 'number' ? words('en', 'format.percent', { value }) : '—'}`;
     case 'score':
       return `${words('en', figure.label)} ${show(value)}`;
     case 'word':
     case 'date':
-      return typeof value === 'string' && value !== '' ? `${words('en', figure.label)} ${sanitizeForTerminal(value)}` : undefined;
+      return typeof value === 'string' && value !== ''
+        ? `${words('en', figure.label)} ${sanitizeForTerminal(value)}`
+        : undefined;
   }
 }
 
@@ -102,6 +115,8 @@ function formatSlot<S extends SourceSlot>(slot: S, sources: SourceDataBySlot, me
 }
 
 function formatComment(date: string, tags: string[], text: string): string {
-  const head = [date, ...tags.filter((tag) => tag !== '').map((tag) => `[${tag}]`)].filter((part) => part !== '').map(sanitizeForTerminal);
+  const head = [date, ...tags.filter((tag) => tag !== '').map((tag) => `[${tag}]`)]
+    .filter((part) => part !== '')
+    .map(sanitizeForTerminal);
   return `  - ${head.join(' ')}${head.length > 0 ? ': ' : ''}${sanitizeForTerminal(text)}`;
 }

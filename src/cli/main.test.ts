@@ -59,7 +59,9 @@ describe('the command table', () => {
   });
 
   it("prints package.json's version for --version, exit 0", async () => {
-    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
     for (const flag of ['--version', '-V']) {
       const run = capture();
       expect(await runCli([flag], run.io)).toBe(0);
@@ -71,7 +73,9 @@ describe('the command table', () => {
     for (const argv of [[], ['nope']]) {
       const run = capture();
       expect(await runCli(argv, run.io)).toBe(2);
-      expect(run.err).toEqual([`usage: phone-rep <${COMMANDS.map((command) => command.name).join('|')}> …  (phone-rep help for more)`]);
+      expect(run.err).toEqual([
+        `usage: phone-rep <${COMMANDS.map((command) => command.name).join('|')}> …  (phone-rep help for more)`,
+      ]);
     }
   });
 
@@ -85,14 +89,26 @@ describe('a usage mistake', () => {
   it('is its message, then the usage, exit 2, for an unknown option or a missing argument', async () => {
     const unknown = capture();
     expect(await runCli(['info', '0612345678', '--url', 'x'], unknown.io)).toBe(2);
-    expect(unknown.err).toEqual([expect.stringContaining("Unknown option '--url'"), 'usage: phone-rep info <number> [--json]']);
+    expect(unknown.err).toEqual([
+      expect.stringContaining("Unknown option '--url'"),
+      'usage: phone-rep info <number> [--json]',
+    ]);
     const missing = capture();
     expect(await runCli(['lookup'], missing.io)).toBe(2);
-    expect(missing.err).toEqual(['lookup takes exactly one number', 'usage: phone-rep lookup <number> [--json] [--url URL]']);
+    expect(missing.err).toEqual([
+      'lookup takes exactly one number',
+      'usage: phone-rep lookup <number> [--json] [--url URL]',
+    ]);
   });
 
   it('is the usage alone for an action its table does not hold, or a flag out of place', async () => {
-    for (const argv of [['data'], ['data', 'foo'], ['data', 'info', '--force'], ['data', '--force'], ['data', 'update', '--force', '--force']]) {
+    for (const argv of [
+      ['data'],
+      ['data', 'foo'],
+      ['data', 'info', '--force'],
+      ['data', '--force'],
+      ['data', 'update', '--force', '--force'],
+    ]) {
       const run = capture();
       expect(await runCli(argv, run.io)).toBe(2);
       expect(run.err).toEqual(['usage: phone-rep data <update [--force]|info>']);
@@ -123,7 +139,10 @@ describe('a usage mistake', () => {
     expect(unreadable.err).toEqual([`cannot read ${join(dir, 'missing.csv')}: ENOENT`, LIST_USAGE]);
     const noStdin = capture();
     expect(await runCli(['batch', '-'], noStdin.io)).toBe(2);
-    expect(noStdin.err).toEqual(['no standard input to read', 'usage: phone-rep batch <file|-> [--format csv|ndjson] [--concurrency N] [--url URL]']);
+    expect(noStdin.err).toEqual([
+      'no standard input to read',
+      'usage: phone-rep batch <file|-> [--format csv|ndjson] [--concurrency N] [--url URL]',
+    ]);
   });
 });
 

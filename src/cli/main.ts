@@ -20,7 +20,17 @@ import { processIo, processOutputWritten } from './process-io.js';
 export type { CliIo } from './command.js';
 
 /** Every command, in the order the help shows them. */
-export const COMMANDS: readonly Command[] = [lookupCommand, infoCommand, batchCommand, serveCommand, canaryCommand, dataCommand, listCommand, backupCommand, restoreCommand];
+export const COMMANDS: readonly Command[] = [
+  lookupCommand,
+  infoCommand,
+  batchCommand,
+  serveCommand,
+  canaryCommand,
+  dataCommand,
+  listCommand,
+  backupCommand,
+  restoreCommand,
+];
 
 /** Where the help's descriptions start. */
 const HELP_COLUMN = 53;
@@ -58,7 +68,10 @@ export async function runCli(argv: string[], io?: CliIo): Promise<number> {
   const failed = await processOutputWritten();
   if (failed === undefined) return code;
   // stderr may be the stream that failed: the message is best effort.
-  process.stderr.write(`phone-rep: the output could not be written whole (${failed.code ?? failed.message})\n`, () => undefined);
+  process.stderr.write(
+    `phone-rep: the output could not be written whole (${failed.code ?? failed.message})\n`,
+    () => undefined,
+  );
   return code === 0 ? 1 : code;
 }
 

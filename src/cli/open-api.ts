@@ -10,13 +10,28 @@ import { createInProcessApi, createRemoteApi, type PhoneApi } from './phone-api.
  * pressure), no metrics, no logs.
  */
 function loadInProcessConfig(context: CliContext): Config {
-  return loadConfig({ LOG_LEVEL: 'silent', ...context.env, RATE_LIMIT_MAX: '0', MAX_EVENT_LOOP_DELAY_MS: '0', METRICS_ENABLED: 'false' });
+  return loadConfig({
+    LOG_LEVEL: 'silent',
+    ...context.env,
+    RATE_LIMIT_MAX: '0',
+    MAX_EVENT_LOOP_DELAY_MS: '0',
+    METRICS_ENABLED: 'false',
+  });
 }
 
-export async function openApi(url: string | undefined, context: CliContext, onRateLimited?: (seconds: number) => void): Promise<PhoneApi> {
+export async function openApi(
+  url: string | undefined,
+  context: CliContext,
+  onRateLimited?: (seconds: number) => void,
+): Promise<PhoneApi> {
   if (url !== undefined) {
-    if (!/^https?:\/\/[^\s/]+/.test(url)) throw new UsageError(`--url must be an http(s) URL, got ${JSON.stringify(url)}`);
-    return createRemoteApi({ baseUrl: url, defaultRegion: context.env.DEFAULT_REGION ?? 'FR', ...(onRateLimited ? { onRateLimited } : {}) });
+    if (!/^https?:\/\/[^\s/]+/.test(url))
+      throw new UsageError(`--url must be an http(s) URL, got ${JSON.stringify(url)}`);
+    return createRemoteApi({
+      baseUrl: url,
+      defaultRegion: context.env.DEFAULT_REGION ?? 'FR',
+      ...(onRateLimited ? { onRateLimited } : {}),
+    });
   }
   return createInProcessApi(loadInProcessConfig(context), context.io.overrides);
 }

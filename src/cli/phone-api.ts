@@ -104,12 +104,19 @@ export function createRemoteApi(options: RemoteApiOptions): PhoneApi {
           continue;
         }
         const facts = response.status === 502 ? readProblemFacts(body) : undefined;
-        return { status: response.status, body, ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }), ...(facts === undefined ? {} : { facts }) };
+        return {
+          status: response.status,
+          body,
+          ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
+          ...(facts === undefined ? {} : { facts }),
+        };
       }
     },
     normalise(raw) {
       // Only a de-duplication key: the server stays the judge of validity.
-      const parsed = /^[0-9+().\s-]+$/.test(raw) ? parsePhoneNumberFromString(raw.replace(/^00/, '+'), options.defaultRegion as CountryCode) : undefined;
+      const parsed = /^[0-9+().\s-]+$/.test(raw)
+        ? parsePhoneNumberFromString(raw.replace(/^00/, '+'), options.defaultRegion as CountryCode)
+        : undefined;
       return parsed?.isValid() === true ? parsed.number : undefined;
     },
     requestsPerMinute: undefined,

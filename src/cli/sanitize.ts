@@ -2,11 +2,13 @@
 
 /** Control characters (C0, DEL, C1) and bidi overrides out, line breaks folded: safe to print. */
 export function sanitizeForTerminal(text: string): string {
-  return text
-    .replace(/[\r\n\t]+/g, ' ')
-    // eslint-disable-next-line no-control-regex -- matching control characters is the point
-    .replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '')
-    .trim();
+  return (
+    text
+      .replace(/[\r\n\t]+/g, ' ')
+      // eslint-disable-next-line no-control-regex -- matching control characters is the point
+      .replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '')
+      .trim()
+  );
 }
 
 /** Characters a terminal acts on (C0 but the line break, DEL, C1, bidi controls): a whole output line or block made safe. */
@@ -26,5 +28,8 @@ const JSON_RAW_CONTROLS = /[\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u
  * \u escapes here, so the JSON holds the same value.
  */
 export function terminalSafeJson(value: unknown): string {
-  return JSON.stringify(value).replace(JSON_RAW_CONTROLS, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return JSON.stringify(value).replace(
+    JSON_RAW_CONTROLS,
+    (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }

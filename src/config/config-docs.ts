@@ -28,8 +28,12 @@ export function renderConfigurationMarkdown(): string {
   ];
   for (const variable of configVariables()) {
     const defaultText = variable.defaultValue === undefined ? 'unset' : `\`${variable.defaultValue}\``;
-    const accepts = variable.accepts.startsWith(PATTERN_LEAD) ? `matches \`${variable.accepts.slice(PATTERN_LEAD.length)}\`` : variable.accepts;
-    lines.push(`| \`${variable.name}\` | ${tableCell(defaultText)} | ${tableCell(accepts)} | ${tableCell(variable.description)} |`);
+    const accepts = variable.accepts.startsWith(PATTERN_LEAD)
+      ? `matches \`${variable.accepts.slice(PATTERN_LEAD.length)}\``
+      : variable.accepts;
+    lines.push(
+      `| \`${variable.name}\` | ${tableCell(defaultText)} | ${tableCell(accepts)} | ${tableCell(variable.description)} |`,
+    );
   }
   return `${lines.join('\n')}\n`;
 }

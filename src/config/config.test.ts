@@ -1,6 +1,17 @@
 import { Value } from '@sinclair/typebox/value';
 import { describe, expect, it } from 'vitest';
-import { CONFIG_DEFAULTS, ConfigError, ConfigSchema, configVariables, fastifyTrustProxy, loadConfig, parseAddressRanges, parseTrustProxy, parseWorkers, SECRET_VARIABLES } from './config.js';
+import {
+  CONFIG_DEFAULTS,
+  ConfigError,
+  ConfigSchema,
+  configVariables,
+  fastifyTrustProxy,
+  loadConfig,
+  parseAddressRanges,
+  parseTrustProxy,
+  parseWorkers,
+  SECRET_VARIABLES,
+} from './config.js';
 
 const PARSED = new Set(['WORKERS', 'TRUST_PROXY']);
 
@@ -10,7 +21,11 @@ describe('the schema', () => {
     expect(properties.length).toBeGreaterThan(0);
     for (const [name, schema] of properties) {
       expect(schema.description, `${name} has no description`).toMatch(/\S{3,}/);
-      if (schema.default !== undefined) expect(Value.Check(schema, schema.default), `${name}'s default ${String(schema.default)} fails its own schema`).toBe(true);
+      if (schema.default !== undefined)
+        expect(
+          Value.Check(schema, schema.default),
+          `${name}'s default ${String(schema.default)} fails its own schema`,
+        ).toBe(true);
     }
   });
 
@@ -24,8 +39,14 @@ describe('the schema', () => {
   it('lists each variable once for the docs, with its default as text or none', () => {
     const variables = configVariables();
     expect(variables.map((v) => v.name)).toEqual(Object.keys(ConfigSchema.properties));
-    expect(variables.find((v) => v.name === 'CACHE_TTL_S')).toMatchObject({ defaultValue: '21600', accepts: 'a whole number ≥ 1' });
-    expect(variables.find((v) => v.name === 'HASH_SECRET')).toMatchObject({ defaultValue: undefined, accepts: 'a string of 16+ characters' });
+    expect(variables.find((v) => v.name === 'CACHE_TTL_S')).toMatchObject({
+      defaultValue: '21600',
+      accepts: 'a whole number ≥ 1',
+    });
+    expect(variables.find((v) => v.name === 'HASH_SECRET')).toMatchObject({
+      defaultValue: undefined,
+      accepts: 'a string of 16+ characters',
+    });
   });
 });
 
@@ -59,7 +80,10 @@ describe('loadConfig', () => {
   });
 
   it('exposes WORKERS and TRUST_PROXY only parsed, never as raw text', () => {
-    const config = loadConfig({ WORKERS: '3', TRUST_PROXY: '10.0.0.1, 10.0.0.0/8' }) as unknown as Record<string, unknown>;
+    const config = loadConfig({ WORKERS: '3', TRUST_PROXY: '10.0.0.1, 10.0.0.0/8' }) as unknown as Record<
+      string,
+      unknown
+    >;
     expect(config.workers).toBe(3);
     expect(config.trustProxy).toEqual(['10.0.0.1', '10.0.0.0/8']);
     expect('WORKERS' in config).toBe(false);
@@ -91,7 +115,9 @@ describe('loadConfig', () => {
 
   it('requires a shared HASH_SECRET when Redis is shared between instances', () => {
     expect(() => loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379' })).toThrow(/HASH_SECRET/);
-    expect(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379', HASH_SECRET: 'x'.repeat(16) }).REDIS_URL).toBe('redis://127.0.0.1:6379');
+    expect(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379', HASH_SECRET: 'x'.repeat(16) }).REDIS_URL).toBe(
+      'redis://127.0.0.1:6379',
+    );
   });
 });
 
@@ -134,34 +160,59 @@ describe('fastifyTrustProxy', () => {
 describe('the phone-system variables', () => {
   it('defaults the verdict rule and the caller-ID length', () => {
     const config = loadConfig({});
-    expect([config.VERDICT_BLOCK_SCORE, config.VERDICT_WARN_SCORE, config.VERDICT_NPV, config.VERDICT_WITHHELD, config.CID_MAX_LENGTH]).toEqual([7, 5, 'warn', 'allow', 30]);
+    expect([
+      config.VERDICT_BLOCK_SCORE,
+      config.VERDICT_WARN_SCORE,
+      config.VERDICT_NPV,
+      config.VERDICT_WITHHELD,
+      config.CID_MAX_LENGTH,
+    ]).toEqual([7, 5, 'warn', 'allow', 30]);
     expect(config.RATE_LIMIT_EXEMPT).toBeUndefined();
   });
 
   it('refuses a verdict word it does not know, and a warn score above the block score', () => {
-    expect(() => loadConfig({ VERDICT_NPV: 'reject' })).toThrow(/VERDICT_NPV="reject" is not valid: expected one of block, warn, allow, unknown/);
-    expect(() => loadConfig({ VERDICT_WARN_SCORE: '8' })).toThrow(/VERDICT_WARN_SCORE must not exceed VERDICT_BLOCK_SCORE/);
+    expect(() => loadConfig({ VERDICT_NPV: 'reject' })).toThrow(
+      /VERDICT_NPV="reject" is not valid: expected one of block, warn, allow, unknown/,
+    );
+    expect(() => loadConfig({ VERDICT_WARN_SCORE: '8' })).toThrow(
+      /VERDICT_WARN_SCORE must not exceed VERDICT_BLOCK_SCORE/,
+    );
     expect(() => loadConfig({ CID_MAX_LENGTH: '3' })).toThrow(/CID_MAX_LENGTH=3 is not valid/);
   });
 
-  it.each(['::/0', '::/64', '::ffff:0:0/96', '0:0:0:0:0:ffff::/95'])('refuses the IPv6 range %s, which would exempt every IPv4 client too (Node BlockList)', (item) => {
-    expect(() => loadConfig({ RATE_LIMIT_EXEMPT: `192.0.2.1, ${item}` })).toThrow(/RATE_LIMIT_EXEMPT has IPv6 ranges that hold every IPv4-mapped address/);
-  });
+  it.each(['::/0', '::/64', '::ffff:0:0/96', '0:0:0:0:0:ffff::/95'])(
+    'refuses the IPv6 range %s, which would exempt every IPv4 client too (Node BlockList)',
+    (item) => {
+      expect(() => loadConfig({ RATE_LIMIT_EXEMPT: `192.0.2.1, ${item}` })).toThrow(
+        /RATE_LIMIT_EXEMPT has IPv6 ranges that hold every IPv4-mapped address/,
+      );
+    },
+  );
 
   it('accepts an IPv6 range of part of the IPv4-mapped space (::ffff:10.0.0.0/104 is 10.0.0.0/8)', () => {
-    expect(loadConfig({ RATE_LIMIT_EXEMPT: '::ffff:10.0.0.0/104, 2001:db8::/32' }).RATE_LIMIT_EXEMPT).toBe('::ffff:10.0.0.0/104, 2001:db8::/32');
+    expect(loadConfig({ RATE_LIMIT_EXEMPT: '::ffff:10.0.0.0/104, 2001:db8::/32' }).RATE_LIMIT_EXEMPT).toBe(
+      '::ffff:10.0.0.0/104, 2001:db8::/32',
+    );
   });
 
-  it.each(['10.0.0.0/33', '2001:db8::/129', '10.0.0', '1.2.3.4/8/9', 'fe80::zz', '10.0.0.0/', '::1/-1'])('stops the start on the bad RATE_LIMIT_EXEMPT item %s, naming the variable', (item) => {
-    expect(() => loadConfig({ RATE_LIMIT_EXEMPT: `192.0.2.1, ${item}` })).toThrow(/RATE_LIMIT_EXEMPT/);
-  });
+  it.each(['10.0.0.0/33', '2001:db8::/129', '10.0.0', '1.2.3.4/8/9', 'fe80::zz', '10.0.0.0/', '::1/-1'])(
+    'stops the start on the bad RATE_LIMIT_EXEMPT item %s, naming the variable',
+    (item) => {
+      expect(() => loadConfig({ RATE_LIMIT_EXEMPT: `192.0.2.1, ${item}` })).toThrow(/RATE_LIMIT_EXEMPT/);
+    },
+  );
 
-  it.each(['10.0.0.0/33', 'everyone', '::/0', '192.0.2.1, none'])('stops the start on a bad FEED_RECORD_FROM %s, naming the variable', (value) => {
-    expect(() => loadConfig({ FEED_RECORD_FROM: value })).toThrow(/FEED_RECORD_FROM/);
-  });
+  it.each(['10.0.0.0/33', 'everyone', '::/0', '192.0.2.1, none'])(
+    'stops the start on a bad FEED_RECORD_FROM %s, naming the variable',
+    (value) => {
+      expect(() => loadConfig({ FEED_RECORD_FROM: value })).toThrow(/FEED_RECORD_FROM/);
+    },
+  );
 
   it('takes FEED_RECORD_FROM as addresses and ranges, or none', () => {
-    expect(loadConfig({ FEED_RECORD_FROM: '192.0.2.10, 2001:db8::/32' }).FEED_RECORD_FROM).toBe('192.0.2.10, 2001:db8::/32');
+    expect(loadConfig({ FEED_RECORD_FROM: '192.0.2.10, 2001:db8::/32' }).FEED_RECORD_FROM).toBe(
+      '192.0.2.10, 2001:db8::/32',
+    );
     expect(loadConfig({ FEED_RECORD_FROM: 'none' }).FEED_RECORD_FROM).toBe('none');
     expect(loadConfig({}).FEED_RECORD_FROM).toBeUndefined();
   });
@@ -175,7 +226,9 @@ describe('the phone-system variables', () => {
     expect(list.check('2001:db8:1::5', 'ipv6')).toBe(true);
     expect(list.check('2001:db9::5', 'ipv6')).toBe(false);
     expect(list.check('::1', 'ipv6')).toBe(true);
-    expect(loadConfig({ RATE_LIMIT_EXEMPT: '192.0.2.10, 10.0.0.0/8, 2001:db8::/32' }).RATE_LIMIT_EXEMPT).toBe('192.0.2.10, 10.0.0.0/8, 2001:db8::/32');
+    expect(loadConfig({ RATE_LIMIT_EXEMPT: '192.0.2.10, 10.0.0.0/8, 2001:db8::/32' }).RATE_LIMIT_EXEMPT).toBe(
+      '192.0.2.10, 10.0.0.0/8, 2001:db8::/32',
+    );
   });
 });
 
@@ -205,7 +258,10 @@ describe('a bad secret in the start-up error', () => {
   });
 
   it('masks the password of a URL setting (REDIS_URL, an upstream mirror) and still shows the rest', () => {
-    const message = configError({ REDIS_URL: 'redis//:s3cr3t-redis-pw@cache.lan:6379', TELLOWS_API_URL: 'ftp://partner:s3cr3t-mirror-pw@mirror.lan/' });
+    const message = configError({
+      REDIS_URL: 'redis//:s3cr3t-redis-pw@cache.lan:6379',
+      TELLOWS_API_URL: 'ftp://partner:s3cr3t-mirror-pw@mirror.lan/',
+    });
     expect(message).not.toContain('s3cr3t');
     expect(message).not.toContain('partner');
     expect(message).toContain('REDIS_URL="***@cache.lan:6379" is not valid');

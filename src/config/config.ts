@@ -14,14 +14,25 @@ const Port = Type.Integer({ minimum: 0, maximum: 65535 });
 const PositiveInt = Type.Integer({ minimum: 1 });
 const NonNegativeInt = Type.Integer({ minimum: 0 });
 const NonEmpty = Type.String({ minLength: 1 });
-const Verdict = Type.Union([Type.Literal('block'), Type.Literal('warn'), Type.Literal('allow'), Type.Literal('unknown')]);
+const Verdict = Type.Union([
+  Type.Literal('block'),
+  Type.Literal('warn'),
+  Type.Literal('allow'),
+  Type.Literal('unknown'),
+]);
 
 /** A variable with a default: the schema carries it, so the Config type makes it always present. */
-function setting<T extends TSchema>(schema: T, defaultValue: Static<T>, description: string): TOptional<T & { default: Static<T> }>;
+function setting<T extends TSchema>(
+  schema: T,
+  defaultValue: Static<T>,
+  description: string,
+): TOptional<T & { default: Static<T> }>;
 /** A variable without a default: absent from Config when unset. */
 function setting<T extends TSchema>(schema: T, defaultValue: undefined, description: string): TOptional<T>;
 function setting(schema: TSchema, defaultValue: unknown, description: string): TSchema {
-  return Type.Optional(CloneType(schema, defaultValue === undefined ? { description } : { description, default: defaultValue }));
+  return Type.Optional(
+    CloneType(schema, defaultValue === undefined ? { description } : { description, default: defaultValue }),
+  );
 }
 
 /** Every variable the service reads. To add one, add one entry (at the end when on a branch). */
@@ -33,32 +44,64 @@ export const ConfigSchema = Type.Object({
     'info',
     'Log level: fatal, error, warn, info, debug, trace or silent.',
   ),
-  RATE_LIMIT_MAX: setting(NonNegativeInt, 30, 'Requests per client per window on /api/* and 404s; 0 turns limiting off.'),
+  RATE_LIMIT_MAX: setting(
+    NonNegativeInt,
+    30,
+    'Requests per client per window on /api/* and 404s; 0 turns limiting off.',
+  ),
   RATE_LIMIT_WINDOW_S: setting(PositiveInt, 60, 'Window of the sliding rate limit, in seconds.'),
   TRUST_PROXY: setting(
     Type.String({ pattern: '^(off|false|0|[1-9][0-9]?|[0-9a-fA-F:./, ]+|loopback|linklocal|uniquelocal)$' }),
     'off',
     "Which proxies' X-Forwarded-For to believe: off, a hop count (1 = one proxy in front), or comma-separated proxy addresses/CIDRs (10.0.0.0/8, loopback). true is refused: it would let anyone forge their address.",
   ),
-  DEFAULT_REGION: setting(Type.String({ pattern: '^[A-Z]{2}$' }), 'FR', 'Region (ISO 3166 alpha-2) for numbers without + or 00 that do not start with 0.'),
-  SHUTDOWN_GRACE_MS: setting(PositiveInt, 10_000, 'How long SIGTERM/SIGINT wait for in-flight requests before exiting anyway.'),
+  DEFAULT_REGION: setting(
+    Type.String({ pattern: '^[A-Z]{2}$' }),
+    'FR',
+    'Region (ISO 3166 alpha-2) for numbers without + or 00 that do not start with 0.',
+  ),
+  SHUTDOWN_GRACE_MS: setting(
+    PositiveInt,
+    10_000,
+    'How long SIGTERM/SIGINT wait for in-flight requests before exiting anyway.',
+  ),
   HASH_SECRET: setting(
     Type.String({ minLength: 16 }),
     undefined,
     'Key of the HMAC that hashes numbers (cache keys) and client addresses (rate-limit keys), 16+ characters. Random per process when unset; required, and the same on every instance, with REDIS_URL.',
   ),
   MAX_IN_FLIGHT: setting(PositiveInt, 1000, 'API requests in progress above which new ones get 503 with Retry-After.'),
-  MAX_EVENT_LOOP_DELAY_MS: setting(NonNegativeInt, 1000, 'Mean event-loop delay, sustained over two 0.5 s intervals, above which API requests get 503; 0 = off.'),
+  MAX_EVENT_LOOP_DELAY_MS: setting(
+    NonNegativeInt,
+    1000,
+    'Mean event-loop delay, sustained over two 0.5 s intervals, above which API requests get 503; 0 = off.',
+  ),
 
-  TELLOWS_API_URL: setting(Url, 'https://www.tellows.de', "Base URL of tellows' partner API (/basic/num/{n}); may point at a mirror or a proxy."),
+  TELLOWS_API_URL: setting(
+    Url,
+    'https://www.tellows.de',
+    "Base URL of tellows' partner API (/basic/num/{n}); may point at a mirror or a proxy.",
+  ),
   TELLOWS_API_KEY: setting(NonEmpty, undefined, "tellows partner API key; unset = tellows' HTML page only."),
   TELLOWS_PARTNER: setting(NonEmpty, undefined, 'Partner name sent with the tellows key, if the plan needs one.'),
   TELLOWS_WEB_URL: setting(Url, 'https://www.tellows.fr', "Base URL of tellows' site (/num/{n})."),
   NUMEROINCONNU_URL: setting(Url, 'https://www.numeroinconnu.fr', 'Base URL of numeroinconnu.fr (/numero/{n}).'),
-  TELGUARDER_URL: setting(Url, 'https://www.telguarder.com', 'Base URL of telguarder (/fr/search or /fr/number/{n}, see TELGUARDER_LOOKUP).'),
-  TELLOWS_RPM: setting(PositiveInt, 120, 'Requests per minute to tellows (API and site each), for the whole deployment when Redis is shared.'),
+  TELGUARDER_URL: setting(
+    Url,
+    'https://www.telguarder.com',
+    'Base URL of telguarder (/fr/search or /fr/number/{n}, see TELGUARDER_LOOKUP).',
+  ),
+  TELLOWS_RPM: setting(
+    PositiveInt,
+    120,
+    'Requests per minute to tellows (API and site each), for the whole deployment when Redis is shared.',
+  ),
   NUMEROINCONNU_RPM: setting(PositiveInt, 30, 'Requests per minute to numeroinconnu.fr.'),
-  TELGUARDER_RPM: setting(PositiveInt, 30, 'Requests per minute to telguarder; every request sent counts, so a search (TELGUARDER_LOOKUP=search: a POST and its redirected GET) costs 2.'),
+  TELGUARDER_RPM: setting(
+    PositiveInt,
+    30,
+    'Requests per minute to telguarder; every request sent counts, so a search (TELGUARDER_LOOKUP=search: a POST and its redirected GET) costs 2.',
+  ),
   UPSTREAM_CLIENT_SHARE_PCT: setting(
     Type.Integer({ minimum: 1, maximum: 100 }),
     50,
@@ -69,65 +112,144 @@ export const ConfigSchema = Type.Object({
     80,
     'UPSTREAM_CLIENT_SHARE_PCT for the clients in RATE_LIMIT_EXEMPT (a PBX): their larger share of each upstream budget.',
   ),
-  UPSTREAM_CONCURRENCY: setting(PositiveInt, 4, 'Requests in flight per upstream (numeroinconnu and telguarder are capped at 2 whatever this says).'),
+  UPSTREAM_CONCURRENCY: setting(
+    PositiveInt,
+    4,
+    'Requests in flight per upstream (numeroinconnu and telguarder are capped at 2 whatever this says).',
+  ),
 
   SOURCE_TIMEOUT_MS: setting(PositiveInt, 3000, 'Deadline of one source, retry included.'),
   LOOKUP_TIMEOUT_MS: setting(PositiveInt, 4000, 'Deadline of a whole lookup.'),
-  CACHE_MAX_ENTRIES: setting(PositiveInt, undefined, 'Optional count cap of the in-process source cache, in per-source results (three per number), on top of CACHE_MAX_MB. Unset = no count cap.'),
+  CACHE_MAX_ENTRIES: setting(
+    PositiveInt,
+    undefined,
+    'Optional count cap of the in-process source cache, in per-source results (three per number), on top of CACHE_MAX_MB. Unset = no count cap.',
+  ),
   CACHE_TTL_S: setting(PositiveInt, 21_600, 'Freshness of an ok result, in seconds (±10 % jitter).'),
   CACHE_NOT_FOUND_TTL_S: setting(PositiveInt, 3600, 'Freshness of a not_found result, in seconds (±10 % jitter).'),
-  CACHE_STALE_S: setting(NonNegativeInt, 604_800, 'How long past freshness a result may still be served stale, in seconds; 0 = never.'),
+  CACHE_STALE_S: setting(
+    NonNegativeInt,
+    604_800,
+    'How long past freshness a result may still be served stale, in seconds; 0 = never.',
+  ),
 
   REDIS_URL: setting(
     Type.String({ pattern: '^rediss?://' }),
     undefined,
     "redis://[:password@]host:port[/db] or rediss://… (TLS): shares the cache, rate limit, coalescing and upstream politeness between instances, and holds the operator's lists (data of record: persist it). Unset = memory only, lists in LISTS_FILE.",
   ),
-  REDIS_KEY_PREFIX: setting(Type.String({ minLength: 1, maxLength: 64 }), 'phonerep:', 'Prefix of every Redis key, so several deployments can share one Redis.'),
+  REDIS_KEY_PREFIX: setting(
+    Type.String({ minLength: 1, maxLength: 64 }),
+    'phonerep:',
+    'Prefix of every Redis key, so several deployments can share one Redis.',
+  ),
   REDIS_COMMAND_TIMEOUT_MS: setting(
     Type.Integer({ minimum: 10, maximum: 10_000 }),
     250,
     'Deadline of one Redis command, past which that call uses the in-process fallback; replies slower than half of it, three in a row, send the instance to its fallbacks for at least 5 s. Raise it for a distant Redis.',
   ),
-  WORKERS: setting(Type.String({ pattern: '^(auto|[1-9][0-9]?)$' }), '1', 'Server processes on this machine sharing PORT: a number (1-99) or auto (one per core).'),
+  WORKERS: setting(
+    Type.String({ pattern: '^(auto|[1-9][0-9]?)$' }),
+    '1',
+    'Server processes on this machine sharing PORT: a number (1-99) or auto (one per core).',
+  ),
 
   METRICS_ENABLED: setting(Type.Boolean(), true, 'Serve Prometheus metrics at /metrics.'),
-  METRICS_PORT: setting(Port, undefined, 'Serve /metrics on this port, on METRICS_HOST, instead of the API port, where /metrics then answers 404 (unset = on the API port).'),
+  METRICS_PORT: setting(
+    Port,
+    undefined,
+    'Serve /metrics on this port, on METRICS_HOST, instead of the API port, where /metrics then answers 404 (unset = on the API port).',
+  ),
 
   ARCEP_DATA_DIR: setting(
     NonEmpty,
     undefined,
     'Where the ARCEP numbering files are read from and phone-rep data update writes them. Unset = STATE_DIR/arcep once data update has written there, else the snapshot shipped in the package (data/arcep, never written).',
   ),
-  ARCEP_MAJNUM_URL: setting(Url, 'https://extranet.arcep.fr/uploads/MAJNUM.csv', 'Source of MAJNUM.csv for phone-rep data update.'),
-  ARCEP_MAJRIO_URL: setting(Url, 'https://extranet.arcep.fr/uploads/MAJRIO.csv', 'Source of MAJRIO.csv for phone-rep data update.'),
-  ARCEP_IDENTIFIANTS_URL: setting(Url, 'https://extranet.arcep.fr/uploads/identifiants_CE.csv', 'Source of the operator identifiers file for phone-rep data update.'),
+  ARCEP_MAJNUM_URL: setting(
+    Url,
+    'https://extranet.arcep.fr/uploads/MAJNUM.csv',
+    'Source of MAJNUM.csv for phone-rep data update.',
+  ),
+  ARCEP_MAJRIO_URL: setting(
+    Url,
+    'https://extranet.arcep.fr/uploads/MAJRIO.csv',
+    'Source of MAJRIO.csv for phone-rep data update.',
+  ),
+  ARCEP_IDENTIFIANTS_URL: setting(
+    Url,
+    'https://extranet.arcep.fr/uploads/identifiants_CE.csv',
+    'Source of the operator identifiers file for phone-rep data update.',
+  ),
 
   TELGUARDER_LOOKUP: setting(
     Type.Union([Type.Literal('search'), Type.Literal('number')]),
     'search',
     'How the telguarder number page is reached: search (POST /fr/search with q=) or number (GET /fr/number/{0XXXXXXXXX}).',
   ),
-  CANARY_INTERVAL_S: setting(NonNegativeInt, 0, 'Seconds between scheduled canary rounds inside the service (markers checked against the live sites, within each budget); 0 = off.'),
+  CANARY_INTERVAL_S: setting(
+    NonNegativeInt,
+    0,
+    'Seconds between scheduled canary rounds inside the service (markers checked against the live sites, within each budget); 0 = off.',
+  ),
   CANARY_NUMBERS: setting(
-    Type.String({ pattern: '^((tellows|numeroinconnu|telguarder):)?\\+?[0-9]{4,20}(,((tellows|numeroinconnu|telguarder):)?\\+?[0-9]{4,20})*$' }),
+    Type.String({
+      pattern:
+        '^((tellows|numeroinconnu|telguarder):)?\\+?[0-9]{4,20}(,((tellows|numeroinconnu|telguarder):)?\\+?[0-9]{4,20})*$',
+    }),
     undefined,
     'Numbers the canary checks: comma-separated [upstream:]number items; a bare number applies to every upstream without its own. Unset = 0639980000,0199000000.',
   ),
-  MAX_CONNECTIONS: setting(PositiveInt, 10_000, 'Open connections per process; lowered at start to the file-descriptor limit minus 256. New connections past it are closed at once.'),
+  MAX_CONNECTIONS: setting(
+    PositiveInt,
+    10_000,
+    'Open connections per process; lowered at start to the file-descriptor limit minus 256. New connections past it are closed at once.',
+  ),
   MAX_CONNECTIONS_PER_ADDRESS: setting(
     NonNegativeInt,
     512,
     'Open connections per client socket address, per process; 0 = no cap. Behind a reverse proxy every connection comes from the proxy: raise it or set 0 there.',
   ),
-  HEADERS_TIMEOUT_MS: setting(PositiveInt, 10_000, 'A request whose headers have not all arrived within this is answered 408 and closed (checked every 0.5 s). At most REQUEST_TIMEOUT_MS.'),
-  REQUEST_TIMEOUT_MS: setting(PositiveInt, 15_000, 'A request that has not fully arrived within this is answered 408 and closed (checked every 0.5 s).'),
-  CACHE_MAX_MB: setting(PositiveInt, 256, 'Memory the in-process caches may take on this machine, in MiB, everything held per number charged (per-source results, finished answers with their compressed forms, spellings); with WORKERS=n each process gets 1/n. Least recently used dropped first; about 250 numbers per MiB with typical pages. Once quiet after a burst: RSS ≤ idle + 1.25 × this + 32 MiB; during a burst, plan with the measured peaks of the sizing table (docs/operations.md).'),
-  VERDICT_BLOCK_SCORE: setting(Type.Integer({ minimum: 1, maximum: 10 }), 7, '`/verdict` answers block for a score (1-9) at or above this; 10 = never block on the score.'),
-  VERDICT_WARN_SCORE: setting(Type.Integer({ minimum: 1, maximum: 10 }), 5, '`/verdict` answers warn for a score at or above this (and below VERDICT_BLOCK_SCORE); 10 = never warn on the score. At most VERDICT_BLOCK_SCORE.'),
-  VERDICT_NPV: setting(Verdict, 'warn', '`/verdict` for a number in an NPV range (automated calls) whose score does not say block or warn: block, warn, allow or unknown.'),
-  VERDICT_WITHHELD: setting(Verdict, 'allow', '`/verdict` for a withheld caller (anonymous, restricted, unknown, private…): block, warn, allow or unknown.'),
-  CID_MAX_LENGTH: setting(Type.Integer({ minimum: 8, maximum: 200 }), 30, 'Longest `/cid` line, in grapheme clusters (8-200); longer lines are cut, and never pass max(75, this) bytes.'),
+  HEADERS_TIMEOUT_MS: setting(
+    PositiveInt,
+    10_000,
+    'A request whose headers have not all arrived within this is answered 408 and closed (checked every 0.5 s). At most REQUEST_TIMEOUT_MS.',
+  ),
+  REQUEST_TIMEOUT_MS: setting(
+    PositiveInt,
+    15_000,
+    'A request that has not fully arrived within this is answered 408 and closed (checked every 0.5 s).',
+  ),
+  CACHE_MAX_MB: setting(
+    PositiveInt,
+    256,
+    'Memory the in-process caches may take on this machine, in MiB, everything held per number charged (per-source results, finished answers with their compressed forms, spellings); with WORKERS=n each process gets 1/n. Least recently used dropped first; about 250 numbers per MiB with typical pages. Once quiet after a burst: RSS ≤ idle + 1.25 × this + 32 MiB; during a burst, plan with the measured peaks of the sizing table (docs/operations.md).',
+  ),
+  VERDICT_BLOCK_SCORE: setting(
+    Type.Integer({ minimum: 1, maximum: 10 }),
+    7,
+    '`/verdict` answers block for a score (1-9) at or above this; 10 = never block on the score.',
+  ),
+  VERDICT_WARN_SCORE: setting(
+    Type.Integer({ minimum: 1, maximum: 10 }),
+    5,
+    '`/verdict` answers warn for a score at or above this (and below VERDICT_BLOCK_SCORE); 10 = never warn on the score. At most VERDICT_BLOCK_SCORE.',
+  ),
+  VERDICT_NPV: setting(
+    Verdict,
+    'warn',
+    '`/verdict` for a number in an NPV range (automated calls) whose score does not say block or warn: block, warn, allow or unknown.',
+  ),
+  VERDICT_WITHHELD: setting(
+    Verdict,
+    'allow',
+    '`/verdict` for a withheld caller (anonymous, restricted, unknown, private…): block, warn, allow or unknown.',
+  ),
+  CID_MAX_LENGTH: setting(
+    Type.Integer({ minimum: 8, maximum: 200 }),
+    30,
+    'Longest `/cid` line, in grapheme clusters (8-200); longer lines are cut, and never pass max(75, this) bytes.',
+  ),
   RATE_LIMIT_EXEMPT: setting(
     Type.String({ pattern: '^[0-9a-fA-F:./, ]+$' }),
     undefined,
@@ -143,7 +265,11 @@ export const ConfigSchema = Type.Object({
     undefined,
     'Turns the blocklist feed on (CardDAV at /carddav/, /feed/blocklist.vcf, /feed/blocklist.csv, /integrations/spamblocker/workflow.json), behind HTTP Basic with this password (8+ characters). Unset = the feed is off (404) and no looked-up number is recorded.',
   ),
-  FEED_USER: setting(Type.String({ pattern: '^[^:\\s]{1,64}$' }), 'blocklist', 'User name of the blocklist feed\'s HTTP Basic (no colon, no space).'),
+  FEED_USER: setting(
+    Type.String({ pattern: '^[^:\\s]{1,64}$' }),
+    'blocklist',
+    "User name of the blocklist feed's HTTP Basic (no colon, no space).",
+  ),
   FEED_MAX_ENTRIES: setting(
     Type.Integer({ minimum: 1, maximum: 100_000 }),
     1000,
@@ -152,7 +278,7 @@ export const ConfigSchema = Type.Object({
   FEED_RETENTION_DAYS: setting(
     Type.Integer({ minimum: 1, maximum: 365 }),
     30,
-    'How long a looked-up number whose verdict was block stays in the feed\'s record (kept in clear: personal data), in days.',
+    "How long a looked-up number whose verdict was block stays in the feed's record (kept in clear: personal data), in days.",
   ),
   LISTS_FILE: setting(
     NonEmpty,
@@ -164,7 +290,11 @@ export const ConfigSchema = Type.Object({
     undefined,
     'Bearer token of the admin API (/admin/lists/…), 32+ characters; unset = the admin API is off.',
   ),
-  ADMIN_PORT: setting(Port, undefined, 'Serve the admin API on this port, on ADMIN_HOST, instead of the API port, where /admin/… then answers 404 (unset = on the API port); needs ADMIN_TOKEN.'),
+  ADMIN_PORT: setting(
+    Port,
+    undefined,
+    'Serve the admin API on this port, on ADMIN_HOST, instead of the API port, where /admin/… then answers 404 (unset = on the API port); needs ADMIN_TOKEN.',
+  ),
   METRICS_HOST: setting(
     NonEmpty,
     '127.0.0.1',
@@ -193,7 +323,12 @@ export const ConfigSchema = Type.Object({
 });
 
 /** Variables whose value is a secret: an error names them without showing the value. */
-export const SECRET_VARIABLES: ReadonlySet<string> = new Set(['HASH_SECRET', 'ADMIN_TOKEN', 'TELLOWS_API_KEY', 'FEED_PASSWORD']);
+export const SECRET_VARIABLES: ReadonlySet<string> = new Set([
+  'HASH_SECRET',
+  'ADMIN_TOKEN',
+  'TELLOWS_API_KEY',
+  'FEED_PASSWORD',
+]);
 
 /**
  * A value as an error message may show it: a secret variable's by its length only; any other
@@ -219,7 +354,11 @@ export function stateDirOf(config: Pick<Config, 'STATE_DIR'>): string {
  * the copy `phone-rep data update` writes into the state directory, falling back to the snapshot
  * shipped in the package, which nothing writes (infra/arcep/load-numbering-plan.ts picks).
  */
-export function arcepLocationOf(config: Pick<Config, 'STATE_DIR' | 'ARCEP_DATA_DIR'>): { configuredDir?: string; updatedDir: string; snapshotDir: string } {
+export function arcepLocationOf(config: Pick<Config, 'STATE_DIR' | 'ARCEP_DATA_DIR'>): {
+  configuredDir?: string;
+  updatedDir: string;
+  snapshotDir: string;
+} {
   return {
     ...(config.ARCEP_DATA_DIR === undefined ? {} : { configuredDir: resolve(config.ARCEP_DATA_DIR) }),
     updatedDir: join(stateDirOf(config), 'arcep'),
@@ -233,7 +372,9 @@ export function defaultListsFile(stateDir: string): string {
 }
 
 type Properties = (typeof ConfigSchema)['properties'];
-type DefaultedName = { [K in keyof Properties]: Properties[K] extends { default: unknown } ? K : never }[keyof Properties];
+type DefaultedName = {
+  [K in keyof Properties]: Properties[K] extends { default: unknown } ? K : never;
+}[keyof Properties];
 type RawConfig = Static<typeof ConfigSchema>;
 type EnvConfig = Omit<RawConfig, DefaultedName> & { [K in DefaultedName]-?: NonNullable<RawConfig[K]> };
 
@@ -267,7 +408,11 @@ function schemaProperties(): Record<string, TSchema> {
 
 /** The defaults, read from the schema. */
 export const CONFIG_DEFAULTS = Object.freeze(
-  Object.fromEntries(Object.entries(schemaProperties()).flatMap(([name, schema]) => (schema.default === undefined ? [] : [[name, schema.default as unknown]]))),
+  Object.fromEntries(
+    Object.entries(schemaProperties()).flatMap(([name, schema]) =>
+      schema.default === undefined ? [] : [[name, schema.default as unknown]],
+    ),
+  ),
 ) as { readonly [K in DefaultedName]: NonNullable<RawConfig[K]> };
 
 export class ConfigError extends Error {
@@ -281,10 +426,13 @@ function describeSchema(schema: TSchema): string {
     return `a whole number${min !== undefined ? ` ≥ ${min}` : ''}${max !== undefined ? ` and ≤ ${max}` : ''}`;
   }
   if (schema.type === 'boolean') return 'true or false';
-  if (Array.isArray(schema.anyOf)) return `one of ${(schema.anyOf as TSchema[]).map((s) => String(s.const)).join(', ')}`;
+  if (Array.isArray(schema.anyOf))
+    return `one of ${(schema.anyOf as TSchema[]).map((s) => String(s.const)).join(', ')}`;
   if (typeof schema.pattern === 'string') return `a value matching ${schema.pattern}`;
-  if (typeof schema.minLength === 'number' && typeof schema.maxLength === 'number') return `a string of ${schema.minLength} to ${schema.maxLength} characters`;
-  if (typeof schema.minLength === 'number' && schema.minLength > 1) return `a string of ${schema.minLength}+ characters`;
+  if (typeof schema.minLength === 'number' && typeof schema.maxLength === 'number')
+    return `a string of ${schema.minLength} to ${schema.maxLength} characters`;
+  if (typeof schema.minLength === 'number' && schema.minLength > 1)
+    return `a string of ${schema.minLength}+ characters`;
   return 'a non-empty string';
 }
 
@@ -334,11 +482,18 @@ export function parseAddressRanges(setting: string): { list: BlockList; invalid:
   const list = new BlockList();
   const invalid: string[] = [];
   const everyIPv4: string[] = [];
-  for (const item of setting.split(',').map((part) => part.trim()).filter((part) => part.length > 0)) {
+  for (const item of setting
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part.length > 0)) {
     const [address = '', prefix, extra] = item.split('/');
     const family = isIP(address);
     const bits = prefix === undefined ? undefined : /^\d{1,3}$/.test(prefix) ? Number(prefix) : Number.NaN;
-    if (family === 0 || extra !== undefined || (bits !== undefined && !(bits >= 0 && bits <= (family === 4 ? 32 : 128)))) {
+    if (
+      family === 0 ||
+      extra !== undefined ||
+      (bits !== undefined && !(bits >= 0 && bits <= (family === 4 ? 32 : 128)))
+    ) {
       invalid.push(item);
       continue;
     }
@@ -375,9 +530,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     problems.push(`${name}=${shownValue(name, picked[name])} is not valid: expected ${describeSchema(schema)}`);
   }
   const merged = { ...CONFIG_DEFAULTS, ...converted } as Record<string, unknown>;
-  if (merged.TRUST_PROXY === 'true') problems.push('TRUST_PROXY=true would trust any forged X-Forwarded-For: give a hop count or proxy addresses');
+  if (merged.TRUST_PROXY === 'true')
+    problems.push('TRUST_PROXY=true would trust any forged X-Forwarded-For: give a hop count or proxy addresses');
   if (typeof merged.REDIS_URL === 'string' && merged.HASH_SECRET === undefined) {
-    problems.push('HASH_SECRET must be set (16+ characters, the same on every instance) when REDIS_URL is set, so that instances share cache keys');
+    problems.push(
+      'HASH_SECRET must be set (16+ characters, the same on every instance) when REDIS_URL is set, so that instances share cache keys',
+    );
   }
   if (Number(merged.HEADERS_TIMEOUT_MS) > Number(merged.REQUEST_TIMEOUT_MS)) {
     problems.push('HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS (the headers are part of the request)');
@@ -388,7 +546,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (typeof merged.RATE_LIMIT_EXEMPT === 'string') {
     const { invalid, everyIPv4 } = parseAddressRanges(merged.RATE_LIMIT_EXEMPT);
     if (invalid.length > 0) {
-      problems.push(`RATE_LIMIT_EXEMPT has items that are neither an IP address nor a CIDR range (address/prefix): ${invalid.map((item) => JSON.stringify(item)).join(', ')}`);
+      problems.push(
+        `RATE_LIMIT_EXEMPT has items that are neither an IP address nor a CIDR range (address/prefix): ${invalid.map((item) => JSON.stringify(item)).join(', ')}`,
+      );
     }
     if (everyIPv4.length > 0) {
       problems.push(
@@ -398,19 +558,36 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   if (typeof merged.FEED_RECORD_FROM === 'string' && merged.FEED_RECORD_FROM !== 'none') {
     const { invalid, everyIPv4 } = parseAddressRanges(merged.FEED_RECORD_FROM);
-    if (invalid.length > 0) problems.push(`FEED_RECORD_FROM has items that are neither an IP address nor a CIDR range (address/prefix): ${invalid.map((item) => JSON.stringify(item)).join(', ')}`);
-    if (everyIPv4.length > 0) problems.push(`FEED_RECORD_FROM has IPv6 ranges that hold every IPv4-mapped address (::ffff:0:0/96), so they would count every IPv4 client too: ${everyIPv4.map((item) => JSON.stringify(item)).join(', ')}`);
+    if (invalid.length > 0)
+      problems.push(
+        `FEED_RECORD_FROM has items that are neither an IP address nor a CIDR range (address/prefix): ${invalid.map((item) => JSON.stringify(item)).join(', ')}`,
+      );
+    if (everyIPv4.length > 0)
+      problems.push(
+        `FEED_RECORD_FROM has IPv6 ranges that hold every IPv4-mapped address (::ffff:0:0/96), so they would count every IPv4 client too: ${everyIPv4.map((item) => JSON.stringify(item)).join(', ')}`,
+      );
   }
-  if (merged.ADMIN_PORT !== undefined && merged.ADMIN_TOKEN === undefined) problems.push('ADMIN_PORT is set but ADMIN_TOKEN is not: the admin API is off without ADMIN_TOKEN');
+  if (merged.ADMIN_PORT !== undefined && merged.ADMIN_TOKEN === undefined)
+    problems.push('ADMIN_PORT is set but ADMIN_TOKEN is not: the admin API is off without ADMIN_TOKEN');
   if (problems.length > 0) {
     throw new ConfigError(`Invalid configuration:\n  - ${[...new Set(problems)].join('\n  - ')}`);
   }
   const { WORKERS, TRUST_PROXY, ...rest } = merged;
-  return Object.freeze({ ...rest, workers: parseWorkers(String(WORKERS)), trustProxy: parseTrustProxy(String(TRUST_PROXY)) }) as Config;
+  return Object.freeze({
+    ...rest,
+    workers: parseWorkers(String(WORKERS)),
+    trustProxy: parseTrustProxy(String(TRUST_PROXY)),
+  }) as Config;
 }
 
 /** Where the operator's lists are: LISTS_FILE (or its default) and, with REDIS_URL, Redis. */
-export function listsLocationOf(config: Config): { listsFile: string; listsFileSet: boolean; redisUrl?: string; redisKeyPrefix: string; redisCommandTimeoutMs: number } {
+export function listsLocationOf(config: Config): {
+  listsFile: string;
+  listsFileSet: boolean;
+  redisUrl?: string;
+  redisKeyPrefix: string;
+  redisCommandTimeoutMs: number;
+} {
   return {
     listsFile: config.LISTS_FILE ?? defaultListsFile(stateDirOf(config)),
     listsFileSet: config.LISTS_FILE !== undefined,

@@ -34,10 +34,17 @@ setImmediate(collect);
 
 describe('anySignal', () => {
   it('leaves nothing on a long-lived source once released and collected, on the Node this runs on', () => {
-    const run = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', '--input-type=module', '-e', HEAP_GROWTH_AFTER_RELEASE], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
+    const run = spawnSync(
+      process.execPath,
+      ['--expose-gc', '--import', 'tsx', '--input-type=module', '-e', HEAP_GROWTH_AFTER_RELEASE],
+      { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } },
+    );
     expect(run.status, run.stderr).toBe(0);
     const result = JSON.parse(run.stdout) as { grewBytes: number; node: string };
-    expect(result.grewBytes, `Node ${result.node}: 200,000 released signals left something on their source`).toBeLessThan(2 * 1024 * 1024);
+    expect(
+      result.grewBytes,
+      `Node ${result.node}: 200,000 released signals left something on their source`,
+    ).toBeLessThan(2 * 1024 * 1024);
   });
 
   it('aborts with the reason of the first source that aborts, and then leaves the others', () => {
@@ -77,7 +84,7 @@ describe('anySignal', () => {
 });
 
 describe('the lookup engine leaves nothing on a long-lived signal', () => {
-  it('an upstream fetch leaves nothing on the engine\'s run signal (the closing signal, alive as long as the process)', async () => {
+  it("an upstream fetch leaves nothing on the engine's run signal (the closing signal, alive as long as the process)", async () => {
     const closing = new AbortController();
     const fetchAndStore = createSourceFetch({
       policies: { primary: createUpstreamPolicy(), community: createUpstreamPolicy(), signals: createUpstreamPolicy() },
@@ -91,13 +98,20 @@ describe('the lookup engine leaves nothing on a long-lived signal', () => {
     });
     const source = fakeSource('primary', () => ok(PRIMARY_DATA));
     for (let index = 0; index < 200; index += 1) {
-      const result = await fetchAndStore(source, distinctNumber(index), `key-${index}`, `hash-${index}`, undefined, closing.signal);
+      const result = await fetchAndStore(
+        source,
+        distinctNumber(index),
+        `key-${index}`,
+        `hash-${index}`,
+        undefined,
+        closing.signal,
+      );
       expect(result.outcome.status).toBe('ok');
     }
     expect(heldBy(closing.signal)).toBe(0);
   });
 
-  it('a lookup leaves nothing on the caller\'s signal', async () => {
+  it("a lookup leaves nothing on the caller's signal", async () => {
     const service = createLookupService({
       sources: healthyFakeSources(),
       cache: createMemorySourceCache({ maxEntries: 10 }),
@@ -105,7 +119,8 @@ describe('the lookup engine leaves nothing on a long-lived signal', () => {
       timings: TEST_CONFIG,
     });
     const callerLifetime = new AbortController();
-    for (let index = 0; index < 200; index += 1) await service.lookup(distinctNumber(index), { signal: callerLifetime.signal });
+    for (let index = 0; index < 200; index += 1)
+      await service.lookup(distinctNumber(index), { signal: callerLifetime.signal });
     expect(heldBy(callerLifetime.signal)).toBe(0);
     service.close();
   });

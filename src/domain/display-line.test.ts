@@ -8,7 +8,8 @@ const byteLength = (text: string): number => Buffer.byteLength(text, 'utf8');
 
 // Everything the line must never hold, as one pattern the tests share (docs/integrations/README.md).
 /* eslint-disable no-control-regex -- the absence of control characters is the point */
-const FORBIDDEN = /[\u0000-\u001f\u007f-\u009f\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Noncharacter_Code_Point}\p{Default_Ignorable_Code_Point}\u2028\u2029\u2800\uFFFD"'`;|,\\${}[\]<>%]/u;
+const FORBIDDEN =
+  /[\u0000-\u001f\u007f-\u009f\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Noncharacter_Code_Point}\p{Default_Ignorable_Code_Point}\u2028\u2029\u2800\uFFFD"'`;|,\\${}[\]<>%]/u;
 /* eslint-enable no-control-regex */
 
 describe('the display line sanitiser', () => {
@@ -25,12 +26,26 @@ describe('the display line sanitiser', () => {
 
   it('removes noncharacters: U+FFFE, U+FFFF, U+10FFFF, U+FDD0-FDEF and every plane-final pair', () => {
     const noncharacters = ['\uFFFE', '\uFFFF', '\u{10FFFF}', '\u{1FFFE}', '\u{1FFFF}', '\u{EFFFF}'];
-    for (let codePoint = 0xfdd0; codePoint <= 0xfdef; codePoint += 1) noncharacters.push(String.fromCodePoint(codePoint));
-    for (const character of noncharacters) expect(safeDisplayLine(`a${character}b`, 30), character.codePointAt(0)?.toString(16)).toBe('ab');
+    for (let codePoint = 0xfdd0; codePoint <= 0xfdef; codePoint += 1)
+      noncharacters.push(String.fromCodePoint(codePoint));
+    for (const character of noncharacters)
+      expect(safeDisplayLine(`a${character}b`, 30), character.codePointAt(0)?.toString(16)).toBe('ab');
   });
 
   it('removes invisible fillers and joiners', () => {
-    for (const filler of ['\u3164', '\u115F', '\u1160', '\u034F', '\uFFA0', '\u2800', '\u200B', '\u2060', '\uFEFF', '\u{E0041}', '\u180E']) {
+    for (const filler of [
+      '\u3164',
+      '\u115F',
+      '\u1160',
+      '\u034F',
+      '\uFFA0',
+      '\u2800',
+      '\u200B',
+      '\u2060',
+      '\uFEFF',
+      '\u{E0041}',
+      '\u180E',
+    ]) {
       expect(safeDisplayLine(`a${filler}b`, 30), filler.codePointAt(0)?.toString(16)).toBe('ab');
     }
     // A line of fillers only is empty, not a blank name.
@@ -62,7 +77,10 @@ describe('the display line sanitiser', () => {
   it('never gives a line with a forbidden character, over the limit in clusters or bytes, or with an outer space', () => {
     const hostile = fc.oneof(
       fc.string({ unit: 'binary', maxLength: 120 }),
-      fc.string({ unit: fc.constantFrom('🇫🇷', 'e\u0301', '👨‍👩‍👧', '\u0301', '\uD800', '\uFFFF', '\u3164', '%', ' ', 'é', '語', 'a'), maxLength: 80 }),
+      fc.string({
+        unit: fc.constantFrom('🇫🇷', 'e\u0301', '👨‍👩‍👧', '\u0301', '\uD800', '\uFFFF', '\u3164', '%', ' ', 'é', '語', 'a'),
+        maxLength: 80,
+      }),
     );
     fc.assert(
       fc.property(hostile, fc.integer({ min: 8, max: 200 }), (text, limit) => {
@@ -84,8 +102,10 @@ describe('the display line sanitiser', () => {
 
   it('keeps every cluster that fits: a cut only ever drops the end', () => {
     fc.assert(
-      fc.property(fc.string({ unit: fc.constantFrom('🇫🇷', 'e\u0301', 'é', 'a', ' ', '語'), maxLength: 60 }), fc.integer({ min: 8, max: 40 }), (text, limit) =>
-        safeDisplayLine(text, 200).startsWith(safeDisplayLine(text, limit)),
+      fc.property(
+        fc.string({ unit: fc.constantFrom('🇫🇷', 'e\u0301', 'é', 'a', ' ', '語'), maxLength: 60 }),
+        fc.integer({ min: 8, max: 40 }),
+        (text, limit) => safeDisplayLine(text, 200).startsWith(safeDisplayLine(text, limit)),
       ),
       { numRuns: 300 },
     );

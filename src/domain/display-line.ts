@@ -15,7 +15,8 @@
  *   delimiters, HTML tags for Superfecta), `%` (FreeSWITCH prints a name looked up by
  *   mod_cidlookup as a printf format string).
  */
-const REMOVED = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Noncharacter_Code_Point}\p{Default_Ignorable_Code_Point}\u2800\uFFFD"'`;|,\\${}[\]<>%]/gu;
+const REMOVED =
+  /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Noncharacter_Code_Point}\p{Default_Ignorable_Code_Point}\u2800\uFFFD"'`;|,\\${}[\]<>%]/gu;
 
 /** The same characters, for text the operator writes to be shown (a list rule's label): refused there rather than removed, so it shows as written. */
 export const DISPLAY_UNSAFE = new RegExp(REMOVED.source, 'u');

@@ -21,9 +21,12 @@ describe('meta.hints', () => {
     expect(computeHints(number)).toEqual(['npv']);
   });
 
-  it.each(['0937123456', '0938123456', '0939012345', '0939412345'])('marks the technical-platform number %s with technical_platform', (raw) => {
-    expect(computeHints(parsed(raw))).toEqual(['technical_platform']);
-  });
+  it.each(['0937123456', '0938123456', '0939012345', '0939412345'])(
+    'marks the technical-platform number %s with technical_platform',
+    (raw) => {
+      expect(computeHints(parsed(raw))).toEqual(['technical_platform']);
+    },
+  );
 
   it.each(['0939512345', '0612345678', '+32470123456'])('gives no hint for %s', (raw) => {
     expect(computeHints(parsed(raw))).toEqual([]);

@@ -1,5 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { COMMUNITY_DATA, PRIMARY_DATA, SIGNALS_DATA, frenchMobile, FETCHED_AT, blockedSlot, errorSlot, lookupResult, notFoundSlot, okSlot, pendingSlot, skippedSlot } from '../../harness/lookup.js';
+import {
+  COMMUNITY_DATA,
+  PRIMARY_DATA,
+  SIGNALS_DATA,
+  frenchMobile,
+  FETCHED_AT,
+  blockedSlot,
+  errorSlot,
+  lookupResult,
+  notFoundSlot,
+  okSlot,
+  pendingSlot,
+  skippedSlot,
+} from '../../harness/lookup.js';
 import { buildReport, buildScoreResult, failureReasons, isAllSourcesFailed, sourceCheckOf } from './report-builder.js';
 import { emptySourceData } from './report.js';
 import type { SlotResult } from './lookup/types.js';
@@ -8,7 +21,10 @@ const number = frenchMobile(8);
 
 describe('buildReport', () => {
   it('renders every ok slot’s data with the number and phoneInfo', () => {
-    const built = buildReport(number, lookupResult(okSlot(PRIMARY_DATA), okSlot(COMMUNITY_DATA, 'hit'), okSlot(SIGNALS_DATA, 'stale')));
+    const built = buildReport(
+      number,
+      lookupResult(okSlot(PRIMARY_DATA), okSlot(COMMUNITY_DATA, 'hit'), okSlot(SIGNALS_DATA, 'stale')),
+    );
     expect(built.report).toEqual({
       number: number.number,
       phoneInfo: number.phoneInfo,
@@ -27,7 +43,12 @@ describe('buildReport', () => {
     expect(built.report.sources).toEqual(emptySourceData());
     const asked = { fetchedAt: FETCHED_AT, cache: 'miss' };
     expect(built.meta.sources.primary).toEqual({ status: 'error', reason: 'timeout', cause: 'timeout', ...asked });
-    expect(built.meta.sources.community).toEqual({ status: 'blocked', reason: 'http_429', cause: 'http_429', ...asked });
+    expect(built.meta.sources.community).toEqual({
+      status: 'blocked',
+      reason: 'http_429',
+      cause: 'http_429',
+      ...asked,
+    });
     expect(built.meta.sources.signals).toEqual({ status: 'not_found', fetchedAt: FETCHED_AT, cache: 'miss' });
     expect('reason' in built.meta.sources.signals).toBe(false);
   });
@@ -46,7 +67,10 @@ describe('buildReport', () => {
 describe('the score in the full report’s meta', () => {
   it.each([
     ['the primary score', lookupResult(okSlot(PRIMARY_DATA), okSlot(COMMUNITY_DATA), okSlot(SIGNALS_DATA))],
-    ['a score derived from the others', lookupResult(errorSlot('timeout'), okSlot(COMMUNITY_DATA), okSlot(SIGNALS_DATA))],
+    [
+      'a score derived from the others',
+      lookupResult(errorSlot('timeout'), okSlot(COMMUNITY_DATA), okSlot(SIGNALS_DATA)),
+    ],
     ['no score at all', lookupResult(errorSlot('timeout'), notFoundSlot(), pendingSlot())],
   ])('is exactly what the score route answers: %s', (_case, result) => {
     const report = buildReport(number, result);
@@ -59,8 +83,14 @@ describe('the score in the full report’s meta', () => {
   });
 
   it('names where the score came from, and is null with risk unknown when no source rates the number', () => {
-    expect(buildReport(number, lookupResult(okSlot(PRIMARY_DATA), okSlot(COMMUNITY_DATA), okSlot(SIGNALS_DATA))).meta).toMatchObject({ score: PRIMARY_DATA.score, scoreSource: 'primary' });
-    expect(buildReport(number, lookupResult(errorSlot('timeout'), notFoundSlot(), pendingSlot())).meta).toMatchObject({ score: null, risk: 'unknown', scoreSource: null });
+    expect(
+      buildReport(number, lookupResult(okSlot(PRIMARY_DATA), okSlot(COMMUNITY_DATA), okSlot(SIGNALS_DATA))).meta,
+    ).toMatchObject({ score: PRIMARY_DATA.score, scoreSource: 'primary' });
+    expect(buildReport(number, lookupResult(errorSlot('timeout'), notFoundSlot(), pendingSlot())).meta).toMatchObject({
+      score: null,
+      risk: 'unknown',
+      scoreSource: null,
+    });
   });
 });
 
@@ -78,16 +108,32 @@ describe('skipped and pending slots', () => {
 
 describe('isAllSourcesFailed: the 502 rule', () => {
   it.each([
-    ['every slot error or blocked', lookupResult(errorSlot('timeout'), blockedSlot('http_429'), errorSlot('connection')), true],
+    [
+      'every slot error or blocked',
+      lookupResult(errorSlot('timeout'), blockedSlot('http_429'), errorSlot('connection')),
+      true,
+    ],
     ['every slot error', lookupResult(errorSlot('circuit_open'), errorSlot('http_5xx'), errorSlot('parse')), true],
     ['every slot not_found', lookupResult(notFoundSlot(), notFoundSlot(), notFoundSlot()), false],
     ['one slot not_found', lookupResult(errorSlot('timeout'), notFoundSlot(), errorSlot('timeout')), false],
     ['one slot ok', lookupResult(errorSlot('timeout'), errorSlot('timeout'), okSlot(SIGNALS_DATA)), false],
-    ['one slot stale ok', lookupResult(okSlot(PRIMARY_DATA, 'stale'), blockedSlot('paused'), errorSlot('timeout')), false],
+    [
+      'one slot stale ok',
+      lookupResult(okSlot(PRIMARY_DATA, 'stale'), blockedSlot('paused'), errorSlot('timeout')),
+      false,
+    ],
     // skipped: not asked, so neither a failure nor a record
     ['every slot skipped', lookupResult(skippedSlot(), skippedSlot(), skippedSlot()), false],
-    ['the only slot asked failed, the others skipped', lookupResult(errorSlot('http_5xx'), skippedSlot(), skippedSlot()), true],
-    ['the slots asked failed, one skipped', lookupResult(errorSlot('timeout'), blockedSlot('http_429'), skippedSlot()), true],
+    [
+      'the only slot asked failed, the others skipped',
+      lookupResult(errorSlot('http_5xx'), skippedSlot(), skippedSlot()),
+      true,
+    ],
+    [
+      'the slots asked failed, one skipped',
+      lookupResult(errorSlot('timeout'), blockedSlot('http_429'), skippedSlot()),
+      true,
+    ],
     ['the only slot asked not_found', lookupResult(notFoundSlot(), skippedSlot(), skippedSlot()), false],
     // pending: still being fetched, so not a failure either
     ['every slot pending', lookupResult(pendingSlot(), pendingSlot(), pendingSlot()), false],
@@ -106,7 +152,9 @@ describe('sourceCheckOf: what the words for "no score" say', () => {
   });
 
   it('is not_checked when every source asked failed or is still on its way', () => {
-    expect(sourceCheckOf(lookupResult(errorSlot('timeout'), blockedSlot('http_429'), errorSlot('connection')))).toBe('not_checked');
+    expect(sourceCheckOf(lookupResult(errorSlot('timeout'), blockedSlot('http_429'), errorSlot('connection')))).toBe(
+      'not_checked',
+    );
     expect(sourceCheckOf(lookupResult(pendingSlot(), skippedSlot(), errorSlot('connection')))).toBe('not_checked');
     expect(sourceCheckOf(lookupResult(pendingSlot(), pendingSlot(), pendingSlot()))).toBe('not_checked');
   });
@@ -118,7 +166,9 @@ describe('sourceCheckOf: what the words for "no score" say', () => {
 
 describe('failureReasons', () => {
   it('lists each slot’s reason for the 502 body', () => {
-    expect(failureReasons(lookupResult(errorSlot('timeout'), blockedSlot('http_429'), errorSlot('connection')))).toEqual({
+    expect(
+      failureReasons(lookupResult(errorSlot('timeout'), blockedSlot('http_429'), errorSlot('connection'))),
+    ).toEqual({
       primary: 'timeout',
       community: 'http_429',
       signals: 'connection',

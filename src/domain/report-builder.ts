@@ -9,7 +9,16 @@
 // decide the 502 and never enter the score.
 import type { CacheState, LookupResult, SkipReason, SlotResult } from './lookup/types.js';
 import type { ParsedPhoneNumber } from './phone-number.js';
-import { SOURCE_SLOTS, emptySourceData, mapSlots, type Report, type Risk, type ScoreResult, type SourceDataBySlot, type SourceSlot } from './report.js';
+import {
+  SOURCE_SLOTS,
+  emptySourceData,
+  mapSlots,
+  type Report,
+  type Risk,
+  type ScoreResult,
+  type SourceDataBySlot,
+  type SourceSlot,
+} from './report.js';
 import { computeScore, scoreToRisk, type ScoreSource } from './score.js';
 import { causeOf, type FailureCause, type FailureReason, type SourceStatus } from './ports/source.js';
 import { computeHints, type Hint } from './hints.js';
@@ -133,21 +142,37 @@ export function sourceCheckOf(result: LookupResult): SourceCheck {
 
 /** Each slot's reason for the 502 body, e.g. `{primary: 'timeout', community: 'http_429', signals: 'not_covered'}`. */
 export function failureReasons(result: LookupResult): Record<SourceSlot, string> {
-  const reasonOf = (slot: SlotResult): string => ('reason' in slot && slot.reason !== undefined ? slot.reason : slot.status);
+  const reasonOf = (slot: SlotResult): string =>
+    'reason' in slot && slot.reason !== undefined ? slot.reason : slot.status;
   return mapSlots<Record<SourceSlot, string>>((slot) => reasonOf(result[slot]));
 }
 
-export function buildReport(number: ParsedPhoneNumber, result: LookupResult, list: ListMatch | null = null): BuiltReport {
+export function buildReport(
+  number: ParsedPhoneNumber,
+  result: LookupResult,
+  list: ListMatch | null = null,
+): BuiltReport {
   const sources = buildSourceData(result);
   const { score, scoreSource } = computeScore(sources);
   return {
     report: { number: number.number, phoneInfo: number.phoneInfo, sources },
-    meta: { sources: buildSourcesMeta(result), hints: computeHints(number), score, risk: scoreToRisk(score), scoreSource, list },
+    meta: {
+      sources: buildSourcesMeta(result),
+      hints: computeHints(number),
+      score,
+      risk: scoreToRisk(score),
+      scoreSource,
+      list,
+    },
     allSourcesFailed: isAllSourcesFailed(result),
   };
 }
 
-export function buildScoreResult(number: ParsedPhoneNumber, result: LookupResult, list: ListMatch | null = null): BuiltScore {
+export function buildScoreResult(
+  number: ParsedPhoneNumber,
+  result: LookupResult,
+  list: ListMatch | null = null,
+): BuiltScore {
   const { score, scoreSource } = computeScore(buildSourceData(result));
   return {
     score: { number: number.number, score, risk: scoreToRisk(score) },

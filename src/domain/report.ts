@@ -83,7 +83,9 @@ export function mapSlots<M extends PerSlot>(make: <S extends SourceSlot>(slot: S
 }
 
 /** mapSlots for values that come later: every slot's promise at once, settled together. */
-export async function settleSlots<M extends PerSlot>(make: <S extends SourceSlot>(slot: S) => Promise<M[S]>): Promise<M> {
+export async function settleSlots<M extends PerSlot>(
+  make: <S extends SourceSlot>(slot: S) => Promise<M[S]>,
+): Promise<M> {
   const settled = await Promise.all(SOURCE_SLOTS.map((slot) => make(slot)));
   const record: Partial<Record<SourceSlot, unknown>> = {};
   SOURCE_SLOTS.forEach((slot, index) => (record[slot] = settled[index]));
@@ -108,7 +110,14 @@ export interface ScoreResult {
 export function emptySourceData(): SourceDataBySlot {
   return {
     primary: { score: null, searches: 0, commentsCount: 0, commentList: [] },
-    community: { dangerPercent: null, visits: null, commentsCount: 0, topCategory: '', lastCommentDate: '', commentList: [] },
+    community: {
+      dangerPercent: null,
+      visits: null,
+      commentsCount: 0,
+      topCategory: '',
+      lastCommentDate: '',
+      commentList: [],
+    },
     signals: { spamScore: null, reportsCount: null, callerType: '', commentList: [] },
   };
 }

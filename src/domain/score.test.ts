@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { COMMUNITY_DATA, PRIMARY_DATA, SIGNALS_DATA, frenchMobile, errorSlot, lookupResult, notFoundSlot, okSlot } from '../../harness/lookup.js';
+import {
+  COMMUNITY_DATA,
+  PRIMARY_DATA,
+  SIGNALS_DATA,
+  frenchMobile,
+  errorSlot,
+  lookupResult,
+  notFoundSlot,
+  okSlot,
+} from '../../harness/lookup.js';
 import { buildScoreResult } from './report-builder.js';
 import { emptySourceData, type SourceDataBySlot } from './report.js';
 import { computeScore, percentToScore, scoreToRisk } from './score.js';
@@ -41,7 +50,11 @@ describe('percentToScore: 1 + round(p × 8 / 100)', () => {
   });
 });
 
-function sourcesWith(primaryScore: number | null, dangerPercent: number | null, spamScore: number | null): SourceDataBySlot {
+function sourcesWith(
+  primaryScore: number | null,
+  dangerPercent: number | null,
+  spamScore: number | null,
+): SourceDataBySlot {
   const empty = emptySourceData();
   return {
     primary: { ...empty.primary, score: primaryScore },
@@ -61,9 +74,12 @@ describe('computeScore on every combination of available sources', () => {
     [null, 80, null, 7, 'derived'], // 80 → 1 + round(6.4)
     [null, null, 30, 3, 'derived'], // 30 → 1 + round(2.4)
     [null, null, null, null, null],
-  ] as const)('primary %s, community %s, signals %s → %s (%s)', (primaryScore, dangerPercent, spamScore, score, scoreSource) => {
-    expect(computeScore(sourcesWith(primaryScore, dangerPercent, spamScore))).toEqual({ score, scoreSource });
-  });
+  ] as const)(
+    'primary %s, community %s, signals %s → %s (%s)',
+    (primaryScore, dangerPercent, spamScore, score, scoreSource) => {
+      expect(computeScore(sourcesWith(primaryScore, dangerPercent, spamScore))).toEqual({ score, scoreSource });
+    },
+  );
 
   it('keeps a primary score of 1 (a low score is a score, not a missing one)', () => {
     expect(computeScore(sourcesWith(1, 100, 100))).toEqual({ score: 1, scoreSource: 'primary' });
@@ -78,13 +94,19 @@ describe('buildScoreResult: the score endpoint over slot outcomes', () => {
   const number = frenchMobile(7);
 
   it('uses the primary score when the primary slot is ok', () => {
-    const built = buildScoreResult(number, lookupResult(okSlot(PRIMARY_DATA), okSlot(COMMUNITY_DATA), okSlot(SIGNALS_DATA)));
+    const built = buildScoreResult(
+      number,
+      lookupResult(okSlot(PRIMARY_DATA), okSlot(COMMUNITY_DATA), okSlot(SIGNALS_DATA)),
+    );
     expect(built.score).toEqual({ number: number.number, score: 7, risk: 'suspicious' });
     expect(built.meta.scoreSource).toBe('primary');
   });
 
   it('derives from community and signals when the primary slot failed', () => {
-    const built = buildScoreResult(number, lookupResult(errorSlot('timeout'), okSlot(COMMUNITY_DATA), okSlot(SIGNALS_DATA)));
+    const built = buildScoreResult(
+      number,
+      lookupResult(errorSlot('timeout'), okSlot(COMMUNITY_DATA), okSlot(SIGNALS_DATA)),
+    );
     // mean(80, 90) = 85 → 1 + round(6.8) = 8
     expect(built.score).toEqual({ number: number.number, score: 8, risk: 'suspicious' });
     expect(built.meta.scoreSource).toBe('derived');
@@ -95,7 +117,11 @@ describe('buildScoreResult: the score endpoint over slot outcomes', () => {
   it('derives when the primary is ok but has no rating, using stale community data', () => {
     const built = buildScoreResult(
       number,
-      lookupResult(okSlot({ ...PRIMARY_DATA, score: null }), okSlot({ ...COMMUNITY_DATA, dangerPercent: 20 }, 'stale'), notFoundSlot()),
+      lookupResult(
+        okSlot({ ...PRIMARY_DATA, score: null }),
+        okSlot({ ...COMMUNITY_DATA, dangerPercent: 20 }, 'stale'),
+        notFoundSlot(),
+      ),
     );
     expect(built.score).toEqual({ number: number.number, score: 3, risk: 'trustworthy' });
     expect(built.meta.scoreSource).toBe('derived');

@@ -15,7 +15,10 @@ import type { SourceDataBySlot, SourceSlot } from './report.js';
 import type { CountKey, WordKey } from './wording/catalogue.js';
 
 /** The data fields of a slot whose value is of type V. */
-type FieldOf<S extends SourceSlot, V> = { [K in keyof SourceDataBySlot[S]]-?: SourceDataBySlot[S][K] extends V ? K : never }[keyof SourceDataBySlot[S]] & string;
+type FieldOf<S extends SourceSlot, V> = {
+  [K in keyof SourceDataBySlot[S]]-?: SourceDataBySlot[S][K] extends V ? K : never;
+}[keyof SourceDataBySlot[S]] &
+  string;
 
 /** The members of one comment of a slot. */
 type CommentFieldOf<S extends SourceSlot> = keyof SourceDataBySlot[S]['commentList'][number] & string;
@@ -54,7 +57,8 @@ export const SLOT_DISPLAY: SlotDisplays = {
   primary: {
     upstream: 'tellows',
     title: 'slot.primary',
-    summary: 'tellows: its own 1–9 score (1 trustworthy, 9 dangerous), how often the number was searched, and its comments.',
+    summary:
+      'tellows: its own 1–9 score (1 trustworthy, 9 dangerous), how often the number was searched, and its comments.',
     figures: [
       { unit: 'score', field: 'score', label: 'figure.score', column: 'score' },
       { unit: 'count', field: 'searches', label: 'figure.searches', column: 'searches' },
@@ -65,7 +69,8 @@ export const SLOT_DISPLAY: SlotDisplays = {
   community: {
     upstream: 'numeroinconnu',
     title: 'slot.community',
-    summary: 'numeroinconnu.fr: the community’s danger percentage (0–100), visits, the most reported category and the categorised comments.',
+    summary:
+      'numeroinconnu.fr: the community’s danger percentage (0–100), visits, the most reported category and the categorised comments.',
     figures: [
       { unit: 'percent', field: 'dangerPercent', label: 'figure.danger', column: 'danger_percent' },
       { unit: 'count', field: 'visits', label: 'figure.visits', column: 'visits' },
@@ -78,7 +83,8 @@ export const SLOT_DISPLAY: SlotDisplays = {
   signals: {
     upstream: 'telguarder',
     title: 'slot.signals',
-    summary: 'telguarder: a spam score (0–100, higher is riskier), the number of reports, the most given caller type and the comments.',
+    summary:
+      'telguarder: a spam score (0–100, higher is riskier), the number of reports, the most given caller type and the comments.',
     figures: [
       { unit: 'percent', field: 'spamScore', label: 'figure.spamScore', column: 'spam_score' },
       { unit: 'count', field: 'reportsCount', label: 'figure.reports', column: 'reports' },
@@ -89,7 +95,10 @@ export const SLOT_DISPLAY: SlotDisplays = {
 };
 
 /** A figure's value in a slot's data (number, string or null), read by its field name. */
-export function figureValue<S extends SourceSlot>(data: SourceDataBySlot[S], figure: FigureDisplay<S>): number | string | null {
+export function figureValue<S extends SourceSlot>(
+  data: SourceDataBySlot[S],
+  figure: FigureDisplay<S>,
+): number | string | null {
   const value: unknown = (data as unknown as Readonly<Record<string, unknown>>)[figure.field];
   return typeof value === 'number' || typeof value === 'string' ? value : null;
 }

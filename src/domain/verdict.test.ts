@@ -1,7 +1,17 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { emptySourceData, type SourceDataBySlot } from './report.js';
-import { categoryOf, cidLineOf, listCidLine, safeDisplayLine, scoreVerdict, unlookableCidLine, unlookableVerdict, verdictOf, type VerdictRule } from './verdict.js';
+import {
+  categoryOf,
+  cidLineOf,
+  listCidLine,
+  safeDisplayLine,
+  scoreVerdict,
+  unlookableCidLine,
+  unlookableVerdict,
+  verdictOf,
+  type VerdictRule,
+} from './verdict.js';
 
 const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
@@ -30,11 +40,21 @@ describe('the verdict rule', () => {
     expect(verdictOf({ check: 'answered', isNPV: true, sources: withScore(8) }, DEFAULTS)).toBe('block');
     expect(verdictOf({ check: 'answered', isNPV: true, sources: withScore(2) }, DEFAULTS)).toBe('warn');
     expect(verdictOf({ check: 'answered', isNPV: true, sources: withScore(null) }, DEFAULTS)).toBe('warn');
-    expect(verdictOf({ check: 'answered', isNPV: true, sources: withScore(5) }, { ...DEFAULTS, npv: 'block' })).toBe('block');
-    expect(verdictOf({ check: 'answered', isNPV: true, sources: withScore(2) }, { ...DEFAULTS, npv: 'allow' })).toBe('allow');
-    expect(verdictOf({ check: 'answered', isNPV: true, sources: withScore(null) }, { ...DEFAULTS, npv: 'allow' })).toBe('allow');
-    expect(verdictOf({ check: 'answered', isNPV: true, sources: withScore(null) }, { ...DEFAULTS, npv: 'unknown' })).toBe('unknown');
-    expect(verdictOf({ check: 'answered', isNPV: true, sources: withScore(3) }, { ...DEFAULTS, npv: 'unknown' })).toBe('allow');
+    expect(verdictOf({ check: 'answered', isNPV: true, sources: withScore(5) }, { ...DEFAULTS, npv: 'block' })).toBe(
+      'block',
+    );
+    expect(verdictOf({ check: 'answered', isNPV: true, sources: withScore(2) }, { ...DEFAULTS, npv: 'allow' })).toBe(
+      'allow',
+    );
+    expect(verdictOf({ check: 'answered', isNPV: true, sources: withScore(null) }, { ...DEFAULTS, npv: 'allow' })).toBe(
+      'allow',
+    );
+    expect(
+      verdictOf({ check: 'answered', isNPV: true, sources: withScore(null) }, { ...DEFAULTS, npv: 'unknown' }),
+    ).toBe('unknown');
+    expect(verdictOf({ check: 'answered', isNPV: true, sources: withScore(3) }, { ...DEFAULTS, npv: 'unknown' })).toBe(
+      'allow',
+    );
   });
 
   it('follows the operator thresholds and the withheld setting', () => {
@@ -57,9 +77,25 @@ describe('the caller-ID line', () => {
   it('names the category most of the primary comments give, else the community, else the signals', () => {
     const empty = emptySourceData();
     const comment = (callerType: string) => ({ author: '', text: '', date: '', callerType });
-    expect(categoryOf({ ...empty, primary: { ...empty.primary, commentList: [comment('Arnaque'), comment('Démarchage'), comment('Démarchage')] } })).toBe('Démarchage');
-    expect(categoryOf({ ...empty, primary: { ...empty.primary, commentList: [comment('Démarchage'), comment('Arnaque'), comment('')] } })).toBe('Démarchage');
-    expect(categoryOf({ ...empty, community: { ...empty.community, topCategory: 'Gênant' }, signals: { ...empty.signals, callerType: 'Vendeur' } })).toBe('Gênant');
+    expect(
+      categoryOf({
+        ...empty,
+        primary: { ...empty.primary, commentList: [comment('Arnaque'), comment('Démarchage'), comment('Démarchage')] },
+      }),
+    ).toBe('Démarchage');
+    expect(
+      categoryOf({
+        ...empty,
+        primary: { ...empty.primary, commentList: [comment('Démarchage'), comment('Arnaque'), comment('')] },
+      }),
+    ).toBe('Démarchage');
+    expect(
+      categoryOf({
+        ...empty,
+        community: { ...empty.community, topCategory: 'Gênant' },
+        signals: { ...empty.signals, callerType: 'Vendeur' },
+      }),
+    ).toBe('Gênant');
     expect(categoryOf({ ...empty, signals: { ...empty.signals, callerType: 'Vendeur' } })).toBe('Vendeur');
     expect(categoryOf(empty)).toBe('');
   });
@@ -69,7 +105,9 @@ describe('the caller-ID line', () => {
     const suspicious = withScore(8, { community: { ...empty.community, topCategory: 'Démarchage' } });
     expect(cidLineOf({ check: 'answered', isNPV: false, sources: suspicious }, 'fr', 30)).toBe('SPAM? 8/9 Démarchage');
     expect(cidLineOf({ check: 'answered', isNPV: false, sources: withScore(8) }, 'fr', 30)).toBe('SPAM? 8/9');
-    expect(cidLineOf({ check: 'answered', isNPV: true, sources: withScore(2) }, 'fr', 30)).toBe('Appel automatisé (NPV)');
+    expect(cidLineOf({ check: 'answered', isNPV: true, sources: withScore(2) }, 'fr', 30)).toBe(
+      'Appel automatisé (NPV)',
+    );
     expect(cidLineOf({ check: 'answered', isNPV: true, sources: withScore(2) }, 'en', 30)).toBe('Automated call (NPV)');
     expect(cidLineOf({ check: 'answered', isNPV: false, sources: withScore(5) }, 'fr', 30)).toBe('Neutre 5/9');
     expect(cidLineOf({ check: 'answered', isNPV: false, sources: withScore(2) }, 'fr', 30)).toBe('Fiable 2/9');
@@ -122,7 +160,9 @@ describe('the caller-ID line', () => {
 
   it('removes what a dialplan could misread from an upstream category, and cuts to the length in grapheme clusters', () => {
     const empty = emptySourceData();
-    const hostile = withScore(9, { community: { ...empty.community, topCategory: 'Arnaque"; Hangup()|x,\u0007y\u202e\r\nz ${EXTEN}' } });
+    const hostile = withScore(9, {
+      community: { ...empty.community, topCategory: 'Arnaque"; Hangup()|x,\u0007y\u202e\r\nz ${EXTEN}' },
+    });
     const line = cidLineOf({ check: 'answered', isNPV: false, sources: hostile }, 'fr', 200);
     expect(line).toBe('SPAM? 9/9 Arnaque Hangup()xy z EXTEN');
     expect(cidLineOf({ check: 'answered', isNPV: false, sources: hostile }, 'fr', 12)).toBe('SPAM? 9/9 Ar');

@@ -105,7 +105,11 @@ const NO_SCORE_LINE: Readonly<Record<SourceCheck, 'cid.unknown' | 'cid.notChecke
 export function cidLineOf(facts: TextFacts, language: Language, maxLength: number): string {
   const { score, risk } = reputationOf(facts);
   let line: string;
-  if (risk === 'suspicious') line = words(language, 'cid.suspicious', { score: score ?? '', category: safeDisplayLine(categoryOf(facts.sources), maxLength) });
+  if (risk === 'suspicious')
+    line = words(language, 'cid.suspicious', {
+      score: score ?? '',
+      category: safeDisplayLine(categoryOf(facts.sources), maxLength),
+    });
   else if (facts.isNPV) line = words(language, 'cid.npv');
   else if (risk === 'neutral') line = words(language, 'cid.neutral', { score: score ?? '' });
   else if (risk === 'trustworthy') line = words(language, 'cid.trustworthy', { score: score ?? '' });
@@ -120,5 +124,7 @@ export function unlookableCidLine(kind: Unlookable, language: Language, maxLengt
 /** The caller-ID line of a number an operator's rule decides: its label, else the catalogue's words. */
 export function listCidLine(list: ListMatch, language: Language, maxLength: number): string {
   const label = list.label === null ? '' : safeDisplayLine(list.label, maxLength);
-  return label !== '' ? label : safeDisplayLine(words(language, list.list === 'block' ? 'cid.listBlock' : 'cid.listAllow'), maxLength);
+  return label !== ''
+    ? label
+    : safeDisplayLine(words(language, list.list === 'block' ? 'cid.listBlock' : 'cid.listAllow'), maxLength);
 }

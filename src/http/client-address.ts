@@ -93,6 +93,7 @@ function expandIPv6(address: string): string[] {
   const headParts = head === '' ? [] : head.split(':');
   const tailParts = tail === undefined || tail === '' ? [] : tail.split(':');
   const missing = 8 - headParts.length - tailParts.length;
-  const parts = tail === undefined ? headParts : [...headParts, ...Array<string>(Math.max(0, missing)).fill('0'), ...tailParts];
+  const parts =
+    tail === undefined ? headParts : [...headParts, ...Array<string>(Math.max(0, missing)).fill('0'), ...tailParts];
   return parts.map((part) => part.replace(/^0+(?=.)/, ''));
 }

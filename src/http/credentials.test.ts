@@ -18,7 +18,10 @@ describe('the bearer token of a header', () => {
 
 describe('HTTP Basic credentials', () => {
   it('gives the credentials as sent and decoded', () => {
-    expect(basicCredentialsOf(basic('feed:secret'))).toEqual({ encoded: Buffer.from('feed:secret').toString('base64'), decoded: 'feed:secret' });
+    expect(basicCredentialsOf(basic('feed:secret'))).toEqual({
+      encoded: Buffer.from('feed:secret').toString('base64'),
+      decoded: 'feed:secret',
+    });
   });
 
   it.each(['Bearer abc', 'Basic', 'Basic not*base64', `Basic ${'A'.repeat(1025)}`])('refuses %j', (header) => {

@@ -2,7 +2,14 @@ import { createHash } from 'node:crypto';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import Fastify from 'fastify';
 import { afterAll, describe, expect, it } from 'vitest';
-import { chooseVariant, compressDynamic, COMPRESSION_THRESHOLD_BYTES, negotiateEncoding, precompress, varyOnAcceptEncoding } from './encoding.js';
+import {
+  chooseVariant,
+  compressDynamic,
+  COMPRESSION_THRESHOLD_BYTES,
+  negotiateEncoding,
+  precompress,
+  varyOnAcceptEncoding,
+} from './encoding.js';
 
 describe('negotiateEncoding', () => {
   it('sends identity when the client sends no Accept-Encoding, or an empty one', () => {
@@ -65,14 +72,21 @@ describe('negotiateEncoding', () => {
   it('gives the same answers for a header seen many times and for more distinct headers than it keeps', () => {
     for (let round = 0; round < 3; round += 1) {
       for (let index = 0; index < 200; index += 1) {
-        expect(negotiateEncoding(`gzip;q=0.${String(index % 9 + 1)}, br;q=0.${String((index + 4) % 9 + 1)}, x-${String(index)}`)).toBe((index + 4) % 9 >= index % 9 ? 'br' : 'gzip');
+        expect(
+          negotiateEncoding(
+            `gzip;q=0.${String((index % 9) + 1)}, br;q=0.${String(((index + 4) % 9) + 1)}, x-${String(index)}`,
+          ),
+        ).toBe((index + 4) % 9 >= index % 9 ? 'br' : 'gzip');
       }
     }
     expect(negotiateEncoding(`${'x'.repeat(500)}, gzip`)).toBe('gzip');
   });
 });
 
-const LARGE = Buffer.from(Array.from({ length: 400 }, (_, index) => `line ${String(index)} of a compressible text\n`).join(''), 'utf8');
+const LARGE = Buffer.from(
+  Array.from({ length: 400 }, (_, index) => `line ${String(index)} of a compressible text\n`).join(''),
+  'utf8',
+);
 
 describe('precompress', () => {
   it('makes brotli and gzip forms that decode to the body, smaller than it', async () => {
@@ -91,7 +105,9 @@ describe('precompress', () => {
 
   it('drops a form that is no smaller than the body', async () => {
     // SHA-256 in counter mode: fixed bytes that no coding can shrink.
-    const noise = Buffer.concat(Array.from({ length: 128 }, (_, index) => createHash('sha256').update(String(index)).digest()));
+    const noise = Buffer.concat(
+      Array.from({ length: 128 }, (_, index) => createHash('sha256').update(String(index)).digest()),
+    );
     expect(await precompress(noise)).toEqual({ identity: noise });
   });
 });

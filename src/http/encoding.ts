@@ -76,7 +76,10 @@ function preferencesOf(header: string): Preferences {
  * identity included (`identity;q=0`), identity is still sent: RFC 9110 allows it, and an
  * unreadable 406 helps nobody.
  */
-export function negotiateEncoding(acceptEncoding: string | undefined, available: readonly ContentCoding[] = ['br', 'gzip']): ContentCoding | undefined {
+export function negotiateEncoding(
+  acceptEncoding: string | undefined,
+  available: readonly ContentCoding[] = ['br', 'gzip'],
+): ContentCoding | undefined {
   if (acceptEncoding === undefined) return undefined;
   const preferences = preferencesOf(acceptEncoding);
   let best: ContentCoding | undefined;
@@ -102,7 +105,9 @@ export interface EncodedVariants {
 }
 
 export function brotliOptions(quality: number, sizeHint: number) {
-  return { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: quality, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: sizeHint } };
+  return {
+    params: { [zlibConstants.BROTLI_PARAM_QUALITY]: quality, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: sizeHint },
+  };
 }
 
 /**
@@ -146,7 +151,11 @@ export function varyOnAcceptEncoding(reply: FastifyReply): void {
  * the reply (`Vary` always, since the route can compress; `Content-Encoding` and
  * `Content-Length` of the bytes chosen). Returns the bytes to send.
  */
-export function chooseVariant(acceptEncoding: string | undefined, reply: FastifyReply, variants: EncodedVariants): Buffer {
+export function chooseVariant(
+  acceptEncoding: string | undefined,
+  reply: FastifyReply,
+  variants: EncodedVariants,
+): Buffer {
   varyOnAcceptEncoding(reply);
   const coding = negotiateEncoding(acceptEncoding, codingsOf(variants));
   const body = coding === undefined ? variants.identity : (variants[coding] ?? variants.identity);
@@ -160,7 +169,11 @@ export function chooseVariant(acceptEncoding: string | undefined, reply: Fastify
  * accepts it and the body is over the threshold. Gzip alone: it is what scrapers ask for, and
  * brotli at a cheap quality gains little over it.
  */
-export async function compressDynamic(acceptEncoding: string | undefined, body: Buffer): Promise<{ body: Buffer; coding?: ContentCoding }> {
-  if (body.length < COMPRESSION_THRESHOLD_BYTES || negotiateEncoding(acceptEncoding, ['gzip']) !== 'gzip') return { body };
+export async function compressDynamic(
+  acceptEncoding: string | undefined,
+  body: Buffer,
+): Promise<{ body: Buffer; coding?: ContentCoding }> {
+  if (body.length < COMPRESSION_THRESHOLD_BYTES || negotiateEncoding(acceptEncoding, ['gzip']) !== 'gzip')
+    return { body };
   return { body: await gzipAsync(body), coding: 'gzip' };
 }

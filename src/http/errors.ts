@@ -57,7 +57,12 @@ export interface ProblemBody {
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json; charset=utf-8';
 
-export function problemBody(code: ErrorCode, requestId: string, detail?: string, extra?: Record<string, unknown>): ProblemBody {
+export function problemBody(
+  code: ErrorCode,
+  requestId: string,
+  detail?: string,
+  extra?: Record<string, unknown>,
+): ProblemBody {
   const { status, title } = ERROR_CODES[code];
   return {
     type: `/problems/${code.replaceAll('_', '-')}`,
@@ -78,14 +83,17 @@ export function problemBody(code: ErrorCode, requestId: string, detail?: string,
 export const INVALID_NUMBER_DETAILS: Readonly<Record<PhoneNumberRejection, string>> = {
   empty: 'The number is empty.',
   too_long: 'The number is longer than 32 characters, or the tel: or sip: URI holding it longer than 256.',
-  invalid_character: 'The number contains a character other than digits, spaces, dots, dashes, parentheses and a leading +.',
+  invalid_character:
+    'The number contains a character other than digits, spaces, dots, dashes, parentheses and a leading +.',
   misplaced_separator: 'A space, dot, dash or parenthesis is out of place: put at most one between two digits.',
   no_digits: 'The number contains no digit.',
-  invalid_uri: 'The tel: or sip: URI is malformed: a sip: URI needs a user part and a host (sip:+33612345678@host), and a parameter is written ;name or ;name=value.',
+  invalid_uri:
+    'The tel: or sip: URI is malformed: a sip: URI needs a user part and a host (sip:+33612345678@host), and a parameter is written ;name or ;name=value.',
   wrong_calling_code:
     'These digits are a French-plan number of another territory: use +33 for mainland France, +262 La Réunion and Mayotte, +590 Guadeloupe, +594 Guyane, +596 Martinique, +508 Saint-Pierre-et-Miquelon, or the national form 0XXXXXXXXX.',
   invalid_number: 'These digits are not a valid phone number: check that none is missing or extra.',
-  withheld: 'The caller withheld their number (anonymous, restricted, unknown, unavailable, private or withheld): there is no number to look up.',
+  withheld:
+    'The caller withheld their number (anonymous, restricted, unknown, unavailable, private or withheld): there is no number to look up.',
 };
 
 function isPhoneNumberRejection(reason: string): reason is PhoneNumberRejection {
@@ -108,7 +116,12 @@ export function announcesBody(headers: Readonly<Record<string, string | string[]
  * A complete problem+json HTTP/1.1 answer for the places Fastify never sees (Node's parser
  * errors, unsupported expectations): the connection is closed after it.
  */
-export function rawProblemResponse(code: ErrorCode, requestId: string, detail?: string, headers: Record<string, string> = {}): string {
+export function rawProblemResponse(
+  code: ErrorCode,
+  requestId: string,
+  detail?: string,
+  headers: Record<string, string> = {},
+): string {
   const { status, title } = ERROR_CODES[code];
   const body = JSON.stringify(problemBody(code, requestId, detail));
   const extra = Object.entries(headers)

@@ -58,7 +58,13 @@ export function encodeBody(text: string): EncodedBody {
   const etag = `W/"${createHash('sha1').update(utf8).digest('base64url').slice(0, 22)}"`;
   const forms = compress ? [utf8, gzipSync(utf8), brotliCompressSync(utf8, brotliOptions(utf8.length))] : [utf8];
   const [identity = utf8, gzip, br] = packed(forms);
-  return { identity, gzip, br, etag, bytes: identity.length + (gzip?.length ?? 0) + (br?.length ?? 0) + etag.length + BODY_OVERHEAD_BYTES };
+  return {
+    identity,
+    gzip,
+    br,
+    etag,
+    bytes: identity.length + (gzip?.length ?? 0) + (br?.length ?? 0) + etag.length + BODY_OVERHEAD_BYTES,
+  };
 }
 
 /**
@@ -89,11 +95,20 @@ export function objectCost(value: unknown): number {
 }
 
 export function brotliOptions(sizeHint: number): { params: Record<number, number> } {
-  return { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: sizeHint, [zlibConstants.BROTLI_PARAM_MODE]: zlibConstants.BROTLI_MODE_TEXT } };
+  return {
+    params: {
+      [zlibConstants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY,
+      [zlibConstants.BROTLI_PARAM_SIZE_HINT]: sizeHint,
+      [zlibConstants.BROTLI_PARAM_MODE]: zlibConstants.BROTLI_MODE_TEXT,
+    },
+  };
 }
 
 /** The bytes to send for a negotiated coding: the compressed form when there is one. */
-export function bodyFor(body: EncodedBody, coding: ContentCoding | undefined): { bytes: Buffer; coding: ContentCoding | undefined } {
+export function bodyFor(
+  body: EncodedBody,
+  coding: ContentCoding | undefined,
+): { bytes: Buffer; coding: ContentCoding | undefined } {
   if (coding === 'br' && body.br !== undefined) return { bytes: body.br, coding };
   if (coding === 'gzip' && body.gzip !== undefined) return { bytes: body.gzip, coding };
   return { bytes: body.identity, coding: undefined };
@@ -108,7 +123,15 @@ export interface NumberMemo {
 }
 
 /** Every representation the front cache holds a body of: the JSON answers and the text ones (`/cid` per language). */
-export const FRONT_ROUTES = ['report', 'score', 'verdict', 'cid:fr', 'cid:en', 'verdict+cid:fr', 'verdict+cid:en'] as const;
+export const FRONT_ROUTES = [
+  'report',
+  'score',
+  'verdict',
+  'cid:fr',
+  'cid:en',
+  'verdict+cid:fr',
+  'verdict+cid:en',
+] as const;
 export type FrontRoute = (typeof FRONT_ROUTES)[number];
 
 /** A number's finished answers while its three slots are fresh hits. */
@@ -176,14 +199,26 @@ function entryCost(entry: FrontEntry, key: string): number {
 }
 
 function spellingCost(raw: string, memo: NumberMemo): number {
-  return SPELLING_OVERHEAD_BYTES + raw.length + memo.numberHash.length + objectCost(memo.parsed) + (memo.info?.bytes ?? 0);
+  return (
+    SPELLING_OVERHEAD_BYTES + raw.length + memo.numberHash.length + objectCost(memo.parsed) + (memo.info?.bytes ?? 0)
+  );
 }
 
 export function createFrontCache(options: FrontCacheOptions): FrontCache {
   const maxBytes = Math.max(2, Math.floor(options.maxBytes));
-  const spellingsMaxBytes = Math.max(1, Math.min(maxBytes - 1, Math.floor(options.spellingsMaxBytes ?? maxBytes * SPELLINGS_SHARE)));
-  const entries = new LRUCache<string, FrontEntry>({ maxSize: maxBytes - spellingsMaxBytes, sizeCalculation: entryCost });
-  const spellings = new LRUCache<string, NumberMemo>({ max: options.maxSpellings ?? DEFAULT_MAX_SPELLINGS, maxSize: spellingsMaxBytes, sizeCalculation: (memo, raw) => spellingCost(raw, memo) });
+  const spellingsMaxBytes = Math.max(
+    1,
+    Math.min(maxBytes - 1, Math.floor(options.spellingsMaxBytes ?? maxBytes * SPELLINGS_SHARE)),
+  );
+  const entries = new LRUCache<string, FrontEntry>({
+    maxSize: maxBytes - spellingsMaxBytes,
+    sizeCalculation: entryCost,
+  });
+  const spellings = new LRUCache<string, NumberMemo>({
+    max: options.maxSpellings ?? DEFAULT_MAX_SPELLINGS,
+    maxSize: spellingsMaxBytes,
+    sizeCalculation: (memo, raw) => spellingCost(raw, memo),
+  });
   return {
     numberOf: (raw) => spellings.get(raw),
     remember(raw, parsed, numberHash) {
@@ -208,7 +243,17 @@ export function createFrontCache(options: FrontCacheOptions): FrontCache {
       return undefined;
     },
     store(numberHash, result, freshUntilMs) {
-      const entry: FrontEntry = { freshUntilMs, result, report: undefined, score: undefined, verdict: undefined, 'cid:fr': undefined, 'cid:en': undefined, 'verdict+cid:fr': undefined, 'verdict+cid:en': undefined };
+      const entry: FrontEntry = {
+        freshUntilMs,
+        result,
+        report: undefined,
+        score: undefined,
+        verdict: undefined,
+        'cid:fr': undefined,
+        'cid:en': undefined,
+        'verdict+cid:fr': undefined,
+        'verdict+cid:en': undefined,
+      };
       resultCosts.set(entry, objectCost(result));
       entries.set(numberHash, entry);
       return entry;

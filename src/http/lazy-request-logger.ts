@@ -28,7 +28,10 @@ export class LazyRequestLogger implements FastifyBaseLogger {
   }
 
   #logger(): FastifyBaseLogger {
-    this.#made ??= this.#options === undefined ? this.#parent.child(this.#bindings) : this.#parent.child(this.#bindings, this.#options);
+    this.#made ??=
+      this.#options === undefined
+        ? this.#parent.child(this.#bindings)
+        : this.#parent.child(this.#bindings, this.#options);
     return this.#made;
   }
 
@@ -83,7 +86,11 @@ export class LazyRequestLogger implements FastifyBaseLogger {
  * unless the route sets its own log level or serialisers; empty ones are not passed on (pino
  * takes a slower path for any options object).
  */
-export function lazyChildLoggerFactory(logger: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions): FastifyBaseLogger {
+export function lazyChildLoggerFactory(
+  logger: FastifyBaseLogger,
+  bindings: Bindings,
+  options: ChildLoggerOptions,
+): FastifyBaseLogger {
   const given = Object.keys(options).length === 0 ? undefined : options;
   return new LazyRequestLogger(logger, bindings, given);
 }

@@ -5,7 +5,13 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import net, { type AddressInfo, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isReadingStopped, resumeReading, responseInFlight, stopMakingRequests, stopReading } from './node-http-internals.js';
+import {
+  isReadingStopped,
+  resumeReading,
+  responseInFlight,
+  stopMakingRequests,
+  stopReading,
+} from './node-http-internals.js';
 
 const NODE = `Node ${process.version}`;
 const request = (path: string): string => `GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`;
@@ -25,7 +31,9 @@ afterEach(async () => {
   client = undefined;
 });
 
-async function listen(onRequest: (request: IncomingMessage, response: ServerResponse) => void): Promise<{ connected: Promise<Socket> }> {
+async function listen(
+  onRequest: (request: IncomingMessage, response: ServerResponse) => void,
+): Promise<{ connected: Promise<Socket> }> {
   server = createServer(onRequest);
   const connected = new Promise<Socket>((resolve) => server?.once('connection', resolve));
   server.listen(0, '127.0.0.1');
@@ -39,7 +47,9 @@ describe(`Node's http server internals (${NODE})`, () => {
   it('keeps a boolean pause flag and a parser with pause, resume and onIncoming on each server socket', async () => {
     const { connected } = await listen((_request, response) => response.end());
     const socket = (await connected) as Socket & Record<string, unknown>;
-    expect(typeof socket._paused, `${NODE}: socket._paused (Node's flow-control flag) is gone or changed`).toBe('boolean');
+    expect(typeof socket._paused, `${NODE}: socket._paused (Node's flow-control flag) is gone or changed`).toBe(
+      'boolean',
+    );
     expect(socket._paused).toBe(false);
     const parser = socket.parser as Record<string, unknown> | null | undefined;
     expect(typeof parser, `${NODE}: socket.parser is gone`).toBe('object');
@@ -73,10 +83,13 @@ describe(`Node's http server internals (${NODE})`, () => {
     client?.write(request('/first') + request('/stop') + request('/after'));
     await once(client as Socket, 'data');
     await nextTurns();
-    expect(paths, `${NODE}: replacing socket.parser.onIncoming no longer stops the requests of a read`).toEqual(['/first', '/stop']);
+    expect(paths, `${NODE}: replacing socket.parser.onIncoming no longer stops the requests of a read`).toEqual([
+      '/first',
+      '/stop',
+    ]);
   });
 
-  it('reads no request while reading is stopped, Node\'s own resume included, and reads again once resumed', async () => {
+  it("reads no request while reading is stopped, Node's own resume included, and reads again once resumed", async () => {
     const paths: string[] = [];
     let socket: Socket | undefined;
     await listen((incoming, response) => {

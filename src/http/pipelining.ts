@@ -19,7 +19,12 @@
 //   client pipelines hundreds of requests without reading the answers.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { isReadingStopped, resumeReading as readAgain, stopMakingRequests, stopReading } from './node-http-internals.js';
+import {
+  isReadingStopped,
+  resumeReading as readAgain,
+  stopMakingRequests,
+  stopReading,
+} from './node-http-internals.js';
 
 /** Requests of one connection handled at once; the next ones wait for an answer to be sent. */
 export const PIPELINE_ACTIVE = 16;
@@ -63,7 +68,8 @@ export function boundPipelining(server: Server, bounds: PipelineBounds = {}): vo
   };
 
   const resumeReading = (socket: Socket, connection: Connection): void => {
-    if (!isReadingStopped(socket) || socket.destroyed || socket.writableNeedDrain || mustWait(socket, connection)) return;
+    if (!isReadingStopped(socket) || socket.destroyed || socket.writableNeedDrain || mustWait(socket, connection))
+      return;
     readAgain(socket);
   };
 

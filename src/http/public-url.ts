@@ -47,22 +47,36 @@ export type PublicUrlWarning = 'guessed' | 'loopback';
 export const PUBLIC_URL_WARNINGS: Readonly<Record<PublicUrlWarning, { short: string; sentence: string }>> = {
   loopback: {
     short: 'loopback address: set PUBLIC_URL',
-    sentence: 'This config names a loopback address, which a phone cannot reach: set PUBLIC_URL to the address the phones use.',
+    sentence:
+      'This config names a loopback address, which a phone cannot reach: set PUBLIC_URL to the address the phones use.',
   },
   guessed: {
     short: 'address guessed: set PUBLIC_URL',
-    sentence: 'This config\'s address was guessed from the request (Host, or a trusted proxy\'s X-Forwarded-*): set PUBLIC_URL.',
+    sentence:
+      "This config's address was guessed from the request (Host, or a trusted proxy's X-Forwarded-*): set PUBLIC_URL.",
   },
 };
 
 /** A loopback host (`localhost`, 127.0.0.0/8, `::1`, with or without a port): no phone reaches it. */
 export function isLoopbackHost(host: string): boolean {
-  const name = host.replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1').toLowerCase();
-  return name === 'localhost' || name.endsWith('.localhost') || /^127(?:\.\d{1,3}){3}$/.test(name) || name === '::1' || name === '0:0:0:0:0:0:0:1';
+  const name = host
+    .replace(/:\d+$/, '')
+    .replace(/^\[(.*)\]$/, '$1')
+    .toLowerCase();
+  return (
+    name === 'localhost' ||
+    name.endsWith('.localhost') ||
+    /^127(?:\.\d{1,3}){3}$/.test(name) ||
+    name === '::1' ||
+    name === '0:0:0:0:0:0:0:1'
+  );
 }
 
 /** The base URL (publicBaseUrl) and, when it is a guess or a loopback host, the warning to give with it. */
-export function publicBase(request: FastifyRequest, publicUrl: string | undefined): { url: string; warning?: PublicUrlWarning } {
+export function publicBase(
+  request: FastifyRequest,
+  publicUrl: string | undefined,
+): { url: string; warning?: PublicUrlWarning } {
   const url = publicBaseUrl(request, publicUrl);
   if (isLoopbackHost(new URL(url).host)) return { url, warning: 'loopback' };
   return publicUrl === undefined ? { url, warning: 'guessed' } : { url };

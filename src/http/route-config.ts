@@ -22,7 +22,11 @@ declare module 'fastify' {
 }
 
 /** The 200 a text route gives a number it never saw; `query` is the request's query string, parsed. */
-export type RefusedTextAnswer = (query: Readonly<Record<string, string>>) => { body: string; headers: Record<string, string>; contentType: string };
+export type RefusedTextAnswer = (query: Readonly<Record<string, string>>) => {
+  body: string;
+  headers: Record<string, string>;
+  contentType: string;
+};
 
 export interface RouteFeatures {
   rateLimit: boolean;

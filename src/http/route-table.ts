@@ -65,5 +65,8 @@ export function allowList(methods: ReadonlySet<string>): string {
   if (allowed.has('GET')) allowed.add('HEAD');
   allowed.add('OPTIONS');
   const order = ['GET', 'HEAD', 'OPTIONS'];
-  return [...order.filter((method) => allowed.has(method)), ...[...allowed].filter((method) => !order.includes(method)).sort()].join(', ');
+  return [
+    ...order.filter((method) => allowed.has(method)),
+    ...[...allowed].filter((method) => !order.includes(method)).sort(),
+  ].join(', ');
 }

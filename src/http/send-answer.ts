@@ -17,7 +17,13 @@ const brotliAsync = promisify(brotliCompress);
 const gzipAsync = promisify(gzip);
 
 /** Sends a body held as bytes: 304 when the client has it, else the negotiated form. */
-export function sendEncoded(request: FastifyRequest, reply: FastifyReply, body: EncodedBody, cacheControl: string, contentType: string = JSON_TYPE): FastifyReply {
+export function sendEncoded(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  body: EncodedBody,
+  cacheControl: string,
+  contentType: string = JSON_TYPE,
+): FastifyReply {
   reply.header('vary', VARY_ON_CODING_AND_ORIGIN).header('cache-control', cacheControl).header('etag', body.etag);
   if (matchesEtag(request.headers['if-none-match'], body.etag)) return reply.code(304).send();
   const chosen = bodyFor(body, negotiateEncoding(request.headers['accept-encoding']));
@@ -26,12 +32,23 @@ export function sendEncoded(request: FastifyRequest, reply: FastifyReply, body: 
 }
 
 /** Sends an answer built for this request alone, compressed on the fly when large enough. */
-export async function sendBuilt(request: FastifyRequest, reply: FastifyReply, text: string, cacheControl: string, contentType: string = JSON_TYPE): Promise<FastifyReply> {
-  reply.header('vary', VARY_ON_CODING_AND_ORIGIN).header('cache-control', cacheControl).header('content-type', contentType);
-  const coding: ContentCoding | undefined = text.length >= COMPRESSION_THRESHOLD_BYTES ? negotiateEncoding(request.headers['accept-encoding']) : undefined;
+export async function sendBuilt(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  text: string,
+  cacheControl: string,
+  contentType: string = JSON_TYPE,
+): Promise<FastifyReply> {
+  reply
+    .header('vary', VARY_ON_CODING_AND_ORIGIN)
+    .header('cache-control', cacheControl)
+    .header('content-type', contentType);
+  const coding: ContentCoding | undefined =
+    text.length >= COMPRESSION_THRESHOLD_BYTES ? negotiateEncoding(request.headers['accept-encoding']) : undefined;
   if (coding === undefined) return reply.send(text);
   const identity = Buffer.from(text, 'utf8');
-  const compressed = coding === 'br' ? await brotliAsync(identity, brotliOptions(identity.length)) : await gzipAsync(identity);
+  const compressed =
+    coding === 'br' ? await brotliAsync(identity, brotliOptions(identity.length)) : await gzipAsync(identity);
   return reply.header('content-encoding', coding).send(compressed);
 }
 

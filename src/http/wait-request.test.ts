@@ -25,7 +25,11 @@ describe('Prefer: wait (RFC 7240)', () => {
 
 describe('the wait of a request', () => {
   it('is absent without ?wait or Prefer', () => {
-    expect(waitRequestOf({}, undefined, 4000)).toEqual({ waitMs: undefined, preferenceApplied: undefined, invalid: false });
+    expect(waitRequestOf({}, undefined, 4000)).toEqual({
+      waitMs: undefined,
+      preferenceApplied: undefined,
+      invalid: false,
+    });
   });
 
   it('passes ?wait on as asked: the engine alone bounds it (callerDeadlineMs)', () => {
@@ -35,14 +39,29 @@ describe('the wait of a request', () => {
   });
 
   it('takes the smaller of ?wait and Prefer, and says what Prefer got', () => {
-    expect(waitRequestOf({ wait: '800' }, 'wait=2', 4000)).toEqual({ waitMs: 800, preferenceApplied: 'wait=1', invalid: false });
-    expect(waitRequestOf({ wait: '3000' }, 'wait=2', 4000)).toEqual({ waitMs: 2000, preferenceApplied: 'wait=2', invalid: false });
+    expect(waitRequestOf({ wait: '800' }, 'wait=2', 4000)).toEqual({
+      waitMs: 800,
+      preferenceApplied: 'wait=1',
+      invalid: false,
+    });
+    expect(waitRequestOf({ wait: '3000' }, 'wait=2', 4000)).toEqual({
+      waitMs: 2000,
+      preferenceApplied: 'wait=2',
+      invalid: false,
+    });
     expect(waitRequestOf({}, 'wait=60', 4000)).toEqual({ waitMs: 60_000, preferenceApplied: 'wait=4', invalid: false });
   });
 
-  it.each(['-1', '1.5', 'soon', '', ' 5', '0x10', '1e3'])('marks ?wait=%j invalid and sets no bound from it', (wait) => {
-    expect(waitRequestOf({ wait }, undefined, 4000)).toEqual({ waitMs: undefined, preferenceApplied: undefined, invalid: true });
-  });
+  it.each(['-1', '1.5', 'soon', '', ' 5', '0x10', '1e3'])(
+    'marks ?wait=%j invalid and sets no bound from it',
+    (wait) => {
+      expect(waitRequestOf({ wait }, undefined, 4000)).toEqual({
+        waitMs: undefined,
+        preferenceApplied: undefined,
+        invalid: true,
+      });
+    },
+  );
 
   it('marks a repeated ?wait invalid', () => {
     expect(waitRequestOf({ wait: ['100', '200'] }, undefined, 4000).invalid).toBe(true);

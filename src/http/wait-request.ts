@@ -28,7 +28,11 @@ export function preferredWaitSeconds(prefer: string | string[] | undefined): num
  * answer's time). The engine bounds it by LOOKUP_TIMEOUT_MS (callerDeadlineMs, the one place
  * that rule lives); `Preference-Applied` says what that leaves of the preference.
  */
-export function waitRequestOf(query: { wait?: unknown }, prefer: string | string[] | undefined, lookupTimeoutMs: number): WaitRequest {
+export function waitRequestOf(
+  query: { wait?: unknown },
+  prefer: string | string[] | undefined,
+  lookupTimeoutMs: number,
+): WaitRequest {
   // Unknown, whatever the route schema publishes: it is not run, and a repeated `wait` is an array.
   const raw = query.wait;
   let queryMs: number | undefined;
@@ -43,6 +47,7 @@ export function waitRequestOf(query: { wait?: unknown }, prefer: string | string
   if (bounds.length === 0) return { waitMs: undefined, preferenceApplied: undefined, invalid };
   const waitMs = Math.min(...bounds);
   const appliedMs = callerDeadlineMs(waitMs, lookupTimeoutMs);
-  const preferenceApplied = preferSeconds === undefined ? undefined : `wait=${Math.min(preferSeconds, Math.ceil(appliedMs / 1000))}`;
+  const preferenceApplied =
+    preferSeconds === undefined ? undefined : `wait=${Math.min(preferSeconds, Math.ceil(appliedMs / 1000))}`;
   return { waitMs, preferenceApplied, invalid };
 }

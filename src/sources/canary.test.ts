@@ -83,11 +83,17 @@ describe('canary helpers', () => {
   });
 
   it('refuses a malformed CANARY_NUMBERS, an unknown TELGUARDER_LOOKUP or a negative CANARY_INTERVAL_S, naming the variable', () => {
-    expect(() => loadConfig({ CANARY_NUMBERS: 'tellow:0612345678' })).toThrow(/CANARY_NUMBERS="tellow:0612345678" is not valid/);
+    expect(() => loadConfig({ CANARY_NUMBERS: 'tellow:0612345678' })).toThrow(
+      /CANARY_NUMBERS="tellow:0612345678" is not valid/,
+    );
     expect(() => loadConfig({ CANARY_NUMBERS: '0612345678;0699999999' })).toThrow(/CANARY_NUMBERS/);
-    expect(() => loadConfig({ TELGUARDER_LOOKUP: 'get' })).toThrow(/TELGUARDER_LOOKUP="get" is not valid: expected one of search, number/);
+    expect(() => loadConfig({ TELGUARDER_LOOKUP: 'get' })).toThrow(
+      /TELGUARDER_LOOKUP="get" is not valid: expected one of search, number/,
+    );
     expect(() => loadConfig({ CANARY_INTERVAL_S: '-5' })).toThrow(/CANARY_INTERVAL_S/);
-    expect(loadConfig({ CANARY_NUMBERS: 'telguarder:0612345678,+32470000000' }).CANARY_NUMBERS).toBe('telguarder:0612345678,+32470000000');
+    expect(loadConfig({ CANARY_NUMBERS: 'telguarder:0612345678,+32470000000' }).CANARY_NUMBERS).toBe(
+      'telguarder:0612345678,+32470000000',
+    );
     expect(loadConfig({})).toMatchObject({ TELGUARDER_LOOKUP: 'search', CANARY_INTERVAL_S: 0 });
   });
 
@@ -96,7 +102,13 @@ describe('canary helpers', () => {
   });
 
   it('parses French-plan and foreign numbers', () => {
-    expect(parseCanaryNumber('+262 692 00 00 00')).toMatchObject({ ok: true, value: { isFrenchPlan: true, frenchNationalDigits: '0692000000' } });
-    expect(parseCanaryNumber('+32 470 00 00 00')).toMatchObject({ ok: true, value: { isFrenchPlan: false, number: '+32470000000' } });
+    expect(parseCanaryNumber('+262 692 00 00 00')).toMatchObject({
+      ok: true,
+      value: { isFrenchPlan: true, frenchNationalDigits: '0692000000' },
+    });
+    expect(parseCanaryNumber('+32 470 00 00 00')).toMatchObject({
+      ok: true,
+      value: { isFrenchPlan: false, number: '+32470000000' },
+    });
   });
 });

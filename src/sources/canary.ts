@@ -43,14 +43,25 @@ export const parseCanaryNumber: PhoneNumberParser = (raw) => {
     regionCode: parsed.country ?? '',
     isFrenchPlan,
     frenchNationalDigits: national,
-    phoneInfo: { national: parsed.formatNational(), e164, type: parsed.getType() ?? '', rangeLabel: '', originalCarrier: '', region: '', isNPV: false },
+    phoneInfo: {
+      national: parsed.formatNational(),
+      e164,
+      type: parsed.getType() ?? '',
+      rangeLabel: '',
+      originalCarrier: '',
+      region: '',
+      isNPV: false,
+    },
   };
   return { ok: true, value };
 };
 
 /** Numbers are personal data even on an operator's terminal: show only their ends. */
 export function maskNumber(text: string): string {
-  return text.replace(/\d{6,}/g, (digits) => `${digits.slice(0, 2)}${'•'.repeat(digits.length - 4)}${digits.slice(-2)}`);
+  return text.replace(
+    /\d{6,}/g,
+    (digits) => `${digits.slice(0, 2)}${'•'.repeat(digits.length - 4)}${digits.slice(-2)}`,
+  );
 }
 
 /**
@@ -116,7 +127,9 @@ function problemLine(name: string, problems: { missing: string[]; causes: string
 /** The figures of a slot, with the comment list reduced to its length. */
 function summarise(data: unknown): unknown {
   if (typeof data !== 'object' || data === null) return data;
-  return Object.fromEntries(Object.entries(data).map(([key, value]) => [key, Array.isArray(value) ? `${value.length} item(s)` : value]));
+  return Object.fromEntries(
+    Object.entries(data).map(([key, value]) => [key, Array.isArray(value) ? `${value.length} item(s)` : value]),
+  );
 }
 
 interface RecordedBody {
@@ -134,7 +147,12 @@ function recordingFetcher(inner: UpstreamFetcher, recorded: RecordedBody[]): Ups
     async fetch(request: HttpRequest) {
       const result = await inner.fetch(request);
       if (result.kind === 'response') {
-        recorded.push({ method: request.method ?? 'GET', url: result.response.url, status: result.response.status, body: result.response.body });
+        recorded.push({
+          method: request.method ?? 'GET',
+          url: result.response.url,
+          status: result.response.status,
+          body: result.response.body,
+        });
       }
       return result;
     },
@@ -181,7 +199,9 @@ export async function runCanaryPass(options: CanaryPassOptions): Promise<CanaryP
   const { description, numbers, parseNumber, form } = options;
   const config = form === undefined ? options.config : { ...options.config, ...form.setting };
   const recorded: RecordedBody[] = [];
-  const fetchers = new Map([...options.fetchers].map(([name, fetcher]) => [name, recordingFetcher(fetcher, recorded)] as const));
+  const fetchers = new Map(
+    [...options.fetchers].map(([name, fetcher]) => [name, recordingFetcher(fetcher, recorded)] as const),
+  );
   const source = description.createSource(config, fetchers, {});
   const pass: CanaryPass = {
     upstream: description.name,
@@ -214,7 +234,12 @@ export async function runCanaryPass(options: CanaryPassOptions): Promise<CanaryP
     for (const response of recorded) {
       const judged = response.status >= 200 && response.status < 300;
       const markers = judged ? description.markers(response.body) : null;
-      lookup.responses.push({ method: response.method, url: maskNumber(response.url), status: response.status, markers });
+      lookup.responses.push({
+        method: response.method,
+        url: maskNumber(response.url),
+        status: response.status,
+        markers,
+      });
       for (const report of markers ?? []) {
         if (report.required === false) continue;
         pass.missingRequired.set(report.marker, (pass.missingRequired.get(report.marker) ?? false) || !report.found);
@@ -286,7 +311,10 @@ export async function runCanary(options: CanaryOptions): Promise<boolean> {
   try {
     for (const description of options.upstreams ?? UPSTREAMS) {
       out(`== ${description.name}`);
-      const numbers = options.numbers && options.numbers.length > 0 ? options.numbers : canaryNumbersFor(description.name, config.CANARY_NUMBERS);
+      const numbers =
+        options.numbers && options.numbers.length > 0
+          ? options.numbers
+          : canaryNumbersFor(description.name, config.CANARY_NUMBERS);
       // The same construction as the service: budget and concurrency cap from the description.
       const fetchers = createUpstreamFetchers(description, config, { client });
       const forms = description.canaryForms ?? [];
@@ -380,15 +408,31 @@ export function createScheduledCanary(options: ScheduledCanaryOptions): Schedule
   async function checkUpstream(description: UpstreamDescription, signal: AbortSignal): Promise<void> {
     const fetchers = fetchersByUpstream.get(description.name);
     if (fetchers === undefined) return;
-    const pass = await runCanaryPass({ description, config, fetchers, numbers: canaryNumbersFor(description.name, config.CANARY_NUMBERS), parseNumber, signal });
+    const pass = await runCanaryPass({
+      description,
+      config,
+      fetchers,
+      numbers: canaryNumbersFor(description.name, config.CANARY_NUMBERS),
+      parseNumber,
+      signal,
+    });
     if (signal.aborted) return;
-    for (const invalid of pass.invalidNumbers) logger?.warn({ upstream: description.name, number: invalid }, 'canary: CANARY_NUMBERS holds a number that does not parse');
+    for (const invalid of pass.invalidNumbers)
+      logger?.warn(
+        { upstream: description.name, number: invalid },
+        'canary: CANARY_NUMBERS holds a number that does not parse',
+      );
     // A round that judged no body (every request blocked or failed) says nothing of the layout.
     if (pass.missingRequired.size > 0) {
       missingByUpstream.set(description.name, pass.missingRequired);
-      for (const [marker, missing] of pass.missingRequired) reporter?.setCanaryMarkerMissing?.(description.name, marker, missing);
+      for (const [marker, missing] of pass.missingRequired)
+        reporter?.setCanaryMarkerMissing?.(description.name, marker, missing);
       const missing = [...pass.missingRequired].filter(([, isMissing]) => isMissing).map(([marker]) => marker);
-      if (missing.length > 0) logger?.warn({ upstream: description.name, missing }, 'canary: required markers missing, the layout may have changed');
+      if (missing.length > 0)
+        logger?.warn(
+          { upstream: description.name, missing },
+          'canary: required markers missing, the layout may have changed',
+        );
     }
     reporter?.setCanaryLastRun?.(description.name, Math.floor(now() / 1000));
   }

@@ -33,8 +33,12 @@ afterEach(async () => {
 /** Stand-ins for the three sites; telguarder's answer is switchable (its page, a challenge, a 429). */
 async function startSites() {
   let telguarderAnswer: 'page' | 'challenge' | 'too_many' = 'page';
-  const tellows = await startLoopbackServer((_request, response) => serveHtml(response, fixture('tellows/fixtures/page-unknown.html')));
-  const numeroinconnu = await startLoopbackServer((_request, response) => serveHtml(response, fixture('numeroinconnu/fixtures/unknown.html')));
+  const tellows = await startLoopbackServer((_request, response) =>
+    serveHtml(response, fixture('tellows/fixtures/page-unknown.html')),
+  );
+  const numeroinconnu = await startLoopbackServer((_request, response) =>
+    serveHtml(response, fixture('numeroinconnu/fixtures/unknown.html')),
+  );
   const telguarder = await startLoopbackServer((request: ReceivedRequest, response) => {
     if (telguarderAnswer === 'too_many') {
       response.writeHead(429, { 'retry-after': '600' }).end();
@@ -44,7 +48,10 @@ async function startSites() {
       response.writeHead(303, { location: '/fr/numero/page' }).end();
       return;
     }
-    serveHtml(response, fixture(`telguarder/fixtures/${telguarderAnswer === 'page' ? 'normal.html' : 'challenge.html'}`));
+    serveHtml(
+      response,
+      fixture(`telguarder/fixtures/${telguarderAnswer === 'page' ? 'normal.html' : 'challenge.html'}`),
+    );
   });
   servers.push(tellows, numeroinconnu, telguarder);
   return {
@@ -68,7 +75,10 @@ async function startService(env: Record<string, string>, canaryNumbers: string |
     metricsText: async () => (await deps?.metrics?.registry.metrics()) ?? '',
     ready: async () => {
       const response = await app.inject({ method: 'GET', url: '/health/ready' });
-      return response.json<{ status: string; dependencies: { upstreams: Record<string, { status: string; reason?: string }> } }>();
+      return response.json<{
+        status: string;
+        dependencies: { upstreams: Record<string, { status: string; reason?: string }> };
+      }>();
     },
   };
 }
@@ -78,9 +88,13 @@ const PANEL = 'phone_rep_canary_marker_missing{upstream="telguarder",marker="div
 describe('the scheduled canary inside the service (CANARY_INTERVAL_S)', () => {
   it('is off by default', async () => {
     const sites = await startSites();
-    deps = await createServiceDependencies(loadConfig({ HASH_SECRET: 'test-secret-0123456789', ...sites.env }), undefined, {
-      numberingPlan: testNumberingPlan(),
-    });
+    deps = await createServiceDependencies(
+      loadConfig({ HASH_SECRET: 'test-secret-0123456789', ...sites.env }),
+      undefined,
+      {
+        numberingPlan: testNumberingPlan(),
+      },
+    );
     expect(deps.canary).toBeUndefined();
     expect(await deps.metrics?.registry.metrics()).not.toContain('phone_rep_canary_marker_missing{');
   });
@@ -91,7 +105,9 @@ describe('the scheduled canary inside the service (CANARY_INTERVAL_S)', () => {
 
     await service.canary.runRound();
     expect(await service.metricsText()).toContain(`${PANEL} 0`);
-    expect(await service.metricsText()).toMatch(/phone_rep_canary_last_run_timestamp_seconds\{upstream="telguarder"\} \d+/);
+    expect(await service.metricsText()).toMatch(
+      /phone_rep_canary_last_run_timestamp_seconds\{upstream="telguarder"\} \d+/,
+    );
     expect((await service.ready()).dependencies.upstreams.telguarder).toMatchObject({ status: 'ok' });
     expect((await service.ready()).dependencies.upstreams.telguarder?.reason).toBeUndefined();
 
@@ -99,7 +115,9 @@ describe('the scheduled canary inside the service (CANARY_INTERVAL_S)', () => {
     await service.canary.runRound();
     expect(await service.metricsText()).toContain(`${PANEL} 1`);
     const degraded = await service.ready();
-    expect(degraded.dependencies.upstreams.telguarder).toEqual(expect.objectContaining({ status: 'degraded', reason: 'layout changed' }));
+    expect(degraded.dependencies.upstreams.telguarder).toEqual(
+      expect.objectContaining({ status: 'degraded', reason: 'layout changed' }),
+    );
     expect(degraded.status).toBe('degraded');
     expect(degraded.dependencies.upstreams.numeroinconnu?.status).toBe('ok');
 
@@ -113,10 +131,9 @@ describe('the scheduled canary inside the service (CANARY_INTERVAL_S)', () => {
     const sites = await startSites();
     const service = await startService(sites.env, null);
     await service.canary.runRound();
-    expect(sites.telguarder.received.filter((request) => request.method === 'POST').map((request) => request.body)).toEqual([
-      'q=0639980000',
-      'q=0199000000',
-    ]);
+    expect(
+      sites.telguarder.received.filter((request) => request.method === 'POST').map((request) => request.body),
+    ).toEqual(['q=0639980000', 'q=0199000000']);
     expect(await service.metricsText()).toContain(`${PANEL} 0`);
   });
 
@@ -139,7 +156,7 @@ describe('the scheduled canary inside the service (CANARY_INTERVAL_S)', () => {
     expect(await service.metricsText()).not.toMatch(/612345678/);
   });
 
-  it('spends the lookups\' budget and honours their pause: after a 429 it does not call the site', async () => {
+  it("spends the lookups' budget and honours their pause: after a 429 it does not call the site", async () => {
     const sites = await startSites();
     const service = await startService(sites.env);
     await service.canary.runRound();
@@ -224,7 +241,7 @@ describe('the canary schedule', () => {
     return { canary, armed };
   }
 
-  it('arms an unref\'d timer of the interval, and the next one only once the round has ended', async () => {
+  it("arms an unref'd timer of the interval, and the next one only once the round has ended", async () => {
     const site = await startHeldSite();
     const { canary, armed } = await scheduleOn(site);
     canary.start();

@@ -41,17 +41,30 @@ describe('the slot display table', () => {
     expect(PAGE_SLOTS.map((entry) => entry.slot)).toEqual([...SOURCE_SLOTS]);
     for (const slot of SOURCE_SLOTS) {
       expect(BATCH_COLUMNS).toContain(`${slot}_status`);
-      for (const figure of SLOT_DISPLAY[slot].figures) if (figure.column !== undefined) expect(BATCH_COLUMNS).toContain(`${slot}_${figure.column}`);
+      for (const figure of SLOT_DISPLAY[slot].figures)
+        if (figure.column !== undefined) expect(BATCH_COLUMNS).toContain(`${slot}_${figure.column}`);
     }
   });
 
   it('is the only list of slots in the page script and the CLI: none of them names a slot of its own', () => {
-    const files = ['web/static/app.js', 'cli/api-answer.ts', 'cli/phone-api.ts', 'cli/batch.ts', 'cli/format-report.ts', 'cli/main.ts', 'cli/commands/lookup.ts', 'cli/commands/batch.ts'];
+    const files = [
+      'web/static/app.js',
+      'cli/api-answer.ts',
+      'cli/phone-api.ts',
+      'cli/batch.ts',
+      'cli/format-report.ts',
+      'cli/main.ts',
+      'cli/commands/lookup.ts',
+      'cli/commands/batch.ts',
+    ];
     for (const file of files) {
       const text = read(file);
       // A slot's name as a string (but `scoreSource === 'primary'`, the score's source), a
       // catalogue key of a slot, or a slot's member read by name.
-      const found = text.match(/(?<!scoreSource === )['"](?:primary|community|signals)['"]|['"]slot\.|\.sources\.(?:primary|community|signals)\b/g) ?? [];
+      const found =
+        text.match(
+          /(?<!scoreSource === )['"](?:primary|community|signals)['"]|['"]slot\.|\.sources\.(?:primary|community|signals)\b/g,
+        ) ?? [];
       expect({ file, found }).toEqual({ file, found: [] });
     }
   });

@@ -7,7 +7,11 @@ import { tellowsUpstream } from './tellows/tellows-upstream.js';
 
 export type UpstreamDescriptions = { [S in SourceSlot]: UpstreamDescription<S> };
 
-export const UPSTREAMS_BY_SLOT: UpstreamDescriptions = { primary: tellowsUpstream, community: numeroinconnuUpstream, signals: telguarderUpstream };
+export const UPSTREAMS_BY_SLOT: UpstreamDescriptions = {
+  primary: tellowsUpstream,
+  community: numeroinconnuUpstream,
+  signals: telguarderUpstream,
+};
 
 /** The same, in slot order (SOURCE_SLOTS). */
 export const UPSTREAMS: readonly UpstreamDescription[] = SOURCE_SLOTS.map((slot) => UPSTREAMS_BY_SLOT[slot]);

@@ -5,7 +5,8 @@ import { canReadProcessCpu, cpuSecondsOfTree, cpuTicksFromStat } from '../../ben
 
 describe('CPU time from /proc', () => {
   it('reads utime + stime (fields 14 and 15) after a process name holding spaces and parentheses', () => {
-    const stat = '4242 (node (worker) x) S 1 4242 4242 0 -1 4194560 2591 0 0 0 1234 567 0 0 20 0 11 0 1804 1147289600 26032 18446744073709551615 1 1 0 0 0 0 0 4096 134234626 0 0 0 17 0 0 0 0 0 0';
+    const stat =
+      '4242 (node (worker) x) S 1 4242 4242 0 -1 4194560 2591 0 0 0 1234 567 0 0 20 0 11 0 1804 1147289600 26032 18446744073709551615 1 1 0 0 0 0 0 4096 134234626 0 0 0 17 0 0 0 0 0 0';
     expect(cpuTicksFromStat(stat)).toBe(1234 + 567);
   });
 

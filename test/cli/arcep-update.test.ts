@@ -59,7 +59,12 @@ beforeAll(async () => {
       streamEndless(response);
       return;
     }
-    const body = name === 'MAJNUM.csv' ? majnumAnswer : FILES.includes(name as (typeof FILES)[number]) ? readFileSync(join(SNAPSHOT, name)) : undefined;
+    const body =
+      name === 'MAJNUM.csv'
+        ? majnumAnswer
+        : FILES.includes(name as (typeof FILES)[number])
+          ? readFileSync(join(SNAPSHOT, name))
+          : undefined;
     if (!(body instanceof Buffer)) {
       response.writeHead(404).end();
       return;
@@ -125,7 +130,12 @@ function runUpdate(): Promise<Run> {
         },
       },
       (error, stdout, stderr) => {
-        resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr, maxRss: Number(readFileSync(rssFile, 'utf8')) });
+        resolve({
+          code: error ? Number(error.code ?? 1) : 0,
+          stdout,
+          stderr,
+          maxRss: Number(readFileSync(rssFile, 'utf8')),
+        });
       },
     );
   });
@@ -144,7 +154,10 @@ async function expectRefused(reason: string): Promise<Run> {
 
 describe('phone-rep data update (built CLI) against a hostile ARCEP server', () => {
   it('installs a genuine MAJNUM (the control: the same run succeeds when the files are whole)', async () => {
-    majnumAnswer = Buffer.concat([majnum, Buffer.from('0799999;0799999000;0799999999;FRTE;Métropole;01/05/2026\n', 'latin1')]);
+    majnumAnswer = Buffer.concat([
+      majnum,
+      Buffer.from('0799999;0799999000;0799999999;FRTE;Métropole;01/05/2026\n', 'latin1'),
+    ]);
     const run = await runUpdate();
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
@@ -163,7 +176,10 @@ describe('phone-rep data update (built CLI) against a hostile ARCEP server', () 
   });
 
   it('refuses a row dated 31/12/2099 rather than make it the data date', async () => {
-    majnumAnswer = Buffer.concat([majnum, Buffer.from('0799998;0799998000;0799998999;FRTE;Métropole;31/12/2099\n', 'latin1')]);
+    majnumAnswer = Buffer.concat([
+      majnum,
+      Buffer.from('0799998;0799998000;0799998999;FRTE;Métropole;31/12/2099\n', 'latin1'),
+    ]);
     await expectRefused('MAJNUM.csv: a row is dated 2099-12-31, after today');
   });
 
@@ -184,11 +200,16 @@ describe('npm run data:update into the state directory', () => {
   const ROOT = fileURLToPath(new URL('../../', import.meta.url));
   const gitStatus = (): Promise<string> =>
     new Promise((resolve, reject) => {
-      execFile('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: ROOT }, (error, stdout) => (error ? reject(new Error(`git status: ${error.message}`)) : resolve(stdout)));
+      execFile('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: ROOT }, (error, stdout) =>
+        error ? reject(new Error(`git status: ${error.message}`)) : resolve(stdout),
+      );
     });
 
   it('writes STATE_DIR/arcep, never the tracked snapshot (git status unchanged), and the service then reads that copy', async () => {
-    majnumAnswer = Buffer.concat([majnum, Buffer.from('0799999;0799999000;0799999999;FRTE;Métropole;01/05/2026\n', 'latin1')]);
+    majnumAnswer = Buffer.concat([
+      majnum,
+      Buffer.from('0799999;0799999000;0799999999;FRTE;Métropole;01/05/2026\n', 'latin1'),
+    ]);
     const stateDir = join(workDir, 'state');
     const before = await gitStatus();
     const snapshotBefore = hashes(SNAPSHOT);
@@ -227,7 +248,11 @@ describe('npm run data:update into the state directory', () => {
       [stateDir, 'updated', '2026-05-01'],
       [join(workDir, 'empty-state'), 'snapshot', '2026-04-17'],
     ] as const) {
-      const deps = await createServiceDependencies(loadConfig({ STATE_DIR: dir, LISTS_FILE: join(workDir, 'lists.csv') }), undefined, { sources: healthyFakeSources() });
+      const deps = await createServiceDependencies(
+        loadConfig({ STATE_DIR: dir, LISTS_FILE: join(workDir, 'lists.csv') }),
+        undefined,
+        { sources: healthyFakeSources() },
+      );
       expect(deps.numberingData.origin).toBe(origin);
       expect(deps.numberingPlan.dataDate).toBe(dataDate);
       await deps.close();

@@ -26,7 +26,9 @@ interface Captured {
   progress: string[];
 }
 
-function capture(options: { sources?: SourcesBySlot; stdin?: string; tty?: boolean; env?: Record<string, string> } = {}): Captured {
+function capture(
+  options: { sources?: SourcesBySlot; stdin?: string; tty?: boolean; env?: Record<string, string> } = {},
+): Captured {
   const out: string[] = [];
   const err: string[] = [];
   const progress: string[] = [];
@@ -55,22 +57,46 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(tempDir, { recursive: true, force: true }));
 
-const BATCH_INPUT = ['0612345678', '06 12 34 56 78', '+33612345678', 'abc', '', '# a comment', '0698765432', '0033698765432', ''].join('\n');
+const BATCH_INPUT = [
+  '0612345678',
+  '06 12 34 56 78',
+  '+33612345678',
+  'abc',
+  '',
+  '# a comment',
+  '0698765432',
+  '0033698765432',
+  '',
+].join('\n');
 
 describe('phone-rep lookup (in-process)', () => {
-  it('prints the number\'s facts first, then the verdict, then each source with its comments, and exits 0', async () => {
+  it("prints the number's facts first, then the verdict, then each source with its comments, and exits 0", async () => {
     const run = capture();
     expect(await runCli(['lookup', '06 12 34 56 78'], run.io)).toBe(0);
     const text = run.out.join('\n');
     expect(run.out[0]?.split('\n')[0]).toBe('Number 0612345678');
-    const order = ['Number 0612345678', 'National          06 12 34 56 78', 'NPV               no', 'Hints             none', 'Verdict: LIKELY UNWANTED (score 8/9, suspicious, from the primary source)', 'Primary (tellows): ok', 'Appel insistant', 'Community (numeroinconnu.fr): ok', 'Toujours le même message', 'Signals (telguarder): ok'];
+    const order = [
+      'Number 0612345678',
+      'National          06 12 34 56 78',
+      'NPV               no',
+      'Hints             none',
+      'Verdict: LIKELY UNWANTED (score 8/9, suspicious, from the primary source)',
+      'Primary (tellows): ok',
+      'Appel insistant',
+      'Community (numeroinconnu.fr): ok',
+      'Toujours le même message',
+      'Signals (telguarder): ok',
+    ];
     const positions = order.map((needle) => text.indexOf(needle));
     expect(positions.every((p) => p >= 0)).toBe(true);
     expect([...positions].sort((a, b) => a - b)).toEqual(positions);
   });
 
   it('--json prints exactly the API body', async () => {
-    const server = await startTestServer({ env: { MAX_EVENT_LOOP_DELAY_MS: '0' }, overrides: { sources: healthyFakeSources() } });
+    const server = await startTestServer({
+      env: { MAX_EVENT_LOOP_DELAY_MS: '0' },
+      overrides: { sources: healthyFakeSources() },
+    });
     try {
       const run = capture();
       expect(await runCli(['lookup', '0612345678', '--json'], run.io)).toBe(0);
@@ -98,7 +124,7 @@ describe('phone-rep lookup (in-process)', () => {
     expect(JSON.parse(json.out[0] ?? '')).toMatchObject({ status: 400, title: 'Invalid phone number format' });
   });
 
-  it('still prints the number\'s facts when every upstream failed, then why each source failed, and exits 3', async () => {
+  it("still prints the number's facts when every upstream failed, then why each source failed, and exits 3", async () => {
     const run = capture({ sources: failingSources() });
     expect(await runCli(['lookup', '0162005678'], run.io)).toBe(3);
     const facts = run.out.join('\n').split('\n');
@@ -138,12 +164,26 @@ describe('phone-rep batch (in-process)', () => {
     expect(await runCli(['batch', file], run.io)).toBe(0);
     const [header, ...rows] = run.out;
     expect(header?.split(',').slice(0, 15)).toEqual([
-      'line', 'input', 'number', 'status',
-      'national', 'international', 'line_type', 'range', 'original_carrier', 'region', 'is_npv', 'hints',
-      'verdict', 'score', 'risk',
+      'line',
+      'input',
+      'number',
+      'status',
+      'national',
+      'international',
+      'line_type',
+      'range',
+      'original_carrier',
+      'region',
+      'is_npv',
+      'hints',
+      'verdict',
+      'score',
+      'risk',
     ]);
     expect(rows).toHaveLength(3);
-    expect(rows[0]).toMatch(/^1,0612345678,0612345678,found,06 12 34 56 78,\+33612345678,mobile,[^,]*,[^,]*,France,false,,likely unwanted,8,suspicious,primary,ok,8,1234,2,ok,84,2535,1,ok,50,17,$/);
+    expect(rows[0]).toMatch(
+      /^1,0612345678,0612345678,found,06 12 34 56 78,\+33612345678,mobile,[^,]*,[^,]*,France,false,,likely unwanted,8,suspicious,primary,ok,8,1234,2,ok,84,2535,1,ok,50,17,$/,
+    );
     expect(rows[1]).toBe('4,abc,,invalid,,,,,,,,,,,,,,,,,,,,,,,,Invalid phone number format');
     expect(rows[2]).toMatch(/^7,0698765432,0698765432,found,/);
     // Duplicates cost nothing: one lookup per distinct valid number.
@@ -160,7 +200,13 @@ describe('phone-rep batch (in-process)', () => {
       [4, null, 'invalid'],
       [7, '0698765432', 'found'],
     ]);
-    expect(rows[0]).toMatchObject({ verdict: 'likely unwanted', score: 8, risk: 'suspicious', community_danger_percent: 84, signals_spam_score: 50 });
+    expect(rows[0]).toMatchObject({
+      verdict: 'likely unwanted',
+      score: 8,
+      risk: 'suspicious',
+      community_danger_percent: 84,
+      signals_spam_score: 50,
+    });
     expect(run.progress.join('')).toContain('] 3/3');
   });
 
@@ -180,7 +226,13 @@ describe('phone-rep batch (in-process)', () => {
       community_status: 'error:http_5xx',
       signals_status: 'error:connection',
     });
-    expect(JSON.parse(run.out[1] ?? '')).toMatchObject({ number: '0162005678', status: 'failed', national: '01 62 00 56 78', is_npv: true, hints: ['npv'] });
+    expect(JSON.parse(run.out[1] ?? '')).toMatchObject({
+      number: '0162005678',
+      status: 'failed',
+      national: '01 62 00 56 78',
+      is_npv: true,
+      hints: ['npv'],
+    });
     expect(run.err).toEqual(['2 numbers: 0 found, 0 invalid, 2 failed, 0 errors; 0 duplicate lines skipped']);
   });
 
@@ -249,11 +301,22 @@ describe('phone-rep info (no network)', () => {
     const run = capture({ env: offlineEnv() });
     expect(await runCli(['info', '+33 9 37 00 12 34', '--json'], run.io)).toBe(0);
     expect(run.out).toHaveLength(1);
-    const body = JSON.parse(run.out[0] ?? '') as { success: boolean; data: { number: string; phoneInfo: Record<string, unknown> } };
+    const body = JSON.parse(run.out[0] ?? '') as {
+      success: boolean;
+      data: { number: string; phoneInfo: Record<string, unknown> };
+    };
     expect(body.success).toBe(true);
     expect(Object.keys(body.data).sort()).toEqual(['number', 'phoneInfo']);
     expect(body.data.number).toBe('0937001234');
-    expect(Object.keys(body.data.phoneInfo).sort()).toEqual(['e164', 'isNPV', 'national', 'originalCarrier', 'rangeLabel', 'region', 'type']);
+    expect(Object.keys(body.data.phoneInfo).sort()).toEqual([
+      'e164',
+      'isNPV',
+      'national',
+      'originalCarrier',
+      'rangeLabel',
+      'region',
+      'type',
+    ]);
     expect(body.data.phoneInfo).toMatchObject({ e164: '+33937001234', isNPV: false });
   });
 
@@ -307,7 +370,9 @@ describe('phone-rep info (no network)', () => {
     expect(readFileSync(attemptsFile, 'utf8')).toBe('none');
 
     // The same preload in a lookup: the guard is live, and the facts still come out, exit 3.
-    const lookup = await runBin(['lookup', '0162005678'], { env: { ...offlineEnv(), REDIS_URL: '', NODE_OPTIONS: nodeOptions } });
+    const lookup = await runBin(['lookup', '0162005678'], {
+      env: { ...offlineEnv(), REDIS_URL: '', NODE_OPTIONS: nodeOptions },
+    });
     expect(readFileSync(attemptsFile, 'utf8')).not.toBe('none');
     expect(lookup.code).toBe(3);
     expect(lookup.stdout).toMatch(/^Number 0162005678\n/);
@@ -315,7 +380,7 @@ describe('phone-rep info (no network)', () => {
   }, 120_000);
 });
 
-describe('phone-rep against a server whose 502 carries the number\'s facts (--url)', () => {
+describe("phone-rep against a server whose 502 carries the number's facts (--url)", () => {
   let server: TestServer;
   beforeAll(async () => {
     server = await startTestServer({ env: { MAX_EVENT_LOOP_DELAY_MS: '0' }, overrides: { sources: failingSources() } });
@@ -324,7 +389,7 @@ describe('phone-rep against a server whose 502 carries the number\'s facts (--ur
     await server.close();
   });
 
-  it('lookup prints the facts from the 502 body, then each source\'s reason, and exits 3', async () => {
+  it("lookup prints the facts from the 502 body, then each source's reason, and exits 3", async () => {
     const run = capture();
     expect(await runCli(['lookup', '0162005678', '--url', server.baseUrl], run.io)).toBe(3);
     expect(run.out.join('\n')).toMatch(/^Number 0162005678\n {2}National {10}01 62 00 56 78\n/);
@@ -340,22 +405,44 @@ describe('phone-rep against a server whose 502 carries the number\'s facts (--ur
     const run = capture({ stdin: '0162005678\n0612345678\n' });
     expect(await runCli(['batch', '-', '--format', 'ndjson', '--url', server.baseUrl], run.io)).toBe(0);
     const rows = run.out.map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(rows[0]).toMatchObject({ number: '0162005678', status: 'failed', international: '+33162005678', is_npv: true, hints: ['npv'] });
-    expect(rows[1]).toMatchObject({ number: '0612345678', status: 'failed', international: '+33612345678', is_npv: false, hints: [] });
+    expect(rows[0]).toMatchObject({
+      number: '0162005678',
+      status: 'failed',
+      international: '+33162005678',
+      is_npv: true,
+      hints: ['npv'],
+    });
+    expect(rows[1]).toMatchObject({
+      number: '0612345678',
+      status: 'failed',
+      international: '+33612345678',
+      is_npv: false,
+      hints: [],
+    });
   });
 });
 
 describe('phone-rep against a running server (--url)', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer({ env: { RATE_LIMIT_MAX: '2', RATE_LIMIT_WINDOW_S: '1', MAX_EVENT_LOOP_DELAY_MS: '0' }, overrides: { sources: healthyFakeSources() } });
+    server = await startTestServer({
+      env: { RATE_LIMIT_MAX: '2', RATE_LIMIT_WINDOW_S: '1', MAX_EVENT_LOOP_DELAY_MS: '0' },
+      overrides: { sources: healthyFakeSources() },
+    });
   });
   afterAll(() => server.close());
 
   it('honours 429 Retry-After in a batch and still gets every row', async () => {
     const run = capture({ stdin: '0612345678\n0698765432\n0611111111\n0622222222\n' });
-    expect(await runCli(['batch', '-', '--format', 'ndjson', '--concurrency', '1', '--url', server.baseUrl], run.io)).toBe(0);
-    expect(run.out.map((line) => (JSON.parse(line) as { status: string }).status)).toEqual(['found', 'found', 'found', 'found']);
+    expect(
+      await runCli(['batch', '-', '--format', 'ndjson', '--concurrency', '1', '--url', server.baseUrl], run.io),
+    ).toBe(0);
+    expect(run.out.map((line) => (JSON.parse(line) as { status: string }).status)).toEqual([
+      'found',
+      'found',
+      'found',
+      'found',
+    ]);
     expect(run.err.some((line) => line.startsWith('rate limited by the server: waiting'))).toBe(true);
   });
 });
@@ -365,7 +452,10 @@ describe('phone-rep lookup --url words its counts in full (issue 20, item 6f)', 
   beforeAll(async () => {
     const sources = healthyFakeSources();
     // One search for 0612345601, ten for any other number: the singular and an "-es" plural.
-    sources.primary.respond = (number) => ({ status: 'ok', data: { ...structuredClone(SAMPLE_DATA.primary), searches: number.number === '0612345601' ? 1 : 10 } });
+    sources.primary.respond = (number) => ({
+      status: 'ok',
+      data: { ...structuredClone(SAMPLE_DATA.primary), searches: number.number === '0612345601' ? 1 : 10 },
+    });
     server = await startTestServer({ env: { RATE_LIMIT_MAX: '0' }, overrides: { sources } });
   });
   afterAll(() => server.close());
@@ -381,12 +471,24 @@ describe('phone-rep lookup --url words its counts in full (issue 20, item 6f)', 
   });
 });
 
-function runBin(args: string[], options: { env?: Record<string, string>; stdin?: string } = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+function runBin(
+  args: string[],
+  options: { env?: Record<string, string>; stdin?: string } = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = execFile(
       process.execPath,
       [BIN, ...args],
-      { cwd: tmpdir(), env: { PATH: process.env.PATH ?? '', HASH_SECRET: 'test-secret-0123456789', NODE_NO_WARNINGS: '1', ...options.env }, timeout: 60_000 },
+      {
+        cwd: tmpdir(),
+        env: {
+          PATH: process.env.PATH ?? '',
+          HASH_SECRET: 'test-secret-0123456789',
+          NODE_NO_WARNINGS: '1',
+          ...options.env,
+        },
+        timeout: 60_000,
+      },
       (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );
     child.stdin?.end(options.stdin ?? '');
@@ -410,7 +512,10 @@ describe('the phone-rep launcher (bin/phone-rep.js) from another directory', () 
     expect(lookup.stdout).toContain('Community (numeroinconnu.fr): ok');
     expect(lookup.stdout).toContain('Signals (telguarder): ok');
 
-    const batch = await runBin(['batch', '-', '--format', 'csv'], { env: upstreams.env, stdin: '0612345678\nnot a number\n06.12.34.56.78\n' });
+    const batch = await runBin(['batch', '-', '--format', 'csv'], {
+      env: upstreams.env,
+      stdin: '0612345678\nnot a number\n06.12.34.56.78\n',
+    });
     expect(batch.code).toBe(0);
     const lines = batch.stdout.trim().split('\n');
     expect(lines).toHaveLength(3);

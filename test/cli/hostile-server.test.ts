@@ -19,7 +19,15 @@ const BIDI = '\u202e';
 const DEL = '\u007f';
 /** Every string the server sends carries all of them. */
 const hostile = (text: string): string => `${OSC_TITLE}${text}${CLEAR}${C1_CSI}${BIDI}${DEL}`;
-const FORMULAS = ['=HYPERLINK("http://evil.example","x")', "=cmd|' /C calc'!A0", '@SUM(1+1)*cmd|', '+cmd|x', '-2+3+cmd|x', '\t=1+1', '\r=1+1'];
+const FORMULAS = [
+  '=HYPERLINK("http://evil.example","x")',
+  "=cmd|' /C calc'!A0",
+  '@SUM(1+1)*cmd|',
+  '+cmd|x',
+  '-2+3+cmd|x',
+  '\t=1+1',
+  '\r=1+1',
+];
 
 /** Controls a terminal acts on: C0 (the line break aside), DEL, C1, bidi overrides. */
 // eslint-disable-next-line no-control-regex -- asserting their absence
@@ -41,16 +49,47 @@ function schemaValidReport(): Record<string, unknown> {
       number: `${DEL}=HYPERLINK("http://evil.example")${CLEAR}`,
       phoneInfo: phoneInfo(),
       sources: {
-        primary: { score: 9, searches: 10, commentsCount: 1, commentList: [{ author: hostile('@me'), text: hostile('=cmd|x'), date: hostile('01/02/2026'), callerType: hostile('+x') }] },
-        community: { dangerPercent: 90, visits: 1, commentsCount: 1, topCategory: hostile('=1'), lastCommentDate: hostile('-1'), commentList: [{ text: hostile('t'), date: hostile('d'), category: hostile('@c') }] },
-        signals: { spamScore: 80, reportsCount: 1, callerType: hostile('=c'), commentList: [{ text: hostile('t'), date: hostile('d'), callerType: hostile('-c') }] },
+        primary: {
+          score: 9,
+          searches: 10,
+          commentsCount: 1,
+          commentList: [
+            { author: hostile('@me'), text: hostile('=cmd|x'), date: hostile('01/02/2026'), callerType: hostile('+x') },
+          ],
+        },
+        community: {
+          dangerPercent: 90,
+          visits: 1,
+          commentsCount: 1,
+          topCategory: hostile('=1'),
+          lastCommentDate: hostile('-1'),
+          commentList: [{ text: hostile('t'), date: hostile('d'), category: hostile('@c') }],
+        },
+        signals: {
+          spamScore: 80,
+          reportsCount: 1,
+          callerType: hostile('=c'),
+          commentList: [{ text: hostile('t'), date: hostile('d'), callerType: hostile('-c') }],
+        },
       },
     },
-    meta: { sources: { primary: meta, community: { ...meta, status: 'error', reason: 'timeout' }, signals: meta }, hints: ['npv'], score: 9, risk: 'suspicious', scoreSource: 'primary', list: null },
+    meta: {
+      sources: { primary: meta, community: { ...meta, status: 'error', reason: 'timeout' }, signals: meta },
+      hints: ['npv'],
+      score: 9,
+      risk: 'suspicious',
+      scoreSource: 'primary',
+      list: null,
+    },
   };
 }
 
-const problem = (status: number, type: string, title: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
+const problem = (
+  status: number,
+  type: string,
+  title: string,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> => ({
   type: `/problems/${type}`,
   title,
   status,
@@ -66,19 +105,41 @@ const ANSWERS: Record<string, { status: number; body: unknown }> = {
   // Passes the schema: every string is hostile, so every printed one must be cleaned.
   '0600000001': { status: 200, body: schemaValidReport() },
   // Arrays and objects in scalar fields: the formula guard must not be bypassed by a type.
-  '0600000002': { status: 200, body: { ...schemaValidReport(), data: { ...(schemaValidReport().data as object), number: ['=HYPERLINK("http://evil.example")'] } } },
+  '0600000002': {
+    status: 200,
+    body: {
+      ...schemaValidReport(),
+      data: { ...(schemaValidReport().data as object), number: ['=HYPERLINK("http://evil.example")'] },
+    },
+  },
   '0600000003': {
     status: 200,
     body: (() => {
-      const body = schemaValidReport() as { data: { phoneInfo: Record<string, unknown>; sources: { primary: Record<string, unknown> } } };
+      const body = schemaValidReport() as {
+        data: { phoneInfo: Record<string, unknown>; sources: { primary: Record<string, unknown> } };
+      };
       body.data.phoneInfo.region = ['=cmd|x', '@SUM(1)'];
       body.data.sources.primary.score = ['=1+1'];
       return body;
     })(),
   },
-  '0600000004': { status: 200, body: { ...schemaValidReport(), meta: { sources: {}, hints: [{ '=x': 1 }], score: 9, risk: 'suspicious', scoreSource: 'primary', list: null } } },
+  '0600000004': {
+    status: 200,
+    body: {
+      ...schemaValidReport(),
+      meta: { sources: {}, hints: [{ '=x': 1 }], score: 9, risk: 'suspicious', scoreSource: 'primary', list: null },
+    },
+  },
   // A 502 whose facts are schema-valid strings full of escapes and formulas.
-  '0600000005': { status: 502, body: problem(502, 'all-sources-failed', 'All data sources failed', { number: hostile('=1'), phoneInfo: phoneInfo(3), sources: { primary: hostile('=x'), community: hostile('@y'), signals: hostile('+z') }, meta: { list: null } }) },
+  '0600000005': {
+    status: 502,
+    body: problem(502, 'all-sources-failed', 'All data sources failed', {
+      number: hostile('=1'),
+      phoneInfo: phoneInfo(3),
+      sources: { primary: hostile('=x'), community: hostile('@y'), signals: hostile('+z') },
+      meta: { list: null },
+    }),
+  },
   // Forged titles: the published ones are fixed words.
   '0600000006': { status: 400, body: problem(400, 'invalid-number', hostile('=HYPERLINK("x")')) },
   '0600000007': { status: 429, body: problem(429, 'too-many-requests', [hostile('@SUM(1)')] as unknown as string) },
@@ -186,7 +247,9 @@ describe('phone-rep lookup --url against a hostile server', () => {
     for (const [number, problem] of cases) {
       for (const json of [false, true]) {
         const run = capture();
-        expect(await runCli(['lookup', number, ...(json ? ['--json'] : []), '--url', server.url], run.io), number).toBe(1);
+        expect(await runCli(['lookup', number, ...(json ? ['--json'] : []), '--url', server.url], run.io), number).toBe(
+          1,
+        );
         expect(run.out, number).toEqual([]);
         expect(run.err, number).toHaveLength(1);
         expect(run.err[0], number).toMatch(problem);
@@ -222,7 +285,9 @@ describe('phone-rep lookup --url against a hostile server', () => {
 
 describe('phone-rep batch --url against a hostile server', () => {
   // The 429 alone is left out: its Retry-After waits would only slow the run.
-  const input = `${Object.keys(ANSWERS).filter((number) => number !== '0600000007').join('\n')}\n`;
+  const input = `${Object.keys(ANSWERS)
+    .filter((number) => number !== '0600000007')
+    .join('\n')}\n`;
 
   it('writes no formula cell and no control character in the CSV, whatever the JSON types were', async () => {
     const run = capture(input);
@@ -240,17 +305,30 @@ describe('phone-rep batch --url against a hostile server', () => {
     expect(rows[0]?.[5]).toBe("'=cmd|' /C calc'!A0]0;pwned[2J31m");
     // The arrays in scalar fields never became cells: those rows are errors naming the field.
     expect(rows[1]).toEqual(expect.arrayContaining(['0600000002', 'error']));
-    expect(rows[1]?.at(-1)).toMatch(/^the server's HTTP 200 answer does not match the schema the API publishes \(\/data\/number: /);
+    expect(rows[1]?.at(-1)).toMatch(
+      /^the server's HTTP 200 answer does not match the schema the API publishes \(\/data\/number: /,
+    );
     expect(rows[2]?.at(-1)).toMatch(/\/data\/phoneInfo\/region: /);
     expect(run.out.slice(1).join('\n')).not.toMatch(/(^|,)"?[=@+-](HYPERLINK|cmd|SUM)/);
   });
 
   it('writes NDJSON with no raw control character, and the same error rows', async () => {
     const run = capture(input);
-    expect(await runCli(['batch', '-', '--format', 'ndjson', '--concurrency', '1', '--url', server.url], run.io)).toBe(0);
+    expect(await runCli(['batch', '-', '--format', 'ndjson', '--concurrency', '1', '--url', server.url], run.io)).toBe(
+      0,
+    );
     expectNoControl([...run.out, ...run.err]);
     const rows = run.out.map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(rows.map((row) => row.status)).toEqual(['found', 'error', 'error', 'error', 'failed', 'error', 'error', 'error']);
+    expect(rows.map((row) => row.status)).toEqual([
+      'found',
+      'error',
+      'error',
+      'error',
+      'failed',
+      'error',
+      'error',
+      'error',
+    ]);
   });
 });
 
@@ -260,7 +338,10 @@ describe('the built phone-rep against the hostile server (the bytes a terminal r
       const child = execFile(
         process.execPath,
         [BIN, ...args],
-        { env: { PATH: process.env.PATH ?? '', HASH_SECRET: 'test-secret-0123456789', NODE_NO_WARNINGS: '1' }, timeout: 60_000 },
+        {
+          env: { PATH: process.env.PATH ?? '', HASH_SECRET: 'test-secret-0123456789', NODE_NO_WARNINGS: '1' },
+          timeout: 60_000,
+        },
         (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
       );
       child.stdin?.end(stdin);
@@ -279,6 +360,7 @@ describe('the built phone-rep against the hostile server (the bytes a terminal r
     }
     expect(lookup.stdout).toContain('Verdict: LIKELY UNWANTED');
     expect(invalid.stderr).toMatch(/\/data\/phoneInfo\/region: /);
-    for (const line of batch.stdout.trim().split('\n').slice(1)) for (const cell of csvCells(line)) expect(isFormula(cell), cell).toBe(false);
+    for (const line of batch.stdout.trim().split('\n').slice(1))
+      for (const cell of csvCells(line)) expect(isFormula(cell), cell).toBe(false);
   }, 120_000);
 });

@@ -18,8 +18,11 @@ const context = { parsePhoneNumber: createPhoneNumberParser(testNumberingPlan(),
 
 function run(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { cwd: tmpdir(), env: { PATH: process.env.PATH ?? '', NODE_NO_WARNINGS: '1', ...env }, timeout: 120_000 }, (error, stdout, stderr) =>
-      resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      { cwd: tmpdir(), env: { PATH: process.env.PATH ?? '', NODE_NO_WARNINGS: '1', ...env }, timeout: 120_000 },
+      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );
   });
 }
@@ -35,13 +38,17 @@ describe('phone-rep list on the file', { timeout: 300_000 }, () => {
   it('add, check (which rule and why), export, and a bad import refused naming its line', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'phone-rep-lists-cli-'));
     const env = { LISTS_FILE: join(dir, 'lists.csv') };
-    expect((await run(['list', 'add', '0162*', '--list', 'block', '--label', 'NPV', '--public-label'], env)).stdout).toMatch(/^added: \+33162\* block "NPV" \(public\)/);
+    expect(
+      (await run(['list', 'add', '0162*', '--list', 'block', '--label', 'NPV', '--public-label'], env)).stdout,
+    ).toMatch(/^added: \+33162\* block "NPV" \(public\)/);
     // Issue 44: an overseas range under its own calling code; an expiry that is no calendar date.
     expect((await run(['list', 'add', '0692*', '--list', 'block'], env)).stdout).toMatch(/^added: \+262692\* block/);
     const badDate = await run(['list', 'add', '+33163*', '--list', 'block', '--expires', '2031-02-30'], env);
     expect(badDate.code).toBe(2);
     expect(badDate.stderr).toMatch(/--expires: .*2031-02-30/);
-    expect((await run(['list', 'add', '01 62 00 12 34', '--list', 'allow'], env)).stdout).toMatch(/^added: \+33162001234 allow/);
+    expect((await run(['list', 'add', '01 62 00 12 34', '--list', 'allow'], env)).stdout).toMatch(
+      /^added: \+33162001234 allow/,
+    );
     const check = await run(['list', 'check', '0162001234'], env);
     expect(check.stdout).toMatch(/allow by rule \+33162001234/);
     expect(check.stdout).toMatch(/\+33162\* \(block\), which does not apply: it is shorter/);
@@ -49,12 +56,21 @@ describe('phone-rep list on the file', { timeout: 300_000 }, () => {
     expect(replaced.stdout).toMatch(/^replaced: \+33162\*/);
     const tooShort = await run(['list', 'add', '+3*', '--list', 'block'], env);
     expect(tooShort.code).toBe(2);
-    writeFileSync(join(dir, 'bad.csv'), 'rule,list,label,note,expiresAt\n+33163*,block,,,\n+33164*,block,,,2001-01-01\n');
+    writeFileSync(
+      join(dir, 'bad.csv'),
+      'rule,list,label,note,expiresAt\n+33163*,block,,,\n+33164*,block,,,2001-01-01\n',
+    );
     const bad = await run(['list', 'import', join(dir, 'bad.csv')], env);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/line 3: expiresAt: .* is in the past; nothing was imported/);
     const exported = await run(['list', 'export'], env);
-    expect(exported.stdout.split('\n').sort()).toEqual(['', '+262692*,block,,,,', '+33162*,block,,,,', '+33162001234,allow,,,,', 'rule,list,label,note,expiresAt,labelPublic']);
+    expect(exported.stdout.split('\n').sort()).toEqual([
+      '',
+      '+262692*,block,,,,',
+      '+33162*,block,,,,',
+      '+33162001234,allow,,,,',
+      'rule,list,label,note,expiresAt,labelPublic',
+    ]);
   });
 
   it('two processes importing 1,000 distinct rules each at the same time lose none', async () => {
@@ -64,7 +80,10 @@ describe('phone-rep list on the file', { timeout: 300_000 }, () => {
     const second = Array.from({ length: 1000 }, (_, at) => `+33620${String(at).padStart(4, '0')}*`);
     writeFileSync(join(dir, 'a.csv'), csvOf(first, 'block'));
     writeFileSync(join(dir, 'b.csv'), csvOf(second, 'allow'));
-    const results = await Promise.all([run(['list', 'import', join(dir, 'a.csv')], env), run(['list', 'import', join(dir, 'b.csv')], env)]);
+    const results = await Promise.all([
+      run(['list', 'import', join(dir, 'a.csv')], env),
+      run(['list', 'import', join(dir, 'b.csv')], env),
+    ]);
     expect(results.map((result) => result.code)).toEqual([0, 0]);
     const rules = storedRules(env.LISTS_FILE);
     expect(rules).toHaveLength(2000);
@@ -81,7 +100,11 @@ describe('phone-rep list on the file', { timeout: 300_000 }, () => {
     const large = Array.from({ length: 60_000 }, (_, at) => `+3364${String(at).padStart(6, '0')}*`);
     writeFileSync(join(dir, 'large.csv'), csvOf(large, 'block'));
 
-    const child = spawn(process.execPath, [BIN, 'list', 'import', join(dir, 'large.csv')], { cwd: tmpdir(), env: { PATH: process.env.PATH ?? '', ...env }, stdio: 'ignore' });
+    const child = spawn(process.execPath, [BIN, 'list', 'import', join(dir, 'large.csv')], {
+      cwd: tmpdir(),
+      env: { PATH: process.env.PATH ?? '', ...env },
+      stdio: 'ignore',
+    });
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     // The import holds the lock while it writes: kill it then.
     const lock = `${file}.lock`;

@@ -21,20 +21,28 @@ import { createPhoneNumberParser } from '../../src/domain/numbering/parse-phone-
 const BIN = fileURLToPath(new URL('../../bin/phone-rep.js', import.meta.url));
 const DIST_STORE = new URL('../../dist/infra/lists/file-list-store.js', import.meta.url).href;
 // The real parser: a prefix rule is read as the parser reads its callers (rules.ts).
-const context = { parsePhoneNumber: createPhoneNumberParser(loadNumberingPlan('data/arcep'), 'FR'), defaultRegion: 'FR' };
+const context = {
+  parsePhoneNumber: createPhoneNumberParser(loadNumberingPlan('data/arcep'), 'FR'),
+  defaultRegion: 'FR',
+};
 const HEADER = 'rule,list,label,note,expiresAt,createdAt';
 const TOKEN = 'an-admin-token-of-at-least-32-characters';
-const storedRules = (file: string): string[] => readListCsv(readFileSync(file, 'utf8'), { context, trustNormalForm: true }).map((rule) => rule.rule);
+const storedRules = (file: string): string[] =>
+  readListCsv(readFileSync(file, 'utf8'), { context, trustNormalForm: true }).map((rule) => rule.rule);
 
 function run(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { cwd: tmpdir(), env: { PATH: process.env.PATH ?? '', NODE_NO_WARNINGS: '1', ...env }, timeout: 120_000 }, (error, stdout, stderr) =>
-      resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      { cwd: tmpdir(), env: { PATH: process.env.PATH ?? '', NODE_NO_WARNINGS: '1', ...env }, timeout: 120_000 },
+      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );
   });
 }
 
-const exitOf = (child: ChildProcess): Promise<number | null> => new Promise((resolve) => child.once('close', (code) => resolve(code)));
+const exitOf = (child: ChildProcess): Promise<number | null> =>
+  new Promise((resolve) => child.once('close', (code) => resolve(code)));
 
 // Another container, as far as the lock can tell: a user namespace (no privilege needed) with a
 // pid namespace, a UTS namespace (its own host name), or both. `--kill-child`: a SIGKILL of
@@ -48,7 +56,10 @@ describe('writers of the lists file', { timeout: 120_000 }, () => {
   it('60 PUTs through the admin API and CLI adds beside them, the file touched every 50 ms: every acknowledged rule is in the file and in force', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'phone-rep-writers-'));
     const file = join(dir, 'lists.csv');
-    writeFileSync(file, `${HEADER}\n${Array.from({ length: 3000 }, (_, at) => `+3319${String(at).padStart(5, '0')}*,block,,,,2026-01-01T00:00:00.000Z`).join('\n')}\n`);
+    writeFileSync(
+      file,
+      `${HEADER}\n${Array.from({ length: 3000 }, (_, at) => `+3319${String(at).padStart(5, '0')}*,block,,,,2026-01-01T00:00:00.000Z`).join('\n')}\n`,
+    );
     const server = await startTestServer({ env: { LISTS_FILE: file, ADMIN_TOKEN: TOKEN, RATE_LIMIT_MAX: '0' } });
     const stop = { now: false };
     const toucher = (async () => {
@@ -60,13 +71,19 @@ describe('writers of the lists file', { timeout: 120_000 }, () => {
     })();
     try {
       const cli = Array.from({ length: 4 }, (_, at) => `+33180${at}*`);
-      const cliRuns = Promise.all(cli.map((rule) => run(['list', 'add', rule, '--list', 'block'], { LISTS_FILE: file })));
+      const cliRuns = Promise.all(
+        cli.map((rule) => run(['list', 'add', rule, '--list', 'block'], { LISTS_FILE: file })),
+      );
       const acknowledged: string[] = [];
       const spellings = Array.from({ length: 60 }, (_, at) => `+33170${String(at).padStart(4, '0')}*`);
       for (let at = 0; at < spellings.length; at += 6) {
         await Promise.all(
           spellings.slice(at, at + 6).map(async (rule) => {
-            const response = await fetch(`${server.baseUrl}/admin/lists/rules/${encodeURIComponent(rule)}`, { method: 'PUT', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ list: 'block' }) });
+            const response = await fetch(`${server.baseUrl}/admin/lists/rules/${encodeURIComponent(rule)}`, {
+              method: 'PUT',
+              headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+              body: JSON.stringify({ list: 'block' }),
+            });
             if (response.status === 201) acknowledged.push(rule);
             await response.body?.cancel();
           }),
@@ -82,7 +99,9 @@ describe('writers of the lists file', { timeout: 120_000 }, () => {
       expect(acknowledged.filter((rule) => !inFile.has(rule))).toEqual([]);
       // In force: the rules the server holds (after a read of the file as it is now).
       await server.deps.lists?.refresh();
-      const held = (await (await fetch(`${server.baseUrl}/admin/lists/rules`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as Array<{ rule: string }>;
+      const held = (await (
+        await fetch(`${server.baseUrl}/admin/lists/rules`, { headers: { authorization: `Bearer ${TOKEN}` } })
+      ).json()) as Array<{ rule: string }>;
       const inForce = new Set(held.map((rule) => rule.rule));
       expect(acknowledged.filter((rule) => !inForce.has(rule))).toEqual([]);
     } finally {
@@ -97,15 +116,31 @@ describe('writers of the lists file', { timeout: 120_000 }, () => {
     const file = join(dir, 'lists.csv');
     // A child that takes the lock (a lease of 1 s, refreshed), says so, and releases it when its stdin closes.
     const holder = (): ChildProcess =>
-      spawn(process.execPath, ['--input-type=module', '-e', `const { takeLock } = await import(${JSON.stringify(DIST_STORE)}); const lock = await takeLock(${JSON.stringify(`${file}.lock`)}, 1000); process.stdout.write('held\\n'); process.stdin.resume(); process.stdin.on('end', async () => { await lock.release(); process.stdout.write('released\\n'); process.exit(0); });`], { stdio: ['pipe', 'pipe', 'pipe'] });
+      spawn(
+        process.execPath,
+        [
+          '--input-type=module',
+          '-e',
+          `const { takeLock } = await import(${JSON.stringify(DIST_STORE)}); const lock = await takeLock(${JSON.stringify(`${file}.lock`)}, 1000); process.stdout.write('held\\n'); process.stdin.resume(); process.stdin.on('end', async () => { await lock.release(); process.stdout.write('released\\n'); process.exit(0); });`,
+        ],
+        { stdio: ['pipe', 'pipe', 'pipe'] },
+      );
 
     const live = holder();
     const liveExit = exitOf(live);
     const liveOutput = watchOutput(live);
     await liveOutput.printed(/held/);
-    const store = await openFileListStore({ path: file, context, watch: false, lockLeaseMs: 1000, lockWaitMs: 120_000 });
+    const store = await openFileListStore({
+      path: file,
+      context,
+      watch: false,
+      lockLeaseMs: 1000,
+      lockWaitMs: 120_000,
+    });
     let done = false;
-    const written = store.put({ rule: '+33162*', list: 'block', createdAt: '2026-01-01T00:00:00.000Z' }).then(() => (done = true));
+    const written = store
+      .put({ rule: '+33162*', list: 'block', createdAt: '2026-01-01T00:00:00.000Z' })
+      .then(() => (done = true));
     // Three refreshes by the other process: past its lease three times, and the write still waits.
     const mtimes = new Set<number>();
     while (mtimes.size < 4) {
@@ -127,7 +162,13 @@ describe('writers of the lists file', { timeout: 120_000 }, () => {
     await exited;
     expect(existsSync(`${file}.lock`)).toBe(true);
     // A lease of an hour: the write goes through because the owner is known dead, not because its lease ran out.
-    const patient = await openFileListStore({ path: file, context, watch: false, lockLeaseMs: 3_600_000, lockWaitMs: 3_600_000 });
+    const patient = await openFileListStore({
+      path: file,
+      context,
+      watch: false,
+      lockLeaseMs: 3_600_000,
+      lockWaitMs: 3_600_000,
+    });
     await patient.put({ rule: '+33163*', list: 'block', createdAt: '2026-01-01T00:00:00.000Z' });
     expect(storedRules(file)).toEqual(['+33162*', '+33163*']);
     await store.close();
@@ -138,72 +179,116 @@ describe('writers of the lists file', { timeout: 120_000 }, () => {
     ['another pid namespace and another host name', ['--pid', '--uts']],
     ['another host name, the same pid namespace', ['--uts']],
     ['another pid namespace, the same host name', ['--pid']],
-  ])('a lock held from %s is waited for while refreshed; its holder killed, it is taken over only once its lease has run out', async (_where, namespaces) => {
-    const dir = mkdtempSync(join(tmpdir(), 'phone-rep-writers-'));
-    const file = join(dir, 'lists.csv');
-    const lockPath = `${file}.lock`;
-    const renamed = namespaces.includes('--uts');
-    const script = `const { takeLock } = await import(${JSON.stringify(DIST_STORE)}); const lock = await takeLock(${JSON.stringify(lockPath)}, 1000); process.stdout.write('held\\n'); process.stdin.resume(); process.stdin.on('end', async () => { await lock.release(); process.stdout.write('released\\n'); process.exit(0); });`;
-    const holder = (): ChildProcess =>
-      spawn('unshare', [...UNSHARE, ...namespaces, 'sh', '-c', `${renamed ? `hostname ${OTHER_HOST} && ` : ''}exec "$0" --input-type=module -e "$1"`, process.execPath, script], { stdio: ['pipe', 'pipe', 'pipe'] });
+  ])(
+    'a lock held from %s is waited for while refreshed; its holder killed, it is taken over only once its lease has run out',
+    async (_where, namespaces) => {
+      const dir = mkdtempSync(join(tmpdir(), 'phone-rep-writers-'));
+      const file = join(dir, 'lists.csv');
+      const lockPath = `${file}.lock`;
+      const renamed = namespaces.includes('--uts');
+      const script = `const { takeLock } = await import(${JSON.stringify(DIST_STORE)}); const lock = await takeLock(${JSON.stringify(lockPath)}, 1000); process.stdout.write('held\\n'); process.stdin.resume(); process.stdin.on('end', async () => { await lock.release(); process.stdout.write('released\\n'); process.exit(0); });`;
+      const holder = (): ChildProcess =>
+        spawn(
+          'unshare',
+          [
+            ...UNSHARE,
+            ...namespaces,
+            'sh',
+            '-c',
+            `${renamed ? `hostname ${OTHER_HOST} && ` : ''}exec "$0" --input-type=module -e "$1"`,
+            process.execPath,
+            script,
+          ],
+          { stdio: ['pipe', 'pipe', 'pipe'] },
+        );
 
-    const live = holder();
-    const liveExit = exitOf(live);
-    const liveOutput = watchOutput(live);
-    await liveOutput.printed(/held/);
-    // The owner record says where it was taken: another host name, or another pid namespace (where it is pid 1).
-    const owner = JSON.parse(readFileSync(lockPath, 'utf8')) as { host: string; pid: number; pidNs: string };
-    const ourPidNs = await readlink('/proc/self/ns/pid');
-    expect(owner.host).toBe(renamed ? OTHER_HOST : hostname());
-    if (namespaces.includes('--pid')) {
-      expect(owner.pid).toBe(1);
-      expect(owner.pidNs).not.toBe(ourPidNs);
-    } else {
-      expect(owner.pidNs).toBe(ourPidNs);
-    }
+      const live = holder();
+      const liveExit = exitOf(live);
+      const liveOutput = watchOutput(live);
+      await liveOutput.printed(/held/);
+      // The owner record says where it was taken: another host name, or another pid namespace (where it is pid 1).
+      const owner = JSON.parse(readFileSync(lockPath, 'utf8')) as { host: string; pid: number; pidNs: string };
+      const ourPidNs = await readlink('/proc/self/ns/pid');
+      expect(owner.host).toBe(renamed ? OTHER_HOST : hostname());
+      if (namespaces.includes('--pid')) {
+        expect(owner.pid).toBe(1);
+        expect(owner.pidNs).not.toBe(ourPidNs);
+      } else {
+        expect(owner.pidNs).toBe(ourPidNs);
+      }
 
-    const store = await openFileListStore({ path: file, context, watch: false, lockLeaseMs: 1000, lockWaitMs: 120_000 });
-    let done = false;
-    const written = store.put({ rule: '+33162*', list: 'block', createdAt: '2026-01-01T00:00:00.000Z' }).then(() => (done = true));
-    // Three refreshes by the other container: past its lease three times, and the write still waits.
-    const mtimes = new Set<number>();
-    while (mtimes.size < 4) {
-      mtimes.add(statSync(lockPath).mtimeMs);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    expect(done).toBe(false);
-    live.stdin?.end();
-    await written;
-    expect(await liveExit).toBe(0);
-    expect(liveOutput.output()).toContain('released');
-    expect(storedRules(file)).toEqual(['+33162*']);
+      const store = await openFileListStore({
+        path: file,
+        context,
+        watch: false,
+        lockLeaseMs: 1000,
+        lockWaitMs: 120_000,
+      });
+      let done = false;
+      const written = store
+        .put({ rule: '+33162*', list: 'block', createdAt: '2026-01-01T00:00:00.000Z' })
+        .then(() => (done = true));
+      // Three refreshes by the other container: past its lease three times, and the write still waits.
+      const mtimes = new Set<number>();
+      while (mtimes.size < 4) {
+        mtimes.add(statSync(lockPath).mtimeMs);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(done).toBe(false);
+      live.stdin?.end();
+      await written;
+      expect(await liveExit).toBe(0);
+      expect(liveOutput.output()).toContain('released');
+      expect(storedRules(file)).toEqual(['+33162*']);
 
-    // Killed while holding it: the lock file stays. Its pid means nothing here (another pid
-    // namespace or another host), so it is not taken at once: with a lease of an hour, a write
-    // that waits a second is refused, naming the lock...
-    const killed = holder();
-    await watchOutput(killed).printed(/held/);
-    const exited = exitOf(killed);
-    killed.kill('SIGKILL');
-    await exited;
-    expect(existsSync(lockPath)).toBe(true);
-    const cautious = await openFileListStore({ path: file, context, watch: false, lockLeaseMs: 3_600_000, lockWaitMs: 1000 });
-    await expect(cautious.put({ rule: '+33164*', list: 'block', createdAt: '2026-01-01T00:00:00.000Z' })).rejects.toThrow(/locked by another writer/);
-    // ... and with its lease of 1 s, it is taken over once the lease has run out.
-    const patient = await openFileListStore({ path: file, context, watch: false, lockLeaseMs: 1000, lockWaitMs: 120_000 });
-    await patient.put({ rule: '+33163*', list: 'block', createdAt: '2026-01-01T00:00:00.000Z' });
-    expect(storedRules(file)).toEqual(['+33162*', '+33163*']);
-    await Promise.all([store.close(), cautious.close(), patient.close()]);
-  });
+      // Killed while holding it: the lock file stays. Its pid means nothing here (another pid
+      // namespace or another host), so it is not taken at once: with a lease of an hour, a write
+      // that waits a second is refused, naming the lock...
+      const killed = holder();
+      await watchOutput(killed).printed(/held/);
+      const exited = exitOf(killed);
+      killed.kill('SIGKILL');
+      await exited;
+      expect(existsSync(lockPath)).toBe(true);
+      const cautious = await openFileListStore({
+        path: file,
+        context,
+        watch: false,
+        lockLeaseMs: 3_600_000,
+        lockWaitMs: 1000,
+      });
+      await expect(
+        cautious.put({ rule: '+33164*', list: 'block', createdAt: '2026-01-01T00:00:00.000Z' }),
+      ).rejects.toThrow(/locked by another writer/);
+      // ... and with its lease of 1 s, it is taken over once the lease has run out.
+      const patient = await openFileListStore({
+        path: file,
+        context,
+        watch: false,
+        lockLeaseMs: 1000,
+        lockWaitMs: 120_000,
+      });
+      await patient.put({ rule: '+33163*', list: 'block', createdAt: '2026-01-01T00:00:00.000Z' });
+      expect(storedRules(file)).toEqual(['+33162*', '+33163*']);
+      await Promise.all([store.close(), cautious.close(), patient.close()]);
+    },
+  );
 
   it('an export of 30,000 rules through a pipe read slowly arrives whole, exit 0; a reader that leaves makes it exit non-zero', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'phone-rep-writers-'));
     const file = join(dir, 'lists.csv');
     const rules = Array.from({ length: 30_000 }, (_, at) => `+3361${String(at).padStart(7, '0')}`);
-    writeFileSync(file, `${HEADER}\n${rules.map((rule) => `${rule},block,A label,a note,,2026-01-01T00:00:00.000Z`).join('\n')}\n`);
+    writeFileSync(
+      file,
+      `${HEADER}\n${rules.map((rule) => `${rule},block,A label,a note,,2026-01-01T00:00:00.000Z`).join('\n')}\n`,
+    );
     const env = { PATH: process.env.PATH ?? '', NODE_NO_WARNINGS: '1', LISTS_FILE: file };
 
-    const child = spawn(process.execPath, [BIN, 'list', 'export'], { cwd: tmpdir(), env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'list', 'export'], {
+      cwd: tmpdir(),
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const exited = exitOf(child);
     const chunks: Buffer[] = [];
     const stdout = child.stdout;
@@ -221,7 +306,11 @@ describe('writers of the lists file', { timeout: 120_000 }, () => {
     expect(lines).toHaveLength(30_002);
     expect(lines.slice(1, -1).map((line) => line.split(',')[0])).toEqual(rules);
 
-    const leaving = spawn(process.execPath, [BIN, 'list', 'export'], { cwd: tmpdir(), env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const leaving = spawn(process.execPath, [BIN, 'list', 'export'], {
+      cwd: tmpdir(),
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const leavingExit = exitOf(leaving);
     leaving.stdout?.once('data', () => leaving.stdout?.destroy());
     expect(await leavingExit).not.toBe(0);

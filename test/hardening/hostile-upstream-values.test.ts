@@ -34,7 +34,8 @@ const normalPage = (site: Site): string => fixtureText(site, NORMAL_FIXTURES[sit
 function altered(site: Site, from: string, to: string): string {
   const page = normalPage(site);
   const at = page.indexOf(from);
-  if (at < 0 || page.indexOf(from, at + 1) >= 0) throw new Error(`${site} fixture holds "${from}" ${at < 0 ? 'nowhere' : 'more than once'}`);
+  if (at < 0 || page.indexOf(from, at + 1) >= 0)
+    throw new Error(`${site} fixture holds "${from}" ${at < 0 ? 'nowhere' : 'more than once'}`);
   return page.slice(0, at) + to + page.slice(at + from.length);
 }
 
@@ -81,7 +82,11 @@ interface SlotMeta {
 
 interface Answer {
   status: number;
-  body: { success: boolean; data: { sources: Record<SourceSlot, unknown> }; meta: { sources: Record<SourceSlot, SlotMeta> } };
+  body: {
+    success: boolean;
+    data: { sources: Record<SourceSlot, unknown> };
+    meta: { sources: Record<SourceSlot, SlotMeta> };
+  };
 }
 
 /** The engine's per-slot cache, with every key written and read recorded. */
@@ -96,14 +101,19 @@ function watching(watched: WatchedCache) {
     watched.inner = cache;
     return {
       get: (key) => (watched.reads.push(key), cache.get(key)),
-      set: (key: string, value: CachedSourceResult, ttl: number) => (watched.writes.push(key), cache.set(key, value, ttl)),
+      set: (key: string, value: CachedSourceResult, ttl: number) => (
+        watched.writes.push(key),
+        cache.set(key, value, ttl)
+      ),
       ...(cache.peek === undefined ? {} : { peek: (key: string) => (watched.reads.push(key), cache.peek?.(key)) }),
     };
   };
 }
 
 /** Keys of the slot among `keys` (`v3:<slot>:<hash>`). */
-const keysOf = (keys: string[], slot: SourceSlot): string[] => [...new Set(keys.filter((key) => key.split(':')[1] === slot))];
+const keysOf = (keys: string[], slot: SourceSlot): string[] => [
+  ...new Set(keys.filter((key) => key.split(':')[1] === slot)),
+];
 
 describe('hardening: hostile values from upstream sites, end to end (issue 20, item 6)', () => {
   let sites: Sites | undefined;
@@ -119,10 +129,20 @@ describe('hardening: hostile values from upstream sites, end to end (issue 20, i
     sites = undefined;
   });
 
-  async function start(env: Record<string, string> = {}, watched?: WatchedCache): Promise<{ sites: Sites; service: TestServer }> {
+  async function start(
+    env: Record<string, string> = {},
+    watched?: WatchedCache,
+  ): Promise<{ sites: Sites; service: TestServer }> {
     sites = await startSites();
     service = await startTestServer({
-      env: { TELLOWS_API_URL: sites.url, TELLOWS_WEB_URL: sites.url, NUMEROINCONNU_URL: sites.url, TELGUARDER_URL: sites.url, RATE_LIMIT_MAX: '0', ...env },
+      env: {
+        TELLOWS_API_URL: sites.url,
+        TELLOWS_WEB_URL: sites.url,
+        NUMEROINCONNU_URL: sites.url,
+        TELGUARDER_URL: sites.url,
+        RATE_LIMIT_MAX: '0',
+        ...env,
+      },
       ...(watched === undefined ? {} : { overrides: { decorateSourceCache: watching(watched) } }),
     });
     await waitUntilServing(service.app);
@@ -147,16 +167,53 @@ describe('hardening: hostile values from upstream sites, end to end (issue 20, i
     expect(answer.body.success).toBe(true);
     expect(answer.body.meta.sources[slot]).toMatchObject(failure);
     expect(answer.body.data.sources[slot]).toEqual(emptySourceData()[slot]);
-    for (const other of SLOTS.filter((each) => each !== slot)) expect(answer.body.meta.sources[other].status, other).toBe('ok');
+    for (const other of SLOTS.filter((each) => each !== slot))
+      expect(answer.body.meta.sources[other].status, other).toBe('ok');
   }
 
   describe('6a: a value out of its range is a parse error, never a smaller value, and is not cached', () => {
     const PARSE = { status: 'error', reason: 'parse' };
-    const cases: Array<{ name: string; site: Site; slot: SourceSlot; from: string; to: string; failure: SlotMeta; env?: Record<string, string> }> = [
-      { name: 'numeroinconnu: a danger of 1000 (not 100 %)', site: 'numeroinconnu', slot: 'community', from: 'class="progress-bar-rank3">48</div>', to: 'class="progress-bar-rank3">1000</div>', failure: PARSE },
-      { name: 'numeroinconnu: visits of -7 (not 7)', site: 'numeroinconnu', slot: 'community', from: '<td class="td78">1&nbsp;393', to: '<td class="td78">-7', failure: PARSE },
-      { name: 'numeroinconnu: comments 1e3 (not 1)', site: 'numeroinconnu', slot: 'community', from: '<span id="count-comments">6</span>', to: '<span id="count-comments">1e3</span>', failure: PARSE },
-      { name: 'tellows page: 20-digit searches (not 0)', site: 'tellowsWeb', slot: 'primary', from: '<strong>Recherches:</strong> 1&nbsp;234', to: '<strong>Recherches:</strong> 12345678901234567890', failure: PARSE },
+    const cases: Array<{
+      name: string;
+      site: Site;
+      slot: SourceSlot;
+      from: string;
+      to: string;
+      failure: SlotMeta;
+      env?: Record<string, string>;
+    }> = [
+      {
+        name: 'numeroinconnu: a danger of 1000 (not 100 %)',
+        site: 'numeroinconnu',
+        slot: 'community',
+        from: 'class="progress-bar-rank3">48</div>',
+        to: 'class="progress-bar-rank3">1000</div>',
+        failure: PARSE,
+      },
+      {
+        name: 'numeroinconnu: visits of -7 (not 7)',
+        site: 'numeroinconnu',
+        slot: 'community',
+        from: '<td class="td78">1&nbsp;393',
+        to: '<td class="td78">-7',
+        failure: PARSE,
+      },
+      {
+        name: 'numeroinconnu: comments 1e3 (not 1)',
+        site: 'numeroinconnu',
+        slot: 'community',
+        from: '<span id="count-comments">6</span>',
+        to: '<span id="count-comments">1e3</span>',
+        failure: PARSE,
+      },
+      {
+        name: 'tellows page: 20-digit searches (not 0)',
+        site: 'tellowsWeb',
+        slot: 'primary',
+        from: '<strong>Recherches:</strong> 1&nbsp;234',
+        to: '<strong>Recherches:</strong> 12345678901234567890',
+        failure: PARSE,
+      },
       {
         name: 'tellows partner API (with a key): 20-digit searches (not 0), invalid_json as a score of 99 is',
         site: 'tellowsApi',
@@ -166,7 +223,14 @@ describe('hardening: hostile values from upstream sites, end to end (issue 20, i
         failure: { status: 'error', reason: 'invalid_json' },
         env: { TELLOWS_API_KEY: 'test-key' },
       },
-      { name: 'telguarder: a reports count of -7 (not 7)', site: 'telguarder', slot: 'signals', from: 'Signalements</div><div class="ai-row-info-value">37</div>', to: 'Signalements</div><div class="ai-row-info-value">-7</div>', failure: PARSE },
+      {
+        name: 'telguarder: a reports count of -7 (not 7)',
+        site: 'telguarder',
+        slot: 'signals',
+        from: 'Signalements</div><div class="ai-row-info-value">37</div>',
+        to: 'Signalements</div><div class="ai-row-info-value">-7</div>',
+        failure: PARSE,
+      },
       {
         name: 'telguarder: a 20-digit reports count (not 0)',
         site: 'telguarder',
@@ -198,7 +262,8 @@ describe('hardening: hostile values from upstream sites, end to end (issue 20, i
 
       // Nothing written for the failed slot; the two good slots were.
       expect(keysOf(watched.writes, slot)).toEqual([]);
-      for (const other of SLOTS.filter((each) => each !== slot)) expect(keysOf(watched.writes, other), other).toHaveLength(1);
+      for (const other of SLOTS.filter((each) => each !== slot))
+        expect(keysOf(watched.writes, other), other).toHaveLength(1);
       // The slot's key was read (so it is known) and holds nothing.
       const slotKeys = keysOf(watched.reads, slot);
       expect(slotKeys).toHaveLength(1);
@@ -215,7 +280,12 @@ describe('hardening: hostile values from upstream sites, end to end (issue 20, i
 
   describe('6b: a redirect is followed only to the same origin (scheme, host and port)', () => {
     /** A bare TCP listener on another loopback port, counting the connections it accepts. */
-    async function startConnectionCounter(): Promise<{ port: number; connections: () => number; connected: () => Promise<void>; close: () => Promise<void> }> {
+    async function startConnectionCounter(): Promise<{
+      port: number;
+      connections: () => number;
+      connected: () => Promise<void>;
+      close: () => Promise<void>;
+    }> {
       let count = 0;
       const waiters: Array<() => void> = [];
       const sockets = new Set<net.Socket>();
@@ -265,7 +335,9 @@ describe('hardening: hostile values from upstream sites, end to end (issue 20, i
 
       const answer = await lookup(server, nextNumber());
       expectOnlySlotFailed(answer, 'community', { status: 'error', reason: 'redirect' });
-      expect(redirecting.received.filter((request) => request.url.startsWith('/numero/')).length).toBeGreaterThanOrEqual(1);
+      expect(
+        redirecting.received.filter((request) => request.url.startsWith('/numero/')).length,
+      ).toBeGreaterThanOrEqual(1);
 
       // Connections are accepted in order: once this one is seen, any the service made earlier was too.
       const seen = counter.connected();

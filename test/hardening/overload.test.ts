@@ -36,9 +36,15 @@ function held<T>(value: SourceOutcome<T>, signal: AbortSignal): Promise<SourceOu
 
 function gatedSources(): FakeSources {
   return {
-    primary: fakeSource('primary', (_number, signal) => held({ status: 'ok', data: structuredClone(SAMPLE_DATA.primary) }, signal)),
-    community: fakeSource('community', (_number, signal) => held({ status: 'ok', data: structuredClone(SAMPLE_DATA.community) }, signal)),
-    signals: fakeSource('signals', (_number, signal) => held({ status: 'ok', data: structuredClone(SAMPLE_DATA.signals) }, signal)),
+    primary: fakeSource('primary', (_number, signal) =>
+      held({ status: 'ok', data: structuredClone(SAMPLE_DATA.primary) }, signal),
+    ),
+    community: fakeSource('community', (_number, signal) =>
+      held({ status: 'ok', data: structuredClone(SAMPLE_DATA.community) }, signal),
+    ),
+    signals: fakeSource('signals', (_number, signal) =>
+      held({ status: 'ok', data: structuredClone(SAMPLE_DATA.signals) }, signal),
+    ),
   };
 }
 
@@ -49,7 +55,10 @@ const LONG_DEADLINES = { SOURCE_TIMEOUT_MS: '60000', LOOKUP_TIMEOUT_MS: '60000' 
 function useGatedServer(maxInFlight: number): { server: TestServer } {
   const holder = {} as { server: TestServer };
   beforeAll(async () => {
-    holder.server = await startTestServer({ env: { RATE_LIMIT_MAX: '0', MAX_IN_FLIGHT: String(maxInFlight), ...LONG_DEADLINES }, overrides: { sources: gatedSources() } });
+    holder.server = await startTestServer({
+      env: { RATE_LIMIT_MAX: '0', MAX_IN_FLIGHT: String(maxInFlight), ...LONG_DEADLINES },
+      overrides: { sources: gatedSources() },
+    });
     await waitUntilServing(holder.server.app);
   });
   afterAll(async () => {
@@ -72,12 +81,16 @@ function burst<T>(requests: Array<() => Promise<T>>): Burst<T> {
     requests.map(async (send) => {
       const answer = await send();
       arrived.push(answer);
-      for (const waiter of waiters.filter((w) => arrived.length >= w.count)) waiter.resolve(arrived.slice(0, waiter.count));
+      for (const waiter of waiters.filter((w) => arrived.length >= w.count))
+        waiter.resolve(arrived.slice(0, waiter.count));
       return answer;
     }),
   );
   return {
-    first: (count) => new Promise((resolve) => (arrived.length >= count ? resolve(arrived.slice(0, count)) : waiters.push({ count, resolve }))),
+    first: (count) =>
+      new Promise((resolve) =>
+        arrived.length >= count ? resolve(arrived.slice(0, count)) : waiters.push({ count, resolve }),
+      ),
     all: () => all,
   };
 }
@@ -114,7 +127,11 @@ describe('hardening: overload', () => {
     for (const answer of served) expect(answer.body.success).toBe(true);
 
     // No restart: the next lookups are admitted and answered in full.
-    const after = await Promise.all(Array.from({ length: 5 }, (_, index) => fetch(`${serving.server.baseUrl}/api/phone/${distinctNumber(30_000_000, index)}`)));
+    const after = await Promise.all(
+      Array.from({ length: 5 }, (_, index) =>
+        fetch(`${serving.server.baseUrl}/api/phone/${distinctNumber(30_000_000, index)}`),
+      ),
+    );
     expect(after.map((response) => response.status)).toEqual([200, 200, 200, 200, 200]);
     const health = await fetch(`${serving.server.baseUrl}/health`);
     expect(health.status).toBe(200);
@@ -133,26 +150,36 @@ describe('hardening: overload through every spelling of the phone route', () => 
     ['an encoded letter in the first segment', 51_000_000, (number: string) => `/%61pi/phone/${number}`],
     ['an encoded letter in the second segment', 52_000_000, (number: string) => `/api/%70hone/${number}/score`],
     ['the absolute form of the request line', 53_000_000, (number: string) => `http://x/api/phone/${number}`],
-  ])('sheds 30 concurrent slow lookups sent with %s past MAX_IN_FLIGHT=5 with 503 problem+json', async (_name, firstNumber, target) => {
-    gate = newGate();
-    const port = Number(new URL(serving.server.baseUrl).port);
-    const lookups = burst<RawAnswer>(
-      Array.from({ length: CONCURRENT }, (_, index) => () =>
-        rawExchange(port, `GET ${target(distinctNumber(firstNumber, index))} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`),
-      ),
-    );
-    const shed = await lookups.first(CONCURRENT - MAX_IN_FLIGHT);
-    for (const answer of shed) {
-      expect(answer.status).toBe(503);
-      expect(answer.headers['content-type']).toMatch(/^application\/problem\+json/);
-      expect(answer.headers['retry-after']).toMatch(/^\d+$/);
-      expect(JSON.parse(answer.body)).toMatchObject({ status: 503, title: 'Service overloaded', success: false });
-    }
-    expect(serving.server.app.overload.inFlight()).toBe(MAX_IN_FLIGHT);
-    gate.open();
-    const answers = await lookups.all();
-    // The admitted ones reached the phone route itself and were answered by it.
-    expect(answers.filter((answer) => answer.status === 200)).toHaveLength(MAX_IN_FLIGHT);
-    for (const answer of answers.filter((a) => a.status === 200)) expect(JSON.parse(answer.body)).toMatchObject({ success: true });
-  }, 30_000);
+  ])(
+    'sheds 30 concurrent slow lookups sent with %s past MAX_IN_FLIGHT=5 with 503 problem+json',
+    async (_name, firstNumber, target) => {
+      gate = newGate();
+      const port = Number(new URL(serving.server.baseUrl).port);
+      const lookups = burst<RawAnswer>(
+        Array.from(
+          { length: CONCURRENT },
+          (_, index) => () =>
+            rawExchange(
+              port,
+              `GET ${target(distinctNumber(firstNumber, index))} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,
+            ),
+        ),
+      );
+      const shed = await lookups.first(CONCURRENT - MAX_IN_FLIGHT);
+      for (const answer of shed) {
+        expect(answer.status).toBe(503);
+        expect(answer.headers['content-type']).toMatch(/^application\/problem\+json/);
+        expect(answer.headers['retry-after']).toMatch(/^\d+$/);
+        expect(JSON.parse(answer.body)).toMatchObject({ status: 503, title: 'Service overloaded', success: false });
+      }
+      expect(serving.server.app.overload.inFlight()).toBe(MAX_IN_FLIGHT);
+      gate.open();
+      const answers = await lookups.all();
+      // The admitted ones reached the phone route itself and were answered by it.
+      expect(answers.filter((answer) => answer.status === 200)).toHaveLength(MAX_IN_FLIGHT);
+      for (const answer of answers.filter((a) => a.status === 200))
+        expect(JSON.parse(answer.body)).toMatchObject({ success: true });
+    },
+    30_000,
+  );
 });

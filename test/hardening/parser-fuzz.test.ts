@@ -28,42 +28,92 @@ function readFixtures(upstream: string, accept: (file: string) => boolean): stri
 
 /** One edit of a document; positions are fractions so they fit any length. */
 const mutation = fc.oneof(
-  fc.tuple(fc.double({ min: 0, max: 1, noNaN: true }), fc.double({ min: 0, max: 1, noNaN: true })).map(([a, b]) => (text: string) => {
-    const [from, to] = [Math.floor(Math.min(a, b) * text.length), Math.ceil(Math.max(a, b) * text.length)];
-    return text.slice(from, to);
-  }),
-  fc.tuple(fc.double({ min: 0, max: 1, noNaN: true }), fc.double({ min: 0, max: 1, noNaN: true }), fc.double({ min: 0, max: 1, noNaN: true })).map(([a, b, at]) => (text: string) => {
-    const [from, to] = [Math.floor(Math.min(a, b) * text.length), Math.ceil(Math.max(a, b) * text.length)];
-    const position = Math.floor(at * text.length);
-    return `${text.slice(0, position)}${text.slice(from, to)}${text.slice(position)}`;
-  }),
+  fc
+    .tuple(fc.double({ min: 0, max: 1, noNaN: true }), fc.double({ min: 0, max: 1, noNaN: true }))
+    .map(([a, b]) => (text: string) => {
+      const [from, to] = [Math.floor(Math.min(a, b) * text.length), Math.ceil(Math.max(a, b) * text.length)];
+      return text.slice(from, to);
+    }),
+  fc
+    .tuple(
+      fc.double({ min: 0, max: 1, noNaN: true }),
+      fc.double({ min: 0, max: 1, noNaN: true }),
+      fc.double({ min: 0, max: 1, noNaN: true }),
+    )
+    .map(([a, b, at]) => (text: string) => {
+      const [from, to] = [Math.floor(Math.min(a, b) * text.length), Math.ceil(Math.max(a, b) * text.length)];
+      const position = Math.floor(at * text.length);
+      return `${text.slice(0, position)}${text.slice(from, to)}${text.slice(position)}`;
+    }),
   fc.nat(50).map((index) => (text: string) => {
     // Deletes the index-th tag (opening or closing), so elements lose their ends.
     let seen = 0;
     return text.replace(/<[^>]+>/g, (tag) => (seen++ === index ? '' : tag));
   }),
-  fc.tuple(fc.double({ min: 0, max: 1, noNaN: true }), fc.oneof(fc.string({ unit: 'binary', maxLength: 40 }), fc.string({ unit: 'grapheme', maxLength: 40 }), fc.constantFrom('<', '>', '"', "'", '&', '&#x0;', '&#99999999;', '<!--', ']]>', '<script>', '\u0000', '\u202e', '\ufeff', '{', '}', '[', ']', '\\', '"score":'))).map(
-    ([at, insert]) =>
-      (text: string) => {
-        const position = Math.floor(at * text.length);
-        return `${text.slice(0, position)}${insert}${text.slice(position)}`;
-      },
-  ),
-  fc.constantFrom('٣', '３', '𝟑', 'O', '\u00a0').map((digit) => (text: string) => text.replace(/\d/g, (match) => (match === '7' ? digit : match))),
-  fc.tuple(fc.double({ min: 0, max: 1, noNaN: true }), fc.constantFrom('<div class="comment">', '<li class="x">', '<table><tr><td>', '{"a":', '<span', '&amp;', '<!--'), fc.integer({ min: 100, max: 5000 })).map(
-    ([at, unit, times]) =>
-      (text: string) => {
-        const position = Math.floor(at * text.length);
-        return `${text.slice(0, position)}${unit.repeat(times)}${text.slice(position)}`;
-      },
-  ),
+  fc
+    .tuple(
+      fc.double({ min: 0, max: 1, noNaN: true }),
+      fc.oneof(
+        fc.string({ unit: 'binary', maxLength: 40 }),
+        fc.string({ unit: 'grapheme', maxLength: 40 }),
+        fc.constantFrom(
+          '<',
+          '>',
+          '"',
+          "'",
+          '&',
+          '&#x0;',
+          '&#99999999;',
+          '<!--',
+          ']]>',
+          '<script>',
+          '\u0000',
+          '\u202e',
+          '\ufeff',
+          '{',
+          '}',
+          '[',
+          ']',
+          '\\',
+          '"score":',
+        ),
+      ),
+    )
+    .map(([at, insert]) => (text: string) => {
+      const position = Math.floor(at * text.length);
+      return `${text.slice(0, position)}${insert}${text.slice(position)}`;
+    }),
+  fc
+    .constantFrom('٣', '３', '𝟑', 'O', '\u00a0')
+    .map((digit) => (text: string) => text.replace(/\d/g, (match) => (match === '7' ? digit : match))),
+  fc
+    .tuple(
+      fc.double({ min: 0, max: 1, noNaN: true }),
+      fc.constantFrom('<div class="comment">', '<li class="x">', '<table><tr><td>', '{"a":', '<span', '&amp;', '<!--'),
+      fc.integer({ min: 100, max: 5000 }),
+    )
+    .map(([at, unit, times]) => (text: string) => {
+      const position = Math.floor(at * text.length);
+      return `${text.slice(0, position)}${unit.repeat(times)}${text.slice(position)}`;
+    }),
 );
 
 function mutatedDocument(fixtures: string[]): fc.Arbitrary<string> {
   return fc.oneof(
-    { weight: 8, arbitrary: fc.tuple(fc.constantFrom(...fixtures), fc.array(mutation, { minLength: 1, maxLength: 5 })).map(([fixture, edits]) => edits.reduce((text, edit) => edit(text), fixture)) },
+    {
+      weight: 8,
+      arbitrary: fc
+        .tuple(fc.constantFrom(...fixtures), fc.array(mutation, { minLength: 1, maxLength: 5 }))
+        .map(([fixture, edits]) => edits.reduce((text, edit) => edit(text), fixture)),
+    },
     { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 2000 }) },
-    { weight: 1, arbitrary: fc.string({ unit: fc.constantFrom('<', '>', '/', 'div', 'span', 'class="', '"', ' ', 'a', '1', '{', '}', ':', ','), maxLength: 500 }) },
+    {
+      weight: 1,
+      arbitrary: fc.string({
+        unit: fc.constantFrom('<', '>', '/', 'div', 'span', 'class="', '"', ' ', 'a', '1', '{', '}', ':', ','),
+        maxLength: 500,
+      }),
+    },
   );
 }
 
@@ -71,16 +121,24 @@ function mutatedDocument(fixtures: string[]): fc.Arbitrary<string> {
 function checkTexts(texts: unknown[]): string | undefined {
   for (const text of texts) {
     if (typeof text !== 'string') return `text field of type ${typeof text}`;
-    if (CONTROL_OR_BIDI.test(text)) return `control or bidi character in a text field: ${JSON.stringify(text.slice(0, 80))}`;
+    if (CONTROL_OR_BIDI.test(text))
+      return `control or bidi character in a text field: ${JSON.stringify(text.slice(0, 80))}`;
   }
   return undefined;
 }
 
 const isCount = (value: unknown): boolean => typeof value === 'number' && Number.isInteger(value) && value >= 0;
-const isNullablePercent = (value: unknown): boolean => value === null || (typeof value === 'number' && value >= 0 && value <= 100);
+const isNullablePercent = (value: unknown): boolean =>
+  value === null || (typeof value === 'number' && value >= 0 && value <= 100);
 
-function checkPrimary(data: { score: number | null; searches: number; commentsCount: number; commentList: { author: string; text: string; date: string; callerType: string }[] }): string | undefined {
-  if (data.score !== null && !(Number.isInteger(data.score) && data.score >= 1 && data.score <= 9)) return `score ${data.score}`;
+function checkPrimary(data: {
+  score: number | null;
+  searches: number;
+  commentsCount: number;
+  commentList: { author: string; text: string; date: string; callerType: string }[];
+}): string | undefined {
+  if (data.score !== null && !(Number.isInteger(data.score) && data.score >= 1 && data.score <= 9))
+    return `score ${data.score}`;
   if (!isCount(data.searches) || !isCount(data.commentsCount)) return 'counts';
   if (!data.commentList.every((comment) => DATE.test(comment.date))) return 'comment date';
   return checkTexts(data.commentList.flatMap((comment) => [comment.author, comment.text, comment.callerType]));
@@ -124,7 +182,9 @@ describe('hardening: parser fuzzing', () => {
         expect(isCount(data.commentsCount)).toBe(true);
         expect(data.lastCommentDate).toMatch(DATE);
         expect(data.commentList.every((comment) => DATE.test(comment.date))).toBe(true);
-        expect(checkTexts([data.topCategory, ...data.commentList.flatMap((comment) => [comment.text, comment.category])])).toBeUndefined();
+        expect(
+          checkTexts([data.topCategory, ...data.commentList.flatMap((comment) => [comment.text, comment.category])]),
+        ).toBeUndefined();
       }),
       { numRuns: RUNS_PER_PARSER },
     );
@@ -141,7 +201,9 @@ describe('hardening: parser fuzzing', () => {
         expect(isNullablePercent(data.spamScore), `spamScore ${data.spamScore}`).toBe(true);
         expect(data.reportsCount === null || isCount(data.reportsCount)).toBe(true);
         expect(data.commentList.every((comment) => DATE.test(comment.date))).toBe(true);
-        expect(checkTexts([data.callerType, ...data.commentList.flatMap((comment) => [comment.text, comment.callerType])])).toBeUndefined();
+        expect(
+          checkTexts([data.callerType, ...data.commentList.flatMap((comment) => [comment.text, comment.callerType])]),
+        ).toBeUndefined();
       }),
       { numRuns: RUNS_PER_PARSER },
     );
@@ -155,10 +217,27 @@ describe('hardening: parser cost on hostile pages', () => {
   const HOSTILE_BYTES = 512 * 1024;
   const BOUND_MS = 5_000;
   const UNITS = [
-    '<li class="x">', '<span', '<!--', '<script', '<table><tr><td>', '<tr>', '<a href="#complaint_list">', '<div class="comment-body">',
-    '<ol id="singlecomments"><li>', '<div class="comment">', '{"a":', '"', '<b><i>', '<p><div>', '</x>', '<div class="stats">',
-    '<table class="table-rating"><tr><th>x <span class="small">(1)</span>', '<h5>Types d\'appel</h5>', '<strong>Recherches:</strong>',
-    '<div class="comment-item"><strong class="rank r1">x</strong><span class="date">01.01.2024</span>', '<th>Visites</th>',
+    '<li class="x">',
+    '<span',
+    '<!--',
+    '<script',
+    '<table><tr><td>',
+    '<tr>',
+    '<a href="#complaint_list">',
+    '<div class="comment-body">',
+    '<ol id="singlecomments"><li>',
+    '<div class="comment">',
+    '{"a":',
+    '"',
+    '<b><i>',
+    '<p><div>',
+    '</x>',
+    '<div class="stats">',
+    '<table class="table-rating"><tr><th>x <span class="small">(1)</span>',
+    "<h5>Types d'appel</h5>",
+    '<strong>Recherches:</strong>',
+    '<div class="comment-item"><strong class="rank r1">x</strong><span class="date">01.01.2024</span>',
+    '<th>Visites</th>',
   ];
   const parsers: [string, string, (body: string) => unknown][] = [
     ['tellows API', 'tellows/fixtures/api-normal.json', parseTellowsApi],

@@ -49,19 +49,36 @@ describe('hardening: privacy of logs', () => {
     sites = await startFakeUpstreamSites({
       fallback: { ...KNOWN_NUMBER },
       scenarios: {
-        [NUMBERS.allFailing]: { tellowsApi: { status: 500 }, tellowsWeb: { status: 500 }, numeroinconnu: { status: 500 }, telguarder: { status: 503 } },
-        [NUMBERS.challenge]: { tellowsWeb: { fixture: 'page-challenge.html' }, numeroinconnu: { fixture: 'challenge.html' }, telguarder: { fixture: 'challenge.html' } },
+        [NUMBERS.allFailing]: {
+          tellowsApi: { status: 500 },
+          tellowsWeb: { status: 500 },
+          numeroinconnu: { status: 500 },
+          telguarder: { status: 503 },
+        },
+        [NUMBERS.challenge]: {
+          tellowsWeb: { fixture: 'page-challenge.html' },
+          numeroinconnu: { fixture: 'challenge.html' },
+          telguarder: { fixture: 'challenge.html' },
+        },
         [NUMBERS.paused]: { numeroinconnu: { status: 429, headers: { 'retry-after': '600' } } },
       },
     });
     const sink = new Writable({
       write(chunk: Buffer, _encoding, callback) {
-        lines.push(...chunk.toString().split('\n').filter((line) => line !== ''));
+        lines.push(
+          ...chunk
+            .toString()
+            .split('\n')
+            .filter((line) => line !== ''),
+        );
         callback();
       },
     });
     const logger = pino({ level: 'debug' }, sink);
-    server = await startTestServer({ env: { ...sites.env(), RATE_LIMIT_MAX: String(RATE_LIMIT_MAX), LOG_LEVEL: 'debug' }, logger });
+    server = await startTestServer({
+      env: { ...sites.env(), RATE_LIMIT_MAX: String(RATE_LIMIT_MAX), LOG_LEVEL: 'debug' },
+      logger,
+    });
     await waitUntilServing(server.app);
   });
   afterAll(async () => {
@@ -69,7 +86,12 @@ describe('hardening: privacy of logs', () => {
     await sites.close();
   });
 
-  async function send(method: string, path: string, spelling: string, headers: Record<string, string> = {}): Promise<number> {
+  async function send(
+    method: string,
+    path: string,
+    spelling: string,
+    headers: Record<string, string> = {},
+  ): Promise<number> {
     sent.push(spelling);
     const response = await fetch(`${server.baseUrl}${path}`, { method, headers });
     await response.arrayBuffer();
@@ -95,16 +117,29 @@ describe('hardening: privacy of logs', () => {
     ];
     for (const spelling of spellings) {
       statuses.add(await send('GET', `/api/phone/${spelling.replaceAll(' ', '%20')}`, decodeURIComponent(spelling)));
-      statuses.add(await send('GET', `/api/phone/${spelling.replaceAll(' ', '%20')}/score`, decodeURIComponent(spelling)));
+      statuses.add(
+        await send('GET', `/api/phone/${spelling.replaceAll(' ', '%20')}/score`, decodeURIComponent(spelling)),
+      );
     }
     // The pause set by the 429 now answers other numbers' community slot at once.
     statuses.add(await send('GET', `/api/phone/${NUMBERS.landline}`, NUMBERS.landline));
     statuses.add(await send('GET', `/api/phone/${NUMBERS.invalidLooking}`, NUMBERS.invalidLooking));
     statuses.add(await send('GET', `/api/phone/06l2345678`, '06l2345678'));
     statuses.add(await send('GET', `/api/phones/${NUMBERS.unknownRoute}`, NUMBERS.unknownRoute));
-    statuses.add(await send('GET', `/api/phone/${NUMBERS.unknownRoute}/history?from=${NUMBERS.unknownRoute}`, NUMBERS.unknownRoute));
+    statuses.add(
+      await send(
+        'GET',
+        `/api/phone/${NUMBERS.unknownRoute}/history?from=${NUMBERS.unknownRoute}`,
+        NUMBERS.unknownRoute,
+      ),
+    );
     statuses.add(await send('POST', `/api/phone/${NUMBERS.wrongMethod}`, NUMBERS.wrongMethod));
-    statuses.add(await send('GET', `/api/phone/${NUMBERS.known}`, NUMBERS.known, { 'x-request-id': NUMBERS.wrongMethod.slice(1), referer: `http://127.0.0.1/?q=${NUMBERS.known}` }));
+    statuses.add(
+      await send('GET', `/api/phone/${NUMBERS.known}`, NUMBERS.known, {
+        'x-request-id': NUMBERS.wrongMethod.slice(1),
+        referer: `http://127.0.0.1/?q=${NUMBERS.known}`,
+      }),
+    );
     // Past the limit: 429s for numbers too.
     for (let index = 0; index < RATE_LIMIT_MAX; index += 1) {
       statuses.add(await send('GET', `/api/phone/${NUMBERS.known}/score`, NUMBERS.known));
@@ -116,7 +151,11 @@ describe('hardening: privacy of logs', () => {
 
     const forms = [...new Set(sent.flatMap(leakForms))];
     // The search itself catches the usual leaks (a URL, an E.164 field, digits without separators).
-    for (const leakyLine of ['{"url":"/api/phone/06%2012%2034%2056%2078"}'.replaceAll('%20', ''), '{"e164":"+33612345678"}', '{"n":"612345678"}']) {
+    for (const leakyLine of [
+      '{"url":"/api/phone/06%2012%2034%2056%2078"}'.replaceAll('%20', ''),
+      '{"e164":"+33612345678"}',
+      '{"n":"612345678"}',
+    ]) {
       expect(forms.some((form) => leakyLine.includes(form))).toBe(true);
     }
     const leaks: string[] = [];

@@ -25,7 +25,11 @@ const collectGarbage = vm.runInNewContext('gc') as () => void;
 
 interface Answer {
   status: number;
-  body: { success?: boolean; meta?: { sources?: Record<string, { status: string; reason?: string }> }; sources?: Record<string, string> };
+  body: {
+    success?: boolean;
+    meta?: { sources?: Record<string, { status: string; reason?: string }> };
+    sources?: Record<string, string>;
+  };
   elapsedMs: number;
 }
 
@@ -48,10 +52,20 @@ describe('hardening: upstream faults end to end', () => {
     await normalSites.close();
   });
 
-  async function startWithFaultyCommunity(handler: LoopbackHandler, env: Record<string, string> = {}): Promise<TestServer> {
+  async function startWithFaultyCommunity(
+    handler: LoopbackHandler,
+    env: Record<string, string> = {},
+  ): Promise<TestServer> {
     faulty = await startLoopbackServer(handler);
     service = await startTestServer({
-      env: { ...normalSites.env, NUMEROINCONNU_URL: faulty.url, RATE_LIMIT_MAX: '0', SOURCE_TIMEOUT_MS: String(SOURCE_TIMEOUT_MS), LOOKUP_TIMEOUT_MS: String(LOOKUP_TIMEOUT_MS), ...env },
+      env: {
+        ...normalSites.env,
+        NUMEROINCONNU_URL: faulty.url,
+        RATE_LIMIT_MAX: '0',
+        SOURCE_TIMEOUT_MS: String(SOURCE_TIMEOUT_MS),
+        LOOKUP_TIMEOUT_MS: String(LOOKUP_TIMEOUT_MS),
+        ...env,
+      },
     });
     await waitUntilServing(service.app);
     return service;
@@ -65,7 +79,11 @@ describe('hardening: upstream faults end to end', () => {
     return { status: response.status, body, elapsedMs: Date.now() - startedAt };
   }
 
-  async function expectCommunityOutcome(handler: LoopbackHandler, status: string, reason: string | undefined): Promise<Answer> {
+  async function expectCommunityOutcome(
+    handler: LoopbackHandler,
+    status: string,
+    reason: string | undefined,
+  ): Promise<Answer> {
     const server = await startWithFaultyCommunity(handler);
     const answer = await lookup(server);
     expect(answer.status).toBe(200);
@@ -83,11 +101,15 @@ describe('hardening: upstream faults end to end', () => {
   });
 
   it('a connection reset mid-body ends as community error/connection', async () => {
-    await expectCommunityOutcome((_request, response) => {
-      response.writeHead(200, { 'content-type': 'text/html', 'content-length': '100000' });
-      response.write('<html><body><div class="container">');
-      setTimeout(() => response.socket?.destroy(), 20);
-    }, 'error', 'connection');
+    await expectCommunityOutcome(
+      (_request, response) => {
+        response.writeHead(200, { 'content-type': 'text/html', 'content-length': '100000' });
+        response.write('<html><body><div class="container">');
+        setTimeout(() => response.socket?.destroy(), 20);
+      },
+      'error',
+      'connection',
+    );
   });
 
   it('a slow drip (one byte every 200 ms) ends as community error/timeout within the deadline', async () => {
@@ -106,58 +128,86 @@ describe('hardening: upstream faults end to end', () => {
 
   it('a 10 MB body ends as community error/too_large', async () => {
     const tenMegabytes = Buffer.alloc(10 * 1024 * 1024, 'a');
-    await expectCommunityOutcome((_request, response) => {
-      response.writeHead(200, { 'content-type': 'text/html' });
-      response.end(tenMegabytes);
-    }, 'error', 'too_large');
+    await expectCommunityOutcome(
+      (_request, response) => {
+        response.writeHead(200, { 'content-type': 'text/html' });
+        response.end(tenMegabytes);
+      },
+      'error',
+      'too_large',
+    );
   });
 
   it('a gzip bomb (64 MiB of zeros in 64 KiB) ends as community error/too_large, with the heap bounded', async () => {
     const bomb = gzipSync(Buffer.alloc(64 * 1024 * 1024, 0));
     collectGarbage();
     const before = process.memoryUsage();
-    await expectCommunityOutcome((_request, response) => {
-      response.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'gzip' });
-      response.end(bomb);
-    }, 'error', 'too_large');
+    await expectCommunityOutcome(
+      (_request, response) => {
+        response.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'gzip' });
+        response.end(bomb);
+      },
+      'error',
+      'too_large',
+    );
     collectGarbage();
     expect(process.memoryUsage().heapUsed - before.heapUsed).toBeLessThan(32 * 1024 * 1024);
   });
 
   it('an unknown declared charset ends as community error/decoding', async () => {
     const page = fixtureText('numeroinconnu', 'normal.html');
-    await expectCommunityOutcome((_request, response) => {
-      response.writeHead(200, { 'content-type': 'text/html; charset=x-made-up' });
-      response.end(page);
-    }, 'error', 'decoding');
+    await expectCommunityOutcome(
+      (_request, response) => {
+        response.writeHead(200, { 'content-type': 'text/html; charset=x-made-up' });
+        response.end(page);
+      },
+      'error',
+      'decoding',
+    );
   });
 
   it('a Latin-1 page with no charset anywhere is still read (as UTF-8, never a 500)', async () => {
     const page = fixtureText('numeroinconnu', 'latin1.html').replace(/<meta[^>]*charset[^>]*>/i, '');
-    await expectCommunityOutcome((_request, response) => {
-      response.writeHead(200, { 'content-type': 'text/html' });
-      response.end(Buffer.from(page, 'latin1'));
-    }, 'ok', undefined);
+    await expectCommunityOutcome(
+      (_request, response) => {
+        response.writeHead(200, { 'content-type': 'text/html' });
+        response.end(Buffer.from(page, 'latin1'));
+      },
+      'ok',
+      undefined,
+    );
   });
 
   it('a redirect to another host ends as community error/redirect without leaving loopback', async () => {
-    await expectCommunityOutcome((_request, response) => {
-      response.writeHead(302, { location: 'http://192.0.2.1/numero/0600000001' }).end();
-    }, 'error', 'redirect');
+    await expectCommunityOutcome(
+      (_request, response) => {
+        response.writeHead(302, { location: 'http://192.0.2.1/numero/0600000001' }).end();
+      },
+      'error',
+      'redirect',
+    );
   });
 
   it('a captcha page (200 without the markers) ends as community blocked/challenge', async () => {
     const challenge = fixtureText('numeroinconnu', 'challenge.html');
-    await expectCommunityOutcome((_request, response) => {
-      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-      response.end(challenge);
-    }, 'blocked', 'challenge');
+    await expectCommunityOutcome(
+      (_request, response) => {
+        response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+        response.end(challenge);
+      },
+      'blocked',
+      'challenge',
+    );
   });
 
   it('a 429 with Retry-After ends as blocked/http_429, then blocked/paused for other numbers without calling the site', async () => {
-    const answer = await expectCommunityOutcome((_request, response) => {
-      response.writeHead(429, { 'retry-after': '120', 'content-type': 'text/html' }).end('<html>slow down</html>');
-    }, 'blocked', 'http_429');
+    const answer = await expectCommunityOutcome(
+      (_request, response) => {
+        response.writeHead(429, { 'retry-after': '120', 'content-type': 'text/html' }).end('<html>slow down</html>');
+      },
+      'blocked',
+      'http_429',
+    );
     expect(answer.body.success).toBe(true);
     if (!service || !faulty) throw new Error('no service');
     const callsAfterFirst = faulty.received.length;
@@ -174,7 +224,14 @@ describe('hardening: upstream faults end to end', () => {
     });
     try {
       service = await startTestServer({
-        env: { ...normalSites.env, TELLOWS_API_URL: api.url, TELLOWS_API_KEY: 'test-key', RATE_LIMIT_MAX: '0', SOURCE_TIMEOUT_MS: String(SOURCE_TIMEOUT_MS), LOOKUP_TIMEOUT_MS: String(LOOKUP_TIMEOUT_MS) },
+        env: {
+          ...normalSites.env,
+          TELLOWS_API_URL: api.url,
+          TELLOWS_API_KEY: 'test-key',
+          RATE_LIMIT_MAX: '0',
+          SOURCE_TIMEOUT_MS: String(SOURCE_TIMEOUT_MS),
+          LOOKUP_TIMEOUT_MS: String(LOOKUP_TIMEOUT_MS),
+        },
       });
       await waitUntilServing(service.app);
       const answer = await lookup(service);

@@ -11,7 +11,11 @@ describe('the access line without a child logger per request', () => {
   let server: TestServer;
 
   beforeAll(async () => {
-    server = await startTestServer({ env: { MAX_EVENT_LOOP_DELAY_MS: '0' }, logger: capture.logger, overrides: { sources: healthyFakeSources() } });
+    server = await startTestServer({
+      env: { MAX_EVENT_LOOP_DELAY_MS: '0' },
+      logger: capture.logger,
+      overrides: { sources: healthyFakeSources() },
+    });
   });
   afterAll(async () => {
     await server.close();
@@ -20,7 +24,13 @@ describe('the access line without a child logger per request', () => {
   it('writes the line a child would have written, request id included, and makes no child for a served request', async () => {
     const childrenBefore = capture.children();
     const ids: string[] = [];
-    for (const path of ['/api/phone/0612345678', '/api/phone/0612345678', '/api/phone/0612345678/score', '/health', '/api/phone/12ab']) {
+    for (const path of [
+      '/api/phone/0612345678',
+      '/api/phone/0612345678',
+      '/api/phone/0612345678/score',
+      '/health',
+      '/api/phone/12ab',
+    ]) {
       const answer = await fetch(`${server.baseUrl}${path}`);
       await answer.arrayBuffer();
       ids.push(answer.headers.get('x-request-id') ?? '');
@@ -30,9 +40,21 @@ describe('the access line without a child logger per request', () => {
     expect(accessLines).toHaveLength(5);
     for (const [index, line] of accessLines.entries()) {
       // The key order of a child's line: its bindings (pid, then reqId) before the fields.
-      expect(Object.keys(JSON.parse(line) as object)).toEqual(['level', 'time', 'pid', 'reqId', 'method', 'route', 'status', 'durationMs', 'msg']);
+      expect(Object.keys(JSON.parse(line) as object)).toEqual([
+        'level',
+        'time',
+        'pid',
+        'reqId',
+        'method',
+        'route',
+        'status',
+        'durationMs',
+        'msg',
+      ]);
       expect((JSON.parse(line) as { reqId: string }).reqId).toBe(ids[index]);
     }
-    expect(accessLines.map((line) => (JSON.parse(line) as { status: number }).status)).toEqual([200, 200, 200, 200, 400]);
+    expect(accessLines.map((line) => (JSON.parse(line) as { status: number }).status)).toEqual([
+      200, 200, 200, 200, 400,
+    ]);
   });
 });

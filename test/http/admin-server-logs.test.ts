@@ -22,8 +22,16 @@ const NUMBER_TRACES = ['478123456', '4%2078', '78%2012', '%2B33', '+33'];
 describe('the admin server on ADMIN_PORT', () => {
   it('logs each request with its route pattern and a proper request id, and no number in any spelling', async () => {
     const { logger, raw, lines } = capturingLogger();
-    const config = loadConfig({ HASH_SECRET: 'test-secret-0123456789', LISTS_FILE: join(mkdtempSync(join(tmpdir(), 'phone-rep-admin-logs-')), 'lists.csv'), ADMIN_TOKEN: TOKEN, ADMIN_PORT: '0' });
-    const deps = await createServiceDependencies(config, logger, { numberingPlan: testNumberingPlan(), sources: healthyFakeSources() });
+    const config = loadConfig({
+      HASH_SECRET: 'test-secret-0123456789',
+      LISTS_FILE: join(mkdtempSync(join(tmpdir(), 'phone-rep-admin-logs-')), 'lists.csv'),
+      ADMIN_TOKEN: TOKEN,
+      ADMIN_PORT: '0',
+    });
+    const deps = await createServiceDependencies(config, logger, {
+      numberingPlan: testNumberingPlan(),
+      sources: healthyFakeSources(),
+    });
     const admin = await buildAdminApp({ ...deps.app, lists: deps.lists, logger }, TOKEN);
     await admin.listen({ port: 0, host: '127.0.0.1' });
     try {
@@ -31,12 +39,22 @@ describe('the admin server on ADMIN_PORT', () => {
       const base = `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`;
       const json = { ...AUTH, 'content-type': 'application/json' };
       const exchanges: Array<[string, string, RequestInit, number]> = [
-        ['PUT', '/admin/lists/rules/%2B33478123456', { headers: json, body: '{"list":"allow","label":"Dr Martin"}' }, 201],
+        [
+          'PUT',
+          '/admin/lists/rules/%2B33478123456',
+          { headers: json, body: '{"list":"allow","label":"Dr Martin"}' },
+          201,
+        ],
         ['PUT', '/admin/lists/rules/04%2078%2012%2034%2056', { headers: json, body: '{"list":"allow"}' }, 200],
         ['GET', '/admin/lists/rules', { headers: { ...AUTH, 'x-request-id': 'pbx-sync.42' } }, 200],
         ['DELETE', '/admin/lists/rules/0478123456', { headers: AUTH }, 204],
         ['DELETE', '/admin/lists/rules/%2B33478123456', { headers: AUTH }, 404],
-        ['PUT', '/admin/lists/rules/%2B33478123456', { headers: { authorization: 'Bearer wrong', 'content-type': 'application/json' }, body: '{"list":"block"}' }, 401],
+        [
+          'PUT',
+          '/admin/lists/rules/%2B33478123456',
+          { headers: { authorization: 'Bearer wrong', 'content-type': 'application/json' }, body: '{"list":"block"}' },
+          401,
+        ],
         ['GET', '/admin/lists/rules?token=%2B33478123456', {}, 401],
         ['GET', '/admin/lists/rules/%2B33478123456', { headers: AUTH }, 405],
         ['PATCH', '/admin/lists/rules/%2B33478123456', { headers: AUTH }, 405],

@@ -15,10 +15,12 @@ import type { OperatorLists } from '../../src/domain/ports/operator-lists.js';
 import { connectAdmin, deleteKeys, listKeys, TEST_REDIS_URL, uniqueKeyPrefix, waitFor } from '../support/redis.js';
 
 const PASSWORD = 'correct horse battery';
-const basic = (user: string, password: string): string => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+const basic = (user: string, password: string): string =>
+  `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 const GOOD = basic('blocklist', PASSWORD);
 
-const PROPFIND_BODY = '<?xml version="1.0" encoding="utf-8"?><d:propfind xmlns:d="DAV:"><d:prop><d:resourcetype/><d:getetag/><d:displayname/></d:prop></d:propfind>';
+const PROPFIND_BODY =
+  '<?xml version="1.0" encoding="utf-8"?><d:propfind xmlns:d="DAV:"><d:prop><d:resourcetype/><d:getetag/><d:displayname/></d:prop></d:propfind>';
 const multigetBody = (hrefs: readonly string[]): string =>
   `<?xml version="1.0" encoding="utf-8"?><C:addressbook-multiget xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:carddav"><D:prop><D:getetag/><C:address-data/></D:prop>${hrefs.map((href) => `<D:href>${href}</D:href>`).join('')}</C:addressbook-multiget>`;
 
@@ -27,7 +29,12 @@ function responsesOf(xml: string): Array<{ href: string; etag: string | undefine
   return [...xml.matchAll(/<d:response>(.*?)<\/d:response>/gs)].map(([, inner = '']) => ({
     href: /<d:href>(.*?)<\/d:href>/s.exec(inner)?.[1] ?? '',
     etag: /<d:getetag>(.*?)<\/d:getetag>/s.exec(inner)?.[1]?.replace(/&quot;/g, '"'),
-    data: /<card:address-data>(.*?)<\/card:address-data>/s.exec(inner)?.[1]?.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&amp;/g, '&'),
+    data: /<card:address-data>(.*?)<\/card:address-data>/s
+      .exec(inner)?.[1]
+      ?.replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&quot;/g, '"')
+      .replace(/&amp;/g, '&'),
   }));
 }
 
@@ -50,18 +57,24 @@ describe('blocklist feed', () => {
     server = await startTestServer({
       // The test's own client is the one whose lookups the feed records (FEED_RECORD_FROM).
       env: { FEED_PASSWORD: PASSWORD, VERDICT_NPV: 'block', RATE_LIMIT_MAX: '0', FEED_RECORD_FROM: '127.0.0.1' },
-      overrides: { sources: scoredSources({ '+33698765432': 8, '+33611111111': 9, '+33622222222': 2 }), operatorLists: lists, feedRefreshIntervalMs: 3_600_000 },
+      overrides: {
+        sources: scoredSources({ '+33698765432': 8, '+33611111111': 9, '+33622222222': 2 }),
+        operatorLists: lists,
+        feedRefreshIntervalMs: 3_600_000,
+      },
     });
     const built = server.deps.blocklistFeed;
     if (built === undefined) throw new Error('the feed is on with FEED_PASSWORD');
     feed = built;
     // Looked up here: a suspicious caller (block), an allowed one the sources call spam, a trustworthy one.
-    for (const number of ['0698765432', '0611111111', '0622222222']) expect((await fetch(`${server.baseUrl}/api/phone/${number}/verdict`)).status).toBe(200);
+    for (const number of ['0698765432', '0611111111', '0622222222'])
+      expect((await fetch(`${server.baseUrl}/api/phone/${number}/verdict`)).status).toBe(200);
     await feed.refresh();
   });
   afterAll(async () => server.close());
 
-  const request = (path: string, init: RequestInit = {}): Promise<Response> => fetch(`${server.baseUrl}${path}`, { redirect: 'manual', ...init });
+  const request = (path: string, init: RequestInit = {}): Promise<Response> =>
+    fetch(`${server.baseUrl}${path}`, { redirect: 'manual', ...init });
 
   it('holds the operator rules, the NPV ranges and the numbers looked up whose verdict was block, never an allowed one', () => {
     const tels = feed.snapshot().entries.map((entry) => `+${entry.digits}${entry.wildcard ? '*' : ''}`);
@@ -73,7 +86,11 @@ describe('blocklist feed', () => {
     expect(tels).not.toContain('+33170*');
     // The block range is split around the allowed number in it.
     expect(tels).toContain('+33170000000*');
-    expect(tels.some((tel) => '+33170000001'.startsWith(tel.replace('*', '')) && (tel.endsWith('*') || tel === '+33170000001'))).toBe(false);
+    expect(
+      tels.some(
+        (tel) => '+33170000001'.startsWith(tel.replace('*', '')) && (tel.endsWith('*') || tel === '+33170000001'),
+      ),
+    ).toBe(false);
   });
 
   it('replays a Fritz!Box sync: PROPFIND Depth 1 → 401 → with Basic 207, then REPORT addressbook-multiget → 401 → 207 with every card', async () => {
@@ -87,24 +104,41 @@ describe('blocklist feed', () => {
     expect(challenge.headers.get('www-authenticate')).toMatch(/^Basic realm="blocklist"/);
     await challenge.arrayBuffer();
 
-    const listing = await request('/carddav/blocklist/', { method: 'PROPFIND', headers: { ...headers, authorization: GOOD }, body: PROPFIND_BODY });
+    const listing = await request('/carddav/blocklist/', {
+      method: 'PROPFIND',
+      headers: { ...headers, authorization: GOOD },
+      body: PROPFIND_BODY,
+    });
     expect(listing.status).toBe(207);
     const listed = responsesOf(await listing.text());
     const snapshot = feed.snapshot();
-    expect(listed.map((response) => response.href)).toEqual(['/carddav/blocklist/', ...snapshot.cards.map((card) => `/carddav/blocklist/${card.name}`)]);
+    expect(listed.map((response) => response.href)).toEqual([
+      '/carddav/blocklist/',
+      ...snapshot.cards.map((card) => `/carddav/blocklist/${card.name}`),
+    ]);
     expect(listed.slice(1).map((response) => response.etag)).toEqual(snapshot.cards.map((card) => card.etag));
 
     const hrefs = listed.slice(1).map((response) => response.href);
     const reportHeaders = { 'content-type': 'text/xml; charset=utf-8', 'user-agent': 'AVM FRITZ!Box', depth: '1' };
-    const reportChallenge = await request('/carddav/blocklist/', { method: 'REPORT', headers: reportHeaders, body: multigetBody(hrefs) });
+    const reportChallenge = await request('/carddav/blocklist/', {
+      method: 'REPORT',
+      headers: reportHeaders,
+      body: multigetBody(hrefs),
+    });
     expect(reportChallenge.status).toBe(401);
     await reportChallenge.arrayBuffer();
-    const report = await request('/carddav/blocklist/', { method: 'REPORT', headers: { ...reportHeaders, authorization: GOOD }, body: multigetBody(hrefs) });
+    const report = await request('/carddav/blocklist/', {
+      method: 'REPORT',
+      headers: { ...reportHeaders, authorization: GOOD },
+      body: multigetBody(hrefs),
+    });
     expect(report.status).toBe(207);
     const cards = responsesOf(await report.text());
     expect(cards.map((card) => card.href)).toEqual(hrefs);
     const vcards = cards.map((card) => card.data ?? '').join('');
-    expect(telsOf(vcards)).toEqual(snapshot.entries.map((entry) => `+${entry.digits}${entry.wildcard ? '*' : ''}`).sort());
+    expect(telsOf(vcards)).toEqual(
+      snapshot.entries.map((entry) => `+${entry.digits}${entry.wildcard ? '*' : ''}`).sort(),
+    );
     for (const card of cards) {
       expect(card.data).toMatch(/^BEGIN:VCARD\r\nVERSION:3\.0\r\n/);
       expect(card.data).toContain('\r\nCATEGORIES:SPAM\r\n');
@@ -125,7 +159,15 @@ describe('blocklist feed', () => {
     );
     expect(second).toBe(first);
     expect(responsesOf(reversed ?? '').map((card) => card.href)).toEqual([...hrefs].reverse());
-    expect(responsesOf(reversed ?? '').map((card) => card.data).sort()).toEqual(responsesOf(first ?? '').map((card) => card.data).sort());
+    expect(
+      responsesOf(reversed ?? '')
+        .map((card) => card.data)
+        .sort(),
+    ).toEqual(
+      responsesOf(first ?? '')
+        .map((card) => card.data)
+        .sort(),
+    );
   });
 
   it('answers each card with its ETag, and 304 to If-None-Match', async () => {
@@ -135,7 +177,9 @@ describe('blocklist feed', () => {
     expect(first.status).toBe(200);
     expect(first.headers.get('etag')).toBe(card.etag);
     expect(await first.text()).toBe(card.vcard);
-    const again = await request(`/carddav/blocklist/${card.name}`, { headers: { authorization: GOOD, 'if-none-match': card.etag } });
+    const again = await request(`/carddav/blocklist/${card.name}`, {
+      headers: { authorization: GOOD, 'if-none-match': card.etag },
+    });
     expect(again.status).toBe(304);
   });
 
@@ -146,7 +190,11 @@ describe('blocklist feed', () => {
     try {
       const after = await feed.refresh();
       expect(after.ctag).not.toBe(before.ctag);
-      const propfind = await request('/carddav/blocklist/', { method: 'PROPFIND', headers: { authorization: GOOD, depth: '0' }, body: '<d:propfind xmlns:d="DAV:" xmlns:cs="http://calendarserver.org/ns/"><d:prop><cs:getctag/><d:sync-token/></d:prop></d:propfind>' });
+      const propfind = await request('/carddav/blocklist/', {
+        method: 'PROPFIND',
+        headers: { authorization: GOOD, depth: '0' },
+        body: '<d:propfind xmlns:d="DAV:" xmlns:cs="http://calendarserver.org/ns/"><d:prop><cs:getctag/><d:sync-token/></d:prop></d:propfind>',
+      });
       expect(await propfind.text()).toContain(`<cs:getctag>${after.ctag}</cs:getctag>`);
     } finally {
       lists.remove('+33699000000');
@@ -176,11 +224,16 @@ describe('blocklist feed', () => {
 
   it('serves the SpamBlocker workflow that downloads the CSV with the caller’s own credentials', async () => {
     const answer = await request('/integrations/spamblocker/workflow.json', { headers: { authorization: GOOD } });
-    const workflow = (await answer.json()) as { desc: string; actions: Array<{ type: string; url?: string; header?: string; description?: string }> };
+    const workflow = (await answer.json()) as {
+      desc: string;
+      actions: Array<{ type: string; url?: string; header?: string; description?: string }>;
+    };
     expect(workflow.actions.map((action) => action.type)).toEqual(['HttpDownload', 'ParseCSV', 'ImportAsRegexRule']);
     // Built for 127.0.0.1 without PUBLIC_URL: it says so; the rule's own description (what Replace finds it by) stays.
     expect(workflow.desc).toBe('phone-reputation blocklist (loopback address: set PUBLIC_URL)');
-    expect(answer.headers.get('x-public-url-warning')).toMatch(/loopback address, which a phone cannot reach: set PUBLIC_URL/);
+    expect(answer.headers.get('x-public-url-warning')).toMatch(
+      /loopback address, which a phone cannot reach: set PUBLIC_URL/,
+    );
     expect(workflow.actions[2]?.description).toBe('phone-reputation blocklist');
     expect(workflow.actions[0]?.url).toBe(`${server.baseUrl}/feed/blocklist.csv`);
     expect(workflow.actions[0]?.header).toBe(`Authorization: ${GOOD}`);
@@ -192,7 +245,11 @@ describe('blocklist feed', () => {
     expect(redirect.headers.get('location')).toBe('/carddav/');
     const options = await request('/carddav/', { method: 'OPTIONS' });
     expect(options.headers.get('dav')).toContain('addressbook');
-    const home = await request('/carddav/', { method: 'PROPFIND', headers: { authorization: GOOD, depth: '0' }, body: '<propfind xmlns="DAV:"><prop><current-user-principal/><addressbook-home-set xmlns="urn:ietf:params:xml:ns:carddav"/></prop></propfind>' });
+    const home = await request('/carddav/', {
+      method: 'PROPFIND',
+      headers: { authorization: GOOD, depth: '0' },
+      body: '<propfind xmlns="DAV:"><prop><current-user-principal/><addressbook-home-set xmlns="urn:ietf:params:xml:ns:carddav"/></prop></propfind>',
+    });
     const text = await home.text();
     expect(text).toContain('<d:current-user-principal><d:href>/carddav/</d:href></d:current-user-principal>');
     expect(text).toContain('<card:addressbook-home-set><d:href>/carddav/</d:href></card:addressbook-home-set>');
@@ -200,13 +257,24 @@ describe('blocklist feed', () => {
 
   it('refuses a body that is not a whole WebDAV document with 400, and a large multiget parsed in slices is answered whole', async () => {
     const headers = { authorization: GOOD, 'content-type': 'text/xml', depth: '1' };
-    for (const body of [PROPFIND_BODY.slice(0, -20), multigetBody(['/carddav/blocklist/x.vcf']).slice(0, -10), '<a/><b/>']) {
-      const refused = await request('/carddav/blocklist/', { method: body.includes('multiget') ? 'REPORT' : 'PROPFIND', headers, body });
+    for (const body of [
+      PROPFIND_BODY.slice(0, -20),
+      multigetBody(['/carddav/blocklist/x.vcf']).slice(0, -10),
+      '<a/><b/>',
+    ]) {
+      const refused = await request('/carddav/blocklist/', {
+        method: body.includes('multiget') ? 'REPORT' : 'PROPFIND',
+        headers,
+        body,
+      });
       expect(refused.status).toBe(400);
       expect(await refused.json()).toMatchObject({ type: '/problems/bad-request' });
     }
     // A thousand hrefs (about 60 KiB), most of them unknown: each answered, in the order asked.
-    const hrefs = [...feed.snapshot().cards.map((card) => `/carddav/blocklist/${card.name}`), ...Array.from({ length: 1000 }, (_, index) => `/carddav/blocklist/none-${index}.vcf`)].slice(0, 1000);
+    const hrefs = [
+      ...feed.snapshot().cards.map((card) => `/carddav/blocklist/${card.name}`),
+      ...Array.from({ length: 1000 }, (_, index) => `/carddav/blocklist/none-${index}.vcf`),
+    ].slice(0, 1000);
     const answer = await request('/carddav/blocklist/', { method: 'REPORT', headers, body: multigetBody(hrefs) });
     expect(answer.status).toBe(207);
     expect(responsesOf(await answer.text()).map((response) => response.href)).toEqual(hrefs);
@@ -220,8 +288,17 @@ describe('blocklist feed', () => {
       expect(await refused.text()).not.toContain('+33');
     }
     const card = feed.snapshot().cards[0];
-    for (const [method, path] of [['PUT', `/carddav/blocklist/${card?.name ?? 'x.vcf'}`], ['DELETE', '/carddav/blocklist/'], ['PROPPATCH', '/carddav/blocklist/'], ['MKCOL', '/carddav/new/']] as const) {
-      const refused = await request(path, { method, headers: { authorization: GOOD, 'content-type': 'text/vcard' }, ...(method === 'PUT' ? { body: 'BEGIN:VCARD\r\nEND:VCARD\r\n' } : {}) });
+    for (const [method, path] of [
+      ['PUT', `/carddav/blocklist/${card?.name ?? 'x.vcf'}`],
+      ['DELETE', '/carddav/blocklist/'],
+      ['PROPPATCH', '/carddav/blocklist/'],
+      ['MKCOL', '/carddav/new/'],
+    ] as const) {
+      const refused = await request(path, {
+        method,
+        headers: { authorization: GOOD, 'content-type': 'text/vcard' },
+        ...(method === 'PUT' ? { body: 'BEGIN:VCARD\r\nEND:VCARD\r\n' } : {}),
+      });
       if (path === '/carddav/new/') {
         expect(refused.status, `${method} ${path}`).toBe(404);
         continue;
@@ -237,12 +314,28 @@ describe('blocklist feed: off and rate limited', () => {
     const server = await startTestServer({ overrides: { sources: scoredSources({ '+33698765432': 8 }) } });
     try {
       expect(server.deps.blocklistFeed).toBeUndefined();
-      const paths = [['GET', '/feed/blocklist.csv'], ['GET', '/feed/blocklist.vcf'], ['PROPFIND', '/carddav/'], ['REPORT', '/carddav/blocklist/'], ['GET', '/carddav/blocklist/x.vcf'], ['GET', '/integrations/spamblocker/workflow.json'], ['GET', '/.well-known/carddav']] as const;
+      const paths = [
+        ['GET', '/feed/blocklist.csv'],
+        ['GET', '/feed/blocklist.vcf'],
+        ['PROPFIND', '/carddav/'],
+        ['REPORT', '/carddav/blocklist/'],
+        ['GET', '/carddav/blocklist/x.vcf'],
+        ['GET', '/integrations/spamblocker/workflow.json'],
+        ['GET', '/.well-known/carddav'],
+      ] as const;
       for (const [method, path] of paths) {
-        const answer = await fetch(`${server.baseUrl}${path}`, { method, headers: { authorization: GOOD }, redirect: 'manual' });
+        const answer = await fetch(`${server.baseUrl}${path}`, {
+          method,
+          headers: { authorization: GOOD },
+          redirect: 'manual',
+        });
         expect(answer.status, path).toBe(404);
         expect(answer.headers.get('content-type'), path).toBe('application/problem+json; charset=utf-8');
-        expect(await answer.json(), path).toMatchObject({ status: 404, type: '/problems/route-not-found', detail: expect.stringContaining('setting FEED_PASSWORD') });
+        expect(await answer.json(), path).toMatchObject({
+          status: 404,
+          type: '/problems/route-not-found',
+          detail: expect.stringContaining('setting FEED_PASSWORD'),
+        });
       }
       const head = await fetch(`${server.baseUrl}/feed/blocklist.csv`, { method: 'HEAD' });
       expect(head.status).toBe(404);
@@ -254,10 +347,20 @@ describe('blocklist feed: off and rate limited', () => {
   });
 
   it('counts failed attempts against the rate limit, so past it even the right password gets 429', async () => {
-    const server = await startTestServer({ env: { FEED_PASSWORD: PASSWORD, RATE_LIMIT_MAX: '3', RATE_LIMIT_WINDOW_S: '60' }, overrides: { sources: scoredSources({}) } });
+    const server = await startTestServer({
+      env: { FEED_PASSWORD: PASSWORD, RATE_LIMIT_MAX: '3', RATE_LIMIT_WINDOW_S: '60' },
+      overrides: { sources: scoredSources({}) },
+    });
     try {
       const statuses: number[] = [];
-      for (let attempt = 0; attempt < 3; attempt += 1) statuses.push((await fetch(`${server.baseUrl}/feed/blocklist.csv`, { headers: { authorization: basic('blocklist', `guess ${attempt}`) } })).status);
+      for (let attempt = 0; attempt < 3; attempt += 1)
+        statuses.push(
+          (
+            await fetch(`${server.baseUrl}/feed/blocklist.csv`, {
+              headers: { authorization: basic('blocklist', `guess ${attempt}`) },
+            })
+          ).status,
+        );
       statuses.push((await fetch(`${server.baseUrl}/feed/blocklist.csv`, { headers: { authorization: GOOD } })).status);
       expect(statuses).toEqual([401, 401, 401, 429]);
     } finally {
@@ -279,25 +382,56 @@ function getFrom(localAddress: string, url: string): Promise<number> {
 
 describe('blocklist feed: whose lookups are recorded (issue 44, finding 9)', () => {
   const SCORES = { '+33698765432': 8, '+33698765433': 8 };
-  const recordedAfter = async (env: Record<string, string>, lookups: ReadonlyArray<[from: string, number: string]>): Promise<string[]> => {
-    const server = await startTestServer({ env: { FEED_PASSWORD: PASSWORD, RATE_LIMIT_MAX: '0', ...env }, overrides: { sources: scoredSources(SCORES), operatorLists: new InMemoryOperatorLists([]), feedRefreshIntervalMs: 3_600_000 } });
+  const recordedAfter = async (
+    env: Record<string, string>,
+    lookups: ReadonlyArray<[from: string, number: string]>,
+  ): Promise<string[]> => {
+    const server = await startTestServer({
+      env: { FEED_PASSWORD: PASSWORD, RATE_LIMIT_MAX: '0', ...env },
+      overrides: {
+        sources: scoredSources(SCORES),
+        operatorLists: new InMemoryOperatorLists([]),
+        feedRefreshIntervalMs: 3_600_000,
+      },
+    });
     try {
-      for (const [from, number] of lookups) expect(await getFrom(from, `${server.baseUrl}/api/phone/${number}/verdict`)).toBe(200);
+      for (const [from, number] of lookups)
+        expect(await getFrom(from, `${server.baseUrl}/api/phone/${number}/verdict`)).toBe(200);
       const snapshot = await server.deps.blocklistFeed?.refresh();
-      return (snapshot?.entries ?? []).filter((entry) => entry.source === 'recent').map((entry) => `+${entry.digits}`).sort();
+      return (snapshot?.entries ?? [])
+        .filter((entry) => entry.source === 'recent')
+        .map((entry) => `+${entry.digits}`)
+        .sort();
     } finally {
       await server.close();
     }
   };
 
   it('records the lookups of the RATE_LIMIT_EXEMPT clients only, never a stranger’s', async () => {
-    expect(await recordedAfter({ RATE_LIMIT_EXEMPT: '127.0.0.2' }, [['127.0.0.2', '0698765432'], ['127.0.0.3', '0698765433']])).toEqual(['+33698765432']);
+    expect(
+      await recordedAfter({ RATE_LIMIT_EXEMPT: '127.0.0.2' }, [
+        ['127.0.0.2', '0698765432'],
+        ['127.0.0.3', '0698765433'],
+      ]),
+    ).toEqual(['+33698765432']);
   });
 
   it('records the lookups of the clients FEED_RECORD_FROM names instead, and nobody’s without either', async () => {
-    expect(await recordedAfter({ RATE_LIMIT_EXEMPT: '127.0.0.2', FEED_RECORD_FROM: '127.0.0.3' }, [['127.0.0.2', '0698765432'], ['127.0.0.3', '0698765433']])).toEqual(['+33698765433']);
-    expect(await recordedAfter({}, [['127.0.0.2', '0698765432'], ['127.0.0.3', '0698765433']])).toEqual([]);
-    expect(await recordedAfter({ RATE_LIMIT_EXEMPT: '127.0.0.2', FEED_RECORD_FROM: 'none' }, [['127.0.0.2', '0698765432']])).toEqual([]);
+    expect(
+      await recordedAfter({ RATE_LIMIT_EXEMPT: '127.0.0.2', FEED_RECORD_FROM: '127.0.0.3' }, [
+        ['127.0.0.2', '0698765432'],
+        ['127.0.0.3', '0698765433'],
+      ]),
+    ).toEqual(['+33698765433']);
+    expect(
+      await recordedAfter({}, [
+        ['127.0.0.2', '0698765432'],
+        ['127.0.0.3', '0698765433'],
+      ]),
+    ).toEqual([]);
+    expect(
+      await recordedAfter({ RATE_LIMIT_EXEMPT: '127.0.0.2', FEED_RECORD_FROM: 'none' }, [['127.0.0.2', '0698765432']]),
+    ).toEqual([]);
   });
 });
 
@@ -317,13 +451,20 @@ describe('blocklist feed: what the lists allow, and a rebuild that fails (issue 
         return rules.activeRules(now);
       },
     };
-    const server = await startTestServer({ env: { FEED_PASSWORD: PASSWORD, RATE_LIMIT_MAX: '0' }, overrides: { sources: scoredSources({}), operatorLists: lists, feedRefreshIntervalMs: 3_600_000 } });
+    const server = await startTestServer({
+      env: { FEED_PASSWORD: PASSWORD, RATE_LIMIT_MAX: '0' },
+      overrides: { sources: scoredSources({}), operatorLists: lists, feedRefreshIntervalMs: 3_600_000 },
+    });
     try {
       const feed = server.deps.blocklistFeed;
       if (feed === undefined) throw new Error('the feed is on with FEED_PASSWORD');
       await feed.refresh();
-      const csv = await (await fetch(`${server.baseUrl}/feed/blocklist.csv`, { headers: { authorization: GOOD } })).text();
-      const vcf = await (await fetch(`${server.baseUrl}/feed/blocklist.vcf`, { headers: { authorization: GOOD } })).text();
+      const csv = await (
+        await fetch(`${server.baseUrl}/feed/blocklist.csv`, { headers: { authorization: GOOD } })
+      ).text();
+      const vcf = await (
+        await fetch(`${server.baseUrl}/feed/blocklist.vcf`, { headers: { authorization: GOOD } })
+      ).text();
       expect(csv).toContain('33170.*');
       expect(csv).not.toContain('33612345678');
       expect(telsOf(vcf)).toEqual(['+33170*']);
@@ -338,7 +479,11 @@ describe('blocklist feed: what the lists allow, and a rebuild that fails (issue 
         expect(refused.headers.get('content-type')).toMatch(/^application\/problem\+json/);
         expect(refused.headers.get('retry-after')).toBe('60');
       }
-      const report = await fetch(`${server.baseUrl}/carddav/blocklist/`, { method: 'PROPFIND', headers: { authorization: GOOD, depth: '1' }, body: PROPFIND_BODY });
+      const report = await fetch(`${server.baseUrl}/carddav/blocklist/`, {
+        method: 'PROPFIND',
+        headers: { authorization: GOOD, depth: '1' },
+        body: PROPFIND_BODY,
+      });
       expect(report.status).toBe(503);
       // Without credentials it is still a 401: a failing feed tells a stranger nothing.
       expect((await fetch(`${server.baseUrl}/feed/blocklist.csv`)).status).toBe(401);
@@ -376,7 +521,8 @@ describe('blocklist feed: an allowed number is kept nowhere (issue 44, finding 1
     try {
       await waitFor(() => server.deps.redis?.health() === 'ok');
       // The allowed number first: its record, if any, is written before the blocked one's.
-      for (const number of ['0611111111', '0698765432']) expect((await fetch(`${server.baseUrl}/api/phone/${number}`)).status).toBe(200);
+      for (const number of ['0611111111', '0698765432'])
+        expect((await fetch(`${server.baseUrl}/api/phone/${number}`)).status).toBe(200);
       await waitFor(async () => (await admin.zscore(`${prefix}feed:blocked`, '+33698765432')) !== null);
       expect(await admin.zscore(`${prefix}feed:blocked`, '+33611111111')).toBeNull();
       // No key of the deployment names it (the caches key on a keyed hash).
@@ -390,4 +536,3 @@ describe('blocklist feed: an allowed number is kept nowhere (issue 44, finding 1
     }
   });
 });
-

@@ -28,7 +28,13 @@ describe('a lookup with waitMs against upstreams slower than the wait', () => {
 
   beforeAll(async () => {
     sites = await startFakeUpstreamSites({ scenarios: { '0612345678': KNOWN_NUMBER }, delayMs: UPSTREAM_DELAY_MS });
-    const config = loadConfig({ HASH_SECRET: 'test-secret-0123456789', ...sites.env(), RATE_LIMIT_MAX: '0', SOURCE_TIMEOUT_MS: '6000', LOOKUP_TIMEOUT_MS: '7000' });
+    const config = loadConfig({
+      HASH_SECRET: 'test-secret-0123456789',
+      ...sites.env(),
+      RATE_LIMIT_MAX: '0',
+      SOURCE_TIMEOUT_MS: '6000',
+      LOOKUP_TIMEOUT_MS: '7000',
+    });
     deps = await createServiceDependencies(config, undefined, { numberingPlan: testNumberingPlan() });
     app = await buildApp({ ...deps.app });
     await app.listen({ port: 0, host: '127.0.0.1' });
@@ -48,7 +54,9 @@ describe('a lookup with waitMs against upstreams slower than the wait', () => {
   it('answers a burst by the deadline with every slot pending, asks each site once, and the next request is served from the cache it filled', async () => {
     const { lookupService } = deps.app;
     const startedAt = performance.now();
-    const burst = await Promise.all(Array.from({ length: 10 }, () => lookupService.lookup(number, { waitMs: WAIT_MS })));
+    const burst = await Promise.all(
+      Array.from({ length: 10 }, () => lookupService.lookup(number, { waitMs: WAIT_MS })),
+    );
     const elapsedMs = performance.now() - startedAt;
     // The deadline is the behaviour under test: answered long before any site could answer
     // (UPSTREAM_DELAY_MS), with a second of slack over the wait for a loaded machine.
@@ -64,7 +72,10 @@ describe('a lookup with waitMs against upstreams slower than the wait', () => {
     await waitFor(() => lookupService.peekFresh?.(number) !== undefined, 15_000);
     const response = await fetch(`${baseUrl}/api/phone/0612345678/score`);
     expect(response.status).toBe(200);
-    const body = (await response.json()) as { data: { score: number | null }; meta: { sources: Record<string, { status: string; cache?: string }> } };
+    const body = (await response.json()) as {
+      data: { score: number | null };
+      meta: { sources: Record<string, { status: string; cache?: string }> };
+    };
     expect(body.data.score).toBe(8);
     for (const slot of SOURCE_SLOTS) expect(body.meta.sources[slot]).toMatchObject({ status: 'ok', cache: 'hit' });
     expect(response.headers.get('cache-control')).toMatch(/^public, max-age=\d+$/);

@@ -19,7 +19,9 @@ const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
 /** The tellows API fixture (score 8) with every comment's caller type replaced. */
 function primaryAnswer(category: string): string {
-  const document = JSON.parse(fixtureText('tellowsApi', 'api-normal.json')) as { tellows: { commentList: { comment: { callerType: string }[] } } };
+  const document = JSON.parse(fixtureText('tellowsApi', 'api-normal.json')) as {
+    tellows: { commentList: { comment: { callerType: string }[] } };
+  };
   for (const comment of document.tellows.commentList.comment) comment.callerType = category;
   // JSON.stringify writes a lone surrogate as a \uD800 escape, as a hostile upstream would.
   return JSON.stringify(document);
@@ -41,13 +43,21 @@ beforeAll(async () => {
       response.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
       response.end(category === undefined ? unknown('tellowsApi') : Buffer.from(primaryAnswer(category), 'utf8'));
     } else if (request.method === 'POST' && path === '/fr/search') {
-      response.writeHead(302, { location: `/fr/numero/${encodeURIComponent(new URLSearchParams(request.body).get('q') ?? '')}` }).end();
-    } else if (/^\/fr\/numero\//.test(path)) response.writeHead(200, { 'content-type': 'text/html' }).end(unknown('telguarder'));
+      response
+        .writeHead(302, {
+          location: `/fr/numero/${encodeURIComponent(new URLSearchParams(request.body).get('q') ?? '')}`,
+        })
+        .end();
+    } else if (/^\/fr\/numero\//.test(path))
+      response.writeHead(200, { 'content-type': 'text/html' }).end(unknown('telguarder'));
     else if (/^\/num\//.test(path)) response.writeHead(200, { 'content-type': 'text/html' }).end(unknown('tellowsWeb'));
-    else if (/^\/numero\//.test(path)) response.writeHead(200, { 'content-type': 'text/html' }).end(unknown('numeroinconnu'));
+    else if (/^\/numero\//.test(path))
+      response.writeHead(200, { 'content-type': 'text/html' }).end(unknown('numeroinconnu'));
     else response.writeHead(404).end();
   });
-  server = await startTestServer({ env: { ...upstreamEnv(upstream.url), TELLOWS_API_KEY: 'test-partner-key', RATE_LIMIT_MAX: '0' } });
+  server = await startTestServer({
+    env: { ...upstreamEnv(upstream.url), TELLOWS_API_KEY: 'test-partner-key', RATE_LIMIT_MAX: '0' },
+  });
 });
 
 afterAll(async () => {

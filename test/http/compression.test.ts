@@ -17,9 +17,18 @@ interface RawAnswer {
   body: Buffer;
 }
 
-async function get(baseUrl: string, path: string, headers: Record<string, string> = {}, method: 'GET' | 'HEAD' = 'GET'): Promise<RawAnswer> {
+async function get(
+  baseUrl: string,
+  path: string,
+  headers: Record<string, string> = {},
+  method: 'GET' | 'HEAD' = 'GET',
+): Promise<RawAnswer> {
   const response = await request(`${baseUrl}${path}`, { method, headers });
-  return { status: response.statusCode, headers: response.headers, body: Buffer.from(await response.body.arrayBuffer()) };
+  return {
+    status: response.statusCode,
+    headers: response.headers,
+    body: Buffer.from(await response.body.arrayBuffer()),
+  };
 }
 
 const header = (answer: RawAnswer, name: string): string | undefined => {
@@ -30,7 +39,11 @@ const header = (answer: RawAnswer, name: string): string | undefined => {
 const DECODERS = { br: brotliDecompressSync, gzip: gunzipSync } as const;
 
 /** The identity answer, then the br and gzip answers decoded to it, each with Vary and the coding. */
-async function expectCompressedLikeIdentity(baseUrl: string, path: string, codings: readonly ('br' | 'gzip')[] = ['br', 'gzip']): Promise<RawAnswer> {
+async function expectCompressedLikeIdentity(
+  baseUrl: string,
+  path: string,
+  codings: readonly ('br' | 'gzip')[] = ['br', 'gzip'],
+): Promise<RawAnswer> {
   const identity = await get(baseUrl, path);
   expect(identity.status).toBe(200);
   expect(header(identity, 'content-encoding')).toBeUndefined();
@@ -43,7 +56,10 @@ async function expectCompressedLikeIdentity(baseUrl: string, path: string, codin
     expect(header(compressed, 'content-type')).toBe(header(identity, 'content-type'));
     expect(Number(header(compressed, 'content-length'))).toBe(compressed.body.length);
     expect(compressed.body.length).toBeLessThan(identity.body.length);
-    expect(DECODERS[coding](compressed.body).equals(identity.body), `${path} in ${coding} decodes to the identity bytes`).toBe(true);
+    expect(
+      DECODERS[coding](compressed.body).equals(identity.body),
+      `${path} in ${coding} decodes to the identity bytes`,
+    ).toBe(true);
   }
   return identity;
 }
@@ -62,8 +78,19 @@ describe('/openapi.json compressed', () => {
     const identity = await expectCompressedLikeIdentity(server.baseUrl, '/openapi.json');
     expect((JSON.parse(identity.body.toString('utf8')) as { openapi: string }).openapi).toBe('3.1.0');
     for (const acceptEncoding of [undefined, 'br', 'gzip']) {
-      const answer = await get(server.baseUrl, '/openapi.json', acceptEncoding === undefined ? {} : { 'accept-encoding': acceptEncoding });
-      await expectDocumentedAnswer(server.app, { method: 'GET', path: '/openapi.json', status: answer.status, contentType: header(answer, 'content-type'), body: identity.body.toString('utf8'), headers: answer.headers });
+      const answer = await get(
+        server.baseUrl,
+        '/openapi.json',
+        acceptEncoding === undefined ? {} : { 'accept-encoding': acceptEncoding },
+      );
+      await expectDocumentedAnswer(server.app, {
+        method: 'GET',
+        path: '/openapi.json',
+        status: answer.status,
+        contentType: header(answer, 'content-type'),
+        body: identity.body.toString('utf8'),
+        headers: answer.headers,
+      });
     }
   });
 
@@ -87,8 +114,14 @@ describe('/openapi.json compressed', () => {
 });
 
 describe('the docs compressed', () => {
-  it('sends swagger-ui\'s bundle, styles and generated initializer in br and gzip, decoding to the identity bytes', async () => {
-    for (const path of ['/docs/static/swagger-ui-bundle.js', '/docs/static/swagger-ui.css', '/docs/static/swagger-ui-standalone-preset.js', '/docs/static/swagger-initializer.js', '/docs/json']) {
+  it("sends swagger-ui's bundle, styles and generated initializer in br and gzip, decoding to the identity bytes", async () => {
+    for (const path of [
+      '/docs/static/swagger-ui-bundle.js',
+      '/docs/static/swagger-ui.css',
+      '/docs/static/swagger-ui-standalone-preset.js',
+      '/docs/static/swagger-initializer.js',
+      '/docs/json',
+    ]) {
       await expectCompressedLikeIdentity(server.baseUrl, path);
     }
   });
@@ -96,7 +129,10 @@ describe('the docs compressed', () => {
   it('drops the byte ranges of a static file it sends compressed, and still answers a range in identity', async () => {
     const compressed = await get(server.baseUrl, '/docs/static/swagger-ui.css', { 'accept-encoding': 'br' });
     expect(header(compressed, 'accept-ranges')).toBeUndefined();
-    const range = await get(server.baseUrl, '/docs/static/swagger-ui.css', { 'accept-encoding': 'br', range: 'bytes=0-99' });
+    const range = await get(server.baseUrl, '/docs/static/swagger-ui.css', {
+      'accept-encoding': 'br',
+      range: 'bytes=0-99',
+    });
     expect(range.status).toBe(206);
     expect(header(range, 'content-encoding')).toBeUndefined();
     expect(range.body.length).toBe(100);
@@ -125,7 +161,10 @@ describe('the docs compressed', () => {
     const first = await get(server.baseUrl, '/docs/static/swagger-ui.css', { 'accept-encoding': 'gzip' });
     const etag = header(first, 'etag');
     expect(etag).toBeDefined();
-    const again = await get(server.baseUrl, '/docs/static/swagger-ui.css', { 'accept-encoding': 'gzip', 'if-none-match': etag ?? '' });
+    const again = await get(server.baseUrl, '/docs/static/swagger-ui.css', {
+      'accept-encoding': 'gzip',
+      'if-none-match': etag ?? '',
+    });
     expect(again.status).toBe(304);
     expect(again.body.length).toBe(0);
   });
@@ -146,7 +185,9 @@ describe('/metrics compressed', () => {
     expect(header(plain, 'vary')).toBe('Accept-Encoding');
     expect(plain.body.toString('utf8')).toContain('# TYPE phone_rep_http_requests_total counter');
     // Brotli only: the scrape is made per request and gzip is all this route makes.
-    expect(header(await get(server.baseUrl, '/metrics', { 'accept-encoding': 'br' }), 'content-encoding')).toBeUndefined();
+    expect(
+      header(await get(server.baseUrl, '/metrics', { 'accept-encoding': 'br' }), 'content-encoding'),
+    ).toBeUndefined();
   });
 
   describe('on METRICS_PORT', () => {

@@ -42,7 +42,9 @@ function openAndAsk(port: number, localAddress: string): Promise<HeldSocket> {
 async function openMany(port: number, localAddress: string, count: number): Promise<HeldSocket[]> {
   const held: HeldSocket[] = [];
   for (let start = 0; start < count; start += 200) {
-    const batch = await Promise.all(Array.from({ length: Math.min(200, count - start) }, () => openAndAsk(port, localAddress)));
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(200, count - start) }, () => openAndAsk(port, localAddress)),
+    );
     held.push(...batch);
     await Promise.all(batch.map((h) => h.outcome));
   }

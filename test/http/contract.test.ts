@@ -39,7 +39,20 @@ function expectProblem(answer: Answer, status: number, message: string): void {
   expect(typeof body.type).toBe('string');
   expect(typeof body.requestId).toBe('string');
   expect(body.requestId).toBe(answer.headers.get('x-request-id'));
-  const allowed = new Set(['type', 'title', 'status', 'detail', 'requestId', 'success', 'error', 'code', 'number', 'phoneInfo', 'sources', 'meta']);
+  const allowed = new Set([
+    'type',
+    'title',
+    'status',
+    'detail',
+    'requestId',
+    'success',
+    'error',
+    'code',
+    'number',
+    'phoneInfo',
+    'sources',
+    'meta',
+  ]);
   for (const key of Object.keys(body)) expect(allowed.has(key)).toBe(true);
   expect(answer.text).not.toMatch(/at .*\.(ts|js):\d+/); // no stack trace
 }
@@ -64,8 +77,21 @@ describe('contract: phone endpoints with every source answering', () => {
     const data = answer.body.data as Record<string, Record<string, unknown>>;
     expect(sortedKeys(data)).toEqual(['number', 'phoneInfo', 'sources']);
     expect(data.number).toBe('0612345678');
-    expect(sortedKeys(data.phoneInfo)).toEqual(['e164', 'isNPV', 'national', 'originalCarrier', 'rangeLabel', 'region', 'type']);
-    expect(data.phoneInfo).toMatchObject({ national: '06 12 34 56 78', e164: '+33612345678', type: 'mobile', isNPV: false });
+    expect(sortedKeys(data.phoneInfo)).toEqual([
+      'e164',
+      'isNPV',
+      'national',
+      'originalCarrier',
+      'rangeLabel',
+      'region',
+      'type',
+    ]);
+    expect(data.phoneInfo).toMatchObject({
+      national: '06 12 34 56 78',
+      e164: '+33612345678',
+      type: 'mobile',
+      isNPV: false,
+    });
     const reported = data.sources as unknown as typeof SAMPLE_DATA;
     expect(sortedKeys(reported)).toEqual(['community', 'primary', 'signals']);
     expect(reported).toEqual(SAMPLE_DATA);
@@ -141,7 +167,12 @@ describe('contract: phone endpoints with every source answering', () => {
   );
 
   it('answers HEAD wherever GET exists, with headers and no body', async () => {
-    for (const path of ['/api/phone/0612345678', '/api/phone/0612345678/score', '/api/phone/0612345678/info', '/health']) {
+    for (const path of [
+      '/api/phone/0612345678',
+      '/api/phone/0612345678/score',
+      '/api/phone/0612345678/info',
+      '/health',
+    ]) {
       const answer = await fetchDocumented(server, path, { method: 'HEAD' });
       expect(answer.status).toBe(200);
       expect(answer.text).toBe('');
@@ -164,7 +195,12 @@ describe('contract: phone endpoints with every source answering', () => {
   });
 
   it('sends the CORS headers only to a request with Origin, and tells caches that answers depend on it', async () => {
-    for (const path of ['/api/phone/0612345678', '/api/phone/0612345678/score', '/api/phone/0612345678/info', '/api/phone/0612345678/verdict']) {
+    for (const path of [
+      '/api/phone/0612345678',
+      '/api/phone/0612345678/score',
+      '/api/phone/0612345678/info',
+      '/api/phone/0612345678/verdict',
+    ]) {
       // Twice: the second answer comes from the front cache.
       for (const round of [1, 2]) {
         const plain = await fetch(`${server.baseUrl}${path}`);
@@ -197,7 +233,9 @@ describe('contract: phone endpoints with every source answering', () => {
     expect(answer.status).toBe(200);
     expect(sortedKeys(answer.body)).toEqual(['status', 'timestamp', 'uptime', 'version']);
     expect(answer.body.status).toBe('ok');
-    expect(answer.body.version).toBe(JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version);
+    expect(answer.body.version).toBe(
+      JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version,
+    );
     expect(typeof answer.body.uptime).toBe('number');
     expect(answer.body.uptime as number).toBeGreaterThanOrEqual(0);
     expect(answer.body.timestamp).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
@@ -208,7 +246,10 @@ describe('contract: phone endpoints with every source answering', () => {
     expect(answer.status).toBe(200);
     expect(answer.headers.get('access-control-allow-origin')).toBe('*');
     expect(answer.body.openapi).toBe('3.1.0');
-    const paths = answer.body.paths as Record<string, Record<string, { operationId: string; responses: Record<string, { content?: Record<string, unknown> }> }>>;
+    const paths = answer.body.paths as Record<
+      string,
+      Record<string, { operationId: string; responses: Record<string, { content?: Record<string, unknown> }> }>
+    >;
     // The spec's routes, the number's facts, and the operator's endpoints (not in the spec; documented all the same).
     expect(Object.keys(paths).sort()).toEqual([
       '/api/phone/{number}',
@@ -220,13 +261,31 @@ describe('contract: phone endpoints with every source answering', () => {
       '/health/ready',
       '/openapi.json',
     ]);
-    expect(Object.keys(paths['/api/phone/{number}']?.get?.responses ?? {}).sort()).toEqual(['200', '304', '400', '404', '405', '429', '502', '503']);
-    expect(Object.keys(paths['/api/phone/{number}/info']?.get?.responses ?? {}).sort()).toEqual(['200', '304', '400', '404', '405', '429', '503']);
+    expect(Object.keys(paths['/api/phone/{number}']?.get?.responses ?? {}).sort()).toEqual([
+      '200',
+      '304',
+      '400',
+      '404',
+      '405',
+      '429',
+      '502',
+      '503',
+    ]);
+    expect(Object.keys(paths['/api/phone/{number}/info']?.get?.responses ?? {}).sort()).toEqual([
+      '200',
+      '304',
+      '400',
+      '404',
+      '405',
+      '429',
+      '503',
+    ]);
     for (const [path, item] of Object.entries(paths)) {
       const operation = item.get;
       expect(operation?.operationId, path).toMatch(/^get[A-Z]/);
       for (const [status, response] of Object.entries(operation?.responses ?? {})) {
-        if (Number(status) >= 400) expect(Object.keys(response.content ?? {}), `${path} ${status}`).toContain('application/problem+json');
+        if (Number(status) >= 400)
+          expect(Object.keys(response.content ?? {}), `${path} ${status}`).toContain('application/problem+json');
       }
     }
     const docs = await fetch(`${server.baseUrl}/docs`);
@@ -308,7 +367,14 @@ describe('contract: upstream failures (rule 3)', () => {
     const answer = await get(server, '/api/phone/0698765430');
     expect(answer.status).toBe(200);
     const data = answer.body.data as { sources: typeof SAMPLE_DATA };
-    expect(data.sources.community).toEqual({ dangerPercent: null, visits: null, commentsCount: 0, topCategory: '', lastCommentDate: '', commentList: [] });
+    expect(data.sources.community).toEqual({
+      dangerPercent: null,
+      visits: null,
+      commentsCount: 0,
+      topCategory: '',
+      lastCommentDate: '',
+      commentList: [],
+    });
     expect(data.sources.primary).toEqual(SAMPLE_DATA.primary);
     const meta = answer.body.meta as { sources: Record<string, Record<string, unknown>> };
     expect(meta.sources.community).toMatchObject({ status: 'error', reason: 'parse', cache: 'miss' });
@@ -330,7 +396,10 @@ describe('contract: upstream failures (rule 3)', () => {
 describe('contract: rate limiting (docs/api.md)', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer({ env: { RATE_LIMIT_MAX: '30', RATE_LIMIT_WINDOW_S: '60' }, overrides: { sources: healthyFakeSources() } });
+    server = await startTestServer({
+      env: { RATE_LIMIT_MAX: '30', RATE_LIMIT_WINDOW_S: '60' },
+      overrides: { sources: healthyFakeSources() },
+    });
   });
   afterAll(async () => server.close());
 
@@ -370,7 +439,10 @@ describe('contract: rate limit window slides and trusted proxies', () => {
     // The limiter's clock is the test's: the window slides when the test moves it.
     let nowMs = Date.parse('2026-03-01T12:00:00Z');
     const rateLimitStore = createMemoryRateLimitStore({ now: () => nowMs });
-    const server = await startTestServer({ env: { RATE_LIMIT_MAX: '3', RATE_LIMIT_WINDOW_S: '1' }, overrides: { sources: healthyFakeSources(), rateLimitStore } });
+    const server = await startTestServer({
+      env: { RATE_LIMIT_MAX: '3', RATE_LIMIT_WINDOW_S: '1' },
+      overrides: { sources: healthyFakeSources(), rateLimitStore },
+    });
     try {
       for (let i = 0; i < 3; i += 1) expect((await get(server, '/api/phone/0612345678/score')).status).toBe(200);
       expect((await get(server, '/api/phone/0612345678/score')).status).toBe(429);
@@ -389,7 +461,8 @@ describe('contract: rate limit window slides and trusted proxies', () => {
       overrides: { sources: healthyFakeSources() },
     });
     try {
-      const as = (address: string) => get(server, '/api/phone/0612345678/score', { headers: { 'x-forwarded-for': address } });
+      const as = (address: string) =>
+        get(server, '/api/phone/0612345678/score', { headers: { 'x-forwarded-for': address } });
       expect((await as('198.51.100.1')).status).toBe(200);
       expect((await as('198.51.100.1')).status).toBe(200);
       expect((await as('198.51.100.1')).status).toBe(429);
@@ -473,7 +546,10 @@ describe('contract: the number speaks when the sources are silent', () => {
     const before = sourceCalls();
     const answer = await get(server, '/api/phone/+33%20162%2012%2034%2056/info');
     expect(answer.status).toBe(200);
-    expect(answer.body).toEqual({ success: true, data: { number: '0162123456', phoneInfo: expect.objectContaining({ isNPV: true, e164: '+33162123456' }) } });
+    expect(answer.body).toEqual({
+      success: true,
+      data: { number: '0162123456', phoneInfo: expect.objectContaining({ isNPV: true, e164: '+33162123456' }) },
+    });
     expect((await get(server, '/api/phone/0612345678/info')).status).toBe(200);
     expect(sourceCalls()).toBe(before);
   });
@@ -494,7 +570,10 @@ describe('contract: the number speaks when the sources are silent', () => {
 describe('contract: /info is a phone route like the others', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer({ env: { RATE_LIMIT_MAX: '4', RATE_LIMIT_WINDOW_S: '60' }, overrides: { sources: healthyFakeSources() } });
+    server = await startTestServer({
+      env: { RATE_LIMIT_MAX: '4', RATE_LIMIT_WINDOW_S: '60' },
+      overrides: { sources: healthyFakeSources() },
+    });
   });
   afterAll(async () => server.close());
 

@@ -45,7 +45,8 @@ function expatErrors(documents: readonly string[]): Promise<Array<string | null>
 
 const multiget = (hrefs: readonly string[], props = '<D:getetag/><C:address-data/>'): string =>
   `<?xml version="1.0" encoding="utf-8"?><C:addressbook-multiget xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:carddav"><D:prop>${props}</D:prop>${hrefs.map((href) => `<D:href>${href}</D:href>`).join('')}</C:addressbook-multiget>`;
-const propfind = (props: string): string => `<?xml version="1.0" encoding="utf-8"?><d:propfind xmlns:d="DAV:" xmlns:x="urn:example:other"><d:prop>${props}</d:prop></d:propfind>`;
+const propfind = (props: string): string =>
+  `<?xml version="1.0" encoding="utf-8"?><d:propfind xmlns:d="DAV:" xmlns:x="urn:example:other"><d:prop>${props}</d:prop></d:propfind>`;
 
 describe('WebDAV XML, strictly', () => {
   let server: TestServer;
@@ -65,13 +66,24 @@ describe('WebDAV XML, strictly', () => {
   });
   afterAll(async () => server.close());
 
-  const send = async (method: string, path: string, body?: string, depth = '1'): Promise<{ status: number; type: string; text: string }> => {
-    const response = await fetch(`${server.baseUrl}${path}`, { method, headers: { authorization: AUTH, depth, 'content-type': 'application/xml; charset=utf-8' }, ...(body === undefined ? {} : { body }) });
+  const send = async (
+    method: string,
+    path: string,
+    body?: string,
+    depth = '1',
+  ): Promise<{ status: number; type: string; text: string }> => {
+    const response = await fetch(`${server.baseUrl}${path}`, {
+      method,
+      headers: { authorization: AUTH, depth, 'content-type': 'application/xml; charset=utf-8' },
+      ...(body === undefined ? {} : { body }),
+    });
     return { status: response.status, type: response.headers.get('content-type') ?? '', text: await response.text() };
   };
 
   it('answers every request, hostile ones included, in XML that a strict parser reads', async () => {
-    const cardHref = /<d:href>(\/carddav\/blocklist\/[^<]+\.vcf)<\/d:href>/.exec((await send('PROPFIND', '/carddav/blocklist/', propfind('<d:getetag/>'))).text)?.[1];
+    const cardHref = /<d:href>(\/carddav\/blocklist\/[^<]+\.vcf)<\/d:href>/.exec(
+      (await send('PROPFIND', '/carddav/blocklist/', propfind('<d:getetag/>'))).text,
+    )?.[1];
     expect(cardHref).toBeDefined();
     const exchanges: Array<[string, string, string | undefined, string]> = [
       ['PROPFIND', '/carddav/', undefined, '0'],
@@ -79,13 +91,39 @@ describe('WebDAV XML, strictly', () => {
       ['PROPFIND', '/carddav/', '<?xml version="1.0"?><d:propfind xmlns:d="DAV:"><d:allprop/></d:propfind>', '1'],
       ['PROPFIND', '/carddav/blocklist/', propfind('<d:getetag/><d:displayname/><d:resourcetype/><x:getctag/>'), '1'],
       // Properties named like members of every JavaScript object, and unknown ones in other namespaces.
-      ['PROPFIND', '/carddav/blocklist/', propfind('<d:constructor/><x:tostring/><x:valueof/><x:proto/><d:getcontentlength/>'), '1'],
-      ['PROPFIND', '/carddav/', propfind('<d:current-user-principal/><d:principal-URL/><d:supported-report-set/>'), '0'],
+      [
+        'PROPFIND',
+        '/carddav/blocklist/',
+        propfind('<d:constructor/><x:tostring/><x:valueof/><x:proto/><d:getcontentlength/>'),
+        '1',
+      ],
+      [
+        'PROPFIND',
+        '/carddav/',
+        propfind('<d:current-user-principal/><d:principal-URL/><d:supported-report-set/>'),
+        '0',
+      ],
       ['REPORT', '/carddav/blocklist/', multiget([cardHref ?? '', '/carddav/blocklist/none.vcf']), '1'],
       // Hrefs the server does not have, echoed back: escaped characters, a CDATA section, non-ASCII, a ]]>.
-      ['REPORT', '/carddav/blocklist/', multiget(['/carddav/blocklist/a&amp;b&lt;c&gt;.vcf', '<![CDATA[/carddav/blocklist/<x>&"]]>', '/carddav/blocklist/é™😀.vcf', '/x]]&gt;y', '&#xFFFD;&#x10FFFF;']), '1'],
+      [
+        'REPORT',
+        '/carddav/blocklist/',
+        multiget([
+          '/carddav/blocklist/a&amp;b&lt;c&gt;.vcf',
+          '<![CDATA[/carddav/blocklist/<x>&"]]>',
+          '/carddav/blocklist/é™😀.vcf',
+          '/x]]&gt;y',
+          '&#xFFFD;&#x10FFFF;',
+        ]),
+        '1',
+      ],
       ['REPORT', '/carddav/blocklist/', multiget([cardHref ?? ''], '<D:constructor/><C:address-data/>'), '1'],
-      ['REPORT', '/carddav/blocklist/', '<C:addressbook-query xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:carddav"><D:prop><D:getetag/></D:prop><C:filter/></C:addressbook-query>', '1'],
+      [
+        'REPORT',
+        '/carddav/blocklist/',
+        '<C:addressbook-query xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:carddav"><D:prop><D:getetag/></D:prop><C:filter/></C:addressbook-query>',
+        '1',
+      ],
       ['PUT', '/carddav/blocklist/x.vcf', 'BEGIN:VCARD', '0'],
       ['DELETE', `${cardHref ?? ''}?q=<&>"`, undefined, '0'],
       ['PROPPATCH', '/carddav/blocklist/', propfind('<d:displayname/>'), '0'],
@@ -98,7 +136,11 @@ describe('WebDAV XML, strictly', () => {
       answers.push(answer.text);
     }
     const verdicts = await expatErrors(answers);
-    for (const [index, verdict] of verdicts.entries()) expect(verdict, `${exchanges[index]?.[0] ?? ''} ${exchanges[index]?.[1] ?? ''}: ${answers[index]?.slice(0, 400) ?? ''}`).toBeNull();
+    for (const [index, verdict] of verdicts.entries())
+      expect(
+        verdict,
+        `${exchanges[index]?.[0] ?? ''} ${exchanges[index]?.[1] ?? ''}: ${answers[index]?.slice(0, 400) ?? ''}`,
+      ).toBeNull();
   });
 
   it('refuses an ill-formed body with a 400 problem, as RFC 4918 §8.2 requires, for PROPFIND and REPORT', async () => {
@@ -113,11 +155,16 @@ describe('WebDAV XML, strictly', () => {
       multiget(['/carddav/blocklist/a.vcf']).replace('<D:href>', '<D:href checked>'),
     ];
     // The same bodies, by an independent strict parser: each is indeed ill-formed.
-    for (const [index, verdict] of (await expatErrors(illFormed)).entries()) expect(verdict, illFormed[index]).not.toBeNull();
+    for (const [index, verdict] of (await expatErrors(illFormed)).entries())
+      expect(verdict, illFormed[index]).not.toBeNull();
     // Well-formed, but with a DTD, which a server may refuse (RFC 4918 §20.6: entity expansion attacks): refused too.
-    const withDtd = '<?xml version="1.0"?><!DOCTYPE d:propfind [<!ENTITY big "x">]><d:propfind xmlns:d="DAV:"><d:prop>&big;</d:prop></d:propfind>';
+    const withDtd =
+      '<?xml version="1.0"?><!DOCTYPE d:propfind [<!ENTITY big "x">]><d:propfind xmlns:d="DAV:"><d:prop>&big;</d:prop></d:propfind>';
     for (const body of [...illFormed, withDtd]) {
-      for (const [method, path] of [['PROPFIND', '/carddav/blocklist/'], ['REPORT', '/carddav/blocklist/']] as const) {
+      for (const [method, path] of [
+        ['PROPFIND', '/carddav/blocklist/'],
+        ['REPORT', '/carddav/blocklist/'],
+      ] as const) {
         const answer = await send(method, path, body);
         expect(answer.status, `${method} ${body}`).toBe(400);
         expect(answer.type).toMatch(/^application\/problem\+json/);

@@ -40,26 +40,42 @@ describe('edge: malformed and unusual requests', () => {
   });
 
   it('refuses a GET with a chunked body with 400', async () => {
-    const answer = await rawExchange(portOf(server), 'GET /health HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n');
+    const answer = await rawExchange(
+      portOf(server),
+      'GET /health HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n',
+    );
     expectRawProblem(answer, 400, 'Bad request');
   });
 
   it('accepts 100 header fields and refuses 101 with 400', async () => {
     const fields = (count: number): string => Array.from({ length: count - 2 }, (_, i) => `X-F${i}: v\r\n`).join('');
     // Host and Connection count as two of the fields.
-    const fine = await rawExchange(portOf(server), `GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n${fields(100)}\r\n`);
+    const fine = await rawExchange(
+      portOf(server),
+      `GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n${fields(100)}\r\n`,
+    );
     expect(fine.status).toBe(200);
-    const refused = await rawExchange(portOf(server), `GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n${fields(101)}\r\n`);
+    const refused = await rawExchange(
+      portOf(server),
+      `GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n${fields(101)}\r\n`,
+    );
     expect(expectRawProblem(refused, 400, 'Bad request').detail).toBe('At most 100 header fields are accepted.');
   });
 
   it('refuses 2,000 header fields with 400 in the problem shape', async () => {
     const fields = Array.from({ length: 2000 }, (_, i) => `X-${i}: v\r\n`).join('');
-    expectRawProblem(await rawExchange(portOf(server), `GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n${fields}\r\n`), 400, 'Bad request');
+    expectRawProblem(
+      await rawExchange(portOf(server), `GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n${fields}\r\n`),
+      400,
+      'Bad request',
+    );
   });
 
   it('refuses two Host headers with 400 (RFC 9112)', async () => {
-    const answer = await rawExchange(portOf(server), 'GET /health HTTP/1.1\r\nHost: a\r\nHost: b\r\nConnection: close\r\n\r\n');
+    const answer = await rawExchange(
+      portOf(server),
+      'GET /health HTTP/1.1\r\nHost: a\r\nHost: b\r\nConnection: close\r\n\r\n',
+    );
     expect(expectRawProblem(answer, 400, 'Bad request').detail).toBe('Exactly one Host header is allowed.');
   });
 
@@ -94,7 +110,18 @@ describe('edge: malformed and unusual requests', () => {
     const entries = server.app.routeTable.entries();
     const patterns = entries.map((entry) => entry.pattern);
     // Every route group is in the table, docs and page included.
-    expect(patterns).toEqual(expect.arrayContaining(['/api/phone/:number', '/api/phone/:number/score', '/health', '/health/ready', '/openapi.json', '/docs', '/', '/metrics']));
+    expect(patterns).toEqual(
+      expect.arrayContaining([
+        '/api/phone/:number',
+        '/api/phone/:number/score',
+        '/health',
+        '/health/ready',
+        '/openapi.json',
+        '/docs',
+        '/',
+        '/metrics',
+      ]),
+    );
     const methods = http.METHODS.filter((method) => method !== 'CONNECT');
     const failures: string[] = [];
     for (const entry of entries) {
@@ -103,13 +130,18 @@ describe('edge: malformed and unusual requests', () => {
       expect(allow.split(', ')).toEqual(expect.arrayContaining(['GET', 'HEAD', 'OPTIONS']));
       await Promise.all(
         methods.map(async (method) => {
-          const answer = await rawExchange(portOf(server), `${method} ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+          const answer = await rawExchange(
+            portOf(server),
+            `${method} ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,
+          );
           const answered = allow.split(', ').includes(method);
           if (method === 'OPTIONS') {
-            if (answer.status !== 204 || answer.headers.allow !== allow) failures.push(`${method} ${path}: ${answer.status} ${answer.headers.allow}`);
+            if (answer.status !== 204 || answer.headers.allow !== allow)
+              failures.push(`${method} ${path}: ${answer.status} ${answer.headers.allow}`);
           } else if (!answered) {
             const body = answer.body ? (JSON.parse(answer.body) as { title?: string }) : {};
-            if (answer.status !== 405 || answer.headers.allow !== allow || body.title !== 'Method not allowed') failures.push(`${method} ${path}: ${answer.status} ${answer.headers.allow}`);
+            if (answer.status !== 405 || answer.headers.allow !== allow || body.title !== 'Method not allowed')
+              failures.push(`${method} ${path}: ${answer.status} ${answer.headers.allow}`);
           } else if (answer.status === 405 || answer.status === 404) {
             failures.push(`${method} ${path}: ${answer.status} for an answered method`);
           }
@@ -121,13 +153,24 @@ describe('edge: malformed and unusual requests', () => {
 
   it('answers 404 for any method on an unknown path', async () => {
     for (const method of ['GET', 'TRACE', 'PROPFIND', 'POST']) {
-      expectRawProblem(await rawExchange(portOf(server), `${method} /nothing-here HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`), 404, 'Route not found');
+      expectRawProblem(
+        await rawExchange(portOf(server), `${method} /nothing-here HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`),
+        404,
+        'Route not found',
+      );
     }
   });
 
   it('gives every spelling of a phone route that route’s CORS headers', async () => {
-    for (const target of ['/%61pi/phone/0612345678', '/api/%70hone/0612345678/score', 'http://x/api/phone/0612345678']) {
-      const answer = await rawExchange(portOf(server), `GET ${target} HTTP/1.1\r\nHost: x\r\nOrigin: https://pbx-admin.example.org\r\nConnection: close\r\n\r\n`);
+    for (const target of [
+      '/%61pi/phone/0612345678',
+      '/api/%70hone/0612345678/score',
+      'http://x/api/phone/0612345678',
+    ]) {
+      const answer = await rawExchange(
+        portOf(server),
+        `GET ${target} HTTP/1.1\r\nHost: x\r\nOrigin: https://pbx-admin.example.org\r\nConnection: close\r\n\r\n`,
+      );
       expect(answer.status, target).toBe(200);
       expect(answer.headers['access-control-allow-origin'], target).toBe('*');
     }
@@ -136,11 +179,17 @@ describe('edge: malformed and unusual requests', () => {
 
 describe('edge: rate limit by route and by client address', () => {
   it('counts every spelling of a phone route against the same limit', async () => {
-    const server = await startTestServer({ env: { RATE_LIMIT_MAX: '2', RATE_LIMIT_WINDOW_S: '60' }, overrides: { sources: healthyFakeSources() } });
+    const server = await startTestServer({
+      env: { RATE_LIMIT_MAX: '2', RATE_LIMIT_WINDOW_S: '60' },
+      overrides: { sources: healthyFakeSources() },
+    });
     try {
       const statuses: number[] = [];
       for (const target of ['/%61pi/phone/0612345678', '/api/%70hone/0612345678', 'http://x/api/phone/0612345678']) {
-        const answer = await rawExchange(portOf(server), `GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+        const answer = await rawExchange(
+          portOf(server),
+          `GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,
+        );
         statuses.push(answer.status);
         expect(answer.headers['ratelimit-policy']).toBe('"default";q=2;w=60');
       }
@@ -151,13 +200,22 @@ describe('edge: rate limit by route and by client address', () => {
   });
 
   it('counts requests the router refuses (malformed percent-encoding) against the limit: past it, they and valid ones are 429', async () => {
-    const server = await startTestServer({ env: { RATE_LIMIT_MAX: '3', RATE_LIMIT_WINDOW_S: '60' }, overrides: { sources: healthyFakeSources() } });
+    const server = await startTestServer({
+      env: { RATE_LIMIT_MAX: '3', RATE_LIMIT_WINDOW_S: '60' },
+      overrides: { sources: healthyFakeSources() },
+    });
     try {
-      const ask = (target: string): Promise<RawAnswer> => rawExchange(portOf(server), `GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+      const ask = (target: string): Promise<RawAnswer> =>
+        rawExchange(portOf(server), `GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
       const spent: RawAnswer[] = [];
-      for (const target of ['/api/phone/%ZZ', '/api/phone/06%ZZ345678/score', '/no/such/%ZZ']) spent.push(await ask(target));
+      for (const target of ['/api/phone/%ZZ', '/api/phone/06%ZZ345678/score', '/no/such/%ZZ'])
+        spent.push(await ask(target));
       expect(spent.map((answer) => answer.status)).toEqual([400, 400, 400]);
-      expect(spent.map((answer) => /^"default";r=(\d+);t=\d+$/.exec(answer.headers['ratelimit'] ?? '')?.[1])).toEqual(['2', '1', '0']);
+      expect(spent.map((answer) => /^"default";r=(\d+);t=\d+$/.exec(answer.headers['ratelimit'] ?? '')?.[1])).toEqual([
+        '2',
+        '1',
+        '0',
+      ]);
       expect(JSON.parse(spent[0]?.body ?? '{}')).toMatchObject({ status: 400, title: 'Invalid phone number format' });
 
       const valid = await ask('/api/phone/0612345678');
@@ -180,7 +238,8 @@ describe('edge: rate limit by route and by client address', () => {
     });
     try {
       const as = async (forwarded: string): Promise<number> =>
-        (await fetch(`${server.baseUrl}/api/phone/0612345678/score`, { headers: { 'x-forwarded-for': forwarded } })).status;
+        (await fetch(`${server.baseUrl}/api/phone/0612345678/score`, { headers: { 'x-forwarded-for': forwarded } }))
+          .status;
       expect(await as('1.2.3.4:5678')).toBe(200);
       expect(await as('1.2.3.4:5678')).toBe(200);
       expect(await as('1.2.3.4:9999')).toBe(429);
@@ -215,7 +274,10 @@ describe('edge: shutdown', () => {
       await held;
       return respond(number, signal);
     };
-    const server = await startTestServer({ env: { RATE_LIMIT_MAX: '0', LOOKUP_TIMEOUT_MS: '60000', SOURCE_TIMEOUT_MS: '60000' }, overrides: { sources } });
+    const server = await startTestServer({
+      env: { RATE_LIMIT_MAX: '0', LOOKUP_TIMEOUT_MS: '60000', SOURCE_TIMEOUT_MS: '60000' },
+      overrides: { sources },
+    });
     const socket = net.connect(portOf(server), '127.0.0.1');
     let received = '';
     socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));

@@ -21,7 +21,10 @@ interface Envelope {
 }
 
 // Every answer is also held to the published OpenAPI document.
-async function getJson(server: TestServer, path: string): Promise<{ status: number; body: Envelope & Record<string, unknown> }> {
+async function getJson(
+  server: TestServer,
+  path: string,
+): Promise<{ status: number; body: Envelope & Record<string, unknown> }> {
   const answer = await fetchDocumented(server, path);
   return { status: answer.status, body: JSON.parse(answer.text) as Envelope & Record<string, unknown> };
 }
@@ -34,11 +37,21 @@ describe('end to end against fake upstream sites (no tellows key: HTML page)', (
       scenarios: {
         '0612345678': KNOWN_NUMBER,
         '0611111111': { ...KNOWN_NUMBER, numeroinconnu: { status: 429, headers: { 'retry-after': '120' } } },
-        '0622222222': { tellowsWeb: { status: 500 }, numeroinconnu: { status: 503 }, telguarder: { fixture: 'challenge.html' } },
-        '0644444444': { ...KNOWN_NUMBER, numeroinconnu: { fixture: 'unknown.html' }, telguarder: { fixture: 'clean-company.html' } },
+        '0622222222': {
+          tellowsWeb: { status: 500 },
+          numeroinconnu: { status: 503 },
+          telguarder: { fixture: 'challenge.html' },
+        },
+        '0644444444': {
+          ...KNOWN_NUMBER,
+          numeroinconnu: { fixture: 'unknown.html' },
+          telguarder: { fixture: 'clean-company.html' },
+        },
       },
     });
-    server = await startTestServer({ env: { ...sites.env(), RATE_LIMIT_MAX: '0', SOURCE_TIMEOUT_MS: '2000', LOOKUP_TIMEOUT_MS: '3000' } });
+    server = await startTestServer({
+      env: { ...sites.env(), RATE_LIMIT_MAX: '0', SOURCE_TIMEOUT_MS: '2000', LOOKUP_TIMEOUT_MS: '3000' },
+    });
   });
   afterAll(async () => {
     await server.close();
@@ -58,7 +71,8 @@ describe('end to end against fake upstream sites (no tellows key: HTML page)', (
     expect(community.commentList.length).toBeGreaterThan(0);
     expect(signals.spamScore).toBe(74);
     expect(signals.reportsCount).toBe(37);
-    for (const slot of ['primary', 'community', 'signals']) expect(body.meta.sources[slot]).toMatchObject({ status: 'ok', cache: 'miss' });
+    for (const slot of ['primary', 'community', 'signals'])
+      expect(body.meta.sources[slot]).toMatchObject({ status: 'ok', cache: 'miss' });
     // Never the upstream's markup: only text (a comment that *mentions* <script> stays text).
     expect(JSON.stringify(body)).not.toMatch(/<(div|p|span|a|strong|li|br|img|td)\b|class=/i);
   });
@@ -72,7 +86,12 @@ describe('end to end against fake upstream sites (no tellows key: HTML page)', (
     };
     // telguarder: a security level of 26 is a spam score of 74; year-first dates read year-first.
     expect(signals.spamScore).toBe(74);
-    expect(signals.commentList.map((comment) => comment.date)).toEqual(['12/03/2026', '01/02/2026', '15/01/2026', '03/01/2026']);
+    expect(signals.commentList.map((comment) => comment.date)).toEqual([
+      '12/03/2026',
+      '01/02/2026',
+      '15/01/2026',
+      '03/01/2026',
+    ]);
     // numeroinconnu: the views table, not the hidden locality table; the comment-item-ad comment
     // counted; the site's notices and the advert never listed.
     expect(community.visits).toBe(1393);
@@ -141,24 +160,34 @@ describe('end to end against fake upstream sites (no tellows key: HTML page)', (
     const before = sites.received.length;
     const { status, body } = await getJson(server, '/api/phone/0644444444/info');
     expect(status).toBe(200);
-    expect(body.data).toEqual({ number: '0644444444', phoneInfo: expect.objectContaining({ national: '06 44 44 44 44', type: 'mobile' }) });
+    expect(body.data).toEqual({
+      number: '0644444444',
+      phoneInfo: expect.objectContaining({ national: '06 44 44 44 44', type: 'mobile' }),
+    });
     expect(sites.received.length).toBe(before);
   });
 
   it('answers a foreign number with every source skipped (none covers it without a tellows key), calling no site', async () => {
-    const before = (['tellowsWeb', 'tellowsApi', 'numeroinconnu', 'telguarder'] as const).map((site) => sites.count(site));
+    const before = (['tellowsWeb', 'tellowsApi', 'numeroinconnu', 'telguarder'] as const).map((site) =>
+      sites.count(site),
+    );
     const { status, body } = await getJson(server, '/api/phone/%2B32470123456');
     expect(status).toBe(200);
     expect(body.data.number).toBe('+32470123456');
-    for (const slot of ['primary', 'community', 'signals']) expect(body.meta.sources[slot]).toEqual({ status: 'skipped', reason: 'not_covered' });
-    expect((['tellowsWeb', 'tellowsApi', 'numeroinconnu', 'telguarder'] as const).map((site) => sites.count(site))).toEqual(before);
+    for (const slot of ['primary', 'community', 'signals'])
+      expect(body.meta.sources[slot]).toEqual({ status: 'skipped', reason: 'not_covered' });
+    expect(
+      (['tellowsWeb', 'tellowsApi', 'numeroinconnu', 'telguarder'] as const).map((site) => sites.count(site)),
+    ).toEqual(before);
   });
 });
 
 describe('end to end with a tellows partner key', () => {
   it('uses the partner API with the hashed key in X-Auth-Token, never the key itself', async () => {
     const sites = await startFakeUpstreamSites({ scenarios: { '0612345678': KNOWN_NUMBER } });
-    const server = await startTestServer({ env: { ...sites.env(), RATE_LIMIT_MAX: '0', TELLOWS_API_KEY: 'secret-partner-key' } });
+    const server = await startTestServer({
+      env: { ...sites.env(), RATE_LIMIT_MAX: '0', TELLOWS_API_KEY: 'secret-partner-key' },
+    });
     try {
       const { status, body } = await getJson(server, '/api/phone/0612345678');
       expect(status).toBe(200);

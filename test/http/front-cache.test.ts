@@ -26,7 +26,16 @@ type Mode = 'ok' | 'not_found' | 'fail';
 const NUMBER = '0612345678';
 
 // Long enough comments that a full report is over the compression threshold.
-const LONG_PRIMARY = { ...PRIMARY_DATA, commentList: Array.from({ length: 6 }, (_, i) => ({ ...PRIMARY_DATA.commentList[0], text: `Démarchage insistant, rappelle sans cesse (${i})`, author: 'anon', date: '01/02/2026', callerType: 'Télémarketing' })) };
+const LONG_PRIMARY = {
+  ...PRIMARY_DATA,
+  commentList: Array.from({ length: 6 }, (_, i) => ({
+    ...PRIMARY_DATA.commentList[0],
+    text: `Démarchage insistant, rappelle sans cesse (${i})`,
+    author: 'anon',
+    date: '01/02/2026',
+    callerType: 'Télémarketing',
+  })),
+};
 
 interface Rig {
   app: FastifyInstance;
@@ -50,7 +59,8 @@ afterEach(async () => {
 async function startRig(options: { random?: () => number } = {}): Promise<Rig> {
   const clock = { nowMs: START_TIME_MS };
   const modes: Record<SourceSlot, Mode> = { primary: 'ok', community: 'ok', signals: 'ok' };
-  const answer = <T>(slot: SourceSlot, data: T) => (modes[slot] === 'ok' ? ok(data) : modes[slot] === 'not_found' ? notFound<T>() : failed<T>('http_5xx'));
+  const answer = <T>(slot: SourceSlot, data: T) =>
+    modes[slot] === 'ok' ? ok(data) : modes[slot] === 'not_found' ? notFound<T>() : failed<T>('http_5xx');
   const sources = {
     primary: { slot: 'primary', name: 'tellows', lookup: async () => answer('primary', LONG_PRIMARY) },
     community: { slot: 'community', name: 'numeroinconnu', lookup: async () => answer('community', COMMUNITY_DATA) },
@@ -127,7 +137,11 @@ describe('front cache: what it holds', () => {
 
     r.clock.nowMs += 100_500;
     const second = await get(r, `/api/phone/${NUMBER}`);
-    expect(second.json().meta.sources).toMatchObject({ primary: { cache: 'hit' }, community: { cache: 'hit' }, signals: { cache: 'hit' } });
+    expect(second.json().meta.sources).toMatchObject({
+      primary: { cache: 'hit' },
+      community: { cache: 'hit' },
+      signals: { cache: 'hit' },
+    });
     expect(second.headers.etag).toMatch(/^W\/"[A-Za-z0-9_-]+"$/);
     expect(second.headers['cache-control']).toBe(`public, max-age=${TEST_CONFIG.cacheTtlSeconds - 101}`);
     expect(r.front.size()).toBe(1);
@@ -181,7 +195,10 @@ describe('front cache: what it holds', () => {
     await written;
     expect(r.front.size()).toBe(0);
     const replaced = await get(r, `/api/phone/${NUMBER}`);
-    expect(replaced.json().meta.sources.primary).toMatchObject({ cache: 'hit', fetchedAt: new Date(r.clock.nowMs).toISOString() });
+    expect(replaced.json().meta.sources.primary).toMatchObject({
+      cache: 'hit',
+      fetchedAt: new Date(r.clock.nowMs).toISOString(),
+    });
     expect(replaced.headers.etag).toBeDefined();
     expect(replaced.headers.etag).not.toBe(heldEtag);
   });
@@ -205,7 +222,11 @@ describe('front cache: what it holds', () => {
     const r = await startRig({ random: jitter });
     const mode = fc.constantFrom<Mode>('ok', 'ok', 'not_found', 'fail');
     const step = fc.record({
-      advanceS: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 120 }), fc.integer({ min: 0, max: TEST_CONFIG.cacheTtlSeconds * 2 })),
+      advanceS: fc.oneof(
+        fc.constant(0),
+        fc.integer({ min: 0, max: 120 }),
+        fc.integer({ min: 0, max: TEST_CONFIG.cacheTtlSeconds * 2 }),
+      ),
       modes: fc.record({ primary: mode, community: mode, signals: mode }),
       route: fc.constantFrom<'report' | 'score'>('report', 'score'),
       encoding: fc.constantFrom('', 'br', 'gzip', 'br, gzip'),
@@ -226,14 +247,19 @@ describe('front cache: what it holds', () => {
             if (fresh === undefined) return;
             expect(entry.freshUntilMs).toBe(fresh.freshUntilMs);
             const body = entry[s.route];
-            if (body !== undefined) expect(JSON.parse(body.identity.toString('utf8'))).toEqual(expectedBody(s.route, r.parsed, fresh.result));
+            if (body !== undefined)
+              expect(JSON.parse(body.identity.toString('utf8'))).toEqual(expectedBody(s.route, r.parsed, fresh.result));
           }
           if (answer.headers.etag !== undefined) {
             servedFromFront += 1;
             const text = decode(answer.rawPayload, answer.headers['content-encoding']);
-            const served = JSON.parse(text) as { meta: { sources: Record<SourceSlot, { cache: string; status: string }> } };
-            for (const slot of ['primary', 'community', 'signals'] as const) expect(served.meta.sources[slot].cache).toBe('hit');
-            if (entry !== undefined && fresh !== undefined) expect(served).toEqual(expectedBody(s.route, r.parsed, fresh.result));
+            const served = JSON.parse(text) as {
+              meta: { sources: Record<SourceSlot, { cache: string; status: string }> };
+            };
+            for (const slot of ['primary', 'community', 'signals'] as const)
+              expect(served.meta.sources[slot].cache).toBe('hit');
+            if (entry !== undefined && fresh !== undefined)
+              expect(served).toEqual(expectedBody(s.route, r.parsed, fresh.result));
           }
         }
       }),
@@ -303,7 +329,11 @@ describe('HTTP caching for clients', () => {
     const again = await get(r, `/api/phone/${NUMBER}/score`, { 'if-none-match': `"other", ${etag}` });
     expect(again.statusCode).toBe(304);
     expect(again.body).toBe('');
-    expect(again.headers).toMatchObject({ etag, vary: 'Accept-Encoding, Origin', 'cache-control': held.headers['cache-control'] });
+    expect(again.headers).toMatchObject({
+      etag,
+      vary: 'Accept-Encoding, Origin',
+      'cache-control': held.headers['cache-control'],
+    });
     const strongForm = await get(r, `/api/phone/${NUMBER}/score`, { 'if-none-match': etag.slice(2) });
     expect(strongForm.statusCode).toBe(304);
     const other = await get(r, `/api/phone/${NUMBER}/score`, { 'if-none-match': 'W/"something-else"' });
@@ -348,11 +378,16 @@ describe('hooks per request', () => {
         const start = lines.findIndex((line) => line.trimEnd().endsWith(route));
         expect(start).toBeGreaterThanOrEqual(0);
         const hooks: string[] = [];
-        for (let i = start + 1; i < lines.length && (lines[i] ?? '').includes('•'); i += 1) hooks.push(/\((on\w+)\)/.exec(lines[i] ?? '')?.[1] ?? '?');
+        for (let i = start + 1; i < lines.length && (lines[i] ?? '').includes('•'); i += 1)
+          hooks.push(/\((on\w+)\)/.exec(lines[i] ?? '')?.[1] ?? '?');
         expect(hooks).toEqual(['onRequest', 'onResponse']);
       }
       // The merged hook still does each concern's work: the rate-limit headers and CORS are there.
-      const answer = await server.app.inject({ method: 'GET', url: '/api/phone/12ab', headers: { origin: 'https://crm.example.org' } });
+      const answer = await server.app.inject({
+        method: 'GET',
+        url: '/api/phone/12ab',
+        headers: { origin: 'https://crm.example.org' },
+      });
       expect(answer.headers.ratelimit).toMatch(/^"default";r=\d+;t=\d+$/);
       expect(answer.headers['access-control-allow-origin']).toBe('*');
       expect(answer.headers['x-request-id']).toBeDefined();

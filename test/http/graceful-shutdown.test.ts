@@ -20,7 +20,10 @@ describe('graceful shutdown', () => {
     server.child.kill('SIGTERM');
     const response = await inFlight;
     expect(response.status).toBe(200);
-    expect(await response.json()).toMatchObject({ success: true, data: { number: '0612345678', score: null, risk: 'unknown' } });
+    expect(await response.json()).toMatchObject({
+      success: true,
+      data: { number: '0612345678', score: null, risk: 'unknown' },
+    });
     expect(await server.exited, server.output()).toBe(0);
     // SHUTDOWN_GRACE_MS (5 s) is the deadline under test: the in-flight lookup takes under a
     // second, so the process must have ended well within it.

@@ -23,8 +23,20 @@ async function reach(host: string, port: number, path: string): Promise<number |
   }
 }
 
-async function started(env: Record<string, string>): Promise<Awaited<ReturnType<typeof startServer>> & { metricsPort: number; adminPort: number }> {
-  const config = loadConfig({ HOST: '127.0.0.3', PORT: '0', METRICS_PORT: '0', ADMIN_PORT: '0', ADMIN_TOKEN: TOKEN, LISTS_FILE: join(dir, 'lists.csv'), LOG_LEVEL: 'silent', MAX_EVENT_LOOP_DELAY_MS: '0', ...env });
+async function started(
+  env: Record<string, string>,
+): Promise<Awaited<ReturnType<typeof startServer>> & { metricsPort: number; adminPort: number }> {
+  const config = loadConfig({
+    HOST: '127.0.0.3',
+    PORT: '0',
+    METRICS_PORT: '0',
+    ADMIN_PORT: '0',
+    ADMIN_TOKEN: TOKEN,
+    LISTS_FILE: join(dir, 'lists.csv'),
+    LOG_LEVEL: 'silent',
+    MAX_EVENT_LOOP_DELAY_MS: '0',
+    ...env,
+  });
   const running = await startServer(config);
   const { metricsPort, adminPort } = running;
   if (metricsPort === undefined || adminPort === undefined) {

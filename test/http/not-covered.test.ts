@@ -42,49 +42,65 @@ describe('a number no source covers (default config: no tellows key)', () => {
   const log = { reads: [] as string[], writes: [] as string[] };
   beforeAll(async () => {
     sites = await startFakeUpstreamSites({ scenarios: { '0612000777': KNOWN_NUMBER } });
-    server = await startTestServer({ env: { ...sites.env(), RATE_LIMIT_MAX: '0' }, overrides: { decorateSourceCache: watching(log) } });
+    server = await startTestServer({
+      env: { ...sites.env(), RATE_LIMIT_MAX: '0' },
+      overrides: { decorateSourceCache: watching(log) },
+    });
   });
   afterAll(async () => {
     await server.close();
     await sites.close();
   });
 
-  it.each(FOREIGN)('answers %s with 200, every slot skipped and empty, no site asked, no cache touched', async (number) => {
-    for (const route of ['', '/score']) {
-      const { status, headers, body } = await get(server, `/api/phone/${encodeURIComponent(number)}${route}`);
-      expect(status).toBe(200);
-      expect(body.meta.sources).toEqual({ primary: SKIPPED, community: SKIPPED, signals: SKIPPED });
-      // Not held as fresh anywhere, so never served from a cache as if someone had been asked.
-      expect(headers.get('cache-control')).toBe('no-store');
-      expect(headers.get('etag')).toBeNull();
-      if (route === '/score') {
-        expect(body.data).toMatchObject({ score: null, risk: 'unknown' });
-        expect(body.meta.scoreSource).toBeNull();
-      } else {
-        expect(body.data.sources?.primary).toEqual({ score: null, searches: 0, commentsCount: 0, commentList: [] });
-        expect(body.data.sources?.community).toMatchObject({ dangerPercent: null, visits: null, commentList: [] });
-        expect(body.data.sources?.signals).toMatchObject({ spamScore: null, reportsCount: null, commentList: [] });
+  it.each(FOREIGN)(
+    'answers %s with 200, every slot skipped and empty, no site asked, no cache touched',
+    async (number) => {
+      for (const route of ['', '/score']) {
+        const { status, headers, body } = await get(server, `/api/phone/${encodeURIComponent(number)}${route}`);
+        expect(status).toBe(200);
+        expect(body.meta.sources).toEqual({ primary: SKIPPED, community: SKIPPED, signals: SKIPPED });
+        // Not held as fresh anywhere, so never served from a cache as if someone had been asked.
+        expect(headers.get('cache-control')).toBe('no-store');
+        expect(headers.get('etag')).toBeNull();
+        if (route === '/score') {
+          expect(body.data).toMatchObject({ score: null, risk: 'unknown' });
+          expect(body.meta.scoreSource).toBeNull();
+        } else {
+          expect(body.data.sources?.primary).toEqual({ score: null, searches: 0, commentsCount: 0, commentList: [] });
+          expect(body.data.sources?.community).toMatchObject({ dangerPercent: null, visits: null, commentList: [] });
+          expect(body.data.sources?.signals).toMatchObject({ spamScore: null, reportsCount: null, commentList: [] });
+        }
       }
-    }
-    expect(sites.total()).toBe(0);
-    expect(log.reads).toEqual([]);
-    expect(log.writes).toEqual([]);
-  });
+      expect(sites.total()).toBe(0);
+      expect(log.reads).toEqual([]);
+      expect(log.writes).toEqual([]);
+    },
+  );
 
-  it.each(FOREIGN)('says on /cid that %s was not checked because no source covers it, in both languages', async (number) => {
-    for (const [query, line] of [['', 'Non vérifié (étranger)'], ['?lang=en', 'Not checked (foreign)']] as const) {
-      const answer = await fetchDocumented(server, `/api/phone/${encodeURIComponent(number)}/cid${query}`);
-      expect(answer.status).toBe(200);
-      expect(answer.text).toBe(line);
-    }
-    expect(sites.total()).toBe(0);
-  });
+  it.each(FOREIGN)(
+    'says on /cid that %s was not checked because no source covers it, in both languages',
+    async (number) => {
+      for (const [query, line] of [
+        ['', 'Non vérifié (étranger)'],
+        ['?lang=en', 'Not checked (foreign)'],
+      ] as const) {
+        const answer = await fetchDocumented(server, `/api/phone/${encodeURIComponent(number)}/cid${query}`);
+        expect(answer.status).toBe(200);
+        expect(answer.text).toBe(line);
+      }
+      expect(sites.total()).toBe(0);
+    },
+  );
 
   it('still asks and caches a French number as usual', async () => {
     const victim = await get(server, '/api/phone/0612000777/score');
     expect(victim.status).toBe(200);
     expect(victim.body.data).toMatchObject({ score: 8, risk: 'suspicious' });
-    expect(victim.body.meta.sources).toMatchObject({ primary: { status: 'ok' }, community: { status: 'ok' }, signals: { status: 'ok' } });
+    expect(victim.body.meta.sources).toMatchObject({
+      primary: { status: 'ok' },
+      community: { status: 'ok' },
+      signals: { status: 'ok' },
+    });
     // The control: this test would see a write.
     expect(log.writes.length).toBeGreaterThanOrEqual(3);
     expect(sites.count('tellowsWeb')).toBe(1);
@@ -97,7 +113,10 @@ describe('a foreign number with a tellows key: only tellows covers it', () => {
   const log = { reads: [] as string[], writes: [] as string[] };
   beforeAll(async () => {
     sites = await startFakeUpstreamSites();
-    server = await startTestServer({ env: { ...sites.env(), RATE_LIMIT_MAX: '0', TELLOWS_API_KEY: 'test-key' }, overrides: { decorateSourceCache: watching(log) } });
+    server = await startTestServer({
+      env: { ...sites.env(), RATE_LIMIT_MAX: '0', TELLOWS_API_KEY: 'test-key' },
+      overrides: { decorateSourceCache: watching(log) },
+    });
   });
   afterAll(async () => {
     await server.close();
@@ -127,7 +146,9 @@ describe('a number no source covers, with Redis', () => {
   let server: TestServer;
   beforeAll(async () => {
     sites = await startFakeUpstreamSites();
-    server = await startTestServer({ env: { ...sites.env(), RATE_LIMIT_MAX: '0', REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: prefix } });
+    server = await startTestServer({
+      env: { ...sites.env(), RATE_LIMIT_MAX: '0', REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: prefix },
+    });
   });
   afterAll(async () => {
     await server.close();

@@ -4,7 +4,11 @@
 // and withheld callers, each with its exact answer (docs/numbering.md).
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_URI_LENGTH, PHONE_NUMBER_REJECTIONS, WITHHELD_WORDS } from '../../src/domain/numbering/parse-phone-number.js';
+import {
+  MAX_URI_LENGTH,
+  PHONE_NUMBER_REJECTIONS,
+  WITHHELD_WORDS,
+} from '../../src/domain/numbering/parse-phone-number.js';
 import { INVALID_NUMBER_DETAILS } from '../../src/http/errors.js';
 import { fetchDocumented } from '../support/contracts.js';
 import { rawExchange } from '../../harness/loopback.js';
@@ -31,7 +35,11 @@ afterAll(async () => {
 
 async function get(path: string): Promise<Answer> {
   const answer = await fetchDocumented(server, path);
-  return { status: answer.status, cacheControl: answer.headers.get('cache-control'), body: JSON.parse(answer.text) as Answer['body'] };
+  return {
+    status: answer.status,
+    cacheControl: answer.headers.get('cache-control'),
+    body: JSON.parse(answer.text) as Answer['body'],
+  };
 }
 
 /** The segment as a client that encodes only what a path cannot hold sends it. */
@@ -76,7 +84,11 @@ const MOBILE_SPELLINGS = [
 describe('every spelling of a number, over HTTP', () => {
   let national: { report: Answer; score: Answer; info: Answer };
   beforeAll(async () => {
-    national = { report: await get('/api/phone/0612345678'), score: await get('/api/phone/0612345678/score'), info: await get('/api/phone/0612345678/info') };
+    national = {
+      report: await get('/api/phone/0612345678'),
+      score: await get('/api/phone/0612345678/score'),
+      info: await get('/api/phone/0612345678/info'),
+    };
     expect(national.report.status).toBe(200);
   });
 
@@ -95,7 +107,9 @@ describe('every spelling of a number, over HTTP', () => {
 
   it('answers an overseas and a foreign number in E.164 without + as their normal form', async () => {
     expect((await get('/api/phone/262692123456/info')).body).toEqual((await get('/api/phone/0692123456/info')).body);
-    expect((await get(`/api/phone/${encodeURIComponent('sip:32470123456@gw.example;user=phone')}/info`)).body).toEqual((await get('/api/phone/+32470123456/info')).body);
+    expect((await get(`/api/phone/${encodeURIComponent('sip:32470123456@gw.example;user=phone')}/info`)).body).toEqual(
+      (await get('/api/phone/+32470123456/info')).body,
+    );
   });
 
   it('accepts a sip: URI of 256 characters with a long host name, sent as it is or fully percent-encoded, and refuses 257 as too_long', async () => {
@@ -103,15 +117,24 @@ describe('every spelling of a number, over HTTP', () => {
       const start = 'sip:+33612345678@';
       return `${start}${'h'.repeat(total - start.length - 8)}.example`;
     };
-    const everyByte = (text: string) => [...text].map((character) => `%${character.charCodeAt(0).toString(16).padStart(2, '0')}`).join('');
+    const everyByte = (text: string) =>
+      [...text].map((character) => `%${character.charCodeAt(0).toString(16).padStart(2, '0')}`).join('');
     expect(uri(MAX_URI_LENGTH)).toHaveLength(256);
-    for (const segment of [uri(MAX_URI_LENGTH), encodeURIComponent(uri(MAX_URI_LENGTH)), everyByte(uri(MAX_URI_LENGTH))]) {
+    for (const segment of [
+      uri(MAX_URI_LENGTH),
+      encodeURIComponent(uri(MAX_URI_LENGTH)),
+      everyByte(uri(MAX_URI_LENGTH)),
+    ]) {
       const answer = await get(`/api/phone/${segment}/info`);
       expect(answer.status, `${segment.length} characters in the path`).toBe(200);
       expect(answer.body.data?.number).toBe('0612345678');
     }
     // The last one is past the router's own bound on a parameter (maxParamLength): the same answer.
-    for (const segment of [uri(MAX_URI_LENGTH + 1), everyByte(uri(MAX_URI_LENGTH + 1)), `${uri(MAX_URI_LENGTH)}${'x'.repeat(600)}`]) {
+    for (const segment of [
+      uri(MAX_URI_LENGTH + 1),
+      everyByte(uri(MAX_URI_LENGTH + 1)),
+      `${uri(MAX_URI_LENGTH)}${'x'.repeat(600)}`,
+    ]) {
       for (const route of ['', '/score', '/info']) {
         const answer = await get(`/api/phone/${segment}${route}`);
         expect(answer.status).toBe(400);
@@ -124,7 +147,10 @@ describe('every spelling of a number, over HTTP', () => {
     const encoded = await get('/api/phone/sip%3A%2B33612345678%40host%3Buser%3Dphone/info');
     expect(encoded.body.data?.number).toBe('0612345678');
     const port = Number(new URL(server.baseUrl).port);
-    const raw = await rawExchange(port, 'GET /api/phone/sip:+33612345678@host;user=phone/score HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    const raw = await rawExchange(
+      port,
+      'GET /api/phone/sip:+33612345678@host;user=phone/score HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
+    );
     expect(raw.status).toBe(200);
     expect((JSON.parse(raw.body) as Answer['body']).data?.number).toBe('0612345678');
     // A `?` opens the query string: what follows is no part of the number.
@@ -143,13 +169,24 @@ describe('every spelling of a number, over HTTP', () => {
     for (const route of ['', '/score', '/info']) {
       const answer = await get(`/api/phone/${encodeURIComponent(spelling)}${route}`);
       expect(answer.status).toBe(400);
-      expect(answer.body).toMatchObject({ code, detail: INVALID_NUMBER_DETAILS[code], title: 'Invalid phone number format' });
+      expect(answer.body).toMatchObject({
+        code,
+        detail: INVALID_NUMBER_DETAILS[code],
+        title: 'Invalid phone number format',
+      });
     }
   });
 });
 
 describe('withheld callers, over HTTP', () => {
-  const forms = (word: string): string[] => [word, word.toUpperCase(), `${word.charAt(0).toUpperCase()}${word.slice(1)}`, `tel:${word}`, `sip:${word}@anonymous.invalid`, `SIPS:${word.toUpperCase()}@pbx.example;user=phone`];
+  const forms = (word: string): string[] => [
+    word,
+    word.toUpperCase(),
+    `${word.charAt(0).toUpperCase()}${word.slice(1)}`,
+    `tel:${word}`,
+    `sip:${word}@anonymous.invalid`,
+    `SIPS:${word.toUpperCase()}@pbx.example;user=phone`,
+  ];
 
   it.each([...WITHHELD_WORDS])('answers %s, in every case and form, with 400 and code withheld', async (word) => {
     const before = sites.count('tellowsWeb') + sites.count('numeroinconnu') + sites.count('telguarder');
@@ -163,7 +200,8 @@ describe('withheld callers, over HTTP', () => {
             type: '/problems/invalid-number',
             title: 'Invalid phone number format',
             status: 400,
-            detail: 'The caller withheld their number (anonymous, restricted, unknown, unavailable, private or withheld): there is no number to look up.',
+            detail:
+              'The caller withheld their number (anonymous, restricted, unknown, unavailable, private or withheld): there is no number to look up.',
             requestId: expect.any(String) as unknown,
             success: false,
             error: 'Invalid phone number format',

@@ -9,7 +9,11 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPhoneNumberParser, MAX_URI_LENGTH, WITHHELD_WORDS } from '../../src/domain/numbering/parse-phone-number.js';
+import {
+  createPhoneNumberParser,
+  MAX_URI_LENGTH,
+  WITHHELD_WORDS,
+} from '../../src/domain/numbering/parse-phone-number.js';
 import { healthyFakeSources } from '../../harness/lookup.js';
 import { createOpenApiContract, type OpenApiContract, type OpenApiDocument } from '../support/contracts.js';
 import { startTestServer, testNumberingPlan, type TestServer } from '../../harness/servers.js';
@@ -39,18 +43,30 @@ describe('the OpenAPI document as tools read it', () => {
 
   it('validates with @apidevtools/swagger-parser', async () => {
     // swagger-parser dereferences in place, so it gets its own copy.
-    const validated = await SwaggerParser.validate(JSON.parse(documentText) as Awaited<ReturnType<typeof SwaggerParser.validate>>);
-    expect(validated.info.version).toBe(document.info === undefined ? '' : (document.info as { version: string }).version);
+    const validated = await SwaggerParser.validate(
+      JSON.parse(documentText) as Awaited<ReturnType<typeof SwaggerParser.validate>>,
+    );
+    expect(validated.info.version).toBe(
+      document.info === undefined ? '' : (document.info as { version: string }).version,
+    );
   });
 
   it("lints with zero errors under Redocly's recommended ruleset", async () => {
     const file = path.join(workDir, 'openapi.json');
     await writeFile(file, documentText);
     // Run from the temporary folder, so no configuration file of the repository applies.
-    const { stdout } = await run(bin('redocly'), ['lint', '--extends=recommended', '--format=json', file], { cwd: workDir, env: quietEnv, timeout: 120_000 }).catch(
-      (error: { stdout?: string; stderr?: string }) => ({ stdout: error.stdout ?? '', stderr: error.stderr ?? '' }),
-    );
-    const report = JSON.parse(stdout) as { totals: { errors: number; warnings: number }; problems: { ruleId: string; message: string; severity: string }[] };
+    const { stdout } = await run(bin('redocly'), ['lint', '--extends=recommended', '--format=json', file], {
+      cwd: workDir,
+      env: quietEnv,
+      timeout: 120_000,
+    }).catch((error: { stdout?: string; stderr?: string }) => ({
+      stdout: error.stdout ?? '',
+      stderr: error.stderr ?? '',
+    }));
+    const report = JSON.parse(stdout) as {
+      totals: { errors: number; warnings: number };
+      problems: { ruleId: string; message: string; severity: string }[];
+    };
     expect(report.problems.filter((problem) => problem.severity === 'error')).toEqual([]);
     expect(report.totals.errors).toBe(0);
   }, 150_000);
@@ -77,7 +93,10 @@ describe('the OpenAPI document as tools read it', () => {
       expect(operation.description, operation.operationId).toBeTruthy();
       for (const [status, response] of Object.entries(operation.responses)) {
         if (Number(status) < 400) continue;
-        expect(response.content?.['application/problem+json']?.example, `${operation.operationId} ${status}`).toBeDefined();
+        expect(
+          response.content?.['application/problem+json']?.example,
+          `${operation.operationId} ${status}`,
+        ).toBeDefined();
       }
     }
   });
@@ -92,19 +111,40 @@ describe('the OpenAPI document as tools read it', () => {
     await server.app.inject({ url: '/api/phone/0612345678' });
     const answer = await server.app.inject({ url: '/api/phone/0612345678', headers: { 'if-none-match': '*' } });
     expect(answer.statusCode).toBe(304);
-    expect(createOpenApiContract(document).describeMismatch({ method: 'GET', path: '/api/phone/0612345678', status: 304, contentType: undefined, body: '', headers: answer.headers })).toBeUndefined();
+    expect(
+      createOpenApiContract(document).describeMismatch({
+        method: 'GET',
+        path: '/api/phone/0612345678',
+        status: 304,
+        contentType: undefined,
+        body: '',
+        headers: answer.headers,
+      }),
+    ).toBeUndefined();
   });
 
   it('generates TypeScript types with openapi-typescript that a small client type-checks against', async () => {
     const documentFile = path.join(workDir, 'openapi.json');
     await writeFile(documentFile, documentText);
-    await run(bin('openapi-typescript'), [documentFile, '-o', path.join(workDir, 'phone-reputation-api.d.ts')], { env: quietEnv, timeout: 120_000 });
+    await run(bin('openapi-typescript'), [documentFile, '-o', path.join(workDir, 'phone-reputation-api.d.ts')], {
+      env: quietEnv,
+      timeout: 120_000,
+    });
     await copyFile(path.join(repoRoot, 'examples/client.ts'), path.join(workDir, 'client.ts'));
     await writeFile(path.join(workDir, 'package.json'), JSON.stringify({ type: 'module' }));
     await writeFile(
       path.join(workDir, 'tsconfig.json'),
       JSON.stringify({
-        compilerOptions: { strict: true, noEmit: true, target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', lib: ['ES2022', 'DOM'], types: [], noUncheckedIndexedAccess: true },
+        compilerOptions: {
+          strict: true,
+          noEmit: true,
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          lib: ['ES2022', 'DOM'],
+          types: [],
+          noUncheckedIndexedAccess: true,
+        },
         files: ['client.ts'],
       }),
     );
@@ -126,7 +166,15 @@ describe('the OpenAPI document as tools read it', () => {
     await writeFile(
       path.join(workDir, 'tsconfig.broken.json'),
       JSON.stringify({
-        compilerOptions: { strict: true, noEmit: true, target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', lib: ['ES2022', 'DOM'], types: [] },
+        compilerOptions: {
+          strict: true,
+          noEmit: true,
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          lib: ['ES2022', 'DOM'],
+          types: [],
+        },
         files: ['broken.ts'],
       }),
     );
@@ -143,35 +191,101 @@ describe('the OpenAPI document as tools read it', () => {
       contract = createOpenApiContract(document);
     });
     const problem = (status: number, title: string, extra: Record<string, unknown> = {}) =>
-      JSON.stringify({ type: `/problems/${title.toLowerCase().replaceAll(' ', '-')}`, title, status, requestId: 'r-1', success: false, error: title, ...extra });
+      JSON.stringify({
+        type: `/problems/${title.toLowerCase().replaceAll(' ', '-')}`,
+        title,
+        status,
+        requestId: 'r-1',
+        success: false,
+        error: title,
+        ...extra,
+      });
     const problemHeaders = { 'x-request-id': 'r-1', 'cache-control': 'no-store' };
 
     it('accepts a documented answer', () => {
       const body = problem(429, 'Too many requests');
-      const answer = { method: 'GET', path: '/api/phone/0612345678', status: 429, contentType: 'application/problem+json; charset=utf-8', body };
-      expect(contract.describeMismatch({ ...answer, headers: { ...problemHeaders, 'retry-after': '12' } })).toBeUndefined();
+      const answer = {
+        method: 'GET',
+        path: '/api/phone/0612345678',
+        status: 429,
+        contentType: 'application/problem+json; charset=utf-8',
+        body,
+      };
+      expect(
+        contract.describeMismatch({ ...answer, headers: { ...problemHeaders, 'retry-after': '12' } }),
+      ).toBeUndefined();
     });
 
     it('fails an undocumented status', () => {
-      expect(contract.describeMismatch({ method: 'GET', path: '/api/phone/0612345678', status: 500, contentType: 'application/problem+json', body: problem(500, 'Internal server error') })).toMatch(/500 is not documented/);
-      expect(contract.describeMismatch({ method: 'GET', path: '/api/phone/0612345678/info', status: 502, contentType: 'application/problem+json', body: problem(502, 'All data sources failed') })).toMatch(/not documented/);
+      expect(
+        contract.describeMismatch({
+          method: 'GET',
+          path: '/api/phone/0612345678',
+          status: 500,
+          contentType: 'application/problem+json',
+          body: problem(500, 'Internal server error'),
+        }),
+      ).toMatch(/500 is not documented/);
+      expect(
+        contract.describeMismatch({
+          method: 'GET',
+          path: '/api/phone/0612345678/info',
+          status: 502,
+          contentType: 'application/problem+json',
+          body: problem(502, 'All data sources failed'),
+        }),
+      ).toMatch(/not documented/);
     });
 
     it('fails an undocumented content type', () => {
-      expect(contract.describeMismatch({ method: 'GET', path: '/api/phone/0612345678', status: 429, contentType: 'application/json', body: problem(429, 'Too many requests') })).toMatch(/content type/);
+      expect(
+        contract.describeMismatch({
+          method: 'GET',
+          path: '/api/phone/0612345678',
+          status: 429,
+          contentType: 'application/json',
+          body: problem(429, 'Too many requests'),
+        }),
+      ).toMatch(/content type/);
     });
 
     it('fails a body that differs from its schema', () => {
-      expect(contract.describeMismatch({ method: 'GET', path: '/health', status: 200, contentType: 'application/json', body: JSON.stringify({ status: 'ok', uptime: 1 }) })).toMatch(/timestamp/);
-      expect(contract.describeMismatch({ method: 'GET', path: '/api/phone/06', status: 502, contentType: 'application/problem+json', body: problem(502, 'All data sources failed') })).toMatch(/phoneInfo|number|sources/);
+      expect(
+        contract.describeMismatch({
+          method: 'GET',
+          path: '/health',
+          status: 200,
+          contentType: 'application/json',
+          body: JSON.stringify({ status: 'ok', uptime: 1 }),
+        }),
+      ).toMatch(/timestamp/);
+      expect(
+        contract.describeMismatch({
+          method: 'GET',
+          path: '/api/phone/06',
+          status: 502,
+          contentType: 'application/problem+json',
+          body: problem(502, 'All data sources failed'),
+        }),
+      ).toMatch(/phoneInfo|number|sources/);
     });
 
     it('fails a missing required header, a header off its schema, and an undocumented header', () => {
-      const base = { method: 'GET', path: '/api/phone/0612345678', status: 429, contentType: 'application/problem+json', body: problem(429, 'Too many requests') };
+      const base = {
+        method: 'GET',
+        path: '/api/phone/0612345678',
+        status: 429,
+        contentType: 'application/problem+json',
+        body: problem(429, 'Too many requests'),
+      };
       expect(contract.describeMismatch({ ...base, headers: problemHeaders })).toMatch(/retry-after is missing/);
-      expect(contract.describeMismatch({ ...base, headers: { ...problemHeaders, 'retry-after': 'soon' } })).toMatch(/retry-after/);
+      expect(contract.describeMismatch({ ...base, headers: { ...problemHeaders, 'retry-after': 'soon' } })).toMatch(
+        /retry-after/,
+      );
       const shed = { ...base, status: 503, body: problem(503, 'Service overloaded') };
-      expect(contract.describeMismatch({ ...shed, headers: { ...problemHeaders, ratelimit: '"default";r=1;t=2' } })).toMatch(/undocumented header ratelimit/);
+      expect(
+        contract.describeMismatch({ ...shed, headers: { ...problemHeaders, ratelimit: '"default";r=1;t=2' } }),
+      ).toMatch(/undocumented header ratelimit/);
     });
   });
 });
@@ -189,22 +303,31 @@ describe('the number parameter published in the document', () => {
   beforeAll(async () => {
     server = await startTestServer({ env: { RATE_LIMIT_MAX: '0' }, overrides: { sources: healthyFakeSources() } });
     const document = (await (await fetch(`${server.baseUrl}/openapi.json`)).json()) as {
-      paths: Record<string, Record<string, { parameters?: Array<Omit<NumberParameter, 'path'> & { name: string; in: string }> }>>;
+      paths: Record<
+        string,
+        Record<string, { parameters?: Array<Omit<NumberParameter, 'path'> & { name: string; in: string }> }>
+      >;
     };
     numberSchemas = Object.entries(document.paths).flatMap(([path, operations]) =>
       Object.values(operations).flatMap((operation) =>
-        (operation.parameters ?? []).filter((parameter) => parameter.in === 'path' && parameter.name === 'number').map((parameter) => ({ ...parameter, path })),
+        (operation.parameters ?? [])
+          .filter((parameter) => parameter.in === 'path' && parameter.name === 'number')
+          .map((parameter) => ({ ...parameter, path })),
       ),
     );
   });
   afterAll(async () => server.close());
 
   it('keeps no copy of the parser rules: a plain string with the outer length bound', () => {
-    expect(numberSchemas.map(({ path }) => path)).toEqual(expect.arrayContaining(['/api/phone/{number}', '/api/phone/{number}/score', '/api/phone/{number}/info']));
+    expect(numberSchemas.map(({ path }) => path)).toEqual(
+      expect.arrayContaining(['/api/phone/{number}', '/api/phone/{number}/score', '/api/phone/{number}/info']),
+    );
     for (const { schema } of numberSchemas) {
       expect(schema.type).toBe('string');
       expect(schema.maxLength).toBe(MAX_URI_LENGTH);
-      expect(Object.keys(schema).filter((keyword) => !['type', 'minLength', 'maxLength'].includes(keyword))).toEqual([]);
+      expect(Object.keys(schema).filter((keyword) => !['type', 'minLength', 'maxLength'].includes(keyword))).toEqual(
+        [],
+      );
     }
   });
 

@@ -24,13 +24,26 @@ function listsFile(): string {
   return join(mkdtempSync(join(tmpdir(), 'phone-rep-lists-')), 'lists.csv');
 }
 
-async function text(server: TestServer, path: string, init: RequestInit = {}): Promise<{ status: number; body: string; headers: Headers }> {
+async function text(
+  server: TestServer,
+  path: string,
+  init: RequestInit = {},
+): Promise<{ status: number; body: string; headers: Headers }> {
   const response = await fetch(`${server.baseUrl}${path}`, init);
   return { status: response.status, body: await response.text(), headers: response.headers };
 }
 
-async function putRule(server: TestServer, rule: string, body: Record<string, unknown>, headers: Record<string, string> = AUTH): Promise<{ status: number; json: Record<string, unknown> }> {
-  const response = await fetch(`${server.baseUrl}/admin/lists/rules/${encodeURIComponent(rule)}`, { method: 'PUT', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+async function putRule(
+  server: TestServer,
+  rule: string,
+  body: Record<string, unknown>,
+  headers: Record<string, string> = AUTH,
+): Promise<{ status: number; json: Record<string, unknown> }> {
+  const response = await fetch(`${server.baseUrl}/admin/lists/rules/${encodeURIComponent(rule)}`, {
+    method: 'PUT',
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: response.status, json: (await response.json()) as Record<string, unknown> };
 }
 
@@ -45,7 +58,10 @@ describe('precedence through the real server (sources say score 8: block)', () =
     const file = listsFile();
     // An expired allow for 0699…: it no longer applies, so the sources' block stands.
     writeFileSync(file, `${HEADER}\n+33699*,allow,Old supplier,,2020-01-01T00:00:00.000Z,2019-01-01T00:00:00.000Z\n`);
-    server = await startTestServer({ env: { LISTS_FILE: file, ADMIN_TOKEN: TOKEN, RATE_LIMIT_MAX: '0' }, overrides: { sources } });
+    server = await startTestServer({
+      env: { LISTS_FILE: file, ADMIN_TOKEN: TOKEN, RATE_LIMIT_MAX: '0' },
+      overrides: { sources },
+    });
     for (const [rule, body] of [
       ['+33162*', { list: 'block' }],
       ['0162001234', { list: 'allow', label: 'Ma banque', labelPublic: true }],
@@ -60,36 +76,83 @@ describe('precedence through the real server (sources say score 8: block)', () =
   afterAll(() => server.close());
 
   const cases = [
-    { name: 'an exact allow inside a blocked prefix', number: '0162001234', verdict: 'allow', cidFr: 'Ma banque', cidEn: 'Ma banque', list: { list: 'allow', rule: '+33162001234', label: 'Ma banque' } },
-    { name: 'the blocked prefix around it', number: '0162001235', verdict: 'block', cidFr: 'Bloqué par l’administrateur', cidEn: 'Blocked by the administrator', list: { list: 'block', rule: '+33162*', label: null } },
-    { name: 'a longer block inside an allowed prefix', number: '0612345670', verdict: 'block', cidFr: 'Robot', cidEn: 'Robot', list: { list: 'block', rule: '+336123456*', label: 'Robot' } },
-    { name: 'the allowed prefix (over a score of 8)', number: '0612000001', verdict: 'allow', cidFr: 'Autorisé par l’administrateur', cidEn: 'Allowed by the administrator', list: { list: 'allow', rule: '+33612*', label: null } },
-    { name: 'allow beats block at equal length', number: '0612345678', verdict: 'allow', cidFr: 'Autorisé par l’administrateur', cidEn: 'Allowed by the administrator', list: { list: 'allow', rule: '+33612345678', label: null } },
-    { name: 'an expired rule (the sources decide)', number: '0699000001', verdict: 'block', cidFr: undefined, cidEn: undefined, list: null },
+    {
+      name: 'an exact allow inside a blocked prefix',
+      number: '0162001234',
+      verdict: 'allow',
+      cidFr: 'Ma banque',
+      cidEn: 'Ma banque',
+      list: { list: 'allow', rule: '+33162001234', label: 'Ma banque' },
+    },
+    {
+      name: 'the blocked prefix around it',
+      number: '0162001235',
+      verdict: 'block',
+      cidFr: 'Bloqué par l’administrateur',
+      cidEn: 'Blocked by the administrator',
+      list: { list: 'block', rule: '+33162*', label: null },
+    },
+    {
+      name: 'a longer block inside an allowed prefix',
+      number: '0612345670',
+      verdict: 'block',
+      cidFr: 'Robot',
+      cidEn: 'Robot',
+      list: { list: 'block', rule: '+336123456*', label: 'Robot' },
+    },
+    {
+      name: 'the allowed prefix (over a score of 8)',
+      number: '0612000001',
+      verdict: 'allow',
+      cidFr: 'Autorisé par l’administrateur',
+      cidEn: 'Allowed by the administrator',
+      list: { list: 'allow', rule: '+33612*', label: null },
+    },
+    {
+      name: 'allow beats block at equal length',
+      number: '0612345678',
+      verdict: 'allow',
+      cidFr: 'Autorisé par l’administrateur',
+      cidEn: 'Allowed by the administrator',
+      list: { list: 'allow', rule: '+33612345678', label: null },
+    },
+    {
+      name: 'an expired rule (the sources decide)',
+      number: '0699000001',
+      verdict: 'block',
+      cidFr: undefined,
+      cidEn: undefined,
+      list: null,
+    },
   ] as const;
 
-  it.each(cases)('$name: /verdict, /cid in both languages and meta.list of the report and the score', async ({ number, verdict, cidFr, cidEn, list }) => {
-    const answer = await text(server, `/api/phone/${number}/verdict`);
-    expect(answer.body).toBe(`${verdict}\n`);
-    const fr = await text(server, `/api/phone/${number}/cid`);
-    const en = await text(server, `/api/phone/${number}/cid?lang=en`);
-    if (cidFr !== undefined) {
-      expect(fr.body).toBe(cidFr);
-      expect(en.body).toBe(cidEn);
-      expect(answer.headers.get('x-operator-list')).toBe(verdict);
-      expect(answer.headers.get('cache-control')).toBe('no-store');
-    } else {
-      expect(fr.body).toMatch(/^SPAM\? 8\/9/);
-      expect(answer.headers.get('x-operator-list')).toBeNull();
-    }
-    for (const path of [`/api/phone/${number}`, `/api/phone/${number}/score`]) {
-      const json = (await (await fetch(`${server.baseUrl}${path}`)).json()) as { meta: { list: unknown } };
-      expect(json.meta.list).toEqual(list);
-    }
-  });
+  it.each(cases)(
+    '$name: /verdict, /cid in both languages and meta.list of the report and the score',
+    async ({ number, verdict, cidFr, cidEn, list }) => {
+      const answer = await text(server, `/api/phone/${number}/verdict`);
+      expect(answer.body).toBe(`${verdict}\n`);
+      const fr = await text(server, `/api/phone/${number}/cid`);
+      const en = await text(server, `/api/phone/${number}/cid?lang=en`);
+      if (cidFr !== undefined) {
+        expect(fr.body).toBe(cidFr);
+        expect(en.body).toBe(cidEn);
+        expect(answer.headers.get('x-operator-list')).toBe(verdict);
+        expect(answer.headers.get('cache-control')).toBe('no-store');
+      } else {
+        expect(fr.body).toMatch(/^SPAM\? 8\/9/);
+        expect(answer.headers.get('x-operator-list')).toBeNull();
+      }
+      for (const path of [`/api/phone/${number}`, `/api/phone/${number}/score`]) {
+        const json = (await (await fetch(`${server.baseUrl}${path}`)).json()) as { meta: { list: unknown } };
+        expect(json.meta.list).toEqual(list);
+      }
+    },
+  );
 
   it('the score and the report still say what the sources say', async () => {
-    const score = (await (await fetch(`${server.baseUrl}/api/phone/0612000001/score`)).json()) as { data: { score: number; risk: string } };
+    const score = (await (await fetch(`${server.baseUrl}/api/phone/0612000001/score`)).json()) as {
+      data: { score: number; risk: string };
+    };
     expect(score.data).toMatchObject({ score: 8, risk: 'suspicious' });
   });
 
@@ -106,7 +169,14 @@ describe('a listed caller with every upstream black-holed', () => {
   let server: TestServer;
   let sites: FakeUpstreamSites;
   beforeAll(async () => {
-    sites = await startFakeUpstreamSites({ fallback: { tellowsApi: { blackHole: true }, tellowsWeb: { blackHole: true }, numeroinconnu: { blackHole: true }, telguarder: { blackHole: true } } });
+    sites = await startFakeUpstreamSites({
+      fallback: {
+        tellowsApi: { blackHole: true },
+        tellowsWeb: { blackHole: true },
+        numeroinconnu: { blackHole: true },
+        telguarder: { blackHole: true },
+      },
+    });
     server = await startTestServer({ env: { ...sites.env(), LISTS_FILE: listsFile(), ADMIN_TOKEN: TOKEN } });
     await putRule(server, '0162*', { list: 'block' });
     await putRule(server, '+33612345678', { list: 'allow', label: 'Fournisseur', labelPublic: true });
@@ -131,7 +201,10 @@ describe('a listed caller with every upstream black-holed', () => {
 describe('a change takes effect on the next request', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer({ env: { LISTS_FILE: listsFile(), ADMIN_TOKEN: TOKEN, RATE_LIMIT_MAX: '0' }, overrides: { sources: healthyFakeSources() } });
+    server = await startTestServer({
+      env: { LISTS_FILE: listsFile(), ADMIN_TOKEN: TOKEN, RATE_LIMIT_MAX: '0' },
+      overrides: { sources: healthyFakeSources() },
+    });
   });
   afterAll(() => server.close());
 
@@ -154,13 +227,19 @@ describe('a change takes effect on the next request', () => {
     expect(allowed.body).toBe('allow\n');
     const reportAfter = await text(server, `/api/phone/${number}`, { headers: { 'if-none-match': reportEtag } });
     expect(reportAfter.status).toBe(200);
-    expect((JSON.parse(reportAfter.body) as { meta: { list: unknown } }).meta.list).toEqual({ list: 'allow', rule: '+33612000001', label: 'Livreur' });
+    expect((JSON.parse(reportAfter.body) as { meta: { list: unknown } }).meta.list).toEqual({
+      list: 'allow',
+      rule: '+33612000001',
+      label: 'Livreur',
+    });
 
     const replaced = await putRule(server, number, { list: 'block' });
     expect(replaced).toMatchObject({ status: 200, json: { replaced: true } });
     expect((await text(server, `/api/phone/${number}/cid?lang=en`)).body).toBe('Blocked by the administrator');
 
-    expect((await fetch(`${server.baseUrl}/admin/lists/rules/%2B33612000001`, { method: 'DELETE', headers: AUTH })).status).toBe(204);
+    expect(
+      (await fetch(`${server.baseUrl}/admin/lists/rules/%2B33612000001`, { method: 'DELETE', headers: AUTH })).status,
+    ).toBe(204);
     expect((await text(server, `/api/phone/${number}/cid?lang=en`)).body).toMatch(/^SPAM\? 8\/9/);
     const back = await text(server, `/api/phone/${number}`, { headers: { 'if-none-match': reportEtag } });
     expect(back.status).toBe(304);
@@ -174,11 +253,16 @@ describe('the lists file', () => {
   beforeAll(async () => {
     file = listsFile();
     writeFileSync(file, `${HEADER}\n+33162*,block,,,,2026-01-01T00:00:00.000Z\n`);
-    server = await startTestServer({ env: { LISTS_FILE: file, RATE_LIMIT_MAX: '0' }, overrides: { sources: healthyFakeSources() }, logger: log.logger });
+    server = await startTestServer({
+      env: { LISTS_FILE: file, RATE_LIMIT_MAX: '0' },
+      overrides: { sources: healthyFakeSources() },
+      logger: log.logger,
+    });
   });
   afterAll(() => server.close());
 
-  const verdictOf = async (number: string): Promise<string> => (await text(server, `/api/phone/${number}/verdict`)).body;
+  const verdictOf = async (number: string): Promise<string> =>
+    (await text(server, `/api/phone/${number}/verdict`)).body;
 
   it('a hand edit is picked up without a restart', async () => {
     expect(await verdictOf('0162001235')).toBe('block\n');
@@ -191,7 +275,10 @@ describe('the lists file', () => {
   });
 
   it('a broken hand edit is refused with a log line naming the line, and the rules in force stay', async () => {
-    writeFileSync(file, `${HEADER}\n+33162*,allow,Edited,,,2026-01-01T00:00:00.000Z\n+33163*,sometimes,,,,2026-01-01T00:00:00.000Z\n`);
+    writeFileSync(
+      file,
+      `${HEADER}\n+33162*,allow,Edited,,,2026-01-01T00:00:00.000Z\n+33163*,sometimes,,,,2026-01-01T00:00:00.000Z\n`,
+    );
     await waitFor(() => log.lines.some((line) => line.level === 50 && line.line === 3), 5000);
     const refusal = log.lines.find((line) => line.level === 50 && line.line === 3);
     expect(String(refusal?.msg)).toMatch(/line 3: list: list is allow or block/);
@@ -201,18 +288,29 @@ describe('the lists file', () => {
   });
 
   it('a hand-edited rule that is refused is logged as its keyed hash, never the number in clear', async () => {
-    writeFileSync(file, `${HEADER}\n+33162*,allow,Edited,,,2026-01-01T00:00:00.000Z\n06 12 34 56 7,block,,,,2026-01-01T00:00:00.000Z\n`);
-    const refusedRule = (line: Record<string, unknown>): boolean => line.level === 50 && String(line.reason).startsWith('rule:');
+    writeFileSync(
+      file,
+      `${HEADER}\n+33162*,allow,Edited,,,2026-01-01T00:00:00.000Z\n06 12 34 56 7,block,,,,2026-01-01T00:00:00.000Z\n`,
+    );
+    const refusedRule = (line: Record<string, unknown>): boolean =>
+      line.level === 50 && String(line.reason).startsWith('rule:');
     await waitFor(() => log.lines.some(refusedRule), 5000);
     const refusal = log.lines.find(refusedRule);
-    expect(String(refusal?.msg)).toContain(`line 3: rule: rule hashed ${server.deps.app.hashKey('06 12 34 56 7')} is neither a number`);
+    expect(String(refusal?.msg)).toContain(
+      `line 3: rule: rule hashed ${server.deps.app.hashKey('06 12 34 56 7')} is neither a number`,
+    );
     expect(log.raw.join('\n')).not.toMatch(/06 12 34 56 7|\+3361234567/);
   });
 
   it('a file that does not parse stops the start, naming the file and the line', async () => {
     const broken = listsFile();
-    writeFileSync(broken, `${HEADER}\n+33162*,block,,,,2026-01-01T00:00:00.000Z\n+33163*,sometimes,,,,2026-01-01T00:00:00.000Z\n`);
-    await expect(startTestServer({ env: { LISTS_FILE: broken }, overrides: { sources: healthyFakeSources() } })).rejects.toThrow(`the lists file ${broken} does not parse: line 3: list:`);
+    writeFileSync(
+      broken,
+      `${HEADER}\n+33162*,block,,,,2026-01-01T00:00:00.000Z\n+33163*,sometimes,,,,2026-01-01T00:00:00.000Z\n`,
+    );
+    await expect(
+      startTestServer({ env: { LISTS_FILE: broken }, overrides: { sources: healthyFakeSources() } }),
+    ).rejects.toThrow(`the lists file ${broken} does not parse: line 3: list:`);
   });
 
   it('writes through the service keep a file that parses, with createdAt', async () => {
@@ -227,23 +325,34 @@ describe('the admin API', () => {
   let server: TestServer;
   const log = capturingLogger();
   beforeAll(async () => {
-    server = await startTestServer({ env: { LISTS_FILE: listsFile(), ADMIN_TOKEN: TOKEN, RATE_LIMIT_MAX: '3', RATE_LIMIT_WINDOW_S: '60' }, logger: log.logger, overrides: { sources: healthyFakeSources() } });
+    server = await startTestServer({
+      env: { LISTS_FILE: listsFile(), ADMIN_TOKEN: TOKEN, RATE_LIMIT_MAX: '3', RATE_LIMIT_WINDOW_S: '60' },
+      logger: log.logger,
+      overrides: { sources: healthyFakeSources() },
+    });
     await putRule(server, '+33162*', { list: 'block', label: 'NPV' });
   });
   afterAll(() => server.close());
 
   it('is off without ADMIN_TOKEN, and a short token stops the start naming the variable', async () => {
-    const off = await startTestServer({ env: { LISTS_FILE: listsFile() }, overrides: { sources: healthyFakeSources() } });
+    const off = await startTestServer({
+      env: { LISTS_FILE: listsFile() },
+      overrides: { sources: healthyFakeSources() },
+    });
     try {
       expect((await fetch(`${off.baseUrl}/admin/lists/rules`, { headers: AUTH })).status).toBe(404);
     } finally {
       await off.close();
     }
-    expect(() => loadConfig({ ADMIN_TOKEN: 'short' })).toThrow(/ADMIN_TOKEN=\(5 characters, not shown\) is not valid: expected a string of 32\+ characters/);
+    expect(() => loadConfig({ ADMIN_TOKEN: 'short' })).toThrow(
+      /ADMIN_TOKEN=\(5 characters, not shown\) is not valid: expected a string of 32\+ characters/,
+    );
   });
 
   it('answers no-store, no CORS, and the rules as JSON', async () => {
-    const response = await fetch(`${server.baseUrl}/admin/lists/rules`, { headers: { ...AUTH, origin: 'https://example.org' } });
+    const response = await fetch(`${server.baseUrl}/admin/lists/rules`, {
+      headers: { ...AUTH, origin: 'https://example.org' },
+    });
     expect(response.status).toBe(200);
     expect(response.headers.get('cache-control')).toBe('no-store');
     expect(response.headers.get('access-control-allow-origin')).toBeNull();
@@ -279,7 +388,11 @@ describe('the admin API', () => {
   });
 
   it('imports and exports the CLI CSV', async () => {
-    const imported = await fetch(`${server.baseUrl}/admin/lists/import`, { method: 'POST', headers: { ...AUTH, 'content-type': 'text/csv' }, body: 'rule,list,label,note,expiresAt\n+33164*,block,,"a, note",\n0612345678,allow,Ami,,\n' });
+    const imported = await fetch(`${server.baseUrl}/admin/lists/import`, {
+      method: 'POST',
+      headers: { ...AUTH, 'content-type': 'text/csv' },
+      body: 'rule,list,label,note,expiresAt\n+33164*,block,,"a, note",\n0612345678,allow,Ami,,\n',
+    });
     expect(await imported.json()).toEqual({ added: 2, replaced: 0 });
     const exported = await text(server, '/admin/lists/export', { headers: AUTH });
     expect(exported.headers.get('content-type')).toMatch(/^text\/csv/);
@@ -289,21 +402,37 @@ describe('the admin API', () => {
   });
 
   it('exports a label or note a spreadsheet would run as a formula with a quote before it, and imports it back as it was', async () => {
-    expect((await putRule(server, '+33166*', { list: 'block', label: '=HYPERLINK(x)', note: '@SUM(A1)' })).status).toBe(201);
+    expect((await putRule(server, '+33166*', { list: 'block', label: '=HYPERLINK(x)', note: '@SUM(A1)' })).status).toBe(
+      201,
+    );
     const exported = await text(server, '/admin/lists/export', { headers: AUTH });
     expect(exported.body).toContain("+33166*,block,'=HYPERLINK(x),'@SUM(A1),");
     const line = exported.body.split('\n').find((row) => row.startsWith('+33166*'));
-    const again = await fetch(`${server.baseUrl}/admin/lists/import`, { method: 'POST', headers: { ...AUTH, 'content-type': 'text/csv' }, body: `rule,list,label,note,expiresAt,labelPublic\n${line ?? ''}\n` });
+    const again = await fetch(`${server.baseUrl}/admin/lists/import`, {
+      method: 'POST',
+      headers: { ...AUTH, 'content-type': 'text/csv' },
+      body: `rule,list,label,note,expiresAt,labelPublic\n${line ?? ''}\n`,
+    });
     expect(await again.json()).toEqual({ added: 0, replaced: 1 });
-    expect(await rules(server)).toContainEqual(expect.objectContaining({ rule: '+33166*', label: '=HYPERLINK(x)', note: '@SUM(A1)' }));
+    expect(await rules(server)).toContainEqual(
+      expect.objectContaining({ rule: '+33166*', label: '=HYPERLINK(x)', note: '@SUM(A1)' }),
+    );
   });
 
   it('an import over the size bound is a 413 naming it, and changes nothing', async () => {
     const before = await rules(server);
     const body = `rule,list,label,note,expiresAt\n${'+33167*,block,,,\n'.repeat(MAX_RULES + 1)}`;
-    const refused = await fetch(`${server.baseUrl}/admin/lists/import`, { method: 'POST', headers: { ...AUTH, 'content-type': 'text/csv' }, body });
+    const refused = await fetch(`${server.baseUrl}/admin/lists/import`, {
+      method: 'POST',
+      headers: { ...AUTH, 'content-type': 'text/csv' },
+      body,
+    });
     expect(refused.status).toBe(413);
-    expect(await refused.json()).toMatchObject({ type: '/problems/lists-too-large', field: 'body', detail: expect.stringContaining(`an import brings at most ${MAX_RULES}`) });
+    expect(await refused.json()).toMatchObject({
+      type: '/problems/lists-too-large',
+      field: 'body',
+      detail: expect.stringContaining(`an import brings at most ${MAX_RULES}`),
+    });
     expect(await rules(server)).toEqual(before);
   });
 
@@ -319,20 +448,30 @@ describe('the admin API', () => {
     const missing = await fetch(`${server.baseUrl}/admin/lists/rules`);
     expect(missing.status).toBe(401);
     expect(missing.headers.get('www-authenticate')).toMatch(/^Bearer/);
-    const wrong = await fetch(`${server.baseUrl}/admin/lists/rules`, { headers: { authorization: `Bearer ${TOKEN}x` } });
+    const wrong = await fetch(`${server.baseUrl}/admin/lists/rules`, {
+      headers: { authorization: `Bearer ${TOKEN}x` },
+    });
     expect(wrong.status).toBe(401);
     const query = await fetch(`${server.baseUrl}/admin/lists/rules?token=${TOKEN}`, { headers: AUTH });
     expect(query.status).toBe(401);
     // RATE_LIMIT_MAX=3: the fourth failure is refused by the limit.
-    expect((await fetch(`${server.baseUrl}/admin/lists/rules`, { headers: { authorization: 'Bearer nope' } })).status).toBe(429);
+    expect(
+      (await fetch(`${server.baseUrl}/admin/lists/rules`, { headers: { authorization: 'Bearer nope' } })).status,
+    ).toBe(429);
     // A correct token is not counted.
     expect((await fetch(`${server.baseUrl}/admin/lists/rules`, { headers: AUTH })).status).toBe(200);
   });
 
   it('is in the OpenAPI document under its own tag and security scheme', async () => {
-    const document = (await (await fetch(`${server.baseUrl}/openapi.json`)).json()) as { paths: Record<string, Record<string, { tags?: string[]; security?: unknown }>>; components: { securitySchemes: Record<string, unknown> } };
+    const document = (await (await fetch(`${server.baseUrl}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { tags?: string[]; security?: unknown }>>;
+      components: { securitySchemes: Record<string, unknown> };
+    };
     expect(document.components.securitySchemes.adminToken).toMatchObject({ type: 'http', scheme: 'bearer' });
-    expect(document.paths['/admin/lists/rules/{rule}']?.put).toMatchObject({ tags: ['admin'], security: [{ adminToken: [] }] });
+    expect(document.paths['/admin/lists/rules/{rule}']?.put).toMatchObject({
+      tags: ['admin'],
+      security: [{ adminToken: [] }],
+    });
   });
 });
 
@@ -341,11 +480,20 @@ describe('the admin API alone on ADMIN_PORT', () => {
     const admin = await startAdminServer({ HASH_SECRET: 'test-secret-0123456789', LISTS_FILE: listsFile() }, TOKEN);
     const { base, deps } = admin;
     try {
-      const put = await fetch(`${base}/admin/lists/rules/%2B33162%2A`, { method: 'PUT', headers: { ...AUTH, 'content-type': 'application/json' }, body: '{"list":"block"}' });
+      const put = await fetch(`${base}/admin/lists/rules/%2B33162%2A`, {
+        method: 'PUT',
+        headers: { ...AUTH, 'content-type': 'application/json' },
+        body: '{"list":"block"}',
+      });
       expect(put.status).toBe(201);
       expect((await fetch(`${base}/admin/lists/rules`)).status).toBe(401);
       expect((await fetch(`${base}/api/phone/0612345678`)).status).toBe(404);
-      expect(deps.lists.match('+33162001235')).toEqual({ list: 'block', rule: '+33162*', label: null, labelPublic: false });
+      expect(deps.lists.match('+33162001235')).toEqual({
+        list: 'block',
+        rule: '+33162*',
+        label: null,
+        labelPublic: false,
+      });
     } finally {
       await admin.close();
     }

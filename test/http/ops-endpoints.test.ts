@@ -30,7 +30,11 @@ async function get(baseUrl: string, path: string): Promise<Answer> {
 
 // /metrics on the API port is rate limited like the API: the scraper is a client of its own
 // (127.0.0.2), as Prometheus is, so the lookups of the tests do not spend its limit.
-function scrape(baseUrl: string, path = '/metrics', headers: Record<string, string> = {}): Promise<Answer & { bytes: Buffer }> {
+function scrape(
+  baseUrl: string,
+  path = '/metrics',
+  headers: Record<string, string> = {},
+): Promise<Answer & { bytes: Buffer }> {
   return new Promise((resolve, reject) => {
     const scraping = http.get(`${baseUrl}${path}`, { localAddress: '127.0.0.2', agent: false, headers }, (response) => {
       const chunks: Buffer[] = [];
@@ -39,7 +43,8 @@ function scrape(baseUrl: string, path = '/metrics', headers: Record<string, stri
       response.on('end', () => {
         const bytes = Buffer.concat(chunks);
         const answerHeaders = new Headers();
-        for (const [name, value] of Object.entries(response.headers)) if (typeof value === 'string') answerHeaders.set(name, value);
+        for (const [name, value] of Object.entries(response.headers))
+          if (typeof value === 'string') answerHeaders.set(name, value);
         resolve({ status: response.statusCode ?? 0, headers: answerHeaders, text: bytes.toString('utf8'), bytes });
       });
     });
@@ -81,19 +86,51 @@ describe('metrics and readiness with the real adapters on loopback upstreams', (
   it('serves every counter at zero before any lookup, in an exposition that passes the promtool rules', async () => {
     const { families, problems } = parseExposition((await scrape(server.baseUrl)).text);
     expect(problems).toEqual([]);
-    const counters = [...families.values()].filter((family) => family.type === 'counter' && family.name.startsWith('phone_rep_'));
+    const counters = [...families.values()].filter(
+      (family) => family.type === 'counter' && family.name.startsWith('phone_rep_'),
+    );
     expect(counters.length).toBeGreaterThanOrEqual(6);
     for (const counter of counters) expect(counter.samples.length, `${counter.name} has no series`).toBeGreaterThan(0);
-    const series = (name: string) => families.get(name)?.samples.map((sample) => ({ ...sample.labels, value: sample.value })) ?? [];
+    const series = (name: string) =>
+      families.get(name)?.samples.map((sample) => ({ ...sample.labels, value: sample.value })) ?? [];
     expect(series('phone_rep_load_shed_total')).toEqual([
       { reason: 'in_flight', value: 0 },
       { reason: 'event_loop', value: 0 },
     ]);
-    expect(series('phone_rep_upstream_requests_total')).toContainEqual({ upstream: 'tellows-web', outcome: 'response', status_code: '200', reason: '', value: 0 });
-    expect(series('phone_rep_upstream_requests_total')).toContainEqual({ upstream: 'numeroinconnu', outcome: 'blocked', status_code: '429', reason: 'http_429', value: 0 });
-    expect(series('phone_rep_source_results_total')).toContainEqual({ slot: 'signals', upstream: 'telguarder', status: 'error', reason: 'timeout', cache: 'miss', value: 0 });
-    expect(series('phone_rep_cache_reads_total')).toContainEqual({ layer: 'memory', slot: 'community', result: 'hit', value: 0 });
-    expect(series('phone_rep_http_requests_total')).toContainEqual({ method: 'GET', route: '/api/phone/:number', status_code: '200', value: 0 });
+    expect(series('phone_rep_upstream_requests_total')).toContainEqual({
+      upstream: 'tellows-web',
+      outcome: 'response',
+      status_code: '200',
+      reason: '',
+      value: 0,
+    });
+    expect(series('phone_rep_upstream_requests_total')).toContainEqual({
+      upstream: 'numeroinconnu',
+      outcome: 'blocked',
+      status_code: '429',
+      reason: 'http_429',
+      value: 0,
+    });
+    expect(series('phone_rep_source_results_total')).toContainEqual({
+      slot: 'signals',
+      upstream: 'telguarder',
+      status: 'error',
+      reason: 'timeout',
+      cache: 'miss',
+      value: 0,
+    });
+    expect(series('phone_rep_cache_reads_total')).toContainEqual({
+      layer: 'memory',
+      slot: 'community',
+      result: 'hit',
+      value: 0,
+    });
+    expect(series('phone_rep_http_requests_total')).toContainEqual({
+      method: 'GET',
+      route: '/api/phone/:number',
+      status_code: '200',
+      value: 0,
+    });
     // The one HTTP request counted so far is this scrape's own, once it has been answered.
     for (const sample of families.get('phone_rep_http_requests_total')?.samples ?? []) expect(sample.value).toBe(0);
   });
@@ -104,17 +141,32 @@ describe('metrics and readiness with the real adapters on loopback upstreams', (
     const body = JSON.parse(answer.text);
     expect(body.status).toBe('ok');
     expect(Object.keys(body.dependencies.upstreams).sort()).toEqual(['numeroinconnu', 'telguarder', 'tellows']);
-    expect(body.dependencies.upstreams.tellows).toEqual({ status: 'ok', slot: 'primary', circuit: 'closed', pausedUntil: null, lastOutcome: null, lastFailure: null });
+    expect(body.dependencies.upstreams.tellows).toEqual({
+      status: 'ok',
+      slot: 'primary',
+      circuit: 'closed',
+      pausedUntil: null,
+      lastOutcome: null,
+      lastFailure: null,
+    });
     expect(body.dependencies.numberingData).toMatchObject({ status: 'ok', dataDate: testNumberingPlan().dataDate });
     expect(body.dependencies.redis).toBeUndefined();
     expect(answer.headers.get('cache-control')).toBe('no-store');
-    expect(upstreams.requestCount('tellows') + upstreams.requestCount('numeroinconnu') + upstreams.requestCount('telguarder')).toBe(0);
+    expect(
+      upstreams.requestCount('tellows') +
+        upstreams.requestCount('numeroinconnu') +
+        upstreams.requestCount('telguarder'),
+    ).toBe(0);
   });
 
   it('after a few lookups, shows a paused upstream as down (service degraded, still 200) and counts it all in /metrics', async () => {
     const first = await get(server.baseUrl, '/api/phone/0612345678');
     expect(first.status).toBe(200);
-    expect(JSON.parse(first.text).meta.sources).toMatchObject({ primary: { status: 'ok' }, community: { status: 'ok' }, signals: { status: 'ok' } });
+    expect(JSON.parse(first.text).meta.sources).toMatchObject({
+      primary: { status: 'ok' },
+      community: { status: 'ok' },
+      signals: { status: 'ok' },
+    });
     expect((await get(server.baseUrl, '/api/phone/06%2012%2034%2056%2078')).status).toBe(200); // cache hit
     upstreams.answerWith('numeroinconnu', { status: 429, headers: { 'retry-after': '120' } });
     const blocked = await get(server.baseUrl, '/api/phone/0698765432');
@@ -127,7 +179,10 @@ describe('metrics and readiness with the real adapters on loopback upstreams', (
 
     const ready = JSON.parse((await get(server.baseUrl, '/health/ready')).text);
     expect(ready.status).toBe('degraded');
-    expect(ready.dependencies.upstreams.numeroinconnu).toMatchObject({ status: 'down', lastOutcome: { status: 'blocked', reason: 'http_429' } });
+    expect(ready.dependencies.upstreams.numeroinconnu).toMatchObject({
+      status: 'down',
+      lastOutcome: { status: 'blocked', reason: 'http_429' },
+    });
     expect(Date.parse(ready.dependencies.upstreams.numeroinconnu.pausedUntil)).toBeGreaterThan(Date.now() + 60_000);
     expect(ready.dependencies.upstreams.tellows).toMatchObject({ status: 'ok', lastOutcome: { status: 'ok' } });
 
@@ -136,27 +191,75 @@ describe('metrics and readiness with the real adapters on loopback upstreams', (
     expect(metrics.headers.get('content-type')).toContain('text/plain');
     const text = metrics.text;
     // HTTP requests by route pattern and status.
-    expect(sample(text, 'phone_rep_http_requests_total{method="GET",route="/api/phone/:number",status_code="200"}')).toBe(3);
-    expect(sample(text, 'phone_rep_http_requests_total{method="GET",route="/api/phone/:number",status_code="400"}')).toBe(1);
-    expect(sample(text, 'phone_rep_http_requests_total{method="GET",route="/api/phone/:number",status_code="429"}')).toBe(limited);
+    expect(
+      sample(text, 'phone_rep_http_requests_total{method="GET",route="/api/phone/:number",status_code="200"}'),
+    ).toBe(3);
+    expect(
+      sample(text, 'phone_rep_http_requests_total{method="GET",route="/api/phone/:number",status_code="400"}'),
+    ).toBe(1);
+    expect(
+      sample(text, 'phone_rep_http_requests_total{method="GET",route="/api/phone/:number",status_code="429"}'),
+    ).toBe(limited);
     expect(sample(text, 'phone_rep_http_requests_total{method="GET",route="(unmatched)",status_code="404"}')).toBe(1);
-    expect(sample(text, 'phone_rep_http_request_duration_seconds_count{method="GET",route="/api/phone/:number",status_code="200"}')).toBe(3);
-    expect(sample(text, 'phone_rep_http_request_duration_seconds_sum{method="GET",route="/api/phone/:number",status_code="200"}')).toBeGreaterThan(0);
+    expect(
+      sample(
+        text,
+        'phone_rep_http_request_duration_seconds_count{method="GET",route="/api/phone/:number",status_code="200"}',
+      ),
+    ).toBe(3);
+    expect(
+      sample(
+        text,
+        'phone_rep_http_request_duration_seconds_sum{method="GET",route="/api/phone/:number",status_code="200"}',
+      ),
+    ).toBeGreaterThan(0);
     // Upstream requests by outcome, pause and circuit gauges.
-    expect(sample(text, 'phone_rep_upstream_requests_total{upstream="numeroinconnu",outcome="response",status_code="200",reason=""}')).toBe(1);
-    expect(sample(text, 'phone_rep_upstream_requests_total{upstream="numeroinconnu",outcome="blocked",status_code="429",reason="http_429"}')).toBe(1);
-    expect(sample(text, 'phone_rep_upstream_requests_total{upstream="numeroinconnu",outcome="error",status_code="",reason="timeout"}')).toBe(0);
+    expect(
+      sample(
+        text,
+        'phone_rep_upstream_requests_total{upstream="numeroinconnu",outcome="response",status_code="200",reason=""}',
+      ),
+    ).toBe(1);
+    expect(
+      sample(
+        text,
+        'phone_rep_upstream_requests_total{upstream="numeroinconnu",outcome="blocked",status_code="429",reason="http_429"}',
+      ),
+    ).toBe(1);
+    expect(
+      sample(
+        text,
+        'phone_rep_upstream_requests_total{upstream="numeroinconnu",outcome="error",status_code="",reason="timeout"}',
+      ),
+    ).toBe(0);
     expect(sample(text, 'phone_rep_upstream_request_duration_seconds_count{upstream="tellows-web"}')).toBe(2);
     expect(sample(text, 'phone_rep_upstream_paused{upstream="numeroinconnu"}')).toBe(1);
     expect(sample(text, 'phone_rep_upstream_paused{upstream="telguarder"}')).toBe(0);
     expect(sample(text, 'phone_rep_upstream_pause_remaining_seconds{upstream="numeroinconnu"}')).toBeGreaterThan(60);
     expect(sample(text, 'phone_rep_circuit_state{slot="primary",upstream="tellows",state="closed"}')).toBe(1);
     // Per-slot outcomes and cache reads by layer.
-    expect(sample(text, 'phone_rep_source_results_total{slot="primary",upstream="tellows",status="ok",reason="",cache="miss"}')).toBe(2);
-    expect(sample(text, 'phone_rep_source_results_total{slot="primary",upstream="tellows",status="ok",reason="",cache="hit"}')).toBe(1);
-    expect(sample(text, 'phone_rep_source_results_total{slot="community",upstream="numeroinconnu",status="blocked",reason="http_429",cache="miss"}')).toBe(1);
+    expect(
+      sample(
+        text,
+        'phone_rep_source_results_total{slot="primary",upstream="tellows",status="ok",reason="",cache="miss"}',
+      ),
+    ).toBe(2);
+    expect(
+      sample(
+        text,
+        'phone_rep_source_results_total{slot="primary",upstream="tellows",status="ok",reason="",cache="hit"}',
+      ),
+    ).toBe(1);
+    expect(
+      sample(
+        text,
+        'phone_rep_source_results_total{slot="community",upstream="numeroinconnu",status="blocked",reason="http_429",cache="miss"}',
+      ),
+    ).toBe(1);
     expect(sample(text, 'phone_rep_cache_reads_total{layer="memory",slot="primary",result="hit"}')).toBe(1);
-    expect(sample(text, 'phone_rep_cache_reads_total{layer="memory",slot="primary",result="miss"}')).toBeGreaterThanOrEqual(2);
+    expect(
+      sample(text, 'phone_rep_cache_reads_total{layer="memory",slot="primary",result="miss"}'),
+    ).toBeGreaterThanOrEqual(2);
     // Rate-limit rejections and process metrics.
     expect(sample(text, 'phone_rep_rate_limit_rejections_total')).toBe(limited);
     expect(sample(text, 'process_cpu_user_seconds_total')).toBeGreaterThan(0);
@@ -176,7 +279,8 @@ describe('metrics and readiness with the real adapters on loopback upstreams', (
       // names (`shared_trusted_large_object` on Node 24) are long lower-case words.
       expect(value).not.toMatch(/(?=[A-Za-z0-9_-]*[A-Z0-9])[A-Za-z0-9_-]{24,}/);
     }
-    for (const digits of ['0612345678', '612345678', '33612345678', '0698765432', '698765432']) expect(text).not.toContain(digits);
+    for (const digits of ['0612345678', '612345678', '33612345678', '0698765432', '698765432'])
+      expect(text).not.toContain(digits);
   });
 
   it('after the limit is spent: /health/ready and the page still answer; /metrics on the API port is limited like the API', async () => {
@@ -198,7 +302,10 @@ describe('metrics and readiness with the real adapters on loopback upstreams', (
     const doc = JSON.parse((await get(server.baseUrl, '/openapi.json')).text);
     const operation = doc.paths['/health/ready'].get;
     expect(Object.keys(operation.responses).sort()).toEqual(['200', '400', '405', '503']);
-    expect(Object.keys(operation.responses['503'].content).sort()).toEqual(['application/json', 'application/problem+json']);
+    expect(Object.keys(operation.responses['503'].content).sort()).toEqual([
+      'application/json',
+      'application/problem+json',
+    ]);
     const schema = operation.responses['200'].content['application/json'].schema;
     expect(Object.keys(schema.properties).sort()).toEqual(['dependencies', 'reason', 'status', 'timestamp']);
     expect(doc.paths['/metrics']).toBeUndefined();
@@ -207,7 +314,11 @@ describe('metrics and readiness with the real adapters on loopback upstreams', (
 
 describe('readiness states that need the composition root', () => {
   async function build(options: { redisStatus?: () => RedisStatus | Promise<RedisStatus>; maxAgeDays?: number } = {}) {
-    const config = loadConfig({ HASH_SECRET: 'test-secret-0123456789', MAX_EVENT_LOOP_DELAY_MS: '0', ARCEP_MAX_AGE_DAYS: String(options.maxAgeDays ?? 36_500) });
+    const config = loadConfig({
+      HASH_SECRET: 'test-secret-0123456789',
+      MAX_EVENT_LOOP_DELAY_MS: '0',
+      ARCEP_MAX_AGE_DAYS: String(options.maxAgeDays ?? 36_500),
+    });
     const deps = await createServiceDependencies(config, undefined, {
       numberingPlan: testNumberingPlan(),
       sources: healthyFakeSources(),
@@ -224,21 +335,30 @@ describe('readiness states that need the composition root', () => {
     expect(down.statusCode).toBe(200);
     expect(down.json()).toMatchObject({ status: 'degraded', dependencies: { redis: { status: 'down' } } });
     redis = 'ok';
-    expect((await app.inject({ url: '/health/ready' })).json()).toMatchObject({ status: 'ok', dependencies: { redis: { status: 'ok' } } });
+    expect((await app.inject({ url: '/health/ready' })).json()).toMatchObject({
+      status: 'ok',
+      dependencies: { redis: { status: 'ok' } },
+    });
     await app.close();
     await deps.close();
   });
 
-  it('reports the numbering data\'s age, and says degraded (still 200) once it is older than ARCEP_MAX_AGE_DAYS', async () => {
+  it("reports the numbering data's age, and says degraded (still 200) once it is older than ARCEP_MAX_AGE_DAYS", async () => {
     const dataDate = testNumberingPlan().dataDate;
     const ageDays = Math.floor((Date.now() - Date.parse(`${dataDate}T00:00:00Z`)) / 86_400_000);
     expect(ageDays).toBeGreaterThan(1);
     const young = await build({ maxAgeDays: ageDays + 1 });
-    expect((await young.app.inject({ url: '/health/ready' })).json()).toMatchObject({ status: 'ok', dependencies: { numberingData: { status: 'ok', dataDate, ageDays } } });
+    expect((await young.app.inject({ url: '/health/ready' })).json()).toMatchObject({
+      status: 'ok',
+      dependencies: { numberingData: { status: 'ok', dataDate, ageDays } },
+    });
     const old = await build({ maxAgeDays: ageDays - 1 });
     const answer = await old.app.inject({ url: '/health/ready' });
     expect(answer.statusCode).toBe(200);
-    expect(answer.json()).toMatchObject({ status: 'degraded', dependencies: { numberingData: { status: 'degraded', dataDate, ageDays } } });
+    expect(answer.json()).toMatchObject({
+      status: 'degraded',
+      dependencies: { numberingData: { status: 'degraded', dataDate, ageDays } },
+    });
     for (const { app, deps } of [young, old]) {
       await app.close();
       await deps.close();
@@ -290,7 +410,10 @@ describe('readiness states that need the composition root', () => {
 
 describe('metrics configuration', () => {
   it('METRICS_ENABLED=false: no /metrics route', async () => {
-    const server = await startTestServer({ env: { METRICS_ENABLED: 'false', MAX_EVENT_LOOP_DELAY_MS: '0' }, overrides: { sources: healthyFakeSources() } });
+    const server = await startTestServer({
+      env: { METRICS_ENABLED: 'false', MAX_EVENT_LOOP_DELAY_MS: '0' },
+      overrides: { sources: healthyFakeSources() },
+    });
     try {
       expect((await get(server.baseUrl, '/metrics')).status).toBe(404);
       expect((await get(server.baseUrl, '/health/ready')).status).toBe(200);
@@ -300,7 +423,13 @@ describe('metrics configuration', () => {
   });
 
   it('METRICS_PORT: /metrics on its own port, not on the API port', async () => {
-    const config = loadConfig({ HOST: '127.0.0.1', PORT: '0', METRICS_PORT: '0', LOG_LEVEL: 'silent', MAX_EVENT_LOOP_DELAY_MS: '0' });
+    const config = loadConfig({
+      HOST: '127.0.0.1',
+      PORT: '0',
+      METRICS_PORT: '0',
+      LOG_LEVEL: 'silent',
+      MAX_EVENT_LOOP_DELAY_MS: '0',
+    });
     const running = await startServer(config);
     try {
       expect(running.metricsPort).toBeGreaterThan(0);
@@ -351,7 +480,10 @@ describe('metrics configuration', () => {
 
   it('on the API port, renders at most once a second however many scrapes arrive, plain or gzipped', async () => {
     const config = loadConfig({ HASH_SECRET: 'test-secret-0123456789', MAX_EVENT_LOOP_DELAY_MS: '0' });
-    const deps = await createServiceDependencies(config, undefined, { numberingPlan: testNumberingPlan(), sources: healthyFakeSources() });
+    const deps = await createServiceDependencies(config, undefined, {
+      numberingPlan: testNumberingPlan(),
+      sources: healthyFakeSources(),
+    });
     if (!deps.metrics) throw new Error('metrics are on by default');
     const renders = countRenders(deps.metrics.registry);
     const app = await buildApp({ ...deps.app });
@@ -361,7 +493,9 @@ describe('metrics configuration', () => {
       if (typeof address !== 'object' || address === null) throw new Error('no address');
       const { elapsedMs, texts } = await scrapeMany(`http://127.0.0.1:${address.port}`);
       expect(renders()).toBeGreaterThanOrEqual(1);
-      expect(renders(), `${SCRAPES} scrapes in ${Math.round(elapsedMs)} ms`).toBeLessThanOrEqual(1 + Math.floor(elapsedMs / 1000));
+      expect(renders(), `${SCRAPES} scrapes in ${Math.round(elapsedMs)} ms`).toBeLessThanOrEqual(
+        1 + Math.floor(elapsedMs / 1000),
+      );
       if (renders() === 1) expect(new Set(texts).size).toBe(1);
     } finally {
       await app.close();
@@ -371,14 +505,24 @@ describe('metrics configuration', () => {
 
   it('on METRICS_PORT, renders at most once a second too', async () => {
     const config = loadConfig({ HASH_SECRET: 'test-secret-0123456789', MAX_EVENT_LOOP_DELAY_MS: '0' });
-    const deps = await createServiceDependencies(config, undefined, { numberingPlan: testNumberingPlan(), sources: healthyFakeSources() });
+    const deps = await createServiceDependencies(config, undefined, {
+      numberingPlan: testNumberingPlan(),
+      sources: healthyFakeSources(),
+    });
     if (!deps.metrics) throw new Error('metrics are on by default');
     const renders = countRenders(deps.metrics.registry);
-    const metricsServer = await startMetricsServer({ registry: deps.metrics.registry, render: deps.metrics.render, port: 0, host: '127.0.0.1' });
+    const metricsServer = await startMetricsServer({
+      registry: deps.metrics.registry,
+      render: deps.metrics.render,
+      port: 0,
+      host: '127.0.0.1',
+    });
     try {
       const { elapsedMs } = await scrapeMany(`http://127.0.0.1:${metricsServer.port}`);
       expect(renders()).toBeGreaterThanOrEqual(1);
-      expect(renders(), `${SCRAPES} scrapes in ${Math.round(elapsedMs)} ms`).toBeLessThanOrEqual(1 + Math.floor(elapsedMs / 1000));
+      expect(renders(), `${SCRAPES} scrapes in ${Math.round(elapsedMs)} ms`).toBeLessThanOrEqual(
+        1 + Math.floor(elapsedMs / 1000),
+      );
     } finally {
       await metricsServer.close();
       await deps.close();

@@ -39,10 +39,22 @@ describe.each([
   ['Asterisk CURL() on /verdict', '/api/phone/{n}/verdict?wait=800', ['0612345678', '%2B33612345678', '33612345678']],
   ['Asterisk CALLERID(name) from /cid', '/api/phone/{n}/cid?wait=800', ['0612345678', '%2B33612345678', '33612345678']],
   // Superfecta's Regular Expressions source puts $thenumber in the URL as it is: a raw +.
-  ['FreePBX Superfecta regular-expression source ($thenumber)', '/api/phone/{n}/cid?wait=2000', ['0612345678', '+33612345678']],
+  [
+    'FreePBX Superfecta regular-expression source ($thenumber)',
+    '/api/phone/{n}/cid?wait=2000',
+    ['0612345678', '+33612345678'],
+  ],
   // FreeSWITCH: ${caller_id_number} as it is, digits with or without + (the recipe's guard).
-  ['FreeSWITCH curl on /verdict', '/api/phone/{n}/verdict?wait=800', ['0612345678', '+33612345678', '0033612345678', '33612345678']],
-  ['FreeSWITCH curl on /cid', '/api/phone/{n}/cid?wait=800', ['0612345678', '+33612345678', '0033612345678', '33612345678']],
+  [
+    'FreeSWITCH curl on /verdict',
+    '/api/phone/{n}/verdict?wait=800',
+    ['0612345678', '+33612345678', '0033612345678', '33612345678'],
+  ],
+  [
+    'FreeSWITCH curl on /cid',
+    '/api/phone/{n}/cid?wait=800',
+    ['0612345678', '+33612345678', '0033612345678', '33612345678'],
+  ],
   // mod_cidlookup (not used by the recipe) keeps the digits only: string_digitsonly().
   ['FreeSWITCH mod_cidlookup url', '/api/phone/{n}/cid?wait=800', ['33612345678', '0612345678']],
   // callblocker: E.164, quoted by the script (urllib.parse.quote(number, safe='')).
@@ -60,7 +72,10 @@ describe('3CX CRM template', () => {
     const response = await fetch(`${server.baseUrl}/api/phone/%2B33612345678/score?wait=1500`);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
-    expect(await response.json()).toMatchObject({ success: true, data: { number: '0612345678', score: 8, risk: 'suspicious' } });
+    expect(await response.json()).toMatchObject({
+      success: true,
+      data: { number: '0612345678', score: 8, risk: 'suspicious' },
+    });
   });
 });
 

@@ -39,7 +39,12 @@ describe('pipelined requests', () => {
     for (const round of [1, 2]) {
       wanted = batch * round;
       const arrived = new Promise<void>((resolve) => (reached = resolve));
-      socket.write(Array.from({ length: batch }, (_, i) => `GET /health?n=${round}-${i} HTTP/1.1\r\nHost: x\r\nX-Request-Id: r${round}-${i}\r\n\r\n`).join(''));
+      socket.write(
+        Array.from(
+          { length: batch },
+          (_, i) => `GET /health?n=${round}-${i} HTTP/1.1\r\nHost: x\r\nX-Request-Id: r${round}-${i}\r\n\r\n`,
+        ).join(''),
+      );
       await arrived;
     }
     socket.destroy();

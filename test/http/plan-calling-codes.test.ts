@@ -7,7 +7,15 @@ import { startTestServer, type TestServer } from '../../harness/servers.js';
 import { fetchDocumented } from '../support/contracts.js';
 
 const NATIONAL = '0947538433';
-const SPELLINGS = [NATIONAL, '+33947538433', '+330947538433', '330947538433', 'sip:%2B33947538433@pbx', '%2B33947538433', '+590947538433'];
+const SPELLINGS = [
+  NATIONAL,
+  '+33947538433',
+  '+330947538433',
+  '330947538433',
+  'sip:%2B33947538433@pbx',
+  '%2B33947538433',
+  '+590947538433',
+];
 
 /** Sources that know nothing of any number: only the NPV rule can decide the verdict. */
 function silentSources(): FakeSources {
@@ -32,12 +40,21 @@ describe('an overseas NPV number under +33 keeps its NPV flag on every route (is
     expect(verdict.text).toBe('block\n');
     const cid = await fetchDocumented(server, `/api/phone/${spelling}/cid?lang=en`);
     expect(cid.text).toBe('Automated call (NPV)');
-    const info = JSON.parse((await fetchDocumented(server, `/api/phone/${spelling}/info`)).text) as { data: { number: string; phoneInfo: { isNPV: boolean; e164: string } } };
+    const info = JSON.parse((await fetchDocumented(server, `/api/phone/${spelling}/info`)).text) as {
+      data: { number: string; phoneInfo: { isNPV: boolean; e164: string } };
+    };
     expect(info.data).toMatchObject({ number: NATIONAL, phoneInfo: { isNPV: true, e164: '+590947538433' } });
-    const score = JSON.parse((await fetchDocumented(server, `/api/phone/${spelling}/score`)).text) as { data: { number: string }; meta: { hints: string[]; sources: Record<string, { status: string }> } };
+    const score = JSON.parse((await fetchDocumented(server, `/api/phone/${spelling}/score`)).text) as {
+      data: { number: string };
+      meta: { hints: string[]; sources: Record<string, { status: string }> };
+    };
     expect(score.data.number).toBe(NATIONAL);
     expect(score.meta.hints).toContain('npv');
     // Every source was asked: none was skipped as not covering a foreign-looking number.
-    expect(Object.values(score.meta.sources).map((source) => source.status)).toEqual(['not_found', 'not_found', 'not_found']);
+    expect(Object.values(score.meta.sources).map((source) => source.status)).toEqual([
+      'not_found',
+      'not_found',
+      'not_found',
+    ]);
   });
 });

@@ -27,13 +27,47 @@ const withNumber = (template: string, number: string): string => template.replac
 const CASES: readonly ProblemCase[] = [
   { name: 'a refused number', target: (t) => withNumber(t, 'abc'), phoneOnly: true, textStatus: 200 },
   { name: 'a malformed ?wait', target: (t) => `${withNumber(t, NUMBER)}?wait=soon`, phoneOnly: true, textStatus: 200 },
-  { name: 'a number segment of 600 characters', target: (t) => withNumber(t, '0'.repeat(600)), phoneOnly: true, textStatus: 200 },
-  { name: 'a number segment of 513 characters', target: (t) => withNumber(t, `+${'3'.repeat(512)}`), phoneOnly: true, textStatus: 200 },
-  { name: 'a segment of 600 characters once decoded', target: (t) => withNumber(t, '%30'.repeat(600)), phoneOnly: true, textStatus: 200 },
-  { name: 'a segment of 200 characters once decoded (600 raw)', target: (t) => withNumber(t, '%30'.repeat(200)), phoneOnly: true, textStatus: 200 },
-  { name: 'an over-long segment with ?lang=en', target: (t) => `${withNumber(t, '9'.repeat(700))}?lang=en`, phoneOnly: true, textStatus: 200 },
-  { name: 'a URL over 2048 characters', target: (t) => `${withNumber(t, NUMBER)}?pad=${'x'.repeat(2100)}`, textStatus: 400 },
-  { name: 'a number segment over 2048 characters', target: (t) => withNumber(t, '0'.repeat(2100)), phoneOnly: true, textStatus: 400 },
+  {
+    name: 'a number segment of 600 characters',
+    target: (t) => withNumber(t, '0'.repeat(600)),
+    phoneOnly: true,
+    textStatus: 200,
+  },
+  {
+    name: 'a number segment of 513 characters',
+    target: (t) => withNumber(t, `+${'3'.repeat(512)}`),
+    phoneOnly: true,
+    textStatus: 200,
+  },
+  {
+    name: 'a segment of 600 characters once decoded',
+    target: (t) => withNumber(t, '%30'.repeat(600)),
+    phoneOnly: true,
+    textStatus: 200,
+  },
+  {
+    name: 'a segment of 200 characters once decoded (600 raw)',
+    target: (t) => withNumber(t, '%30'.repeat(200)),
+    phoneOnly: true,
+    textStatus: 200,
+  },
+  {
+    name: 'an over-long segment with ?lang=en',
+    target: (t) => `${withNumber(t, '9'.repeat(700))}?lang=en`,
+    phoneOnly: true,
+    textStatus: 200,
+  },
+  {
+    name: 'a URL over 2048 characters',
+    target: (t) => `${withNumber(t, NUMBER)}?pad=${'x'.repeat(2100)}`,
+    textStatus: 400,
+  },
+  {
+    name: 'a number segment over 2048 characters',
+    target: (t) => withNumber(t, '0'.repeat(2100)),
+    phoneOnly: true,
+    textStatus: 400,
+  },
   {
     name: '101 header fields',
     target: (t) => withNumber(t, NUMBER),
@@ -41,7 +75,12 @@ const CASES: readonly ProblemCase[] = [
     textStatus: 400,
   },
   { name: 'POST', target: (t) => withNumber(t, NUMBER), init: { method: 'POST' } },
-  { name: 'DELETE with an over-long segment', target: (t) => withNumber(t, '0'.repeat(600)), init: { method: 'DELETE' }, phoneOnly: true },
+  {
+    name: 'DELETE with an over-long segment',
+    target: (t) => withNumber(t, '0'.repeat(600)),
+    init: { method: 'DELETE' },
+    phoneOnly: true,
+  },
   { name: 'a path below the route', target: (t) => `${withNumber(t, NUMBER)}/nothing-here` },
 ];
 
@@ -57,7 +96,14 @@ async function send(server: TestServer, target: string, init: RequestInit = {}):
   const body = await response.text();
   const contract = await contractOf(server.app);
   const contentType = response.headers.get('content-type') ?? '';
-  const mismatch = contract.describeMismatch({ method: init.method ?? 'GET', path: target, status: response.status, contentType, body, headers: response.headers });
+  const mismatch = contract.describeMismatch({
+    method: init.method ?? 'GET',
+    path: target,
+    status: response.status,
+    contentType,
+    body,
+    headers: response.headers,
+  });
   return { status: response.status, contentType, body, mismatch };
 }
 
@@ -77,7 +123,14 @@ describe('problem bodies match their route’s OpenAPI schema, and the text rout
 
   it('walks every documented route with every problem case', async () => {
     const routes = await documentedGetRoutes(server);
-    expect(routes).toEqual(expect.arrayContaining(['/api/phone/{number}', '/api/phone/{number}/verdict', '/api/phone/{number}/cid', '/health']));
+    expect(routes).toEqual(
+      expect.arrayContaining([
+        '/api/phone/{number}',
+        '/api/phone/{number}/verdict',
+        '/api/phone/{number}/cid',
+        '/health',
+      ]),
+    );
     const mismatches: string[] = [];
     let problems = 0;
     for (const template of routes) {
@@ -106,9 +159,22 @@ describe('problem bodies match their route’s OpenAPI schema, and the text rout
   it('answers an over-long number on /verdict with `unknown` and on /cid with the invalid-number line', async () => {
     for (const number of ['0'.repeat(600), '%30'.repeat(600), `sip:${'1'.repeat(600)}@pbx`]) {
       const verdict = await send(server, `/api/phone/${number}/verdict`);
-      expect(verdict).toMatchObject({ status: 200, contentType: 'text/plain; charset=utf-8', body: 'unknown\n', mismatch: undefined });
-      expect(await send(server, `/api/phone/${number}/cid`)).toMatchObject({ status: 200, body: 'Numéro invalide', mismatch: undefined });
-      expect(await send(server, `/api/phone/${number}/cid?lang=en`)).toMatchObject({ status: 200, body: 'Invalid number', mismatch: undefined });
+      expect(verdict).toMatchObject({
+        status: 200,
+        contentType: 'text/plain; charset=utf-8',
+        body: 'unknown\n',
+        mismatch: undefined,
+      });
+      expect(await send(server, `/api/phone/${number}/cid`)).toMatchObject({
+        status: 200,
+        body: 'Numéro invalide',
+        mismatch: undefined,
+      });
+      expect(await send(server, `/api/phone/${number}/cid?lang=en`)).toMatchObject({
+        status: 200,
+        body: 'Invalid number',
+        mismatch: undefined,
+      });
     }
     // The same as a number the route itself refuses.
     expect((await send(server, '/api/phone/abc/cid?lang=en')).body).toBe('Invalid number');

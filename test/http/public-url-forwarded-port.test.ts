@@ -29,7 +29,12 @@ describe('the public base URL and X-Forwarded-Port', () => {
   });
 
   // What the shipped nginx.conf sends: the host without its port, the scheme, the port apart.
-  const fromProxy = (port: string, proto = 'http'): Record<string, string> => ({ 'x-forwarded-for': '192.0.2.7', 'x-forwarded-host': 'phones.example.org', 'x-forwarded-proto': proto, 'x-forwarded-port': port });
+  const fromProxy = (port: string, proto = 'http'): Record<string, string> => ({
+    'x-forwarded-for': '192.0.2.7',
+    'x-forwarded-host': 'phones.example.org',
+    'x-forwarded-proto': proto,
+    'x-forwarded-port': port,
+  });
 
   it('keeps the port a trusted proxy forwards', async () => {
     expect(await baseOf(proxied, fromProxy('8080'))).toBe('http://phones.example.org:8080');
@@ -44,11 +49,14 @@ describe('the public base URL and X-Forwarded-Port', () => {
 
   it('takes the last value of a repeated header, and ignores one that is not a port', async () => {
     expect(await baseOf(proxied, fromProxy('666, 8080'))).toBe('http://phones.example.org:8080');
-    for (const bad of ['0', '65536', 'eighty', '80a', '']) expect(await baseOf(proxied, fromProxy(bad)), bad).toBe('http://phones.example.org');
+    for (const bad of ['0', '65536', 'eighty', '80a', ''])
+      expect(await baseOf(proxied, fromProxy(bad)), bad).toBe('http://phones.example.org');
   });
 
   it('keeps a port already in the forwarded host', async () => {
-    expect(await baseOf(proxied, { ...fromProxy('9999'), 'x-forwarded-host': 'phones.example.org:8080' })).toBe('http://phones.example.org:8080');
+    expect(await baseOf(proxied, { ...fromProxy('9999'), 'x-forwarded-host': 'phones.example.org:8080' })).toBe(
+      'http://phones.example.org:8080',
+    );
   });
 
   it('never reads the header from a client TRUST_PROXY does not trust', async () => {

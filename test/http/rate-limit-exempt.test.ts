@@ -6,8 +6,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { healthyFakeSources } from '../../harness/lookup.js';
 import { startTestServer, type TestServer } from '../../harness/servers.js';
 
-async function statusOf(server: TestServer, path: string, forwardedFor?: string): Promise<{ status: number; rateLimit: string | null }> {
-  const response = await fetch(server.baseUrl + path, { headers: forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor } });
+async function statusOf(
+  server: TestServer,
+  path: string,
+  forwardedFor?: string,
+): Promise<{ status: number; rateLimit: string | null }> {
+  const response = await fetch(server.baseUrl + path, {
+    headers: forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor },
+  });
   await response.arrayBuffer();
   return { status: response.status, rateLimit: response.headers.get('ratelimit') };
 }
@@ -16,7 +22,12 @@ describe('RATE_LIMIT_EXEMPT', () => {
   let server: TestServer;
   beforeAll(async () => {
     server = await startTestServer({
-      env: { RATE_LIMIT_MAX: '2', RATE_LIMIT_WINDOW_S: '60', TRUST_PROXY: 'loopback', RATE_LIMIT_EXEMPT: '192.0.2.10, 10.0.0.0/8, 2001:db8::/32' },
+      env: {
+        RATE_LIMIT_MAX: '2',
+        RATE_LIMIT_WINDOW_S: '60',
+        TRUST_PROXY: 'loopback',
+        RATE_LIMIT_EXEMPT: '192.0.2.10, 10.0.0.0/8, 2001:db8::/32',
+      },
       overrides: { sources: healthyFakeSources() },
     });
   });
@@ -53,13 +64,17 @@ describe('RATE_LIMIT_EXEMPT', () => {
 describe('RATE_LIMIT_EXEMPT naming the socket address itself', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer({ env: { RATE_LIMIT_MAX: '1', RATE_LIMIT_EXEMPT: '127.0.0.1' }, overrides: { sources: healthyFakeSources() } });
+    server = await startTestServer({
+      env: { RATE_LIMIT_MAX: '1', RATE_LIMIT_EXEMPT: '127.0.0.1' },
+      overrides: { sources: healthyFakeSources() },
+    });
   });
   afterAll(async () => {
     await server.close();
   });
 
   it('lets a PBX on that address make many calls in one window', async () => {
-    for (let call = 0; call < 10; call += 1) expect((await statusOf(server, '/api/phone/0612345678/verdict')).status).toBe(200);
+    for (let call = 0; call < 10; call += 1)
+      expect((await statusOf(server, '/api/phone/0612345678/verdict')).status).toBe(200);
   });
 });

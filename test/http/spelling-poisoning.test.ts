@@ -48,7 +48,10 @@ interface Instance {
 interface Answer {
   status: number;
   cacheControl: string | null;
-  body: { data?: { number?: string; score?: number | null }; meta?: { sources: Record<string, { status: string; cache: string }>; hints: string[]; scoreSource?: string } };
+  body: {
+    data?: { number?: string; score?: number | null };
+    meta?: { sources: Record<string, { status: string; cache: string }>; hints: string[]; scoreSource?: string };
+  };
 }
 
 const started: Instance[] = [];
@@ -72,7 +75,13 @@ afterAll(async () => {
 
 /** The app with its defaults (no tellows key: the adapters that need none), on loopback. */
 async function startInstance(env: Record<string, string> = {}): Promise<Instance> {
-  const config = loadConfig({ HASH_SECRET: 'spelling-test-secret-0123456789', RATE_LIMIT_MAX: '0', MAX_EVENT_LOOP_DELAY_MS: '0', ...sites.env(), ...env });
+  const config = loadConfig({
+    HASH_SECRET: 'spelling-test-secret-0123456789',
+    RATE_LIMIT_MAX: '0',
+    MAX_EVENT_LOOP_DELAY_MS: '0',
+    ...sites.env(),
+    ...env,
+  });
   const deps = await createServiceDependencies(config, undefined, { numberingPlan: testNumberingPlan() });
   const app = await buildApp({ ...deps.app });
   await app.listen({ port: 0, host: '127.0.0.1' });
@@ -88,7 +97,11 @@ async function startInstance(env: Record<string, string> = {}): Promise<Instance
 
 async function get(instance: Instance, path: string): Promise<Answer> {
   const response = await fetch(`${instance.baseUrl}${path}`);
-  return { status: response.status, cacheControl: response.headers.get('cache-control'), body: (await response.json()) as Answer['body'] };
+  return {
+    status: response.status,
+    cacheControl: response.headers.get('cache-control'),
+    body: (await response.json()) as Answer['body'],
+  };
 }
 
 /** What the answer tells about the number: everything but the per-request `fetchedAt` and `cache`. */
@@ -103,13 +116,13 @@ function told(answer: Answer): unknown {
   };
 }
 
-
 /** The victims' answers from an instance no attacker has touched. */
 async function baselineOf(): Promise<Map<string, Answer>> {
   const control = await startInstance();
   const answers = new Map<string, Answer>();
   for (const national of [VICTIM, NPV_VICTIM]) {
-    for (const route of ['', '/score']) answers.set(`${national}${route}`, await get(control, `/api/phone/${national}${route}`));
+    for (const route of ['', '/score'])
+      answers.set(`${national}${route}`, await get(control, `/api/phone/${national}${route}`));
   }
   return answers;
 }
@@ -121,8 +134,16 @@ describe('the spelling attack of issue 20', () => {
   });
 
   it('gives the victims real facts in the untouched baseline: a score, and the NPV hint', () => {
-    expect(told(baseline.get(VICTIM) as Answer)).toMatchObject({ status: 200, data: { number: VICTIM, sources: { primary: { score: 8 } } }, sources: { primary: 'ok', community: 'ok', signals: 'ok' } });
-    expect(told(baseline.get(`${NPV_VICTIM}/score`) as Answer)).toMatchObject({ status: 200, data: { number: NPV_VICTIM, score: 8, risk: 'suspicious' }, hints: ['npv'] });
+    expect(told(baseline.get(VICTIM) as Answer)).toMatchObject({
+      status: 200,
+      data: { number: VICTIM, sources: { primary: { score: 8 } } },
+      sources: { primary: 'ok', community: 'ok', signals: 'ok' },
+    });
+    expect(told(baseline.get(`${NPV_VICTIM}/score`) as Answer)).toMatchObject({
+      status: 200,
+      data: { number: NPV_VICTIM, score: 8, risk: 'suspicious' },
+      hints: ['npv'],
+    });
   });
 
   it('one instance: the attacker is told the truth, the victim is told what an untouched instance says, and the sources were asked once', async () => {
@@ -158,7 +179,10 @@ describe('the spelling attack of issue 20', () => {
     expect(victim?.parsed.number).toBe(VICTIM);
     expect(npv?.parsed.phoneInfo.isNPV).toBe(true);
     expect(victim?.numberHash).not.toBe(npv?.numberHash);
-    for (const [national, memo] of [[VICTIM, victim], [NPV_VICTIM, npv]] as const) {
+    for (const [national, memo] of [
+      [VICTIM, victim],
+      [NPV_VICTIM, npv],
+    ] as const) {
       for (const spelling of attackerSpellings(national)) {
         // The memo is keyed by the segment as the router decoded it.
         const remembered = instance.frontCache.numberOf(decodeURIComponent(spelling));
@@ -180,7 +204,10 @@ describe('the spelling attack of issue 20', () => {
       for (const national of [VICTIM, NPV_VICTIM]) {
         const cached = (await listKeys(admin, `${prefix}cache:`)).length;
         for (const spelling of attackerSpellings(national)) {
-          for (const route of ['', '/score']) expect(told(await get(first, `/api/phone/${spelling}${route}`))).toEqual(told(baseline.get(`${national}${route}`) as Answer));
+          for (const route of ['', '/score'])
+            expect(told(await get(first, `/api/phone/${spelling}${route}`))).toEqual(
+              told(baseline.get(`${national}${route}`) as Answer),
+            );
         }
         // One entry per source for the number, whatever the spelling.
         await waitFor(async () => (await listKeys(admin, `${prefix}cache:`)).length >= cached + 3);
@@ -188,7 +215,11 @@ describe('the spelling attack of issue 20', () => {
         for (const route of ['', '/score']) {
           const victim = await get(second, `/api/phone/${national}${route}`);
           expect(told(victim)).toEqual(told(baseline.get(`${national}${route}`) as Answer));
-          expect(Object.values(victim.body.meta?.sources ?? {}).map((slot) => slot.cache)).toEqual(['hit', 'hit', 'hit']);
+          expect(Object.values(victim.body.meta?.sources ?? {}).map((slot) => slot.cache)).toEqual([
+            'hit',
+            'hit',
+            'hit',
+          ]);
         }
         expect(sites.total()).toBe(requests);
         expect((await listKeys(admin, `${prefix}cache:`)).length).toBe(cached + 3);
@@ -203,7 +234,10 @@ describe('the spelling attack of issue 20', () => {
         expect(told(await get(second, `/api/phone/${national}`))).toEqual(told(baseline.get(national) as Answer));
         for (const spelling of attackerSpellings(national)) await get(first, `/api/phone/${spelling}/score`);
         for (const instance of [first, second]) {
-          for (const route of ['', '/score']) expect(told(await get(instance, `/api/phone/${national}${route}`))).toEqual(told(baseline.get(`${national}${route}`) as Answer));
+          for (const route of ['', '/score'])
+            expect(told(await get(instance, `/api/phone/${national}${route}`))).toEqual(
+              told(baseline.get(`${national}${route}`) as Answer),
+            );
         }
       }
       expect((await listKeys(admin, `${prefix}cache:`)).sort()).toEqual(keys.sort());

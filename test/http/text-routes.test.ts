@@ -3,7 +3,13 @@
 // partner API, numeroinconnu and telguarder in their documented formats). Each answer: its
 // exact body, content type and headers, and held to the published OpenAPI document.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KNOWN_NUMBER, UNKNOWN_NUMBER, startFakeUpstreamSites, type FakeUpstreamSites, type Scenario } from '../../harness/upstream-sites.js';
+import {
+  KNOWN_NUMBER,
+  UNKNOWN_NUMBER,
+  startFakeUpstreamSites,
+  type FakeUpstreamSites,
+  type Scenario,
+} from '../../harness/upstream-sites.js';
 import { startTestServer, type TestServer } from '../../harness/servers.js';
 import { fetchDocumented } from '../support/contracts.js';
 
@@ -39,14 +45,26 @@ describe('the text routes (/verdict, /cid)', () => {
       scenarios: {
         [SUSPICIOUS]: KNOWN_NUMBER,
         [SUSPICIOUS_7]: { ...UNKNOWN_NUMBER, tellowsApi: { fixture: 'api-missing-lists.json' } },
-        [NEUTRAL]: { ...UNKNOWN_NUMBER, tellowsApi: { fixture: 'api-searched-unrated.json' }, numeroinconnu: { fixture: 'normal.html' } },
+        [NEUTRAL]: {
+          ...UNKNOWN_NUMBER,
+          tellowsApi: { fixture: 'api-searched-unrated.json' },
+          numeroinconnu: { fixture: 'normal.html' },
+        },
         [TRUSTWORTHY]: { ...UNKNOWN_NUMBER, tellowsApi: { fixture: 'api-single-object-lists.json' } },
         [NPV_SUSPICIOUS]: { ...UNKNOWN_NUMBER, tellowsApi: { fixture: 'api-normal.json' } },
         [FAILING]: ALL_DOWN,
         [NPV_FAILING]: ALL_DOWN,
       },
     });
-    server = await startTestServer({ env: { ...sites.env(), TELLOWS_API_KEY: 'test-partner-key', RATE_LIMIT_MAX: '0', SOURCE_TIMEOUT_MS: '2000', LOOKUP_TIMEOUT_MS: '3000' } });
+    server = await startTestServer({
+      env: {
+        ...sites.env(),
+        TELLOWS_API_KEY: 'test-partner-key',
+        RATE_LIMIT_MAX: '0',
+        SOURCE_TIMEOUT_MS: '2000',
+        LOOKUP_TIMEOUT_MS: '3000',
+      },
+    });
   });
   afterAll(async () => {
     await server.close();
@@ -63,17 +81,49 @@ describe('the text routes (/verdict, /cid)', () => {
   }
 
   it.each([
-    ['a suspicious number (score 8)', SUSPICIOUS, 'block\n', 'SPAM? 8/9 Démarchage', 'SPAM? 8/9 Démarchage', '8', 'suspicious'],
+    [
+      'a suspicious number (score 8)',
+      SUSPICIOUS,
+      'block\n',
+      'SPAM? 8/9 Démarchage',
+      'SPAM? 8/9 Démarchage',
+      '8',
+      'suspicious',
+    ],
     ['a suspicious number (score 7)', SUSPICIOUS_7, 'block\n', 'SPAM? 7/9', 'SPAM? 7/9', '7', 'suspicious'],
     ['a neutral number (derived 5)', NEUTRAL, 'warn\n', 'Neutre 5/9', 'Neutral 5/9', '5', 'neutral'],
     ['a trustworthy number (score 3)', TRUSTWORTHY, 'allow\n', 'Fiable 3/9', 'Trusted 3/9', '3', 'trustworthy'],
-    ['an NPV number no source knows', NPV, 'warn\n', 'Appel automatisé (NPV)', 'Automated call (NPV)', 'none', 'unknown'],
-    ['an NPV number with a score of 8', NPV_SUSPICIOUS, 'block\n', 'SPAM? 8/9 Démarchage', 'SPAM? 8/9 Démarchage', '8', 'suspicious'],
+    [
+      'an NPV number no source knows',
+      NPV,
+      'warn\n',
+      'Appel automatisé (NPV)',
+      'Automated call (NPV)',
+      'none',
+      'unknown',
+    ],
+    [
+      'an NPV number with a score of 8',
+      NPV_SUSPICIOUS,
+      'block\n',
+      'SPAM? 8/9 Démarchage',
+      'SPAM? 8/9 Démarchage',
+      '8',
+      'suspicious',
+    ],
     // The sources answered, none with a score; never "Inconnu", a French phone's word for a withheld caller.
     ['a number no source knows', NOT_FOUND, 'unknown\n', 'Pas de note', 'No score', 'none', 'unknown'],
     // The service could not check: distinct from a withheld caller and from a number without a score.
     ['a number every source fails on', FAILING, 'unknown\n', 'Non vérifié', 'Not checked', 'none', 'unknown'],
-    ['an NPV number every source fails on', NPV_FAILING, 'warn\n', 'Appel automatisé (NPV)', 'Automated call (NPV)', 'none', 'unknown'],
+    [
+      'an NPV number every source fails on',
+      NPV_FAILING,
+      'warn\n',
+      'Appel automatisé (NPV)',
+      'Automated call (NPV)',
+      'none',
+      'unknown',
+    ],
   ])('%s', async (_label, number, verdict, cidFr, cidEn, score, risk) => {
     expectText(await getText(server, `/api/phone/${number}/verdict`), verdict, score, risk);
     expectText(await getText(server, `/api/phone/${number}/cid`), cidFr, score, risk);
@@ -86,11 +136,14 @@ describe('the text routes (/verdict, /cid)', () => {
     expect(verdict.headers.get('cache-control')).toBe('no-store');
   });
 
-  it.each(['anonymous', 'Anonymous', 'RESTRICTED', 'unknown', 'unavailable', 'private', 'withheld'])('follows VERDICT_WITHHELD for a withheld caller %s', async (word) => {
-    expectText(await getText(server, `/api/phone/${word}/verdict`), 'allow\n', 'none', 'unknown');
-    expectText(await getText(server, `/api/phone/${word}/cid`), 'Masqué', 'none', 'unknown');
-    expectText(await getText(server, `/api/phone/${word}/cid?lang=en`), 'Withheld', 'none', 'unknown');
-  });
+  it.each(['anonymous', 'Anonymous', 'RESTRICTED', 'unknown', 'unavailable', 'private', 'withheld'])(
+    'follows VERDICT_WITHHELD for a withheld caller %s',
+    async (word) => {
+      expectText(await getText(server, `/api/phone/${word}/verdict`), 'allow\n', 'none', 'unknown');
+      expectText(await getText(server, `/api/phone/${word}/cid`), 'Masqué', 'none', 'unknown');
+      expectText(await getText(server, `/api/phone/${word}/cid?lang=en`), 'Withheld', 'none', 'unknown');
+    },
+  );
 
   it('answers a withheld caller on the JSON routes with 400 code withheld', async () => {
     const answer = await getText(server, '/api/phone/anonymous/score');
@@ -98,15 +151,18 @@ describe('the text routes (/verdict, /cid)', () => {
     expect(JSON.parse(answer.body)).toMatchObject({ code: 'withheld', title: 'Invalid phone number format' });
   });
 
-  it.each(['0612', 'not-a-number', '06123abc78', '0012345678'])('answers unknown for the invalid number %s, and asks no source', async (spelling) => {
-    const before = sites.total();
-    const verdict = await getText(server, `/api/phone/${spelling}/verdict`);
-    expectText(verdict, 'unknown\n', 'none', 'unknown');
-    expect(verdict.headers.get('cache-control')).toBe('no-store');
-    expectText(await getText(server, `/api/phone/${spelling}/cid`), 'Numéro invalide', 'none', 'unknown');
-    expectText(await getText(server, `/api/phone/${spelling}/cid?lang=en`), 'Invalid number', 'none', 'unknown');
-    expect(sites.total()).toBe(before);
-  });
+  it.each(['0612', 'not-a-number', '06123abc78', '0012345678'])(
+    'answers unknown for the invalid number %s, and asks no source',
+    async (spelling) => {
+      const before = sites.total();
+      const verdict = await getText(server, `/api/phone/${spelling}/verdict`);
+      expectText(verdict, 'unknown\n', 'none', 'unknown');
+      expect(verdict.headers.get('cache-control')).toBe('no-store');
+      expectText(await getText(server, `/api/phone/${spelling}/cid`), 'Numéro invalide', 'none', 'unknown');
+      expectText(await getText(server, `/api/phone/${spelling}/cid?lang=en`), 'Invalid number', 'none', 'unknown');
+      expect(sites.total()).toBe(before);
+    },
+  );
 
   it('gives an unknown ?lang French, and ignores a malformed ?wait on the text routes', async () => {
     expect((await getText(server, `/api/phone/${SUSPICIOUS}/cid?lang=de`)).body).toBe('SPAM? 8/9 Démarchage');
@@ -114,7 +170,11 @@ describe('the text routes (/verdict, /cid)', () => {
   });
 
   it('refuses a malformed ?wait on the JSON routes with 400 code invalid_wait', async () => {
-    for (const path of [`/api/phone/${SUSPICIOUS}?wait=-1`, `/api/phone/${SUSPICIOUS}/score?wait=1.5`, `/api/phone/${SUSPICIOUS}/info?wait=soon`]) {
+    for (const path of [
+      `/api/phone/${SUSPICIOUS}?wait=-1`,
+      `/api/phone/${SUSPICIOUS}/score?wait=1.5`,
+      `/api/phone/${SUSPICIOUS}/info?wait=soon`,
+    ]) {
       const answer = await getText(server, path);
       expect(answer.status, path).toBe(400);
       expect(JSON.parse(answer.body), path).toMatchObject({ title: 'Bad request', code: 'invalid_wait' });
@@ -122,15 +182,25 @@ describe('the text routes (/verdict, /cid)', () => {
   });
 
   it('lets pages on other origins read the reputation headers', async () => {
-    const answer = await getText(server, `/api/phone/${SUSPICIOUS}/verdict`, { origin: 'https://pbx-admin.example.org' });
+    const answer = await getText(server, `/api/phone/${SUSPICIOUS}/verdict`, {
+      origin: 'https://pbx-admin.example.org',
+    });
     expect(answer.headers.get('access-control-allow-origin')).toBe('*');
     expect(answer.headers.get('access-control-expose-headers')).toContain('X-Reputation-Score');
     expect(answer.headers.get('access-control-expose-headers')).toContain('Preference-Applied');
   });
 
   it('answers Preference-Applied to Prefer: wait, clamped to LOOKUP_TIMEOUT_MS', async () => {
-    expect((await getText(server, `/api/phone/${SUSPICIOUS}/verdict`, { prefer: 'wait=2' })).headers.get('preference-applied')).toBe('wait=2');
-    expect((await getText(server, `/api/phone/${SUSPICIOUS}/score`, { prefer: 'respond-async, wait=100' })).headers.get('preference-applied')).toBe('wait=3');
+    expect(
+      (await getText(server, `/api/phone/${SUSPICIOUS}/verdict`, { prefer: 'wait=2' })).headers.get(
+        'preference-applied',
+      ),
+    ).toBe('wait=2');
+    expect(
+      (await getText(server, `/api/phone/${SUSPICIOUS}/score`, { prefer: 'respond-async, wait=100' })).headers.get(
+        'preference-applied',
+      ),
+    ).toBe('wait=3');
     expect((await getText(server, `/api/phone/${SUSPICIOUS}/verdict`)).headers.get('preference-applied')).toBeNull();
   });
 });
@@ -140,7 +210,9 @@ describe('the text routes, cached: front cache, ETag, 304 and compression', () =
   let server: TestServer;
   beforeAll(async () => {
     sites = await startFakeUpstreamSites({ scenarios: { [SUSPICIOUS]: KNOWN_NUMBER } });
-    server = await startTestServer({ env: { ...sites.env(), TELLOWS_API_KEY: 'test-partner-key', RATE_LIMIT_MAX: '0' } });
+    server = await startTestServer({
+      env: { ...sites.env(), TELLOWS_API_KEY: 'test-partner-key', RATE_LIMIT_MAX: '0' },
+    });
   });
   afterAll(async () => {
     await server.close();
@@ -181,7 +253,9 @@ describe('the text routes, cached: front cache, ETag, 304 and compression', () =
     }
     // French and English lines are the same words here, so the same bytes and the same validator.
     expect(tags.size).toBe(4);
-    expect((await getText(server, `/api/phone/${SUSPICIOUS}`, { 'accept-encoding': 'gzip' })).headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(
+      (await getText(server, `/api/phone/${SUSPICIOUS}`, { 'accept-encoding': 'gzip' })).headers.get('content-type'),
+    ).toBe('application/json; charset=utf-8');
   });
 });
 
@@ -190,7 +264,9 @@ describe('the text routes under the rate limit', () => {
   let sites: FakeUpstreamSites;
   beforeAll(async () => {
     sites = await startFakeUpstreamSites({ scenarios: { [SUSPICIOUS]: KNOWN_NUMBER } });
-    server = await startTestServer({ env: { ...sites.env(), TELLOWS_API_KEY: 'test-partner-key', RATE_LIMIT_MAX: '2', RATE_LIMIT_WINDOW_S: '60' } });
+    server = await startTestServer({
+      env: { ...sites.env(), TELLOWS_API_KEY: 'test-partner-key', RATE_LIMIT_MAX: '2', RATE_LIMIT_WINDOW_S: '60' },
+    });
   });
   afterAll(async () => {
     await server.close();
@@ -235,7 +311,12 @@ describe('the text routes with the operator’s own rule (VERDICT_*, CID_MAX_LEN
   let sites: FakeUpstreamSites;
   let server: TestServer;
   beforeAll(async () => {
-    sites = await startFakeUpstreamSites({ scenarios: { [SUSPICIOUS]: KNOWN_NUMBER, [TRUSTWORTHY]: { ...UNKNOWN_NUMBER, tellowsApi: { fixture: 'api-single-object-lists.json' } } } });
+    sites = await startFakeUpstreamSites({
+      scenarios: {
+        [SUSPICIOUS]: KNOWN_NUMBER,
+        [TRUSTWORTHY]: { ...UNKNOWN_NUMBER, tellowsApi: { fixture: 'api-single-object-lists.json' } },
+      },
+    });
     server = await startTestServer({
       env: {
         ...sites.env(),

@@ -24,7 +24,14 @@ async function get(server: TestServer, path: string, headers: Record<string, str
   const response = await fetch(server.baseUrl + path, { headers });
   const text = await response.text();
   const elapsedMs = performance.now() - started;
-  await expectDocumentedAnswer(server.app, { method: 'GET', path, status: response.status, contentType: response.headers.get('content-type') ?? undefined, body: text, headers: response.headers });
+  await expectDocumentedAnswer(server.app, {
+    method: 'GET',
+    path,
+    status: response.status,
+    contentType: response.headers.get('content-type') ?? undefined,
+    body: text,
+    headers: response.headers,
+  });
   return { status: response.status, elapsedMs, text, headers: response.headers };
 }
 
@@ -36,7 +43,15 @@ interface ScoreBody {
 /** The service in front of fake sites that each answer UPSTREAM_DELAY_MS late. */
 async function startSlowService(): Promise<{ sites: FakeUpstreamSites; server: TestServer }> {
   const sites = await startFakeUpstreamSites({ delayMs: UPSTREAM_DELAY_MS, fallback: KNOWN_NUMBER });
-  const server = await startTestServer({ env: { ...sites.env(), TELLOWS_API_KEY: 'test-partner-key', RATE_LIMIT_MAX: '0', SOURCE_TIMEOUT_MS: '3000', LOOKUP_TIMEOUT_MS: '4000' } });
+  const server = await startTestServer({
+    env: {
+      ...sites.env(),
+      TELLOWS_API_KEY: 'test-partner-key',
+      RATE_LIMIT_MAX: '0',
+      SOURCE_TIMEOUT_MS: '3000',
+      LOOKUP_TIMEOUT_MS: '4000',
+    },
+  });
   return { sites, server };
 }
 
@@ -58,7 +73,8 @@ describe('?wait against upstreams slower than the wait', () => {
     expect(first.elapsedMs).toBeLessThan(UPSTREAM_DELAY_MS);
     const body = JSON.parse(first.text) as ScoreBody;
     expect(body.data).toMatchObject({ score: null, risk: 'unknown' });
-    for (const slot of ['primary', 'community', 'signals']) expect(body.meta.sources[slot]?.status, slot).toBe('pending');
+    for (const slot of ['primary', 'community', 'signals'])
+      expect(body.meta.sources[slot]?.status, slot).toBe('pending');
     expect(first.headers.get('cache-control')).toBe('no-store');
 
     // Without a wait, the next caller joins the fetches still running: no new upstream request.
@@ -112,7 +128,11 @@ describe('?wait under a burst of callers', () => {
   });
 
   it('makes one upstream request per site for a burst of waiting callers', async () => {
-    const burst = await Promise.all(Array.from({ length: 6 }, (_, i) => get(server, `/api/phone/0612345633${i % 2 === 0 ? '/verdict' : '/score'}?wait=${WAIT_MS}`)));
+    const burst = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        get(server, `/api/phone/0612345633${i % 2 === 0 ? '/verdict' : '/score'}?wait=${WAIT_MS}`),
+      ),
+    );
     for (const answer of burst) expect(answer.status).toBe(200);
     await get(server, '/api/phone/0612345633/score');
     expect(sites.total()).toBe(3);

@@ -13,7 +13,12 @@ interface LookupBody {
 
 interface ReadyBody {
   status: string;
-  dependencies: { upstreams: Record<string, { status: string; circuit: string | null; lastOutcome: { status: string; reason?: string } | null }> };
+  dependencies: {
+    upstreams: Record<
+      string,
+      { status: string; circuit: string | null; lastOutcome: { status: string; reason?: string } | null }
+    >;
+  };
 }
 
 let sites: FakeUpstreamSites | undefined;
@@ -26,7 +31,10 @@ afterEach(async () => {
   sites = undefined;
 });
 
-async function lookup(server: TestServer, national: string): Promise<{ status: number; body: LookupBody; elapsedMs: number }> {
+async function lookup(
+  server: TestServer,
+  national: string,
+): Promise<{ status: number; body: LookupBody; elapsedMs: number }> {
   const startedAt = performance.now();
   const response = await fetch(`${server.baseUrl}/api/phone/${national}`);
   const body = (await response.json()) as LookupBody;
@@ -43,7 +51,14 @@ describe('reliability: a spent upstream budget', () => {
     const SOURCE_TIMEOUT_MS = 3000;
     service = await startTestServer({
       // One client: the whole budget is its share here (fair shares: fair-share.test.ts).
-      env: { ...sites.env(), NUMEROINCONNU_RPM: '2', UPSTREAM_CLIENT_SHARE_PCT: '100', RATE_LIMIT_MAX: '0', SOURCE_TIMEOUT_MS: String(SOURCE_TIMEOUT_MS), LOOKUP_TIMEOUT_MS: '4000' },
+      env: {
+        ...sites.env(),
+        NUMEROINCONNU_RPM: '2',
+        UPSTREAM_CLIENT_SHARE_PCT: '100',
+        RATE_LIMIT_MAX: '0',
+        SOURCE_TIMEOUT_MS: String(SOURCE_TIMEOUT_MS),
+        LOOKUP_TIMEOUT_MS: '4000',
+      },
     });
     const answers = [];
     // Twelve distinct numbers, more than twice the breaker's threshold of five.
@@ -67,9 +82,21 @@ describe('reliability: a spent upstream budget', () => {
 
     const metrics = await text(service, '/metrics');
     expect(metrics).toContain('phone_rep_circuit_state{slot="community",upstream="numeroinconnu",state="closed"} 1');
-    expect(metrics).not.toMatch(/phone_rep_upstream_requests_total\{upstream="numeroinconnu",outcome="blocked",status_code="",reason="budget"\}/);
-    const sent = /phone_rep_upstream_requests_total\{upstream="numeroinconnu",outcome="response",status_code="200",reason=""\} (\d+)/.exec(metrics);
-    expect(Number(sent?.[1] ?? 0) + Number(/phone_rep_upstream_requests_total\{upstream="numeroinconnu",outcome="response",status_code="404",reason=""\} (\d+)/.exec(metrics)?.[1] ?? 0)).toBe(2);
+    expect(metrics).not.toMatch(
+      /phone_rep_upstream_requests_total\{upstream="numeroinconnu",outcome="blocked",status_code="",reason="budget"\}/,
+    );
+    const sent =
+      /phone_rep_upstream_requests_total\{upstream="numeroinconnu",outcome="response",status_code="200",reason=""\} (\d+)/.exec(
+        metrics,
+      );
+    expect(
+      Number(sent?.[1] ?? 0) +
+        Number(
+          /phone_rep_upstream_requests_total\{upstream="numeroinconnu",outcome="response",status_code="404",reason=""\} (\d+)/.exec(
+            metrics,
+          )?.[1] ?? 0,
+        ),
+    ).toBe(2);
   }, 60_000);
 });
 
@@ -77,7 +104,14 @@ describe('reliability: a poisoned number', () => {
   it('looked up ten times never opens the breaker: a fresh number is then answered ok', async () => {
     const poisoned = '0611111111';
     sites = await startFakeUpstreamSites({
-      scenarios: { [poisoned]: { tellowsApi: { status: 500 }, tellowsWeb: { status: 500 }, numeroinconnu: { status: 500 }, telguarder: { status: 500 } } },
+      scenarios: {
+        [poisoned]: {
+          tellowsApi: { status: 500 },
+          tellowsWeb: { status: 500 },
+          numeroinconnu: { status: 500 },
+          telguarder: { status: 500 },
+        },
+      },
       fallback: KNOWN_NUMBER,
     });
     service = await startTestServer({ env: { ...sites.env(), RATE_LIMIT_MAX: '0' } });
@@ -86,11 +120,19 @@ describe('reliability: a poisoned number', () => {
       expect(answer.status).toBe(502);
     }
     const metrics = await text(service, '/metrics');
-    for (const [slot, upstream] of [['primary', 'tellows'], ['community', 'numeroinconnu'], ['signals', 'telguarder']]) {
+    for (const [slot, upstream] of [
+      ['primary', 'tellows'],
+      ['community', 'numeroinconnu'],
+      ['signals', 'telguarder'],
+    ]) {
       expect(metrics).toContain(`phone_rep_circuit_state{slot="${slot}",upstream="${upstream}",state="closed"} 1`);
     }
     const fresh = await lookup(service, '0622222222');
     expect(fresh.status).toBe(200);
-    expect(fresh.body.meta?.sources).toMatchObject({ primary: { status: 'ok' }, community: { status: 'ok' }, signals: { status: 'ok' } });
+    expect(fresh.body.meta?.sources).toMatchObject({
+      primary: { status: 'ok' },
+      community: { status: 'ok' },
+      signals: { status: 'ok' },
+    });
   });
 });

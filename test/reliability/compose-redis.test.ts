@@ -19,7 +19,11 @@ describe("compose.yaml's Redis", () => {
       mkdirSync(join(project, 'docker'));
       copyFileSync(join(ROOT, 'docker/nginx.conf'), join(project, 'docker/nginx.conf'));
       writeFileSync(join(project, '.env'), 'HASH_SECRET=compose-redis-secret-0123456789\n');
-      const config = await run('docker-compose', ['--project-directory', project, '-f', join(project, 'compose.yaml'), 'config'], { env: { ...process.env, HASH_SECRET: undefined } });
+      const config = await run(
+        'docker-compose',
+        ['--project-directory', project, '-f', join(project, 'compose.yaml'), 'config'],
+        { env: { ...process.env, HASH_SECRET: undefined } },
+      );
       expect(config.code, config.stderr).toBe(0);
       const redis = /\n {2}redis:\n([\s\S]*?)(?=\n {2}\S|\n\S)/.exec(config.stdout)?.[1] ?? '';
       expect(redis).toMatch(/- --appendonly\n\s+- "?yes"?\n/);

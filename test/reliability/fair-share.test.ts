@@ -44,9 +44,16 @@ afterEach(async () => {
 
 async function lookup(server: TestServer, national: string, client: string): Promise<LookupAnswer> {
   const response = await fetch(`${server.baseUrl}/api/phone/${national}`, { headers: { 'x-forwarded-for': client } });
-  const body = (await response.json()) as { meta?: { sources?: Record<string, SlotMeta> }; sources?: Record<string, string> };
+  const body = (await response.json()) as {
+    meta?: { sources?: Record<string, SlotMeta> };
+    sources?: Record<string, string>;
+  };
   // A 502 lists each source's reason alone; a 200 has the full outcome in meta.
-  const sources = body.meta?.sources ?? Object.fromEntries(Object.entries(body.sources ?? {}).map(([slot, reason]) => [slot, { status: 'failed', reason }]));
+  const sources =
+    body.meta?.sources ??
+    Object.fromEntries(
+      Object.entries(body.sources ?? {}).map(([slot, reason]) => [slot, { status: 'failed', reason }]),
+    );
   return { status: response.status, sources };
 }
 
@@ -57,7 +64,10 @@ async function metricsOf(server: TestServer): Promise<string> {
 /** Sum of every phone_rep_upstream_requests_total series of one upstream (one fetcher). */
 function requestsCounted(metrics: string, upstream: string): number {
   let total = 0;
-  for (const match of metrics.matchAll(new RegExp(`^phone_rep_upstream_requests_total\\{upstream="${upstream}",[^}]*\\} (\\d+)$`, 'gm'))) total += Number(match[1]);
+  for (const match of metrics.matchAll(
+    new RegExp(`^phone_rep_upstream_requests_total\\{upstream="${upstream}",[^}]*\\} (\\d+)$`, 'gm'),
+  ))
+    total += Number(match[1]);
   return total;
 }
 
@@ -69,7 +79,11 @@ function expectEveryBreakerClosed(metrics: string): void {
 
 function expectOkEverywhere(answer: LookupAnswer): void {
   expect(answer.status).toBe(200);
-  expect(answer.sources).toMatchObject({ primary: { status: 'ok' }, community: { status: 'ok' }, signals: { status: 'ok' } });
+  expect(answer.sources).toMatchObject({
+    primary: { status: 'ok' },
+    community: { status: 'ok' },
+    signals: { status: 'ok' },
+  });
 }
 
 const numberOf = (i: number): string => `0612${String(i).padStart(6, '0')}`;
@@ -81,12 +95,19 @@ describe('reliability: a burst from one client', () => {
     // to numeroinconnu and telguarder, 4 to tellows. The source deadline is twice the default,
     // so a request sent has 2 s on the wire (a third of it) for its 500 ms on a loaded machine;
     // unchanged, it still cannot serve 30 lookups, and the old code opened every breaker.
-    service = await startTestServer({ env: { ...sites.env(), TRUST_PROXY: 'loopback', SOURCE_TIMEOUT_MS: '6000', LOOKUP_TIMEOUT_MS: '8000' } });
-    const burst = await Promise.all(Array.from({ length: 30 }, (_, i) => lookup(service as TestServer, numberOf(i), '192.0.2.1')));
-    const outcomes = new Set(burst.flatMap((answer) => Object.values(answer.sources).map((slot) => `${slot.status}/${slot.reason ?? ''}`)));
+    service = await startTestServer({
+      env: { ...sites.env(), TRUST_PROXY: 'loopback', SOURCE_TIMEOUT_MS: '6000', LOOKUP_TIMEOUT_MS: '8000' },
+    });
+    const burst = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => lookup(service as TestServer, numberOf(i), '192.0.2.1')),
+    );
+    const outcomes = new Set(
+      burst.flatMap((answer) => Object.values(answer.sources).map((slot) => `${slot.status}/${slot.reason ?? ''}`)),
+    );
     // Served, or held back by this service: never an upstream failure. A lookup whose every
     // source was held back is a 502 that says so (`queue`, `budget`), as any answer without data.
-    for (const outcome of outcomes) expect(['ok/', 'blocked/queue', 'blocked/budget', 'failed/queue', 'failed/budget']).toContain(outcome);
+    for (const outcome of outcomes)
+      expect(['ok/', 'blocked/queue', 'blocked/budget', 'failed/queue', 'failed/budget']).toContain(outcome);
     expect([...outcomes]).toContain('blocked/queue');
     expect(burst.filter((answer) => answer.status === 200).length).toBeGreaterThan(0);
 
@@ -97,7 +118,9 @@ describe('reliability: a burst from one client', () => {
     expect(requestsCounted(metrics, 'numeroinconnu')).toBe(sites.count('numeroinconnu'));
     expect(requestsCounted(metrics, 'tellows-web')).toBe(sites.count('tellowsWeb'));
     expect(requestsCounted(metrics, 'telguarder')).toBe(sites.count('telguarder'));
-    expect(metrics).not.toMatch(/^phone_rep_upstream_requests_total\{[^}]*reason="(aborted|timeout|queue|budget)"\} [1-9]/m);
+    expect(metrics).not.toMatch(
+      /^phone_rep_upstream_requests_total\{[^}]*reason="(aborted|timeout|queue|budget)"\} [1-9]/m,
+    );
 
     expectOkEverywhere(await lookup(service, '0699999999', '192.0.2.2'));
   });
@@ -115,7 +138,10 @@ describe('reliability: a greedy client', () => {
     // UPSTREAM_CLIENT_SHARE_PCT 50: 15 of numeroinconnu's 30, 7 searches (14) of telguarder's 30.
     expect(spentOn('community')).toBe(15);
     expect(spentOn('signals')).toBe(7);
-    expect(greedy.at(-1)?.sources).toMatchObject({ community: { status: 'blocked', reason: 'budget' }, signals: { status: 'blocked', reason: 'budget' } });
+    expect(greedy.at(-1)?.sources).toMatchObject({
+      community: { status: 'blocked', reason: 'budget' },
+      signals: { status: 'blocked', reason: 'budget' },
+    });
 
     expectOkEverywhere(await lookup(service, '0699999999', '192.0.2.2'));
     expectEveryBreakerClosed(await metricsOf(service));
@@ -125,10 +151,14 @@ describe('reliability: a greedy client', () => {
 describe('reliability: telguarder search', () => {
   it('is charged 2 against TELGUARDER_RPM, its POST and the redirected GET', async () => {
     sites = await startFakeUpstreamSites({ fallback: KNOWN_NUMBER });
-    service = await startTestServer({ env: { ...sites.env(), TELGUARDER_RPM: '4', UPSTREAM_CLIENT_SHARE_PCT: '100', RATE_LIMIT_MAX: '0' } });
+    service = await startTestServer({
+      env: { ...sites.env(), TELGUARDER_RPM: '4', UPSTREAM_CLIENT_SHARE_PCT: '100', RATE_LIMIT_MAX: '0' },
+    });
     const answers: LookupAnswer[] = [];
     for (let i = 0; i < 3; i += 1) answers.push(await lookup(service, numberOf(i), '192.0.2.1'));
-    expect(answers.map((answer) => `${answer.sources.signals?.status}/${answer.sources.signals?.reason ?? ''}`)).toEqual(['ok/', 'ok/', 'blocked/budget']);
+    expect(
+      answers.map((answer) => `${answer.sources.signals?.status}/${answer.sources.signals?.reason ?? ''}`),
+    ).toEqual(['ok/', 'ok/', 'blocked/budget']);
     // Two searches: four requests sent, the budget of the minute.
     expect(sites.count('telguarder')).toBe(2);
   });
@@ -137,9 +167,13 @@ describe('reliability: telguarder search', () => {
 describe('reliability: an exempt PBX behind a proxy that writes ip:port', () => {
   it('is never rate limited, like the same address without its port', async () => {
     sites = await startFakeUpstreamSites({ fallback: KNOWN_NUMBER });
-    service = await startTestServer({ env: { ...sites.env(), TRUST_PROXY: 'loopback', RATE_LIMIT_MAX: '3', RATE_LIMIT_EXEMPT: '127.0.0.2' } });
+    service = await startTestServer({
+      env: { ...sites.env(), TRUST_PROXY: 'loopback', RATE_LIMIT_MAX: '3', RATE_LIMIT_EXEMPT: '127.0.0.2' },
+    });
     for (let i = 0; i < 6; i += 1) {
-      const response = await fetch(`${service.baseUrl}/api/phone/0612345678/verdict`, { headers: { 'x-forwarded-for': '127.0.0.2:5060' } });
+      const response = await fetch(`${service.baseUrl}/api/phone/0612345678/verdict`, {
+        headers: { 'x-forwarded-for': '127.0.0.2:5060' },
+      });
       await response.arrayBuffer();
       expect(response.status, `request ${i + 1}`).toBe(200);
       expect(response.headers.get('ratelimit')).toBeNull();
@@ -147,7 +181,9 @@ describe('reliability: an exempt PBX behind a proxy that writes ip:port', () => 
     // Another client behind the same proxy is still limited.
     const statuses = [];
     for (let i = 0; i < 4; i += 1) {
-      const response = await fetch(`${service.baseUrl}/api/phone/0612345678/verdict`, { headers: { 'x-forwarded-for': '127.0.0.3:5060' } });
+      const response = await fetch(`${service.baseUrl}/api/phone/0612345678/verdict`, {
+        headers: { 'x-forwarded-for': '127.0.0.3:5060' },
+      });
       await response.arrayBuffer();
       statuses.push(response.status);
     }

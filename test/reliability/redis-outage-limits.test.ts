@@ -21,7 +21,13 @@ beforeAll(async () => {
   sites = await startFakeUpstreamSites();
   proxy = await startTcpProxy(6379);
   service = await startTestServer({
-    env: { ...sites.env(), REDIS_URL: proxy.url, REDIS_KEY_PREFIX: prefix, RATE_LIMIT_MAX: String(RATE_LIMIT_MAX), RATE_LIMIT_WINDOW_S: '60' },
+    env: {
+      ...sites.env(),
+      REDIS_URL: proxy.url,
+      REDIS_KEY_PREFIX: prefix,
+      RATE_LIMIT_MAX: String(RATE_LIMIT_MAX),
+      RATE_LIMIT_WINDOW_S: '60',
+    },
   });
 });
 afterAll(async () => {
@@ -33,7 +39,9 @@ afterAll(async () => {
 });
 
 async function redisReadiness(): Promise<string | undefined> {
-  const body = (await (await fetch(`${service.baseUrl}/health/ready`)).json()) as { dependencies: { redis?: { status: string } } };
+  const body = (await (await fetch(`${service.baseUrl}/health/ready`)).json()) as {
+    dependencies: { redis?: { status: string } };
+  };
   return body.dependencies.redis?.status;
 }
 

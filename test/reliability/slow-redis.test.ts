@@ -39,13 +39,23 @@ afterAll(async () => {
 });
 
 async function redisReadiness(server: TestServer): Promise<string | undefined> {
-  const body = (await (await fetch(`${server.baseUrl}/health/ready`)).json()) as { dependencies: { redis?: { status: string } } };
+  const body = (await (await fetch(`${server.baseUrl}/health/ready`)).json()) as {
+    dependencies: { redis?: { status: string } };
+  };
   return body.dependencies.redis?.status;
 }
 
 describe('reliability: Redis slow but answering', () => {
   it('a cold lookup pays one Redis round trip, not its serial ones, and the instance reports it fell back to memory', async () => {
-    service = await startTestServer({ env: { ...sites.env(), REDIS_URL: proxy.url, REDIS_KEY_PREFIX: prefix, REDIS_COMMAND_TIMEOUT_MS: String(COMMAND_TIMEOUT_MS), RATE_LIMIT_MAX: '0' } });
+    service = await startTestServer({
+      env: {
+        ...sites.env(),
+        REDIS_URL: proxy.url,
+        REDIS_KEY_PREFIX: prefix,
+        REDIS_COMMAND_TIMEOUT_MS: String(COMMAND_TIMEOUT_MS),
+        RATE_LIMIT_MAX: '0',
+      },
+    });
     const server = service;
     await waitFor(async () => (await redisReadiness(server)) === 'ok');
     // A lookup at normal speed first warms the process up (its first lookup may be slow enough
@@ -61,7 +71,11 @@ describe('reliability: Redis slow but answering', () => {
     // Paying every round trip would show about seven serial commands:
     // the first round trip (the three slots' cache reads, in parallel) reveals the latency, and
     // memory answers the rest (health pings aside).
-    expect(proxy.takeCommands({ exceptKeys: LISTS_KEYS }).filter((command) => command !== 'ping')).toEqual(['get', 'get', 'get']);
+    expect(proxy.takeCommands({ exceptKeys: LISTS_KEYS }).filter((command) => command !== 'ping')).toEqual([
+      'get',
+      'get',
+      'get',
+    ]);
     expect(await redisReadiness(server)).toBe('degraded');
 
     // Later lookups do not pay the latency either: they do not ask Redis at all.

@@ -59,9 +59,27 @@ function countingSources(): FakeSources {
     upstreamRequests.set(key, (upstreamRequests.get(key) ?? 0) + 1);
   };
   return {
-    primary: fakeSource('primary', (number) => (answer('primary', number.e164), { status: 'ok' as const, data: structuredClone(SAMPLE_DATA.primary) })),
-    community: fakeSource('community', (number) => (answer('community', number.e164), { status: 'ok' as const, data: structuredClone(SAMPLE_DATA.community) })),
-    signals: fakeSource('signals', (number) => (answer('signals', number.e164), { status: 'ok' as const, data: structuredClone(SAMPLE_DATA.signals) })),
+    primary: fakeSource(
+      'primary',
+      (number) => (
+        answer('primary', number.e164),
+        { status: 'ok' as const, data: structuredClone(SAMPLE_DATA.primary) }
+      ),
+    ),
+    community: fakeSource(
+      'community',
+      (number) => (
+        answer('community', number.e164),
+        { status: 'ok' as const, data: structuredClone(SAMPLE_DATA.community) }
+      ),
+    ),
+    signals: fakeSource(
+      'signals',
+      (number) => (
+        answer('signals', number.e164),
+        { status: 'ok' as const, data: structuredClone(SAMPLE_DATA.signals) }
+      ),
+    ),
   };
 }
 
@@ -101,7 +119,12 @@ function busyWhileRepliesInFlight(client: RedisClient): { fired: () => boolean }
   const send = client.redis.sendCommand.bind(client.redis);
   client.redis.sendCommand = (command, stream) => {
     const sent = send(command, stream);
-    if (!fired && command.name.toLowerCase() === 'get' && String(command.args[0]).startsWith(`${prefix}cache:`) && ++reads === 3) {
+    if (
+      !fired &&
+      command.name.toLowerCase() === 'get' &&
+      String(command.args[0]).startsWith(`${prefix}cache:`) &&
+      ++reads === 3
+    ) {
       fired = true;
       blockEventLoop(BLOCK_MS);
       client.redis.stream.prependOnceListener('data', () => blockEventLoop(BLOCK_MS));
@@ -140,7 +163,9 @@ describe('two instances sharing one Redis through a burst', () => {
     const e164 = (national: string) => `+33${national.slice(1)}`;
 
     const busy = busyWhileRepliesInFlight(first.client);
-    const cold = await Promise.all(numbers.map((number, i) => lookup(i % 2 === 0 ? first.instance : second.instance, number)));
+    const cold = await Promise.all(
+      numbers.map((number, i) => lookup(i % 2 === 0 ? first.instance : second.instance, number)),
+    );
     expect(busy.fired()).toBe(true);
     for (const answer of cold) {
       expect(answer.status).toBe(200);
@@ -150,18 +175,25 @@ describe('two instances sharing one Redis through a burst', () => {
     // Every result reaches the shared cache (the writes are not awaited by the answers), unless
     // an instance left Redis meanwhile.
     const cacheKeys = async () => (await listKeys(admin, `${prefix}cache:`)).length;
-    await waitFor(async () => clients.some((client) => client.health() !== 'ok') || (await cacheKeys()) >= NUMBERS * SOURCE_SLOTS.length);
+    await waitFor(
+      async () =>
+        clients.some((client) => client.health() !== 'ok') || (await cacheKeys()) >= NUMBERS * SOURCE_SLOTS.length,
+    );
     expect(clients.map((client) => client.slowFallbacks())).toEqual([0, 0]);
     expect(clients.map((client) => client.health())).toEqual(['ok', 'ok']);
     expect(await cacheKeys()).toBe(NUMBERS * SOURCE_SLOTS.length);
 
     // Each number asked again on the other instance: from the shared cache, no upstream request.
-    const warm = await Promise.all(numbers.map((number, i) => lookup(i % 2 === 0 ? second.instance : first.instance, number)));
+    const warm = await Promise.all(
+      numbers.map((number, i) => lookup(i % 2 === 0 ? second.instance : first.instance, number)),
+    );
     for (const answer of warm) {
       expect(answer.status).toBe(200);
       expect(Object.values(answer.sources).map((slot) => slot.cache)).toEqual(['hit', 'hit', 'hit']);
     }
-    const expected = new Map(SOURCE_SLOTS.flatMap((slot) => numbers.map((number): [string, number] => [`${slot} ${e164(number)}`, 1])));
+    const expected = new Map(
+      SOURCE_SLOTS.flatMap((slot) => numbers.map((number): [string, number] => [`${slot} ${e164(number)}`, 1])),
+    );
     expect(upstreamRequests).toEqual(expected);
     expect(clients.map((client) => client.slowFallbacks())).toEqual([0, 0]);
     expect(clients.map((client) => client.health())).toEqual(['ok', 'ok']);

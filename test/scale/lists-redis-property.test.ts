@@ -33,7 +33,15 @@ type Step =
 const at = fc.constantFrom<0 | 1>(0, 1);
 const rule = fc.constantFrom(...RULES);
 const step: fc.Arbitrary<Step> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('put' as const), at, rule, list: fc.constantFrom<ListName>('allow', 'block') }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant('put' as const),
+      at,
+      rule,
+      list: fc.constantFrom<ListName>('allow', 'block'),
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('remove' as const), at, rule }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'restart-redis' as const }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('restart-instance' as const), at }) },
@@ -61,13 +69,23 @@ describe('lists on Redis, random changes and restarts', () => {
         const admin = new Redis(redis.url, { maxRetriesPerRequest: 1 });
         admin.on('error', () => undefined);
         const path = join(mkdtempSync(join(tmpdir(), 'phone-rep-property-')), 'lists.csv');
-        const open = (): Promise<ListStore> => openRedisListStore({ client: createRedisClient(redis.url, { keyPrefix: PREFIX }), ownsClient: true, file: { path, context, mirror: true } });
+        const open = (): Promise<ListStore> =>
+          openRedisListStore({
+            client: createRedisClient(redis.url, { keyPrefix: PREFIX }),
+            ownsClient: true,
+            file: { path, context, mirror: true },
+          });
         const stores: ListStore[] = await Promise.all([open(), open()]);
         const model = new Map<string, ListName>();
         const sorted = (entries: Iterable<[string, string]>): string => JSON.stringify([...entries].sort());
         const held = (store: ListStore): string => sorted(store.storedRules().map((r) => [r.rule, r.list]));
         const inRedis = async (): Promise<string> =>
-          sorted(Object.entries(await admin.hgetall(`${PREFIX}lists:rules`).catch(() => ({}))).map(([spelling, json]) => [spelling, (JSON.parse(json) as { list: string }).list]));
+          sorted(
+            Object.entries(await admin.hgetall(`${PREFIX}lists:rules`).catch(() => ({}))).map(([spelling, json]) => [
+              spelling,
+              (JSON.parse(json) as { list: string }).list,
+            ]),
+          );
         const expectModel = async (): Promise<void> => {
           const want = sorted(model);
           for (const store of stores) {
@@ -81,7 +99,13 @@ describe('lists on Redis, random changes and restarts', () => {
           for (const next of steps) {
             switch (next.kind) {
               case 'put':
-                await acknowledged(() => (stores[next.at] as ListStore).put({ rule: next.rule, list: next.list, createdAt: '2026-01-01T00:00:00.000Z' }));
+                await acknowledged(() =>
+                  (stores[next.at] as ListStore).put({
+                    rule: next.rule,
+                    list: next.list,
+                    createdAt: '2026-01-01T00:00:00.000Z',
+                  }),
+                );
                 model.set(next.rule, next.list);
                 break;
               case 'remove':

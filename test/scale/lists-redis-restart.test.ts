@@ -35,7 +35,8 @@ describe.each([
   const expected: Expected = new Map();
   let serial = 0;
 
-  const startInstance = (): Promise<TestServer> => startTestServer({ env, overrides: { sources: healthyFakeSources() } });
+  const startInstance = (): Promise<TestServer> =>
+    startTestServer({ env, overrides: { sources: healthyFakeSources() } });
 
   beforeAll(async () => {
     redis = await startOwnRedis({ persistent });
@@ -104,15 +105,25 @@ describe.each([
     const want = new Map([...expected].sort());
     const redisHolds = async (): Promise<Expected> => {
       const flat = await admin.hgetall(`${PREFIX}lists:rules`).catch(() => ({}));
-      return new Map(Object.entries(flat).map(([rule, json]) => [rule, (JSON.parse(json) as { list: 'allow' | 'block' }).list]));
+      return new Map(
+        Object.entries(flat).map(([rule, json]) => [rule, (JSON.parse(json) as { list: 'allow' | 'block' }).list]),
+      );
     };
     const sorted = (map: Expected): Expected => new Map([...map].sort());
-    await waitFor(async () => JSON.stringify([...sorted(await redisHolds())]) === JSON.stringify([...want]), 15_000).catch(() => undefined);
+    await waitFor(
+      async () => JSON.stringify([...sorted(await redisHolds())]) === JSON.stringify([...want]),
+      15_000,
+    ).catch(() => undefined);
     expect(sorted(await redisHolds())).toEqual(want);
     for (const instance of instances) {
-      await waitFor(async () => JSON.stringify([...sorted(await rulesOn(instance))]) === JSON.stringify([...want]), 15_000).catch(() => undefined);
+      await waitFor(
+        async () => JSON.stringify([...sorted(await rulesOn(instance))]) === JSON.stringify([...want]),
+        15_000,
+      ).catch(() => undefined);
       expect(sorted(await rulesOn(instance))).toEqual(want);
-      expect(await (await fetch(`${instance.baseUrl}/api/phone/${encodeURIComponent(BOSS)}/verdict`)).text()).toBe('allow\n');
+      expect(await (await fetch(`${instance.baseUrl}/api/phone/${encodeURIComponent(BOSS)}/verdict`)).text()).toBe(
+        'allow\n',
+      );
     }
   }
 

@@ -31,8 +31,17 @@ describe('lists shared through Redis by two instances', () => {
   beforeAll(async () => {
     file = join(mkdtempSync(join(tmpdir(), 'phone-rep-lists-')), 'lists.csv');
     writeFileSync(file, `${HEADER}\n+33163*,block,From file,,,2026-01-01T00:00:00.000Z\n`);
-    const env = { REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: prefix, ADMIN_TOKEN: TOKEN, LISTS_FILE: file, RATE_LIMIT_MAX: '0' };
-    [one, two] = await Promise.all([startTestServer({ env, overrides: { sources: healthyFakeSources() } }), startTestServer({ env, overrides: { sources: healthyFakeSources() } })]);
+    const env = {
+      REDIS_URL: TEST_REDIS_URL,
+      REDIS_KEY_PREFIX: prefix,
+      ADMIN_TOKEN: TOKEN,
+      LISTS_FILE: file,
+      RATE_LIMIT_MAX: '0',
+    };
+    [one, two] = await Promise.all([
+      startTestServer({ env, overrides: { sources: healthyFakeSources() } }),
+      startTestServer({ env, overrides: { sources: healthyFakeSources() } }),
+    ]);
   });
   afterAll(async () => {
     await Promise.all([one.close(), two.close()]);
@@ -40,7 +49,8 @@ describe('lists shared through Redis by two instances', () => {
     admin.disconnect();
   });
 
-  const verdict = async (server: TestServer, number: string): Promise<string> => (await fetch(`${server.baseUrl}/api/phone/${number}/verdict`)).text();
+  const verdict = async (server: TestServer, number: string): Promise<string> =>
+    (await fetch(`${server.baseUrl}/api/phone/${number}/verdict`)).text();
 
   it('imported the lists file once, when Redis held none', async () => {
     expect(await admin.hlen(`${prefix}lists:rules`)).toBe(1);
@@ -49,12 +59,20 @@ describe('lists shared through Redis by two instances', () => {
     // A later start does not import it again, even once Redis holds no rule. The rule is removed
     // through an instance (as an operator would): a bare HDEL bumps no version, so the instances
     // would keep it until some later full read, and the count below would depend on that timing.
-    const removed = await fetch(`${one.baseUrl}/admin/lists/rules/${encodeURIComponent('+33163*')}`, { method: 'DELETE', headers: BEARER });
+    const removed = await fetch(`${one.baseUrl}/admin/lists/rules/${encodeURIComponent('+33163*')}`, {
+      method: 'DELETE',
+      headers: BEARER,
+    });
     expect(removed.status).toBe(204);
     expect(await admin.hlen(`${prefix}lists:rules`)).toBe(0);
     const seedFile = join(mkdtempSync(join(tmpdir(), 'phone-rep-lists-')), 'lists.csv');
     writeFileSync(seedFile, `${HEADER}\n+33199*,block,,,,2026-01-01T00:00:00.000Z\n`);
-    const again = await openRedisListStore({ client: createRedisClient(TEST_REDIS_URL, { keyPrefix: prefix }), ownsClient: true, watch: false, file: { path: seedFile, context, mirror: false } });
+    const again = await openRedisListStore({
+      client: createRedisClient(TEST_REDIS_URL, { keyPrefix: prefix }),
+      ownsClient: true,
+      watch: false,
+      file: { path: seedFile, context, mirror: false },
+    });
     try {
       expect(again.storedRules()).toEqual([]);
     } finally {
@@ -66,7 +84,11 @@ describe('lists shared through Redis by two instances', () => {
     const number = '0612000001';
     expect(await verdict(two, number)).toBe('block\n');
     await verdict(two, number); // now from the front cache
-    const put = await fetch(`${one.baseUrl}/admin/lists/rules/${encodeURIComponent('+33612000001')}`, { method: 'PUT', headers: AUTH, body: '{"list":"allow"}' });
+    const put = await fetch(`${one.baseUrl}/admin/lists/rules/${encodeURIComponent('+33612000001')}`, {
+      method: 'PUT',
+      headers: AUTH,
+      body: '{"list":"allow"}',
+    });
     expect(put.status).toBe(201);
     const changedAt = performance.now();
     let answer = await verdict(two, number);
@@ -84,7 +106,10 @@ describe('lists shared through Redis by two instances', () => {
         while (next < 1000) {
           const at = next;
           next += 1;
-          const response = await fetch(`${server.baseUrl}/admin/lists/rules/${encodeURIComponent(`+3364${String(first + at).padStart(7, '0')}`)}`, { method: 'PUT', headers: AUTH, body: '{"list":"block"}' });
+          const response = await fetch(
+            `${server.baseUrl}/admin/lists/rules/${encodeURIComponent(`+3364${String(first + at).padStart(7, '0')}`)}`,
+            { method: 'PUT', headers: AUTH, body: '{"list":"block"}' },
+          );
           statuses.push(response.status);
         }
       };
@@ -94,7 +119,8 @@ describe('lists shared through Redis by two instances', () => {
     const [a, b] = await Promise.all([add(one, 1_000_000), add(two, 2_000_000)]);
     expect([...a, ...b].every((status) => status === 201)).toBe(true);
     expect(await admin.hlen(`${prefix}lists:rules`)).toBe(2001);
-    const counted = async (server: TestServer) => ((await (await fetch(`${server.baseUrl}/admin/lists/rules`, { headers: AUTH })).json()) as unknown[]).length;
+    const counted = async (server: TestServer) =>
+      ((await (await fetch(`${server.baseUrl}/admin/lists/rules`, { headers: AUTH })).json()) as unknown[]).length;
     const deadline = performance.now() + 2000;
     while ((await counted(one)) !== 2001 || (await counted(two)) !== 2001) {
       if (performance.now() > deadline) break;
@@ -118,7 +144,11 @@ describe('lists on a Redis that is down when the instance starts', () => {
     const seedFile = join(mkdtempSync(join(tmpdir(), 'phone-rep-lists-')), 'lists.csv');
     writeFileSync(seedFile, `${HEADER}\n+33199*,block,,,,2026-01-01T00:00:00.000Z\n`);
     const client = createRedisClient(proxy.url, { keyPrefix: prefix });
-    const store = await openRedisListStore({ client, ownsClient: true, file: { path: seedFile, context, mirror: false } });
+    const store = await openRedisListStore({
+      client,
+      ownsClient: true,
+      file: { path: seedFile, context, mirror: false },
+    });
     try {
       // Redis unreachable: the store opened, with nothing in force and nothing written.
       expect(store.match('+33199001234')).toBeNull();

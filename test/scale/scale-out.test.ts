@@ -33,15 +33,28 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 function slowFakeSources(): FakeSources {
   const delayed = <T>(value: T) => sleep(UPSTREAM_LATENCY_MS).then(() => value);
   return {
-    primary: fakeSource('primary', () => delayed({ status: 'ok' as const, data: structuredClone(SAMPLE_DATA.primary) })),
-    community: fakeSource('community', () => delayed({ status: 'ok' as const, data: structuredClone(SAMPLE_DATA.community) })),
-    signals: fakeSource('signals', () => delayed({ status: 'ok' as const, data: structuredClone(SAMPLE_DATA.signals) })),
+    primary: fakeSource('primary', () =>
+      delayed({ status: 'ok' as const, data: structuredClone(SAMPLE_DATA.primary) }),
+    ),
+    community: fakeSource('community', () =>
+      delayed({ status: 'ok' as const, data: structuredClone(SAMPLE_DATA.community) }),
+    ),
+    signals: fakeSource('signals', () =>
+      delayed({ status: 'ok' as const, data: structuredClone(SAMPLE_DATA.signals) }),
+    ),
   };
 }
 
 async function startInstance(sources: FakeSources, env: Record<string, string>): Promise<Instance> {
   // Load shedding on event-loop delay is off: a shared CI machine must not turn these into 503s.
-  const config = loadConfig({ HASH_SECRET: 'scale-test-secret-0123456789', REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: prefix, RATE_LIMIT_MAX: '0', MAX_EVENT_LOOP_DELAY_MS: '0', ...env });
+  const config = loadConfig({
+    HASH_SECRET: 'scale-test-secret-0123456789',
+    REDIS_URL: TEST_REDIS_URL,
+    REDIS_KEY_PREFIX: prefix,
+    RATE_LIMIT_MAX: '0',
+    MAX_EVENT_LOOP_DELAY_MS: '0',
+    ...env,
+  });
   const deps = await createServiceDependencies(config, undefined, { sources, numberingPlan: testNumberingPlan() });
   const app = await buildApp({ ...deps.app });
   await app.listen({ port: 0, host: '127.0.0.1' });
@@ -56,7 +69,10 @@ async function startInstance(sources: FakeSources, env: Record<string, string>):
 /** Every number this file has looked up, for the check that none reaches Redis in clear. */
 const lookedUp = new Set<string>();
 
-async function lookup(instance: Instance, number: string): Promise<{ status: number; body: { meta?: { sources?: Record<string, { cache: string; status: string }> } } }> {
+async function lookup(
+  instance: Instance,
+  number: string,
+): Promise<{ status: number; body: { meta?: { sources?: Record<string, { cache: string; status: string }> } } }> {
   lookedUp.add(number);
   const response = await fetch(`${instance.baseUrl}/api/phone/${number}`);
   const body = (await response.json()) as { meta?: { sources?: Record<string, { cache: string; status: string }> } };
@@ -104,9 +120,13 @@ describe('two instances sharing one Redis', () => {
     const sources = slowFakeSources();
     const first = await startInstance(sources, {});
     const second = await startInstance(sources, {});
-    const results = await Promise.all(Array.from({ length: 100 }, (_, i) => lookup(i % 2 === 0 ? first : second, '0612345672')));
+    const results = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => lookup(i % 2 === 0 ? first : second, '0612345672')),
+    );
     expect(results.every((result) => result.status === 200)).toBe(true);
-    expect(results.every((result) => Object.values(result.body.meta?.sources ?? {}).every((slot) => slot.status === 'ok'))).toBe(true);
+    expect(
+      results.every((result) => Object.values(result.body.meta?.sources ?? {}).every((slot) => slot.status === 'ok')),
+    ).toBe(true);
     expect([sources.primary.calls, sources.community.calls, sources.signals.calls]).toEqual([1, 1, 1]);
   });
 
@@ -165,9 +185,12 @@ describe('Redis failing under two instances', () => {
     const second = await startInstance(sources, env);
     await waitFor(() => first.deps.redis?.health() === 'ok' && second.deps.redis?.health() === 'ok');
     const burst = (numbers: string[]) =>
-      Promise.all(numbers.flatMap((number, i) => [lookup(first, number), lookup(i % 2 === 0 ? second : first, number)]));
+      Promise.all(
+        numbers.flatMap((number, i) => [lookup(first, number), lookup(i % 2 === 0 ? second : first, number)]),
+      );
     // The same burst of cold and warm lookups with Redis healthy first.
-    for (const result of await burst(['0612345660', '0612345661', '0612345662', '0612345661'])) notHeldUpByRedis(result);
+    for (const result of await burst(['0612345660', '0612345661', '0612345662', '0612345661']))
+      notHeldUpByRedis(result);
     expect((await lookup(first, '0612345674')).status).toBe(200);
 
     for (const [mode, numbers] of [

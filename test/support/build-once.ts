@@ -7,6 +7,8 @@ export default function setup(): void {
   const root = fileURLToPath(new URL('../../', import.meta.url));
   const result = spawnSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
   if (result.status !== 0) {
-    throw new Error(`npm run build failed (${result.error?.message ?? `exit ${result.status ?? result.signal ?? 'unknown'}`}): the system tests need the build`);
+    throw new Error(
+      `npm run build failed (${result.error?.message ?? `exit ${result.status ?? result.signal ?? 'unknown'}`}): the system tests need the build`,
+    );
   }
 }

@@ -27,7 +27,8 @@ export async function buildTestImage(): Promise<{ built: BuiltImage } | { skippe
   if (code !== 0) throw new Error(`scripts/test-image.sh failed (exit ${code}):\n${stderr}`);
   const image = /^IMAGE=(.+)$/m.exec(stdout)?.[1];
   const base = /^BASE=(.+)$/m.exec(stdout)?.[1];
-  if (image === undefined || base === undefined) throw new Error(`scripts/test-image.sh printed no IMAGE= and BASE= lines:\n${stdout}`);
+  if (image === undefined || base === undefined)
+    throw new Error(`scripts/test-image.sh printed no IMAGE= and BASE= lines:\n${stdout}`);
   return { built: { image, base, log: stderr } };
 }
 
@@ -38,12 +39,21 @@ export interface CommandResult {
 }
 
 /** A command to its end (or until `timeoutMs`, then killed), its output collected. */
-export function run(command: string, args: string[], options: { timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<CommandResult> {
+export function run(
+  command: string,
+  args: string[],
+  options: { timeoutMs?: number; env?: NodeJS.ProcessEnv } = {},
+): Promise<CommandResult> {
   return new Promise((resolve) => {
-    const child = execFile(command, args, { timeout: options.timeoutMs ?? 120_000, maxBuffer: 64 * 1024 * 1024, env: options.env ?? process.env }, (error, stdout, stderr) => {
-      const code = child.exitCode ?? (error ? -1 : 0);
-      resolve({ code, stdout: stdout.toString(), stderr: stderr.toString() });
-    });
+    const child = execFile(
+      command,
+      args,
+      { timeout: options.timeoutMs ?? 120_000, maxBuffer: 64 * 1024 * 1024, env: options.env ?? process.env },
+      (error, stdout, stderr) => {
+        const code = child.exitCode ?? (error ? -1 : 0);
+        resolve({ code, stdout: stdout.toString(), stderr: stderr.toString() });
+      },
+    );
   });
 }
 
@@ -65,8 +75,14 @@ export interface ImageConfig {
 }
 
 /** `podman image inspect`: the image's configuration; its HEALTHCHECK (docker format only) is beside it. */
-export async function inspectImage(image: string): Promise<{ Size: number; Config: ImageConfig; Healthcheck?: { Test: string[] } }> {
-  const [inspected] = JSON.parse(await mustRun('podman', ['image', 'inspect', image])) as Array<{ Size: number; Config: ImageConfig; Healthcheck?: { Test: string[] } }>;
+export async function inspectImage(
+  image: string,
+): Promise<{ Size: number; Config: ImageConfig; Healthcheck?: { Test: string[] } }> {
+  const [inspected] = JSON.parse(await mustRun('podman', ['image', 'inspect', image])) as Array<{
+    Size: number;
+    Config: ImageConfig;
+    Healthcheck?: { Test: string[] };
+  }>;
   if (!inspected) throw new Error(`podman image inspect ${image}: nothing`);
   return inspected;
 }
@@ -112,7 +128,12 @@ export class WorkingContainer {
   }
 
   /** A command through the image's entrypoint, to its end. */
-  async exec(options: { env?: Record<string, string>; volume?: string; command: string[]; timeoutMs?: number }): Promise<CommandResult> {
+  async exec(options: {
+    env?: Record<string, string>;
+    volume?: string;
+    command: string[];
+    timeoutMs?: number;
+  }): Promise<CommandResult> {
     if (options.command.length === 0) throw new Error('exec: no command');
     const child = this.spawn(options);
     let stdout = '';
@@ -192,8 +213,14 @@ export interface ImageServer {
  * The image's default command (ENTRYPOINT + CMD) run in `container`, on 127.0.0.1 at a port the
  * system picks (PORT=0), resolved once it listens.
  */
-export async function startImageServer(container: WorkingContainer, options: { env?: Record<string, string>; volume?: string; startTimeoutMs?: number }): Promise<ImageServer> {
-  const child = container.spawn({ env: { HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...options.env }, ...(options.volume === undefined ? {} : { volume: options.volume }) });
+export async function startImageServer(
+  container: WorkingContainer,
+  options: { env?: Record<string, string>; volume?: string; startTimeoutMs?: number },
+): Promise<ImageServer> {
+  const child = container.spawn({
+    env: { HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...options.env },
+    ...(options.volume === undefined ? {} : { volume: options.volume }),
+  });
   const { output, printed } = watchOutput(child);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const listening = /Server listening at http:\/\/127\.0\.0\.1:(\d+)/;
@@ -201,9 +228,14 @@ export async function startImageServer(container: WorkingContainer, options: { e
   try {
     await Promise.race([
       printed(listening),
-      exited.then((code) => Promise.reject(new Error(`the image's server exited (${code}) before listening: ${output()}`))),
+      exited.then((code) =>
+        Promise.reject(new Error(`the image's server exited (${code}) before listening: ${output()}`)),
+      ),
       new Promise<never>((_resolve, reject) => {
-        timer = setTimeout(() => reject(new Error(`the image's server did not start: ${output()}`)), options.startTimeoutMs ?? 150_000);
+        timer = setTimeout(
+          () => reject(new Error(`the image's server did not start: ${output()}`)),
+          options.startTimeoutMs ?? 150_000,
+        );
       }),
     ]);
   } finally {
@@ -215,7 +247,11 @@ export async function startImageServer(container: WorkingContainer, options: { e
     const init = tree.find((each) => each.comm === 'tini');
     const nodes = tree.filter((each) => each.comm === 'node' || each.comm === 'MainThread');
     const node = nodes[0];
-    return { ...(init ? { init: { pid: init.pid, uid: init.uid } } : {}), ...(node ? { node: { pid: node.pid, uid: node.uid } } : {}), nodeCount: nodes.length };
+    return {
+      ...(init ? { init: { pid: init.pid, uid: init.uid } } : {}),
+      ...(node ? { node: { pid: node.pid, uid: node.uid } } : {}),
+      nodeCount: nodes.length,
+    };
   };
   return {
     child,
@@ -227,7 +263,10 @@ export async function startImageServer(container: WorkingContainer, options: { e
     processes,
     terminate() {
       const init = processes().init;
-      if (!init) throw new Error(`no tini under buildah run: ${JSON.stringify(child.pid === undefined ? [] : descendants(child.pid))}`);
+      if (!init)
+        throw new Error(
+          `no tini under buildah run: ${JSON.stringify(child.pid === undefined ? [] : descendants(child.pid))}`,
+        );
       process.kill(init.pid, 'SIGTERM');
     },
     kill() {

@@ -49,7 +49,17 @@ export interface OpenApiDocument {
 
 // Headers the service sets with a meaning of its own: carrying one that the response does not
 // document is a drift too.
-const TRACKED_HEADERS = ['x-request-id', 'ratelimit', 'ratelimit-policy', 'retry-after', 'allow', 'cache-control', 'etag', 'vary', 'content-encoding'];
+const TRACKED_HEADERS = [
+  'x-request-id',
+  'ratelimit',
+  'ratelimit-policy',
+  'retry-after',
+  'allow',
+  'cache-control',
+  'etag',
+  'vary',
+  'content-encoding',
+];
 
 // Paths the service answers that are not API operations: the lookup page and its assets, the
 // Prometheus text, the browsable reference. Only their success is outside the document; their
@@ -84,11 +94,18 @@ export function createOpenApiContract(document: OpenApiDocument): OpenApiContrac
 
   /** For an answer no single operation owns: every response any operation documents for this status. */
   function responsesFor(status: string): ResponseObject[] {
-    return Object.values(document.paths).flatMap((pathItem) => Object.values(pathItem).flatMap((operation) => operation.responses[status] ?? []));
+    return Object.values(document.paths).flatMap((pathItem) =>
+      Object.values(pathItem).flatMap((operation) => operation.responses[status] ?? []),
+    );
   }
 
   /** Undefined when the answer matches one of the candidate responses; else the first mismatch. */
-  function describeAgainstAny(where: string, method: string, answer: WireAnswer, candidates: ResponseObject[]): string | undefined {
+  function describeAgainstAny(
+    where: string,
+    method: string,
+    answer: WireAnswer,
+    candidates: ResponseObject[],
+  ): string | undefined {
     if (candidates.length === 0) return `${where}: status ${answer.status} is documented for no operation`;
     const mismatches = candidates.map((candidate) => describeResponseMismatch(where, method, answer, candidate));
     return mismatches.includes(undefined) ? undefined : mismatches[0];
@@ -100,7 +117,8 @@ export function createOpenApiContract(document: OpenApiDocument): OpenApiContrac
     const status = String(answer.status);
     const matched = templates.find(({ pattern }) => pattern.test(pathname));
     if (matched === undefined) {
-      if (OUTSIDE_DOCUMENT.some((outside) => outside.path.test(pathname) && outside.statuses.includes(answer.status))) return undefined;
+      if (OUTSIDE_DOCUMENT.some((outside) => outside.path.test(pathname) && outside.statuses.includes(answer.status)))
+        return undefined;
       return describeAgainstAny(`${method} ${pathname} (no operation)`, method, answer, responsesFor(status));
     }
     const pathItem = document.paths[matched.template] ?? {};
@@ -110,7 +128,10 @@ export function createOpenApiContract(document: OpenApiDocument): OpenApiContrac
       // given before routing (a request Node could not parse), as documented for any operation.
       const where = `${method} ${matched.template} (a method the path does not have)`;
       const get = pathItem.get?.responses['405'];
-      if (answer.status === 405) return get === undefined ? `${where}: 405 is not documented` : describeResponseMismatch(where, method, answer, get);
+      if (answer.status === 405)
+        return get === undefined
+          ? `${where}: 405 is not documented`
+          : describeResponseMismatch(where, method, answer, get);
       return describeAgainstAny(where, method, answer, responsesFor(status));
     }
     const where = `${method} ${matched.template}`;
@@ -119,22 +140,31 @@ export function createOpenApiContract(document: OpenApiDocument): OpenApiContrac
     return describeResponseMismatch(where, method, answer, response);
   }
 
-  function describeResponseMismatch(where: string, method: string, answer: WireAnswer, response: ResponseObject): string | undefined {
+  function describeResponseMismatch(
+    where: string,
+    method: string,
+    answer: WireAnswer,
+    response: ResponseObject,
+  ): string | undefined {
     if (answer.headers !== undefined) {
       const headerProblem = describeHeaderMismatch(where, answer.headers, response.headers ?? {});
       if (headerProblem !== undefined) return headerProblem;
     }
     if (method === 'HEAD') return answer.body === '' ? undefined : `${where}: HEAD answer with a body`;
     const content = response.content;
-    if (content === undefined) return answer.body === '' ? undefined : `${where}: ${answer.status} has a body but documents none`;
+    if (content === undefined)
+      return answer.body === '' ? undefined : `${where}: ${answer.status} has a body but documents none`;
     const mediaType = answer.contentType?.split(';')[0]?.trim().toLowerCase() ?? '';
     const media = content[mediaType];
-    if (media === undefined) return `${where}: ${answer.status} with undocumented content type "${answer.contentType ?? ''}" (documented: ${Object.keys(content).join(', ')})`;
+    if (media === undefined)
+      return `${where}: ${answer.status} with undocumented content type "${answer.contentType ?? ''}" (documented: ${Object.keys(content).join(', ')})`;
     if (media.schema === undefined) return undefined;
     // A text representation's schema describes the body as one string.
     if (mediaType.startsWith('text/')) {
       const validateText = validatorOf(media.schema);
-      return validateText(answer.body) ? undefined : `${where}: ${answer.status} ${mediaType} body does not match the document: ${ajv.errorsText(validateText.errors)}`;
+      return validateText(answer.body)
+        ? undefined
+        : `${where}: ${answer.status} ${mediaType} body does not match the document: ${ajv.errorsText(validateText.errors)}`;
     }
     let body: unknown;
     try {
@@ -143,11 +173,16 @@ export function createOpenApiContract(document: OpenApiDocument): OpenApiContrac
       return `${where}: ${answer.status} body is not JSON`;
     }
     const validate = validatorOf(media.schema);
-    if (!validate(body)) return `${where}: ${answer.status} ${mediaType} body does not match the document: ${ajv.errorsText(validate.errors)}`;
+    if (!validate(body))
+      return `${where}: ${answer.status} ${mediaType} body does not match the document: ${ajv.errorsText(validate.errors)}`;
     return undefined;
   }
 
-  function describeHeaderMismatch(where: string, headers: NonNullable<WireAnswer['headers']>, documented: Record<string, HeaderObject>): string | undefined {
+  function describeHeaderMismatch(
+    where: string,
+    headers: NonNullable<WireAnswer['headers']>,
+    documented: Record<string, HeaderObject>,
+  ): string | undefined {
     const documentedNames = new Map(Object.entries(documented).map(([name, header]) => [name.toLowerCase(), header]));
     for (const [name, header] of documentedNames) {
       const value = headerValue(headers, name);
@@ -155,10 +190,12 @@ export function createOpenApiContract(document: OpenApiDocument): OpenApiContrac
         if (header.required === true) return `${where}: required header ${name} is missing`;
         continue;
       }
-      if (header.schema !== undefined && !validatorOf(header.schema)(value)) return `${where}: header ${name}: ${JSON.stringify(value)} does not match its schema`;
+      if (header.schema !== undefined && !validatorOf(header.schema)(value))
+        return `${where}: header ${name}: ${JSON.stringify(value)} does not match its schema`;
     }
     for (const name of TRACKED_HEADERS) {
-      if (!documentedNames.has(name) && headerValue(headers, name) !== undefined) return `${where}: carries the undocumented header ${name}`;
+      if (!documentedNames.has(name) && headerValue(headers, name) !== undefined)
+        return `${where}: carries the undocumented header ${name}`;
     }
     return undefined;
   }
@@ -224,7 +261,11 @@ export interface DocumentedAnswer {
 }
 
 /** A request to the service over real HTTP (GET unless `init.method` says otherwise), its answer held to the document. */
-export async function fetchDocumented(server: { baseUrl: string; app: FastifyInstance }, path: string, init: RequestInit = {}): Promise<DocumentedAnswer> {
+export async function fetchDocumented(
+  server: { baseUrl: string; app: FastifyInstance },
+  path: string,
+  init: RequestInit = {},
+): Promise<DocumentedAnswer> {
   const response = await fetch(server.baseUrl + path, init);
   const text = await response.text();
   await expectDocumentedAnswer(server.app, {
@@ -269,7 +310,17 @@ const METRIC_NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 const TYPES: ReadonlySet<string> = new Set(['counter', 'gauge', 'histogram', 'summary', 'untyped']);
 /** Units promtool wants in their base form (seconds, bytes…). */
-const NON_BASE_UNITS = ['milliseconds', 'microseconds', 'nanoseconds', 'minutes', 'hours', 'days', 'kilobytes', 'megabytes', 'gigabytes'];
+const NON_BASE_UNITS = [
+  'milliseconds',
+  'microseconds',
+  'nanoseconds',
+  'minutes',
+  'hours',
+  'days',
+  'kilobytes',
+  'megabytes',
+  'gigabytes',
+];
 
 /** The sample-name suffixes a family of each type may use; the family name itself comes first. */
 const SUFFIXES: Record<MetricType, readonly string[]> = {
@@ -352,15 +403,23 @@ function familyOf(sampleName: string, families: Map<string, MetricFamily>): Metr
 function lintFamily(family: MetricFamily, hasHelpLine: boolean, problems: string[]): void {
   const { name, type } = family;
   if (hasHelpLine && family.help.trim() === '') problems.push(`${name}: no help text`);
-  if (type === 'counter' && !name.endsWith('_total')) problems.push(`${name}: counter metrics should have "_total" suffix`);
-  if (type !== 'counter' && name.endsWith('_total')) problems.push(`${name}: non-counter metrics should not have "_total" suffix`);
+  if (type === 'counter' && !name.endsWith('_total'))
+    problems.push(`${name}: counter metrics should have "_total" suffix`);
+  if (type !== 'counter' && name.endsWith('_total'))
+    problems.push(`${name}: non-counter metrics should not have "_total" suffix`);
   if (/[a-z][A-Z]/.test(name)) problems.push(`${name}: metric names should be written in snake_case, not camelCase`);
-  for (const unit of NON_BASE_UNITS) if (name.includes(`_${unit}`)) problems.push(`${name}: use base unit instead of "${unit}"`);
+  for (const unit of NON_BASE_UNITS)
+    if (name.includes(`_${unit}`)) problems.push(`${name}: use base unit instead of "${unit}"`);
   for (const sample of family.samples) {
-    for (const label of Object.keys(sample.labels)) if (/[a-z][A-Z]/.test(label)) problems.push(`${name}: label names should be written in snake_case, not camelCase ("${label}")`);
-    if (type === 'counter' && !(sample.value >= 0)) problems.push(`${seriesKey(sample)}: a counter must be a non-negative number`);
-    if (type === 'histogram' && sample.name.endsWith('_bucket') && !('le' in sample.labels)) problems.push(`${seriesKey(sample)}: a bucket needs an "le" label`);
-    if (type === 'summary' && sample.name === name && !('quantile' in sample.labels)) problems.push(`${seriesKey(sample)}: a quantile needs a "quantile" label`);
+    for (const label of Object.keys(sample.labels))
+      if (/[a-z][A-Z]/.test(label))
+        problems.push(`${name}: label names should be written in snake_case, not camelCase ("${label}")`);
+    if (type === 'counter' && !(sample.value >= 0))
+      problems.push(`${seriesKey(sample)}: a counter must be a non-negative number`);
+    if (type === 'histogram' && sample.name.endsWith('_bucket') && !('le' in sample.labels))
+      problems.push(`${seriesKey(sample)}: a bucket needs an "le" label`);
+    if (type === 'summary' && sample.name === name && !('quantile' in sample.labels))
+      problems.push(`${seriesKey(sample)}: a quantile needs a "quantile" label`);
   }
 }
 

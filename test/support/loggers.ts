@@ -3,13 +3,21 @@ import { Writable } from 'node:stream';
 import { pino, type Logger } from 'pino';
 
 /** A pino logger writing into `lines`, counting the child loggers made from it. */
-export function capturingLogger(level = 'info'): { logger: Logger; lines: Array<Record<string, unknown>>; raw: string[]; children: () => number } {
+export function capturingLogger(level = 'info'): {
+  logger: Logger;
+  lines: Array<Record<string, unknown>>;
+  raw: string[];
+  children: () => number;
+} {
   const lines: Array<Record<string, unknown>> = [];
   const raw: string[] = [];
   let children = 0;
   const sink = new Writable({
     write(chunk: Buffer, _encoding, callback) {
-      for (const line of chunk.toString().split('\n').filter((text) => text !== '')) {
+      for (const line of chunk
+        .toString()
+        .split('\n')
+        .filter((text) => text !== '')) {
         raw.push(line);
         lines.push(JSON.parse(line) as Record<string, unknown>);
       }

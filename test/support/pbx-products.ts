@@ -28,14 +28,16 @@ export function recipeBlocks(page: string): RecipeBlock[] {
   const text = readFileSync(`${INTEGRATIONS}${page}`, 'utf8');
   const blocks: RecipeBlock[] = [];
   const fence = /^```([^\n]*)\n([\s\S]*?)^```$/gm;
-  for (let match = fence.exec(text); match !== null; match = fence.exec(text)) blocks.push({ info: (match[1] ?? '').trim(), body: match[2] ?? '' });
+  for (let match = fence.exec(text); match !== null; match = fence.exec(text))
+    blocks.push({ info: (match[1] ?? '').trim(), body: match[2] ?? '' });
   return blocks;
 }
 
 /** The one block of `page` whose info string is `info`; throws if there is none or more than one. */
 export function recipeBlock(page: string, info: string): string {
   const found = recipeBlocks(page).filter((block) => block.info === info);
-  if (found.length !== 1 || found[0] === undefined) throw new Error(`${page}: expected one \`\`\`${info} block, found ${found.length}`);
+  if (found.length !== 1 || found[0] === undefined)
+    throw new Error(`${page}: expected one \`\`\`${info} block, found ${found.length}`);
   return found[0].body;
 }
 
@@ -62,7 +64,10 @@ export interface ProductRequestLog {
   boundMs: number;
 }
 
-export async function productGet(url: string, options: { connectTimeoutMs: number; totalTimeoutMs: number; userAgent?: string }): Promise<ProductAnswer> {
+export async function productGet(
+  url: string,
+  options: { connectTimeoutMs: number; totalTimeoutMs: number; userAgent?: string },
+): Promise<ProductAnswer> {
   const match = /^http:\/\/([^/:]+):(\d+)(\/.*)?$/.exec(url);
   if (match === null) throw new Error(`not an http://host:port/ URL: ${url}`);
   const [, host, port, path] = match;
@@ -77,7 +82,13 @@ export async function productGet(url: string, options: { connectTimeoutMs: numbe
       request.destroy();
       resolve(answer);
     };
-    const request = http.get({ host, port: Number(port), path: path ?? '/', headers: options.userAgent === undefined ? {} : { 'user-agent': options.userAgent }, agent: false });
+    const request = http.get({
+      host,
+      port: Number(port),
+      path: path ?? '/',
+      headers: options.userAgent === undefined ? {} : { 'user-agent': options.userAgent },
+      agent: false,
+    });
     const total = setTimeout(() => finish(none), options.totalTimeoutMs);
     const connect = setTimeout(() => finish(none), Math.min(options.connectTimeoutMs, options.totalTimeoutMs));
     request.on('socket', (socket) => socket.once('connect', () => clearTimeout(connect)));
@@ -85,7 +96,13 @@ export async function productGet(url: string, options: { connectTimeoutMs: numbe
     request.on('response', (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => finish({ status: response.statusCode ?? 0, binaryBody: Buffer.concat(chunks).toString('latin1'), headers: response.headers }));
+      response.on('end', () =>
+        finish({
+          status: response.statusCode ?? 0,
+          binaryBody: Buffer.concat(chunks).toString('latin1'),
+          headers: response.headers,
+        }),
+      );
       response.on('error', () => finish(none));
     });
   });
@@ -158,7 +175,8 @@ export function parseAsteriskConf(conf: string): Map<string, Map<string, Asteris
     if (exten === undefined) throw new Error(`"same" before any "exten": ${line}`);
     lastExten = exten;
     const steps = current.get(exten) ?? [];
-    if (priority !== 'n' && Number(priority) !== steps.length + 1) throw new Error(`priority ${priority} out of order: ${line}`);
+    if (priority !== 'n' && Number(priority) !== steps.length + 1)
+      throw new Error(`priority ${priority} out of order: ${line}`);
     steps.push({ label, application: application ?? '', data: data ?? '' });
     current.set(exten, steps);
   }
@@ -193,12 +211,18 @@ function filterBytes(allowed: string, text: string): string {
       index += 2;
     } else keep.add(String.fromCharCode(from));
   }
-  return Array.from(text).filter((character) => keep.has(character)).join('');
+  return Array.from(text)
+    .filter((character) => keep.has(character))
+    .join('');
 }
 
 function uriEncodeBytes(binary: string): string {
   return Array.from(binary)
-    .map((character) => (/[A-Za-z0-9\-._~]/.test(character) ? character : `%${character.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`))
+    .map((character) =>
+      /[A-Za-z0-9\-._~]/.test(character)
+        ? character
+        : `%${character.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`,
+    )
     .join('');
 }
 
@@ -221,7 +245,14 @@ export function evaluateAsteriskExpression(expression: string): string {
     const [a, b] = [value(left), value(rightToken)];
     const numeric = /^-?\d+$/.test(a) && /^-?\d+$/.test(b);
     const order = numeric ? Number(a) - Number(b) : a < b ? -1 : a > b ? 1 : 0;
-    const result = { '=': order === 0, '!=': order !== 0, '<': order < 0, '>': order > 0, '<=': order <= 0, '>=': order >= 0 }[operator as '=' | '!=' | '<' | '>' | '<=' | '>='];
+    const result = {
+      '=': order === 0,
+      '!=': order !== 0,
+      '<': order < 0,
+      '>': order > 0,
+      '<=': order <= 0,
+      '>=': order >= 0,
+    }[operator as '=' | '!=' | '<' | '>' | '<=' | '>='];
     return result ? '1' : '0';
   };
   const truthy = (text: string): boolean => text !== '' && text !== '0';
@@ -246,7 +277,12 @@ export function evaluateAsteriskExpression(expression: string): string {
 }
 
 /** Runs `context` of an extensions.conf text for a call to `exten`, as Asterisk would. */
-export async function runAsteriskContext(conf: string, context: string, exten: string, caller: { number: string; name: string }): Promise<AsteriskOutcome> {
+export async function runAsteriskContext(
+  conf: string,
+  context: string,
+  exten: string,
+  caller: { number: string; name: string },
+): Promise<AsteriskOutcome> {
   const contexts = parseAsteriskConf(conf);
   const variables = new Map<string, string>();
   const curlOptions = new Map<string, number>();
@@ -270,10 +306,17 @@ export async function runAsteriskContext(conf: string, context: string, exten: s
       case 'CURL': {
         if (comma >= 0) throw new Error('CURL() with post data is not reproduced');
         const total = curlOptions.get('httptimeout');
-        if (total === undefined) throw new Error('CURL() without CURLOPT(httptimeout) may wait 180 s (func_curl.c curl_instance_init sets CURLOPT_TIMEOUT 180)');
+        if (total === undefined)
+          throw new Error(
+            'CURL() without CURLOPT(httptimeout) may wait 180 s (func_curl.c curl_instance_init sets CURLOPT_TIMEOUT 180)',
+          );
         const url = fromBinary(argument);
         requests.push({ url, boundMs: total });
-        const answer = await productGet(url, { connectTimeoutMs: curlOptions.get('conntimeout') ?? total, totalTimeoutMs: total, userAgent: 'asterisk-libcurl-agent/1.0' });
+        const answer = await productGet(url, {
+          connectTimeoutMs: curlOptions.get('conntimeout') ?? total,
+          totalTimeoutMs: total,
+          userAgent: 'asterisk-libcurl-agent/1.0',
+        });
         // eslint-disable-next-line no-control-regex -- ast_str_trim_blanks() removes every byte below 33
         return answer.binaryBody.replace(/[\x00-\x20]+$/, '');
       }
@@ -322,7 +365,9 @@ export async function runAsteriskContext(conf: string, context: string, exten: s
 
   const truthy = (condition: string): boolean => condition.trim() !== '' && condition.trim() !== '0';
 
-  const steps = [...(contexts.get(context)?.entries() ?? [])].find(([pattern]) => asteriskPatternMatches(pattern, exten))?.[1];
+  const steps = [...(contexts.get(context)?.entries() ?? [])].find(([pattern]) =>
+    asteriskPatternMatches(pattern, exten),
+  )?.[1];
   if (steps === undefined) throw new Error(`no extension of [${context}] matches ${exten}`);
   let index = 0;
   let executed = 0;
@@ -348,7 +393,8 @@ export async function runAsteriskContext(conf: string, context: string, exten: s
         const value = data.slice(equals + 1);
         const option = /^CURLOPT\((\w+)\)$/.exec(name);
         if (option) {
-          if (!['conntimeout', 'httptimeout'].includes(option[1] ?? '')) throw new Error(`CURLOPT(${option[1]}) is not reproduced`);
+          if (!['conntimeout', 'httptimeout'].includes(option[1] ?? ''))
+            throw new Error(`CURLOPT(${option[1]}) is not reproduced`);
           curlOptions.set(option[1] ?? '', Math.round(Number.parseFloat(value) * 1000));
         } else if (name === 'CALLERID(name)') callerIdName = value;
         else if (/^[A-Za-z_]\w*$/.test(name)) variables.set(name, value);
@@ -429,7 +475,11 @@ export function parseXml(text: string): XmlElement {
     children: node.children.filter((child): child is Element => child instanceof Element).map(toElement),
   });
   const document = parseDocument(text, { xmlMode: true, decodeEntities: true });
-  return { name: '#document', attributes: {}, children: document.children.filter((child): child is Element => child instanceof Element).map(toElement) };
+  return {
+    name: '#document',
+    attributes: {},
+    children: document.children.filter((child): child is Element => child instanceof Element).map(toElement),
+  };
 }
 
 export function findElements(element: XmlElement, name: string): XmlElement[] {
@@ -472,7 +522,10 @@ const ROUTING_EXEC = new Set(['set', 'curl', 'cidlookup']);
 // eslint-disable-next-line no-control-regex -- the control characters are the set itself
 const PHP_TRIM = /^[ \t\n\r\0\x0B]+|[ \t\n\r\0\x0B]+$/g;
 
-export async function huntFreeswitchDialplan(xml: string, profile: { caller_id_number: string; caller_id_name: string; destination_number: string }): Promise<FreeswitchCall> {
+export async function huntFreeswitchDialplan(
+  xml: string,
+  profile: { caller_id_number: string; caller_id_name: string; destination_number: string },
+): Promise<FreeswitchCall> {
   const variables = new Map<string, string>();
   const requests: ProductRequestLog[] = [];
   const fields: Record<string, string> = { ...profile };
@@ -486,7 +539,8 @@ export async function huntFreeswitchDialplan(xml: string, profile: { caller_id_n
       }
       return variables.get(name) ?? fields[name] ?? '';
     });
-  const withCaptures = (text: string): string => text.replace(/\$(\d)/g, (_, group: string) => captures?.[Number(group)] ?? '');
+  const withCaptures = (text: string): string =>
+    text.replace(/\$(\d)/g, (_, group: string) => captures?.[Number(group)] ?? '');
 
   const execute = async (application: string, data: string): Promise<void> => {
     if (application === 'set') {
@@ -496,11 +550,16 @@ export async function huntFreeswitchDialplan(xml: string, profile: { caller_id_n
       const url = data.split(' ')[0] ?? '';
       if (data.trim() !== url) throw new Error(`curl options are not reproduced: ${data}`);
       const total = variables.get('curl_timeout');
-      if (total === undefined) throw new Error('curl without curl_timeout: libcurl waits without limit for the answer (mod_curl.c)');
+      if (total === undefined)
+        throw new Error('curl without curl_timeout: libcurl waits without limit for the answer (mod_curl.c)');
       const connect = variables.get('curl_connect_timeout');
       const totalMs = Number(total) * 1000;
       requests.push({ url, boundMs: totalMs });
-      const answer = await productGet(url, { connectTimeoutMs: connect === undefined ? 300_000 : Number(connect) * 1000, totalTimeoutMs: totalMs, userAgent: 'freeswitch-curl/1.0' });
+      const answer = await productGet(url, {
+        connectTimeoutMs: connect === undefined ? 300_000 : Number(connect) * 1000,
+        totalTimeoutMs: totalMs,
+        userAgent: 'freeswitch-curl/1.0',
+      });
       variables.set('curl_response_code', String(answer.status));
       variables.set('curl_response_data', fromBinary(answer.binaryBody));
     } else if (application !== 'respond') throw new Error(`application ${application} is not reproduced`);
@@ -511,7 +570,8 @@ export async function huntFreeswitchDialplan(xml: string, profile: { caller_id_n
   for (const extension of findElements(parseXml(xml), 'extension')) {
     let matched = true;
     for (const condition of extension.children.filter((child) => child.name === 'condition')) {
-      if (condition.children.some((child) => child.name === 'anti-action')) throw new Error('anti-actions are not reproduced');
+      if (condition.children.some((child) => child.name === 'anti-action'))
+        throw new Error('anti-actions are not reproduced');
       const field = condition.attributes.field;
       const expression = condition.attributes.expression;
       if (field !== undefined && expression !== undefined) {
@@ -550,7 +610,8 @@ export async function huntFreeswitchDialplan(xml: string, profile: { caller_id_n
 export const cidlookupDigitsOnly = (number: string): string => number.replace(/[^0-9]/g, '');
 
 /** The request mod_cidlookup makes: its url param with ${caller_id_number} set to the digits only. */
-export const cidlookupUrl = (urlParam: string, callerIdNumber: string): string => urlParam.replaceAll('${caller_id_number}', cidlookupDigitsOnly(callerIdNumber));
+export const cidlookupUrl = (urlParam: string, callerIdNumber: string): string =>
+  urlParam.replaceAll('${caller_id_number}', cidlookupDigitsOnly(callerIdNumber));
 
 /** The name mod_cidlookup gives for an answer (do_lookup_url then do_lookup), whatever its status. */
 export function cidlookupName(answer: ProductAnswer): string {
@@ -583,7 +644,11 @@ export function parseSuperfectaSettings(block: string): SuperfectaSource {
     if (line === undefined) throw new Error(`no "${name}:" line`);
     return line.slice(name.length + 1).trim();
   };
-  return { url: value('URL'), regularExpressions: value('Regular Expressions'), regularExpressionOptions: value('Regular Expression Options') };
+  return {
+    url: value('URL'),
+    regularExpressions: value('Regular Expressions'),
+    regularExpressionOptions: value('Regular Expression Options'),
+  };
 }
 
 /** preg_match($pattern, $subject) for a /…/flags pattern; null when it does not match. */
@@ -620,18 +685,31 @@ function superfectaHtml2text(binary: string): string {
     .replace(/<[^>]*>/g, '')
     .replace(/\s+/g, ' ')
     .replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code) % 256))
-    .replace(/&(amp|lt|gt|quot);/g, (_, entity: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"' })[entity as 'amp'] ?? '');
+    .replace(
+      /&(amp|lt|gt|quot);/g,
+      (_, entity: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"' })[entity as 'amp'] ?? '',
+    );
   return phpWordwrap(text).replace(/^\n+|\n+$/g, '');
 }
 
 /** The caller name the source gives for `thenumber`, or null when none; `requests` records the URL. */
-export async function runSuperfectaRegularExpressions(source: SuperfectaSource, thenumber: string, curlTimeoutMs = 3500): Promise<{ name: string | null; requests: ProductRequestLog[] }> {
+export async function runSuperfectaRegularExpressions(
+  source: SuperfectaSource,
+  thenumber: string,
+  curlTimeoutMs = 3500,
+): Promise<{ name: string | null; requests: ProductRequestLog[] }> {
   const url = source.url.replaceAll('$thenumber', thenumber);
   const requests = [{ url, boundMs: curlTimeoutMs }];
-  const answer = await productGet(url, { connectTimeoutMs: curlTimeoutMs, totalTimeoutMs: curlTimeoutMs, userAgent: 'Mozilla/5.0 (Windows; U; Windows NT 5.1; en-US; rv:1.8.1.1) Gecko/20061204 Firefox/2.0.0.1' });
+  const answer = await productGet(url, {
+    connectTimeoutMs: curlTimeoutMs,
+    totalTimeoutMs: curlTimeoutMs,
+    userAgent: 'Mozilla/5.0 (Windows; U; Windows NT 5.1; en-US; rv:1.8.1.1) Gecko/20061204 Firefox/2.0.0.1',
+  });
   const content = answer.status >= 400 || answer.status === 0 ? '' : answer.binaryBody.replace(PHP_TRIM, '');
   const options = source.regularExpressionOptions.split('\n');
-  const patterns = source.regularExpressions.split('\n').map((expression, index) => `/${expression.replaceAll('/', '\\/')}/${options[index] ?? ''}`);
+  const patterns = source.regularExpressions
+    .split('\n')
+    .map((expression, index) => `/${expression.replaceAll('/', '\\/')}/${options[index] ?? ''}`);
   for (const pattern of patterns) {
     const match = phpPregMatch(pattern, content);
     if (match) return { name: fromBinary(superfectaHtml2text(match[1] ?? '')), requests };
@@ -646,15 +724,22 @@ export async function runSuperfectaRegularExpressions(source: SuperfectaSource, 
 // Rule's path must hold a value; variables by dotted path; outputs with [Variable] filled in, and
 // with AllowEmpty="false" no contact when an output is empty.
 
-export async function runThreeCxTemplate(template: string, e164: string, baseUrl: string): Promise<{ outputs: Record<string, string> | null; requests: ProductRequestLog[] }> {
+export async function runThreeCxTemplate(
+  template: string,
+  e164: string,
+  baseUrl: string,
+): Promise<{ outputs: Record<string, string> | null; requests: ProductRequestLog[] }> {
   const root = parseXml(template);
   const numberSpec = findElements(root, 'Number')[0];
   if (numberSpec?.attributes.Prefix !== 'Plus') throw new Error('only Prefix="Plus" is reproduced');
   const parameters: Record<string, string> = { BaseUrl: baseUrl };
   const request = findElements(root, 'Request')[0];
-  if (request === undefined || request.attributes.RequestType !== 'Get' || request.attributes.ResponseType !== 'Json') throw new Error('only a GET with a JSON answer is reproduced');
-  const encode = request.attributes.RequestEncoding === 'UrlEncoded' ? encodeURIComponent : (text: string): string => text;
-  const fill = (text: string, values: Record<string, string>): string => text.replace(/\[(\w+)\]/g, (whole, name: string) => values[name] ?? whole);
+  if (request === undefined || request.attributes.RequestType !== 'Get' || request.attributes.ResponseType !== 'Json')
+    throw new Error('only a GET with a JSON answer is reproduced');
+  const encode =
+    request.attributes.RequestEncoding === 'UrlEncoded' ? encodeURIComponent : (text: string): string => text;
+  const fill = (text: string, values: Record<string, string>): string =>
+    text.replace(/\[(\w+)\]/g, (whole, name: string) => values[name] ?? whole);
   const url = fill(request.attributes.Url ?? '', { ...parameters, Number: encode(e164) });
   const requests = [{ url, boundMs: 5000 }];
   const answer = await productGet(url, { connectTimeoutMs: 5000, totalTimeoutMs: 5000 });
@@ -662,7 +747,8 @@ export async function runThreeCxTemplate(template: string, e164: string, baseUrl
   const json: unknown = JSON.parse(fromBinary(answer.binaryBody));
   const at = (path: string): string => {
     let value: unknown = json;
-    for (const key of path.split('.')) value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
+    for (const key of path.split('.'))
+      value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
     return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : '';
   };
   const rule = findElements(root, 'Rule')[0];
@@ -670,11 +756,14 @@ export async function runThreeCxTemplate(template: string, e164: string, baseUrl
   const rulePath = template.match(/<Rule Type="Any">([^<]+)<\/Rule>/)?.[1] ?? '';
   if (at(rulePath) === '') return { outputs: null, requests };
   const variables: Record<string, string> = { ...parameters, Number: e164 };
-  for (const variable of findElements(root, 'Variable')) variables[variable.attributes.Name ?? ''] = at(variable.attributes.Path ?? '');
+  for (const variable of findElements(root, 'Variable'))
+    variables[variable.attributes.Name ?? ''] = at(variable.attributes.Path ?? '');
   const outputs: Record<string, string> = {};
-  for (const output of findElements(root, 'Output')) outputs[output.attributes.Type ?? ''] = fill(output.attributes.Value ?? '', variables);
+  for (const output of findElements(root, 'Output'))
+    outputs[output.attributes.Type ?? ''] = fill(output.attributes.Value ?? '', variables);
   const allowEmpty = findElements(root, 'Outputs')[0]?.attributes.AllowEmpty !== 'false';
-  if (!allowEmpty && Object.values(outputs).some((value) => value === '' || /\[\w+\]/.test(value))) return { outputs: null, requests };
+  if (!allowEmpty && Object.values(outputs).some((value) => value === '' || /\[\w+\]/.test(value)))
+    return { outputs: null, requests };
   return { outputs, requests };
 }
 
@@ -713,14 +802,24 @@ export function readCallblockerSettings(json: string): CallblockerSettings {
   for (const phone of (Array.isArray(root.phones) ? root.phones : []) as Record<string, unknown>[]) {
     if (phone.enabled !== true || typeof phone.name !== 'string') continue;
     if (typeof phone.country_code !== 'string' || !phone.country_code.startsWith('+')) continue;
-    if (!['logging_only', 'allowlists_only', 'allowlists_and_blocklists', 'blocklists_only'].includes(String(phone.block_mode))) continue;
+    if (
+      !['logging_only', 'allowlists_only', 'allowlists_and_blocklists', 'blocklists_only'].includes(
+        String(phone.block_mode),
+      )
+    )
+      continue;
     phones.push({ name: phone.name, onlineCheck: typeof phone.online_check === 'string' ? phone.online_check : '' });
   }
   return { credentials, phones };
 }
 
 /** The command line Block::checkOnline() runs, with `scriptDirectory` standing for DATADIR/callblocker. */
-export function callblockerCommand(settings: CallblockerSettings, onlineCheck: string, e164: string, scriptDirectory: string): string {
+export function callblockerCommand(
+  settings: CallblockerSettings,
+  onlineCheck: string,
+  e164: string,
+  scriptDirectory: string,
+): string {
   let parameters = `--number ${e164}`;
   const credential = settings.credentials.find((candidate) => candidate.name === onlineCheck);
   for (const [key, value] of credential?.data ?? []) parameters += ` --${key}=${value}`;
@@ -752,6 +851,10 @@ export async function runCallblockerCheck(command: string): Promise<CallblockerR
   return {
     output,
     exitCode,
-    read: { spam: result.spam, name: typeof result.name === 'string' ? result.name : '', score: Number.isInteger(result.score) ? (result.score as number) : null },
+    read: {
+      spam: result.spam,
+      name: typeof result.name === 'string' ? result.name : '',
+      score: Number.isInteger(result.score) ? (result.score as number) : null,
+    },
   };
 }

@@ -34,11 +34,17 @@ async function freePort(): Promise<number> {
 export async function startOwnRedis(options: { persistent: boolean }): Promise<OwnRedis> {
   const dir = mkdtempSync(join(tmpdir(), 'phone-rep-redis-'));
   const port = await freePort();
-  const persistence = options.persistent ? ['--appendonly', 'yes', '--appendfsync', 'always', '--save', ''] : ['--appendonly', 'no', '--save', ''];
+  const persistence = options.persistent
+    ? ['--appendonly', 'yes', '--appendfsync', 'always', '--save', '']
+    : ['--appendonly', 'no', '--save', ''];
   let child: ChildProcess | undefined;
 
   async function start(): Promise<void> {
-    const started = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--protected-mode', 'no', ...persistence], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const started = spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--protected-mode', 'no', ...persistence],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     child = started;
     let output = '';
     await new Promise<void>((resolve, reject) => {

@@ -92,7 +92,11 @@ export function useRedisTestClients(label: string): {
  * and grants only 10 more; once Redis is back (it holds 20, memory 30) none. `attempt` asks
  * for one unit and says whether it was granted.
  */
-export async function expectCountKeptThroughOutage(proxy: TcpProxy, client: RedisClient, attempt: () => Promise<boolean>): Promise<void> {
+export async function expectCountKeptThroughOutage(
+  proxy: TcpProxy,
+  client: RedisClient,
+  attempt: () => Promise<boolean>,
+): Promise<void> {
   const granted = async (times: number): Promise<number> => {
     let count = 0;
     for (let i = 0; i < times; i += 1) if (await attempt()) count += 1;

@@ -7,6 +7,7 @@ export function heldBy(signal: AbortSignal): number {
   const symbol = Object.getOwnPropertySymbols(signal).find((each) => each.description === 'kDependantSignals');
   const dependants: unknown = symbol === undefined ? undefined : (signal as unknown as Record<symbol, unknown>)[symbol];
   // Node's own SafeSet, from its primordials: not `instanceof` the Set a test sees.
-  const size = typeof dependants === 'object' && dependants !== null ? (dependants as { size?: unknown }).size : undefined;
+  const size =
+    typeof dependants === 'object' && dependants !== null ? (dependants as { size?: unknown }).size : undefined;
   return getEventListeners(signal, 'abort').length + (typeof size === 'number' ? size : 0);
 }

@@ -33,7 +33,8 @@ export function parseIncomingNumber(rawNumber: string, phoneCountryCode = '33'):
   }
   if (cleared.startsWith(phoneCountryCode) && cleared.length > phoneCountryCode.length) {
     const rest = cleared.slice(phoneCountryCode.length);
-    if (parsePhoneNumberFromString(`+${phoneCountryCode}${rest}`)?.isValid() === true) return { cc: phoneCountryCode, domestic: rest };
+    if (parsePhoneNumberFromString(`+${phoneCountryCode}${rest}`)?.isValid() === true)
+      return { cc: phoneCountryCode, domestic: rest };
   }
   return { cc: phoneCountryCode, domestic: cleared };
 }
@@ -42,7 +43,11 @@ export function resolveNumberTags(url: string, number: IncomingNumber): string {
   return url.replaceAll('{cc}', number.cc).replaceAll('{domestic}', number.domestic);
 }
 
-export const SPAMBLOCKER_HEADERS = { 'User-Agent': 'SpamBlocker/4.21', 'Accept-Encoding': 'gzip', Connection: 'Keep-Alive' };
+export const SPAMBLOCKER_HEADERS = {
+  'User-Agent': 'SpamBlocker/4.21',
+  'Accept-Encoding': 'gzip',
+  Connection: 'Keep-Alive',
+};
 
 export interface QueryResult {
   determined: boolean;
@@ -53,8 +58,13 @@ export interface QueryResult {
 /** Kotlin's `toRegex(IGNORE_CASE, DOT_MATCHES_ALL)`, for the patterns used here (no inline flags). */
 const appRegex = (pattern: string, global = false): RegExp => new RegExp(pattern, global ? 'gis' : 'is');
 
-export function parseQueryResult(body: string, signatures: { negativeSig: string; positiveSig: string; categorySig: string }): QueryResult {
-  const html = body.replace(/\\u([0-9a-fA-F]{4})/g, (_match, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+export function parseQueryResult(
+  body: string,
+  signatures: { negativeSig: string; positiveSig: string; categorySig: string },
+): QueryResult {
+  const html = body.replace(/\\u([0-9a-fA-F]{4})/g, (_match, hex: string) =>
+    String.fromCharCode(Number.parseInt(hex, 16)),
+  );
   const isNegative = signatures.negativeSig === '' ? null : appRegex(signatures.negativeSig).test(html);
   const isPositive = signatures.positiveSig === '' ? null : appRegex(signatures.positiveSig).test(html);
   const determined = isNegative === true || isPositive === true;

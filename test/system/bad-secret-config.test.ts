@@ -7,7 +7,11 @@ import { builtServerCommand } from '../../harness/servers.js';
 
 async function startUpOutput(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
   const server = builtServerCommand();
-  const child = spawn(server.command, server.args, { cwd: server.cwd, env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(server.command, server.args, {
+    cwd: server.cwd,
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -30,7 +34,10 @@ describe('node dist/server.js with a bad secret', () => {
   });
 
   it('masks the password of a malformed REDIS_URL', async () => {
-    const { code, output } = await startUpOutput({ REDIS_URL: 'redis//:s3cr3t-redis@127.0.0.1:6379', HASH_SECRET: 'test-secret-0123456789' });
+    const { code, output } = await startUpOutput({
+      REDIS_URL: 'redis//:s3cr3t-redis@127.0.0.1:6379',
+      HASH_SECRET: 'test-secret-0123456789',
+    });
     expect(code).toBe(2);
     expect(output).toContain('REDIS_URL="***@127.0.0.1:6379" is not valid');
     expect(output).not.toContain('s3cr3t');

@@ -23,10 +23,19 @@ const CAP_MB = 16;
 const NUMBERS = 16_000;
 const CLIENTS = 16;
 /** Upstream budgets high enough that no lookup of the fill waits for one. */
-const UNLIMITED_BUDGETS = { TELLOWS_RPM: '100000000', NUMEROINCONNU_RPM: '100000000', TELGUARDER_RPM: '100000000', UPSTREAM_CONCURRENCY: '16', RATE_LIMIT_MAX: '0' };
+const UNLIMITED_BUDGETS = {
+  TELLOWS_RPM: '100000000',
+  NUMEROINCONNU_RPM: '100000000',
+  TELGUARDER_RPM: '100000000',
+  UPSTREAM_CONCURRENCY: '16',
+  RATE_LIMIT_MAX: '0',
+};
 
 function validNumbers(count: number): string[] {
-  const parse = createPhoneNumberParser(loadNumberingPlan(fileURLToPath(new URL('../../data/arcep', import.meta.url))), 'FR');
+  const parse = createPhoneNumberParser(
+    loadNumberingPlan(fileURLToPath(new URL('../../data/arcep', import.meta.url))),
+    'FR',
+  );
   const numbers: string[] = [];
   for (let index = 0; numbers.length < count; index += 1) {
     const candidate = `06${String(index).padStart(8, '0')}`;
@@ -40,7 +49,9 @@ function fetchText(agent: Agent, url: string): Promise<{ status: number; body: s
     get(url, { agent }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+      response.on('end', () =>
+        resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
+      );
       response.on('error', reject);
     }).on('error', reject);
   });
@@ -60,7 +71,13 @@ describe('CACHE_MAX_MB bounds what the built server holds', () => {
 
   beforeAll(async () => {
     upstreams = await startFixtureUpstreams();
-    server = await spawnServer({ ...upstreams.env, ...UNLIMITED_BUDGETS, CACHE_MAX_MB: String(CAP_MB), LOG_LEVEL: 'info', HASH_SECRET: 'memory-bound-secret-0123456789' });
+    server = await spawnServer({
+      ...upstreams.env,
+      ...UNLIMITED_BUDGETS,
+      CACHE_MAX_MB: String(CAP_MB),
+      LOG_LEVEL: 'info',
+      HASH_SECRET: 'memory-bound-secret-0123456789',
+    });
   });
   afterAll(async () => {
     agent.destroy();
@@ -70,44 +87,55 @@ describe('CACHE_MAX_MB bounds what the built server holds', () => {
   });
 
   // Bounded by the fill: 16,000 lookups over loopback take 15–90 s on two shared cores.
-  it('charges every kind of held entry and keeps their sum within the cap after a flood of three times what it holds', { timeout: 150_000 }, async () => {
-    const numbers = validNumbers(NUMBERS);
-    let next = 0;
-    const failures: string[] = [];
-    const client = async (): Promise<void> => {
-      for (let index = next++; index < numbers.length; index = next++) {
-        const number = numbers[index] ?? '';
-        const paths = [`/api/phone/${number}`];
-        // One number in ten is asked again (a front-cache entry with its bodies) and for its
-        // /info (a spelling with its body), in another spelling as well.
-        if (index % 10 === 0) paths.push(`/api/phone/${number}`, `/api/phone/${number}/score`, `/api/phone/${number}/info`, `/api/phone/%2B33${number.slice(1)}/info`);
-        for (const path of paths) {
-          const answer = await fetchText(agent, `${server.baseUrl}${path}`);
-          if (answer.status !== 200 && failures.length < 5) failures.push(`${path}: ${answer.status} ${answer.body.slice(0, 200)}`);
+  it(
+    'charges every kind of held entry and keeps their sum within the cap after a flood of three times what it holds',
+    { timeout: 150_000 },
+    async () => {
+      const numbers = validNumbers(NUMBERS);
+      let next = 0;
+      const failures: string[] = [];
+      const client = async (): Promise<void> => {
+        for (let index = next++; index < numbers.length; index = next++) {
+          const number = numbers[index] ?? '';
+          const paths = [`/api/phone/${number}`];
+          // One number in ten is asked again (a front-cache entry with its bodies) and for its
+          // /info (a spelling with its body), in another spelling as well.
+          if (index % 10 === 0)
+            paths.push(
+              `/api/phone/${number}`,
+              `/api/phone/${number}/score`,
+              `/api/phone/${number}/info`,
+              `/api/phone/%2B33${number.slice(1)}/info`,
+            );
+          for (const path of paths) {
+            const answer = await fetchText(agent, `${server.baseUrl}${path}`);
+            if (answer.status !== 200 && failures.length < 5)
+              failures.push(`${path}: ${answer.status} ${answer.body.slice(0, 200)}`);
+          }
         }
-      }
-    };
-    await Promise.all(Array.from({ length: CLIENTS }, client));
-    expect(failures).toEqual([]);
+      };
+      await Promise.all(Array.from({ length: CLIENTS }, client));
+      expect(failures).toEqual([]);
 
-    const metrics = (await fetchText(agent, `${server.baseUrl}/metrics`)).body;
-    const capBytes = sample(metrics, 'phone_rep_cache_max_bytes');
-    expect(capBytes).toBe(CAP_MB * MIB);
-    const charged = {
-      source: sample(metrics, 'phone_rep_cache_charged_bytes{cache="source"}'),
-      front: sample(metrics, 'phone_rep_cache_charged_bytes{cache="front"}'),
-      spellings: sample(metrics, 'phone_rep_cache_charged_bytes{cache="spellings"}'),
-    };
-    expect(charged.source).toBeGreaterThan(0);
-    expect(charged.front).toBeGreaterThan(0);
-    expect(charged.spellings).toBeGreaterThan(0);
-    expect(charged.source + charged.front + charged.spellings).toBeLessThanOrEqual(capBytes);
-    // Full: the per-source results fill most of the cap, and far fewer numbers are held than asked.
-    expect(charged.source).toBeGreaterThan(capBytes * 0.6);
-    const numbersHeld = sample(metrics, 'phone_rep_cache_entries{cache="source"}') / 3;
-    expect(numbersHeld).toBeLessThan(NUMBERS / 2.5);
-    expect(sample(metrics, 'process_resident_memory_bytes')).toBeGreaterThan(0);
-  });
+      const metrics = (await fetchText(agent, `${server.baseUrl}/metrics`)).body;
+      const capBytes = sample(metrics, 'phone_rep_cache_max_bytes');
+      expect(capBytes).toBe(CAP_MB * MIB);
+      const charged = {
+        source: sample(metrics, 'phone_rep_cache_charged_bytes{cache="source"}'),
+        front: sample(metrics, 'phone_rep_cache_charged_bytes{cache="front"}'),
+        spellings: sample(metrics, 'phone_rep_cache_charged_bytes{cache="spellings"}'),
+      };
+      expect(charged.source).toBeGreaterThan(0);
+      expect(charged.front).toBeGreaterThan(0);
+      expect(charged.spellings).toBeGreaterThan(0);
+      expect(charged.source + charged.front + charged.spellings).toBeLessThanOrEqual(capBytes);
+      // Full: the per-source results fill most of the cap, and far fewer numbers are held than asked.
+      expect(charged.source).toBeGreaterThan(capBytes * 0.6);
+      const numbersHeld = sample(metrics, 'phone_rep_cache_entries{cache="source"}') / 3;
+      expect(numbersHeld).toBeLessThan(NUMBERS / 2.5);
+      expect(sample(metrics, 'process_resident_memory_bytes')).toBeGreaterThan(0);
+    },
+  );
 });
 
 describe('with WORKERS=2', () => {
@@ -118,7 +146,12 @@ describe('with WORKERS=2', () => {
   });
 
   it('gives each worker half of CACHE_MAX_MB, so the cap holds for the machine', async () => {
-    server = await spawnServer({ WORKERS: '2', CACHE_MAX_MB: String(CAP_MB), LOG_LEVEL: 'info', HASH_SECRET: 'memory-bound-secret-0123456789' });
+    server = await spawnServer({
+      WORKERS: '2',
+      CACHE_MAX_MB: String(CAP_MB),
+      LOG_LEVEL: 'info',
+      HASH_SECRET: 'memory-bound-secret-0123456789',
+    });
     // Each scrape is answered by one worker (fresh connections are dealt round-robin): each
     // answer must be a worker's share, never the whole cap.
     const caps: number[] = [];

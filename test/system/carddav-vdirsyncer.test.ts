@@ -18,13 +18,19 @@ const PASSWORD = 'vdirsyncer password';
 
 /** vdirsyncer with the test's config; its log (stderr at INFO) and output together. */
 async function vdirsyncer(config: string, ...args: string[]): Promise<string> {
-  const { stdout, stderr } = await run(VDIRSYNCER, ['-c', config, '-v', 'INFO', ...args], { timeout: 30_000, env: { ...process.env, LC_ALL: 'C.UTF-8', LANG: 'C.UTF-8' } });
+  const { stdout, stderr } = await run(VDIRSYNCER, ['-c', config, '-v', 'INFO', ...args], {
+    timeout: 30_000,
+    env: { ...process.env, LC_ALL: 'C.UTF-8', LANG: 'C.UTF-8' },
+  });
   return `${stdout}\n${stderr}`;
 }
 
 /** A vCard's content lines, unfolded (RFC 2426 §2.6; vdirsyncer stores them with its own line endings). */
 function unfold(card: string): string[] {
-  return card.replace(/\r?\n[ \t]/g, '').split(/\r?\n/).filter((line) => line !== '');
+  return card
+    .replace(/\r?\n[ \t]/g, '')
+    .split(/\r?\n/)
+    .filter((line) => line !== '');
 }
 
 interface StoredCard {
@@ -39,9 +45,16 @@ function parseVcard3(text: string): StoredCard {
   const lines = unfold(text);
   expect(lines[0]).toBe('BEGIN:VCARD');
   expect(lines[lines.length - 1]).toBe('END:VCARD');
-  const value = (name: string): string | undefined => lines.find((line) => line.split(/[;:]/)[0] === name)?.replace(/^[^:]*:/, '');
+  const value = (name: string): string | undefined =>
+    lines.find((line) => line.split(/[;:]/)[0] === name)?.replace(/^[^:]*:/, '');
   for (const line of lines) expect(line, 'a content line is NAME[;params]:value').toMatch(/^[A-Z-]+(;[^:]*)?:.*$/);
-  return { version: value('VERSION'), uid: value('UID'), fn: value('FN'), categories: value('CATEGORIES'), tels: lines.filter((line) => line.startsWith('TEL')).map((line) => line.replace(/^[^:]*:/, '')) };
+  return {
+    version: value('VERSION'),
+    uid: value('UID'),
+    fn: value('FN'),
+    categories: value('CATEGORIES'),
+    tels: lines.filter((line) => line.startsWith('TEL')).map((line) => line.replace(/^[^:]*:/, '')),
+  };
 }
 
 async function storedCards(folder: string): Promise<StoredCard[]> {
@@ -49,7 +62,11 @@ async function storedCards(folder: string): Promise<StoredCard[]> {
   return Promise.all(names.map(async (name) => parseVcard3(await readFile(join(folder, name), 'utf8'))));
 }
 
-const feedTels = (feed: BlocklistFeed): string[] => feed.snapshot().entries.map((entry) => `+${entry.digits}${entry.wildcard ? '*' : ''}`).sort();
+const feedTels = (feed: BlocklistFeed): string[] =>
+  feed
+    .snapshot()
+    .entries.map((entry) => `+${entry.digits}${entry.wildcard ? '*' : ''}`)
+    .sort();
 
 describe('the blocklist address book, synced by vdirsyncer', () => {
   const lists = new InMemoryOperatorLists([
@@ -67,7 +84,11 @@ describe('the blocklist address book, synced by vdirsyncer', () => {
     server = await startTestServer({
       // The test's own lookups are recorded (FEED_RECORD_FROM: docs/integrations/blocklist-feed.md).
       env: { FEED_PASSWORD: PASSWORD, VERDICT_NPV: 'block', RATE_LIMIT_MAX: '0', FEED_RECORD_FROM: '127.0.0.1' },
-      overrides: { sources: scoredSources({ '+33698765432': 8 }), operatorLists: lists, feedRefreshIntervalMs: 3_600_000 },
+      overrides: {
+        sources: scoredSources({ '+33698765432': 8 }),
+        operatorLists: lists,
+        feedRefreshIntervalMs: 3_600_000,
+      },
     });
     const built = server.deps.blocklistFeed;
     if (built === undefined) throw new Error('the feed is on with FEED_PASSWORD');

@@ -114,8 +114,14 @@ describe('a pipelined flood from clients that never read', () => {
     expect(witnessed.length).toBeGreaterThan(5);
     expect(witnessed.every((answer) => answer.status === 200)).toBe(true);
     // The target is one second; the slack is for a loaded machine (it was 25–40 s before).
-    expect(Math.max(...witnessed.map((answer) => answer.ms)), JSON.stringify(witnessed.map((answer) => Math.round(answer.ms)))).toBeLessThan(2000);
-    expect((peak - idle.rss) / MiB, `idle ${Math.round(idle.rss / MiB)} MB, peak ${Math.round(peak / MiB)} MB`).toBeLessThan(150);
+    expect(
+      Math.max(...witnessed.map((answer) => answer.ms)),
+      JSON.stringify(witnessed.map((answer) => Math.round(answer.ms))),
+    ).toBeLessThan(2000);
+    expect(
+      (peak - idle.rss) / MiB,
+      `idle ${Math.round(idle.rss / MiB)} MB, peak ${Math.round(peak / MiB)} MB`,
+    ).toBeLessThan(150);
 
     // Every socket of the flood is closed on the server's side too: no descriptor is kept.
     const deadline = Date.now() + 5000;
@@ -132,7 +138,11 @@ describe('clients that dribble their headers and never read', () => {
   const HEADERS_TIMEOUT_MS = 5000;
   let server: ServerProcess;
   beforeAll(async () => {
-    server = await spawnServer({ RATE_LIMIT_MAX: '0', HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS), REQUEST_TIMEOUT_MS: '6000' });
+    server = await spawnServer({
+      RATE_LIMIT_MAX: '0',
+      HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS),
+      REQUEST_TIMEOUT_MS: '6000',
+    });
   });
   afterAll(async () => {
     server.child.kill('SIGTERM');
@@ -176,7 +186,10 @@ describe('clients that dribble their headers and never read', () => {
       const deadline = startedAt + 12_000;
       while (openDescriptors(pid) > idle.fds && Date.now() < deadline) await pause(100);
       const leftAfterMs = Date.now() - startedAt;
-      expect(openDescriptors(pid), `descriptors still open ${leftAfterMs} ms after the clients connected`).toBeLessThanOrEqual(idle.fds);
+      expect(
+        openDescriptors(pid),
+        `descriptors still open ${leftAfterMs} ms after the clients connected`,
+      ).toBeLessThanOrEqual(idle.fds);
       // Not before the deadline: it is the deadline (plus the linger) that closed them.
       expect(leftAfterMs).toBeGreaterThanOrEqual(HEADERS_TIMEOUT_MS - 500);
       expect((await witness(server.port)).status).toBe(200);

@@ -5,7 +5,17 @@
 // are run, as its own user, with fake upstream sites, a fake ARCEP server and the machine's
 // Redis on loopback. compose.yaml is validated by docker-compose's own `config`.
 // Skipped, saying why, only where podman, buildah and mmdebstrap cannot be installed.
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,8 +23,23 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveOnLoopback, type LoopbackHttp } from '../../harness/loopback.js';
 import { connectAdmin, deleteKeys, listKeys, uniqueKeyPrefix, waitFor } from '../support/redis.js';
 import { spawnServer, startSlowUnknownUpstream, type ServerProcess, type SlowUpstream } from '../../harness/servers.js';
-import { KNOWN_NUMBER, startFakeUpstreamSites, startFixtureUpstreams, type FakeUpstreamSites } from '../../harness/upstream-sites.js';
-import { buildTestImage, descendants, inspectImage, run, startImageServer, VOLUME, WorkingContainer, type BuiltImage, type ImageServer } from '../support/container-image.js';
+import {
+  KNOWN_NUMBER,
+  startFakeUpstreamSites,
+  startFixtureUpstreams,
+  type FakeUpstreamSites,
+} from '../../harness/upstream-sites.js';
+import {
+  buildTestImage,
+  descendants,
+  inspectImage,
+  run,
+  startImageServer,
+  VOLUME,
+  WorkingContainer,
+  type BuiltImage,
+  type ImageServer,
+} from '../support/container-image.js';
 import { watchOutput } from '../../harness/processes.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -49,7 +74,10 @@ async function container(options: { readOnly?: boolean } = {}): Promise<WorkingC
   return made;
 }
 
-async function serve(made: WorkingContainer, options: { env?: Record<string, string>; volume?: string }): Promise<ImageServer> {
+async function serve(
+  made: WorkingContainer,
+  options: { env?: Record<string, string>; volume?: string },
+): Promise<ImageServer> {
   const server = await startImageServer(made, options);
   servers.push(server);
   return server;
@@ -83,15 +111,28 @@ describe('the image as built', () => {
     expect(Config.Entrypoint).toEqual(['/usr/bin/tini', '-s', '--', '/app/docker/entrypoint.sh']);
     // The serve command is what `npm start` runs (its paths under /app), so the two cannot drift apart.
     const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
-    expect(Config.Cmd).toEqual(scripts.start.replace(/^exec /, '').split(/\s+/).map((word) => (word.startsWith('dist/') ? `/app/${word}` : word)));
+    expect(Config.Cmd).toEqual(
+      scripts.start
+        .replace(/^exec /, '')
+        .split(/\s+/)
+        .map((word) => (word.startsWith('dist/') ? `/app/${word}` : word)),
+    );
     expect(Config.User).toBe(`${IMAGE_UID}:${IMAGE_UID}`);
     expect(Object.keys(Config.Volumes ?? {})).toEqual([VOLUME]);
     expect(Object.keys(Config.ExposedPorts ?? {})).toEqual(['3000/tcp']);
     expect(Healthcheck?.Test).toEqual(['CMD', 'node', '/app/docker/healthcheck.mjs']);
-    expect(Config.Env).toEqual(expect.arrayContaining([`STATE_DIR=${VOLUME}`, `LISTS_FILE=${VOLUME}/lists.csv`, 'PORT=3000']));
-    const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string; license: string };
+    expect(Config.Env).toEqual(
+      expect.arrayContaining([`STATE_DIR=${VOLUME}`, `LISTS_FILE=${VOLUME}/lists.csv`, 'PORT=3000']),
+    );
+    const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      version: string;
+      license: string;
+    };
     // The Dockerfile's VERSION default is the package's version, so a plain `docker build` labels it right.
-    expect(Config.Labels).toMatchObject({ 'org.opencontainers.image.version': manifest.version, 'org.opencontainers.image.licenses': manifest.license });
+    expect(Config.Labels).toMatchObject({
+      'org.opencontainers.image.version': manifest.version,
+      'org.opencontainers.image.licenses': manifest.license,
+    });
     expect(Config.Labels?.['org.opencontainers.image.source']).toMatch(/^https:\/\//);
   });
 
@@ -117,7 +158,10 @@ describe("the image's server", () => {
     slow = await startSlowUnknownUpstream(1500);
     volume = volumeDir('serve');
     await chownToImageUser(volume);
-    server = await serve(await container(), { volume, env: { ...sites.env(), HASH_SECRET: SECRET, SHUTDOWN_GRACE_MS: '8000' } });
+    server = await serve(await container(), {
+      volume,
+      env: { ...sites.env(), HASH_SECRET: SECRET, SHUTDOWN_GRACE_MS: '8000' },
+    });
   }, 240_000);
   afterAll(async () => {
     if (worktree) {
@@ -135,7 +179,9 @@ describe("the image's server", () => {
     const body = (await ready.json()) as { dependencies: { numberingData: { status: string } } };
     expect(body.dependencies.numberingData.status).not.toBe('down');
     // Until `phone-rep data update` writes the volume's arcep/, the image's snapshot is read.
-    expect(server.output()).toMatch(new RegExp(`state in ${VOLUME}, .*ARCEP data of \\d{4}-\\d{2}-\\d{2} \\(shipped snapshot /app/data/arcep\\)`));
+    expect(server.output()).toMatch(
+      new RegExp(`state in ${VOLUME}, .*ARCEP data of \\d{4}-\\d{2}-\\d{2} \\(shipped snapshot /app/data/arcep\\)`),
+    );
     expect(existsSync(join(volume, 'arcep'))).toBe(false);
     const { init, node, nodeCount } = server.processes();
     expect(init?.uid).toBe(IMAGE_UID);
@@ -144,11 +190,14 @@ describe("the image's server", () => {
     expect(nodeCount).toBe(1);
   });
 
-  it('gives a lookup the same body as the work tree\'s server, against the same fake upstreams', async (context) => {
+  it("gives a lookup the same body as the work tree's server, against the same fake upstreams", async (context) => {
     if (!built) return context.skip(`container image not built: ${skipped ?? 'unknown reason'}`);
     worktree = await spawnServer({ ...sites.env(), HASH_SECRET: SECRET }, 150_000);
     for (const path of ['/api/phone/0612345678', '/api/phone/0612345678/score', '/api/phone/0162005678/info']) {
-      const [fromImage, fromTree] = await Promise.all([fetch(`${server.baseUrl}${path}`), fetch(`${worktree.baseUrl}${path}`)]);
+      const [fromImage, fromTree] = await Promise.all([
+        fetch(`${server.baseUrl}${path}`),
+        fetch(`${worktree.baseUrl}${path}`),
+      ]);
       expect(fromImage.status, path).toBe(200);
       expect(fromImage.status, path).toBe(fromTree.status);
       expect(withoutInstants(await fromImage.text()), path).toBe(withoutInstants(await fromTree.text()));
@@ -174,7 +223,10 @@ describe("the image's server", () => {
   it('on SIGTERM to its init, finishes the request in flight, then exits 0 within SHUTDOWN_GRACE_MS', async (context) => {
     if (!built) return context.skip(`container image not built: ${skipped ?? 'unknown reason'}`);
     // A server of its own whose upstream answers after 1.5 s, so a lookup is in flight at the signal.
-    const draining = await serve(await container(), { volume: volumeDir('drain-unused-root-owned'), env: { ...slow.env, HASH_SECRET: SECRET, SHUTDOWN_GRACE_MS: '8000' } });
+    const draining = await serve(await container(), {
+      volume: volumeDir('drain-unused-root-owned'),
+      env: { ...slow.env, HASH_SECRET: SECRET, SHUTDOWN_GRACE_MS: '8000' },
+    });
     const arrived = slow.nextRequest();
     const inFlight = fetch(`${draining.baseUrl}/api/phone/0698765432`);
     await arrived;
@@ -243,14 +295,20 @@ describe('the CLI from the image', () => {
       expect(JSON.parse(info.stdout)).toMatchObject({ data: { number: '0162005678', phoneInfo: { isNPV: true } } });
       const lookup = await made.exec({ command: ['phone-rep', 'lookup', '0612345678', '--json'], env: upstreams.env });
       expect(lookup.code, lookup.stderr).toBe(0);
-      expect(JSON.parse(lookup.stdout)).toMatchObject({ success: true, data: { number: '0612345678' }, meta: { sources: { community: { status: 'ok' } } } });
+      expect(JSON.parse(lookup.stdout)).toMatchObject({
+        success: true,
+        data: { number: '0612345678' },
+        meta: { sources: { community: { status: 'ok' } } },
+      });
       // No volume here: the image's snapshot is read.
       const data = await made.exec({ command: ['phone-rep', 'data', 'info'] });
       expect(data.code, data.stderr).toBe(0);
       expect(data.stdout).toMatch(/^ARCEP data in .*: data date \d{4}-\d{2}-\d{2}/);
       const canary = await made.exec({ command: ['phone-rep', 'canary', '0612345678'], env: upstreams.env });
       expect(canary.code, canary.stdout + canary.stderr).toBe(0);
-      expect(canary.stdout.trim().split('\n').at(-1)).toBe('canary: all upstreams answered and every required marker was found');
+      expect(canary.stdout.trim().split('\n').at(-1)).toBe(
+        'canary: all upstreams answered and every required marker was found',
+      );
     } finally {
       await upstreams.close();
     }
@@ -259,13 +317,21 @@ describe('the CLI from the image', () => {
 
 describe('a read-only root file system with the volume', () => {
   let arcep: LoopbackHttp;
-  const served = Object.fromEntries(['MAJNUM.csv', 'MAJRIO.csv', 'identifiants_ce.csv'].map((file) => [file, readFileSync(join(ROOT, 'data/arcep', file))]));
+  const served = Object.fromEntries(
+    ['MAJNUM.csv', 'MAJRIO.csv', 'identifiants_ce.csv'].map((file) => [
+      file,
+      readFileSync(join(ROOT, 'data/arcep', file)),
+    ]),
+  );
   // A MAJRIO with one row fewer, so the update is seen to have written what was served.
   const majrioLines = (served['MAJRIO.csv'] ?? Buffer.alloc(0)).toString('latin1').split('\n');
   served['MAJRIO.csv'] = Buffer.from([...majrioLines.slice(0, -2), ...majrioLines.slice(-1)].join('\n'), 'latin1');
   beforeAll(async () => {
     arcep = await serveOnLoopback((request, response) => {
-      const body = served[(request.url ?? '').slice(1) === 'identifiants_CE.csv' ? 'identifiants_ce.csv' : (request.url ?? '').slice(1)];
+      const body =
+        served[
+          (request.url ?? '').slice(1) === 'identifiants_CE.csv' ? 'identifiants_ce.csv' : (request.url ?? '').slice(1)
+        ];
       if (body === undefined) response.writeHead(404).end();
       else response.writeHead(200, { 'content-type': 'text/csv' }).end(body);
     });
@@ -293,10 +359,17 @@ describe('a read-only root file system with the volume', () => {
       const update = await made.exec({
         volume,
         command: ['phone-rep', 'data', 'update'],
-        env: { ARCEP_MAJNUM_URL: `${arcep.url}/MAJNUM.csv`, ARCEP_MAJRIO_URL: `${arcep.url}/MAJRIO.csv`, ARCEP_IDENTIFIANTS_URL: `${arcep.url}/identifiants_CE.csv` },
+        env: {
+          ARCEP_MAJNUM_URL: `${arcep.url}/MAJNUM.csv`,
+          ARCEP_MAJRIO_URL: `${arcep.url}/MAJRIO.csv`,
+          ARCEP_IDENTIFIANTS_URL: `${arcep.url}/identifiants_CE.csv`,
+        },
       });
-      expect(update.stdout, update.stderr).toMatch(new RegExp(`^ARCEP data updated in ${VOLUME}/arcep: data date \\d{4}-\\d{2}-\\d{2}`));
-      for (const [file, bytes] of Object.entries(served)) expect(readFileSync(join(volume, 'arcep', file)).equals(bytes), file).toBe(true);
+      expect(update.stdout, update.stderr).toMatch(
+        new RegExp(`^ARCEP data updated in ${VOLUME}/arcep: data date \\d{4}-\\d{2}-\\d{2}`),
+      );
+      for (const [file, bytes] of Object.entries(served))
+        expect(readFileSync(join(volume, 'arcep', file)).equals(bytes), file).toBe(true);
       expect(readdirSync(join(volume, 'arcep')).sort()).toEqual(['MAJNUM.csv', 'MAJRIO.csv', 'identifiants_ce.csv']);
       // What writes into the root is refused, so nothing else was written.
       const write = await made.exec({ command: ['sh', '-c', 'touch /app/probe 2>&1 || echo refused'] });
@@ -307,7 +380,7 @@ describe('a read-only root file system with the volume', () => {
   }, 300_000);
 });
 
-describe('two instances of the image sharing the machine\'s Redis', () => {
+describe("two instances of the image sharing the machine's Redis", () => {
   const prefix = uniqueKeyPrefix('container');
   const admin = connectAdmin();
   afterAll(async () => {
@@ -319,13 +392,24 @@ describe('two instances of the image sharing the machine\'s Redis', () => {
     if (!built) return context.skip(`container image not built: ${skipped ?? 'unknown reason'}`);
     const sites = await startFakeUpstreamSites({ fallback: { ...KNOWN_NUMBER } });
     try {
-      const env = { ...sites.env(), HASH_SECRET: SECRET, REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379', REDIS_KEY_PREFIX: prefix, RATE_LIMIT_MAX: '3' };
+      const env = {
+        ...sites.env(),
+        HASH_SECRET: SECRET,
+        REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
+        REDIS_KEY_PREFIX: prefix,
+        RATE_LIMIT_MAX: '3',
+      };
       const volume = volumeDir('shared');
       await chownToImageUser(volume);
-      const [a, b] = await Promise.all([serve(await container(), { volume, env }), serve(await container(), { volume, env })]);
+      const [a, b] = await Promise.all([
+        serve(await container(), { volume, env }),
+        serve(await container(), { volume, env }),
+      ]);
       // Both connected to Redis before the first request (readiness says so; /health is not rate limited).
       const redisReady = async (server: ImageServer): Promise<boolean> => {
-        const ready = (await (await fetch(`${server.baseUrl}/health/ready`)).json()) as { dependencies: { redis?: { status: string } } };
+        const ready = (await (await fetch(`${server.baseUrl}/health/ready`)).json()) as {
+          dependencies: { redis?: { status: string } };
+        };
         return ready.dependencies.redis?.status === 'ok';
       };
       await waitFor(async () => (await redisReady(a)) && (await redisReady(b)), 20_000);
@@ -357,11 +441,22 @@ describe('compose.yaml', () => {
       mkdirSync(join(project, 'docker'));
       copyFileSync(join(ROOT, 'docker/nginx.conf'), join(project, 'docker/nginx.conf'));
       // As documented: .env is a copy of .env.example with HASH_SECRET set.
-      writeFileSync(join(project, '.env'), readFileSync(join(ROOT, '.env.example'), 'utf8').replace(/^HASH_SECRET=$/m, `HASH_SECRET=${SECRET}`));
+      writeFileSync(
+        join(project, '.env'),
+        readFileSync(join(ROOT, '.env.example'), 'utf8').replace(/^HASH_SECRET=$/m, `HASH_SECRET=${SECRET}`),
+      );
       const env = { ...process.env, HASH_SECRET: undefined };
-      const config = await run('docker-compose', ['--project-directory', project, '-f', join(project, 'compose.yaml'), 'config'], { env });
+      const config = await run(
+        'docker-compose',
+        ['--project-directory', project, '-f', join(project, 'compose.yaml'), 'config'],
+        { env },
+      );
       expect(config.code, config.stderr).toBe(0);
-      const services = await run('docker-compose', ['--project-directory', project, '-f', join(project, 'compose.yaml'), 'config', '--services'], { env });
+      const services = await run(
+        'docker-compose',
+        ['--project-directory', project, '-f', join(project, 'compose.yaml'), 'config', '--services'],
+        { env },
+      );
       expect(services.stdout.trim().split('\n').sort()).toEqual(['app', 'lb', 'redis']);
       expect(config.stdout).toMatch(/replicas: 2/);
       expect(config.stdout).toContain('REDIS_URL: redis://redis:6379');
@@ -369,7 +464,11 @@ describe('compose.yaml', () => {
       expect(config.stdout.match(/healthcheck:/g)).toHaveLength(3);
       // Without HASH_SECRET in .env, compose refuses to start the instances.
       writeFileSync(join(project, '.env'), readFileSync(join(ROOT, '.env.example')));
-      const unset = await run('docker-compose', ['--project-directory', project, '-f', join(project, 'compose.yaml'), 'config'], { env });
+      const unset = await run(
+        'docker-compose',
+        ['--project-directory', project, '-f', join(project, 'compose.yaml'), 'config'],
+        { env },
+      );
       expect(unset.code).not.toBe(0);
       expect(unset.stderr).toContain('set HASH_SECRET in .env');
     } finally {

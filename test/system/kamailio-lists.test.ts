@@ -11,7 +11,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnServer, type ServerProcess } from '../../harness/servers.js';
 import { KNOWN_NUMBER, startFakeUpstreamSites, type FakeUpstreamSites } from '../../harness/upstream-sites.js';
-import { placeCalls, sipSoftwareInstalled, startCallee, startKamailio, type Callee, type Kamailio } from '../../harness/sip.js';
+import {
+  placeCalls,
+  sipSoftwareInstalled,
+  startCallee,
+  startKamailio,
+  type Callee,
+  type Kamailio,
+} from '../../harness/sip.js';
 
 const WAIT_MS = 2000;
 
@@ -36,12 +43,16 @@ describe('Kamailio with the shipped config and the operator’s lists', () => {
   let listsDir: string;
   beforeAll(async () => {
     if (!sipSoftwareInstalled()) {
-      throw new Error('Kamailio (with kamailio-utils-modules) and SIPp (sip-tester) are not installed: `npm test` installs them (scripts/test-prerequisites.sh), or apt-get install kamailio kamailio-utils-modules sip-tester');
+      throw new Error(
+        'Kamailio (with kamailio-utils-modules) and SIPp (sip-tester) are not installed: `npm test` installs them (scripts/test-prerequisites.sh), or apt-get install kamailio kamailio-utils-modules sip-tester',
+      );
     }
     listsDir = mkdtempSync(join(tmpdir(), 'kamailio-lists-'));
     const listsFile = join(listsDir, 'lists.csv');
     writeFileSync(listsFile, `${LISTS}\n`);
-    sites = await startFakeUpstreamSites({ scenarios: { [ALLOWED_SPAMMER]: KNOWN_NUMBER, [UNLISTED_SPAMMER]: KNOWN_NUMBER } });
+    sites = await startFakeUpstreamSites({
+      scenarios: { [ALLOWED_SPAMMER]: KNOWN_NUMBER, [UNLISTED_SPAMMER]: KNOWN_NUMBER },
+    });
     server = await spawnServer({
       ...sites.env(),
       LISTS_FILE: listsFile,
@@ -52,7 +63,12 @@ describe('Kamailio with the shipped config and the operator’s lists', () => {
       LOOKUP_TIMEOUT_MS: '4000',
     });
     callee = await startCallee();
-    kamailio = await startKamailio({ serviceUrl: server.baseUrl, nextHopPort: callee.port, waitMs: WAIT_MS, httpTimeoutSeconds: 5 });
+    kamailio = await startKamailio({
+      serviceUrl: server.baseUrl,
+      nextHopPort: callee.port,
+      waitMs: WAIT_MS,
+      httpTimeoutSeconds: 5,
+    });
   });
   afterAll(async () => {
     await kamailio?.stop();

@@ -6,8 +6,20 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLoopbackServer, type LoopbackServer } from '../../harness/loopback.js';
 import { spawnServer, type ServerProcess } from '../../harness/servers.js';
-import { KNOWN_NUMBER, UNKNOWN_NUMBER, startFakeUpstreamSites, type FakeUpstreamSites } from '../../harness/upstream-sites.js';
-import { placeCalls, sipSoftwareInstalled, startCallee, startKamailio, type Callee, type Kamailio } from '../../harness/sip.js';
+import {
+  KNOWN_NUMBER,
+  UNKNOWN_NUMBER,
+  startFakeUpstreamSites,
+  type FakeUpstreamSites,
+} from '../../harness/upstream-sites.js';
+import {
+  placeCalls,
+  sipSoftwareInstalled,
+  startCallee,
+  startKamailio,
+  type Callee,
+  type Kamailio,
+} from '../../harness/sip.js';
 
 // The service's answer deadline the config asks for (`?wait=`), and the lookup's own, far longer:
 // a call that goes through well before LOOKUP_TIMEOUT_MS was cut by the wait.
@@ -21,7 +33,9 @@ const UNREACHABLE = '0612345698'; // no site ever answers
 // Missing software is a failure that says how to get it, never a silent skip.
 function requireSipSoftware(): void {
   if (!sipSoftwareInstalled()) {
-    throw new Error('Kamailio (with kamailio-utils-modules) and SIPp (sip-tester) are not installed: `npm test` installs them (scripts/test-prerequisites.sh), or apt-get install kamailio kamailio-utils-modules sip-tester');
+    throw new Error(
+      'Kamailio (with kamailio-utils-modules) and SIPp (sip-tester) are not installed: `npm test` installs them (scripts/test-prerequisites.sh), or apt-get install kamailio kamailio-utils-modules sip-tester',
+    );
   }
 }
 
@@ -36,7 +50,11 @@ describe('Kamailio with the shipped config screens calls through the service', (
       scenarios: {
         [SUSPICIOUS]: KNOWN_NUMBER,
         [TRUSTWORTHY]: { ...UNKNOWN_NUMBER, tellowsApi: { fixture: 'api-single-object-lists.json' } },
-        [UNREACHABLE]: { tellowsApi: { blackHole: true }, numeroinconnu: { blackHole: true }, telguarder: { blackHole: true } },
+        [UNREACHABLE]: {
+          tellowsApi: { blackHole: true },
+          numeroinconnu: { blackHole: true },
+          telguarder: { blackHole: true },
+        },
       },
     });
     server = await spawnServer({
@@ -50,7 +68,12 @@ describe('Kamailio with the shipped config screens calls through the service', (
     });
     callee = await startCallee();
     // The HTTP timeout is longer than the lookup's, so only the service's own wait can end it early.
-    kamailio = await startKamailio({ serviceUrl: server.baseUrl, nextHopPort: callee.port, waitMs: WAIT_MS, httpTimeoutSeconds: 5 });
+    kamailio = await startKamailio({
+      serviceUrl: server.baseUrl,
+      nextHopPort: callee.port,
+      waitMs: WAIT_MS,
+      httpTimeoutSeconds: 5,
+    });
   });
   afterAll(async () => {
     await kamailio?.stop();
@@ -104,7 +127,11 @@ describe('Kamailio with the service down', () => {
     requireSipSoftware();
     const callee = await startCallee();
     // A port nothing listens on: the HTTP query fails at once and the call is not held.
-    const kamailio = await startKamailio({ serviceUrl: 'http://127.0.0.1:9', nextHopPort: callee.port, waitMs: WAIT_MS });
+    const kamailio = await startKamailio({
+      serviceUrl: 'http://127.0.0.1:9',
+      nextHopPort: callee.port,
+      waitMs: WAIT_MS,
+    });
     try {
       const outcome = await placeCalls(kamailio.port, SUSPICIOUS, 'answered');
       expect(outcome.exitCode, outcome.output.slice(-1500)).toBe(0);
@@ -136,11 +163,19 @@ async function startMisbehavingService(misbehaviour: Misbehaviour): Promise<Loop
         return; // accepts the connection and the request, never answers
       case 'slow':
         // Answers, but long after the config's timeout (close() ends the connection first).
-        setTimeout(() => response.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end('block\n'), (HTTP_TIMEOUT_S + 5) * 1000).unref();
+        setTimeout(
+          () => response.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end('block\n'),
+          (HTTP_TIMEOUT_S + 5) * 1000,
+        ).unref();
         return;
       case 'refusing-429':
       case 'refusing-503':
-        response.writeHead(misbehaviour === 'refusing-429' ? 429 : 503, { 'content-type': 'text/plain; charset=utf-8', 'retry-after': '30' }).end('block\n');
+        response
+          .writeHead(misbehaviour === 'refusing-429' ? 429 : 503, {
+            'content-type': 'text/plain; charset=utf-8',
+            'retry-after': '30',
+          })
+          .end('block\n');
         return;
     }
   });
@@ -166,7 +201,12 @@ describe('Kamailio with the shipped config when the service hangs, is slow, down
   });
 
   async function withKamailio<T>(serviceUrl: string, run: (kamailio: Kamailio) => Promise<T>): Promise<T> {
-    const kamailio = await startKamailio({ serviceUrl, nextHopPort: callee.port, waitMs: 800, httpTimeoutSeconds: HTTP_TIMEOUT_S });
+    const kamailio = await startKamailio({
+      serviceUrl,
+      nextHopPort: callee.port,
+      waitMs: 800,
+      httpTimeoutSeconds: HTTP_TIMEOUT_S,
+    });
     try {
       return await run(kamailio);
     } finally {
@@ -175,7 +215,12 @@ describe('Kamailio with the shipped config when the service hangs, is slow, down
   }
 
   async function expectEveryCallPutThroughInTime(kamailio: Kamailio): Promise<void> {
-    const outcome = await placeCalls(kamailio.port, SUSPICIOUS, 'answered', { calls: CALLS, rate: CALLS_PER_SECOND, limit: CALLS, timeoutSeconds: 30 });
+    const outcome = await placeCalls(kamailio.port, SUSPICIOUS, 'answered', {
+      calls: CALLS,
+      rate: CALLS_PER_SECOND,
+      limit: CALLS,
+      timeoutSeconds: 30,
+    });
     const explanation = `SIPp:\n${outcome.output.slice(-1500)}\nKamailio:\n${kamailio.output().slice(-1500)}`;
     expect(outcome.exitCode, explanation).toBe(0);
     expect(outcome.setupMs, explanation).toHaveLength(CALLS);
@@ -207,7 +252,10 @@ describe('Kamailio with the shipped config when the service hangs, is slow, down
     try {
       await withKamailio(service.url, async (kamailio) => {
         const outcome = await placeCalls(kamailio.port, SUSPICIOUS, 'retransmitted', { timeoutSeconds: 30 });
-        expect(outcome.exitCode, `SIPp:\n${outcome.output.slice(-1500)}\nKamailio:\n${kamailio.output().slice(-1500)}`).toBe(0);
+        expect(
+          outcome.exitCode,
+          `SIPp:\n${outcome.output.slice(-1500)}\nKamailio:\n${kamailio.output().slice(-1500)}`,
+        ).toBe(0);
         expect(outcome.setupMs[0]).toBeLessThan(SETUP_BOUND_MS);
       });
       expect(service.received).toHaveLength(1);

@@ -27,35 +27,62 @@ afterAll(async () => {
 });
 
 describe('an import at the body cap', () => {
-  it('1.3 million short rules in 29.9 MB: a 413 naming the bound, and the service answers on; 100,000 rules are taken', { timeout: 240_000 }, async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'phone-rep-import-size-'));
-    child = spawn(process.execPath, [START], {
-      env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', HASH_SECRET: 'import-size-secret-0123456789', NODE_OPTIONS: '', LISTS_FILE: join(dir, 'lists.csv'), ADMIN_TOKEN: TOKEN, RATE_LIMIT_MAX: '0' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const output = watchOutput(child);
-    await output.printed(/Server listening at http:\/\/127\.0\.0\.1:\d+/);
-    const base = `http://127.0.0.1:${/127\.0\.0\.1:(\d+)/.exec(output.output())?.[1] ?? ''}`;
+  it(
+    '1.3 million short rules in 29.9 MB: a 413 naming the bound, and the service answers on; 100,000 rules are taken',
+    { timeout: 240_000 },
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'phone-rep-import-size-'));
+      child = spawn(process.execPath, [START], {
+        env: {
+          ...process.env,
+          PORT: '0',
+          HOST: '127.0.0.1',
+          LOG_LEVEL: 'info',
+          HASH_SECRET: 'import-size-secret-0123456789',
+          NODE_OPTIONS: '',
+          LISTS_FILE: join(dir, 'lists.csv'),
+          ADMIN_TOKEN: TOKEN,
+          RATE_LIMIT_MAX: '0',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      const output = watchOutput(child);
+      await output.printed(/Server listening at http:\/\/127\.0\.0\.1:\d+/);
+      const base = `http://127.0.0.1:${/127\.0\.0\.1:(\d+)/.exec(output.output())?.[1] ?? ''}`;
 
-    const lines = ['rule,list,label,note,expiresAt'];
-    for (let at = 0; at < 1_300_000; at += 1) lines.push(`+336${String(at).padStart(7, '0')},block,ab,,`);
-    const huge = `${lines.join('\n')}\n`;
-    expect(huge.length).toBeGreaterThan(29_900_000);
-    expect(huge.length).toBeLessThan(32 * 1024 * 1024);
-    const refused = await fetch(`${base}/admin/lists/import`, { method: 'POST', headers: { ...AUTH, 'content-type': 'text/csv' }, body: huge });
-    expect(refused.status).toBe(413);
-    expect(refused.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-    const problem = (await refused.json()) as { type: string; detail: string; field: string };
-    expect(problem).toMatchObject({ type: '/problems/lists-too-large', field: 'body' });
-    expect(problem.detail).toBe(`the import holds up to 1300001 rules; an import brings at most ${MAX_RULES} (split it, or use fewer, broader prefix rules)`);
-    expect((await fetch(`${base}/health`)).status).toBe(200);
-    expect(await (await fetch(`${base}/admin/lists/rules`, { headers: AUTH })).json()).toEqual([]);
+      const lines = ['rule,list,label,note,expiresAt'];
+      for (let at = 0; at < 1_300_000; at += 1) lines.push(`+336${String(at).padStart(7, '0')},block,ab,,`);
+      const huge = `${lines.join('\n')}\n`;
+      expect(huge.length).toBeGreaterThan(29_900_000);
+      expect(huge.length).toBeLessThan(32 * 1024 * 1024);
+      const refused = await fetch(`${base}/admin/lists/import`, {
+        method: 'POST',
+        headers: { ...AUTH, 'content-type': 'text/csv' },
+        body: huge,
+      });
+      expect(refused.status).toBe(413);
+      expect(refused.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      const problem = (await refused.json()) as { type: string; detail: string; field: string };
+      expect(problem).toMatchObject({ type: '/problems/lists-too-large', field: 'body' });
+      expect(problem.detail).toBe(
+        `the import holds up to 1300001 rules; an import brings at most ${MAX_RULES} (split it, or use fewer, broader prefix rules)`,
+      );
+      expect((await fetch(`${base}/health`)).status).toBe(200);
+      expect(await (await fetch(`${base}/admin/lists/rules`, { headers: AUTH })).json()).toEqual([]);
 
-    const within = ['rule,list,label,note,expiresAt', ...Array.from({ length: 100_000 }, (_, at) => `+3361${String(at).padStart(6, '0')}*,block,ab,,`)].join('\n');
-    const taken = await fetch(`${base}/admin/lists/import`, { method: 'POST', headers: { ...AUTH, 'content-type': 'text/csv' }, body: within });
-    expect(taken.status).toBe(200);
-    expect(await taken.json()).toEqual({ added: 100_000, replaced: 0 });
-    expect((await fetch(`${base}/health`)).status).toBe(200);
-    expect(child.exitCode).toBeNull();
-  });
+      const within = [
+        'rule,list,label,note,expiresAt',
+        ...Array.from({ length: 100_000 }, (_, at) => `+3361${String(at).padStart(6, '0')}*,block,ab,,`),
+      ].join('\n');
+      const taken = await fetch(`${base}/admin/lists/import`, {
+        method: 'POST',
+        headers: { ...AUTH, 'content-type': 'text/csv' },
+        body: within,
+      });
+      expect(taken.status).toBe(200);
+      expect(await taken.json()).toEqual({ added: 100_000, replaced: 0 });
+      expect((await fetch(`${base}/health`)).status).toBe(200);
+      expect(child.exitCode).toBeNull();
+    },
+  );
 });

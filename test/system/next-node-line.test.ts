@@ -15,7 +15,10 @@ describe('the built service on Node 26', () => {
   let upstreams: FixtureUpstreams;
   let server: ServerProcess;
   beforeAll(async () => {
-    const found = await run('npm', ['exec', '--yes', '--package=node@26', '--', 'node', '-p', 'process.execPath'], { encoding: 'utf8', timeout: 80_000 });
+    const found = await run('npm', ['exec', '--yes', '--package=node@26', '--', 'node', '-p', 'process.execPath'], {
+      encoding: 'utf8',
+      timeout: 80_000,
+    });
     node26 = found.stdout.trim();
     upstreams = await startFixtureUpstreams();
     server = await spawnServer({ ...upstreams.env, HASH_SECRET: 'node-26-test-secret-0123456789' }, 45_000, node26);
@@ -34,7 +37,10 @@ describe('the built service on Node 26', () => {
   it('starts and answers a lookup with every source read', async () => {
     const answer = await fetch(`${server.baseUrl}/api/phone/0612345678`);
     expect(answer.status).toBe(200);
-    const body = (await answer.json()) as { data: { number: string; sources: { primary: { score: number } } }; meta: { sources: Record<string, { status: string }> } };
+    const body = (await answer.json()) as {
+      data: { number: string; sources: { primary: { score: number } } };
+      meta: { sources: Record<string, { status: string }> };
+    };
     expect(body.data.number).toBe('0612345678');
     expect(body.data.sources.primary.score).toBe(8);
     expect(Object.values(body.meta.sources).map((source) => source.status)).toEqual(['ok', 'ok', 'ok']);

@@ -26,17 +26,26 @@ const TOKEN = 'an-admin-token-of-at-least-32-characters';
 const FEED_PASSWORD = 'feed-password-for-nginx';
 
 /** The lines of the shipped file the test changes, each matched exactly once, and what they become. */
-function adaptShippedConf(shipped: string, ports: { upstream: number; adminUpstream: number; listen: number; adminListen: number }): string {
+function adaptShippedConf(
+  shipped: string,
+  ports: { upstream: number; adminUpstream: number; listen: number; adminListen: number },
+): string {
   const substitutions: Array<[string, string]> = [
     ['server app:3000 resolve; # test: upstream', `server 127.0.0.1:${ports.upstream}; # test: upstream`],
-    ['server app:3001 resolve; # test: admin upstream', `server 127.0.0.1:${ports.adminUpstream}; # test: admin upstream`],
+    [
+      'server app:3001 resolve; # test: admin upstream',
+      `server 127.0.0.1:${ports.adminUpstream}; # test: admin upstream`,
+    ],
     ['listen 80; # test: listen', `listen 127.0.0.1:${ports.listen}; # test: listen`],
     ['listen 8081; # test: admin listen', `listen 127.0.0.1:${ports.adminListen}; # test: admin listen`],
   ];
   let adapted = shipped;
   for (const [line, replacement] of substitutions) {
     const count = shipped.split(line).length - 1;
-    if (count !== 1) throw new Error(`docker/nginx.conf must hold "${line}" exactly once (found ${count}): the test substitutes that line`);
+    if (count !== 1)
+      throw new Error(
+        `docker/nginx.conf must hold "${line}" exactly once (found ${count}): the test substitutes that line`,
+      );
     adapted = adapted.replace(line, replacement);
   }
   return adapted;
@@ -60,12 +69,21 @@ interface Answer {
 /** One request with the path sent exactly as given (no client-side normalisation) and any Host. */
 function get(port: number, path: string, headers: Record<string, string> = {}): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const outgoing = httpRequest({ host: '127.0.0.1', port, path, method: 'GET', headers: { connection: 'close', ...headers } }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString('utf8') }));
-      response.on('error', reject);
-    });
+    const outgoing = httpRequest(
+      { host: '127.0.0.1', port, path, method: 'GET', headers: { connection: 'close', ...headers } },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () =>
+          resolve({
+            status: response.statusCode ?? 0,
+            headers: response.headers,
+            body: Buffer.concat(chunks).toString('utf8'),
+          }),
+        );
+        response.on('error', reject);
+      },
+    );
     outgoing.on('error', reject);
     outgoing.end();
   });
@@ -81,7 +99,12 @@ interface Nginx {
 async function startNginx(dir: string, upstreamPort: number): Promise<Nginx> {
   // A port taken by another process between freePort() and nginx's bind: new ports, a few times.
   for (let attempt = 1; ; attempt += 1) {
-    const ports = { upstream: upstreamPort, adminUpstream: upstreamPort, listen: await freePort(), adminListen: await freePort() };
+    const ports = {
+      upstream: upstreamPort,
+      adminUpstream: upstreamPort,
+      listen: await freePort(),
+      adminListen: await freePort(),
+    };
     writeFileSync(join(dir, 'default.conf'), adaptShippedConf(readFileSync(SHIPPED_CONF, 'utf8'), ports));
     writeFileSync(
       join(dir, 'nginx.conf'),
@@ -93,13 +116,17 @@ async function startNginx(dir: string, upstreamPort: number): Promise<Nginx> {
         'events { worker_connections 256; }',
         'http {',
         '    access_log off;',
-        ...['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((kind) => `    ${kind}_temp_path ${join(dir, kind)};`),
+        ...['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map(
+          (kind) => `    ${kind}_temp_path ${join(dir, kind)};`,
+        ),
         `    include ${join(dir, 'default.conf')};`,
         '}',
         '',
       ].join('\n'),
     );
-    const child: ChildProcess = spawn(NGINX, ['-p', `${dir}/`, '-c', join(dir, 'nginx.conf'), '-e', 'stderr'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child: ChildProcess = spawn(NGINX, ['-p', `${dir}/`, '-c', join(dir, 'nginx.conf'), '-e', 'stderr'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
     let exited = false;
@@ -109,7 +136,15 @@ async function startNginx(dir: string, upstreamPort: number): Promise<Nginx> {
         resolve();
       }),
     );
-    await waitFor(async () => exited || (await get(ports.listen, '/nginx-health').then((answer) => answer.status === 200, () => false)), 15_000);
+    await waitFor(
+      async () =>
+        exited ||
+        (await get(ports.listen, '/nginx-health').then(
+          (answer) => answer.status === 200,
+          () => false,
+        )),
+      15_000,
+    );
     if (exited) {
       if (/Address already in use/.test(stderr) && attempt < 5) continue;
       throw new Error(`nginx did not start: ${stderr}`);
@@ -131,7 +166,10 @@ describe('the shipped docker/nginx.conf in front of the built server', () => {
   let server: ServerProcess;
   let nginx: Nginx;
   beforeAll(async () => {
-    if (!existsSync(NGINX)) throw new Error(`${NGINX} is missing: \`npm test\` installs it (scripts/test-prerequisites.sh), or apt-get install nginx-light`);
+    if (!existsSync(NGINX))
+      throw new Error(
+        `${NGINX} is missing: \`npm test\` installs it (scripts/test-prerequisites.sh), or apt-get install nginx-light`,
+      );
     dir = mkdtempSync(join(tmpdir(), 'nginx-edge-'));
     // nginx's workers drop root for nobody: they must reach their temporary directories.
     chmodSync(dir, 0o755);
@@ -185,7 +223,9 @@ describe('the shipped docker/nginx.conf in front of the built server', () => {
 
   it('publishes every path of the API’s OpenAPI document but the admin API’s, and none of these', async () => {
     const document = JSON.parse((await get(server.port, '/openapi.json')).body) as { paths: Record<string, unknown> };
-    const paths = Object.keys(document.paths).map((path) => path.replace('{number}', '0612345678').replace('{rule}', '%2B33162%2A'));
+    const paths = Object.keys(document.paths).map((path) =>
+      path.replace('{number}', '0612345678').replace('{rule}', '%2B33162%2A'),
+    );
     expect(paths.filter((path) => path.startsWith('/admin/')).length).toBeGreaterThan(0);
     for (const path of paths) {
       // The server marks every answer of its own with X-Request-Id; nginx's 404 has none.
@@ -198,7 +238,8 @@ describe('the shipped docker/nginx.conf in front of the built server', () => {
       }
     }
     // The API's documents as the page links them.
-    for (const path of ['/docs', '/docs/']) expect((await get(nginx.port, path)).headers['x-request-id'], path).toBeDefined();
+    for (const path of ['/docs', '/docs/'])
+      expect((await get(nginx.port, path)).headers['x-request-id'], path).toBeDefined();
   });
 
   it('never serves /metrics nor the admin API on the public port, however the path is spelled, while the server itself would', async () => {
@@ -241,21 +282,38 @@ describe('the shipped docker/nginx.conf in front of the built server', () => {
   });
 
   it('builds SpamBlocker’s URLs from the host and port the client reached, never from its own X-Forwarded-* headers', async () => {
-    const hostile = { 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https', 'x-forwarded-port': '666', forwarded: 'host=evil.example;proto=https' };
+    const hostile = {
+      'x-forwarded-host': 'evil.example',
+      'x-forwarded-proto': 'https',
+      'x-forwarded-port': '666',
+      forwarded: 'host=evil.example;proto=https',
+    };
     const urlOf = (answer: Answer): string => {
       const api = JSON.parse(answer.body) as { actions: Array<{ type: string; url?: string }> };
       return api.actions.find((action) => action.type === 'HttpDownload')?.url ?? '';
     };
     // Behind compose: the host's 8080 published on nginx's 80; the client's Host names 8080.
-    const behindCompose = await get(nginx.port, '/integrations/spamblocker/query.json', { host: 'phones.example.org:8080', ...hostile });
+    const behindCompose = await get(nginx.port, '/integrations/spamblocker/query.json', {
+      host: 'phones.example.org:8080',
+      ...hostile,
+    });
     expect(behindCompose.status).toBe(200);
-    expect(urlOf(behindCompose)).toBe('http://phones.example.org:8080/api/phone/{cc}{domestic}/verdict?wait=3500&cid=fr');
+    expect(urlOf(behindCompose)).toBe(
+      'http://phones.example.org:8080/api/phone/{cc}{domestic}/verdict?wait=3500&cid=fr',
+    );
     // The scheme's own port: no port in the URL, whatever the client claims.
-    const defaultPort = await get(nginx.port, '/integrations/spamblocker/query.json', { host: 'phones.example.org', ...hostile });
+    const defaultPort = await get(nginx.port, '/integrations/spamblocker/query.json', {
+      host: 'phones.example.org',
+      ...hostile,
+    });
     expect(urlOf(defaultPort)).toBe('http://phones.example.org/api/phone/{cc}{domestic}/verdict?wait=3500&cid=fr');
     // The feed's workflow (behind its password) is built the same way.
     const basic = `Basic ${Buffer.from(`blocklist:${FEED_PASSWORD}`).toString('base64')}`;
-    const workflow = await get(nginx.port, '/integrations/spamblocker/workflow.json', { host: 'phones.example.org:8080', authorization: basic, ...hostile });
+    const workflow = await get(nginx.port, '/integrations/spamblocker/workflow.json', {
+      host: 'phones.example.org:8080',
+      authorization: basic,
+      ...hostile,
+    });
     expect(workflow.status).toBe(200);
     expect(workflow.body).toContain('"http://phones.example.org:8080/feed/blocklist.csv"');
     expect(workflow.body).not.toContain('evil.example');
@@ -269,8 +327,26 @@ describe('compose.yaml around it', () => {
       writeFileSync(join(project, 'compose.yaml'), readFileSync(new URL('compose.yaml', ROOT)));
       mkdirSync(join(project, 'docker'));
       writeFileSync(join(project, 'docker/nginx.conf'), readFileSync(SHIPPED_CONF));
-      writeFileSync(join(project, '.env'), readFileSync(new URL('.env.example', ROOT), 'utf8').replace(/^HASH_SECRET=$/m, 'HASH_SECRET=compose-ports-secret-0123456789'));
-      const config = await run('docker-compose', ['--project-directory', project, '-f', join(project, 'compose.yaml'), 'config'], { env: { ...process.env, HASH_SECRET: undefined, HTTP_PORT: undefined, ADMIN_HTTP_PORT: undefined, ADMIN_HTTP_BIND: undefined } });
+      writeFileSync(
+        join(project, '.env'),
+        readFileSync(new URL('.env.example', ROOT), 'utf8').replace(
+          /^HASH_SECRET=$/m,
+          'HASH_SECRET=compose-ports-secret-0123456789',
+        ),
+      );
+      const config = await run(
+        'docker-compose',
+        ['--project-directory', project, '-f', join(project, 'compose.yaml'), 'config'],
+        {
+          env: {
+            ...process.env,
+            HASH_SECRET: undefined,
+            HTTP_PORT: undefined,
+            ADMIN_HTTP_PORT: undefined,
+            ADMIN_HTTP_BIND: undefined,
+          },
+        },
+      );
       expect(config.code, config.stderr).toBe(0);
       // docker-compose prints each service under "services:" at two spaces, its keys at four.
       const services = new Map<string, string>();

@@ -45,7 +45,14 @@ const CALLBLOCKER_SCRIPTS = fileURLToPath(new URL('../../examples/callblocker', 
 const STATED_BOUND_MS = { asterisk: 4000, freeswitch: 4000, callblocker: 3600 };
 
 // A problem answer as the service writes one, for the stand-ins below.
-const problem = (status: number, title: string): string => JSON.stringify({ type: 'about:blank', title, status, detail: `${title}.`, code: status === 429 ? 'rate_limited' : 'unavailable' });
+const problem = (status: number, title: string): string =>
+  JSON.stringify({
+    type: 'about:blank',
+    title,
+    status,
+    detail: `${title}.`,
+    code: status === 429 ? 'rate_limited' : 'unavailable',
+  });
 
 interface Services {
   real: TestServer;
@@ -64,10 +71,14 @@ let services: Services;
 
 beforeAll(async () => {
   sites = await startFakeUpstreamSites({ scenarios: { '0612345678': KNOWN_NUMBER } });
-  const real = await startTestServer({ env: { ...sites.env(), TELLOWS_API_KEY: 'test-partner-key', RATE_LIMIT_MAX: '0' } });
+  const real = await startTestServer({
+    env: { ...sites.env(), TELLOWS_API_KEY: 'test-partner-key', RATE_LIMIT_MAX: '0' },
+  });
   const answerWith = (status: number, title: string): Promise<LoopbackHttp> =>
     serveOnLoopback((_request, response) => {
-      response.writeHead(status, { 'content-type': 'application/problem+json', 'retry-after': '30' }).end(problem(status, title));
+      response
+        .writeHead(status, { 'content-type': 'application/problem+json', 'retry-after': '30' })
+        .end(problem(status, title));
     });
   const down = await serveOnLoopback(() => undefined);
   await down.close();
@@ -76,8 +87,10 @@ beforeAll(async () => {
     tooMany: await answerWith(429, 'Too Many Requests'),
     unavailable: await answerWith(503, 'Service Unavailable'),
     limitedAfterVerdict: await serveOnLoopback((request, response) => {
-      if (request.url?.includes('/verdict')) response.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end('allow\n');
-      else response.writeHead(429, { 'content-type': 'application/problem+json' }).end(problem(429, 'Too Many Requests'));
+      if (request.url?.includes('/verdict'))
+        response.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end('allow\n');
+      else
+        response.writeHead(429, { 'content-type': 'application/problem+json' }).end(problem(429, 'Too Many Requests'));
     }),
     hanging: await serveOnLoopback(() => undefined),
     downUrl: down.url,
@@ -85,7 +98,13 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.all([services.real.close(), services.tooMany.close(), services.unavailable.close(), services.limitedAfterVerdict.close(), services.hanging.close()]);
+  await Promise.all([
+    services.real.close(),
+    services.tooMany.close(),
+    services.unavailable.close(),
+    services.limitedAfterVerdict.close(),
+    services.hanging.close(),
+  ]);
   await sites.close();
 });
 
@@ -93,9 +112,11 @@ afterAll(async () => {
 const pointedAt = (text: string, base: string): string => text.replaceAll(DOC_BASE, base);
 
 /** Path and query of each request, as the service received them. */
-const requestTargets = (requests: ProductRequestLog[]): string[] => requests.map((request) => request.url.replace(/^http:\/\/[^/]+/, ''));
+const requestTargets = (requests: ProductRequestLog[]): string[] =>
+  requests.map((request) => request.url.replace(/^http:\/\/[^/]+/, ''));
 
-const worstCaseMs = (requests: ProductRequestLog[]): number => requests.reduce((sum, request) => sum + request.boundMs, 0);
+const worstCaseMs = (requests: ProductRequestLog[]): number =>
+  requests.reduce((sum, request) => sum + request.boundMs, 0);
 
 /** Every way the service can fail to give a line, by name. */
 const failingServices = (): [string, string][] => [
@@ -108,7 +129,8 @@ const failingServices = (): [string, string][] => [
 
 describe('Asterisk (docs/integrations/asterisk.md)', () => {
   const conf = (): string => recipeBlock('asterisk.md', 'ini extensions.conf');
-  const call = (base: string, number: string) => runAsteriskContext(pointedAt(conf(), base), 'phone-reputation', '0140000000', { number, name: 'Trunk name' });
+  const call = (base: string, number: string) =>
+    runAsteriskContext(pointedAt(conf(), base), 'phone-reputation', '0140000000', { number, name: 'Trunk name' });
 
   it('refuses a blocked caller after asking /verdict as URIENCODE spells the number', async () => {
     const outcome = await call(services.real.baseUrl, BLOCKED);
@@ -119,7 +141,10 @@ describe('Asterisk (docs/integrations/asterisk.md)', () => {
   it('rings any other caller with the /cid line as its name', async () => {
     const outcome = await call(services.real.baseUrl, UNKNOWN);
     expect(outcome).toMatchObject({ application: 'Dial', data: 'PJSIP/100,30', callerIdName: 'Pas de note' });
-    expect(requestTargets(outcome.requests)).toEqual(['/api/phone/%2B33698765432/verdict?wait=800', '/api/phone/%2B33698765432/cid?wait=800']);
+    expect(requestTargets(outcome.requests)).toEqual([
+      '/api/phone/%2B33698765432/verdict?wait=800',
+      '/api/phone/%2B33698765432/cid?wait=800',
+    ]);
   });
 
   it('asks about a caller without a number as anonymous', async () => {
@@ -140,14 +165,26 @@ describe('Asterisk (docs/integrations/asterisk.md)', () => {
     const dialplan = `[t]\nexten => s,1,Set(CURLOPT(httptimeout)=2)\n same => n,Set(CALLERID(name)=[\${CURL(${services.real.baseUrl}/api/phone/${encodeURIComponent(BLOCKED)}/verdict)}])\n same => n,Dial(x)\n`;
     expect((await runAsteriskContext(dialplan, 't', 's', { number: '', name: '' })).callerIdName).toBe('[block]');
     const limited = dialplan.replace(services.real.baseUrl, services.tooMany.url);
-    expect((await runAsteriskContext(limited, 't', 's', { number: '', name: '' })).callerIdName).toBe(`[${problem(429, 'Too Many Requests')}]`);
+    expect((await runAsteriskContext(limited, 't', 's', { number: '', name: '' })).callerIdName).toBe(
+      `[${problem(429, 'Too Many Requests')}]`,
+    );
     // Without a timeout CURL() may wait 180 s: the interpreter refuses to pretend otherwise.
-    await expect(runAsteriskContext(dialplan.replace(/.*CURLOPT.*\n/, 'exten => s,1,NoOp()\n'), 't', 's', { number: '', name: '' })).rejects.toThrow(/180 s/);
+    await expect(
+      runAsteriskContext(dialplan.replace(/.*CURLOPT.*\n/, 'exten => s,1,NoOp()\n'), 't', 's', {
+        number: '',
+        name: '',
+      }),
+    ).rejects.toThrow(/180 s/);
   });
 
   it('would show a 429 body as the name without the guard on the first character', async () => {
     const unguarded = conf().replace(/^.*FILTER\(A-Za-z.*\n/m, '');
-    const outcome = await runAsteriskContext(pointedAt(unguarded, services.limitedAfterVerdict.url), 'phone-reputation', '0140000000', { number: BLOCKED, name: 'Trunk name' });
+    const outcome = await runAsteriskContext(
+      pointedAt(unguarded, services.limitedAfterVerdict.url),
+      'phone-reputation',
+      '0140000000',
+      { number: BLOCKED, name: 'Trunk name' },
+    );
     expect(outcome.callerIdName).toBe(problem(429, 'Too Many Requests'));
   });
 });
@@ -171,9 +208,14 @@ describe('FreePBX (docs/integrations/asterisk.md)', () => {
   });
 
   it('refuses a blocked caller and sends the others on with the /cid line as name, whatever the service does', async () => {
-    const run = (base: string, number: string) => runAsteriskContext(pointedAt(conf(), base), 'phone-reputation-screen', 's', { number, name: 'Trunk name' });
+    const run = (base: string, number: string) =>
+      runAsteriskContext(pointedAt(conf(), base), 'phone-reputation-screen', 's', { number, name: 'Trunk name' });
     expect(await run(services.real.baseUrl, BLOCKED)).toMatchObject({ application: 'Hangup', data: '21' });
-    expect(await run(services.real.baseUrl, UNKNOWN)).toMatchObject({ application: 'Goto', data: 'from-did-direct,100,1', callerIdName: 'Pas de note' });
+    expect(await run(services.real.baseUrl, UNKNOWN)).toMatchObject({
+      application: 'Goto',
+      data: 'from-did-direct,100,1',
+      callerIdName: 'Pas de note',
+    });
     for (const [label, base] of failingServices()) {
       const outcome = await run(base, BLOCKED);
       expect(outcome, label).toMatchObject({ application: 'Goto', callerIdName: 'Trunk name' });
@@ -187,7 +229,10 @@ describe('Superfecta (docs/integrations/asterisk.md)', () => {
 
   it('puts $thenumber in the URL as it is, + and all, and takes the whole line as the name', async () => {
     const settings = source();
-    const { name, requests } = await runSuperfectaRegularExpressions({ ...settings, url: pointedAt(settings.url, services.real.baseUrl) }, BLOCKED);
+    const { name, requests } = await runSuperfectaRegularExpressions(
+      { ...settings, url: pointedAt(settings.url, services.real.baseUrl) },
+      BLOCKED,
+    );
     expect(requestTargets(requests)).toEqual(['/api/phone/+33612345678/cid?wait=2000']);
     expect(name).toBe('SPAM? 8/9 Démarchage');
   });
@@ -195,18 +240,26 @@ describe('Superfecta (docs/integrations/asterisk.md)', () => {
   it('gives no name when the service answers 429 or 503 (CURLOPT_FAILONERROR)', async () => {
     for (const base of [services.tooMany.url, services.unavailable.url]) {
       const settings = source();
-      expect((await runSuperfectaRegularExpressions({ ...settings, url: pointedAt(settings.url, base) }, BLOCKED)).name).toBeNull();
+      expect(
+        (await runSuperfectaRegularExpressions({ ...settings, url: pointedAt(settings.url, base) }, BLOCKED)).name,
+      ).toBeNull();
     }
   });
 
   it('matches a 30-character line with accents, which a byte-counting .{1,30} and a slashed expression do not', async () => {
     const line = 'SPAM? 9/9 Démarchage téléphoné'; // 30 characters, 33 bytes
-    const stub = await serveOnLoopback((_request, response) => response.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end(line));
+    const stub = await serveOnLoopback((_request, response) =>
+      response.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end(line),
+    );
     try {
       const settings = { ...source(), url: `${stub.url}/api/phone/$thenumber/cid` };
       expect((await runSuperfectaRegularExpressions(settings, BLOCKED)).name).toBe(line);
-      expect((await runSuperfectaRegularExpressions({ ...settings, regularExpressions: '^(.{1,30})$' }, BLOCKED)).name).toBeNull();
-      expect((await runSuperfectaRegularExpressions({ ...settings, regularExpressions: '/^(.+)$/' }, BLOCKED)).name).toBeNull();
+      expect(
+        (await runSuperfectaRegularExpressions({ ...settings, regularExpressions: '^(.{1,30})$' }, BLOCKED)).name,
+      ).toBeNull();
+      expect(
+        (await runSuperfectaRegularExpressions({ ...settings, regularExpressions: '/^(.+)$/' }, BLOCKED)).name,
+      ).toBeNull();
     } finally {
       await stub.close();
     }
@@ -219,10 +272,16 @@ describe('Superfecta (docs/integrations/asterisk.md)', () => {
 describe('FreeSWITCH (docs/integrations/freeswitch.md)', () => {
   const dialplan = (): string => recipeBlock('freeswitch.md', 'xml dialplan/public/00_phone_reputation.xml');
   const hunt = (base: string, callerIdNumber: string) =>
-    huntFreeswitchDialplan(pointedAt(dialplan(), base), { caller_id_number: callerIdNumber, caller_id_name: 'Trunk name', destination_number: '0140000000' });
+    huntFreeswitchDialplan(pointedAt(dialplan(), base), {
+      caller_id_number: callerIdNumber,
+      caller_id_name: 'Trunk name',
+      destination_number: '0140000000',
+    });
 
   it('loads mod_curl and sits in the public context', () => {
-    expect(recipeBlock('freeswitch.md', 'xml autoload_configs/modules.conf.xml')).toContain('<load module="mod_curl"/>');
+    expect(recipeBlock('freeswitch.md', 'xml autoload_configs/modules.conf.xml')).toContain(
+      '<load module="mod_curl"/>',
+    );
     const dialplanFiles = recipeBlocks('freeswitch.md').filter((block) => block.info.startsWith('xml dialplan/'));
     expect(dialplanFiles.map((block) => block.info)).toEqual(['xml dialplan/public/00_phone_reputation.xml']);
     // It never transfers: the call goes on to the rest of public, so nothing can run twice.
@@ -262,7 +321,11 @@ describe('FreeSWITCH (docs/integrations/freeswitch.md)', () => {
 
   it('never refuses anyone when the actions are not inline: conditions are evaluated before they run', async () => {
     const late = dialplan().replaceAll(' inline="true"', '');
-    const call = await huntFreeswitchDialplan(pointedAt(late, services.real.baseUrl), { caller_id_number: BLOCKED, caller_id_name: '', destination_number: '1' });
+    const call = await huntFreeswitchDialplan(pointedAt(late, services.real.baseUrl), {
+      caller_id_number: BLOCKED,
+      caller_id_name: '',
+      destination_number: '1',
+    });
     expect(call.executed.some((action) => action.application === 'respond')).toBe(false);
   });
 
@@ -279,10 +342,17 @@ describe('FreeSWITCH (docs/integrations/freeswitch.md)', () => {
     expect(cidlookupUrl(url, 'anonymous')).toBe(`${services.real.baseUrl}/api/phone//cid?wait=800`);
     const withheld = await productGet(cidlookupUrl(url, 'anonymous'), { connectTimeoutMs: 2000, totalTimeoutMs: 2000 });
     expect(cidlookupName(withheld)).toBe('Numéro invalide');
-    const limited = await productGet(`${services.tooMany.url}/api/phone/33612345678/cid`, { connectTimeoutMs: 2000, totalTimeoutMs: 2000 });
+    const limited = await productGet(`${services.tooMany.url}/api/phone/33612345678/cid`, {
+      connectTimeoutMs: 2000,
+      totalTimeoutMs: 2000,
+    });
     expect(cidlookupName(limited)).toBe(problem(429, 'Too Many Requests'));
     const page = integrationPage('freeswitch.md');
-    expect(recipeBlocks('freeswitch.md').some((block) => block.body.includes('cidlookup.conf') || block.body.includes('whitepages-apikey'))).toBe(false);
+    expect(
+      recipeBlocks('freeswitch.md').some(
+        (block) => block.body.includes('cidlookup.conf') || block.body.includes('whitepages-apikey'),
+      ),
+    ).toBe(false);
     expect(page).toContain('string_digitsonly()');
   });
 });
@@ -303,13 +373,15 @@ describe('3CX (docs/integrations/3cx.md)', () => {
 
   it('returns no contact when the service answers anything but a rated 200', async () => {
     const template = recipeBlock('3cx.md', 'xml phone-reputation.xml');
-    for (const base of [services.tooMany.url, services.unavailable.url, services.downUrl]) expect((await runThreeCxTemplate(template, BLOCKED, base)).outputs).toBeNull();
+    for (const base of [services.tooMany.url, services.unavailable.url, services.downUrl])
+      expect((await runThreeCxTemplate(template, BLOCKED, base)).outputs).toBeNull();
     expect((await runThreeCxTemplate(template, UNKNOWN, services.real.baseUrl)).outputs).toBeNull();
   });
 });
 
 describe('callblocker (docs/integrations/callblocker.md, examples/callblocker/)', () => {
-  const settingsFor = (base: string) => readCallblockerSettings(pointedAt(recipeBlock('callblocker.md', 'json settings.json'), base));
+  const settingsFor = (base: string) =>
+    readCallblockerSettings(pointedAt(recipeBlock('callblocker.md', 'json settings.json'), base));
 
   it('reads the credentials at the top level and finds the script by the phone’s online_check', () => {
     const settings = settingsFor(services.real.baseUrl);
@@ -323,30 +395,45 @@ describe('callblocker (docs/integrations/callblocker.md, examples/callblocker/)'
 
   it('runs the script as Block.cpp does and reads spam, name and score from it', async () => {
     const settings = settingsFor(services.real.baseUrl);
-    const blocked = await runCallblockerCheck(callblockerCommand(settings, 'phone_reputation', BLOCKED, CALLBLOCKER_SCRIPTS));
+    const blocked = await runCallblockerCheck(
+      callblockerCommand(settings, 'phone_reputation', BLOCKED, CALLBLOCKER_SCRIPTS),
+    );
     expect(blocked.read).toEqual({ spam: true, name: 'SPAM? 8/9 Démarchage', score: 8 });
-    const unknown = await runCallblockerCheck(callblockerCommand(settings, 'phone_reputation', UNKNOWN, CALLBLOCKER_SCRIPTS));
+    const unknown = await runCallblockerCheck(
+      callblockerCommand(settings, 'phone_reputation', UNKNOWN, CALLBLOCKER_SCRIPTS),
+    );
     expect(unknown.read).toMatchObject({ spam: false });
   });
 
   it('says not spam, in JSON and within the stated bound, whatever else the service does', async () => {
     // In parallel: each is a python3 start, slow on a loaded machine.
     const results = await Promise.all(
-      failingServices().map(async ([label, base]) => ({ label, result: await runCallblockerCheck(callblockerCommand(settingsFor(base), 'phone_reputation', BLOCKED, CALLBLOCKER_SCRIPTS)) })),
+      failingServices().map(async ([label, base]) => ({
+        label,
+        result: await runCallblockerCheck(
+          callblockerCommand(settingsFor(base), 'phone_reputation', BLOCKED, CALLBLOCKER_SCRIPTS),
+        ),
+      })),
     );
-    for (const { label, result } of results) expect(result.read, `${label}: ${result.output}`).toEqual({ spam: false, name: '', score: 0 });
+    for (const { label, result } of results)
+      expect(result.read, `${label}: ${result.output}`).toEqual({ spam: false, name: '', score: 0 });
     // Two requests of wait + 1 s at most, as the page states.
     expect(2 * (800 + 1000)).toBeLessThanOrEqual(STATED_BOUND_MS.callblocker);
   });
 
   it('fails loudly, not with a silent "not spam", when the credentials sit inside the phone', async () => {
-    const misplaced = JSON.parse(recipeBlock('callblocker.md', 'json settings.json')) as { phones: Record<string, unknown>[]; online_credentials?: unknown };
+    const misplaced = JSON.parse(recipeBlock('callblocker.md', 'json settings.json')) as {
+      phones: Record<string, unknown>[];
+      online_credentials?: unknown;
+    };
     const phone = misplaced.phones[0] ?? {};
     phone.online_credentials = misplaced.online_credentials;
     delete misplaced.online_credentials;
     const settings = readCallblockerSettings(JSON.stringify(misplaced));
     expect(settings.credentials).toEqual([]);
-    const result = await runCallblockerCheck(callblockerCommand(settings, 'phone_reputation', BLOCKED, CALLBLOCKER_SCRIPTS));
+    const result = await runCallblockerCheck(
+      callblockerCommand(settings, 'phone_reputation', BLOCKED, CALLBLOCKER_SCRIPTS),
+    );
     expect(result.exitCode).not.toBe(0);
     expect(result.read).toBeNull();
   });
@@ -355,17 +442,22 @@ describe('callblocker (docs/integrations/callblocker.md, examples/callblocker/)'
 describe('each recipe’s one-line check', () => {
   const run = (command: string): Promise<string> =>
     new Promise((resolve, reject) => {
-      execFile('/bin/sh', ['-c', command], { timeout: 10_000 }, (error, stdout) => (error === null ? resolve(stdout) : reject(new Error(`${command}: ${error.message}`))));
+      execFile('/bin/sh', ['-c', command], { timeout: 10_000 }, (error, stdout) =>
+        error === null ? resolve(stdout) : reject(new Error(`${command}: ${error.message}`)),
+      );
     });
 
-  it.each(['asterisk.md', 'freeswitch.md', '3cx.md', 'callblocker.md'])('%s: the printed curl gets the printed answer', async (page) => {
-    const command = recipeBlock(page, 'sh check').trim();
-    expect(command.split('\n')).toHaveLength(1);
-    expect(command).toMatch(/^curl /);
-    // It is the last thing on the page.
-    const blocks = recipeBlocks(page);
-    expect(blocks.at(-1)?.info).toBe('text answer');
-    expect(blocks.at(-2)?.info).toBe('sh check');
-    expect(await run(pointedAt(command, services.real.baseUrl))).toBe(recipeBlock(page, 'text answer'));
-  });
+  it.each(['asterisk.md', 'freeswitch.md', '3cx.md', 'callblocker.md'])(
+    '%s: the printed curl gets the printed answer',
+    async (page) => {
+      const command = recipeBlock(page, 'sh check').trim();
+      expect(command.split('\n')).toHaveLength(1);
+      expect(command).toMatch(/^curl /);
+      // It is the last thing on the page.
+      const blocks = recipeBlocks(page);
+      expect(blocks.at(-1)?.info).toBe('text answer');
+      expect(blocks.at(-2)?.info).toBe('sh check');
+      expect(await run(pointedAt(command, services.real.baseUrl))).toBe(recipeBlock(page, 'text answer'));
+    },
+  );
 });

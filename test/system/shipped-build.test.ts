@@ -26,7 +26,7 @@ describe('node dist/server.js', () => {
     await upstream.close();
   });
 
-  it('writes a lone request\'s access line while the server keeps running (log lines are batched, never held back indefinitely)', async () => {
+  it("writes a lone request's access line while the server keeps running (log lines are batched, never held back indefinitely)", async () => {
     const requestId = 'lone-request-1';
     // A whole line: a pipe may deliver a batch in more than one chunk.
     const accessLine = new RegExp(`^(.*"reqId":"${requestId}".*)\n`, 'm');
@@ -34,7 +34,11 @@ describe('node dist/server.js', () => {
     expect(answer.status).toBe(200);
     // stdout is a pipe here, so the line waits for its batch to fill or for the periodic flush.
     await server.printed(accessLine);
-    const line = JSON.parse(accessLine.exec(server.output())?.[1] ?? '') as { route: string; status: number; msg: string };
+    const line = JSON.parse(accessLine.exec(server.output())?.[1] ?? '') as {
+      route: string;
+      status: number;
+      msg: string;
+    };
     expect(line).toMatchObject({ route: '/health', status: 200, msg: 'request' });
   });
 
@@ -51,7 +55,10 @@ describe('node dist/server.js', () => {
       expect(response.status, route).toBe(200);
       const body = Buffer.from(await response.arrayBuffer());
       expect(body.equals(fromRoot(`dist/web/static/${file}`)), `${route} is not dist/web/static/${file}`).toBe(true);
-      expect(body.equals(fromRoot(`src/web/static/${file}`)), `dist/web/static/${file} differs from src/web/static/${file}: rebuild`).toBe(true);
+      expect(
+        body.equals(fromRoot(`src/web/static/${file}`)),
+        `dist/web/static/${file} differs from src/web/static/${file}: rebuild`,
+      ).toBe(true);
     }
   });
 
@@ -69,11 +76,16 @@ describe('node dist/server.js', () => {
         ['br', 'br', brotliDecompressSync],
         ['gzip', 'gz', gunzipSync],
       ] as const) {
-        const response = await request(`${server.baseUrl}${route}`, { headers: { 'accept-encoding': coding, 'accept-language': acceptLanguage } });
+        const response = await request(`${server.baseUrl}${route}`, {
+          headers: { 'accept-encoding': coding, 'accept-language': acceptLanguage },
+        });
         expect(response.headers['content-encoding'], `${route} in ${coding}`).toBe(coding);
         expect(response.headers.vary).toBe(vary);
         const body = Buffer.from(await response.body.arrayBuffer());
-        expect(body.equals(fromRoot(`dist/web/static/${file}.${suffix}`)), `${route} in ${coding} is not dist/web/static/${file}.${suffix}`).toBe(true);
+        expect(
+          body.equals(fromRoot(`dist/web/static/${file}.${suffix}`)),
+          `${route} in ${coding} is not dist/web/static/${file}.${suffix}`,
+        ).toBe(true);
         expect(decode(body).equals(identityBody), `${route} in ${coding} decodes to the identity answer`).toBe(true);
       }
     }
@@ -86,7 +98,12 @@ describe('the shipped package', () => {
     expect(launcher).toContain('../dist/cli/main.js');
     expect(launcher).not.toMatch(/tsx|\.ts['"]/);
     const { stdout, code } = await new Promise<{ stdout: string; code: number | null }>((resolve) => {
-      const child = execFile(process.execPath, [fileURLToPath(new URL('bin/phone-rep.js', root)), 'help'], { cwd: '/' }, (_error, out) => resolve({ stdout: out, code: child.exitCode }));
+      const child = execFile(
+        process.execPath,
+        [fileURLToPath(new URL('bin/phone-rep.js', root)), 'help'],
+        { cwd: '/' },
+        (_error, out) => resolve({ stdout: out, code: child.exitCode }),
+      );
     });
     expect(code).toBe(0);
     expect(stdout).toMatch(/lookup/);
@@ -95,20 +112,36 @@ describe('the shipped package', () => {
   it('dist/start.js --exec-plan prints the server with its heap flags (one process, WORKERS=1), or itself (the cluster primary), and starts nothing', async () => {
     const plan = (env: Record<string, string>): Promise<string[]> =>
       new Promise((resolve, reject) => {
-        execFile(process.execPath, [fileURLToPath(new URL('dist/start.js', root)), '--exec-plan'], { cwd: '/', env: { ...process.env, NODE_OPTIONS: '', ...env }, timeout: 30_000 }, (error, out) => (error === null ? resolve(out.trim().split('\n')) : reject(new Error(error.message))));
+        execFile(
+          process.execPath,
+          [fileURLToPath(new URL('dist/start.js', root)), '--exec-plan'],
+          { cwd: '/', env: { ...process.env, NODE_OPTIONS: '', ...env }, timeout: 30_000 },
+          (error, out) => (error === null ? resolve(out.trim().split('\n')) : reject(new Error(error.message))),
+        );
       });
-    expect(await plan({ CACHE_MAX_MB: '32', WORKERS: '1' })).toEqual(['--max-old-space-size=176', '--max-semi-space-size=8', fileURLToPath(new URL('dist/server.js', root))]);
-    expect(await plan({ CACHE_MAX_MB: '32', WORKERS: '1', NODE_OPTIONS: '--max-old-space-size=900' })).toEqual([fileURLToPath(new URL('dist/start.js', root))]);
-    expect(await plan({ CACHE_MAX_MB: '64', WORKERS: '2', HASH_SECRET: 'exec-plan-secret-0123456789' })).toEqual([fileURLToPath(new URL('dist/start.js', root))]);
+    expect(await plan({ CACHE_MAX_MB: '32', WORKERS: '1' })).toEqual([
+      '--max-old-space-size=176',
+      '--max-semi-space-size=8',
+      fileURLToPath(new URL('dist/server.js', root)),
+    ]);
+    expect(await plan({ CACHE_MAX_MB: '32', WORKERS: '1', NODE_OPTIONS: '--max-old-space-size=900' })).toEqual([
+      fileURLToPath(new URL('dist/start.js', root)),
+    ]);
+    expect(await plan({ CACHE_MAX_MB: '64', WORKERS: '2', HASH_SECRET: 'exec-plan-secret-0123456789' })).toEqual([
+      fileURLToPath(new URL('dist/start.js', root)),
+    ]);
   });
 
   it('has no build or test tool among its production dependencies, and nothing it does not use', () => {
     const manifest = JSON.parse(fromRoot('package.json').toString('utf8')) as { dependencies: Record<string, string> };
-    for (const tool of ['tsx', 'esbuild', 'typescript', 'vitest', 'csv-parse']) expect(Object.keys(manifest.dependencies), tool).not.toContain(tool);
+    for (const tool of ['tsx', 'esbuild', 'typescript', 'vitest', 'csv-parse'])
+      expect(Object.keys(manifest.dependencies), tool).not.toContain(tool);
   });
 
   it('promises no Node version older than a production dependency declares it needs', () => {
-    const lock = JSON.parse(fromRoot('package-lock.json').toString('utf8')) as { packages: Record<string, { dev?: boolean; version?: string; engines?: { node?: string } }> };
+    const lock = JSON.parse(fromRoot('package-lock.json').toString('utf8')) as {
+      packages: Record<string, { dev?: boolean; version?: string; engines?: { node?: string } }>;
+    };
     const floor = versionFloor(lock.packages['']?.engines?.node ?? '');
     expect(floor, 'package.json engines.node must be a ">=x.y.z" floor').toBeDefined();
     if (floor === undefined) return;
@@ -120,7 +153,8 @@ describe('the shipped package', () => {
       // require(esm) from 20.19, which this suite exercises on every Fastify inject.
       if (name === 'cookie') continue;
       const needed = versionFloor(entry.engines.node);
-      if (needed !== undefined && compareVersions(floor, needed) < 0) tooOld.push(`${name}@${entry.version ?? '?'} needs ${entry.engines.node}`);
+      if (needed !== undefined && compareVersions(floor, needed) < 0)
+        tooOld.push(`${name}@${entry.version ?? '?'} needs ${entry.engines.node}`);
     }
     expect(tooOld, 'raise engines.node in package.json').toEqual([]);
   });

@@ -19,14 +19,21 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 /** The units as installed here, each edited by `edit`, written to a folder of their own. */
 function installed(edit: (name: string, text: string) => string = (_name, text) => text): string {
   const dir = mkdtempSync(join(work, 'units-'));
-  for (const name of UNITS) writeFileSync(join(dir, name), edit(name, readFileSync(join(UNITS_DIR, name), 'utf8').replaceAll('/opt/phone-reputation', ROOT)));
+  for (const name of UNITS)
+    writeFileSync(
+      join(dir, name),
+      edit(name, readFileSync(join(UNITS_DIR, name), 'utf8').replaceAll('/opt/phone-reputation', ROOT)),
+    );
   return dir;
 }
 
 function verify(dir: string): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
-    execFile('systemd-analyze', ['verify', '--man=no', ...UNITS.map((name) => join(dir, name))], { timeout: 30_000 }, (error, stdout, stderr) =>
-      resolve({ code: error ? Number(error.code ?? 1) : 0, output: `${stdout}${stderr}` }),
+    execFile(
+      'systemd-analyze',
+      ['verify', '--man=no', ...UNITS.map((name) => join(dir, name))],
+      { timeout: 30_000 },
+      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, output: `${stdout}${stderr}` }),
     );
   });
 }
@@ -35,7 +42,15 @@ function verify(dir: string): Promise<{ code: number; output: string }> {
 function settings(name: string, section: string): Map<string, string> {
   const text = readFileSync(join(UNITS_DIR, name), 'utf8');
   const body = text.split(/^\[/m).find((part) => part.startsWith(`${section}]`)) ?? '';
-  return new Map(body.split('\n').flatMap((line) => (/^[A-Za-z]+=/.test(line) ? [[line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)] as [string, string]] : [])));
+  return new Map(
+    body
+      .split('\n')
+      .flatMap((line) =>
+        /^[A-Za-z]+=/.test(line)
+          ? [[line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)] as [string, string]]
+          : [],
+      ),
+  );
 }
 
 describe('examples/systemd', () => {
@@ -48,9 +63,15 @@ describe('examples/systemd', () => {
   });
 
   it('would be caught with a misspelt key or a missing command (the check can fail)', async () => {
-    const misspelt = await verify(installed((name, text) => (name === 'phone-reputation.service' ? text.replace('ProtectSystem=', 'ProtectSystm=') : text)));
+    const misspelt = await verify(
+      installed((name, text) =>
+        name === 'phone-reputation.service' ? text.replace('ProtectSystem=', 'ProtectSystm=') : text,
+      ),
+    );
     expect(misspelt.output).toContain("Unknown key 'ProtectSystm'");
-    const missing = await verify(installed((_name, text) => text.replaceAll(`${ROOT}/node_modules/.bin/node`, '/nonexistent/node')));
+    const missing = await verify(
+      installed((_name, text) => text.replaceAll(`${ROOT}/node_modules/.bin/node`, '/nonexistent/node')),
+    );
     expect(missing.code).not.toBe(0);
   });
 
@@ -59,7 +80,9 @@ describe('examples/systemd', () => {
     expect(service.get('User')).toBe('phone-reputation');
     expect(service.get('StateDirectory')).toBe('phone-reputation');
     expect(service.get('Environment')).toContain('STATE_DIR=%S/phone-reputation');
-    expect(service.get('ExecStart')).toBe('/opt/phone-reputation/node_modules/.bin/node /opt/phone-reputation/dist/start.js');
+    expect(service.get('ExecStart')).toBe(
+      '/opt/phone-reputation/node_modules/.bin/node /opt/phone-reputation/dist/start.js',
+    );
     for (const [key, value] of <Array<[string, string]>>[
       ['NoNewPrivileges', 'yes'],
       ['ProtectSystem', 'strict'],

@@ -21,14 +21,26 @@ let pageOrigin = '';
 
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium not found at ${CHROMIUM}: install it with \`apt-get install -y chromium\` (npm test does this, through scripts/test-prerequisites.sh); this test never downloads a browser.`);
+    throw new Error(
+      `Chromium not found at ${CHROMIUM}: install it with \`apt-get install -y chromium\` (npm test does this, through scripts/test-prerequisites.sh); this test never downloads a browser.`,
+    );
   }
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
   });
-  api = await startTestServer({ env: { MAX_EVENT_LOOP_DELAY_MS: '0', RATE_LIMIT_MAX: '1000' }, overrides: { sources: healthyFakeSources() } });
+  api = await startTestServer({
+    env: { MAX_EVENT_LOOP_DELAY_MS: '0', RATE_LIMIT_MAX: '1000' },
+    overrides: { sources: healthyFakeSources() },
+  });
   // Another origin (another port): an empty page the test scripts run in.
   pageServer = createServer((_request, response) => {
     response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });

@@ -59,7 +59,9 @@ const PARTIAL_NUMBER = '0611000003';
 function trustworthyData(): SourceDataBySlot {
   const data = structuredClone(SAMPLE_DATA);
   data.primary.score = 2;
-  data.primary.commentList = [{ author: 'Lucie', text: 'C’est mon cabinet médical, rien à signaler.', date: '20/01/2025', callerType: 'Service' }];
+  data.primary.commentList = [
+    { author: 'Lucie', text: 'C’est mon cabinet médical, rien à signaler.', date: '20/01/2025', callerType: 'Service' },
+  ];
   data.primary.commentsCount = 1;
   data.community.dangerPercent = 4;
   data.community.topCategory = 'Utile';
@@ -86,14 +88,19 @@ function pageSources(): FakeSources {
       if (number.number === TRUSTWORTHY_NUMBER) return ok(trustworthyData().community);
       if (number.number === PARTIAL_NUMBER) return ok({ ...structuredClone(SAMPLE_DATA.community), dangerPercent: 50 });
       const data = structuredClone(SAMPLE_DATA.community);
-      if (number.number === HOSTILE_NUMBER) data.commentList.push({ text: SCRIPT_PAYLOAD, date: '10/03/2024', category: 'Arnaque' }, { text: IMG_PAYLOAD, date: '09/03/2024', category: 'Arnaque' });
+      if (number.number === HOSTILE_NUMBER)
+        data.commentList.push(
+          { text: SCRIPT_PAYLOAD, date: '10/03/2024', category: 'Arnaque' },
+          { text: IMG_PAYLOAD, date: '09/03/2024', category: 'Arnaque' },
+        );
       data.commentsCount = data.commentList.length;
       return ok(data);
     }),
     signals: fakeSource('signals', (number) => {
       if (failForDead(number)) return failed('connection');
       if (number.number === TRUSTWORTHY_NUMBER) return ok(trustworthyData().signals);
-      if ([FULL_NPV_NUMBER, SUSPICIOUS_NUMBER, PARTIAL_NUMBER].includes(number.number)) return ok(structuredClone(SAMPLE_DATA.signals));
+      if ([FULL_NPV_NUMBER, SUSPICIOUS_NUMBER, PARTIAL_NUMBER].includes(number.number))
+        return ok(structuredClone(SAMPLE_DATA.signals));
       return number.number === '0698765432' ? notFound() : failed('timeout');
     }),
   };
@@ -105,17 +112,32 @@ let limitedServer: TestServer;
 
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium not found at ${CHROMIUM}: install it with \`apt-get install -y chromium\` (npm test does this, through scripts/test-prerequisites.sh); this test never downloads a browser.`);
+    throw new Error(
+      `Chromium not found at ${CHROMIUM}: install it with \`apt-get install -y chromium\` (npm test does this, through scripts/test-prerequisites.sh); this test never downloads a browser.`,
+    );
   }
   mkdirSync(ARTIFACTS, { recursive: true });
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
   });
   // Far more lookups than the default 30 a minute come from this one address; the 429 has servers of its own.
-  server = await startTestServer({ env: { MAX_EVENT_LOOP_DELAY_MS: '0', RATE_LIMIT_MAX: '1000' }, overrides: { sources: pageSources() } });
-  limitedServer = await startTestServer({ env: { MAX_EVENT_LOOP_DELAY_MS: '0', RATE_LIMIT_MAX: '1', RATE_LIMIT_WINDOW_S: '60' }, overrides: { sources: pageSources() } });
+  server = await startTestServer({
+    env: { MAX_EVENT_LOOP_DELAY_MS: '0', RATE_LIMIT_MAX: '1000' },
+    overrides: { sources: pageSources() },
+  });
+  limitedServer = await startTestServer({
+    env: { MAX_EVENT_LOOP_DELAY_MS: '0', RATE_LIMIT_MAX: '1', RATE_LIMIT_WINDOW_S: '60' },
+    overrides: { sources: pageSources() },
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -157,7 +179,9 @@ async function reportShown(page: Page): Promise<void> {
 }
 
 async function problemShown(page: Page, kind: 'error' | 'warn'): Promise<void> {
-  await page.locator(kind === 'warn' ? '#problem.problem-warn' : '#problem:not(.problem-warn)').waitFor({ state: 'visible' });
+  await page
+    .locator(kind === 'warn' ? '#problem.problem-warn' : '#problem:not(.problem-warn)')
+    .waitFor({ state: 'visible' });
 }
 
 /** The vertical position of an element's top edge on the page. */
@@ -182,7 +206,9 @@ describe('the lookup page in headless Chromium', () => {
     expect(await page.locator('.gauge-cell.active').getAttribute('data-step')).toBe('8');
     expect(await page.textContent('#fact-national')).toBe('06 12 34 56 78');
     expect(await page.textContent('#fact-e164')).toBe('+33612345678');
-    expect(await page.locator('[data-slot="primary"] .comment-text').first().textContent()).toBe('Appel insistant pour une isolation à 1 euro.');
+    expect(await page.locator('[data-slot="primary"] .comment-text').first().textContent()).toBe(
+      'Appel insistant pour une isolation à 1 euro.',
+    );
     expect(await page.locator('[data-slot="community"] .figure-value').first().textContent()).toBe('84%');
     // The failed source is listed with its reason, in plain words.
     expect(await page.locator('#failures').isVisible()).toBe(true);
@@ -199,7 +225,13 @@ describe('the lookup page in headless Chromium', () => {
     // before each navigation, so none can be missed.
     const page = await openPage();
     const headersOf = (paths: readonly string[]): Promise<Record<string, string>[]> =>
-      Promise.all(paths.map((path) => page.waitForResponse((response) => new URL(response.url()).pathname === path).then((response) => response.allHeaders())));
+      Promise.all(
+        paths.map((path) =>
+          page
+            .waitForResponse((response) => new URL(response.url()).pathname === path)
+            .then((response) => response.allHeaders()),
+        ),
+      );
 
     const pagePaths = ['/', '/assets/app.js', '/assets/styles.css'];
     const pageHeaders = headersOf(pagePaths);
@@ -207,14 +239,21 @@ describe('the lookup page in headless Chromium', () => {
     for (const [index, headers] of (await pageHeaders).entries()) {
       expect(headers['content-encoding'], pagePaths[index]).toBe('br');
       // The page itself is chosen by language too (Accept-Language, or the switch's cookie).
-      expect(headers.vary, pagePaths[index]).toBe(pagePaths[index] === '/' ? 'Accept-Language, Cookie, Accept-Encoding' : 'Accept-Encoding');
+      expect(headers.vary, pagePaths[index]).toBe(
+        pagePaths[index] === '/' ? 'Accept-Language, Cookie, Accept-Encoding' : 'Accept-Encoding',
+      );
     }
     expect((await pageHeaders)[0]?.['content-security-policy']).toContain("default-src 'none'");
     await page.locator('#number-input').waitFor({ state: 'visible' });
     expect(await page.evaluate(() => (window as unknown as { __cspViolations: string[] }).__cspViolations)).toEqual([]);
 
     // The docs page itself is under the threshold (Vary only); its bundle, styles and the document are not.
-    const docsPaths = ['/docs/static/swagger-ui-bundle.js', '/docs/static/swagger-ui.css', '/docs/static/swagger-initializer.js', '/docs/json'];
+    const docsPaths = [
+      '/docs/static/swagger-ui-bundle.js',
+      '/docs/static/swagger-ui.css',
+      '/docs/static/swagger-initializer.js',
+      '/docs/json',
+    ];
     const docsPageHeaders = headersOf(['/docs']);
     const docsHeaders = headersOf(docsPaths);
     await page.goto(`${server.baseUrl}/docs`);
@@ -278,13 +317,15 @@ describe('the lookup page in headless Chromium', () => {
 
     await page.fill('#number-input', DEAD_NUMBER);
     await page.click('#lookup-button');
-    await page.waitForFunction(() => document.querySelector('#problem-text')?.textContent?.includes('All data sources failed') === true);
+    await page.waitForFunction(
+      () => document.querySelector('#problem-text')?.textContent?.includes('All data sources failed') === true,
+    );
     expect(await page.locator('#problem').isVisible()).toBe(true);
     expect(await page.textContent('#status')).toBe('');
     await page.close();
   });
 
-  it('shows the number\'s facts and the NPV badge on a 502 that carries them, with the failure explained below', async () => {
+  it("shows the number's facts and the NPV badge on a 502 that carries them, with the failure explained below", async () => {
     const page = await openPage();
     await page.goto(`${server.baseUrl}/?number=${DEAD_NPV_NUMBER}`);
     await problemShown(page, 'error');
@@ -311,7 +352,9 @@ describe('the lookup page in headless Chromium', () => {
     // A later invalid number shows its message alone, not the previous number's facts.
     await page.fill('#number-input', '06 12 ab');
     await page.click('#lookup-button');
-    await page.waitForFunction(() => document.querySelector('#problem-text')?.textContent?.includes('Invalid phone number format') === true);
+    await page.waitForFunction(
+      () => document.querySelector('#problem-text')?.textContent?.includes('Invalid phone number format') === true,
+    );
     expect(await page.locator('#facts-card').isVisible()).toBe(false);
     await page.close();
   });
@@ -367,13 +410,20 @@ async function seriousAxeViolations(page: Page): Promise<Array<{ rule: string; i
   await page.addScriptTag({ content: AXE_SOURCE });
   const results = await page.evaluate(async () => {
     const axe = (window as unknown as { axe: { run(context: Document, options: object): Promise<AxeResults> } }).axe;
-    return axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] }, resultTypes: ['violations', 'passes'] });
+    return axe.run(document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
+      resultTypes: ['violations', 'passes'],
+    });
   });
   // The contrast rule must have looked at the page's text, or a clean result proves nothing.
   expect(results.passes.map((rule) => rule.id)).toContain('color-contrast');
   return results.violations
     .filter((rule) => rule.impact === 'serious' || rule.impact === 'critical')
-    .map((rule) => ({ rule: rule.id, impact: rule.impact ?? '', targets: rule.nodes.map((node) => `${node.target.join(' ')}: ${node.failureSummary ?? ''}`) }));
+    .map((rule) => ({
+      rule: rule.id,
+      impact: rule.impact ?? '',
+      targets: rule.nodes.map((node) => `${node.target.join(' ')}: ${node.failureSummary ?? ''}`),
+    }));
 }
 
 describe('the lookup page for everyone (axe-core, WCAG 2.1 AA)', () => {
@@ -399,12 +449,19 @@ describe('the lookup page for everyone (axe-core, WCAG 2.1 AA)', () => {
   });
 
   it('has none on a partial report with a blocked and a failed source, on a phone screen too', async () => {
-    for (const viewport of [{ width: 1200, height: 1000 }, { width: 375, height: 740 }]) {
+    for (const viewport of [
+      { width: 1200, height: 1000 },
+      { width: 375, height: 740 },
+    ]) {
       const page = await openAxePage(viewport);
       await page.goto(`${server.baseUrl}/?number=${BLOCKED_NUMBER}`);
       await reportShown(page);
-      expect(await page.locator('[data-slot="community"] .badge-blocked').textContent()).toBe('blocked: asked us to slow down (429); paused');
-      expect(await page.locator('[data-slot="signals"] .badge-error').textContent()).toBe('error: did not answer in time');
+      expect(await page.locator('[data-slot="community"] .badge-blocked').textContent()).toBe(
+        'blocked: asked us to slow down (429); paused',
+      );
+      expect(await page.locator('[data-slot="signals"] .badge-error').textContent()).toBe(
+        'error: did not answer in time',
+      );
       expect(await page.locator('#failures').isVisible()).toBe(true);
       expect(await seriousAxeViolations(page)).toEqual([]);
       await page.close();
@@ -422,13 +479,18 @@ describe('the lookup page for everyone (axe-core, WCAG 2.1 AA)', () => {
   it('has none on the 502 of a number whose every source failed', async () => {
     const page = await openAxePage();
     await page.goto(`${server.baseUrl}/?number=${DEAD_NUMBER}`);
-    await page.waitForFunction(() => document.querySelector('#problem-text')?.textContent?.includes('All data sources failed') === true);
+    await page.waitForFunction(
+      () => document.querySelector('#problem-text')?.textContent?.includes('All data sources failed') === true,
+    );
     expect(await seriousAxeViolations(page)).toEqual([]);
     await page.close();
   });
 
-  it('has none on the 502 that carries the number\'s facts: facts card, NPV badge, problem and failures together', async () => {
-    for (const viewport of [{ width: 1200, height: 1000 }, { width: 375, height: 740 }]) {
+  it("has none on the 502 that carries the number's facts: facts card, NPV badge, problem and failures together", async () => {
+    for (const viewport of [
+      { width: 1200, height: 1000 },
+      { width: 375, height: 740 },
+    ]) {
       const page = await openAxePage(viewport);
       await page.goto(`${server.baseUrl}/?number=${DEAD_NPV_NUMBER}`);
       await problemShown(page, 'error');
@@ -441,7 +503,10 @@ describe('the lookup page for everyone (axe-core, WCAG 2.1 AA)', () => {
 
   it('has none on the 429 message', async () => {
     // A server of its own with a limit of one lookup, so the 429 does not depend on the order of tests.
-    const limited = await startTestServer({ env: { MAX_EVENT_LOOP_DELAY_MS: '0', RATE_LIMIT_MAX: '1', RATE_LIMIT_WINDOW_S: '60' }, overrides: { sources: pageSources() } });
+    const limited = await startTestServer({
+      env: { MAX_EVENT_LOOP_DELAY_MS: '0', RATE_LIMIT_MAX: '1', RATE_LIMIT_WINDOW_S: '60' },
+      overrides: { sources: pageSources() },
+    });
     try {
       const page = await openAxePage();
       await page.goto(`${limited.baseUrl}/?number=0612345678`);
@@ -476,14 +541,19 @@ describe('the lookup page holds still', () => {
     return page.evaluate(async () => {
       // Two frames: the report's first layout is done and its shift entries are queued.
       await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
-      const state = (window as unknown as { __layoutShift: { total: number; observer?: PerformanceObserver } }).__layoutShift;
-      for (const entry of state.observer?.takeRecords() ?? []) state.total += (entry as PerformanceEntry & { value: number }).value;
+      const state = (window as unknown as { __layoutShift: { total: number; observer?: PerformanceObserver } })
+        .__layoutShift;
+      for (const entry of state.observer?.takeRecords() ?? [])
+        state.total += (entry as PerformanceEntry & { value: number }).value;
       return state.total;
     });
   }
 
   it('shifts its layout by less than 0.1 when a report arrives, opened by link or typed, on a phone and a desktop', async () => {
-    for (const viewport of [{ width: 375, height: 740 }, { width: 1200, height: 800 }]) {
+    for (const viewport of [
+      { width: 375, height: 740 },
+      { width: 1200, height: 800 },
+    ]) {
       const linked = await openPage(viewport);
       const shiftByLink = await layoutShiftWhileLoading(linked, async () => {
         await linked.goto(`${server.baseUrl}/?number=0612345678`);
@@ -555,7 +625,14 @@ interface LanguageCase {
   name: string;
   number: string;
   /** The advice keys shown, in order. */
-  advice: Array<'advice.suspicious' | 'advice.trustworthy' | 'advice.neutral' | 'advice.unknown' | 'advice.notChecked' | 'advice.npv'>;
+  advice: Array<
+    | 'advice.suspicious'
+    | 'advice.trustworthy'
+    | 'advice.neutral'
+    | 'advice.unknown'
+    | 'advice.notChecked'
+    | 'advice.npv'
+  >;
   npv: boolean;
   /** The confidence sentence: sources answered of those asked. */
   answered: number;
@@ -566,9 +643,28 @@ interface LanguageCase {
 const LANGUAGE_CASES: readonly LanguageCase[] = [
   { name: 'a suspicious number', number: SUSPICIOUS_NUMBER, advice: ['advice.suspicious'], npv: false, answered: 3 },
   { name: 'a trustworthy number', number: TRUSTWORTHY_NUMBER, advice: ['advice.trustworthy'], npv: false, answered: 3 },
-  { name: 'an NPV number', number: FULL_NPV_NUMBER, advice: ['advice.suspicious', 'advice.npv'], npv: true, answered: 3 },
-  { name: 'a partial report (the primary source failed)', number: PARTIAL_NUMBER, advice: ['advice.neutral'], npv: false, answered: 2 },
-  { name: 'a number whose every source failed', number: DEAD_NUMBER, advice: ['advice.notChecked'], npv: false, answered: 0, failed: true },
+  {
+    name: 'an NPV number',
+    number: FULL_NPV_NUMBER,
+    advice: ['advice.suspicious', 'advice.npv'],
+    npv: true,
+    answered: 3,
+  },
+  {
+    name: 'a partial report (the primary source failed)',
+    number: PARTIAL_NUMBER,
+    advice: ['advice.neutral'],
+    npv: false,
+    answered: 2,
+  },
+  {
+    name: 'a number whose every source failed',
+    number: DEAD_NUMBER,
+    advice: ['advice.notChecked'],
+    npv: false,
+    answered: 0,
+    failed: true,
+  },
 ];
 
 function confidenceWords(language: Language, answered: number): string {
@@ -599,28 +695,44 @@ describe('the lookup page in the language of the browser', () => {
         if (await page.locator('#advice-npv').isVisible()) adviceShown.push(await page.textContent('#advice-npv'));
         expect(adviceShown).toEqual(testCase.advice.map((key) => words[key]));
         expect(await page.textContent('#advice-confidence')).toBe(confidenceWords(language, testCase.answered));
-        expect(await page.locator('#advice a[href="https://www.33700.fr/"]').textContent()).toBe(words['advice.report33700']);
-        expect(await page.locator('#advice a[href="https://signal.conso.gouv.fr/"]').textContent()).toBe(words['advice.reportSignalConso']);
+        expect(await page.locator('#advice a[href="https://www.33700.fr/"]').textContent()).toBe(
+          words['advice.report33700'],
+        );
+        expect(await page.locator('#advice a[href="https://signal.conso.gouv.fr/"]').textContent()).toBe(
+          words['advice.reportSignalConso'],
+        );
         // The number's two facts: the NPV row, yes or no, and the line type in words.
         expect(await page.locator('#fact-npv').isVisible()).toBe(true);
         expect(await page.textContent('#fact-npv')).toBe(testCase.npv ? words['facts.yes'] : words['facts.no']);
-        expect(await page.textContent('#fact-type')).toBe(testCase.number.startsWith('06') ? words['line.mobile'] : words['line.fixed_line']);
+        expect(await page.textContent('#fact-type')).toBe(
+          testCase.number.startsWith('06') ? words['line.mobile'] : words['line.fixed_line'],
+        );
         expect(await page.textContent('#fact-region')).toBe(words['region.France']);
         if (testCase.failed) {
           expect(await page.textContent('#problem-text')).toBe(words['error.allFailedText']);
           expect(await page.locator('#failure-list li').count()).toBe(3);
         } else {
-          expect(await page.textContent('#risk-label')).toBe(words[`risk.${testCase.advice[0]?.slice('advice.'.length) ?? ''}` as keyof typeof words]);
+          expect(await page.textContent('#risk-label')).toBe(
+            words[`risk.${testCase.advice[0]?.slice('advice.'.length) ?? ''}` as keyof typeof words],
+          );
           // Upstream content is shown as the source wrote it, its dates said in the page's language.
           const dates = page.locator('#sources time.comment-date');
           if ((await dates.count()) > 0) {
-            expect(await dates.first().textContent()).toMatch(language === 'fr' ? /^il y a \d+ (ans|mois|jours)$|^il y a 1 (an|mois)$/ : /^\d+ (years|months|days) ago$|^1 (year|month) ago$/);
+            expect(await dates.first().textContent()).toMatch(
+              language === 'fr'
+                ? /^il y a \d+ (ans|mois|jours)$|^il y a 1 (an|mois)$/
+                : /^\d+ (years|months|days) ago$|^1 (year|month) ago$/,
+            );
             expect(await dates.first().getAttribute('datetime')).toMatch(/^\d{4}-\d{2}-\d{2}$/);
           }
         }
         if (testCase.number === PARTIAL_NUMBER) {
-          expect(await page.textContent('[data-slot="primary"] .badge')).toBe(words['status.errorReason'].replace('{reason}', words['reason.timeout']));
-          expect(await page.textContent('#failure-list')).toBe(`${words['slot.primary']} ${words['status.errorReason'].replace('{reason}', words['reason.timeout'])}`);
+          expect(await page.textContent('[data-slot="primary"] .badge')).toBe(
+            words['status.errorReason'].replace('{reason}', words['reason.timeout']),
+          );
+          expect(await page.textContent('#failure-list')).toBe(
+            `${words['slot.primary']} ${words['status.errorReason'].replace('{reason}', words['reason.timeout'])}`,
+          );
         }
 
         // Word by word: every visible text is the page's language (or a number, or marked upstream).
@@ -629,8 +741,11 @@ describe('the lookup page in the language of the browser', () => {
         expect(await textsOutsideCatalogue(page, language)).toEqual([]);
         // The check can fail: read against the other language, the page's own words stand out.
         expect((await textsOutsideCatalogue(page, OTHER[language])).length).toBeGreaterThan(10);
-        expect(await page.evaluate(() => (window as unknown as { __cspViolations: string[] }).__cspViolations)).toEqual([]);
-        if (testCase.number === SUSPICIOUS_NUMBER) await page.screenshot({ path: new URL(`lookup-page-${language}.png`, ARTIFACTS).pathname, fullPage: true });
+        expect(await page.evaluate(() => (window as unknown as { __cspViolations: string[] }).__cspViolations)).toEqual(
+          [],
+        );
+        if (testCase.number === SUSPICIOUS_NUMBER)
+          await page.screenshot({ path: new URL(`lookup-page-${language}.png`, ARTIFACTS).pathname, fullPage: true });
         await page.close();
       });
     }
@@ -668,12 +783,28 @@ describe('the lookup page in the language of the browser', () => {
   it('says why there is no score: a number no source covers (foreign), and one no source could answer, in both languages', async () => {
     const expected = {
       fr: {
-        notCovered: ['Non couvert', 'Aucune source ne couvre ce numéro : aucune n’a été interrogée.', /^Aucune des sources lues ici ne couvre ce numéro/],
-        notChecked: ['Non vérifié', 'Aucune source n’a pu répondre : ce numéro n’a pas été vérifié.', /^Ce numéro n’a pas pu être vérifié/],
+        notCovered: [
+          'Non couvert',
+          'Aucune source ne couvre ce numéro : aucune n’a été interrogée.',
+          /^Aucune des sources lues ici ne couvre ce numéro/,
+        ],
+        notChecked: [
+          'Non vérifié',
+          'Aucune source n’a pu répondre : ce numéro n’a pas été vérifié.',
+          /^Ce numéro n’a pas pu être vérifié/,
+        ],
       },
       en: {
-        notCovered: ['Not covered', 'No source covers this number: none was asked.', /^None of the sources read here covers this number/],
-        notChecked: ['Not checked', 'No source could answer: this number was not checked.', /^This number could not be checked/],
+        notCovered: [
+          'Not covered',
+          'No source covers this number: none was asked.',
+          /^None of the sources read here covers this number/,
+        ],
+        notChecked: [
+          'Not checked',
+          'No source could answer: this number was not checked.',
+          /^This number could not be checked/,
+        ],
       },
     } as const;
     // The server's real answer with its slots set as the API documents them (this server's fake
@@ -681,10 +812,20 @@ describe('the lookup page in the language of the browser', () => {
     const withSlots = (page: Page, sources: Record<string, unknown>) =>
       page.route('**/api/phone/**', async (route) => {
         const response = await route.fetch();
-        const body = (await response.json()) as { data: { sources: Record<string, unknown> }; meta: Record<string, unknown> };
+        const body = (await response.json()) as {
+          data: { sources: Record<string, unknown> };
+          meta: Record<string, unknown>;
+        };
         body.data.sources = {
           primary: { score: null, searches: 0, commentsCount: 0, commentList: [] },
-          community: { dangerPercent: null, visits: null, commentsCount: 0, topCategory: '', lastCommentDate: '', commentList: [] },
+          community: {
+            dangerPercent: null,
+            visits: null,
+            commentsCount: 0,
+            topCategory: '',
+            lastCommentDate: '',
+            commentList: [],
+          },
           signals: { spamScore: null, reportsCount: null, callerType: '', commentList: [] },
         };
         body.meta.score = null;
@@ -723,7 +864,7 @@ describe('the lookup page in the language of the browser', () => {
     }
   });
 
-  it('offers SpamBlocker\'s config in its setup section: a QR code that decodes to the served config\'s address, and a link to it', async () => {
+  it("offers SpamBlocker's config in its setup section: a QR code that decodes to the served config's address, and a link to it", async () => {
     const configUrl = `${server.baseUrl}/integrations/spamblocker/query.json`;
     // The section's words in each language (the image and the link are the same in both).
     for (const language of ['fr', 'en'] as const) {
@@ -761,13 +902,17 @@ describe('the lookup page in the language of the browser', () => {
       // The link a phone can open is the same address, and it serves the config.
       expect(new URL((await page.getAttribute('#setup-link', 'href')) ?? '', server.baseUrl).href).toBe(configUrl);
       const config = (await (await fetch(configUrl)).json()) as { actions: Array<{ type: string; url?: string }> };
-      expect(config.actions.find((action) => action.type === 'HttpDownload')?.url).toMatch(new RegExp(`^${escapeRegExp(server.baseUrl)}/api/phone/`));
-      expect(await page.evaluate(() => (window as unknown as { __cspViolations: string[] }).__cspViolations)).toEqual([]);
+      expect(config.actions.find((action) => action.type === 'HttpDownload')?.url).toMatch(
+        new RegExp(`^${escapeRegExp(server.baseUrl)}/api/phone/`),
+      );
+      expect(await page.evaluate(() => (window as unknown as { __cspViolations: string[] }).__cspViolations)).toEqual(
+        [],
+      );
       await page.close();
     }
   });
 
-  it('says how long ago a comment was written, in the page\'s language, with the date itself kept', async () => {
+  it("says how long ago a comment was written, in the page's language, with the date itself kept", async () => {
     const expected = {
       fr: { days: 'il y a 3 jours', month: 'il y a 1 mois', last: 'il y a 4 jours' },
       en: { days: '3 days ago', month: '1 month ago', last: '4 days ago' },
@@ -788,8 +933,14 @@ describe('the lookup page in the language of the browser', () => {
 
   it('writes each count with the plural of its number, in both languages: 1 commentaire, 1 comment, 2 comments', async () => {
     const expected = {
-      fr: { primary: ['8', 'note', '1234', 'recherches', '2', 'commentaires'], community: ['84 %', 'danger', '2535', 'visites', '1', 'commentaire'] },
-      en: { primary: ['8', 'score', '1234', 'searches', '2', 'comments'], community: ['84%', 'danger', '2535', 'visits', '1', 'comment'] },
+      fr: {
+        primary: ['8', 'note', '1234', 'recherches', '2', 'commentaires'],
+        community: ['84 %', 'danger', '2535', 'visites', '1', 'commentaire'],
+      },
+      en: {
+        primary: ['8', 'score', '1234', 'searches', '2', 'comments'],
+        community: ['84%', 'danger', '2535', 'visits', '1', 'comment'],
+      },
     } as const;
     for (const language of ['fr', 'en'] as const) {
       const page = await openPage({ width: 1200, height: 1000 }, language);
@@ -797,7 +948,11 @@ describe('the lookup page in the language of the browser', () => {
       await reportShown(page);
       for (const slot of ['primary', 'community'] as const) {
         const figures = page.locator(`[data-slot="${slot}"] .figure`);
-        const texts = (await figures.evaluateAll((nodes) => nodes.flatMap((node) => Array.from(node.children, (child) => (child.textContent ?? '').trim())))).slice(0, 6);
+        const texts = (
+          await figures.evaluateAll((nodes) =>
+            nodes.flatMap((node) => Array.from(node.children, (child) => (child.textContent ?? '').trim())),
+          )
+        ).slice(0, 6);
         expect(texts).toEqual(expected[language][slot]);
       }
       await page.close();
@@ -808,7 +963,11 @@ describe('the lookup page in the language of the browser', () => {
     const page = await openPage({ width: 1200, height: 1000 }, 'en');
     await page.goto(`${server.baseUrl}/?number=${SUSPICIOUS_NUMBER}`);
     await reportShown(page);
-    expect(await page.locator('#sources [data-slot]').evaluateAll((cards) => cards.map((card) => card.getAttribute('data-slot')))).toEqual([...SOURCE_SLOTS]);
+    expect(
+      await page
+        .locator('#sources [data-slot]')
+        .evaluateAll((cards) => cards.map((card) => card.getAttribute('data-slot'))),
+    ).toEqual([...SOURCE_SLOTS]);
     for (const slot of SOURCE_SLOTS) {
       expect(await page.textContent(`[data-slot="${slot}"] h2`)).toBe(CATALOGUES.en[SLOT_DISPLAY[slot].title]);
       expect(await page.locator(`[data-slot="${slot}"] .figure`).count()).toBe(SLOT_DISPLAY[slot].figures.length);
@@ -845,8 +1004,18 @@ describe('the lookup page in the language of the browser', () => {
       const page = await openPage({ width: 1200, height: 1000 }, language);
       await page.route('**/api/phone/**', async (route) => {
         const response = await route.fetch();
-        const body = (await response.json()) as { data: { sources: Record<string, unknown> }; meta: { sources: Record<string, unknown> } };
-        body.data.sources.community = { dangerPercent: null, visits: null, commentsCount: 0, topCategory: '', lastCommentDate: '', commentList: [] };
+        const body = (await response.json()) as {
+          data: { sources: Record<string, unknown> };
+          meta: { sources: Record<string, unknown> };
+        };
+        body.data.sources.community = {
+          dangerPercent: null,
+          visits: null,
+          commentsCount: 0,
+          topCategory: '',
+          lastCommentDate: '',
+          commentList: [],
+        };
         body.data.sources.signals = { spamScore: null, reportsCount: null, callerType: '', commentList: [] };
         body.meta.sources.community = { status: 'pending' };
         body.meta.sources.signals = { status: 'skipped', reason: 'not_covered' };
@@ -855,10 +1024,14 @@ describe('the lookup page in the language of the browser', () => {
       await page.goto(`${server.baseUrl}/?number=${SUSPICIOUS_NUMBER}`);
       await reportShown(page);
       expect(await page.textContent('[data-slot="community"] .badge')).toBe(words['status.pending']);
-      expect(await page.textContent('[data-slot="signals"] .badge')).toBe(words['status.skippedReason'].replace('{reason}', words['reason.not_covered']));
+      expect(await page.textContent('[data-slot="signals"] .badge')).toBe(
+        words['status.skippedReason'].replace('{reason}', words['reason.not_covered']),
+      );
       // Neither is a failure; the confidence counts the sources asked.
       expect(await page.locator('#failures').isVisible()).toBe(false);
-      expect(await page.textContent('#advice-confidence')).toBe(countWords(language, 'advice.answered', 1, { total: 2 }));
+      expect(await page.textContent('#advice-confidence')).toBe(
+        countWords(language, 'advice.answered', 1, { total: 2 }),
+      );
       expect(await textsOutsideCatalogue(page, language)).toEqual([]);
       await page.close();
     }
@@ -894,11 +1067,15 @@ describe('the lookup page in the language of the browser', () => {
 
     // The switch reloads the page without `?lang=`, keeping the number.
     await Promise.all([
-      page.waitForResponse((response) => response.request().isNavigationRequest() && new URL(response.url()).pathname === '/'),
+      page.waitForResponse(
+        (response) => response.request().isNavigationRequest() && new URL(response.url()).pathname === '/',
+      ),
       page.click('.language-switch a[data-lang="en"]'),
     ]);
     expect(new URL(page.url()).search).toBe(`?number=${SUSPICIOUS_NUMBER}`);
-    await page.waitForFunction(() => document.documentElement.lang === 'en' && document.querySelector('#risk-label')?.textContent !== '');
+    await page.waitForFunction(
+      () => document.documentElement.lang === 'en' && document.querySelector('#risk-label')?.textContent !== '',
+    );
     await reportShown(page);
     expect(await page.textContent('#risk-label')).toBe(CATALOGUES.en['risk.suspicious']);
     expect(await page.getAttribute('.language-switch a[data-lang="en"]', 'aria-current')).toBe('true');
@@ -920,7 +1097,10 @@ describe('the lookup page in the language of the browser', () => {
     // A search from that page keeps the language in the address.
     await page.fill('#number-input', TRUSTWORTHY_NUMBER);
     await page.click('#lookup-button');
-    await page.waitForFunction((risk) => document.querySelector('#risk-label')?.textContent === risk, CATALOGUES.fr['risk.trustworthy']);
+    await page.waitForFunction(
+      (risk) => document.querySelector('#risk-label')?.textContent === risk,
+      CATALOGUES.fr['risk.trustworthy'],
+    );
     expect(new URL(page.url()).searchParams.get('lang')).toBe('fr');
     await page.goto(`${server.baseUrl}/`);
     expect(await page.getAttribute('html', 'lang')).toBe('en');

@@ -34,9 +34,19 @@ beforeAll(async () => {
     file,
     'rule,list,label,note,expiresAt,createdAt,labelPublic\n+33162*,block,,,,2026-01-01T00:00:00.000Z,\n+33162001234,allow,Ma banque,,,2026-01-01T00:00:00.000Z,true\n+33478123456,allow,Dr Martin,,,2026-01-01T00:00:00.000Z,true\n',
   );
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
-  server = await startTestServer({ env: { LISTS_FILE: file, MAX_EVENT_LOOP_DELAY_MS: '0', RATE_LIMIT_MAX: '1000' }, overrides: { sources: healthyFakeSources() } });
-  failingServer = await startTestServer({ env: { LISTS_FILE: file, MAX_EVENT_LOOP_DELAY_MS: '0', RATE_LIMIT_MAX: '1000' }, overrides: { sources: failingSources() } });
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--no-first-run'],
+  });
+  server = await startTestServer({
+    env: { LISTS_FILE: file, MAX_EVENT_LOOP_DELAY_MS: '0', RATE_LIMIT_MAX: '1000' },
+    overrides: { sources: healthyFakeSources() },
+  });
+  failingServer = await startTestServer({
+    env: { LISTS_FILE: file, MAX_EVENT_LOOP_DELAY_MS: '0', RATE_LIMIT_MAX: '1000' },
+    overrides: { sources: failingSources() },
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -53,14 +63,22 @@ async function topOf(page: Page, selector: string): Promise<number> {
 
 /** Whether the first element comes before the second in the document. */
 function precedes(page: Page, first: string, second: string): Promise<boolean> {
-  return page.evaluate(([a, b]) => {
-    const nodeA = document.querySelector(a ?? '');
-    const nodeB = document.querySelector(b ?? '');
-    return nodeA !== null && nodeB !== null && (nodeA.compareDocumentPosition(nodeB) & Node.DOCUMENT_POSITION_FOLLOWING) !== 0;
-  }, [first, second]);
+  return page.evaluate(
+    ([a, b]) => {
+      const nodeA = document.querySelector(a ?? '');
+      const nodeB = document.querySelector(b ?? '');
+      return (
+        nodeA !== null &&
+        nodeB !== null &&
+        (nodeA.compareDocumentPosition(nodeB) & Node.DOCUMENT_POSITION_FOLLOWING) !== 0
+      );
+    },
+    [first, second],
+  );
 }
 
-const fill = (text: string, values: Record<string, string>): string => text.replace(/\{(\w+)\}/g, (_whole, name: string) => values[name] ?? '');
+const fill = (text: string, values: Record<string, string>): string =>
+  text.replace(/\{(\w+)\}/g, (_whole, name: string) => values[name] ?? '');
 
 describe('the lookup page and the operator’s lists', () => {
   it.each(['fr', 'en'] as const)('shows the decision in %s', async (language) => {
@@ -73,12 +91,20 @@ describe('the lookup page and the operator’s lists', () => {
       await page.locator('#operator-list').waitFor({ state: 'visible' });
       expect(await page.textContent('#operator-list')).toBe(fill(words['list.block'], { rule: '+33162*' }));
       // Who decided, in words a household reads right: this service's administrator, not an "opérateur" (Orange, SFR…).
-      expect(await page.textContent('#operator-list')).toMatch(language === 'fr' ? /^Bloqué par l’administrateur de ce service \(règle/ : /^Blocked by this service’s administrator \(rule/);
+      expect(await page.textContent('#operator-list')).toMatch(
+        language === 'fr'
+          ? /^Bloqué par l’administrateur de ce service \(règle/
+          : /^Blocked by this service’s administrator \(rule/,
+      );
 
       await page.goto(`${server.baseUrl}/?number=0162001234&lang=${language}`);
       await page.locator('#operator-list').waitFor({ state: 'visible' });
-      expect(await page.textContent('#operator-list')).toBe(`${fill(words['list.allow'], { rule: '+33162001234' })} ${fill(words['list.label'], { label: 'Ma banque' })}`);
-      expect(await page.textContent('#operator-list')).toMatch(language === 'fr' ? /^Autorisé par l’administrateur de ce service/ : /^Allowed by this service’s administrator/);
+      expect(await page.textContent('#operator-list')).toBe(
+        `${fill(words['list.allow'], { rule: '+33162001234' })} ${fill(words['list.label'], { label: 'Ma banque' })}`,
+      );
+      expect(await page.textContent('#operator-list')).toMatch(
+        language === 'fr' ? /^Autorisé par l’administrateur de ce service/ : /^Allowed by this service’s administrator/,
+      );
 
       await page.goto(`${server.baseUrl}/?number=0612345678&lang=${language}`);
       await page.locator('#fact-e164').filter({ hasText: '+33612345678' }).waitFor();
@@ -91,7 +117,10 @@ describe('the lookup page and the operator’s lists', () => {
 
 describe('the operator’s decision when every source fails (a 502)', () => {
   for (const language of ['fr', 'en'] as const) {
-    for (const viewport of [{ width: 390, height: 844 }, { width: 1280, height: 900 }]) {
+    for (const viewport of [
+      { width: 390, height: 844 },
+      { width: 1280, height: 900 },
+    ]) {
       it(`shows "allowed: Dr Martin" first, above the problem, and no "leave a message", in ${language} at ${viewport.width} px`, async () => {
         const context = await browser.newContext({ locale: language === 'fr' ? 'fr-FR' : 'en-GB', viewport });
         const page = await context.newPage();
@@ -102,7 +131,9 @@ describe('the operator’s decision when every source fails (a 502)', () => {
           await page.locator('#problem').waitFor({ state: 'visible' });
           expect(await page.textContent('#problem-title')).toBe(words['error.allFailedTitle']);
           await page.locator('#operator-list').waitFor({ state: 'visible' });
-          expect(await page.textContent('#operator-list')).toBe(`${fill(words['list.allow'], { rule: '+33478123456' })} ${fill(words['list.label'], { label: 'Dr Martin' })}`);
+          expect(await page.textContent('#operator-list')).toBe(
+            `${fill(words['list.allow'], { rule: '+33478123456' })} ${fill(words['list.label'], { label: 'Dr Martin' })}`,
+          );
           // First: in the document (what a screen reader reads first) and on screen.
           for (const after of ['#facts-card', '#problem', '#failures']) {
             expect(await precedes(page, '#operator-list', after), after).toBe(true);
@@ -152,7 +183,11 @@ describe('the operator’s decision for everyone (axe-core, WCAG 2.1 AA)', () =>
     ['the report of an allowed number', () => server, '0478123456', '#verdict-card'],
   ] as const)('has no serious or critical violation on %s', async (_name, serverOf, number, shown) => {
     // axe is injected as an inline script, which the page's CSP rightly refuses: this context bypasses it.
-    const context = await browser.newContext({ bypassCSP: true, locale: 'en-GB', viewport: { width: 1200, height: 1000 } });
+    const context = await browser.newContext({
+      bypassCSP: true,
+      locale: 'en-GB',
+      viewport: { width: 1200, height: 1000 },
+    });
     const page = await context.newPage();
     page.setDefaultTimeout(STEP_TIMEOUT_MS);
     try {
@@ -161,11 +196,27 @@ describe('the operator’s decision for everyone (axe-core, WCAG 2.1 AA)', () =>
       await page.locator('#operator-list').waitFor({ state: 'visible' });
       await page.addScriptTag({ content: AXE_SOURCE });
       const results = await page.evaluate(async () => {
-        const axe = (window as unknown as { axe: { run(context: Document, options: object): Promise<{ violations: Array<{ id: string; impact?: string | null }>; passes: Array<{ id: string }> }> } }).axe;
-        return axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] }, resultTypes: ['violations', 'passes'] });
+        const axe = (
+          window as unknown as {
+            axe: {
+              run(
+                context: Document,
+                options: object,
+              ): Promise<{ violations: Array<{ id: string; impact?: string | null }>; passes: Array<{ id: string }> }>;
+            };
+          }
+        ).axe;
+        return axe.run(document, {
+          runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
+          resultTypes: ['violations', 'passes'],
+        });
       });
       expect(results.passes.map((rule) => rule.id)).toContain('color-contrast');
-      expect(results.violations.filter((rule) => rule.impact === 'serious' || rule.impact === 'critical').map((rule) => rule.id)).toEqual([]);
+      expect(
+        results.violations
+          .filter((rule) => rule.impact === 'serious' || rule.impact === 'critical')
+          .map((rule) => rule.id),
+      ).toEqual([]);
     } finally {
       await context.close();
     }

@@ -1,7 +1,16 @@
 // `phone-rep batch <file|-> [--format csv|ndjson] [--concurrency N] [--url URL]`: one row per
 // distinct number of a list, then a count of each outcome on stderr.
 import { EXIT_CODES } from '../api-answer.js';
-import { createPacer, csvHeader, deduplicate, formatRow, readBatchLines, renderProgress, runBatch, type BatchRow } from '../batch.js';
+import {
+  createPacer,
+  csvHeader,
+  deduplicate,
+  formatRow,
+  readBatchLines,
+  renderProgress,
+  runBatch,
+  type BatchRow,
+} from '../batch.js';
 import { defineCommand, readInput, UsageError, withoutFinalNewline } from '../command.js';
 import { plural } from '../format-report.js';
 import { openApi } from '../open-api.js';
@@ -11,15 +20,21 @@ export const batchCommand = defineCommand({
   name: 'batch',
   usage: 'phone-rep batch <file|-> [--format csv|ndjson] [--concurrency N] [--url URL]',
   summary: ['one row per distinct number of a list'],
-  options: { format: { type: 'string', default: 'csv' }, concurrency: { type: 'string', default: '4' }, url: { type: 'string' } },
+  options: {
+    format: { type: 'string', default: 'csv' },
+    concurrency: { type: 'string', default: '4' },
+    url: { type: 'string' },
+  },
   async run({ values, positionals }, context) {
     const { io } = context;
     const source = positionals[0];
-    if (source === undefined || positionals.length > 1) throw new UsageError('batch takes one file name, or - for standard input');
+    if (source === undefined || positionals.length > 1)
+      throw new UsageError('batch takes one file name, or - for standard input');
     const format = values.format;
     if (format !== 'csv' && format !== 'ndjson') throw new UsageError('--format must be csv or ndjson');
     const concurrency = Number(values.concurrency);
-    if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) throw new UsageError('--concurrency must be a whole number from 1 to 64');
+    if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64)
+      throw new UsageError('--concurrency must be a whole number from 1 to 64');
 
     const lines = readBatchLines(await readInput(source, io));
     const progress = io.progress;
@@ -44,7 +59,9 @@ export const batchCommand = defineCommand({
           counts[row.status] += 1;
           io.out(stripControls(withoutFinalNewline(formatRow(row, format))));
         },
-        ...(progress ? { onProgress: (done: number, total: number) => progress(`\r${renderProgress(done, total)}`) } : {}),
+        ...(progress
+          ? { onProgress: (done: number, total: number) => progress(`\r${renderProgress(done, total)}`) }
+          : {}),
       });
       progress?.('\n');
       io.err(

@@ -2,7 +2,11 @@
 // (`--force` accepts a MAJNUM much shorter than the one in use); `phone-rep data info`: show
 // what is in use.
 import { arcepLocationOf, loadConfig, type Config } from '../../config/config.js';
-import { loadNumberingPlan, numberingDataInUse, numberingDataUpdateDir } from '../../infra/arcep/load-numbering-plan.js';
+import {
+  loadNumberingPlan,
+  numberingDataInUse,
+  numberingDataUpdateDir,
+} from '../../infra/arcep/load-numbering-plan.js';
 import { updateArcepData } from '../../infra/arcep/update-arcep-data.js';
 import { defineCommand, UsageError, type CliIo } from '../command.js';
 
@@ -27,7 +31,11 @@ const DATA_ACTIONS: readonly DataAction[] = [
       const result = await updateArcepData({
         dir,
         inUseDir: numberingDataInUse(location).dir,
-        urls: { majnum: config.ARCEP_MAJNUM_URL, majrio: config.ARCEP_MAJRIO_URL, identifiants: config.ARCEP_IDENTIFIANTS_URL },
+        urls: {
+          majnum: config.ARCEP_MAJNUM_URL,
+          majrio: config.ARCEP_MAJRIO_URL,
+          identifiants: config.ARCEP_IDENTIFIANTS_URL,
+        },
         force,
       });
       if (!result.ok) {
@@ -43,7 +51,9 @@ const DATA_ACTIONS: readonly DataAction[] = [
       // MAJNUM and identifiants_CE are in use.
       io.err(
         `MAJRIO.csv not updated (${result.majrio.reason}): ` +
-          (result.majrio.status === 'kept' ? 'the previous MAJRIO.csv is kept' : 'none existed, an empty one (header only) was written') +
+          (result.majrio.status === 'kept'
+            ? 'the previous MAJRIO.csv is kept'
+            : 'none existed, an empty one (header only) was written') +
           '; operator names come from identifiants_CE.csv, else the operator code is shown',
       );
       return DATA_UPDATE_WITHOUT_MAJRIO;
@@ -56,7 +66,9 @@ const DATA_ACTIONS: readonly DataAction[] = [
         const { dir, origin } = numberingDataInUse(arcepLocationOf(config));
         const plan = loadNumberingPlan(dir, { foreignCarriers: false });
         const from = origin === 'snapshot' ? ' (the snapshot shipped in the package)' : '';
-        io.out(`ARCEP data in ${dir}${from}: data date ${plan.dataDate}, ${plan.blockCount} number blocks (Source : ARCEP)`);
+        io.out(
+          `ARCEP data in ${dir}${from}: data date ${plan.dataDate}, ${plan.blockCount} number blocks (Source : ARCEP)`,
+        );
         return 0;
       } catch (error) {
         io.err(error instanceof Error ? error.message : String(error));

@@ -17,7 +17,11 @@ export const infoCommand = defineCommand({
     const number = positionals[0];
     if (number === undefined || positionals.length > 1) throw new UsageError('info takes exactly one number');
     // Only what parsing reads: a setting for the service (REDIS_URL…) cannot stop an offline answer.
-    const config = loadConfig({ ARCEP_DATA_DIR: env.ARCEP_DATA_DIR, STATE_DIR: env.STATE_DIR, DEFAULT_REGION: env.DEFAULT_REGION });
+    const config = loadConfig({
+      ARCEP_DATA_DIR: env.ARCEP_DATA_DIR,
+      STATE_DIR: env.STATE_DIR,
+      DEFAULT_REGION: env.DEFAULT_REGION,
+    });
     const plan = io.overrides?.numberingPlan ?? loadNumberingPlan(numberingDataInUse(arcepLocationOf(config)).dir);
     const parsed = createPhoneNumberParser(plan, config.DEFAULT_REGION)(number);
     if (!parsed.ok) {
@@ -25,7 +29,8 @@ export const infoCommand = defineCommand({
       return EXIT_CODES.invalidInput;
     }
     const facts = factsOfParsedNumber(parsed.value);
-    if (values.json === true) io.out(JSON.stringify({ success: true, data: { number: facts.number, phoneInfo: facts.phoneInfo } }));
+    if (values.json === true)
+      io.out(JSON.stringify({ success: true, data: { number: facts.number, phoneInfo: facts.phoneInfo } }));
     else io.out(formatFacts(facts).join('\n'));
     return EXIT_CODES.found;
   },

@@ -60,14 +60,16 @@ const LIST_ACTIONS: readonly ListAction[] = [
         ruleContext,
         { nowMs: Date.now(), ...(values.force === true ? { force: true } : {}) },
       );
-      if (labelPublic && values.label === undefined) throw refused('--public-label: it makes --label public, so give one');
+      if (labelPublic && values.label === undefined)
+        throw refused('--public-label: it makes --label public, so give one');
       if (!checked.ok) {
         const { field, reason } = checked.problem;
         throw refused(`${field === 'expiresAt' ? '--expires' : field === 'rule' ? 'RULE' : `--${field}`}: ${reason}`);
       }
       const { replaced } = await store.put(checked.value);
       const { label } = checked.value;
-      const shownLabel = label === undefined ? '' : ` "${label}"${checked.value.labelPublic === true ? ' (public)' : ''}`;
+      const shownLabel =
+        label === undefined ? '' : ` "${label}"${checked.value.labelPublic === true ? ' (public)' : ''}`;
       io.out(`${replaced ? 'replaced' : 'added'}: ${checked.value.rule} ${checked.value.list}${shownLabel} (${where})`);
       return 0;
     },
@@ -128,7 +130,8 @@ const LIST_ACTIONS: readonly ListAction[] = [
       try {
         rules = await readListCsvInSlices(text, { context: ruleContext, nowMs: Date.now() });
       } catch (error) {
-        if (error instanceof ListCsvError) throw refused(`${source === '-' ? 'stdin' : source} ${error.message}; nothing was imported`);
+        if (error instanceof ListCsvError)
+          throw refused(`${source === '-' ? 'stdin' : source} ${error.message}; nothing was imported`);
         throw error;
       }
       const result = await store.importRules(rules);
@@ -158,7 +161,8 @@ export const listCommand = defineCommand({
   run({ values, positionals }, { io, env }) {
     const [name, argument, ...extra] = positionals;
     const action = LIST_ACTIONS.find((candidate) => candidate.name === name);
-    if (action === undefined || extra.length > 0 || (action.argument === undefined) !== (argument === undefined)) throw new UsageError();
+    if (action === undefined || extra.length > 0 || (action.argument === undefined) !== (argument === undefined))
+      throw new UsageError();
     return withListStore('list', env, io, (scope) => action.run(argument ?? '', values, scope));
   },
 });
@@ -168,20 +172,34 @@ export const listCommand = defineCommand({
  * does, runs `use` on it and closes it. A store that cannot be opened, or that fails, is exit 1
  * with the message, prefixed with the command's name; a UsageError goes on to runCommand.
  */
-export async function withListStore(command: string, env: Record<string, string | undefined>, io: CliIo, use: (scope: ListScope) => Promise<number>): Promise<number> {
+export async function withListStore(
+  command: string,
+  env: Record<string, string | undefined>,
+  io: CliIo,
+  use: (scope: ListScope) => Promise<number>,
+): Promise<number> {
   const config = loadConfig(env);
   // Rules left at LISTS_FILE's former default would not be the ones edited here.
   const formerLists = formerListsFileWarning(config, { env });
   if (formerLists !== undefined) io.err(`phone-rep: ${formerLists}`);
   const ruleContext: RuleContext = {
-    parsePhoneNumber: createPhoneNumberParser(loadNumberingPlan(numberingDataInUse(arcepLocationOf(config)).dir, { foreignCarriers: false }), config.DEFAULT_REGION),
+    parsePhoneNumber: createPhoneNumberParser(
+      loadNumberingPlan(numberingDataInUse(arcepLocationOf(config)).dir, { foreignCarriers: false }),
+      config.DEFAULT_REGION,
+    ),
     defaultRegion: config.DEFAULT_REGION,
   };
   let store: ListStore;
   try {
     store = await openListStore(listsLocationOf(config), { context: ruleContext, watch: false });
   } catch (error) {
-    io.err(stripControls(error instanceof ListsFileError ? error.message : `the lists cannot be opened: ${error instanceof Error ? error.message : String(error)}`));
+    io.err(
+      stripControls(
+        error instanceof ListsFileError
+          ? error.message
+          : `the lists cannot be opened: ${error instanceof Error ? error.message : String(error)}`,
+      ),
+    );
     return 1;
   }
   try {

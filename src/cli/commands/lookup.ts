@@ -21,7 +21,9 @@ export const lookupCommand = defineCommand({
     const err = (text: string): void => context.io.err(stripControls(text));
     const number = positionals[0];
     if (number === undefined || positionals.length > 1) throw new UsageError('lookup takes exactly one number');
-    const api = await openApi(values.url, context, (seconds) => err(`rate limited by the server: retrying in ${seconds} s`));
+    const api = await openApi(values.url, context, (seconds) =>
+      err(`rate limited by the server: retrying in ${seconds} s`),
+    );
     try {
       const answer = await api.getReport(number);
       // Checked against the published schema before anything of it is shown.
@@ -46,7 +48,10 @@ export const lookupCommand = defineCommand({
       }
       if (answer.facts !== undefined) out(formatFacts(answer.facts).join('\n'));
       const title = readProblemTitle(answer.body);
-      const hint = answer.status === 429 && answer.retryAfterSeconds !== undefined ? ` (retry in ${answer.retryAfterSeconds} s)` : '';
+      const hint =
+        answer.status === 429 && answer.retryAfterSeconds !== undefined
+          ? ` (retry in ${answer.retryAfterSeconds} s)`
+          : '';
       err(`${title === undefined ? `HTTP ${answer.status}` : sanitizeForTerminal(title)}${hint}`);
       if (answer.status === 502) {
         const reasons = readFailureReasons(answer.body);

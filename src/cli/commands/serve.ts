@@ -7,7 +7,8 @@ export const serveCommand = defineCommand({
   usage: 'phone-rep serve',
   summary: ['start the HTTP server'],
   async run({ positionals }, { io, env }) {
-    if (positionals.length > 0) throw new UsageError('serve takes no argument; configure it with environment variables');
+    if (positionals.length > 0)
+      throw new UsageError('serve takes no argument; configure it with environment variables');
     const config = loadConfig(env);
     // V8 takes the heap limit sized from CACHE_MAX_MB only at start: without one of the
     // operator's, the same command runs again in a child started with it (src/start.ts).
@@ -15,7 +16,11 @@ export const serveCommand = defineCommand({
     const script = process.argv[1];
     if (!heapLimitGiven(process.execArgv, process.env.NODE_OPTIONS) && script !== undefined) {
       const { relaunch } = await import('../../infra/runtime/relaunch.js');
-      relaunch(serverExecArgv(process.execArgv, process.env.NODE_OPTIONS, config.CACHE_MAX_MB), script, process.argv.slice(2));
+      relaunch(
+        serverExecArgv(process.execArgv, process.env.NODE_OPTIONS, config.CACHE_MAX_MB),
+        script,
+        process.argv.slice(2),
+      );
       // The process exits with the child.
       return new Promise<number>(() => {});
     }

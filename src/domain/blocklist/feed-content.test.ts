@@ -2,19 +2,50 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createRuleIndex, type RuleIndex } from '../lists/rule-index.js';
 import type { ListRule } from '../ports/operator-lists.js';
-import { buildFeedEntries, CARD_MAX_NUMBERS, cardSteps, feedEntrySteps, groupIntoCards, rankRecent, sortInSteps, splitAround, telOf, type BlockedCaller, type FeedEntry, type FeedInputs } from './feed-content.js';
+import {
+  buildFeedEntries,
+  CARD_MAX_NUMBERS,
+  cardSteps,
+  feedEntrySteps,
+  groupIntoCards,
+  rankRecent,
+  sortInSteps,
+  splitAround,
+  telOf,
+  type BlockedCaller,
+  type FeedEntry,
+  type FeedInputs,
+} from './feed-content.js';
 import { runToEnd } from '../steps.js';
 import { renderCsv, renderVcard, spamBlockerPattern } from './feed-formats.js';
 
 const WORDING = { rule: 'Bloqué', npv: 'NPV' };
-const rule = (text: string, list: 'allow' | 'block', label?: string): ListRule => ({ rule: text, list, createdAt: '2026-01-01T00:00:00.000Z', ...(label === undefined ? {} : { label }) });
-const inputs = (partial: Partial<FeedInputs>): FeedInputs => ({ rules: [], npvPrefixes: [], recent: [], maxEntries: 1000, wording: WORDING, ...partial });
+const rule = (text: string, list: 'allow' | 'block', label?: string): ListRule => ({
+  rule: text,
+  list,
+  createdAt: '2026-01-01T00:00:00.000Z',
+  ...(label === undefined ? {} : { label }),
+});
+const inputs = (partial: Partial<FeedInputs>): FeedInputs => ({
+  rules: [],
+  npvPrefixes: [],
+  recent: [],
+  maxEntries: 1000,
+  wording: WORDING,
+  ...partial,
+});
 const tels = (entries: readonly FeedEntry[]): string[] => entries.map(telOf);
 const DAY = 86_400_000;
-const caller = (e164: string, score: number, atMs: number): BlockedCaller => ({ e164, score, reason: `SPAM? ${score}/9`, atMs });
+const caller = (e164: string, score: number, atMs: number): BlockedCaller => ({
+  e164,
+  score,
+  reason: `SPAM? ${score}/9`,
+  atMs,
+});
 
 /** Whether any entry would block `e164` on a Fritz!Box (exact, or a wildcard's prefix). */
-const blocks = (entries: readonly FeedEntry[], e164: string): boolean => entries.some((entry) => (entry.wildcard ? e164.slice(1).startsWith(entry.digits) : e164.slice(1) === entry.digits));
+const blocks = (entries: readonly FeedEntry[], e164: string): boolean =>
+  entries.some((entry) => (entry.wildcard ? e164.slice(1).startsWith(entry.digits) : e164.slice(1) === entry.digits));
 
 describe('blocklist feed content', () => {
   it('lists the operator block rules first (wildcards for prefixes), then NPV ranges, then looked-up numbers', () => {
@@ -35,45 +66,79 @@ describe('blocklist feed content', () => {
     expect(blocks(entries, '+33162001234')).toBe(false);
     expect(blocks(entries, '+33162001299')).toBe(false);
     // Everything else of the range is still covered.
-    for (const other of ['+33162001134', '+33162011234', '+33162901234', '+33162001304']) expect(blocks(entries, other), other).toBe(true);
+    for (const other of ['+33162001134', '+33162011234', '+33162901234', '+33162001304'])
+      expect(blocks(entries, other), other).toBe(true);
     expect(entries.every((entry) => entry.wildcard)).toBe(true);
     expect(tels(entries)).toContain('+331620011*');
     expect(tels(entries)).not.toContain('+331620012*');
   });
 
   it('splits an NPV range around an allowed exact number, and drops a range the allow list decides for', () => {
-    const entries = buildFeedEntries(inputs({ rules: [rule('+33162001234', 'allow'), rule('+33163*', 'allow')], npvPrefixes: ['+33162', '+33163'] }));
+    const entries = buildFeedEntries(
+      inputs({ rules: [rule('+33162001234', 'allow'), rule('+33163*', 'allow')], npvPrefixes: ['+33162', '+33163'] }),
+    );
     expect(blocks(entries, '+33162001234')).toBe(false);
     expect(blocks(entries, '+33162001235')).toBe(true);
     expect(blocks(entries, '+33163000000')).toBe(false);
   });
 
   it('keeps a block rule longer than the allow rule around it (the longest rule decides), and drops an exact block an equal allow overrides', () => {
-    const entries = buildFeedEntries(inputs({ rules: [rule('+33612*', 'allow'), rule('+33612345678', 'block'), rule('+33699999999', 'block'), rule('+33699999999', 'allow')] }));
+    const entries = buildFeedEntries(
+      inputs({
+        rules: [
+          rule('+33612*', 'allow'),
+          rule('+33612345678', 'block'),
+          rule('+33699999999', 'block'),
+          rule('+33699999999', 'allow'),
+        ],
+      }),
+    );
     expect(tels(entries)).toEqual(['+33612345678']);
   });
 
   it('leaves out a looked-up number the allow list covers and one a wildcard already holds', () => {
-    const entries = buildFeedEntries(inputs({ rules: [rule('+33611*', 'allow'), rule('+33170*', 'block')], recent: [caller('+33611111111', 9, 5), caller('+33170000001', 9, 4), caller('+33622222222', 9, 3)] }));
+    const entries = buildFeedEntries(
+      inputs({
+        rules: [rule('+33611*', 'allow'), rule('+33170*', 'block')],
+        recent: [caller('+33611111111', 9, 5), caller('+33170000001', 9, 4), caller('+33622222222', 9, 3)],
+      }),
+    );
     expect(tels(entries)).toEqual(['+33170*', '+33622222222']);
   });
 
   it('ranks looked-up numbers by day, then score, then time, and honours the cap in rank order', () => {
-    const recent = [caller('+33600000001', 7, 10 * DAY + 5), caller('+33600000002', 9, 10 * DAY + 1), caller('+33600000003', 9, 9 * DAY + 9), caller('+33600000004', 8, 10 * DAY + 2)];
-    expect(rankRecent(recent).map((entry) => entry.e164)).toEqual(['+33600000002', '+33600000004', '+33600000001', '+33600000003']);
+    const recent = [
+      caller('+33600000001', 7, 10 * DAY + 5),
+      caller('+33600000002', 9, 10 * DAY + 1),
+      caller('+33600000003', 9, 9 * DAY + 9),
+      caller('+33600000004', 8, 10 * DAY + 2),
+    ];
+    expect(rankRecent(recent).map((entry) => entry.e164)).toEqual([
+      '+33600000002',
+      '+33600000004',
+      '+33600000001',
+      '+33600000003',
+    ]);
     const capped = buildFeedEntries(inputs({ rules: [rule('+33170*', 'block')], recent, maxEntries: 3 }));
     expect(tels(capped)).toEqual(['+33170*', '+33600000002', '+33600000004']);
   });
 
   it('counts the ranges of a split wildcard against the cap', () => {
-    const entries = buildFeedEntries(inputs({ rules: [rule('+33162*', 'block'), rule('+33162001234', 'allow')], maxEntries: 5 }));
+    const entries = buildFeedEntries(
+      inputs({ rules: [rule('+33162*', 'block'), rule('+33162001234', 'allow')], maxEntries: 5 }),
+    );
     expect(entries).toHaveLength(5);
   });
 });
 
 describe('blocklist cards', () => {
   const manyNumbers = (count: number, prefix = '+336'): FeedEntry[] =>
-    Array.from({ length: count }, (_, index) => ({ digits: `${prefix.slice(1)}${String(index).padStart(8, '0')}`, wildcard: false, source: 'recent' as const, reason: 'SPAM? 8/9' }));
+    Array.from({ length: count }, (_, index) => ({
+      digits: `${prefix.slice(1)}${String(index).padStart(8, '0')}`,
+      wildcard: false,
+      source: 'recent' as const,
+      reason: 'SPAM? 8/9',
+    }));
 
   it('holds at most 9 numbers per card, each number once', () => {
     const entries = manyNumbers(250);
@@ -85,7 +150,10 @@ describe('blocklist cards', () => {
   it('keeps a card’s uid when a number is added in another prefix bucket', () => {
     const before = groupIntoCards([...manyNumbers(30, '+336'), ...manyNumbers(5, '+337')], () => 'r');
     const after = groupIntoCards([...manyNumbers(30, '+336'), ...manyNumbers(6, '+337')], () => 'r');
-    const unchanged = (cards: typeof before) => cards.filter((card) => card.entries[0]?.digits.startsWith('336')).map((card) => [card.uid, tels(card.entries).join()]);
+    const unchanged = (cards: typeof before) =>
+      cards
+        .filter((card) => card.entries[0]?.digits.startsWith('336'))
+        .map((card) => [card.uid, tels(card.entries).join()]);
     expect(unchanged(after)).toEqual(unchanged(before));
   });
 
@@ -93,18 +161,42 @@ describe('blocklist cards', () => {
     const [card] = groupIntoCards(manyNumbers(2), () => 'r');
     if (card === undefined) throw new Error('no card');
     const text = renderVcard({ ...card, reason: 'Arnaque, au; CPF' }, '-//test//FR');
-    expect(text.split('\r\n')).toEqual(['BEGIN:VCARD', 'VERSION:3.0', 'PRODID:-//test//FR', `UID:${card.uid}`, 'FN:Arnaque\\, au\\; CPF', 'N:Arnaque\\, au\\; CPF;;;;', 'CATEGORIES:SPAM', 'TEL;TYPE=VOICE:+33600000000', 'TEL;TYPE=VOICE:+33600000001', 'END:VCARD', '']);
+    expect(text.split('\r\n')).toEqual([
+      'BEGIN:VCARD',
+      'VERSION:3.0',
+      'PRODID:-//test//FR',
+      `UID:${card.uid}`,
+      'FN:Arnaque\\, au\\; CPF',
+      'N:Arnaque\\, au\\; CPF;;;;',
+      'CATEGORIES:SPAM',
+      'TEL;TYPE=VOICE:+33600000000',
+      'TEL;TYPE=VOICE:+33600000001',
+      'END:VCARD',
+      '',
+    ]);
   });
 
   it('writes the CSV SpamBlocker imports: pattern without +, wildcard as .*, no comma in a description', () => {
     expect(spamBlockerPattern({ digits: '33162', wildcard: true, source: 'npv', reason: '' })).toBe('33162.*');
-    const csv = renderCsv([{ uid: 'u', reason: 'a, b', entries: [{ digits: '33612345678', wildcard: false, source: 'rule', reason: 'a, b' }] }]);
+    const csv = renderCsv([
+      {
+        uid: 'u',
+        reason: 'a, b',
+        entries: [{ digits: '33612345678', wildcard: false, source: 'rule', reason: 'a, b' }],
+      },
+    ]);
     expect(csv).toBe('pattern,description,isBlacklist\n33612345678,a b,true\n');
   });
 
   it('builds entries and cards in many small steps with the same result as in one go', () => {
-    const recent = Array.from({ length: 1200 }, (_, index) => caller(`+336${String(20_000_000 + index * 7919).slice(-8)}`, 7 + (index % 3), index));
-    const feedInputs = inputs({ rules: [rule('+33170*', 'block'), rule('+33170000001', 'allow')], npvPrefixes: ['+33162', '+33163'], recent });
+    const recent = Array.from({ length: 1200 }, (_, index) =>
+      caller(`+336${String(20_000_000 + index * 7919).slice(-8)}`, 7 + (index % 3), index),
+    );
+    const feedInputs = inputs({
+      rules: [rule('+33170*', 'block'), rule('+33170000001', 'allow')],
+      npvPrefixes: ['+33162', '+33163'],
+      recent,
+    });
     const count = <T>(steps: Generator<void, T, void>): { value: T; pauses: number } => {
       let pauses = 0;
       for (;;) {
@@ -128,7 +220,9 @@ describe('blocklist cards', () => {
 
 describe('blocklist feed against the lists (issue 44)', () => {
   it('never lists a blocked range that covers an allowed number of its own digits (finding 3)', () => {
-    const entries = buildFeedEntries(inputs({ rules: [rule('+33612345678*', 'block'), rule('+33612345678', 'allow')] }));
+    const entries = buildFeedEntries(
+      inputs({ rules: [rule('+33612345678*', 'block'), rule('+33612345678', 'allow')] }),
+    );
     expect(blocks(entries, '+33612345678')).toBe(false);
     expect(tels(entries)).not.toContain('+33612345678*');
     expect(renderCsv(groupIntoCards(entries, () => 'r'))).not.toContain('33612345678.*');
@@ -140,7 +234,10 @@ describe('blocklist feed against the lists (issue 44)', () => {
   });
 
   it('builds a range around thousands of allowed numbers without a RangeError, within the cap (finding 4)', () => {
-    const allowed = Array.from({ length: 4000 }, (_, index) => `+336${String((index * 7_919_993 + 12_345) % 100_000_000).padStart(8, '0')}`);
+    const allowed = Array.from(
+      { length: 4000 },
+      (_, index) => `+336${String((index * 7_919_993 + 12_345) % 100_000_000).padStart(8, '0')}`,
+    );
     const rules = [rule('+33*', 'block'), ...allowed.map((e164) => rule(e164, 'allow'))];
     const entries = buildFeedEntries(inputs({ rules, maxEntries: 1000 }));
     expect(entries).toHaveLength(1000);
@@ -153,7 +250,12 @@ describe('blocklist feed against the lists (issue 44)', () => {
   });
 
   it('decides each entry with one look-up on the lists’ index, reading the rules in a few passes (finding 10)', () => {
-    const index = createRuleIndex([rule('+33170*', 'block'), rule('+33170000001', 'allow'), rule('+33612345678', 'block'), rule('+33699*', 'allow')]);
+    const index = createRuleIndex([
+      rule('+33170*', 'block'),
+      rule('+33170000001', 'allow'),
+      rule('+33612345678', 'block'),
+      rule('+33699*', 'allow'),
+    ]);
     let decisions = 0;
     let read = 0;
     const counted = {
@@ -168,7 +270,9 @@ describe('blocklist feed against the lists (issue 44)', () => {
         }
       },
     };
-    const entries = buildFeedEntries(inputs({ rules: counted, recent: [caller('+33699000001', 9, 1), caller('+33611111111', 9, 2)] }));
+    const entries = buildFeedEntries(
+      inputs({ rules: counted, recent: [caller('+33699000001', 9, 1), caller('+33611111111', 9, 2)] }),
+    );
     expect(blocks(entries, '+33170000001')).toBe(false);
     expect(tels(entries)).toContain('+33611111111');
     // Three passes over the rules: the block ranges, the allow rules inside them, the block numbers.
@@ -180,7 +284,17 @@ describe('blocklist feed against the lists (issue 44)', () => {
   it('reads the block rules in batches, in digit order, past a first batch that the ranges before them cover', () => {
     // 300 ranges inside +331*, all covered by it, then one number: found in a later batch.
     const covered = Array.from({ length: 300 }, (_, at) => rule(`+331${String(at).padStart(3, '0')}*`, 'block'));
-    const entries = buildFeedEntries(inputs({ rules: createRuleIndex([...covered, rule('+331*', 'block'), rule('+33612345678', 'block'), rule('+339*', 'block')]), maxEntries: 3 }));
+    const entries = buildFeedEntries(
+      inputs({
+        rules: createRuleIndex([
+          ...covered,
+          rule('+331*', 'block'),
+          rule('+33612345678', 'block'),
+          rule('+339*', 'block'),
+        ]),
+        maxEntries: 3,
+      }),
+    );
     expect(tels(entries)).toEqual(['+331*', '+339*', '+33612345678']);
   });
 
@@ -204,8 +318,14 @@ describe('blocklist feed against the lists (issue 44)', () => {
     };
     grow('33');
   }
-  const digitsArb = fc.array(fc.constantFrom('0', '1', '2'), { minLength: 1, maxLength: 5 }).map((tail) => `33${tail.join('')}`);
-  const ruleArb = fc.record({ digits: digitsArb, wildcard: fc.boolean(), list: fc.constantFrom<'allow' | 'block'>('allow', 'block') });
+  const digitsArb = fc
+    .array(fc.constantFrom('0', '1', '2'), { minLength: 1, maxLength: 5 })
+    .map((tail) => `33${tail.join('')}`);
+  const ruleArb = fc.record({
+    digits: digitsArb,
+    wildcard: fc.boolean(),
+    list: fc.constantFrom<'allow' | 'block'>('allow', 'block'),
+  });
 
   it('property: the feed never lists what the lists allow, and every number a listed block rule covers is blocked by the lists (finding 3)', () => {
     fc.assert(
@@ -217,13 +337,21 @@ describe('blocklist feed against the lists (issue 44)', () => {
           const rules = shapes.map((shape) => rule(`+${shape.digits}${shape.wildcard ? '*' : ''}`, shape.list));
           const index = createRuleIndex(rules);
           const entries = buildFeedEntries(
-            inputs({ rules, npvPrefixes: npv.map((digits) => `+${digits}`), recent: recent.map((digits, at) => caller(`+${digits}`, 9, at)), maxEntries: 100_000 }),
+            inputs({
+              rules,
+              npvPrefixes: npv.map((digits) => `+${digits}`),
+              recent: recent.map((digits, at) => caller(`+${digits}`, 9, at)),
+              maxEntries: 100_000,
+            }),
           );
           for (const probe of probes) {
             const decided = index.decide(probe, false, 0)?.list;
-            const covering = entries.filter((entry) => (entry.wildcard ? probe.startsWith(entry.digits) : probe === entry.digits));
+            const covering = entries.filter((entry) =>
+              entry.wildcard ? probe.startsWith(entry.digits) : probe === entry.digits,
+            );
             if (decided === 'allow') expect(covering, `+${probe} is allowed`).toEqual([]);
-            for (const entry of covering.filter((item) => item.source === 'rule')) expect(decided, `+${probe} under ${telOf(entry)}`).toBe('block');
+            for (const entry of covering.filter((item) => item.source === 'rule'))
+              expect(decided, `+${probe} under ${telOf(entry)}`).toBe('block');
           }
         },
       ),
@@ -236,20 +364,34 @@ describe('blocklist feed against the lists (issue 44)', () => {
     const expiryArb = fc.constantFrom(undefined, '2026-05-01T00:00:00.000Z', '2026-07-01T00:00:00.000Z');
     fc.assert(
       fc.property(
-        fc.uniqueArray(fc.record({ digits: digitsArb, wildcard: fc.boolean(), list: fc.constantFrom<'allow' | 'block'>('allow', 'block'), expiresAt: expiryArb }), {
-          selector: (item) => `${item.digits}${item.wildcard ? '*' : ''}`,
-          maxLength: 25,
-        }),
+        fc.uniqueArray(
+          fc.record({
+            digits: digitsArb,
+            wildcard: fc.boolean(),
+            list: fc.constantFrom<'allow' | 'block'>('allow', 'block'),
+            expiresAt: expiryArb,
+          }),
+          {
+            selector: (item) => `${item.digits}${item.wildcard ? '*' : ''}`,
+            maxLength: 25,
+          },
+        ),
         (shapes) => {
-          const rules = shapes.map((shape) => ({ ...rule(`+${shape.digits}${shape.wildcard ? '*' : ''}`, shape.list), ...(shape.expiresAt === undefined ? {} : { expiresAt: shape.expiresAt }) }));
+          const rules = shapes.map((shape) => ({
+            ...rule(`+${shape.digits}${shape.wildcard ? '*' : ''}`, shape.list),
+            ...(shape.expiresAt === undefined ? {} : { expiresAt: shape.expiresAt }),
+          }));
           const index = createRuleIndex(rules);
           const entries = buildFeedEntries(inputs({ rules: index, nowMs: NOW, maxEntries: 100_000 }));
           const listedTels = new Set(entries.map(telOf));
-          const listed = (digits: string): boolean => listedTels.has(`+${digits}`) || [...digits].some((_, at) => listedTels.has(`+${digits.slice(0, at + 1)}*`));
+          const listed = (digits: string): boolean =>
+            listedTels.has(`+${digits}`) || [...digits].some((_, at) => listedTels.has(`+${digits.slice(0, at + 1)}*`));
           // The feed's documented cut: an allowed number ends its branch, longer numbers under it
           // are not listed. And a split range lists its sub-ranges, not its own digits as a number:
           // completeness is asked of whole numbers, longer than every rule (8 digits here).
-          const allowedNumbers = [...index.inForce(NOW)].filter((item) => item.list === 'allow' && !item.rule.endsWith('*')).map((item) => item.rule.slice(1));
+          const allowedNumbers = [...index.inForce(NOW)]
+            .filter((item) => item.list === 'allow' && !item.rule.endsWith('*'))
+            .map((item) => item.rule.slice(1));
           for (const probe of probes) {
             // What /verdict and /cid ask: the lists' match of the number (RuleIndex.match, which is decide).
             const decided = index.match(`+${probe}`, NOW)?.list;

@@ -73,7 +73,12 @@ function lowerBound(sorted: readonly string[], value: string, from = 0, to = sor
  * one-digit-longer ranges, each split again. Yields one range at a time (a caller stops at its
  * cap): no array of every range is ever made, and the depth is at most 15.
  */
-function* splitRanges(prefix: string, allows: readonly string[], lo: number, hi: number): Generator<string, void, void> {
+function* splitRanges(
+  prefix: string,
+  allows: readonly string[],
+  lo: number,
+  hi: number,
+): Generator<string, void, void> {
   if (lo >= hi) {
     yield prefix;
     return;
@@ -95,7 +100,10 @@ function* splitRanges(prefix: string, allows: readonly string[], lo: number, hi:
  * level down to each allowed rule, which itself is left out.
  */
 export function splitAround(prefix: string, allowedInside: readonly RuleShape[]): string[] {
-  const allows = allowedInside.map((rule) => rule.digits).filter((digits) => digits.startsWith(prefix)).sort(byDigits);
+  const allows = allowedInside
+    .map((rule) => rule.digits)
+    .filter((digits) => digits.startsWith(prefix))
+    .sort(byDigits);
   return [...splitRanges(prefix, allows, 0, allows.length)];
 }
 
@@ -167,10 +175,17 @@ const bySpelling = (a: RuleInForce, b: RuleInForce): number => byDigits(a.rule, 
  * order after the spelling `after`, sorted: one pass over `rules` with a bounded max-heap, so
  * that no more than `limit` of them are held however many the lists hold.
  */
-function* nextBlockRules(rules: Iterable<RuleInForce>, wildcard: boolean, after: string, limit: number, pause: () => boolean): Steps<RuleInForce[]> {
+function* nextBlockRules(
+  rules: Iterable<RuleInForce>,
+  wildcard: boolean,
+  after: string,
+  limit: number,
+  pause: () => boolean,
+): Steps<RuleInForce[]> {
   // heap[0] is the greatest held; a rule below it replaces it once the heap is full.
   const heap: RuleInForce[] = [];
-  const above = (at: number, other: number): boolean => byDigits((heap[at] as RuleInForce).rule, (heap[other] as RuleInForce).rule) > 0;
+  const above = (at: number, other: number): boolean =>
+    byDigits((heap[at] as RuleInForce).rule, (heap[other] as RuleInForce).rule) > 0;
   const swap = (at: number, other: number): void => {
     const held = heap[at] as RuleInForce;
     heap[at] = heap[other] as RuleInForce;
@@ -187,7 +202,7 @@ function* nextBlockRules(rules: Iterable<RuleInForce>, wildcard: boolean, after:
       continue;
     }
     heap[0] = rule;
-    for (let at = 0; ; ) {
+    for (let at = 0; ;) {
       const left = 2 * at + 1;
       const right = left + 1;
       let top = at;
@@ -308,7 +323,9 @@ export function* feedEntrySteps(inputs: FeedInputs): Steps<FeedEntry[]> {
     }
   }
   // 2. NPV ranges, unless an allow rule decides for the whole range.
-  const npvRanges = inputs.npvPrefixes.map((prefix) => parseRuleKey(`${prefix}*`)?.digits).filter((digits) => digits !== undefined);
+  const npvRanges = inputs.npvPrefixes
+    .map((prefix) => parseRuleKey(`${prefix}*`)?.digits)
+    .filter((digits) => digits !== undefined);
   const npvAllows = npvRanges.length === 0 || full() ? [] : yield* allowsInside(npvRanges);
   for (const digits of npvRanges) {
     if (full()) return entries;
@@ -322,7 +339,8 @@ export function* feedEntrySteps(inputs: FeedInputs): Steps<FeedEntry[]> {
     if (full()) break;
     if (pause()) yield;
     const number = parseRuleKey(caller.e164);
-    if (number === undefined || number.digits.length < 4 || index.decide(number.digits, false, nowMs)?.list === 'allow') continue;
+    if (number === undefined || number.digits.length < 4 || index.decide(number.digits, false, nowMs)?.list === 'allow')
+      continue;
     addNumber(number.digits, 'recent', caller.reason);
   }
   return entries;
@@ -368,7 +386,10 @@ export function* cardSteps(entries: readonly FeedEntry[], reasonKey: (reason: st
       }
       const children = new Map<string, FeedEntry[]>();
       for (const member of members) {
-        const child = member.digits.length >= depth ? member.digits.slice(0, depth) : `${member.digits}${member.wildcard ? 'w' : 'x'}`;
+        const child =
+          member.digits.length >= depth
+            ? member.digits.slice(0, depth)
+            : `${member.digits}${member.wildcard ? 'w' : 'x'}`;
         const list = children.get(child);
         if (list === undefined) children.set(child, [member]);
         else list.push(member);
@@ -377,7 +398,12 @@ export function* cardSteps(entries: readonly FeedEntry[], reasonKey: (reason: st
         // A bucket that cannot be split (entries all shorter than the depth) is cut in nines.
         if (list.length > CARD_MAX_NUMBERS && list.every((member) => member.digits.length < depth)) {
           const sorted = [...list].sort(compareEntries);
-          for (let start = 0; start < sorted.length; start += CARD_MAX_NUMBERS) cards.push({ uid: `${key}-${child}-${start / CARD_MAX_NUMBERS}`, reason, entries: sorted.slice(start, start + CARD_MAX_NUMBERS) });
+          for (let start = 0; start < sorted.length; start += CARD_MAX_NUMBERS)
+            cards.push({
+              uid: `${key}-${child}-${start / CARD_MAX_NUMBERS}`,
+              reason,
+              entries: sorted.slice(start, start + CARD_MAX_NUMBERS),
+            });
           continue;
         }
         yield* bucket(list, depth + 1, child);

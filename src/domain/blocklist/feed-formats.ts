@@ -9,7 +9,11 @@ const MAX_LINE_OCTETS = 75;
 
 /** A text value escaped as RFC 2426 §4 says: backslash, comma, semicolon, line breaks. */
 export function escapeVcardText(text: string): string {
-  return text.replace(/\\/g, '\\\\').replace(/,/g, '\\,').replace(/;/g, '\\;').replace(/\r\n|\r|\n/g, '\\n');
+  return text
+    .replace(/\\/g, '\\\\')
+    .replace(/,/g, '\\,')
+    .replace(/;/g, '\\;')
+    .replace(/\r\n|\r|\n/g, '\\n');
 }
 
 /** Folds a content line at 75 octets (RFC 2426 §2.6), never inside a UTF-8 sequence. */
@@ -60,7 +64,10 @@ export function spamBlockerPattern(entry: FeedEntry): string {
 // SpamBlocker's CSV reader splits on commas and does not unquote: a description keeps no comma,
 // quote or line break.
 function csvText(text: string): string {
-  return text.replace(/[,"\r\n]+/g, ' ').replace(/\s+/g, ' ').trim();
+  return text
+    .replace(/[,"\r\n]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 export const CSV_HEADER = 'pattern,description,isBlacklist';

@@ -122,7 +122,9 @@ export function* csvRecords(text: string): Generator<CsvRecord> {
         fields = splitCsvLine(line);
       } catch (error) {
         const reason = (error as Error).message;
-        throw given === 0 ? new ListCsvError(number, `the header is not CSV (${reason})`, 'header') : new ListCsvError(number, `not a CSV line: ${reason}`);
+        throw given === 0
+          ? new ListCsvError(number, `the header is not CSV (${reason})`, 'header')
+          : new ListCsvError(number, `not a CSV line: ${reason}`);
       }
       given += 1;
       yield { fields, number };
@@ -162,15 +164,27 @@ export function formatListCsv(rules: Iterable<ListRule>, columns: readonly Colum
 
 /** The column order a header's fields give (white space around the line ignored); throws ListCsvError on line `lineNumber`. */
 export function readHeader(record: readonly string[], lineNumber: number): Column[] {
-  const fields = record.map((name, at) => (at === 0 ? name.trimStart() : name)).map((name, at) => (at === record.length - 1 ? name.trimEnd() : name));
+  const fields = record
+    .map((name, at) => (at === 0 ? name.trimStart() : name))
+    .map((name, at) => (at === record.length - 1 ? name.trimEnd() : name));
   const known = new Set<string>(FILE_COLUMNS);
   const seen = new Set<string>();
   for (const name of fields) {
-    if (!known.has(name)) throw new ListCsvError(lineNumber, `unknown column ${JSON.stringify(name)}: the header is ${EXPORT_COLUMNS.join(',')} (and createdAt, optional)`, 'header');
+    if (!known.has(name))
+      throw new ListCsvError(
+        lineNumber,
+        `unknown column ${JSON.stringify(name)}: the header is ${EXPORT_COLUMNS.join(',')} (and createdAt, optional)`,
+        'header',
+      );
     if (seen.has(name)) throw new ListCsvError(lineNumber, `column ${name} appears twice`, 'header');
     seen.add(name);
   }
-  if (!seen.has('rule') || !seen.has('list')) throw new ListCsvError(lineNumber, `the header must name at least rule and list (${EXPORT_COLUMNS.join(',')})`, 'header');
+  if (!seen.has('rule') || !seen.has('list'))
+    throw new ListCsvError(
+      lineNumber,
+      `the header must name at least rule and list (${EXPORT_COLUMNS.join(',')})`,
+      'header',
+    );
   return fields as Column[];
 }
 
@@ -183,8 +197,14 @@ export interface RowOptions {
 }
 
 /** One data record as a rule; throws ListCsvError naming the line and the field. */
-export function readRuleRecord(fields: readonly string[], lineNumber: number, columns: readonly Column[], options: RowOptions): ListRule {
-  if (fields.length !== columns.length) throw new ListCsvError(lineNumber, `${fields.length} fields where the header has ${columns.length}`);
+export function readRuleRecord(
+  fields: readonly string[],
+  lineNumber: number,
+  columns: readonly Column[],
+  options: RowOptions,
+): ListRule {
+  if (fields.length !== columns.length)
+    throw new ListCsvError(lineNumber, `${fields.length} fields where the header has ${columns.length}`);
   const row: Partial<Record<Column, string>> = {};
   columns.forEach((column, at) => {
     const value = fields[at];
@@ -194,11 +214,27 @@ export function readRuleRecord(fields: readonly string[], lineNumber: number, co
   if (options.trustNormalForm === true && isRuleSpelling(rule)) {
     // The store's own file: the rule is already E.164; every other field is checked all the same.
     const checked = checkRuleFields({ ...row, rule, list: row.list });
-    if (!checked.ok) throw new ListCsvError(lineNumber, `${checked.problem.field}: ${checked.problem.reason}`, checked.problem.field, rule);
+    if (!checked.ok)
+      throw new ListCsvError(
+        lineNumber,
+        `${checked.problem.field}: ${checked.problem.reason}`,
+        checked.problem.field,
+        rule,
+      );
     return checked.value;
   }
-  const checked = checkRule({ ...row, rule, list: row.list }, options.context, options.nowMs === undefined ? {} : { nowMs: options.nowMs });
-  if (!checked.ok) throw new ListCsvError(lineNumber, `${checked.problem.field}: ${checked.problem.reason}`, checked.problem.field, rule);
+  const checked = checkRule(
+    { ...row, rule, list: row.list },
+    options.context,
+    options.nowMs === undefined ? {} : { nowMs: options.nowMs },
+  );
+  if (!checked.ok)
+    throw new ListCsvError(
+      lineNumber,
+      `${checked.problem.field}: ${checked.problem.reason}`,
+      checked.problem.field,
+      rule,
+    );
   return checked.value;
 }
 
@@ -215,7 +251,8 @@ export function* csvLines(text: string): Generator<{ line: string; number: numbe
     if (end === -1) end = text.length;
     number += 1;
     const length = end > start && text.charCodeAt(end - 1) === 13 ? end - start - 1 : end - start;
-    if (length > MAX_LINE_CHARS) throw new ListCsvError(number, `the line is ${length} characters long; a line is at most ${MAX_LINE_CHARS}`);
+    if (length > MAX_LINE_CHARS)
+      throw new ListCsvError(number, `the line is ${length} characters long; a line is at most ${MAX_LINE_CHARS}`);
     let line = text.slice(start, end);
     if (line.endsWith('\r')) line = line.slice(0, -1);
     start = end + 1;
@@ -235,6 +272,7 @@ export function readListCsv(text: string, options: RowOptions): ListRule[] {
     }
     rules.push(readRuleRecord(fields, number, columns, options));
   }
-  if (columns === undefined) throw new ListCsvError(1, `no header: the first line is ${EXPORT_COLUMNS.join(',')}`, 'header');
+  if (columns === undefined)
+    throw new ListCsvError(1, `no header: the first line is ${EXPORT_COLUMNS.join(',')}`, 'header');
   return rules;
 }

@@ -3,7 +3,12 @@ import { describe, expect, it } from 'vitest';
 import type { ListRule } from '../ports/operator-lists.js';
 import { createRuleIndex } from './rule-index.js';
 
-const rule = (text: string, list: 'allow' | 'block', extra: Partial<ListRule> = {}): ListRule => ({ rule: text, list, createdAt: '2026-01-01T00:00:00.000Z', ...extra });
+const rule = (text: string, list: 'allow' | 'block', extra: Partial<ListRule> = {}): ListRule => ({
+  rule: text,
+  list,
+  createdAt: '2026-01-01T00:00:00.000Z',
+  ...extra,
+});
 
 describe('rule index decide', () => {
   const index = createRuleIndex([
@@ -21,7 +26,12 @@ describe('rule index decide', () => {
     for (const digits of ['33612345678', '33612345670', '33611111111', '336991', '4412345678']) {
       expect(index.decide(digits, false, before)).toEqual(index.match(`+${digits}`, before));
     }
-    expect(index.decide('33612345678', false, before)).toEqual({ list: 'allow', rule: '+33612345678', label: 'Boss', labelPublic: false });
+    expect(index.decide('33612345678', false, before)).toEqual({
+      list: 'allow',
+      rule: '+33612345678',
+      label: 'Boss',
+      labelPublic: false,
+    });
   });
 
   it('decides a range by the longest prefix rule no longer than it, never by an exact rule', () => {
@@ -35,10 +45,16 @@ describe('rule index decide', () => {
   });
 
   it('gives the rules in force, without the expired ones (activeRules is the same walk, collected)', () => {
-    expect(index.activeRules(after).map(({ rule: spelling, list, label }) => ({ rule: spelling, list, label }))).toEqual([...index.inForce(after)]);
+    expect(
+      index.activeRules(after).map(({ rule: spelling, list, label }) => ({ rule: spelling, list, label })),
+    ).toEqual([...index.inForce(after)]);
     expect([...index.inForce(before)].map((item) => item.rule)).toContain('+3361234*');
     expect([...index.inForce(after)].map((item) => item.rule)).not.toContain('+3361234*');
-    expect([...index.inForce(after)].find((item) => item.rule === '+33612345678')).toEqual({ rule: '+33612345678', list: 'allow', label: 'Boss' });
+    expect([...index.inForce(after)].find((item) => item.rule === '+33612345678')).toEqual({
+      rule: '+33612345678',
+      list: 'allow',
+      label: 'Boss',
+    });
   });
 
   it('keeps its version moving with expiries as rules that expire are added, replaced and removed', () => {

@@ -7,7 +7,13 @@
 // `version()` changes with every write and whenever an expiry passes (a sorted array of the
 // expiries, searched only when `now` leaves the interval of the last answer), so the caches of
 // finished answers can tell that a body made earlier may be wrong now. Pure; no I/O.
-import { type ListMatch, type ListName, type ListRule, type OperatorLists, MAX_RULE_DIGITS } from '../ports/operator-lists.js';
+import {
+  type ListMatch,
+  type ListName,
+  type ListRule,
+  type OperatorLists,
+  MAX_RULE_DIGITS,
+} from '../ports/operator-lists.js';
 import { coveringSpellings, parseRuleKey, type RuleKey } from './rule-key.js';
 
 /**
@@ -86,12 +92,28 @@ function recordOf(rule: ListRule): StoredRecord {
 function unfold(stored: StoredRecord): RuleRecord {
   if (typeof stored !== 'number') return stored;
   return stored < 0
-    ? { list: 'allow', label: undefined, labelPublic: false, note: undefined, createdAtMs: -stored - 1, expiresAtMs: Number.POSITIVE_INFINITY }
-    : { list: 'block', label: undefined, labelPublic: false, note: undefined, createdAtMs: stored, expiresAtMs: Number.POSITIVE_INFINITY };
+    ? {
+        list: 'allow',
+        label: undefined,
+        labelPublic: false,
+        note: undefined,
+        createdAtMs: -stored - 1,
+        expiresAtMs: Number.POSITIVE_INFINITY,
+      }
+    : {
+        list: 'block',
+        label: undefined,
+        labelPublic: false,
+        note: undefined,
+        createdAtMs: stored,
+        expiresAtMs: Number.POSITIVE_INFINITY,
+      };
 }
 
-const expiryOf = (stored: StoredRecord): number => (typeof stored === 'number' ? Number.POSITIVE_INFINITY : stored.expiresAtMs);
-const listOf = (stored: StoredRecord): ListName => (typeof stored === 'number' ? (stored < 0 ? 'allow' : 'block') : stored.list);
+const expiryOf = (stored: StoredRecord): number =>
+  typeof stored === 'number' ? Number.POSITIVE_INFINITY : stored.expiresAtMs;
+const listOf = (stored: StoredRecord): ListName =>
+  typeof stored === 'number' ? (stored < 0 ? 'allow' : 'block') : stored.list;
 
 function ruleOf(spelling: string, stored: StoredRecord): ListRule {
   const record = unfold(stored);
@@ -102,12 +124,16 @@ function ruleOf(spelling: string, stored: StoredRecord): ListRule {
     ...(record.labelPublic ? { labelPublic: true } : {}),
     ...(record.note === undefined ? {} : { note: record.note }),
     createdAt: new Date(record.createdAtMs).toISOString(),
-    ...(record.expiresAtMs === Number.POSITIVE_INFINITY ? {} : { expiresAt: new Date(record.expiresAtMs).toISOString() }),
+    ...(record.expiresAtMs === Number.POSITIVE_INFINITY
+      ? {}
+      : { expiresAt: new Date(record.expiresAtMs).toISOString() }),
   };
 }
 
 const matchOf = (spelling: string, stored: StoredRecord): ListMatch =>
-  typeof stored === 'number' ? { list: listOf(stored), rule: spelling, label: null, labelPublic: false } : { list: stored.list, rule: spelling, label: stored.label ?? null, labelPublic: stored.labelPublic };
+  typeof stored === 'number'
+    ? { list: listOf(stored), rule: spelling, label: null, labelPublic: false }
+    : { list: stored.list, rule: spelling, label: stored.label ?? null, labelPublic: stored.labelPublic };
 
 export function createRuleIndex(rules: Iterable<ListRule> = []): RuleIndex {
   const records = new Map<string, StoredRecord>();
@@ -133,7 +159,8 @@ export function createRuleIndex(rules: Iterable<ListRule> = []): RuleIndex {
     if (key?.wildcard === true) prefixLengths[key.digits.length] = (prefixLengths[key.digits.length] ?? 0) + delta;
   };
 
-  const finite = (record: StoredRecord | undefined): number => (record !== undefined && expiryOf(record) !== Number.POSITIVE_INFINITY ? 1 : 0);
+  const finite = (record: StoredRecord | undefined): number =>
+    record !== undefined && expiryOf(record) !== Number.POSITIVE_INFINITY ? 1 : 0;
 
   const setRecord = (rule: ListRule): boolean => {
     const previous = records.get(rule.rule);
@@ -151,7 +178,10 @@ export function createRuleIndex(rules: Iterable<ListRule> = []): RuleIndex {
     if (now >= window.low && now < window.high) return window.passed;
     if (expiries === undefined) {
       const times: number[] = [];
-      if (expiring > 0) for (const record of records.values()) if (typeof record !== 'number' && record.expiresAtMs !== Number.POSITIVE_INFINITY) times.push(record.expiresAtMs);
+      if (expiring > 0)
+        for (const record of records.values())
+          if (typeof record !== 'number' && record.expiresAtMs !== Number.POSITIVE_INFINITY)
+            times.push(record.expiresAtMs);
       expiries = Float64Array.from(times).sort();
     }
     // The number of expiries ≤ now.
@@ -162,7 +192,11 @@ export function createRuleIndex(rules: Iterable<ListRule> = []): RuleIndex {
       if ((expiries[mid] ?? 0) <= now) lo = mid + 1;
       else hi = mid;
     }
-    window = { low: lo === 0 ? Number.NEGATIVE_INFINITY : (expiries[lo - 1] ?? 0), high: lo === expiries.length ? Number.POSITIVE_INFINITY : (expiries[lo] ?? 0), passed: lo };
+    window = {
+      low: lo === 0 ? Number.NEGATIVE_INFINITY : (expiries[lo - 1] ?? 0),
+      high: lo === expiries.length ? Number.POSITIVE_INFINITY : (expiries[lo] ?? 0),
+      passed: lo,
+    };
     return lo;
   }
 
@@ -192,7 +226,11 @@ export function createRuleIndex(rules: Iterable<ListRule> = []): RuleIndex {
     const whole = prefixLengths[digits] ? records.get(`${plusDigits}*`) : undefined;
     const exactLive = exact !== undefined && expiryOf(exact) > now ? exact : undefined;
     const wholeLive = whole !== undefined && expiryOf(whole) > now ? whole : undefined;
-    if (exactLive !== undefined && (listOf(exactLive) === 'allow' || wholeLive === undefined || listOf(wholeLive) === 'block')) return matchOf(plusDigits, exactLive);
+    if (
+      exactLive !== undefined &&
+      (listOf(exactLive) === 'allow' || wholeLive === undefined || listOf(wholeLive) === 'block')
+    )
+      return matchOf(plusDigits, exactLive);
     if (wholeLive !== undefined) return matchOf(`${plusDigits}*`, wholeLive);
     return longestPrefixRule(plusDigits, digits - 1, now);
   }
@@ -202,7 +240,8 @@ export function createRuleIndex(rules: Iterable<ListRule> = []): RuleIndex {
     match: (e164, now = Date.now()) => decision(e164, false, now),
     activeRules(now = Date.now()) {
       const version = index.version(now);
-      if (active?.version !== version) active = { version, rules: Array.from(live(now), ([spelling, record]) => ruleOf(spelling, record)) };
+      if (active?.version !== version)
+        active = { version, rules: Array.from(live(now), ([spelling, record]) => ruleOf(spelling, record)) };
       return active.rules;
     },
     version(now = Date.now()) {
@@ -240,7 +279,8 @@ export function createRuleIndex(rules: Iterable<ListRule> = []): RuleIndex {
     size: () => records.size,
     decide: (digits, wildcard, now = Date.now()) => decision(`+${digits}`, wildcard, now),
     *inForce(now = Date.now()) {
-      for (const [rule, record] of live(now)) yield { rule, list: listOf(record), label: typeof record === 'number' ? undefined : record.label };
+      for (const [rule, record] of live(now))
+        yield { rule, list: listOf(record), label: typeof record === 'number' ? undefined : record.label };
     },
     countByList(now = Date.now()) {
       const counts: Record<ListName, number> = { allow: 0, block: 0 };
@@ -260,9 +300,13 @@ export function explainDecision(e164: string, index: RuleIndex, now = Date.now()
   const digits = e164.slice(1);
   const decision = index.decide(digits, false, now);
   if (decision === null) return [`${e164}: no rule applies; the sources decide.`];
-  const lines = [`${e164}: ${decision.list} by rule ${decision.rule}${decision.label === null ? '' : ` (label "${decision.label}")`}.`];
+  const lines = [
+    `${e164}: ${decision.list} by rule ${decision.rule}${decision.label === null ? '' : ` (label "${decision.label}")`}.`,
+  ];
   const decidingDigits = parseRuleKey(decision.rule)?.digits.length ?? 0;
-  const others = coveringSpellings({ digits, wildcard: false }).filter((spelling) => spelling !== decision.rule && index.has(spelling));
+  const others = coveringSpellings({ digits, wildcard: false }).filter(
+    (spelling) => spelling !== decision.rule && index.has(spelling),
+  );
   if (others.length === 0) {
     lines.push('It is the only rule that matches this number.');
     return lines;

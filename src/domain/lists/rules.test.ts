@@ -8,9 +8,17 @@ import { createRuleIndex, explainDecision } from './rule-index.js';
 import { formatListCsv, FILE_COLUMNS, ListCsvError, readListCsv } from './list-csv.js';
 import type { ListRule } from '../ports/operator-lists.js';
 
-const context = { parsePhoneNumber: createPhoneNumberParser(loadNumberingPlan('data/arcep'), 'FR'), defaultRegion: 'FR' };
+const context = {
+  parsePhoneNumber: createPhoneNumberParser(loadNumberingPlan('data/arcep'), 'FR'),
+  defaultRegion: 'FR',
+};
 const NOW = Date.parse('2026-06-01T00:00:00Z');
-const rule = (spelling: string, list: 'allow' | 'block', extra: Partial<ListRule> = {}): ListRule => ({ rule: spelling, list, createdAt: '2026-01-01T00:00:00.000Z', ...extra });
+const rule = (spelling: string, list: 'allow' | 'block', extra: Partial<ListRule> = {}): ListRule => ({
+  rule: spelling,
+  list,
+  createdAt: '2026-01-01T00:00:00.000Z',
+  ...extra,
+});
 
 describe('a rule as written', () => {
   it.each([
@@ -30,11 +38,14 @@ describe('a rule as written', () => {
     expect(normaliseRule(written, context)).toEqual({ ok: true, value: stored });
   });
 
-  it.each(['+3*', '0*', '+2*', '+22*', 'abc', '*', '+33**', '12*', ''])('%s is refused, naming the rule field', (written) => {
-    const checked = normaliseRule(written, context);
-    expect(checked.ok).toBe(false);
-    if (!checked.ok) expect(checked.problem.field).toBe('rule');
-  });
+  it.each(['+3*', '0*', '+2*', '+22*', 'abc', '*', '+33**', '12*', ''])(
+    '%s is refused, naming the rule field',
+    (written) => {
+      const checked = normaliseRule(written, context);
+      expect(checked.ok).toBe(false);
+      if (!checked.ok) expect(checked.problem.field).toBe('rule');
+    },
+  );
 
   // Issue 44, finding 5: the callers of overseas ranges are read as +262…, +590…, so a national
   // prefix is stored as the numbering plan reads its numbers (ARCEP's blocks say which territory).
@@ -63,7 +74,11 @@ describe('a rule as written', () => {
     ['+508*', '+508*'],
   ])('overseas: %s is stored as %s (undefined: refused)', (written, stored) => {
     const checked = normaliseRule(written, context);
-    if (stored === undefined) expect(checked).toMatchObject({ ok: false, problem: { field: 'rule', reason: expect.stringContaining('several calling codes') as unknown } });
+    if (stored === undefined)
+      expect(checked).toMatchObject({
+        ok: false,
+        problem: { field: 'rule', reason: expect.stringContaining('several calling codes') as unknown },
+      });
     else expect(checked).toEqual({ ok: true, value: stored });
   });
 
@@ -86,7 +101,18 @@ describe('a rule as written', () => {
     const stored = normaliseRule('+33692*', context);
     expect(caller.ok && stored.ok && caller.value.e164.startsWith(stored.value.slice(0, -1))).toBe(true);
     // Every mobile range of every overseas territory: the stored prefix starts the callers' e164.
-    for (const national of ['0692123456', '0693123456', '0639001234', '0690123456', '0694123456', '0696123456', '0697123456', '0262123456', '0590123456', '0594123456']) {
+    for (const national of [
+      '0692123456',
+      '0693123456',
+      '0639001234',
+      '0690123456',
+      '0694123456',
+      '0696123456',
+      '0697123456',
+      '0262123456',
+      '0590123456',
+      '0594123456',
+    ]) {
       const number = parse(national);
       expect(number.ok, national).toBe(true);
       const rule = normaliseRule(`${national.slice(0, 4)}*`, context);
@@ -98,7 +124,20 @@ describe('a rule as written', () => {
     const memoized = { ...context, parsePhoneNumber: memoizeParser(context.parsePhoneNumber) };
     const bare = { ...context, parsePhoneNumber: (raw: string) => context.parsePhoneNumber(raw) };
     expect(memoized.parsePhoneNumber.readDialled).toBeDefined();
-    for (const written of ['0692*', '0262*', '06*', '0508 41*', '+33 692*', '+33 (0)1 62*', '+3300*', '+225 01*', '+44 (0)20*', '0162*', '06 12 34 56 78*', '+33612345678*']) {
+    for (const written of [
+      '0692*',
+      '0262*',
+      '06*',
+      '0508 41*',
+      '+33 692*',
+      '+33 (0)1 62*',
+      '+3300*',
+      '+225 01*',
+      '+44 (0)20*',
+      '0162*',
+      '06 12 34 56 78*',
+      '+33612345678*',
+    ]) {
       expect(normaliseRule(written, memoized), written).toEqual(normaliseRule(written, bare));
     }
   });
@@ -128,28 +167,84 @@ describe('a rule as written', () => {
 
   it('labels, notes, lists and expiries are checked', () => {
     const base = { rule: '+33162*', list: 'block' };
-    expect(checkRule({ ...base, label: 'Livreur' }, context, { nowMs: NOW })).toMatchObject({ ok: true, value: { label: 'Livreur' } });
-    expect(checkRule({ ...base, label: 'a\u0007b' }, context, { nowMs: NOW })).toMatchObject({ ok: false, problem: { field: 'label' } });
-    expect(checkRule({ ...base, label: 'a;b' }, context, { nowMs: NOW })).toMatchObject({ ok: false, problem: { field: 'label' } });
-    expect(checkRule({ ...base, label: 'x'.repeat(61) }, context, { nowMs: NOW })).toMatchObject({ ok: false, problem: { field: 'label' } });
-    expect(checkRule({ ...base, note: 'a\nb' }, context, { nowMs: NOW })).toMatchObject({ ok: false, problem: { field: 'note' } });
-    expect(checkRule({ ...base, list: 'maybe' }, context, { nowMs: NOW })).toMatchObject({ ok: false, problem: { field: 'list' } });
-    expect(checkRule({ ...base, expiresAt: '2020-01-01' }, context, { nowMs: NOW })).toMatchObject({ ok: false, problem: { field: 'expiresAt' } });
-    expect(checkRule({ ...base, expiresAt: 'tomorrow' }, context, { nowMs: NOW })).toMatchObject({ ok: false, problem: { field: 'expiresAt' } });
-    expect(checkRule({ ...base, expiresAt: '2027-01-01' }, context, { nowMs: NOW })).toMatchObject({ ok: true, value: { expiresAt: '2027-01-01T00:00:00.000Z' } });
+    expect(checkRule({ ...base, label: 'Livreur' }, context, { nowMs: NOW })).toMatchObject({
+      ok: true,
+      value: { label: 'Livreur' },
+    });
+    expect(checkRule({ ...base, label: 'a\u0007b' }, context, { nowMs: NOW })).toMatchObject({
+      ok: false,
+      problem: { field: 'label' },
+    });
+    expect(checkRule({ ...base, label: 'a;b' }, context, { nowMs: NOW })).toMatchObject({
+      ok: false,
+      problem: { field: 'label' },
+    });
+    expect(checkRule({ ...base, label: 'x'.repeat(61) }, context, { nowMs: NOW })).toMatchObject({
+      ok: false,
+      problem: { field: 'label' },
+    });
+    expect(checkRule({ ...base, note: 'a\nb' }, context, { nowMs: NOW })).toMatchObject({
+      ok: false,
+      problem: { field: 'note' },
+    });
+    expect(checkRule({ ...base, list: 'maybe' }, context, { nowMs: NOW })).toMatchObject({
+      ok: false,
+      problem: { field: 'list' },
+    });
+    expect(checkRule({ ...base, expiresAt: '2020-01-01' }, context, { nowMs: NOW })).toMatchObject({
+      ok: false,
+      problem: { field: 'expiresAt' },
+    });
+    expect(checkRule({ ...base, expiresAt: 'tomorrow' }, context, { nowMs: NOW })).toMatchObject({
+      ok: false,
+      problem: { field: 'expiresAt' },
+    });
+    expect(checkRule({ ...base, expiresAt: '2027-01-01' }, context, { nowMs: NOW })).toMatchObject({
+      ok: true,
+      value: { expiresAt: '2027-01-01T00:00:00.000Z' },
+    });
   });
 });
 
-describe('a label, shown as the caller\'s name', () => {
+describe("a label, shown as the caller's name", () => {
   it('refuses every character the display line would remove, so no label is shown otherwise than written', () => {
-    for (const unsafe of ['"', "'", '`', ';', '|', ',', '\\', '$', '{', '}', '[', ']', '<', '>', '%', '\u0007', '\u200b', '\u202e', '\u2800', '\ufffd', '\u2028']) {
+    for (const unsafe of [
+      '"',
+      "'",
+      '`',
+      ';',
+      '|',
+      ',',
+      '\\',
+      '$',
+      '{',
+      '}',
+      '[',
+      ']',
+      '<',
+      '>',
+      '%',
+      '\u0007',
+      '\u200b',
+      '\u202e',
+      '\u2800',
+      '\ufffd',
+      '\u2028',
+    ]) {
       const checked = checkLabel(`Dr${unsafe}Martin`);
       expect(checked.ok, JSON.stringify(unsafe)).toBe(false);
     }
   });
 
   it('accepts what the display line keeps as it is', () => {
-    for (const label of ['Dr Martin', 'Boulangerie Élise', 'Mme O’Brien', 'Agence n°3 (Lyon)', 'José & Fils', 'Café-tabac: le 14']) {
+    for (const label of [
+      'Dr Martin',
+      'Boulangerie Élise',
+      'Mme O’Brien',
+      'Agence n°3 (Lyon)',
+      'José & Fils',
+      'Café-tabac: le 14',
+    ]) {
       expect(checkLabel(label), label).toEqual({ ok: true, value: label });
       expect(safeDisplayLine(label, 60)).toBe(label);
     }
@@ -157,33 +252,56 @@ describe('a label, shown as the caller\'s name', () => {
 });
 
 describe('dates (issue 44, finding 24)', () => {
-  it.each(['2031-02-30', '2031-02-29', '2031-04-31', '2031-13-01', '2031-00-10', '2031-01-00', '2031-06-01T24:00:00Z', '2031-06-01T23:60:00Z', '2031-06-01T23:59:60Z', '2031-06-01T12:00:00+25:00'])(
-    'expiresAt %s, no instant of the calendar, is refused rather than rolled over',
-    (expiresAt) => {
-      const checked = checkRule({ rule: '+33162*', list: 'block', expiresAt }, context, { nowMs: NOW });
-      expect(checked).toMatchObject({ ok: false, problem: { field: 'expiresAt' } });
-      if (!checked.ok) expect(checked.problem.reason).toContain(expiresAt);
-    },
-  );
+  it.each([
+    '2031-02-30',
+    '2031-02-29',
+    '2031-04-31',
+    '2031-13-01',
+    '2031-00-10',
+    '2031-01-00',
+    '2031-06-01T24:00:00Z',
+    '2031-06-01T23:60:00Z',
+    '2031-06-01T23:59:60Z',
+    '2031-06-01T12:00:00+25:00',
+  ])('expiresAt %s, no instant of the calendar, is refused rather than rolled over', (expiresAt) => {
+    const checked = checkRule({ rule: '+33162*', list: 'block', expiresAt }, context, { nowMs: NOW });
+    expect(checked).toMatchObject({ ok: false, problem: { field: 'expiresAt' } });
+    if (!checked.ok) expect(checked.problem.reason).toContain(expiresAt);
+  });
 
   it.each([
     ['2032-02-29', '2032-02-29T00:00:00.000Z'],
     ['2031-12-31T23:59:59Z', '2031-12-31T23:59:59.000Z'],
     ['2031-06-01T12:00:00+02:00', '2031-06-01T10:00:00.000Z'],
   ])('expiresAt %s is kept as %s', (expiresAt, stored) => {
-    expect(checkRule({ rule: '+33162*', list: 'block', expiresAt }, context, { nowMs: NOW })).toMatchObject({ ok: true, value: { expiresAt: stored } });
+    expect(checkRule({ rule: '+33162*', list: 'block', expiresAt }, context, { nowMs: NOW })).toMatchObject({
+      ok: true,
+      value: { expiresAt: stored },
+    });
   });
 
   it('an import line with such a date names its line and the field', () => {
-    expect(() => readListCsv('rule,list,label,note,expiresAt\n+33162*,block,,,2031-02-30\n', { context, nowMs: NOW })).toThrow(/^line 2: expiresAt: .*2031-02-30/);
+    expect(() =>
+      readListCsv('rule,list,label,note,expiresAt\n+33162*,block,,,2031-02-30\n', { context, nowMs: NOW }),
+    ).toThrow(/^line 2: expiresAt: .*2031-02-30/);
   });
 });
 
 describe('which rule applies', () => {
   it('an exact allow inside a blocked prefix lets that one number through', () => {
     const index = createRuleIndex([rule('+33162*', 'block'), rule('+33162001234', 'allow', { label: 'Bank' })]);
-    expect(index.match('+33162001234', NOW)).toEqual({ list: 'allow', rule: '+33162001234', label: 'Bank', labelPublic: false });
-    expect(index.match('+33162001235', NOW)).toEqual({ list: 'block', rule: '+33162*', label: null, labelPublic: false });
+    expect(index.match('+33162001234', NOW)).toEqual({
+      list: 'allow',
+      rule: '+33162001234',
+      label: 'Bank',
+      labelPublic: false,
+    });
+    expect(index.match('+33162001235', NOW)).toEqual({
+      list: 'block',
+      rule: '+33162*',
+      label: null,
+      labelPublic: false,
+    });
     expect(index.match('+33163001235', NOW)).toBeNull();
   });
 
@@ -195,13 +313,26 @@ describe('which rule applies', () => {
 
   it('allow wins at equal length', () => {
     const index = createRuleIndex([rule('+33162001234*', 'block'), rule('+33162001234', 'allow')]);
-    expect(index.match('+33162001234', NOW)).toEqual({ list: 'allow', rule: '+33162001234', label: null, labelPublic: false });
+    expect(index.match('+33162001234', NOW)).toEqual({
+      list: 'allow',
+      rule: '+33162001234',
+      label: null,
+      labelPublic: false,
+    });
     const reversed = createRuleIndex([rule('+33162001234*', 'allow'), rule('+33162001234', 'block')]);
-    expect(reversed.match('+33162001234', NOW)).toEqual({ list: 'allow', rule: '+33162001234*', label: null, labelPublic: false });
+    expect(reversed.match('+33162001234', NOW)).toEqual({
+      list: 'allow',
+      rule: '+33162001234*',
+      label: null,
+      labelPublic: false,
+    });
   });
 
   it('an expired rule no longer applies, and the version changes when it expires', () => {
-    const index = createRuleIndex([rule('+33162*', 'block'), rule('+33162001234', 'allow', { expiresAt: '2026-06-01T00:00:10.000Z' })]);
+    const index = createRuleIndex([
+      rule('+33162*', 'block'),
+      rule('+33162001234', 'allow', { expiresAt: '2026-06-01T00:00:10.000Z' }),
+    ]);
     const before = index.version(NOW);
     expect(index.match('+33162001234', NOW)?.list).toBe('allow');
     expect(index.version(NOW + 5_000)).toBe(before);
@@ -229,22 +360,53 @@ describe('a label made public (issue 44)', () => {
   it('is false unless asked for, kept only with a label, and refused when neither true nor false', () => {
     const base = { rule: '+33162001234', list: 'allow', label: 'Dr Martin' };
     expect(checkRule(base, context, { nowMs: NOW })).toMatchObject({ ok: true, value: { label: 'Dr Martin' } });
-    expect(checkRule(base, context, { nowMs: NOW }).ok && (checkRule(base, context, { nowMs: NOW }) as { value: ListRule }).value.labelPublic).toBe(undefined);
-    expect(checkRule({ ...base, labelPublic: true }, context, { nowMs: NOW })).toMatchObject({ ok: true, value: { labelPublic: true } });
-    expect(checkRule({ ...base, labelPublic: 'true' }, context, { nowMs: NOW })).toMatchObject({ ok: true, value: { labelPublic: true } });
-    expect(checkRule({ rule: '+33162*', list: 'block', labelPublic: true }, context, { nowMs: NOW })).toEqual({ ok: true, value: { rule: '+33162*', list: 'block', createdAt: new Date(NOW).toISOString() } });
-    expect(checkRule({ ...base, labelPublic: 'yes' }, context, { nowMs: NOW })).toMatchObject({ ok: false, problem: { field: 'labelPublic' } });
+    expect(
+      checkRule(base, context, { nowMs: NOW }).ok &&
+        (checkRule(base, context, { nowMs: NOW }) as { value: ListRule }).value.labelPublic,
+    ).toBe(undefined);
+    expect(checkRule({ ...base, labelPublic: true }, context, { nowMs: NOW })).toMatchObject({
+      ok: true,
+      value: { labelPublic: true },
+    });
+    expect(checkRule({ ...base, labelPublic: 'true' }, context, { nowMs: NOW })).toMatchObject({
+      ok: true,
+      value: { labelPublic: true },
+    });
+    expect(checkRule({ rule: '+33162*', list: 'block', labelPublic: true }, context, { nowMs: NOW })).toEqual({
+      ok: true,
+      value: { rule: '+33162*', list: 'block', createdAt: new Date(NOW).toISOString() },
+    });
+    expect(checkRule({ ...base, labelPublic: 'yes' }, context, { nowMs: NOW })).toMatchObject({
+      ok: false,
+      problem: { field: 'labelPublic' },
+    });
   });
 
   it('the match says whether the label is public', () => {
-    const index = createRuleIndex([rule('+33162001234', 'allow', { label: 'Dr Martin' }), rule('+33162001235', 'allow', { label: 'Pharmacie', labelPublic: true })]);
-    expect(index.match('+33162001234', NOW)).toEqual({ list: 'allow', rule: '+33162001234', label: 'Dr Martin', labelPublic: false });
-    expect(index.match('+33162001235', NOW)).toEqual({ list: 'allow', rule: '+33162001235', label: 'Pharmacie', labelPublic: true });
+    const index = createRuleIndex([
+      rule('+33162001234', 'allow', { label: 'Dr Martin' }),
+      rule('+33162001235', 'allow', { label: 'Pharmacie', labelPublic: true }),
+    ]);
+    expect(index.match('+33162001234', NOW)).toEqual({
+      list: 'allow',
+      rule: '+33162001234',
+      label: 'Dr Martin',
+      labelPublic: false,
+    });
+    expect(index.match('+33162001235', NOW)).toEqual({
+      list: 'allow',
+      rule: '+33162001235',
+      label: 'Pharmacie',
+      labelPublic: true,
+    });
     expect(index.get('+33162001235')?.labelPublic).toBe(true);
   });
 
   it('is a trailing CSV column: written as true, and a file without the column still reads (every label private)', () => {
-    const rules = [rule('+33162001235', 'allow', { label: 'Pharmacie', labelPublic: true }), rule('+33162001234', 'allow', { label: 'Dr Martin' })];
+    const rules = [
+      rule('+33162001235', 'allow', { label: 'Pharmacie', labelPublic: true }),
+      rule('+33162001234', 'allow', { label: 'Dr Martin' }),
+    ];
     const text = formatListCsv(rules, FILE_COLUMNS);
     expect(text.split('\n')[0]).toBe('rule,list,label,note,expiresAt,createdAt,labelPublic');
     expect(text.split('\n')[1]).toBe('+33162001235,allow,Pharmacie,,,2026-01-01T00:00:00.000Z,true');
@@ -256,7 +418,10 @@ describe('a label made public (issue 44)', () => {
 
 describe('the CSV', () => {
   it('round-trips notes with commas and quotes', () => {
-    const rules = [rule('+33162*', 'block', { note: 'NPV range, "robocalls"', label: 'NPV' }), rule('+33612345678', 'allow', { expiresAt: '2027-01-01T00:00:00.000Z' })];
+    const rules = [
+      rule('+33162*', 'block', { note: 'NPV range, "robocalls"', label: 'NPV' }),
+      rule('+33612345678', 'allow', { expiresAt: '2027-01-01T00:00:00.000Z' }),
+    ];
     const text = formatListCsv(rules, FILE_COLUMNS);
     expect(readListCsv(text, { context, trustNormalForm: true })).toEqual(rules);
   });

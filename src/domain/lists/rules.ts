@@ -18,7 +18,18 @@ export const LABEL_MAX_LENGTH = 60;
 export const NOTE_MAX_LENGTH = 500;
 
 // Calling codes of every region libphonenumber knows, and ITU's non-geographic ones.
-const CALLING_CODES = new Set<string>([...getCountries().map((region) => getCountryCallingCode(region)), '800', '808', '870', '878', '881', '882', '883', '888', '979']);
+const CALLING_CODES = new Set<string>([
+  ...getCountries().map((region) => getCountryCallingCode(region)),
+  '800',
+  '808',
+  '870',
+  '878',
+  '881',
+  '882',
+  '883',
+  '888',
+  '979',
+]);
 
 /** The country calling code `digits` (E.164 without `+`) starts with, or undefined. */
 export function callingCodeOf(digits: string): string | undefined {
@@ -43,7 +54,10 @@ export interface RuleContext {
   defaultRegion: string;
 }
 
-const refuse = (field: RuleProblem['field'], reason: string): { ok: false; problem: RuleProblem } => ({ ok: false, problem: { field, reason } });
+const refuse = (field: RuleProblem['field'], reason: string): { ok: false; problem: RuleProblem } => ({
+  ok: false,
+  problem: { field, reason },
+});
 
 type PrefixReading = { ok: true; digits: string; national: boolean } | { ok: false; reason: string };
 
@@ -80,7 +94,10 @@ function readPrefix(written: string, body: string, context: RuleContext): Prefix
       reason: `${JSON.stringify(written)} names numbers under several calling codes (${readings.map((digits) => `+${digits}…`).join(', ')}): write one prefix per calling code, in E.164 (+${readings[0] ?? ''}*)`,
     };
   }
-  return { ok: false, reason: `${JSON.stringify(written)} can match no number: no number of the numbering plan is dialled so (a national number never starts with 00)` };
+  return {
+    ok: false,
+    reason: `${JSON.stringify(written)} can match no number: no number of the numbering plan is dialled so (a national number never starts with 00)`,
+  };
 }
 
 /**
@@ -88,7 +105,11 @@ function readPrefix(written: string, body: string, context: RuleContext): Prefix
  * callers, a number's E.164 digits. `force` lets a prefix be shorter than a calling code and one
  * digit (a whole zone, `+3*`); it never keeps a prefix that names several calling codes or none.
  */
-export function readRuleKey(written: string, context: RuleContext, options: { force?: boolean } = {}): Checked<RuleKey> {
+export function readRuleKey(
+  written: string,
+  context: RuleContext,
+  options: { force?: boolean } = {},
+): Checked<RuleKey> {
   const text = written.trim();
   if (text === '') return refuse('rule', 'a rule is a number or a prefix ending in * (+33162*, 0162*)');
   if (text.length > 64) return refuse('rule', 'a rule is at most 64 characters');
@@ -96,7 +117,10 @@ export function readRuleKey(written: string, context: RuleContext, options: { fo
     const body = text.slice(0, -1);
     const reading = body.includes('*') ? undefined : readPrefix(text, body, context);
     if (reading === undefined) {
-      return refuse('rule', `${JSON.stringify(text)} is not a prefix: write +<digits>* (+33162*) or national digits 0<digits>* (0162*)`);
+      return refuse(
+        'rule',
+        `${JSON.stringify(text)} is not a prefix: write +<digits>* (+33162*) or national digits 0<digits>* (0162*)`,
+      );
     }
     if (!reading.ok) return refuse('rule', reading.reason);
     const { digits, national } = reading;
@@ -104,13 +128,20 @@ export function readRuleKey(written: string, context: RuleContext, options: { fo
     if (options.force !== true) {
       const code = callingCodeOf(digits);
       const partOfCode = digits.length < 3 && [...CALLING_CODES].some((known) => known.startsWith(digits));
-      if (code === undefined && !partOfCode) return refuse('rule', `${JSON.stringify(text)} does not start with a country calling code (use --force to keep it)`);
+      if (code === undefined && !partOfCode)
+        return refuse(
+          'rule',
+          `${JSON.stringify(text)} does not start with a country calling code (use --force to keep it)`,
+        );
       // A whole country is written with its calling code alone (`+225*`, the recipe that blocks
       // a country); a national prefix names at least one digit after the trunk 0 (`0*` would be
       // the whole home country, more likely a slip than a wish).
       const writtenAfterTrunk = body.replace(/[^\d]/g, '').length - 1;
       if (code === undefined || digits.length < code.length || (national && writtenAfterTrunk < 1)) {
-        return refuse('rule', `${JSON.stringify(text)} is too short: a prefix is at least a country calling code (+${code ?? digits}…*), and a national one at least one digit after the 0; use --force for a shorter one`);
+        return refuse(
+          'rule',
+          `${JSON.stringify(text)} is too short: a prefix is at least a country calling code (+${code ?? digits}…*), and a national one at least one digit after the 0; use --force for a shorter one`,
+        );
       }
     } else if (digits.length === 0) {
       return refuse('rule', 'a prefix has at least one digit');
@@ -118,12 +149,20 @@ export function readRuleKey(written: string, context: RuleContext, options: { fo
     return { ok: true, value: { digits, wildcard: true } };
   }
   const parsed = context.parsePhoneNumber(text);
-  if (!parsed.ok) return refuse('rule', `${JSON.stringify(text)} is neither a number the service accepts (${parsed.reason}) nor a prefix ending in *`);
+  if (!parsed.ok)
+    return refuse(
+      'rule',
+      `${JSON.stringify(text)} is neither a number the service accepts (${parsed.reason}) nor a prefix ending in *`,
+    );
   return { ok: true, value: { digits: parsed.value.e164.slice(1), wildcard: false } };
 }
 
 /** A rule as written, as its stored spelling: `+33162*` for a prefix, the E.164 for a number. */
-export function normaliseRule(written: string, context: RuleContext, options: { force?: boolean } = {}): Checked<string> {
+export function normaliseRule(
+  written: string,
+  context: RuleContext,
+  options: { force?: boolean } = {},
+): Checked<string> {
   const key = readRuleKey(written, context, options);
   return key.ok ? { ok: true, value: ruleSpelling(key.value) } : key;
 }
@@ -149,9 +188,14 @@ const CONTROL = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
 
 export function checkLabel(label: string | undefined): Checked<string | undefined> {
   if (label === undefined || label === '') return { ok: true, value: undefined };
-  if (Array.from(label).length > LABEL_MAX_LENGTH) return refuse('label', `a label is at most ${LABEL_MAX_LENGTH} characters`);
+  if (Array.from(label).length > LABEL_MAX_LENGTH)
+    return refuse('label', `a label is at most ${LABEL_MAX_LENGTH} characters`);
   const unsafe = DISPLAY_UNSAFE.exec(label) ?? LINE_SEPARATOR.exec(label);
-  if (unsafe !== null) return refuse('label', `a label may not hold control or invisible characters nor any of ${DISPLAY_UNSAFE_SYNTAX} (found ${JSON.stringify(unsafe[0])})`);
+  if (unsafe !== null)
+    return refuse(
+      'label',
+      `a label may not hold control or invisible characters nor any of ${DISPLAY_UNSAFE_SYNTAX} (found ${JSON.stringify(unsafe[0])})`,
+    );
   if (label.trim() !== label) return refuse('label', 'a label may not start or end with white space');
   return { ok: true, value: label.normalize('NFC') };
 }
@@ -165,7 +209,8 @@ export function checkLabelPublic(value: unknown): Checked<boolean> {
 
 export function checkNote(note: string | undefined): Checked<string | undefined> {
   if (note === undefined || note === '') return { ok: true, value: undefined };
-  if (Array.from(note).length > NOTE_MAX_LENGTH) return refuse('note', `a note is at most ${NOTE_MAX_LENGTH} characters`);
+  if (Array.from(note).length > NOTE_MAX_LENGTH)
+    return refuse('note', `a note is at most ${NOTE_MAX_LENGTH} characters`);
   if (CONTROL.test(note)) return refuse('note', 'a note may not hold control characters (line breaks included)');
   return { ok: true, value: note };
 }
@@ -180,10 +225,13 @@ const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{
 export function parseInstant(text: string): number | undefined {
   const fields = ISO_8601.exec(text);
   if (fields === null) return undefined;
-  const [year, month, day, hour = 0, minute = 0, second = 0, offsetHours = 0, offsetMinutes = 0] = fields.slice(1).map((field) => (field === undefined ? undefined : Number(field)));
+  const [year, month, day, hour = 0, minute = 0, second = 0, offsetHours = 0, offsetMinutes = 0] = fields
+    .slice(1)
+    .map((field) => (field === undefined ? undefined : Number(field)));
   if (year === undefined || month === undefined || day === undefined) return undefined;
   const midnight = new Date(Date.UTC(year, month - 1, day));
-  if (midnight.getUTCFullYear() !== year || midnight.getUTCMonth() !== month - 1 || midnight.getUTCDate() !== day) return undefined;
+  if (midnight.getUTCFullYear() !== year || midnight.getUTCMonth() !== month - 1 || midnight.getUTCDate() !== day)
+    return undefined;
   if (hour > 23 || minute > 59 || second > 59 || offsetHours > 23 || offsetMinutes > 59) return undefined;
   const ms = Date.parse(text);
   return Number.isFinite(ms) ? ms : undefined;
@@ -193,7 +241,11 @@ export function parseInstant(text: string): number | undefined {
 export function checkExpiry(expiresAt: string | undefined, nowMs: number | undefined): Checked<string | undefined> {
   if (expiresAt === undefined || expiresAt === '') return { ok: true, value: undefined };
   const ms = parseInstant(expiresAt);
-  if (ms === undefined) return refuse('expiresAt', `${JSON.stringify(expiresAt)} is not an ISO 8601 date or time of the calendar (2026-12-31 or 2026-12-31T23:59:00Z; no February 30th, no hour 24)`);
+  if (ms === undefined)
+    return refuse(
+      'expiresAt',
+      `${JSON.stringify(expiresAt)} is not an ISO 8601 date or time of the calendar (2026-12-31 or 2026-12-31T23:59:00Z; no February 30th, no hour 24)`,
+    );
   if (nowMs !== undefined && ms <= nowMs) return refuse('expiresAt', `${expiresAt} is in the past`);
   return { ok: true, value: new Date(ms).toISOString() };
 }
@@ -219,7 +271,11 @@ export interface RuleInput {
  * new rule); without it (reading a file the service wrote) an expired rule is kept, and simply
  * does not apply.
  */
-export function checkRule(input: RuleInput, context: RuleContext, options: { nowMs?: number; force?: boolean } = {}): Checked<ListRule> {
+export function checkRule(
+  input: RuleInput,
+  context: RuleContext,
+  options: { nowMs?: number; force?: boolean } = {},
+): Checked<ListRule> {
   const rule = normaliseRule(input.rule, context, options.force === undefined ? {} : { force: options.force });
   if (!rule.ok) return rule;
   return checkRuleFields({ ...input, rule: rule.value }, options.nowMs);
@@ -239,7 +295,8 @@ export function checkRuleFields(input: RuleInput, nowMs?: number): Checked<ListR
   let createdAt = new Date(nowMs ?? Date.now()).toISOString();
   if (input.createdAt !== undefined && input.createdAt !== '') {
     const ms = parseInstant(input.createdAt);
-    if (ms === undefined) return refuse('createdAt', `${JSON.stringify(input.createdAt)} is not an ISO 8601 date or time`);
+    if (ms === undefined)
+      return refuse('createdAt', `${JSON.stringify(input.createdAt)} is not an ISO 8601 date or time`);
     createdAt = new Date(ms).toISOString();
   }
   return {

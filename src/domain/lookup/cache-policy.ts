@@ -44,7 +44,9 @@ export function entryForAnswer(
   policy: CachePolicy,
   random: number,
 ): CachedSourceResult {
-  const freshUntil = fetchedAtMs + jitteredTtlMs(status === 'ok' ? policy.okTtlSeconds : policy.notFoundTtlSeconds, policy.jitterRatio, random);
+  const freshUntil =
+    fetchedAtMs +
+    jitteredTtlMs(status === 'ok' ? policy.okTtlSeconds : policy.notFoundTtlSeconds, policy.jitterRatio, random);
   return {
     status,
     data: status === 'ok' ? data : null,
@@ -59,7 +61,11 @@ export function entryForAnswer(
  * undefined when nothing needs writing (no servable previous entry, an abort, or the same
  * reason already recorded).
  */
-export function entryAfterFailure(previous: CachedSourceResult | undefined, reason: FailureReason, nowMs: number): CachedSourceResult | undefined {
+export function entryAfterFailure(
+  previous: CachedSourceResult | undefined,
+  reason: FailureReason,
+  nowMs: number,
+): CachedSourceResult | undefined {
   if (previous === undefined || previous.staleUntil <= nowMs) return undefined;
   if (reason === 'aborted' || previous.lastFailure === reason) return undefined;
   return { ...previous, lastFailure: reason };
@@ -71,7 +77,10 @@ export function storeTtlSeconds(entry: CachedSourceResult, nowMs: number): numbe
 }
 
 /** A cached entry as the slot result of a lookup; a stale copy says why its refresh failed, if it did. */
-export function slotFromEntry<S extends SourceSlot>(entry: CachedSourceResult, cacheState: CacheState): AnsweredSlot<S> {
+export function slotFromEntry<S extends SourceSlot>(
+  entry: CachedSourceResult,
+  cacheState: CacheState,
+): AnsweredSlot<S> {
   const result: AnsweredSlot<S> = {
     status: entry.status,
     fetchedAt: entry.fetchedAt,

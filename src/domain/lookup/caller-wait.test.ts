@@ -2,7 +2,16 @@
 // cancel (issue 21). The sources are held open by gates the test opens, and the deadlines run
 // on timers the test fires, so nothing here depends on how fast the machine is.
 import { describe, expect, it } from 'vitest';
-import { COMMUNITY_DATA, fakeSource, frenchMobile, PRIMARY_DATA, SIGNALS_DATA, START_TIME_MS, TEST_CONFIG, type FakeSources } from '../../../harness/lookup.js';
+import {
+  COMMUNITY_DATA,
+  fakeSource,
+  frenchMobile,
+  PRIMARY_DATA,
+  SIGNALS_DATA,
+  START_TIME_MS,
+  TEST_CONFIG,
+  type FakeSources,
+} from '../../../harness/lookup.js';
 import { createMemorySourceCache } from '../../infra/cache/memory-cache.js';
 import { createKeyedHasher } from '../../infra/hash.js';
 import { failed, ok, type SourceOutcome } from '../ports/source.js';
@@ -114,7 +123,10 @@ function slowPrimary() {
 
 /** Resolves once the fast community and signals slots have answered this lookup. */
 function fastSlotsAnswered(outcomes: ((event: SourceOutcomeEvent) => void)[]): Promise<unknown> {
-  return Promise.all([nextEvent(outcomes, (event) => event.slot === 'community'), nextEvent(outcomes, (event) => event.slot === 'signals')]);
+  return Promise.all([
+    nextEvent(outcomes, (event) => event.slot === 'community'),
+    nextEvent(outcomes, (event) => event.slot === 'signals'),
+  ]);
 }
 
 describe('lookup engine: a deadline the caller chooses (waitMs)', () => {
@@ -162,7 +174,11 @@ describe('lookup engine: a deadline the caller chooses (waitMs)', () => {
     const built = buildReport(number, result);
     expect(built.allSourcesFailed).toBe(false);
     expect(built.report.sources).toEqual(emptySourceData());
-    expect(built.meta.sources).toEqual({ primary: { status: 'pending' }, community: { status: 'pending' }, signals: { status: 'pending' } });
+    expect(built.meta.sources).toEqual({
+      primary: { status: 'pending' },
+      community: { status: 'pending' },
+      signals: { status: 'pending' },
+    });
     const score = buildScoreResult(number, result);
     expect(score.score).toMatchObject({ score: null, risk: 'unknown' });
     expect(score.meta.scoreSource).toBeNull();

@@ -98,7 +98,9 @@ describe('in-process coalescer', () => {
     const coalescer = createInProcessCoalescer();
     const shutdown = new AbortController();
     const work = (signal: AbortSignal): Promise<string> =>
-      new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(new Error('work aborted')), { once: true }));
+      new Promise((_resolve, reject) =>
+        signal.addEventListener('abort', () => reject(new Error('work aborted')), { once: true }),
+      );
     const caller = coalescer.run('k', work, { runSignal: shutdown.signal });
     await Promise.resolve();
     shutdown.abort();

@@ -37,7 +37,8 @@ export function createInProcessCoalescer(): InProcessCoalescer {
     run<T>(key: string, work: (signal: AbortSignal) => Promise<T>, options: CoalesceOptions<T> = {}): Promise<T> {
       const { signal } = options;
       if (signal?.aborted) return Promise.reject(signal.reason as Error);
-      const shared = (flights.get(key) as Promise<T> | undefined) ?? startFlight(key, work, options.runSignal ?? NEVER_ABORTED);
+      const shared =
+        (flights.get(key) as Promise<T> | undefined) ?? startFlight(key, work, options.runSignal ?? NEVER_ABORTED);
       if (signal === undefined) return shared;
       return new Promise<T>((resolve, reject) => {
         const detach = (): void => reject(signal.reason as Error);

@@ -1,7 +1,17 @@
 // A source that does not cover the number is `skipped`: asked about nothing, cached nowhere,
 // counted neither as a failure nor as a record (issue 20, "a source that was not asked says so").
 import { describe, expect, it } from 'vitest';
-import { belgianNumber, COMMUNITY_DATA, fakeSource, frenchMobile, PRIMARY_DATA, SIGNALS_DATA, START_TIME_MS, TEST_CONFIG, type FakeSources } from '../../../harness/lookup.js';
+import {
+  belgianNumber,
+  COMMUNITY_DATA,
+  fakeSource,
+  frenchMobile,
+  PRIMARY_DATA,
+  SIGNALS_DATA,
+  START_TIME_MS,
+  TEST_CONFIG,
+  type FakeSources,
+} from '../../../harness/lookup.js';
 import { createMemorySourceCache } from '../../infra/cache/memory-cache.js';
 import { createKeyedHasher } from '../../infra/hash.js';
 import { sourceCacheKeyOf, type CachedSourceResult, type SourceResultCache } from '../ports/source-cache.js';
@@ -93,7 +103,13 @@ describe('lookup engine: sources that do not cover the number', () => {
     const sources = frenchOnlySources();
     const { service, cache, hashKey } = engine(sources);
     const number = belgianNumber();
-    const poisoned: CachedSourceResult = { status: 'not_found', data: null, fetchedAt: new Date(START_TIME_MS).toISOString(), freshUntil: START_TIME_MS + 60_000, staleUntil: START_TIME_MS + 120_000 };
+    const poisoned: CachedSourceResult = {
+      status: 'not_found',
+      data: null,
+      fetchedAt: new Date(START_TIME_MS).toISOString(),
+      freshUntil: START_TIME_MS + 60_000,
+      staleUntil: START_TIME_MS + 120_000,
+    };
     for (const slot of SOURCE_SLOTS) await cache.set(sourceCacheKeyOf(slot, hashKey(number.e164)), poisoned, 120);
     cache.writes.length = 0;
     const result = await service.lookup(number);

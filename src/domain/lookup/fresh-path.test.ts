@@ -1,6 +1,14 @@
 // The all-fresh path: three fresh hits in a peekable cache answer without timers or signals.
 import { describe, expect, it } from 'vitest';
-import { COMMUNITY_DATA, PRIMARY_DATA, SIGNALS_DATA, START_TIME_MS, TEST_CONFIG, answered, frenchMobile } from '../../../harness/lookup.js';
+import {
+  COMMUNITY_DATA,
+  PRIMARY_DATA,
+  SIGNALS_DATA,
+  START_TIME_MS,
+  TEST_CONFIG,
+  answered,
+  frenchMobile,
+} from '../../../harness/lookup.js';
 import { createMemorySourceCache } from '../../infra/cache/memory-cache.js';
 import { createKeyedHasher } from '../../infra/hash.js';
 import { ok, type SourcesBySlot } from '../ports/source.js';
@@ -54,7 +62,11 @@ describe('lookup engine: all-fresh path', () => {
     const again = await service.lookup(frenchMobile(1));
     expect(timers.created).toBe(timersAfterMiss);
     expect(calls.count).toBe(3);
-    expect([answered(again.primary).cache, answered(again.community).cache, answered(again.signals).cache]).toEqual(['hit', 'hit', 'hit']);
+    expect([answered(again.primary).cache, answered(again.community).cache, answered(again.signals).cache]).toEqual([
+      'hit',
+      'hit',
+      'hit',
+    ]);
     const fresh = service.peekFresh(frenchMobile(1));
     expect(fresh?.result).toEqual(again);
     expect(fresh?.freshUntilMs).toBe(START_TIME_MS + TEST_CONFIG.cacheTtlSeconds * 1000);

@@ -38,7 +38,12 @@ describe('lookup service: fan-out and deadlines', () => {
   it('answers every slot ok from a cold cache, one request per upstream, with ISO fetchedAt', async () => {
     const h = await start();
     const result = await h.service.lookup(frenchMobile(1));
-    expect(result.primary).toEqual({ status: 'ok', fetchedAt: new Date(START_TIME_MS).toISOString(), cache: 'miss', data: PRIMARY_DATA });
+    expect(result.primary).toEqual({
+      status: 'ok',
+      fetchedAt: new Date(START_TIME_MS).toISOString(),
+      cache: 'miss',
+      data: PRIMARY_DATA,
+    });
     expect(result.community).toMatchObject({ status: 'ok', cache: 'miss', data: COMMUNITY_DATA });
     expect(result.signals).toMatchObject({ status: 'ok', cache: 'miss', data: SIGNALS_DATA });
     expect(answered(result.signals).fetchedAt).toMatch(ISO_MS);
@@ -80,7 +85,10 @@ describe('lookup service: fan-out and deadlines', () => {
     h.upstreams.primary.respondWith({ blackHole: true });
     await h.service.lookup(frenchMobile(14));
     await waitFor(() => h.service.breakerState('primary') === 'open');
-    expect((await h.service.lookup(frenchMobile(15))).primary).toMatchObject({ status: 'error', reason: 'circuit_open' });
+    expect((await h.service.lookup(frenchMobile(15))).primary).toMatchObject({
+      status: 'error',
+      reason: 'circuit_open',
+    });
   });
 
   it('lets a caller that leaves detach: the fetch runs on, fills the cache and never counts against the breaker', async () => {
@@ -146,7 +154,11 @@ describe('lookup service: every source down', () => {
     const built = buildReport(frenchMobile(9), result);
     expect(built.allSourcesFailed).toBe(false);
     expect(built.report.sources).toEqual({ primary: PRIMARY_DATA, community: COMMUNITY_DATA, signals: SIGNALS_DATA });
-    expect(Object.values(built.meta.sources).map((meta) => ('cache' in meta ? meta.cache : meta.status))).toEqual(['stale', 'stale', 'stale']);
+    expect(Object.values(built.meta.sources).map((meta) => ('cache' in meta ? meta.cache : meta.status))).toEqual([
+      'stale',
+      'stale',
+      'stale',
+    ]);
   });
 });
 
@@ -162,7 +174,9 @@ describe('lookup service: retry', () => {
 
   it('serves the retry’s answer when the upstream recovers after one 5xx', async () => {
     const h = await start();
-    h.upstreams.signals.respondWith(({ countForPath }) => (countForPath === 1 ? { status: 502 } : { status: 200, body: SIGNALS_DATA }));
+    h.upstreams.signals.respondWith(({ countForPath }) =>
+      countForPath === 1 ? { status: 502 } : { status: 200, body: SIGNALS_DATA },
+    );
     const result = await h.service.lookup(frenchMobile(11));
     expect(result.signals).toMatchObject({ status: 'ok', data: SIGNALS_DATA });
     expect(h.upstreams.signals.requestCount()).toBe(2);
@@ -226,13 +240,17 @@ describe('lookup service: cache', () => {
     expect(answered((await h.service.lookup(frenchMobile(27))).primary).cache).toBe('stale');
   });
 
-  it('does not cache failures: once the breaker\'s brief memory of the failing number has passed, the upstream is asked again', async () => {
+  it("does not cache failures: once the breaker's brief memory of the failing number has passed, the upstream is asked again", async () => {
     const h = await start();
     h.upstreams.primary.respondWith({ status: 503 });
     await h.service.lookup(frenchMobile(22));
     h.upstreams.primary.respondWith({ status: 200, body: PRIMARY_DATA });
     // Within the memory the failure is answered without asking (see resilience.ts).
-    expect((await h.service.lookup(frenchMobile(22))).primary).toMatchObject({ status: 'error', reason: 'http_5xx', cache: 'miss' });
+    expect((await h.service.lookup(frenchMobile(22))).primary).toMatchObject({
+      status: 'error',
+      reason: 'http_5xx',
+      cache: 'miss',
+    });
     expect(h.upstreams.primary.requestCount()).toBe(2);
     h.advanceSeconds(RESILIENCE_DEFAULTS.numberFailureMemoryMs / 1000);
     const result = await h.service.lookup(frenchMobile(22));
@@ -331,7 +349,9 @@ describe('lookup service: coalescing', () => {
 
 describe('lookup service: circuit breaker', () => {
   it('opens after failures of distinct numbers, answers circuit_open at once while open, and closes after a successful probe', async () => {
-    const h = await start({ resilience: { breakerThreshold: 3, breakerHalfOpenAfterMs: 400, retryMinRemainingMs: 10_000 } });
+    const h = await start({
+      resilience: { breakerThreshold: 3, breakerHalfOpenAfterMs: 400, retryMinRemainingMs: 10_000 },
+    });
     h.upstreams.signals.respondWith({ blackHole: true });
     for (let n = 0; n < 3; n += 1) {
       const result = await h.service.lookup(distinctNumber(100 + n));
@@ -433,7 +453,8 @@ describe('lookup service: misbehaving dependencies', () => {
   it('still settles every slot by the lookup deadline when the cache never answers', async () => {
     const { service } = serviceWith({ cache: { get: () => new Promise(() => undefined), set: async () => undefined } });
     const result = await service.lookup(frenchMobile(61));
-    for (const slot of [result.primary, result.community, result.signals]) expect(slot).toMatchObject({ status: 'error', reason: 'timeout' });
+    for (const slot of [result.primary, result.community, result.signals])
+      expect(slot).toMatchObject({ status: 'error', reason: 'timeout' });
   });
 
   it('answers an error for a source that throws instead of returning an outcome', async () => {
@@ -461,7 +482,10 @@ describe('lookup service: misbehaving dependencies', () => {
 
   it('answers timeout for a source that ignores its abort signal', async () => {
     const { service } = serviceWith({
-      sources: { ...okSources, signals: { slot: 'signals', name: 'telguarder', lookup: () => new Promise(() => undefined) } },
+      sources: {
+        ...okSources,
+        signals: { slot: 'signals', name: 'telguarder', lookup: () => new Promise(() => undefined) },
+      },
     });
     const result = await service.lookup(frenchMobile(63));
     expect(result.signals).toMatchObject({ status: 'error', reason: 'timeout' });

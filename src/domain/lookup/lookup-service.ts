@@ -30,11 +30,34 @@ import {
 } from '../ports/source.js';
 import type { ParsedPhoneNumber } from '../phone-number.js';
 import { mapSlots, settleSlots, SOURCE_SLOTS, type SourceDataBySlot, type SourceSlot } from '../report.js';
-import { DEFAULT_TTL_JITTER_RATIO, freshnessOf, slotFromEntry, storeTtlSeconds, type CachePolicy } from './cache-policy.js';
+import {
+  DEFAULT_TTL_JITTER_RATIO,
+  freshnessOf,
+  slotFromEntry,
+  storeTtlSeconds,
+  type CachePolicy,
+} from './cache-policy.js';
 import { createInProcessCoalescer, type FetchCoalescer } from './coalescer.js';
 import { createUpstreamPolicy, type BreakerState, type ResilienceOptions, type UpstreamPolicy } from './resilience.js';
-import { createSourceFetch, describeError, REAL_TIMERS, type EngineTimers, type FetchResult, type LookupLogger } from './source-fetch.js';
-import { callerDeadlineMs, SKIPPED_NOT_COVERED, type AnsweredSlot, type CacheState, type FreshLookup, type LookupResult, type LookupService, type PendingSlot, type SlotResult } from './types.js';
+import {
+  createSourceFetch,
+  describeError,
+  REAL_TIMERS,
+  type EngineTimers,
+  type FetchResult,
+  type LookupLogger,
+} from './source-fetch.js';
+import {
+  callerDeadlineMs,
+  SKIPPED_NOT_COVERED,
+  type AnsweredSlot,
+  type CacheState,
+  type FreshLookup,
+  type LookupResult,
+  type LookupService,
+  type PendingSlot,
+  type SlotResult,
+} from './types.js';
 
 export type { FreshLookup, LookupOptions } from './types.js';
 export type { EngineTimers, LookupLogger } from './source-fetch.js';
@@ -91,7 +114,6 @@ export interface LookupServiceOptions {
   /** Told after any slot of a number is written to the cache (a refresh, a recorded failure): caches built on top of the slots drop their copy. */
   onSlotWritten?: (numberHash: string) => void;
 }
-
 
 export interface EngineLookupService extends LookupService {
   /** Aborts fetches and background refreshes still running (shutdown). Lookups keep working. */
@@ -156,7 +178,16 @@ export function createLookupService(options: LookupServiceOptions): EngineLookup
   // freshUntilOf: kept beside the results so their shape (and the answers) stay as they are.
   const slotFreshUntil = new WeakMap<SlotResult, number>();
   const resultFreshUntil = new WeakMap<LookupResult, number>();
-  const fetchAndStore = createSourceFetch({ policies, timers, sourceTimeoutMs: timings.sourceTimeoutMs, now, random, cachePolicy: policy, logger, writeCache });
+  const fetchAndStore = createSourceFetch({
+    policies,
+    timers,
+    sourceTimeoutMs: timings.sourceTimeoutMs,
+    now,
+    random,
+    cachePolicy: policy,
+    logger,
+    writeCache,
+  });
 
   function isoAt(epochMs: number): string {
     return new Date(epochMs).toISOString();
@@ -226,10 +257,17 @@ export function createLookupService(options: LookupServiceOptions): EngineLookup
   }
 
   /** A fresh entry another instance (or an earlier flight) stored, as a fetch result; undefined until there is one. */
-  async function readSettledFromCache<S extends SourceSlot>(key: string, slot: SourceSlot): Promise<FetchResult<S> | undefined> {
+  async function readSettledFromCache<S extends SourceSlot>(
+    key: string,
+    slot: SourceSlot,
+  ): Promise<FetchResult<S> | undefined> {
     const entry = await readCache(key, slot);
     if (entry === undefined || entry.freshUntil <= now()) return undefined;
-    return { outcome: entry.status === 'ok' ? ok(entry.data as SourceDataBySlot[S]) : notFound(), fetchedAt: entry.fetchedAt, freshUntil: entry.freshUntil };
+    return {
+      outcome: entry.status === 'ok' ? ok(entry.data as SourceDataBySlot[S]) : notFound(),
+      fetchedAt: entry.fetchedAt,
+      freshUntil: entry.freshUntil,
+    };
   }
 
   /**
@@ -246,12 +284,16 @@ export function createLookupService(options: LookupServiceOptions): EngineLookup
     client: LookupClient | undefined,
   ): Promise<FetchResult<S>> {
     // A flight joined by several clients is charged to the one that started it.
-    return coalescer.run<FetchResult<S>>(key, (runSignal) => fetchAndStore(source, number, key, numberHash, previous, runSignal, client), {
-      runSignal: closing.signal,
-      // With a shared coalescer, a fetch another instance is already making ends this one as
-      // soon as its result is in the shared cache.
-      readSettled: () => readSettledFromCache<S>(key, source.slot),
-    });
+    return coalescer.run<FetchResult<S>>(
+      key,
+      (runSignal) => fetchAndStore(source, number, key, numberHash, previous, runSignal, client),
+      {
+        runSignal: closing.signal,
+        // With a shared coalescer, a fetch another instance is already making ends this one as
+        // soon as its result is in the shared cache.
+        readSettled: () => readSettledFromCache<S>(key, source.slot),
+      },
+    );
   }
 
   function refreshInBackground<S extends SourceSlot>(
@@ -269,7 +311,12 @@ export function createLookupService(options: LookupServiceOptions): EngineLookup
       .finally(() => refreshing.delete(key));
   }
 
-  async function resolveSlot<S extends SourceSlot>(source: Source<S>, number: ParsedPhoneNumber, numberHash: string, client: LookupClient | undefined): Promise<AnsweredSlot<S>> {
+  async function resolveSlot<S extends SourceSlot>(
+    source: Source<S>,
+    number: ParsedPhoneNumber,
+    numberHash: string,
+    client: LookupClient | undefined,
+  ): Promise<AnsweredSlot<S>> {
     const slot = source.slot;
     const key = sourceCacheKeyOf(slot, numberHash);
     const cached = await readCache(key, slot);
@@ -297,7 +344,13 @@ export function createLookupService(options: LookupServiceOptions): EngineLookup
   }
 
   /** A slot's result, settled by the caller's deadline at the latest, whatever the cache or the source do. */
-  async function lookupSlot<S extends SourceSlot>(source: Source<S>, number: ParsedPhoneNumber, numberHash: string, waiting: Waiting, client: LookupClient | undefined): Promise<SlotResult<S>> {
+  async function lookupSlot<S extends SourceSlot>(
+    source: Source<S>,
+    number: ParsedPhoneNumber,
+    numberHash: string,
+    waiting: Waiting,
+    client: LookupClient | undefined,
+  ): Promise<SlotResult<S>> {
     if (!covers(source, number)) return SKIPPED_NOT_COVERED;
     const startedAt = performance.now();
     const resolving = resolveSlot(source, number, numberHash, client).catch((error: unknown): AnsweredSlot<S> => {
@@ -321,7 +374,13 @@ export function createLookupService(options: LookupServiceOptions): EngineLookup
 
   function reportOutcome(source: Source, result: AnsweredSlot, durationMs: number): void {
     if (options.onSourceOutcome === undefined) return;
-    const event: SourceOutcomeEvent = { slot: source.slot, upstream: source.name, status: result.status, durationMs, cache: result.cache };
+    const event: SourceOutcomeEvent = {
+      slot: source.slot,
+      upstream: source.name,
+      status: result.status,
+      durationMs,
+      cache: result.cache,
+    };
     if (result.reason !== undefined) {
       event.reason = result.reason;
       event.cause = result.cause ?? causeOf({ reason: result.reason });
@@ -391,9 +450,15 @@ export function createLookupService(options: LookupServiceOptions): EngineLookup
         departure: () => (deadline.signal.aborted ? (chosen ? 'pending' : 'timeout') : 'aborted'),
       };
       try {
-        const result = await settleSlots<LookupResult>((slot) => lookupSlot(sources[slot], number, numberHash, waiting, lookupOptions?.client) as Promise<LookupResult[typeof slot]>);
+        const result = await settleSlots<LookupResult>(
+          (slot) =>
+            lookupSlot(sources[slot], number, numberHash, waiting, lookupOptions?.client) as Promise<
+              LookupResult[typeof slot]
+            >,
+        );
         let freshUntil = Number.POSITIVE_INFINITY;
-        for (const slot of SOURCE_SLOTS) freshUntil = Math.min(freshUntil, slotFreshUntil.get(result[slot]) ?? Number.NEGATIVE_INFINITY);
+        for (const slot of SOURCE_SLOTS)
+          freshUntil = Math.min(freshUntil, slotFreshUntil.get(result[slot]) ?? Number.NEGATIVE_INFINITY);
         if (freshUntil !== Number.NEGATIVE_INFINITY) resultFreshUntil.set(result, freshUntil);
         return result;
       } finally {

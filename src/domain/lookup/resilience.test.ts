@@ -5,7 +5,10 @@ import { createUpstreamPolicy, type ResilienceOptions } from './resilience.js';
 const FAST: ResilienceOptions = { retryInitialDelayMs: 1, retryMaxDelayMs: 2, retryMinRemainingMs: 10 };
 
 /** An attempt function answering the given outcomes in order (the last one repeats), counting calls. */
-function scripted(...outcomes: SourceOutcome<string>[]): { attempt: () => Promise<SourceOutcome<string>>; calls: () => number } {
+function scripted(...outcomes: SourceOutcome<string>[]): {
+  attempt: () => Promise<SourceOutcome<string>>;
+  calls: () => number;
+} {
   let calls = 0;
   return {
     attempt: async () => {
@@ -22,12 +25,15 @@ function context(remainingMs = 1000): { signal: AbortSignal; deadlineAt: number 
 }
 
 describe('upstream policy: retry', () => {
-  it.each<[ErrorReason]>([['connection'], ['http_5xx']])('retries %s once, no more, and returns the last outcome', async (reason) => {
-    const policy = createUpstreamPolicy(FAST);
-    const source = scripted(failed(reason));
-    expect(await policy.execute(source.attempt, context())).toEqual(failed(reason));
-    expect(source.calls()).toBe(2);
-  });
+  it.each<[ErrorReason]>([['connection'], ['http_5xx']])(
+    'retries %s once, no more, and returns the last outcome',
+    async (reason) => {
+      const policy = createUpstreamPolicy(FAST);
+      const source = scripted(failed(reason));
+      expect(await policy.execute(source.attempt, context())).toEqual(failed(reason));
+      expect(source.calls()).toBe(2);
+    },
+  );
 
   it('returns the retry’s success', async () => {
     const policy = createUpstreamPolicy(FAST);
@@ -132,7 +138,12 @@ describe('upstream policy: failures of one number are not failures of the upstre
 
   it('never opens on one number failing, however often it is asked, and asks the upstream once per memory period', async () => {
     let nowMs = 1_000_000;
-    const policy = createUpstreamPolicy({ ...FAST, breakerThreshold: 3, numberFailureMemoryMs: 10_000, now: () => nowMs });
+    const policy = createUpstreamPolicy({
+      ...FAST,
+      breakerThreshold: 3,
+      numberFailureMemoryMs: 10_000,
+      now: () => nowMs,
+    });
     const poisoned = scripted(failed('parse'));
     for (let i = 0; i < 50; i += 1) {
       expect(await policy.execute(poisoned.attempt, withKey('poisoned'))).toEqual(failed('parse'));

@@ -86,11 +86,7 @@ class OutcomeFailure extends Error {
 
 function toFailure(outcome: SourceOutcome<unknown>, retryable: boolean): OutcomeFailure {
   const failure: SourceOutcome<never> =
-    outcome.status === 'blocked'
-      ? outcome
-      : outcome.status === 'error'
-        ? outcome
-        : failed('parse'); // unreachable: only failure outcomes are converted
+    outcome.status === 'blocked' ? outcome : outcome.status === 'error' ? outcome : failed('parse'); // unreachable: only failure outcomes are converted
   const countsForBreaker = failure.status === 'error' && !NEUTRAL_ERROR_REASONS.has(failure.reason);
   return new OutcomeFailure(failure, retryable, countsForBreaker);
 }
@@ -107,7 +103,10 @@ export function createUpstreamPolicy(options: ResilienceOptions = {}): UpstreamP
     handleWhen((error) => error instanceof OutcomeFailure && error.retryable),
     {
       maxAttempts: 1,
-      backoff: new ExponentialBackoff({ initialDelay: settings.retryInitialDelayMs, maxDelay: settings.retryMaxDelayMs }),
+      backoff: new ExponentialBackoff({
+        initialDelay: settings.retryInitialDelayMs,
+        maxDelay: settings.retryMaxDelayMs,
+      }),
     },
   );
   let state: BreakerState = 'closed';

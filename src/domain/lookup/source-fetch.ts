@@ -94,7 +94,10 @@ export function createSourceFetch(options: SourceFetchOptions): SourceFetch {
           (error: unknown) => {
             // An adapter that throws broke its contract; the nearest honest reason is that we
             // could not read what the upstream gave.
-            logger?.warn({ slot: source.slot, upstream: source.name, err: describeError(error) }, 'source threw instead of returning an outcome');
+            logger?.warn(
+              { slot: source.slot, upstream: source.name, err: describeError(error) },
+              'source threw instead of returning an outcome',
+            );
             resolve(failed(signal.aborted ? abortReason() : 'parse'));
           },
         )
@@ -137,12 +140,15 @@ export function createSourceFetch(options: SourceFetchOptions): SourceFetch {
     // the deadline passing is the upstream being slow, never a wait in this service's own queue.
     const call: SourceCall = client === undefined ? { deadlineAt } : { client, deadlineAt };
     try {
-      outcome = await policies[slot].execute((attemptSignal) => callSource(source, number, attemptSignal, abortReason, call), {
-        signal,
-        deadlineAt,
-        // The per-slot cache key carries the number's keyed hash: the breaker counts distinct numbers by it.
-        numberKey: key,
-      });
+      outcome = await policies[slot].execute(
+        (attemptSignal) => callSource(source, number, attemptSignal, abortReason, call),
+        {
+          signal,
+          deadlineAt,
+          // The per-slot cache key carries the number's keyed hash: the breaker counts distinct numbers by it.
+          numberKey: key,
+        },
+      );
     } finally {
       timers.clearTimeout(timer);
       release();
@@ -152,7 +158,13 @@ export function createSourceFetch(options: SourceFetchOptions): SourceFetch {
     logFailure(source, outcome);
     const fetchedAtMs = now();
     if (outcome.status === 'ok' || outcome.status === 'not_found') {
-      const entry = entryForAnswer(outcome.status, outcome.status === 'ok' ? outcome.data : null, fetchedAtMs, cachePolicy, random());
+      const entry = entryForAnswer(
+        outcome.status,
+        outcome.status === 'ok' ? outcome.data : null,
+        fetchedAtMs,
+        cachePolicy,
+        random(),
+      );
       writeCache(key, slot, numberHash, entry);
       return { outcome, fetchedAt: entry.fetchedAt, freshUntil: entry.freshUntil };
     }

@@ -62,7 +62,8 @@ export type LookupResult = { [S in SourceSlot]: SlotResult<S> };
 
 export const SKIPPED_NOT_COVERED: SkippedSlot = Object.freeze({ status: 'skipped', reason: 'not_covered', data: null });
 
-export const isAnswered = <S extends SourceSlot>(slot: SlotResult<S>): slot is AnsweredSlot<S> => slot.status !== 'skipped' && slot.status !== 'pending';
+export const isAnswered = <S extends SourceSlot>(slot: SlotResult<S>): slot is AnsweredSlot<S> =>
+  slot.status !== 'skipped' && slot.status !== 'pending';
 
 /**
  * Options of one lookup, chosen by its caller. An object, not positional arguments, so that

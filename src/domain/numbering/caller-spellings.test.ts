@@ -51,7 +51,10 @@ describe('a trunk 0 after a French-plan calling code (issue 20)', () => {
   });
 
   it('keeps the NPV facts of an NPV number spelled +33 0…', () => {
-    expect(parsedOf('+330162005678').phoneInfo).toMatchObject({ isNPV: true, rangeLabel: 'NPV : plage réservée aux appels et messages automatisés' });
+    expect(parsedOf('+330162005678').phoneInfo).toMatchObject({
+      isNPV: true,
+      rangeLabel: 'NPV : plage réservée aux appels et messages automatisés',
+    });
   });
 
   it.each([
@@ -112,7 +115,12 @@ describe('a trunk 0 after a French-plan calling code (issue 20)', () => {
     for (const prefix of ['09475', '09476', '09477', '09478', '09479']) {
       const national = `${prefix}38433`;
       expect(parsedOf(national).phoneInfo.isNPV).toBe(true);
-      for (const spelling of [`+33${national.slice(1)}`, `+33${national}`, `33${national}`, `sip:%2B33${national.slice(1)}@pbx`]) {
+      for (const spelling of [
+        `+33${national.slice(1)}`,
+        `+33${national}`,
+        `33${national}`,
+        `sip:%2B33${national.slice(1)}@pbx`,
+      ]) {
         expect(parse(spelling), spelling).toEqual({ ok: true, value: parsedOf(national) });
       }
     }
@@ -243,11 +251,24 @@ describe('caller numbers as phone systems send them (issue 21)', () => {
   });
 
   it('refuses every withheld word, in any case, bare or as a tel: number or sip: user part, with `withheld`', () => {
-    expect([...WITHHELD_WORDS].sort()).toEqual(['anonymous', 'private', 'restricted', 'unavailable', 'unknown', 'withheld']);
+    expect([...WITHHELD_WORDS].sort()).toEqual([
+      'anonymous',
+      'private',
+      'restricted',
+      'unavailable',
+      'unknown',
+      'withheld',
+    ]);
     for (const word of WITHHELD_WORDS) {
       const spellings = [word, word.toUpperCase(), `${word.charAt(0).toUpperCase()}${word.slice(1)}`];
       for (const spelled of spellings) {
-        for (const form of [spelled, `tel:${spelled}`, `sip:${spelled}@anonymous.invalid`, `SIPS:${spelled}@pbx.example;user=phone`, `sip:${spelled};x=1@host`]) {
+        for (const form of [
+          spelled,
+          `tel:${spelled}`,
+          `sip:${spelled}@anonymous.invalid`,
+          `SIPS:${spelled}@pbx.example;user=phone`,
+          `sip:${spelled};x=1@host`,
+        ]) {
           expect(parse(form), form).toMatchObject(refusal('withheld'));
         }
       }
@@ -273,9 +294,28 @@ describe('caller numbers as phone systems send them (issue 21)', () => {
 /** A valid national number of the French plan, mainland or overseas. */
 const frenchNational: fc.Arbitrary<ParsedPhoneNumber> = fc
   .oneof(
-    fc.tuple(fc.constantFrom('01', '02', '03', '04', '05', '06', '07', '09', '080', '0162', '0948'), fc.string({ unit: fc.constantFrom(...'0123456789'), minLength: 8, maxLength: 8 })),
     fc.tuple(
-      fc.constantFrom('0262', '0263', '0692', '0693', '0269', '0639', '0590', '0690', '0594', '0694', '0596', '0696', '0508', '09475', '09478'),
+      fc.constantFrom('01', '02', '03', '04', '05', '06', '07', '09', '080', '0162', '0948'),
+      fc.string({ unit: fc.constantFrom(...'0123456789'), minLength: 8, maxLength: 8 }),
+    ),
+    fc.tuple(
+      fc.constantFrom(
+        '0262',
+        '0263',
+        '0692',
+        '0693',
+        '0269',
+        '0639',
+        '0590',
+        '0690',
+        '0594',
+        '0694',
+        '0596',
+        '0696',
+        '0508',
+        '09475',
+        '09478',
+      ),
       fc.string({ unit: fc.constantFrom(...'0123456789'), minLength: 6, maxLength: 6 }),
     ),
   )
@@ -286,9 +326,25 @@ const frenchNational: fc.Arbitrary<ParsedPhoneNumber> = fc
 
 const separator = fc.constantFrom('', ' ', '.', '-');
 const visual = fc.constantFrom('', '-', '.');
-const host = fc.constantFrom('host', 'pbx.example', 'trunk.example.com:5060', '10.0.0.1', '[2001:db8::1]', `${'long-label.'.repeat(12)}example`);
-const uriParameters = fc.array(fc.constantFrom(';npdi', ';rn=+33612340000', ';phone-context=+33', ';user=phone', ';transport=udp', ';isub=12'), { maxLength: 3 }).map((list) => list.join(''));
-const caseOf = fc.constantFrom((text: string) => text, (text: string) => text.toUpperCase(), (text: string) => `${text.charAt(0).toUpperCase()}${text.slice(1)}`);
+const host = fc.constantFrom(
+  'host',
+  'pbx.example',
+  'trunk.example.com:5060',
+  '10.0.0.1',
+  '[2001:db8::1]',
+  `${'long-label.'.repeat(12)}example`,
+);
+const uriParameters = fc
+  .array(
+    fc.constantFrom(';npdi', ';rn=+33612340000', ';phone-context=+33', ';user=phone', ';transport=udp', ';isub=12'),
+    { maxLength: 3 },
+  )
+  .map((list) => list.join(''));
+const caseOf = fc.constantFrom(
+  (text: string) => text,
+  (text: string) => text.toUpperCase(),
+  (text: string) => `${text.charAt(0).toUpperCase()}${text.slice(1)}`,
+);
 
 /** The digits in pairs from the right (`06 12 34 56 78`, `6 12 34 56 78`, `41 12 34`). */
 function grouped(digits: string, sep: string): string {
@@ -320,10 +376,15 @@ function spellingOf(parsed: ParsedPhoneNumber): fc.Arbitrary<string> {
     visual.map((sep) => grouped(national, sep)),
   );
   const uris = [
-    fc.tuple(caseOf, number, uriParameters).map(([spell, subscriber, parameters]) => `${spell('tel')}:${subscriber}${parameters}`),
-    fc.tuple(caseOf, fc.constantFrom('sip', 'sips'), number, uriParameters, host, uriParameters).map(
-      ([spell, scheme, user, userParameters, hostName, parameters]) => `${spell(scheme)}:${user}${userParameters}@${hostName}${parameters}`,
-    ),
+    fc
+      .tuple(caseOf, number, uriParameters)
+      .map(([spell, subscriber, parameters]) => `${spell('tel')}:${subscriber}${parameters}`),
+    fc
+      .tuple(caseOf, fc.constantFrom('sip', 'sips'), number, uriParameters, host, uriParameters)
+      .map(
+        ([spell, scheme, user, userParameters, hostName, parameters]) =>
+          `${spell(scheme)}:${user}${userParameters}@${hostName}${parameters}`,
+      ),
   ];
   // Longer ones are refused as too_long, which the examples above show.
   return fc.oneof(...plain, ...uris).filter((spelling) => spelling.length <= MAX_URI_LENGTH);
@@ -345,13 +406,36 @@ describe('one number, one answer: properties', () => {
   it('gives two accepted spellings with one e164 the same ParsedPhoneNumber', () => {
     // Digit strings near numbers of every kind, with every prefix a spelling can have: whatever
     // is accepted is grouped by e164, and each group must hold one description.
-    const digits = (min: number, max: number) => fc.string({ unit: fc.constantFrom(...'0123456789'), minLength: min, maxLength: max });
+    const digits = (min: number, max: number) =>
+      fc.string({ unit: fc.constantFrom(...'0123456789'), minLength: min, maxLength: max });
     const prefix = fc.constantFrom('', '0', '00', '+', '+0', '00', 'tel:', 'tel:+', 'sip:', 'sip:+');
-    const code = fc.constantFrom('', '33', '330', '262', '2620', '508', '5080', '590', '594', '596', '32', '44', '440', '1', '39', '687', '41');
+    const code = fc.constantFrom(
+      '',
+      '33',
+      '330',
+      '262',
+      '2620',
+      '508',
+      '5080',
+      '590',
+      '594',
+      '596',
+      '32',
+      '44',
+      '440',
+      '1',
+      '39',
+      '687',
+      '41',
+    );
     // One run of digits spelled many ways, so that accepted spellings meet on one e164 often.
     const lead = fc.constantFrom('', '0', '6', '7', '1', '9', '8', '80', '26', '69', '50');
     const spellings = fc
-      .tuple(lead, fc.oneof({ weight: 4, arbitrary: digits(8, 8) }, { weight: 1, arbitrary: digits(4, 10) }), fc.array(fc.tuple(prefix, code, fc.boolean()), { minLength: 20, maxLength: 60 }))
+      .tuple(
+        lead,
+        fc.oneof({ weight: 4, arbitrary: digits(8, 8) }, { weight: 1, arbitrary: digits(4, 10) }),
+        fc.array(fc.tuple(prefix, code, fc.boolean()), { minLength: 20, maxLength: 60 }),
+      )
       .map(([first, rest, forms]) =>
         forms.map(([start, callingCode, withParameters]) => {
           const text = `${start}${callingCode}${first}${rest}`;
@@ -385,7 +469,10 @@ describe('one number, one answer: properties', () => {
 
   it('never lets the memo in front of the parser give one spelling the answer of another', () => {
     const memoized = memoizeParser(parse, 64);
-    const inputs = fc.oneof(frenchNational.chain(spellingOf), fc.constantFrom('anonymous', 'sip:anonymous@anonymous.invalid', '+33262123456', '0612345678', '+32470123456'));
+    const inputs = fc.oneof(
+      frenchNational.chain(spellingOf),
+      fc.constantFrom('anonymous', 'sip:anonymous@anonymous.invalid', '+33262123456', '0612345678', '+32470123456'),
+    );
     fc.assert(
       fc.property(fc.array(inputs, { minLength: 1, maxLength: 200 }), (list) => {
         for (const input of [...list, ...list.reverse()]) expect(memoized(input), input).toEqual(parse(input));

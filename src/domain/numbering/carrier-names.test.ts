@@ -3,8 +3,12 @@ import { originalCarrierName, USUAL_CARRIER_NAMES } from './carrier-names.js';
 
 describe('carriers by the names a household knows them by', () => {
   it('puts the usual name first and keeps ARCEP’s legal name as its detail', () => {
-    expect(originalCarrierName('SFR0', 'Société française du radiotéléphone')).toBe('SFR (Société française du radiotéléphone)');
-    expect(originalCarrierName('SRR', 'Société réunionnaise du radiotéléphone')).toBe('SFR Réunion (Société réunionnaise du radiotéléphone)');
+    expect(originalCarrierName('SFR0', 'Société française du radiotéléphone')).toBe(
+      'SFR (Société française du radiotéléphone)',
+    );
+    expect(originalCarrierName('SRR', 'Société réunionnaise du radiotéléphone')).toBe(
+      'SFR Réunion (Société réunionnaise du radiotéléphone)',
+    );
     expect(originalCarrierName('FRMO', 'Free mobile')).toBe('Free (Free mobile)');
   });
 

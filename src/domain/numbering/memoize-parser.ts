@@ -30,7 +30,12 @@ export function memoizeParser(parse: PhoneNumberParser, options: number | Memoiz
   const { maxEntries = 10_000, maxBytes } = typeof options === 'number' ? { maxEntries: options } : options;
   const memo = new LRUCache<string, ParsePhoneNumberResult>({
     max: maxEntries,
-    ...(maxBytes === undefined ? {} : { maxSize: Math.max(1, Math.floor(maxBytes)), sizeCalculation: (result: ParsePhoneNumberResult, raw: string) => memoCost(raw, result) }),
+    ...(maxBytes === undefined
+      ? {}
+      : {
+          maxSize: Math.max(1, Math.floor(maxBytes)),
+          sizeCalculation: (result: ParsePhoneNumberResult, raw: string) => memoCost(raw, result),
+        }),
   });
   const memoized = (raw: string): ParsePhoneNumberResult => {
     // Only plausible spellings are remembered, so hostile long inputs cannot crowd it.
@@ -42,5 +47,9 @@ export function memoizeParser(parse: PhoneNumberParser, options: number | Memoiz
     }
     return result;
   };
-  return Object.assign(memoized, { chargedBytes: () => memo.calculatedSize }, parse.readDialled === undefined ? {} : { readDialled: parse.readDialled });
+  return Object.assign(
+    memoized,
+    { chargedBytes: () => memo.calculatedSize },
+    parse.readDialled === undefined ? {} : { readDialled: parse.readDialled },
+  );
 }

@@ -5,14 +5,17 @@ import { decodeCarrierBson, parseNumberingPlan, splitSemicolonCsv } from './numb
 import { loadNumberingPlan } from '../../infra/arcep/load-numbering-plan.js';
 
 const MAJNUM_HEADER = 'EZABPQM;Tranche_Debut;Tranche_Fin;Mnémo;Territoire;Date_Attribution';
-const MAJRIO_HEADER = 'Ressource;"Code Attributaire";Attributaire;"Date d\'effet (attribution)";"N° décision d\'attribution"';
+const MAJRIO_HEADER =
+  'Ressource;"Code Attributaire";Attributaire;"Date d\'effet (attribution)";"N° décision d\'attribution"';
 const IDENTIFIANTS_HEADER =
   'IDENTITE_OPERATEUR;CODE_OPERATEUR;SIRET_ACTEUR;RCS_ACTEUR;ADRESSE_COMPLETE_ACTEUR;ATTRIB_RESS_NUM;DATE_DECLARATION_OPERATEUR';
 
 function smallFiles(majnumRows: string[]): { majnum: string; majrio: string; identifiants: string } {
   return {
     majnum: [MAJNUM_HEADER, ...majnumRows].join('\r\n'),
-    majrio: [MAJRIO_HEADER, 'F0;FRTE;Orange;01/01/2017;2016-1702', 'F9;RIOO;"Rio; Opérateur";01/01/2017;x'].join('\r\n'),
+    majrio: [MAJRIO_HEADER, 'F0;FRTE;Orange;01/01/2017;2016-1702', 'F9;RIOO;"Rio; Opérateur";01/01/2017;x'].join(
+      '\r\n',
+    ),
     identifiants: [IDENTIFIANTS_HEADER, '"Orange SA";FRTE;"1";Paris;"1 rue; Paris";1;01/01/2004'].join('\r\n'),
   };
 }
@@ -31,13 +34,18 @@ describe('parseNumberingPlan', () => {
     const { plan } = result;
     expect(plan.blockCount).toBe(3);
     expect(plan.dataDate).toBe('2024-03-05');
-    expect(plan.findBlock('0612345678')).toMatchObject({ prefix: '061234', carrierName: 'Rio; Opérateur', territory: 'FR', allocatedOn: '2024-03-05' });
+    expect(plan.findBlock('0612345678')).toMatchObject({
+      prefix: '061234',
+      carrierName: 'Rio; Opérateur',
+      territory: 'FR',
+      allocatedOn: '2024-03-05',
+    });
     expect(plan.findBlock('0612000000')).toMatchObject({ prefix: '0612', carrierName: 'Orange SA' });
     expect(plan.findBlock('0262030123')).toMatchObject({ carrierName: 'NOPE', territory: 'RE' });
     expect(plan.findBlock('0699999999')).toBeUndefined();
   });
 
-  it('says which territories the blocks give the numbers under some national digits (a list rule\'s prefix)', () => {
+  it("says which territories the blocks give the numbers under some national digits (a list rule's prefix)", () => {
     const result = parseNumberingPlan(
       smallFiles([
         '0612;0612000000;0612999999;FRTE;Métropole;01/01/2017',
@@ -55,14 +63,23 @@ describe('parseNumberingPlan', () => {
     expect(plan.blocksUnder('0699')).toEqual({ covering: undefined, within: new Set() });
   });
 
-  it('refuses a file whose header is not ARCEP\'s', () => {
+  it("refuses a file whose header is not ARCEP's", () => {
     const files = smallFiles(['0612;0612000000;0612999999;FRTE;Métropole;01/01/2017']);
-    expect(parseNumberingPlan({ ...files, majnum: files.majnum.replace('Mnémo', 'Mnemo') })).toEqual({ ok: false, reason: 'MAJNUM.csv: unexpected header' });
-    expect(parseNumberingPlan({ ...files, identifiants: 'nope' })).toEqual({ ok: false, reason: 'identifiants_ce.csv: unexpected header' });
+    expect(parseNumberingPlan({ ...files, majnum: files.majnum.replace('Mnémo', 'Mnemo') })).toEqual({
+      ok: false,
+      reason: 'MAJNUM.csv: unexpected header',
+    });
+    expect(parseNumberingPlan({ ...files, identifiants: 'nope' })).toEqual({
+      ok: false,
+      reason: 'identifiants_ce.csv: unexpected header',
+    });
   });
 
   it('refuses a MAJNUM without any usable block', () => {
-    expect(parseNumberingPlan(smallFiles(['3646;3646;3646;FRTE;National;01/01/2017']))).toEqual({ ok: false, reason: 'MAJNUM.csv: no usable number block' });
+    expect(parseNumberingPlan(smallFiles(['3646;3646;3646;FRTE;National;01/01/2017']))).toEqual({
+      ok: false,
+      reason: 'MAJNUM.csv: no usable number block',
+    });
   });
 });
 
@@ -86,7 +103,12 @@ describe('decodeCarrierBson', () => {
     const body = Buffer.concat([element('47', 'Proximus'), element('456', 'Mobile Vikings')]);
     const size = Buffer.alloc(4);
     size.writeInt32LE(body.length + 5);
-    expect(decodeCarrierBson(Buffer.concat([size, body, Buffer.from([0])]))).toEqual(new Map([['47', 'Proximus'], ['456', 'Mobile Vikings']]));
+    expect(decodeCarrierBson(Buffer.concat([size, body, Buffer.from([0])]))).toEqual(
+      new Map([
+        ['47', 'Proximus'],
+        ['456', 'Mobile Vikings'],
+      ]),
+    );
   });
 });
 

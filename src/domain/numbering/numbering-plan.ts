@@ -53,8 +53,21 @@ export interface NumberingPlanFiles {
   identifiants: string;
 }
 
-export const MAJNUM_HEADER = ['EZABPQM', 'Tranche_Debut', 'Tranche_Fin', 'Mnémo', 'Territoire', 'Date_Attribution'] as const;
-export const MAJRIO_HEADER = ['Ressource', 'Code Attributaire', 'Attributaire', "Date d'effet (attribution)", "N° décision d'attribution"] as const;
+export const MAJNUM_HEADER = [
+  'EZABPQM',
+  'Tranche_Debut',
+  'Tranche_Fin',
+  'Mnémo',
+  'Territoire',
+  'Date_Attribution',
+] as const;
+export const MAJRIO_HEADER = [
+  'Ressource',
+  'Code Attributaire',
+  'Attributaire',
+  "Date d'effet (attribution)",
+  "N° décision d'attribution",
+] as const;
 export const IDENTIFIANTS_HEADER = [
   'IDENTITE_OPERATEUR',
   'CODE_OPERATEUR',
@@ -65,7 +78,11 @@ export const IDENTIFIANTS_HEADER = [
   'DATE_DECLARATION_OPERATEUR',
 ] as const;
 
-export const ARCEP_FILE_NAMES = { majnum: 'MAJNUM.csv', majrio: 'MAJRIO.csv', identifiants: 'identifiants_ce.csv' } as const;
+export const ARCEP_FILE_NAMES = {
+  majnum: 'MAJNUM.csv',
+  majrio: 'MAJRIO.csv',
+  identifiants: 'identifiants_ce.csv',
+} as const;
 
 const MIN_PREFIX_LENGTH = 4;
 const MAX_PREFIX_LENGTH = 8;
@@ -145,9 +162,17 @@ export function splitSemicolonCsv(text: string): string[][] {
   return rows;
 }
 
-function readRows(text: string, expectedHeader: readonly string[], fileName: string): { ok: true; rows: string[][] } | { ok: false; reason: string } {
+function readRows(
+  text: string,
+  expectedHeader: readonly string[],
+  fileName: string,
+): { ok: true; rows: string[][] } | { ok: false; reason: string } {
   const [header, ...rows] = splitSemicolonCsv(text);
-  if (!header || header.length !== expectedHeader.length || header.some((name, index) => name.trim() !== expectedHeader[index])) {
+  if (
+    !header ||
+    header.length !== expectedHeader.length ||
+    header.some((name, index) => name.trim() !== expectedHeader[index])
+  ) {
     return { ok: false, reason: `${fileName}: unexpected header` };
   }
   return { ok: true, rows };
@@ -164,7 +189,10 @@ function toIsoDate(frenchDate: string | undefined): string {
  * Builds the plan from already-decoded file texts (decode them as Latin-1). Fails with a reason
  * when a header is not ARCEP's or MAJNUM holds no usable block; skips single malformed rows.
  */
-export function parseNumberingPlan(files: NumberingPlanFiles, foreignCarriers: ForeignCarrierTable = new Map()): NumberingPlanResult {
+export function parseNumberingPlan(
+  files: NumberingPlanFiles,
+  foreignCarriers: ForeignCarrierTable = new Map(),
+): NumberingPlanResult {
   const majnum = readRows(files.majnum, MAJNUM_HEADER, ARCEP_FILE_NAMES.majnum);
   if (!majnum.ok) return majnum;
   const majrio = readRows(files.majrio, MAJRIO_HEADER, ARCEP_FILE_NAMES.majrio);
@@ -276,7 +304,10 @@ export function parseNumberingPlan(files: NumberingPlanFiles, foreignCarriers: F
         covering = blockAtNode[node] ?? covering;
       }
       const mask = territoriesBelow[node] ?? 0;
-      return { covering: covering?.territory, within: new Set(TERRITORIES.filter((_, bit) => (mask & (1 << bit)) !== 0)) };
+      return {
+        covering: covering?.territory,
+        within: new Set(TERRITORIES.filter((_, bit) => (mask & (1 << bit)) !== 0)),
+      };
     },
     findForeignCarrier(callingCode, nationalSignificantNumber) {
       const table = foreignCarriers.get(callingCode);

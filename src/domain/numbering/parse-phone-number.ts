@@ -2,7 +2,13 @@
 // write numbers and as phone systems send them: tel: and sip: URIs, E.164 without +), the
 // territory of French-plan numbers from ARCEP's blocks (docs/numbering.md), libphonenumber's validation,
 // formats and line type, and every phoneInfo field. Pure and total: failures are values.
-import parsePhoneNumberFromString, { getCountries, getCountryCallingCode, isSupportedCountry, type CountryCode, type PhoneNumber } from 'libphonenumber-js/max';
+import parsePhoneNumberFromString, {
+  getCountries,
+  getCountryCallingCode,
+  isSupportedCountry,
+  type CountryCode,
+  type PhoneNumber,
+} from 'libphonenumber-js/max';
 import type { ParsePhoneNumberResult, PhoneNumberParser } from '../phone-number.js';
 import type { FrenchTerritory, NumberingPlan } from './numbering-plan.js';
 
@@ -26,7 +32,14 @@ export const MAX_INPUT_LENGTH = 32;
 export const MAX_URI_LENGTH = 256;
 
 /** What phone systems put where a withheld caller's number would be (compared in lower case). */
-export const WITHHELD_WORDS: ReadonlySet<string> = new Set(['anonymous', 'restricted', 'unknown', 'unavailable', 'private', 'withheld']);
+export const WITHHELD_WORDS: ReadonlySet<string> = new Set([
+  'anonymous',
+  'restricted',
+  'unknown',
+  'unavailable',
+  'private',
+  'withheld',
+]);
 
 /**
  * Digit strings of this length, not starting with 0, that are not a valid national number are
@@ -72,7 +85,20 @@ const MAINLAND_ZONES: Readonly<Record<string, string>> = {
 };
 
 // ARCEP decision n° 2022-1583: ranges automated callers must use, allocated or not yet.
-export const NPV_MAINLAND_PREFIXES: ReadonlySet<string> = new Set(['0162', '0163', '0270', '0271', '0377', '0378', '0424', '0425', '0568', '0569', '0948', '0949']);
+export const NPV_MAINLAND_PREFIXES: ReadonlySet<string> = new Set([
+  '0162',
+  '0163',
+  '0270',
+  '0271',
+  '0377',
+  '0378',
+  '0424',
+  '0425',
+  '0568',
+  '0569',
+  '0948',
+  '0949',
+]);
 export const NPV_OVERSEAS_PREFIXES: ReadonlySet<string> = new Set(['09475', '09476', '09477', '09478', '09479']);
 
 /** The NPV ranges as E.164 prefixes (`0162` → `+33162`), for the blocklist feed's wildcards. */
@@ -83,13 +109,27 @@ export function npvPrefixesE164(): string[] {
 // Where an unallocated block goes: the overseas prefixes of the ARCEP README (plus the ones its
 // data uses: 0263, 0691, 0693, 0697, 0708) and the overseas NPV ranges. Anything else is FR.
 const OVERSEAS_FALLBACK_BY_PREFIX: ReadonlyMap<string, FrenchTerritory> = new Map<string, FrenchTerritory>([
-  ['0262', 'RE'], ['0263', 'RE'], ['0692', 'RE'], ['0693', 'RE'],
-  ['0269', 'YT'], ['0639', 'YT'],
-  ['0590', 'GP'], ['0690', 'GP'], ['0691', 'GP'],
-  ['0594', 'GF'], ['0694', 'GF'],
-  ['0596', 'MQ'], ['0696', 'MQ'], ['0697', 'MQ'],
-  ['0508', 'PM'], ['0708', 'PM'],
-  ['09475', 'GP'], ['09476', 'GF'], ['09477', 'MQ'], ['09478', 'RE'], ['09479', 'RE'],
+  ['0262', 'RE'],
+  ['0263', 'RE'],
+  ['0692', 'RE'],
+  ['0693', 'RE'],
+  ['0269', 'YT'],
+  ['0639', 'YT'],
+  ['0590', 'GP'],
+  ['0690', 'GP'],
+  ['0691', 'GP'],
+  ['0594', 'GF'],
+  ['0694', 'GF'],
+  ['0596', 'MQ'],
+  ['0696', 'MQ'],
+  ['0697', 'MQ'],
+  ['0508', 'PM'],
+  ['0708', 'PM'],
+  ['09475', 'GP'],
+  ['09476', 'GF'],
+  ['09477', 'MQ'],
+  ['09478', 'RE'],
+  ['09479', 'RE'],
 ]);
 
 const TYPE_LABELS_FR: Readonly<Record<string, string>> = {
@@ -122,7 +162,9 @@ export const RANGE_LABELS = {
 const TECHNICAL_PLATFORM = /^09(?:37|38|39[0-4])/;
 const SAINT_MARTIN_OVER_BARTHELEMY = /^0590(?:5[12]|87)/;
 
-type Spelling = { ok: true; international: boolean; digits: string; parenthesisedZeroAt: number } | { ok: false; reason: PhoneNumberRejection };
+type Spelling =
+  | { ok: true; international: boolean; digits: string; parenthesisedZeroAt: number }
+  | { ok: false; reason: PhoneNumberRejection };
 
 function isDigitCode(code: number): boolean {
   return code >= 48 && code <= 57;
@@ -151,7 +193,9 @@ export function checkSpelling(raw: string): Spelling {
     if (isDigitCode(code)) {
       if (separatorRun !== '') {
         // Only a national spelling may open with a parenthesis ("(01) 40…"); "+" is followed by a digit.
-        if (digits === '' ? international || separatorRun !== '(' : !/^(?:[ .-]|[ .-]?\(|\)[ .-]?)$/.test(separatorRun)) {
+        if (
+          digits === '' ? international || separatorRun !== '(' : !/^(?:[ .-]|[ .-]?\(|\)[ .-]?)$/.test(separatorRun)
+        ) {
           return { ok: false, reason: 'misplaced_separator' };
         }
         separatorRun = '';
@@ -172,7 +216,8 @@ export function checkSpelling(raw: string): Spelling {
       continue;
     }
     if (code === 41 /* ) */) {
-      if (!insideParenthesis || separatorRun !== '' || digits.length === groupStart) return { ok: false, reason: 'misplaced_separator' };
+      if (!insideParenthesis || separatorRun !== '' || digits.length === groupStart)
+        return { ok: false, reason: 'misplaced_separator' };
       insideParenthesis = false;
       if (digits.length === groupStart + 1 && digits.endsWith('0')) parenthesisedZeroAt = groupStart;
       separatorRun = ')';
@@ -180,10 +225,16 @@ export function checkSpelling(raw: string): Spelling {
     }
     return { ok: false, reason: 'invalid_character' };
   }
-  if (insideParenthesis || (separatorRun !== '' && separatorRun !== ')')) return { ok: false, reason: 'misplaced_separator' };
+  if (insideParenthesis || (separatorRun !== '' && separatorRun !== ')'))
+    return { ok: false, reason: 'misplaced_separator' };
   if (digits === '') return { ok: false, reason: 'no_digits' };
   if (!international && digits.startsWith('00')) {
-    return { ok: true, international: true, digits: digits.slice(2), parenthesisedZeroAt: parenthesisedZeroAt >= 2 ? parenthesisedZeroAt - 2 : -1 };
+    return {
+      ok: true,
+      international: true,
+      digits: digits.slice(2),
+      parenthesisedZeroAt: parenthesisedZeroAt >= 2 ? parenthesisedZeroAt - 2 : -1,
+    };
   }
   return { ok: true, international, digits, parenthesisedZeroAt };
 }
@@ -195,7 +246,8 @@ const VISUAL_SEPARATORS = /[-.()]/g;
 // `;name` or `;name=value` (RFC 3966 / RFC 3261 parameters: npdi, rn=…, phone-context=…, user=phone…).
 const URI_PARAMETERS = /^(?:;[A-Za-z0-9-]+(?:=[!-:<-~]+)?)*$/;
 // A host name, IPv4 or [IPv6] address with an optional port.
-const URI_HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*\.?|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?$/;
+const URI_HOST =
+  /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*\.?|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?$/;
 const URI_SCHEME = /^(tel|sips?):/i;
 
 function isWithheld(text: string): boolean {
@@ -251,7 +303,8 @@ export function readCallerForm(raw: string): CallerForm {
   const query = tail.indexOf('?');
   const parameters = query < 0 ? tail : tail.slice(0, query);
   const headers = query < 0 ? '' : tail.slice(query + 1);
-  if (!URI_HOST.test(host) || !URI_PARAMETERS.test(parameters) || !/^[!-~]*$/.test(headers)) return { ok: false, reason: 'invalid_uri' };
+  if (!URI_HOST.test(host) || !URI_PARAMETERS.test(parameters) || !/^[!-~]*$/.test(headers))
+    return { ok: false, reason: 'invalid_uri' };
   const user = unescapeUserPart(rest.slice(0, at));
   // `user:password@host` is not how a caller is sent; refused rather than half read.
   if (user === undefined || user.includes(':') || user.includes('@')) return { ok: false, reason: 'invalid_uri' };
@@ -334,7 +387,12 @@ export function createPhoneNumberParser(plan: NumberingPlan, defaultRegion: stri
 
   /** The territory of a national number: its ARCEP block's, else its prefix's, else mainland. */
   function territoryOf(national: string, block = plan.findBlock(national)): FrenchTerritory {
-    return block?.territory ?? OVERSEAS_FALLBACK_BY_PREFIX.get(national.slice(0, 5)) ?? OVERSEAS_FALLBACK_BY_PREFIX.get(national.slice(0, 4)) ?? 'FR';
+    return (
+      block?.territory ??
+      OVERSEAS_FALLBACK_BY_PREFIX.get(national.slice(0, 5)) ??
+      OVERSEAS_FALLBACK_BY_PREFIX.get(national.slice(0, 4)) ??
+      'FR'
+    );
   }
 
   function parseFrenchNational(national: string, expectedCallingCode: string | undefined): ParsePhoneNumberResult {
@@ -374,12 +432,14 @@ export function createPhoneNumberParser(plan: NumberingPlan, defaultRegion: stri
       // it then answers BL (listed first). 51, 52 and 87 are Saint-Martin's historical prefixes.
       regionCode = parsed.country === 'BL' && SAINT_MARTIN_OVER_BARTHELEMY.test(national) ? 'MF' : parsed.country;
     }
-    if (!block && (territory === 'RE' || territory === 'YT') && (parsed.country === 'RE' || parsed.country === 'YT')) regionCode = parsed.country;
+    if (!block && (territory === 'RE' || territory === 'YT') && (parsed.country === 'RE' || parsed.country === 'YT'))
+      regionCode = parsed.country;
 
     const type = toLowerType(libType);
     const firstDigit = national.charAt(1);
     const regionName = FRENCH_REGION_NAMES[regionCode] ?? 'France';
-    const isMainlandGeographic = regionCode === 'FR' && type === 'fixed_line' && !isNPV && MAINLAND_ZONES[firstDigit] !== undefined;
+    const isMainlandGeographic =
+      regionCode === 'FR' && type === 'fixed_line' && !isNPV && MAINLAND_ZONES[firstDigit] !== undefined;
     const zone = isMainlandGeographic ? (MAINLAND_ZONES[firstDigit] ?? regionName) : regionName;
 
     let rangeLabel: string;
@@ -430,7 +490,8 @@ export function createPhoneNumberParser(plan: NumberingPlan, defaultRegion: stri
    * code: of whichever territory ARCEP gives the national number.
    */
   function parseFrenchInternational(callingCode: string | undefined, significant: string): ParsePhoneNumberResult {
-    if (significant.length === 6 && (callingCode === '508' || callingCode === undefined)) return parseFrenchNational(`0508${significant}`, callingCode);
+    if (significant.length === 6 && (callingCode === '508' || callingCode === undefined))
+      return parseFrenchNational(`0508${significant}`, callingCode);
     if (significant.length !== 9) return INVALID;
     return parseFrenchNational(`0${significant}`, callingCode);
   }
@@ -505,7 +566,8 @@ export function createPhoneNumberParser(plan: NumberingPlan, defaultRegion: stri
       // Digits of a national range of another territory that are no valid number there either
       // (`+33 596 12 34 56` as `0596 12 34 56`): refused as the national form is, never
       // described as a foreign-looking number of this calling code.
-      if (significant.length === 9 && CALLING_CODE_BY_TERRITORY[territoryOf(`0${significant}`)] !== callingCode) return INVALID;
+      if (significant.length === 9 && CALLING_CODE_BY_TERRITORY[territoryOf(`0${significant}`)] !== callingCode)
+        return INVALID;
     }
     // A few numbers of these calling codes have no 0XXXXXXXXX form (+508 80…): libphonenumber
     // alone describes them, as for any other country, when it reads exactly these digits.
@@ -557,12 +619,17 @@ export function createPhoneNumberParser(plan: NumberingPlan, defaultRegion: stri
       return territories;
     }
     if (national.length >= 5) {
-      territories.add(OVERSEAS_FALLBACK_BY_PREFIX.get(national.slice(0, 5)) ?? OVERSEAS_FALLBACK_BY_PREFIX.get(national.slice(0, 4)) ?? 'FR');
+      territories.add(
+        OVERSEAS_FALLBACK_BY_PREFIX.get(national.slice(0, 5)) ??
+          OVERSEAS_FALLBACK_BY_PREFIX.get(national.slice(0, 4)) ??
+          'FR',
+      );
       return territories;
     }
     // Shorter digits: every fallback prefix under them, and what the rest falls back to.
     territories.add(OVERSEAS_FALLBACK_BY_PREFIX.get(national) ?? 'FR');
-    for (const [prefix, territory] of OVERSEAS_FALLBACK_BY_PREFIX) if (prefix.length > national.length && prefix.startsWith(national)) territories.add(territory);
+    for (const [prefix, territory] of OVERSEAS_FALLBACK_BY_PREFIX)
+      if (prefix.length > national.length && prefix.startsWith(national)) territories.add(territory);
     return territories;
   }
 
@@ -590,7 +657,8 @@ export function createPhoneNumberParser(plan: NumberingPlan, defaultRegion: stri
   function internationalReadings(digits: string, parenthesisedZeroAt: number): string[] {
     const callingCode = frenchPlanCallingCode(digits);
     if (callingCode === undefined) {
-      if (parenthesisedZeroAt > 0 && isKnownCallingCode(digits.slice(0, parenthesisedZeroAt))) return [`${digits.slice(0, parenthesisedZeroAt)}${digits.slice(parenthesisedZeroAt + 1)}`];
+      if (parenthesisedZeroAt > 0 && isKnownCallingCode(digits.slice(0, parenthesisedZeroAt)))
+        return [`${digits.slice(0, parenthesisedZeroAt)}${digits.slice(parenthesisedZeroAt + 1)}`];
       return digits === '' ? [] : [digits];
     }
     const afterCode = digits.slice(callingCode.length);
@@ -605,7 +673,8 @@ export function createPhoneNumberParser(plan: NumberingPlan, defaultRegion: stri
   /** Digits without `+`/`00` as the default region reads them, valid or not. */
   function nationalReadings(digits: string): string[] {
     // Longer than any E.164 and without a trunk 0: the international digits of a SIP trunk, one too many.
-    if (!digits.startsWith('0') && digits.length > E164_WITHOUT_PLUS_LENGTHS.max) return internationalReadings(digits, -1);
+    if (!digits.startsWith('0') && digits.length > E164_WITHOUT_PLUS_LENGTHS.max)
+      return internationalReadings(digits, -1);
     if (defaultIsFrenchPlan) return frenchNationalReadings(digits);
     if (!digits.startsWith('0')) return [];
     return [`${getCountryCallingCode(region)}${digits.slice(1)}`];
@@ -619,7 +688,11 @@ export function createPhoneNumberParser(plan: NumberingPlan, defaultRegion: stri
   }
 
   function readsAsE164WithoutPlus(digits: string): boolean {
-    return digits.length >= E164_WITHOUT_PLUS_LENGTHS.min && digits.length <= E164_WITHOUT_PLUS_LENGTHS.max && digits.charCodeAt(0) !== 48;
+    return (
+      digits.length >= E164_WITHOUT_PLUS_LENGTHS.min &&
+      digits.length <= E164_WITHOUT_PLUS_LENGTHS.max &&
+      digits.charCodeAt(0) !== 48
+    );
   }
 
   function readDialled(raw: string): readonly string[] | undefined {
@@ -639,10 +712,16 @@ export function createPhoneNumberParser(plan: NumberingPlan, defaultRegion: stri
       const spelling = checkSpelling(form.text);
       if (!spelling.ok) return { ok: false, reason: spelling.reason };
       const { digits, international, parenthesisedZeroAt } = spelling;
-      if (international) return withReadings(parseInternational(digits, parenthesisedZeroAt), () => internationalReadings(digits, parenthesisedZeroAt));
+      if (international)
+        return withReadings(parseInternational(digits, parenthesisedZeroAt), () =>
+          internationalReadings(digits, parenthesisedZeroAt),
+        );
       const national = parseNational(digits);
       // "33612345678", as SIP trunks send it: only when it cannot be a national number.
-      if (!national.ok && readsAsE164WithoutPlus(digits)) return withReadings(parseInternational(digits, parenthesisedZeroAt), () => internationalReadings(digits, parenthesisedZeroAt));
+      if (!national.ok && readsAsE164WithoutPlus(digits))
+        return withReadings(parseInternational(digits, parenthesisedZeroAt), () =>
+          internationalReadings(digits, parenthesisedZeroAt),
+        );
       return withReadings(national, () => nationalReadings(digits));
     } catch {
       // libphonenumber is not supposed to throw on these inputs; a parser that answers 400

@@ -11,7 +11,12 @@ import { describe, expect, it } from 'vitest';
 import type { ParsePhoneNumberResult } from '../phone-number.js';
 import { loadNumberingPlan } from '../../infra/arcep/load-numbering-plan.js';
 import { splitSemicolonCsv } from './numbering-plan.js';
-import { createPhoneNumberParser, FRENCH_PLAN_CALLING_CODES, NPV_MAINLAND_PREFIXES, NPV_OVERSEAS_PREFIXES } from './parse-phone-number.js';
+import {
+  createPhoneNumberParser,
+  FRENCH_PLAN_CALLING_CODES,
+  NPV_MAINLAND_PREFIXES,
+  NPV_OVERSEAS_PREFIXES,
+} from './parse-phone-number.js';
 
 const parse = createPhoneNumberParser(loadNumberingPlan('data/arcep'), 'FR');
 
@@ -45,7 +50,8 @@ function rangesOfTheData(): Range[] {
     const [, start = '', end = '', , territory = ''] = row;
     if (!/^0\d{9}$/.test(start) || !/^0\d{9}$/.test(end)) continue;
     const key = `${start.slice(0, 5)} ${territory}`;
-    if (!byKey.has(key)) byKey.set(key, { first: Number(start), last: Number(end), label: `${start}–${end} (${territory})` });
+    if (!byKey.has(key))
+      byKey.set(key, { first: Number(start), last: Number(end), label: `${start}–${end} (${territory})` });
   }
   const npv = [...NPV_MAINLAND_PREFIXES, ...NPV_OVERSEAS_PREFIXES].map((prefix) => {
     const first = Number(prefix.padEnd(10, '0'));
@@ -58,16 +64,23 @@ const RANGES = rangesOfTheData();
 const national = (value: number): string => `0${String(value).padStart(9, '0')}`;
 
 /** Why a spelling's parse breaks the rule for its national form, or undefined. */
-function breach(nationalForm: string, code: string, spelling: string, expected: ParsePhoneNumberResult = parse(nationalForm)): string | undefined {
+function breach(
+  nationalForm: string,
+  code: string,
+  spelling: string,
+  expected: ParsePhoneNumberResult = parse(nationalForm),
+): string | undefined {
   const sig = nationalForm.slice(1);
   const got: ParsePhoneNumberResult = parse(spelling);
   const where = `${spelling} (national ${nationalForm}: ${expected.ok ? `${expected.value.e164}${expected.value.phoneInfo.isNPV ? ', NPV' : ''}` : expected.reason})`;
   if (!FRENCH_PLAN_CALLING_CODES.has(code)) {
     // Another plan: never these digits as a French-plan number.
-    if (got.ok && (got.value.isFrenchPlan || !got.value.e164.startsWith(`+${code}`))) return `${where}: read as ${got.value.e164}`;
+    if (got.ok && (got.value.isFrenchPlan || !got.value.e164.startsWith(`+${code}`)))
+      return `${where}: read as ${got.value.e164}`;
     return undefined;
   }
-  if (expected.ok && expected.value.phoneInfo.isNPV && !(got.ok && got.value.phoneInfo.isNPV)) return `${where}: lost the NPV flag`;
+  if (expected.ok && expected.value.phoneInfo.isNPV && !(got.ok && got.value.phoneInfo.isNPV))
+    return `${where}: lost the NPV flag`;
   if (expected.ok) {
     if (got.ok && JSON.stringify(got.value) === JSON.stringify(expected.value)) return undefined;
     // Documented exception: Saint-Pierre-et-Miquelon's own 9-digit ranges (+508 80…).
@@ -76,14 +89,23 @@ function breach(nationalForm: string, code: string, spelling: string, expected: 
   }
   // A national form that is no number: no spelling of it is a French-plan number either, nor
   // a number of another territory's code.
-  if (got.ok && (got.value.isFrenchPlan || !(code === '508' && got.value.regionCode === 'PM'))) return `${where}: read as ${got.value.e164}`;
+  if (got.ok && (got.value.isFrenchPlan || !(code === '508' && got.value.regionCode === 'PM')))
+    return `${where}: read as ${got.value.e164}`;
   return undefined;
 }
 
 describe('every range of the numbering data under every calling code of the French plan (issue 28)', () => {
   it('covers the data: thousands of ranges, every territory, every NPV prefix', () => {
     expect(RANGES.length).toBeGreaterThan(2000);
-    for (const territory of ['Métropole', 'La Réunion', 'Mayotte', 'Guadeloupe', 'Guyane', 'Martinique', 'Saint Pierre et Miquelon']) {
+    for (const territory of [
+      'Métropole',
+      'La Réunion',
+      'Mayotte',
+      'Guadeloupe',
+      'Guyane',
+      'Martinique',
+      'Saint Pierre et Miquelon',
+    ]) {
       expect(RANGES.some((range) => range.label.includes(territory))).toBe(true);
     }
   });
@@ -95,7 +117,10 @@ describe('every range of the numbering data under every calling code of the Fren
       const expected = parse(nationalForm);
       PLAN_CODES.forEach((code, codeIndex) => {
         const spell = SPELLINGS[(rangeIndex + codeIndex) % SPELLINGS.length];
-        const problem = spell === undefined ? 'no spelling' : breach(nationalForm, code, spell(code, nationalForm.slice(1)), expected);
+        const problem =
+          spell === undefined
+            ? 'no spelling'
+            : breach(nationalForm, code, spell(code, nationalForm.slice(1)), expected);
         if (problem !== undefined) breaches.push(`${range.label}: ${problem}`);
       });
     });
@@ -138,6 +163,7 @@ describe('every range of the numbering data under every calling code of the Fren
   it('reads the spellings of the attack as the overseas NPV number they are', () => {
     const expected = parse('0947538433');
     expect(expected).toMatchObject({ ok: true, value: { isFrenchPlan: true, phoneInfo: { isNPV: true } } });
-    for (const spelling of ['+33947538433', '+330947538433', '330947538433', 'sip:%2B33947538433@pbx']) expect(parse(spelling), spelling).toEqual(expected);
+    for (const spelling of ['+33947538433', '+330947538433', '330947538433', 'sip:%2B33947538433@pbx'])
+      expect(parse(spelling), spelling).toEqual(expected);
   });
 });

@@ -16,7 +16,11 @@ export interface Source<S extends SourceSlot = SourceSlot> {
   readonly slot: S;
   /** Upstream name used in logs, metrics and readiness (`tellows`, `numeroinconnu`, `telguarder`). */
   readonly name: string;
-  lookup(number: ParsedPhoneNumber, signal: AbortSignal, call?: SourceCall): Promise<SourceOutcome<SourceDataBySlot[S]>>;
+  lookup(
+    number: ParsedPhoneNumber,
+    signal: AbortSignal,
+    call?: SourceCall,
+  ): Promise<SourceOutcome<SourceDataBySlot[S]>>;
   /**
    * Whether the upstream can be asked about this number under this configuration (its
    * country coverage, a key its path needs). The engine asks it before any cache or policy:
@@ -102,7 +106,8 @@ export const FAILURE_REASONS = [...ERROR_REASONS, ...BLOCKED_REASONS] as const;
 export type FailureReason = (typeof FAILURE_REASONS)[number];
 
 const FAILURE_REASON_SET: ReadonlySet<string> = new Set(FAILURE_REASONS);
-export const isFailureReason = (value: unknown): value is FailureReason => typeof value === 'string' && FAILURE_REASON_SET.has(value);
+export const isFailureReason = (value: unknown): value is FailureReason =>
+  typeof value === 'string' && FAILURE_REASON_SET.has(value);
 
 export const RETRYABLE_REASONS: ReadonlySet<FailureReason> = new Set<FailureReason>(['connection', 'http_5xx']);
 

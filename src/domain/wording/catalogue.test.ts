@@ -19,25 +19,48 @@ describe('the wording catalogues', () => {
 
 describe('the words a household reads', () => {
   it('name this service’s administrator, never an "opérateur" (which a French reader takes for Orange or SFR), for a rule', () => {
-    expect([words('fr', 'cid.listBlock'), words('fr', 'cid.listAllow')]).toEqual(['Bloqué par l’administrateur', 'Autorisé par l’administrateur']);
-    expect([words('en', 'cid.listBlock'), words('en', 'cid.listAllow')]).toEqual(['Blocked by the administrator', 'Allowed by the administrator']);
-    expect(words('fr', 'list.block', { rule: '+33162*' })).toMatch(/^Bloqué par l’administrateur de ce service \(règle \+33162\*\)/);
-    expect(words('en', 'list.allow', { rule: '+33612*' })).toMatch(/^Allowed by this service’s administrator \(rule \+33612\*\)/);
+    expect([words('fr', 'cid.listBlock'), words('fr', 'cid.listAllow')]).toEqual([
+      'Bloqué par l’administrateur',
+      'Autorisé par l’administrateur',
+    ]);
+    expect([words('en', 'cid.listBlock'), words('en', 'cid.listAllow')]).toEqual([
+      'Blocked by the administrator',
+      'Allowed by the administrator',
+    ]);
+    expect(words('fr', 'list.block', { rule: '+33162*' })).toMatch(
+      /^Bloqué par l’administrateur de ce service \(règle \+33162\*\)/,
+    );
+    expect(words('en', 'list.allow', { rule: '+33612*' })).toMatch(
+      /^Allowed by this service’s administrator \(rule \+33612\*\)/,
+    );
     for (const language of LANGUAGES) {
-      for (const key of ['cid.listBlock', 'cid.listAllow', 'list.block', 'list.allow'] as const) expect(words(language, key)).not.toMatch(/opérateur|operator/i);
+      for (const key of ['cid.listBlock', 'cid.listAllow', 'list.block', 'list.allow'] as const)
+        expect(words(language, key)).not.toMatch(/opérateur|operator/i);
     }
   });
 
   it('tell "not checked" and "not covered" from "no score", and none of them reads like a withheld caller', () => {
     expect([words('fr', 'cid.notChecked'), words('en', 'cid.notChecked')]).toEqual(['Non vérifié', 'Not checked']);
-    expect([words('fr', 'cid.notCovered'), words('en', 'cid.notCovered')]).toEqual(['Non vérifié (étranger)', 'Not checked (foreign)']);
+    expect([words('fr', 'cid.notCovered'), words('en', 'cid.notCovered')]).toEqual([
+      'Non vérifié (étranger)',
+      'Not checked (foreign)',
+    ]);
     expect([words('fr', 'risk.notChecked'), words('en', 'risk.notChecked')]).toEqual(['Non vérifié', 'Not checked']);
     expect([words('fr', 'verdict.notCovered'), words('en', 'verdict.notCovered')]).toEqual([
       'Aucune source ne couvre ce numéro : aucune n’a été interrogée.',
       'No source covers this number: none was asked.',
     ]);
     for (const language of LANGUAGES) {
-      const noScore = (['cid.unknown', 'cid.notChecked', 'cid.notCovered', 'risk.unknown', 'risk.notChecked', 'risk.notCovered'] as const).map((key) => words(language, key));
+      const noScore = (
+        [
+          'cid.unknown',
+          'cid.notChecked',
+          'cid.notCovered',
+          'risk.unknown',
+          'risk.notChecked',
+          'risk.notCovered',
+        ] as const
+      ).map((key) => words(language, key));
       expect(new Set(noScore.slice(0, 3)).size).toBe(3);
       expect(new Set(noScore.slice(3)).size).toBe(3);
       for (const line of noScore) {

@@ -38,8 +38,10 @@ const fr = {
   'cid.listBlock': 'Bloqué par l’administrateur',
   'cid.listAllow': 'Autorisé par l’administrateur',
   // The lookup page, first in the results (a report or a 502), when a rule of the operator's lists decides.
-  'list.block': 'Bloqué par l’administrateur de ce service (règle {rule}) : les appels de ce numéro sont refusés, quoi qu’en disent les sources.',
-  'list.allow': 'Autorisé par l’administrateur de ce service (règle {rule}) : les appels de ce numéro passent, quoi qu’en disent les sources.',
+  'list.block':
+    'Bloqué par l’administrateur de ce service (règle {rule}) : les appels de ce numéro sont refusés, quoi qu’en disent les sources.',
+  'list.allow':
+    'Autorisé par l’administrateur de ce service (règle {rule}) : les appels de ce numéro passent, quoi qu’en disent les sources.',
   'list.label': 'Libellé : {label}',
 
   // ---- The lookup page (src/web/static). `{name}` is filled by the page; the server fills the
@@ -50,7 +52,8 @@ const fr = {
   'page.description':
     'Vérifiez un numéro de téléphone français : type de ligne, opérateur d’origine, plage d’appels automatisés (numéros polyvalents vérifiés, NPV), et ce qu’en disent trois sites de réputation, avec une note de 1 à 9 et quoi faire ensuite.',
   'page.heading': 'Réputation téléphonique',
-  'page.tagline': 'Faut-il décrocher ou rappeler ? Ce qu’est ce numéro, ce qu’en disent trois sources de réputation, et quoi faire ensuite.',
+  'page.tagline':
+    'Faut-il décrocher ou rappeler ? Ce qu’est ce numéro, ce qu’en disent trois sources de réputation, et quoi faire ensuite.',
   'switch.label': 'Langue de la page',
   'switch.fr': 'FR',
   'switch.en': 'EN',
@@ -232,7 +235,8 @@ const fr = {
   'error.tooManyText': 'Trop de requêtes : réessayez dans {seconds} s.',
   'error.tooManyTextMoment': 'Trop de requêtes : réessayez dans un instant.',
   'error.allFailedTitle': 'Aucune source n’a pu répondre',
-  'error.allFailedText': 'Toutes les sources de données ont échoué : les sites de réputation n’ont pas pu être joints. Réessayez plus tard.',
+  'error.allFailedText':
+    'Toutes les sources de données ont échoué : les sites de réputation n’ont pas pu être joints. Réessayez plus tard.',
   'error.busyTitle': 'Service occupé',
   'error.busyText': 'Le service redémarre ou est surchargé : réessayez dans un instant.',
   'error.otherTitle': 'Un problème est survenu',
@@ -265,8 +269,10 @@ const en: Record<WordKey, string> = {
   'cid.invalid': 'Invalid number',
   'cid.listBlock': 'Blocked by the administrator',
   'cid.listAllow': 'Allowed by the administrator',
-  'list.block': 'Blocked by this service’s administrator (rule {rule}): calls from this number are refused, whatever the sources say.',
-  'list.allow': 'Allowed by this service’s administrator (rule {rule}): calls from this number go through, whatever the sources say.',
+  'list.block':
+    'Blocked by this service’s administrator (rule {rule}): calls from this number are refused, whatever the sources say.',
+  'list.allow':
+    'Allowed by this service’s administrator (rule {rule}): calls from this number go through, whatever the sources say.',
   'list.label': 'Label: {label}',
 
   'page.title': 'Phone reputation: should you trust this number?',
@@ -274,7 +280,8 @@ const en: Record<WordKey, string> = {
   'page.description':
     'Look up a French phone number: its line type, original carrier and automated-calling range (NPV, French “numéros polyvalents vérifiés”), what three reputation sites say about it, with a trust score from 1 to 9, and what to do next.',
   'page.heading': 'Phone reputation',
-  'page.tagline': 'Should you pick up or call back? What the number is, what three reputation sources say about it, and what to do next.',
+  'page.tagline':
+    'Should you pick up or call back? What the number is, what three reputation sources say about it, and what to do next.',
   'switch.label': 'Page language',
   'switch.fr': 'FR',
   'switch.en': 'EN',
@@ -466,7 +473,11 @@ export function isLanguage(value: unknown): value is Language {
  * without a value is left out (with the space before it), so a missing category never shows as
  * `{category}`.
  */
-export function words(language: Language, key: WordKey, params: Readonly<Record<string, string | number>> = {}): string {
+export function words(
+  language: Language,
+  key: WordKey,
+  params: Readonly<Record<string, string | number>> = {},
+): string {
   return CATALOGUES[language][key]
     .replace(/ ?\{(\w+)\}/g, (whole, name: string) => {
       const value = params[name];
@@ -476,14 +487,22 @@ export function words(language: Language, key: WordKey, params: Readonly<Record<
     .trim();
 }
 
-const PLURAL_RULES: Readonly<Record<Language, Intl.PluralRules>> = { fr: new Intl.PluralRules('fr'), en: new Intl.PluralRules('en') };
+const PLURAL_RULES: Readonly<Record<Language, Intl.PluralRules>> = {
+  fr: new Intl.PluralRules('fr'),
+  en: new Intl.PluralRules('en'),
+};
 
 /**
  * The words of a count in `language`: the key of the count's plural category (Intl.PluralRules:
  * `1 commentaire`, `0 commentaire`, `2 commentaires`; `1 comment`, `0 comments`), else its
  * `#other` form, with `{count}` filled. The page applies the same rule to the same keys.
  */
-export function countWords(language: Language, key: CountKey, count: number, params: Readonly<Record<string, string | number>> = {}): string {
+export function countWords(
+  language: Language,
+  key: CountKey,
+  count: number,
+  params: Readonly<Record<string, string | number>> = {},
+): string {
   const catalogue: Readonly<Record<string, string>> = CATALOGUES[language];
   const categoryKey = `${key}#${PLURAL_RULES[language].select(count)}`;
   const chosen = (categoryKey in catalogue ? categoryKey : `${key}#other`) as WordKey;

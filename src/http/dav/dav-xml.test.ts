@@ -1,17 +1,37 @@
 import { describe, expect, it } from 'vitest';
 import { runToEnd } from '../../domain/steps.js';
-import { davRequestSteps, davResponse, escapeXml, multistatus, parseDavRequest, PARSE_CHUNK_CHARS, xmlWellFormednessProblem } from './dav-xml.js';
+import {
+  davRequestSteps,
+  davResponse,
+  escapeXml,
+  multistatus,
+  parseDavRequest,
+  PARSE_CHUNK_CHARS,
+  xmlWellFormednessProblem,
+} from './dav-xml.js';
 
 /** A multiget of `count` hrefs, as a Fritz!Box or vdirsyncer sends it. */
 function multiget(count: number): string {
-  const hrefs = Array.from({ length: count }, (_, index) => `<d:href>/carddav/blocklist/pr-${String(index).padStart(8, '0')}.vcf</d:href>`).join('');
+  const hrefs = Array.from(
+    { length: count },
+    (_, index) => `<d:href>/carddav/blocklist/pr-${String(index).padStart(8, '0')}.vcf</d:href>`,
+  ).join('');
   return `<?xml version="1.0" encoding="utf-8"?><card:addressbook-multiget xmlns:d="DAV:" xmlns:card="urn:ietf:params:xml:ns:carddav"><d:prop><d:getetag/><card:address-data/></d:prop>${hrefs}</card:addressbook-multiget>`;
 }
 
 describe('WebDAV request bodies', () => {
   it('reads a multiget: its root, the properties asked for and every href in order', () => {
     const parsed = parseDavRequest(multiget(3));
-    expect(parsed).toEqual({ root: 'addressbook-multiget', props: ['getetag', 'address-data'], allprop: false, hrefs: ['/carddav/blocklist/pr-00000000.vcf', '/carddav/blocklist/pr-00000001.vcf', '/carddav/blocklist/pr-00000002.vcf'] });
+    expect(parsed).toEqual({
+      root: 'addressbook-multiget',
+      props: ['getetag', 'address-data'],
+      allprop: false,
+      hrefs: [
+        '/carddav/blocklist/pr-00000000.vcf',
+        '/carddav/blocklist/pr-00000001.vcf',
+        '/carddav/blocklist/pr-00000002.vcf',
+      ],
+    });
   });
 
   it('parses a large body in steps, pausing between pieces, with hrefs cut across pieces read whole', () => {
@@ -50,14 +70,20 @@ describe('well-formedness (RFC 4918 §8.2: an ill-formed body is refused)', () =
     ['crossed elements', '<d:propfind xmlns:d="DAV:"><d:prop><d:getetag></d:prop></d:getetag></d:propfind>'],
     ['an undefined entity', '<d:propfind xmlns:d="DAV:"><d:prop>&nbsp;<d:getetag/></d:prop></d:propfind>'],
     ['a bare ampersand', '<d:propfind xmlns:d="DAV:"><d:prop>a & b<d:getetag/></d:prop></d:propfind>'],
-    ['a reference to a control character', '<card:addressbook-multiget xmlns:d="DAV:" xmlns:card="urn:ietf:params:xml:ns:carddav"><d:href>/a&#1;</d:href></card:addressbook-multiget>'],
+    [
+      'a reference to a control character',
+      '<card:addressbook-multiget xmlns:d="DAV:" xmlns:card="urn:ietf:params:xml:ns:carddav"><d:href>/a&#1;</d:href></card:addressbook-multiget>',
+    ],
     ['a control character', '<d:propfind xmlns:d="DAV:">\u0001<d:allprop/></d:propfind>'],
     ['a < in text', '<d:propfind xmlns:d="DAV:"><d:prop>< d:getetag/></d:prop></d:propfind>'],
     ['a name starting with a digit', '<d:propfind xmlns:d="DAV:"><d:prop><1x/></d:prop></d:propfind>'],
     ['an undeclared prefix', '<d:propfind><d:allprop/></d:propfind>'],
     ['text before the root', 'hello<d:propfind xmlns:d="DAV:"><d:allprop/></d:propfind>'],
     ['text after the root', '<d:propfind xmlns:d="DAV:"><d:allprop/></d:propfind>trailing'],
-    ['a document type with an entity', '<?xml version="1.0"?><!DOCTYPE d:propfind [<!ENTITY e "x">]><d:propfind xmlns:d="DAV:"><d:allprop/></d:propfind>'],
+    [
+      'a document type with an entity',
+      '<?xml version="1.0"?><!DOCTYPE d:propfind [<!ENTITY e "x">]><d:propfind xmlns:d="DAV:"><d:allprop/></d:propfind>',
+    ],
     ['an XML declaration not first', ' <?xml version="1.0"?><d:propfind xmlns:d="DAV:"><d:allprop/></d:propfind>'],
     ['-- inside a comment', '<d:propfind xmlns:d="DAV:"><!-- a -- b --><d:allprop/></d:propfind>'],
     [']]> in text', '<d:propfind xmlns:d="DAV:"><d:prop>]]><d:getetag/></d:prop></d:propfind>'],
@@ -89,8 +115,12 @@ describe('well-formedness (RFC 4918 §8.2: an ill-formed body is refused)', () =
     const deep = `<d:propfind xmlns:d="DAV:">${'<a>'.repeat(depth)}<x:b xmlns:x="urn:x">${'<x:c>'.repeat(depth)}${'</x:c>'.repeat(depth)}</x:b>${'</a>'.repeat(depth)}</d:propfind>`;
     expect(xmlWellFormednessProblem(deep)).toBe('more than 20000 elements');
     const attributes = Array.from({ length: 50_000 }, (_, index) => ` a${index}="${index}"`).join('');
-    expect(xmlWellFormednessProblem(`<d:propfind xmlns:d="DAV:"${attributes}><d:allprop/></d:propfind>`)).toBeUndefined();
-    expect(xmlWellFormednessProblem(`<d:propfind xmlns:d="DAV:"${attributes} a7="again"><d:allprop/></d:propfind>`)).toBe('an attribute given twice');
+    expect(
+      xmlWellFormednessProblem(`<d:propfind xmlns:d="DAV:"${attributes}><d:allprop/></d:propfind>`),
+    ).toBeUndefined();
+    expect(
+      xmlWellFormednessProblem(`<d:propfind xmlns:d="DAV:"${attributes} a7="again"><d:allprop/></d:propfind>`),
+    ).toBe('an attribute given twice');
     const nested = `<x:b xmlns:x="urn:x">${'<a>'.repeat(9000)}<y:c xmlns:y="urn:y">${'<y:d/>'.repeat(9000)}</y:c>${'</a>'.repeat(9000)}<y:e/></x:b>`;
     // y is bound inside <y:c> only: the <y:e/> after it is an undeclared prefix.
     expect(xmlWellFormednessProblem(nested)).toBe('an undeclared namespace prefix or a malformed name');
@@ -102,9 +132,13 @@ describe('well-formedness (RFC 4918 §8.2: an ill-formed body is refused)', () =
   });
 
   it('answers a property named like an Object member (constructor) in well-formed XML', () => {
-    const request = parseDavRequest('<d:propfind xmlns:d="DAV:"><d:prop><d:constructor/><d:tostring/></d:prop></d:propfind>');
+    const request = parseDavRequest(
+      '<d:propfind xmlns:d="DAV:"><d:prop><d:constructor/><d:tostring/></d:prop></d:propfind>',
+    );
     expect(request).toBeDefined();
-    const answer = multistatus([davResponse('/carddav/', new Map(), request ?? { root: '', props: [], allprop: false, hrefs: [] })]);
+    const answer = multistatus([
+      davResponse('/carddav/', new Map(), request ?? { root: '', props: [], allprop: false, hrefs: [] }),
+    ]);
     expect(xmlWellFormednessProblem(answer)).toBeUndefined();
     expect(answer).toContain('<d:constructor/>');
   });

@@ -36,7 +36,8 @@ export const PARSE_CHUNK_CHARS = 2048;
 
 /** A character XML 1.0 does not allow anywhere (§2.2 Char). */
 const NOT_XML_CHAR = /[^\t\n\r\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
-const NAME_START = ':A-Z_a-z\\u00C0-\\u00D6\\u00D8-\\u00F6\\u00F8-\\u02FF\\u0370-\\u037D\\u037F-\\u1FFF\\u200C-\\u200D\\u2070-\\u218F\\u2C00-\\u2FEF\\u3001-\\uD7FF\\uF900-\\uFDCF\\uFDF0-\\uFFFD\\u{10000}-\\u{EFFFF}';
+const NAME_START =
+  ':A-Z_a-z\\u00C0-\\u00D6\\u00D8-\\u00F6\\u00F8-\\u02FF\\u0370-\\u037D\\u037F-\\u1FFF\\u200C-\\u200D\\u2070-\\u218F\\u2C00-\\u2FEF\\u3001-\\uD7FF\\uF900-\\uFDCF\\uFDF0-\\uFFFD\\u{10000}-\\u{EFFFF}';
 const NAME = `[${NAME_START}][${NAME_START}\\-.0-9\\u00B7\\u0300-\\u036F\\u203F-\\u2040]*`;
 // XML's NameChar holds the combining marks U+0300–U+036F on their own, which the lint rule reads
 // as a misleading class: here they are meant.
@@ -45,7 +46,8 @@ const START_TAG = new RegExp(`<(${NAME})`, 'uy');
 const ATTRIBUTE = new RegExp(`[ \\t\\r\\n]+(${NAME})[ \\t\\r\\n]*=[ \\t\\r\\n]*(?:"([^<"]*)"|'([^<']*)')`, 'uy');
 const TAG_END = /[ \t\r\n]*(\/?)>/y;
 const END_TAG = new RegExp(`</(${NAME})[ \\t\\r\\n]*>`, 'uy');
-const XML_DECLARATION = /<\?xml[ \t\r\n]+version[ \t\r\n]*=[ \t\r\n]*(?:"1\.[0-9]+"|'1\.[0-9]+')(?:[ \t\r\n]+encoding[ \t\r\n]*=[ \t\r\n]*(?:"[A-Za-z][A-Za-z0-9._-]*"|'[A-Za-z][A-Za-z0-9._-]*'))?(?:[ \t\r\n]+standalone[ \t\r\n]*=[ \t\r\n]*(?:"(?:yes|no)"|'(?:yes|no)'))?[ \t\r\n]*\?>/y;
+const XML_DECLARATION =
+  /<\?xml[ \t\r\n]+version[ \t\r\n]*=[ \t\r\n]*(?:"1\.[0-9]+"|'1\.[0-9]+')(?:[ \t\r\n]+encoding[ \t\r\n]*=[ \t\r\n]*(?:"[A-Za-z][A-Za-z0-9._-]*"|'[A-Za-z][A-Za-z0-9._-]*'))?(?:[ \t\r\n]+standalone[ \t\r\n]*=[ \t\r\n]*(?:"(?:yes|no)"|'(?:yes|no)'))?[ \t\r\n]*\?>/y;
 const COMMENT = /<!--((?:[^-]|-[^-])*)-->/y;
 const PROCESSING_INSTRUCTION = new RegExp(`<\\?(${NAME})(?:[ \\t\\r\\n][\\s\\S]*?)?\\?>`, 'uy');
 /* eslint-enable no-misleading-character-class */
@@ -64,8 +66,14 @@ function referencesProblem(text: string): string | undefined {
   for (let at = text.indexOf('&'); at !== -1; at = text.indexOf('&', at + 1)) {
     const reference = matchAt(REFERENCE, text, at);
     if (reference === null) return 'an undefined entity or a bare &';
-    const code = reference[2] !== undefined ? Number(reference[2]) : reference[3] !== undefined ? Number.parseInt(reference[3], 16) : undefined;
-    if (code !== undefined && (code > 0x10ffff || NOT_XML_CHAR.test(String.fromCodePoint(code)))) return 'a character reference to a character XML does not allow';
+    const code =
+      reference[2] !== undefined
+        ? Number(reference[2])
+        : reference[3] !== undefined
+          ? Number.parseInt(reference[3], 16)
+          : undefined;
+    if (code !== undefined && (code > 0x10ffff || NOT_XML_CHAR.test(String.fromCodePoint(code))))
+      return 'a character reference to a character XML does not allow';
   }
   return undefined;
 }
@@ -120,7 +128,8 @@ export function* wellFormednessSteps(text: string): Steps<string | undefined> {
       at += comment[0].length;
     } else if (text.startsWith('<?', at)) {
       const instruction = matchAt(PROCESSING_INSTRUCTION, text, at);
-      if (instruction === null || (instruction[1] ?? '').toLowerCase() === 'xml') return 'a malformed or misplaced processing instruction';
+      if (instruction === null || (instruction[1] ?? '').toLowerCase() === 'xml')
+        return 'a malformed or misplaced processing instruction';
       at += instruction[0].length;
     } else if (text.startsWith('<!DOCTYPE', at)) {
       return 'a document type declaration (not accepted)';
@@ -131,7 +140,8 @@ export function* wellFormednessSteps(text: string): Steps<string | undefined> {
     } else if (text.startsWith('</', at)) {
       const end = matchAt(END_TAG, text, at);
       const element = close();
-      if (end === null || element === undefined || end[1] !== element.name) return 'an end tag that does not close the open element';
+      if (end === null || element === undefined || end[1] !== element.name)
+        return 'an end tag that does not close the open element';
       at += end[0].length;
     } else if (text[at] === '<') {
       if (!inside && rootSeen) return 'more than one root element';
@@ -164,7 +174,8 @@ export function* wellFormednessSteps(text: string): Steps<string | undefined> {
       for (const qualified of [name, ...attributes]) {
         if (qualified === 'xmlns' || qualified.startsWith('xmlns:')) continue;
         const parts = qualifiedName(qualified);
-        if (parts === undefined || (parts.prefix !== undefined && !prefixBound(parts.prefix))) return 'an undeclared namespace prefix or a malformed name';
+        if (parts === undefined || (parts.prefix !== undefined && !prefixBound(parts.prefix)))
+          return 'an undeclared namespace prefix or a malformed name';
       }
       if (end[1] === '/') close();
       rootSeen = true;
@@ -255,7 +266,12 @@ const NOT_XML_CHARS = new RegExp(NOT_XML_CHAR.source, 'gu');
 
 /** Text as XML character data or an attribute value: escaped, and a character XML cannot hold replaced by U+FFFD. */
 export function escapeXml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(NOT_XML_CHARS, '\uFFFD');
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(NOT_XML_CHARS, '\uFFFD');
 }
 
 /** A property's element as written: `qualified` name (with the multistatus' prefixes) and inner XML. */
@@ -268,9 +284,14 @@ export interface DavProperty {
 export type DavProperties = ReadonlyMap<string, DavProperty>;
 
 // The prefixes the multistatus root declares.
-const NAMESPACES = 'xmlns:d="DAV:" xmlns:card="urn:ietf:params:xml:ns:carddav" xmlns:cs="http://calendarserver.org/ns/"';
+const NAMESPACES =
+  'xmlns:d="DAV:" xmlns:card="urn:ietf:params:xml:ns:carddav" xmlns:cs="http://calendarserver.org/ns/"';
 /** The qualified name a request's unknown property is answered under (404), in DAV: unless known otherwise. */
-const UNKNOWN_PREFIXES: Readonly<Record<string, string>> = { getctag: 'cs', 'address-data': 'card', 'addressbook-home-set': 'card' };
+const UNKNOWN_PREFIXES: Readonly<Record<string, string>> = {
+  getctag: 'cs',
+  'address-data': 'card',
+  'addressbook-home-set': 'card',
+};
 
 function element({ qualified, inner }: DavProperty): string {
   return inner === '' ? `<${qualified}/>` : `<${qualified}>${inner}</${qualified}>`;
@@ -287,12 +308,15 @@ export function davResponse(href: string, properties: DavProperties, request: Da
       const property = properties.get(name);
       if (property !== undefined) found.push(element(property));
       // Own keys only: a property named `constructor` must not find Object's.
-      else if (/^[a-z][a-z0-9-]{0,63}$/.test(name)) missing.push(`<${Object.hasOwn(UNKNOWN_PREFIXES, name) ? UNKNOWN_PREFIXES[name] : 'd'}:${name}/>`);
+      else if (/^[a-z][a-z0-9-]{0,63}$/.test(name))
+        missing.push(`<${Object.hasOwn(UNKNOWN_PREFIXES, name) ? UNKNOWN_PREFIXES[name] : 'd'}:${name}/>`);
     }
   }
   let xml = `<d:response><d:href>${escapeXml(href)}</d:href>`;
-  if (found.length > 0 || missing.length === 0) xml += `<d:propstat><d:prop>${found.join('')}</d:prop><d:status>HTTP/1.1 200 OK</d:status></d:propstat>`;
-  if (missing.length > 0) xml += `<d:propstat><d:prop>${missing.join('')}</d:prop><d:status>HTTP/1.1 404 Not Found</d:status></d:propstat>`;
+  if (found.length > 0 || missing.length === 0)
+    xml += `<d:propstat><d:prop>${found.join('')}</d:prop><d:status>HTTP/1.1 200 OK</d:status></d:propstat>`;
+  if (missing.length > 0)
+    xml += `<d:propstat><d:prop>${missing.join('')}</d:prop><d:status>HTTP/1.1 404 Not Found</d:status></d:propstat>`;
   return `${xml}</d:response>`;
 }
 

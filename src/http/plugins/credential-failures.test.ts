@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { ApiError } from '../errors.js';
 import { createCredentialFailures } from './credential-failures.js';
 
-const requestFrom = (ip: string): FastifyRequest => ({ ip, socket: { remoteAddress: ip } }) as unknown as FastifyRequest;
+const requestFrom = (ip: string): FastifyRequest =>
+  ({ ip, socket: { remoteAddress: ip } }) as unknown as FastifyRequest;
 
 function refusal(run: () => void): ApiError | undefined {
   try {

@@ -71,9 +71,14 @@ export function createCredentialFailures(options: CredentialFailuresOptions = {}
       const times = liveFailures(keyOf(request), at);
       if (times === undefined || times.length < max) return;
       const retryAfterSeconds = Math.max(1, Math.ceil(((times[0] ?? at) + windowMs - at) / 1000));
-      throw new ApiError('too_many_requests', `Too many failed credentials: at most ${max} per ${windowMs / 1000} s; retry later.`, undefined, {
-        'Retry-After': String(retryAfterSeconds),
-      });
+      throw new ApiError(
+        'too_many_requests',
+        `Too many failed credentials: at most ${max} per ${windowMs / 1000} s; retry later.`,
+        undefined,
+        {
+          'Retry-After': String(retryAfterSeconds),
+        },
+      );
     },
     recordFailure(request) {
       const at = now();

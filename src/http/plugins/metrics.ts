@@ -8,7 +8,13 @@
 // (Prometheus does) and it is over the threshold.
 import { createServer, type Server } from 'node:http';
 import fp from 'fastify-plugin';
-import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, onResponseHookHandler } from 'fastify';
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  HookHandlerDoneFunction,
+  onResponseHookHandler,
+} from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Registry } from 'prom-client';
 import type { ServiceMetrics } from '../../infra/metrics/service-metrics.js';
@@ -32,12 +38,30 @@ export const observabilityPlugin = fp(
       if (methods.includes('GET') && route.url !== '*') metrics?.declareHttpRoute('GET', route.url);
       const pattern = route.url === '*' ? '(unmatched)' : route.url;
       // Callback style: nothing here waits, so no promise is made per request.
-      const observe: onResponseHookHandler = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
+      const observe: onResponseHookHandler = (
+        request: FastifyRequest,
+        reply: FastifyReply,
+        done: HookHandlerDoneFunction,
+      ) => {
         const durationMs = reply.elapsedTime;
-        metrics?.observeHttpRequest({ method: request.method, route: pattern, statusCode: reply.statusCode, durationSeconds: durationMs / 1000 });
+        metrics?.observeHttpRequest({
+          method: request.method,
+          route: pattern,
+          statusCode: reply.statusCode,
+          durationSeconds: durationMs / 1000,
+        });
         // The root logger with the request id as a field: the same line the request's child
         // logger would write, without making that child (lazy-request-logger.ts).
-        log.info({ reqId: request.id, method: request.method, route: pattern, status: reply.statusCode, durationMs: Math.round(durationMs * 10) / 10 }, 'request');
+        log.info(
+          {
+            reqId: request.id,
+            method: request.method,
+            route: pattern,
+            status: reply.statusCode,
+            durationMs: Math.round(durationMs * 10) / 10,
+          },
+          'request',
+        );
         done();
       };
       route.onResponse = [...hooksOf(route.onResponse), observe];
@@ -49,7 +73,10 @@ export const observabilityPlugin = fp(
 /** The gzip form of each render, made once however many scrapes ask for it. */
 const gzippedRenders = new WeakMap<Buffer, Promise<{ body: Buffer; coding?: ContentCoding }>>();
 
-async function scrapeBody(render: RenderMetrics, acceptEncoding: string | undefined): Promise<{ body: Buffer; coding?: ContentCoding }> {
+async function scrapeBody(
+  render: RenderMetrics,
+  acceptEncoding: string | undefined,
+): Promise<{ body: Buffer; coding?: ContentCoding }> {
   const body = await render();
   if (negotiateEncoding(acceptEncoding, ['gzip']) !== 'gzip') return { body };
   let compressed = gzippedRenders.get(body);
@@ -62,12 +89,14 @@ async function scrapeBody(render: RenderMetrics, acceptEncoding: string | undefi
 
 /** `/metrics` on the API port (unless METRICS_PORT gives it a server of its own), rate limited like the API. */
 export async function metricsRoutes(app: FastifyInstance, options: { metrics: ServiceMetrics }): Promise<void> {
-  app.withTypeProvider<TypeBoxTypeProvider>().get('/metrics', { schema: { hide: true }, config: { rateLimit: true } }, async (request, reply) => {
-    const { body, coding } = await scrapeBody(options.metrics.render, request.headers['accept-encoding']);
-    varyOnAcceptEncoding(reply);
-    if (coding !== undefined) reply.header('Content-Encoding', coding);
-    return reply.header('Cache-Control', 'no-store').type(options.metrics.registry.contentType).send(body);
-  });
+  app
+    .withTypeProvider<TypeBoxTypeProvider>()
+    .get('/metrics', { schema: { hide: true }, config: { rateLimit: true } }, async (request, reply) => {
+      const { body, coding } = await scrapeBody(options.metrics.render, request.headers['accept-encoding']);
+      varyOnAcceptEncoding(reply);
+      if (coding !== undefined) reply.header('Content-Encoding', coding);
+      return reply.header('Cache-Control', 'no-store').type(options.metrics.registry.contentType).send(body);
+    });
 }
 
 export interface MetricsServer {
@@ -80,32 +109,40 @@ export interface MetricsServer {
  * limited (the port is meant for the scraper, off the public interface). `render` is the
  * service's (default: a render cache of its own over `registry`).
  */
-export async function startMetricsServer(options: { registry: Registry; render?: RenderMetrics; port: number; host: string }): Promise<MetricsServer> {
+export async function startMetricsServer(options: {
+  registry: Registry;
+  render?: RenderMetrics;
+  port: number;
+  host: string;
+}): Promise<MetricsServer> {
   const { registry } = options;
   const render = options.render ?? renderAtMostEvery(registry);
   const server: Server = createServer((request, response) => {
     const path = (request.url ?? '').split('?')[0];
     if (path !== '/metrics' || (request.method !== 'GET' && request.method !== 'HEAD')) {
-      response.writeHead(path === '/metrics' ? 405 : 404, { 'Content-Type': 'text/plain; charset=utf-8', ...(path === '/metrics' ? { Allow: 'GET, HEAD' } : {}) });
+      response.writeHead(path === '/metrics' ? 405 : 404, {
+        'Content-Type': 'text/plain; charset=utf-8',
+        ...(path === '/metrics' ? { Allow: 'GET, HEAD' } : {}),
+      });
       response.end(path === '/metrics' ? 'Method not allowed\n' : 'Not found\n');
       return;
     }
     scrapeBody(render, request.headers['accept-encoding']).then(
-        ({ body, coding }) => {
-          response.writeHead(200, {
-            'Content-Type': registry.contentType,
-            'Cache-Control': 'no-store',
-            Vary: 'Accept-Encoding',
-            'Content-Length': body.length,
-            ...(coding === undefined ? {} : { 'Content-Encoding': coding }),
-          });
-          response.end(request.method === 'HEAD' ? undefined : body);
-        },
-        () => {
-          response.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' });
-          response.end('Metrics collection failed\n');
-        },
-      );
+      ({ body, coding }) => {
+        response.writeHead(200, {
+          'Content-Type': registry.contentType,
+          'Cache-Control': 'no-store',
+          Vary: 'Accept-Encoding',
+          'Content-Length': body.length,
+          ...(coding === undefined ? {} : { 'Content-Encoding': coding }),
+        });
+        response.end(request.method === 'HEAD' ? undefined : body);
+      },
+      () => {
+        response.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' });
+        response.end('Metrics collection failed\n');
+      },
+    );
   });
   server.headersTimeout = 10_000;
   server.requestTimeout = 15_000;

@@ -11,7 +11,14 @@ import swaggerUi from '@fastify/swagger-ui';
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { chooseVariant, COMPRESSION_THRESHOLD_BYTES, negotiateEncoding, precompress, varyOnAcceptEncoding, type EncodedVariants } from '../encoding.js';
+import {
+  chooseVariant,
+  COMPRESSION_THRESHOLD_BYTES,
+  negotiateEncoding,
+  precompress,
+  varyOnAcceptEncoding,
+  type EncodedVariants,
+} from '../encoding.js';
 import { serviceRouteSchemas } from '../schemas/service.js';
 
 // The same relative path from src/http/plugins and dist/http/plugins.
@@ -19,7 +26,8 @@ const packageVersion = (createRequire(import.meta.url)('../../../package.json') 
 
 type JsonObject = Record<string, unknown>;
 
-const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is JsonObject =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * @fastify/swagger copies a response header's schema as it is and has no place for the header's
@@ -73,11 +81,25 @@ export const openApiPlugin = fp(
         tags: [
           { name: 'phone', description: 'Reports, scores and facts about a number' },
           { name: 'service', description: 'Health, readiness and this document' },
-          { name: 'admin', description: 'The operator’s allow and block lists (only when ADMIN_TOKEN is set; docs/lists.md)' },
+          {
+            name: 'admin',
+            description: 'The operator’s allow and block lists (only when ADMIN_TOKEN is set; docs/lists.md)',
+          },
         ],
-        components: { securitySchemes: { adminToken: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN, in `Authorization: Bearer <token>`; never in the URL.' } } },
+        components: {
+          securitySchemes: {
+            adminToken: {
+              type: 'http',
+              scheme: 'bearer',
+              description: 'ADMIN_TOKEN, in `Authorization: Bearer <token>`; never in the URL.',
+            },
+          },
+        },
       },
-      transformObject: (documentObject) => ('openapiObject' in documentObject ? liftRequiredHeaders(documentObject.openapiObject as JsonObject) : documentObject.swaggerObject),
+      transformObject: (documentObject) =>
+        'openapiObject' in documentObject
+          ? liftRequiredHeaders(documentObject.openapiObject as JsonObject)
+          : documentObject.swaggerObject,
     });
   },
   { name: 'openapi', fastify: '5.x' },
@@ -173,11 +195,15 @@ export async function docsRoutes(app: FastifyInstance): Promise<void> {
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
   // The document is fixed once the routes are: serialised and compressed on first request.
   let document: Promise<EncodedVariants> | undefined;
-  app.withTypeProvider<TypeBoxTypeProvider>().get('/openapi.json', { schema: serviceRouteSchemas.openApi }, async (request, reply) => {
-    document ??= precompress(Buffer.from(JSON.stringify(app.swagger()), 'utf8'));
-    const variants = await document;
-    // Browser-based tools on other origins read the document too.
-    reply.header('Access-Control-Allow-Origin', '*');
-    return reply.type('application/json; charset=utf-8').send(chooseVariant(request.headers['accept-encoding'], reply, variants));
-  });
+  app
+    .withTypeProvider<TypeBoxTypeProvider>()
+    .get('/openapi.json', { schema: serviceRouteSchemas.openApi }, async (request, reply) => {
+      document ??= precompress(Buffer.from(JSON.stringify(app.swagger()), 'utf8'));
+      const variants = await document;
+      // Browser-based tools on other origins read the document too.
+      reply.header('Access-Control-Allow-Origin', '*');
+      return reply
+        .type('application/json; charset=utf-8')
+        .send(chooseVariant(request.headers['accept-encoding'], reply, variants));
+    });
 }

@@ -41,7 +41,9 @@ export const overloadPlugin = fp(
     const shed = (_request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
       if (inFlight >= options.maxInFlight) {
         options.onShed?.('in_flight');
-        return done(new ApiError('overloaded', 'Too many requests in progress; retry shortly.', undefined, RETRY_AFTER));
+        return done(
+          new ApiError('overloaded', 'Too many requests in progress; retry shortly.', undefined, RETRY_AFTER),
+        );
       }
       if (options.maxEventLoopDelayMs > 0 && eventLoopDelayMs > options.maxEventLoopDelayMs) {
         options.onShed?.('event_loop');
@@ -66,7 +68,8 @@ export const overloadPlugin = fp(
     const timer = setInterval(() => {
       const now = performance.now();
       // No sample in the interval means the loop was blocked for (about) all of it.
-      const intervalDelayMs = histogram.count > 0 ? Math.max(0, histogram.mean / 1e6 - resolutionMs) : now - lastSampleAt;
+      const intervalDelayMs =
+        histogram.count > 0 ? Math.max(0, histogram.mean / 1e6 - resolutionMs) : now - lastSampleAt;
       // Only a sustained delay (two intervals in a row) sheds load: one long pause (start-up,
       // a large GC) is over by the time we would refuse anyone.
       eventLoopDelayMs = Math.min(intervalDelayMs, previousIntervalDelayMs);

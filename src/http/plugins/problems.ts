@@ -6,7 +6,14 @@
 import http from 'node:http';
 import fp from 'fastify-plugin';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { announcesBody, ApiError, invalidNumberError, problemBody, PROBLEM_CONTENT_TYPE, type ErrorCode } from '../errors.js';
+import {
+  announcesBody,
+  ApiError,
+  invalidNumberError,
+  problemBody,
+  PROBLEM_CONTENT_TYPE,
+  type ErrorCode,
+} from '../errors.js';
 import { routeFeatures, VARY_ON_CODING_AND_ORIGIN } from '../route-config.js';
 import { RouteTable } from '../route-table.js';
 
@@ -42,7 +49,8 @@ export async function sendProblem(reply: FastifyReply, requestId: string, error:
 export function toApiError(error: FastifyError | ApiError, request: FastifyRequest): ApiError {
   if (error instanceof ApiError) return error;
   const status = typeof error.statusCode === 'number' ? error.statusCode : 500;
-  if (error.validation || error.code === 'FST_ERR_VALIDATION') return new ApiError(routeFeatures(request.routeOptions.config).paramsError);
+  if (error.validation || error.code === 'FST_ERR_VALIDATION')
+    return new ApiError(routeFeatures(request.routeOptions.config).paramsError);
   if (status === 503) return new ApiError('shutting_down');
   if (status >= 400 && status < 500) return new ApiError('bad_request');
   return new ApiError('internal');
@@ -55,7 +63,8 @@ export function toApiError(error: FastifyError | ApiError, request: FastifyReque
 export function routerFailure(table: RouteTable, url: string, code: string | undefined): ApiError {
   const path = url.split('?')[0] ?? url;
   const entry = table.match(path);
-  const errorCode: ErrorCode = entry && entry.pattern !== NOT_FOUND_PATTERN ? entry.features.paramsError : 'bad_request';
+  const errorCode: ErrorCode =
+    entry && entry.pattern !== NOT_FOUND_PATTERN ? entry.features.paramsError : 'bad_request';
   return new ApiError(errorCode, code === 'FST_ERR_BAD_URL' ? 'Malformed URL encoding.' : undefined);
 }
 
@@ -103,7 +112,8 @@ export const methodFallbacksPlugin = fp(
           config: { [FALLBACK]: true, cors },
           handler: async (_request, reply) => {
             reply.header('Allow', allow);
-            if (cors) reply.headers({ 'Access-Control-Allow-Methods': allow.replace(', OPTIONS', ''), ...PREFLIGHT_HEADERS });
+            if (cors)
+              reply.headers({ 'Access-Control-Allow-Methods': allow.replace(', OPTIONS', ''), ...PREFLIGHT_HEADERS });
             return reply.code(204).send();
           },
         });
@@ -112,9 +122,20 @@ export const methodFallbacksPlugin = fp(
       if (others.length === 0) continue;
       const refuse = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
         reply.header('Allow', allow);
-        throw new ApiError('method_not_allowed', `${request.method} is not allowed here; use ${allow.replace(', OPTIONS', '').replace(/, ([^,]+)$/, ' or $1')}.`);
+        throw new ApiError(
+          'method_not_allowed',
+          `${request.method} is not allowed here; use ${allow.replace(', OPTIONS', '').replace(/, ([^,]+)$/, ' or $1')}.`,
+        );
       };
-      app.route({ method: others, url: entry.pattern, exposeHeadRoute: false, schema: { hide: true }, config, preParsing: refuse, handler: refuse });
+      app.route({
+        method: others,
+        url: entry.pattern,
+        exposeHeadRoute: false,
+        schema: { hide: true },
+        config,
+        preParsing: refuse,
+        handler: refuse,
+      });
     }
     app.route({
       method: supported,
@@ -157,7 +178,9 @@ function routerFailureOrNotFound(table: RouteTable, url: string): ApiError {
   const entry = table.match(url.split('?')[0] ?? url);
   if (!entry) return new ApiError('route_not_found');
   // The only parameter the router refuses is one over its length bound, far above any number's.
-  return entry.features.paramsError === 'invalid_number' ? invalidNumberError('too_long') : new ApiError(entry.features.paramsError);
+  return entry.features.paramsError === 'invalid_number'
+    ? invalidNumberError('too_long')
+    : new ApiError(entry.features.paramsError);
 }
 
 /** Node knows more methods than Fastify routes by default; every one of them gets 404/405 too. */

@@ -47,9 +47,14 @@ export function createRateLimitHook(options: RateLimitOptions): RateLimitHook {
     reply.header('RateLimit', `"default";r=${decision.remaining};t=${resetSeconds}`);
     if (!decision.allowed) {
       options.onRejected?.();
-      throw new ApiError('too_many_requests', `At most ${max} requests per ${windowSeconds} s; retry later.`, undefined, {
-        'Retry-After': String(Math.max(1, resetSeconds)),
-      });
+      throw new ApiError(
+        'too_many_requests',
+        `At most ${max} requests per ${windowSeconds} s; retry later.`,
+        undefined,
+        {
+          'Retry-After': String(Math.max(1, resetSeconds)),
+        },
+      );
     }
   };
 }

@@ -4,14 +4,21 @@
 // edge rules of the error contract (URL length, header count, exactly one Host, no body on a
 // GET). One onRequest hook per route, chosen when the route is registered.
 import fp from 'fastify-plugin';
-import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, onRequestHookHandler } from 'fastify';
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  HookHandlerDoneFunction,
+  onRequestHookHandler,
+} from 'fastify';
 import { announcesBody, ApiError } from '../errors.js';
 import { routeFeatures } from '../route-config.js';
 
 // The API is public, read-only and credential-free: any web page may call it (CORS).
 export const CORS_HEADERS = {
   'Access-Control-Allow-Origin': '*',
-  'Access-Control-Expose-Headers': 'RateLimit, RateLimit-Policy, Retry-After, X-Request-Id, X-Reputation-Score, X-Reputation-Risk, Preference-Applied',
+  'Access-Control-Expose-Headers':
+    'RateLimit, RateLimit-Policy, Retry-After, X-Request-Id, X-Reputation-Score, X-Reputation-Risk, Preference-Applied',
 };
 const ALLOW_ORIGIN = 'access-control-allow-origin';
 const EXPOSE_HEADERS = 'access-control-expose-headers';
@@ -27,7 +34,8 @@ export function edgeViolation(request: FastifyRequest): ApiError | undefined {
   if (request.url.length > MAX_URL_LENGTH) return new ApiError('bad_request', 'The request URL is too long.');
   const raw = request.raw;
   const rawHeaders = raw.rawHeaders;
-  if (rawHeaders.length > MAX_HEADER_FIELDS * 2) return new ApiError('bad_request', `At most ${MAX_HEADER_FIELDS} header fields are accepted.`);
+  if (rawHeaders.length > MAX_HEADER_FIELDS * 2)
+    return new ApiError('bad_request', `At most ${MAX_HEADER_FIELDS} header fields are accepted.`);
   if (raw.httpVersionMajor === 1 && raw.httpVersionMinor >= 1) {
     // Node keeps the first Host and drops the others; RFC 9112 requires 400 for both cases.
     let hosts = 0;
@@ -35,7 +43,11 @@ export function edgeViolation(request: FastifyRequest): ApiError | undefined {
       const name = rawHeaders[i];
       if (name !== undefined && name.length === 4 && name.toLowerCase() === 'host') hosts += 1;
     }
-    if (hosts !== 1) return new ApiError('bad_request', hosts === 0 ? 'A Host header is required.' : 'Exactly one Host header is allowed.');
+    if (hosts !== 1)
+      return new ApiError(
+        'bad_request',
+        hosts === 0 ? 'A Host header is required.' : 'Exactly one Host header is allowed.',
+      );
   }
   const method = raw.method;
   if ((method === 'GET' || method === 'HEAD') && announcesBody(request.headers)) {
@@ -53,7 +65,11 @@ export const requestContextPlugin = fp(
       closing = true;
     });
     // Callback style: nothing here waits, so no promise is made per request.
-    const plain: onRequestHookHandler = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
+    const plain: onRequestHookHandler = (
+      request: FastifyRequest,
+      reply: FastifyReply,
+      done: HookHandlerDoneFunction,
+    ) => {
       reply.header('x-request-id', request.id);
       if (closing) return done(shuttingDown(reply));
       done(edgeViolation(request));
@@ -61,9 +77,14 @@ export const requestContextPlugin = fp(
     // Only a request with `Origin` is a CORS request (Fetch standard): a browser sends it on
     // every cross-origin call, a PBX or a curl does not, and its answer is 190 bytes and two
     // header fields shorter (a measurable share of a held answer's cost).
-    const withCors: onRequestHookHandler = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
+    const withCors: onRequestHookHandler = (
+      request: FastifyRequest,
+      reply: FastifyReply,
+      done: HookHandlerDoneFunction,
+    ) => {
       reply.header('x-request-id', request.id);
-      if (request.headers.origin !== undefined) reply.header(ALLOW_ORIGIN, ALLOW_ORIGIN_VALUE).header(EXPOSE_HEADERS, EXPOSE_HEADERS_VALUE);
+      if (request.headers.origin !== undefined)
+        reply.header(ALLOW_ORIGIN, ALLOW_ORIGIN_VALUE).header(EXPOSE_HEADERS, EXPOSE_HEADERS_VALUE);
       if (closing) return done(shuttingDown(reply));
       done(edgeViolation(request));
     };

@@ -6,7 +6,12 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import Fastify from 'fastify';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CATALOGUES, LANGUAGES } from '../../domain/wording/catalogue.js';
-import { PAGE_CONTENT_SECURITY_POLICY, renderPageTemplate, webPageRoutes, writePrecompressedPageFiles } from './web-page.js';
+import {
+  PAGE_CONTENT_SECURITY_POLICY,
+  renderPageTemplate,
+  webPageRoutes,
+  writePrecompressedPageFiles,
+} from './web-page.js';
 
 const app = Fastify();
 
@@ -36,11 +41,17 @@ describe('the lookup page files', () => {
     expect(html).toMatch(/href="\/assets\/styles\.css\?v=[0-9a-f]{12}"/);
     expect(html).not.toMatch(/<script>(?!<)/);
     // The one other script element is a data block, which a browser never runs.
-    expect(html.match(/<script[^>]*>/g)).toEqual([expect.stringMatching(/^<script type="application\/json" id="page-words">$/), expect.stringMatching(/^<script src=/)]);
+    expect(html.match(/<script[^>]*>/g)).toEqual([
+      expect.stringMatching(/^<script type="application\/json" id="page-words">$/),
+      expect.stringMatching(/^<script src=/),
+    ]);
     // No asset from elsewhere; the only links out are the two official reporting channels.
     expect(html).not.toMatch(/src="(https?:)?\/\//);
     expect(html).not.toMatch(/<link[^>]*href="(https?:)?\/\//);
-    expect(html.match(/href="(https?:)?\/\/[^"]*"/g)).toEqual(['href="https://www.33700.fr/"', 'href="https://signal.conso.gouv.fr/"']);
+    expect(html.match(/href="(https?:)?\/\/[^"]*"/g)).toEqual([
+      'href="https://www.33700.fr/"',
+      'href="https://signal.conso.gouv.fr/"',
+    ]);
   });
 
   it('serve the script and styles with their types and a long cache life', async () => {
@@ -106,17 +117,23 @@ describe('the lookup page files, compressed', () => {
     const identity = await app.inject({ url: '/assets/styles.css' });
     const tags = [br.headers.etag, gzipped.headers.etag, identity.headers.etag];
     expect(new Set(tags).size).toBe(3);
-    const revalidated = await app.inject({ url: '/assets/styles.css', headers: { 'accept-encoding': 'br', 'if-none-match': String(br.headers.etag) } });
+    const revalidated = await app.inject({
+      url: '/assets/styles.css',
+      headers: { 'accept-encoding': 'br', 'if-none-match': String(br.headers.etag) },
+    });
     expect(revalidated.statusCode).toBe(304);
     expect(revalidated.headers.etag).toBe(br.headers.etag);
     expect(revalidated.headers.vary).toBe('Accept-Encoding');
-    const otherCoding = await app.inject({ url: '/assets/styles.css', headers: { 'accept-encoding': 'gzip', 'if-none-match': String(br.headers.etag) } });
+    const otherCoding = await app.inject({
+      url: '/assets/styles.css',
+      headers: { 'accept-encoding': 'gzip', 'if-none-match': String(br.headers.etag) },
+    });
     expect(otherCoding.statusCode).toBe(200);
     expect(gunzipSync(otherCoding.rawPayload).equals(identity.rawPayload)).toBe(true);
   });
 });
 
-describe('the build\'s precompressed siblings', () => {
+describe("the build's precompressed siblings", () => {
   let dir: string;
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'web-static-'));
@@ -126,14 +143,26 @@ describe('the build\'s precompressed siblings', () => {
 
   it('are written for every page file as served, and are what the server sends', async () => {
     const written = await writePrecompressedPageFiles(dir);
-    expect(written.sort()).toEqual(['app.js.br', 'app.js.gz', 'index.en.html.br', 'index.en.html.gz', 'index.fr.html.br', 'index.fr.html.gz', 'styles.css.br', 'styles.css.gz']);
+    expect(written.sort()).toEqual([
+      'app.js.br',
+      'app.js.gz',
+      'index.en.html.br',
+      'index.en.html.gz',
+      'index.fr.html.br',
+      'index.fr.html.gz',
+      'styles.css.br',
+      'styles.css.gz',
+    ]);
     const served = Fastify();
     try {
       await served.register(webPageRoutes, { staticDir: dir });
       const page = await served.inject({ url: '/', headers: { 'accept-encoding': 'br' } });
       // The served page is the fingerprinted one, and the build's sibling holds exactly it.
       expect(page.rawPayload.equals(readFileSync(join(dir, 'index.en.html.br')))).toBe(true);
-      const french = await served.inject({ url: '/', headers: { 'accept-encoding': 'br', 'accept-language': 'fr-FR' } });
+      const french = await served.inject({
+        url: '/',
+        headers: { 'accept-encoding': 'br', 'accept-language': 'fr-FR' },
+      });
       expect(french.rawPayload.equals(readFileSync(join(dir, 'index.fr.html.br')))).toBe(true);
       expect(brotliDecompressSync(page.rawPayload).toString('utf8')).toMatch(/\/assets\/app\.js\?v=[0-9a-f]{12}/);
       const script = await served.inject({ url: '/assets/app.js', headers: { 'accept-encoding': 'gzip' } });
@@ -149,7 +178,10 @@ describe('the build\'s precompressed siblings', () => {
     const served = Fastify();
     try {
       await served.register(webPageRoutes, { staticDir: dir });
-      for (const [acceptEncoding, decode] of [['br', brotliDecompressSync], ['gzip', gunzipSync]] as const) {
+      for (const [acceptEncoding, decode] of [
+        ['br', brotliDecompressSync],
+        ['gzip', gunzipSync],
+      ] as const) {
         const script = await served.inject({ url: '/assets/app.js', headers: { 'accept-encoding': acceptEncoding } });
         expect(decode(script.rawPayload).toString('utf8')).toContain('// edited after the build');
       }
@@ -183,7 +215,9 @@ describe('the page in the language asked for, before any script runs', () => {
       expect(response.body).toContain(`>${CATALOGUES[language]['form.button']}</button>`);
       // The switch marks the language shown.
       expect(response.body).toMatch(new RegExp(`data-lang="${language}"[^>]*aria-current="true"`));
-      const words = JSON.parse(/<script type="application\/json" id="page-words">([^<]*)<\/script>/.exec(response.body)?.[1] ?? 'null') as { language: string; words: Record<string, string> };
+      const words = JSON.parse(
+        /<script type="application\/json" id="page-words">([^<]*)<\/script>/.exec(response.body)?.[1] ?? 'null',
+      ) as { language: string; words: Record<string, string> };
       expect(words.language).toBe(language);
       expect(words.words).toEqual(CATALOGUES[language]);
     }
@@ -193,9 +227,15 @@ describe('the page in the language asked for, before any script runs', () => {
     const french = await app.inject({ url: '/', headers: { 'accept-language': 'fr' } });
     const english = await app.inject({ url: '/', headers: { 'accept-language': 'en' } });
     expect(french.headers.etag).not.toBe(english.headers.etag);
-    const again = await app.inject({ url: '/', headers: { 'accept-language': 'fr', 'if-none-match': String(french.headers.etag) } });
+    const again = await app.inject({
+      url: '/',
+      headers: { 'accept-language': 'fr', 'if-none-match': String(french.headers.etag) },
+    });
     expect(again.statusCode).toBe(304);
-    const switched = await app.inject({ url: '/', headers: { 'accept-language': 'fr', cookie: 'lang=en', 'if-none-match': String(french.headers.etag) } });
+    const switched = await app.inject({
+      url: '/',
+      headers: { 'accept-language': 'fr', cookie: 'lang=en', 'if-none-match': String(french.headers.etag) },
+    });
     expect(switched.statusCode).toBe(200);
     expect(langOf(switched.body)).toBe('en');
   });
@@ -213,7 +253,7 @@ describe('the page in the language asked for, before any script runs', () => {
   });
 });
 
-describe('the words the page\'s script asks for', () => {
+describe("the words the page's script asks for", () => {
   const script = readFileSync(fileURLToPath(new URL('../../web/static/app.js', import.meta.url)), 'utf8');
 
   it('are all in the catalogue', () => {
@@ -227,14 +267,28 @@ describe('the words the page\'s script asks for', () => {
     const { HINTS } = await import('../../domain/hints.js');
     const keys = new Set(Object.keys(CATALOGUES.fr));
     for (const reason of [...FAILURE_REASONS, 'not_covered']) expect(keys.has(`reason.${reason}`), reason).toBe(true);
-    for (const status of [...SOURCE_STATUSES, 'skipped', 'pending']) expect(keys.has(`status.${status}`), status).toBe(true);
+    for (const status of [...SOURCE_STATUSES, 'skipped', 'pending'])
+      expect(keys.has(`status.${status}`), status).toBe(true);
     for (const hint of HINTS) expect(keys.has(`hint.${hint}`), hint).toBe(true);
     for (const risk of ['trustworthy', 'neutral', 'suspicious', 'unknown']) {
       expect(keys.has(`risk.${risk}`), risk).toBe(true);
       expect(keys.has(`advice.${risk}`), risk).toBe(true);
     }
     // phoneInfo.type's closed set, as docs/numbering.md lists it.
-    for (const type of ['mobile', 'fixed_line', 'fixed_line_or_mobile', 'toll_free', 'premium_rate', 'shared_cost', 'voip', 'personal_number', 'pager', 'uan', 'voicemail', 'unknown']) {
+    for (const type of [
+      'mobile',
+      'fixed_line',
+      'fixed_line_or_mobile',
+      'toll_free',
+      'premium_rate',
+      'shared_cost',
+      'voip',
+      'personal_number',
+      'pager',
+      'uan',
+      'voicemail',
+      'unknown',
+    ]) {
       expect(keys.has(`line.${type}`), type).toBe(true);
     }
   });

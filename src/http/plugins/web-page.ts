@@ -16,7 +16,15 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { SOURCE_SLOTS } from '../../domain/report.js';
 import { SLOT_DISPLAY } from '../../domain/slot-display.js';
 import { CATALOGUES, LANGUAGES, type Language } from '../../domain/wording/catalogue.js';
-import { chooseVariant, codingsOf, negotiateEncoding, precompress, varyOnAcceptEncoding, type ContentCoding, type EncodedVariants } from '../encoding.js';
+import {
+  chooseVariant,
+  codingsOf,
+  negotiateEncoding,
+  precompress,
+  varyOnAcceptEncoding,
+  type ContentCoding,
+  type EncodedVariants,
+} from '../encoding.js';
 import { chooseLanguage } from '../language.js';
 import { PageQuerySchema } from '../schemas/page.js';
 
@@ -70,15 +78,25 @@ const withSlash = (dir: string): string => (dir.endsWith('/') ? dir : `${dir}/`)
 
 const versionOf = (body: Buffer): string => createHash('sha256').update(body).digest('hex').slice(0, 12);
 
-const HTML_ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (character) => HTML_ESCAPES[character] ?? character);
+const HTML_ESCAPES: Readonly<Record<string, string>> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
+const escapeHtml = (text: string): string =>
+  text.replace(/[&<>"']/g, (character) => HTML_ESCAPES[character] ?? character);
 
 /**
  * JSON that can sit inside a `<script type="application/json">` element: no `<` (so no
  * `</script>`), no `&`, and no line separators that older parsers would choke on.
  */
 function jsonForHtml(value: unknown): string {
-  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return JSON.stringify(value).replace(
+    /[<>&\u2028\u2029]/g,
+    (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 /**
@@ -134,8 +152,20 @@ export function readWebPageFiles(staticDir: string = defaultStaticDir()): PageFi
       contentType: 'text/html; charset=utf-8',
       cacheControl: 'no-cache',
     })),
-    { fileName: 'app.js', urlPath: '/assets/app.js', body: script, contentType: 'text/javascript; charset=utf-8', cacheControl: immutable },
-    { fileName: 'styles.css', urlPath: '/assets/styles.css', body: styles, contentType: 'text/css; charset=utf-8', cacheControl: immutable },
+    {
+      fileName: 'app.js',
+      urlPath: '/assets/app.js',
+      body: script,
+      contentType: 'text/javascript; charset=utf-8',
+      cacheControl: immutable,
+    },
+    {
+      fileName: 'styles.css',
+      urlPath: '/assets/styles.css',
+      body: styles,
+      contentType: 'text/css; charset=utf-8',
+      cacheControl: immutable,
+    },
   ];
 }
 
@@ -194,7 +224,11 @@ export async function loadWebPageFiles(staticDir: string = defaultStaticDir()): 
   return Promise.all(
     readWebPageFiles(dir).map(async (file) => {
       const tag = etagOf(file.body);
-      return { ...file, variants: await variantsOf(dir, file), etags: { identity: `"${tag}"`, br: `"${tag}-br"`, gzip: `"${tag}-gzip"` } };
+      return {
+        ...file,
+        variants: await variantsOf(dir, file),
+        etags: { identity: `"${tag}"`, br: `"${tag}-br"`, gzip: `"${tag}-gzip"` },
+      };
     }),
   );
 }

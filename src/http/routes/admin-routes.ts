@@ -19,7 +19,15 @@ import { checkRule, spellingsToRemove, type RuleContext, type RuleProblem } from
 import { EXPORT_COLUMNS, formatRuleLine, ListCsvError } from '../../domain/lists/list-csv.js';
 import type { KeyedHasher } from '../../domain/ports/key-hasher.js';
 import type { PhoneNumberParser } from '../../domain/phone-number.js';
-import { checkImportSize, countCsvLines, formatCsvInSlices, ListStoreUnavailable, ListsTooLarge, readListCsvInSlices, type ListStore } from '../../infra/lists/list-store.js';
+import {
+  checkImportSize,
+  countCsvLines,
+  formatCsvInSlices,
+  ListStoreUnavailable,
+  ListsTooLarge,
+  readListCsvInSlices,
+  type ListStore,
+} from '../../infra/lists/list-store.js';
 import { bearerTokenOf, secretCheck } from '../credentials.js';
 import { ApiError } from '../errors.js';
 import { sendProblem, toApiError } from '../plugins/problems.js';
@@ -42,14 +50,27 @@ export interface AdminRoutesOptions {
 }
 
 /** What the admin routes need, from the app's dependencies. */
-export function adminRoutesOptions(deps: { config: { DEFAULT_REGION: string }; parsePhoneNumber: PhoneNumberParser; hashKey: KeyedHasher }, lists: ListStore, token: string, audit: AdminAuditLogger): AdminRoutesOptions {
-  return { lists, token, context: { parsePhoneNumber: deps.parsePhoneNumber, defaultRegion: deps.config.DEFAULT_REGION }, hashKey: deps.hashKey, audit };
+export function adminRoutesOptions(
+  deps: { config: { DEFAULT_REGION: string }; parsePhoneNumber: PhoneNumberParser; hashKey: KeyedHasher },
+  lists: ListStore,
+  token: string,
+  audit: AdminAuditLogger,
+): AdminRoutesOptions {
+  return {
+    lists,
+    token,
+    context: { parsePhoneNumber: deps.parsePhoneNumber, defaultRegion: deps.config.DEFAULT_REGION },
+    hashKey: deps.hashKey,
+    audit,
+  };
 }
 
 const ADMIN_ROUTE = { rateLimit: false, shed: false, cors: false, paramsError: 'bad_request' } as const;
 
 const unauthorized = (detail: string): ApiError =>
-  new ApiError('unauthorized', detail, undefined, { 'WWW-Authenticate': 'Bearer realm="phone-rep admin", charset="UTF-8"' });
+  new ApiError('unauthorized', detail, undefined, {
+    'WWW-Authenticate': 'Bearer realm="phone-rep admin", charset="UTF-8"',
+  });
 
 function badField(problem: RuleProblem | { field: string; reason: string }): ApiError {
   return new ApiError('bad_request', `${problem.field}: ${problem.reason}`, { field: problem.field });
@@ -70,7 +91,11 @@ export async function adminRoutes(app: FastifyInstance, options: AdminRoutesOpti
       throw unauthorized(detail);
     };
     request.server.credentialFailures.refuseLockedOut(request);
-    if (TOKEN_QUERY.test(request.url.slice(request.url.indexOf('?') === -1 ? request.url.length : request.url.indexOf('?')))) {
+    if (
+      TOKEN_QUERY.test(
+        request.url.slice(request.url.indexOf('?') === -1 ? request.url.length : request.url.indexOf('?')),
+      )
+    ) {
       await failed('The admin token goes in the Authorization header (Bearer), never in the URL.');
     }
     const given = bearerTokenOf(request.headers.authorization);
@@ -84,15 +109,39 @@ export async function adminRoutes(app: FastifyInstance, options: AdminRoutesOpti
   // Errors of this group: Fastify's body errors become 400s naming the body.
   app.setErrorHandler(async (error: FastifyError | ApiError, request, reply) => {
     if (error instanceof ApiError) return sendProblem(reply, request.id, error);
-    if (error instanceof ListStoreUnavailable) return sendProblem(reply, request.id, new ApiError('lists_unavailable', error.message));
-    if (error instanceof ListsTooLarge) return sendProblem(reply, request.id, new ApiError('lists_too_large', error.message, { field: 'body' }));
-    const code = (error).code;
-    if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendProblem(reply, request.id, badField({ field: 'body', reason: `the body is over its limit (${request.url.includes('/import') ? ADMIN_IMPORT_MAX_BYTES : ADMIN_JSON_MAX_BYTES} bytes)` }));
-    if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return sendProblem(reply, request.id, badField({ field: 'body', reason: 'the body must be application/json (PUT) or text/csv (import)' }));
-    if (code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || code === 'FST_ERR_CTP_INVALID_JSON_BODY' || (error as { statusCode?: number }).statusCode === 400) {
-      if ((error).validation) {
-        const first = (error).validation?.[0];
-        const field = first?.instancePath?.replace(/^\//, '') || (first?.params as { additionalProperty?: string; missingProperty?: string } | undefined)?.additionalProperty || (first?.params as { missingProperty?: string } | undefined)?.missingProperty || 'body';
+    if (error instanceof ListStoreUnavailable)
+      return sendProblem(reply, request.id, new ApiError('lists_unavailable', error.message));
+    if (error instanceof ListsTooLarge)
+      return sendProblem(reply, request.id, new ApiError('lists_too_large', error.message, { field: 'body' }));
+    const code = error.code;
+    if (code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+      return sendProblem(
+        reply,
+        request.id,
+        badField({
+          field: 'body',
+          reason: `the body is over its limit (${request.url.includes('/import') ? ADMIN_IMPORT_MAX_BYTES : ADMIN_JSON_MAX_BYTES} bytes)`,
+        }),
+      );
+    if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE')
+      return sendProblem(
+        reply,
+        request.id,
+        badField({ field: 'body', reason: 'the body must be application/json (PUT) or text/csv (import)' }),
+      );
+    if (
+      code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ||
+      code === 'FST_ERR_CTP_INVALID_JSON_BODY' ||
+      (error as { statusCode?: number }).statusCode === 400
+    ) {
+      if (error.validation) {
+        const first = error.validation?.[0];
+        const field =
+          first?.instancePath?.replace(/^\//, '') ||
+          (first?.params as { additionalProperty?: string; missingProperty?: string } | undefined)
+            ?.additionalProperty ||
+          (first?.params as { missingProperty?: string } | undefined)?.missingProperty ||
+          'body';
         return sendProblem(reply, request.id, badField({ field, reason: first?.message ?? 'not valid' }));
       }
       return sendProblem(reply, request.id, badField({ field: 'body', reason: 'the body is not valid JSON' }));
@@ -100,16 +149,21 @@ export async function adminRoutes(app: FastifyInstance, options: AdminRoutesOpti
     return sendProblem(reply, request.id, toApiError(error, request));
   });
 
-  app.addContentTypeParser(['text/csv', 'text/plain'], { parseAs: 'string', bodyLimit: ADMIN_IMPORT_MAX_BYTES }, (_request, body, done) => done(null, body));
+  app.addContentTypeParser(
+    ['text/csv', 'text/plain'],
+    { parseAs: 'string', bodyLimit: ADMIN_IMPORT_MAX_BYTES },
+    (_request, body, done) => done(null, body),
+  );
 
   const auditLine = (action: string, fields: Record<string, unknown>): void => {
-    audit?.info({ audit: 'lists', who: 'admin', action, at: new Date(now()).toISOString(), ...fields }, `lists: ${action} by admin`);
+    audit?.info(
+      { audit: 'lists', who: 'admin', action, at: new Date(now()).toISOString(), ...fields },
+      `lists: ${action} by admin`,
+    );
   };
 
-  typed.get(
-    '/admin/lists/rules',
-    { config: ADMIN_ROUTE, schema: adminRouteSchemas.rules },
-    async () => lists.storedRules(),
+  typed.get('/admin/lists/rules', { config: ADMIN_ROUTE, schema: adminRouteSchemas.rules }, async () =>
+    lists.storedRules(),
   );
 
   typed.put(
@@ -122,7 +176,18 @@ export async function adminRoutes(app: FastifyInstance, options: AdminRoutesOpti
     async (request, reply) => {
       const { rule: written } = request.params;
       const { body } = request;
-      const checked = checkRule({ rule: written, list: body.list, label: body.label, labelPublic: body.labelPublic, note: body.note, expiresAt: body.expiresAt }, context, { nowMs: now(), force: body.force === true });
+      const checked = checkRule(
+        {
+          rule: written,
+          list: body.list,
+          label: body.label,
+          labelPublic: body.labelPublic,
+          note: body.note,
+          expiresAt: body.expiresAt,
+        },
+        context,
+        { nowMs: now(), force: body.force === true },
+      );
       if (!checked.ok) throw badField(checked.problem);
       const { replaced } = await lists.put(checked.value);
       auditLine(replaced ? 'replace' : 'add', { rule: hashKey(checked.value.rule), list: checked.value.list });
@@ -166,7 +231,11 @@ export async function adminRoutes(app: FastifyInstance, options: AdminRoutesOpti
       try {
         rules = await readListCsvInSlices(request.body, { context, nowMs: now() });
       } catch (error) {
-        if (error instanceof ListCsvError) throw new ApiError('bad_request', `line ${error.line}: ${error.reason}`, { field: error.field ?? 'body', line: error.line });
+        if (error instanceof ListCsvError)
+          throw new ApiError('bad_request', `line ${error.line}: ${error.reason}`, {
+            field: error.field ?? 'body',
+            line: error.line,
+          });
         throw error;
       }
       const result = await lists.importRules(rules);
@@ -179,7 +248,11 @@ export async function adminRoutes(app: FastifyInstance, options: AdminRoutesOpti
     '/admin/lists/export',
     { config: ADMIN_ROUTE, schema: adminRouteSchemas.exportRules },
     async (_request, reply) => {
-      const text = await formatCsvInSlices([...lists.activeRules(now())], (rule) => formatRuleLine(rule, EXPORT_COLUMNS), EXPORT_COLUMNS.join(','));
+      const text = await formatCsvInSlices(
+        [...lists.activeRules(now())],
+        (rule) => formatRuleLine(rule, EXPORT_COLUMNS),
+        EXPORT_COLUMNS.join(','),
+      );
       return reply.type(CSV_TYPE).send(text);
     },
   );

@@ -11,12 +11,28 @@
 // the access line carries the route pattern only.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { type BlocklistFeed, type FeedCardFile, type FeedFile, type FeedSnapshot } from '../../infra/blocklist/blocklist-feed.js';
+import {
+  type BlocklistFeed,
+  type FeedCardFile,
+  type FeedFile,
+  type FeedSnapshot,
+} from '../../infra/blocklist/blocklist-feed.js';
 import type { Steps } from '../../domain/steps.js';
 import { createSlicer, letLoopThrough, type Slicer } from '../../infra/runtime/event-loop-slices.js';
 import { basicCheck, basicCredentialsOf } from '../credentials.js';
 import { ApiError } from '../errors.js';
-import { davMissing, davRequestSteps, davResponse, escapeXml, multistatus, needPrivilegesError, parseDavRequest, type DavProperties, type DavProperty, type DavRequest } from '../dav/dav-xml.js';
+import {
+  davMissing,
+  davRequestSteps,
+  davResponse,
+  escapeXml,
+  multistatus,
+  needPrivilegesError,
+  parseDavRequest,
+  type DavProperties,
+  type DavProperty,
+  type DavRequest,
+} from '../dav/dav-xml.js';
 import { matchesEtag } from '../conditional-requests.js';
 import { publicBase, PUBLIC_URL_WARNINGS } from '../public-url.js';
 import { CardParamsSchema, HIDDEN } from '../schemas/feed.js';
@@ -37,7 +53,19 @@ const REALM = 'blocklist';
 const XML_TYPE = 'application/xml; charset=utf-8';
 const VCARD_TYPE = 'text/vcard; charset=utf-8';
 /** Writing methods: answered 403 with a DAV error body. */
-export const WRITE_METHODS = ['PUT', 'DELETE', 'POST', 'PATCH', 'PROPPATCH', 'MKCOL', 'COPY', 'MOVE', 'LOCK', 'UNLOCK', 'ACL'];
+export const WRITE_METHODS = [
+  'PUT',
+  'DELETE',
+  'POST',
+  'PATCH',
+  'PROPPATCH',
+  'MKCOL',
+  'COPY',
+  'MOVE',
+  'LOCK',
+  'UNLOCK',
+  'ACL',
+];
 const DAV_ALLOW = 'OPTIONS, GET, HEAD, PROPFIND, REPORT';
 /** A multiget of 1000 hrefs is about 80 KiB. */
 const DAV_BODY_LIMIT = 512 * 1024;
@@ -76,7 +104,10 @@ function bookProperties(snapshot: FeedSnapshot): DavProperties {
     ['addressbook-home-set', property('card:addressbook-home-set', `<d:href>${CARDDAV_HOME}</d:href>`)],
     ['supported-report-set', property('d:supported-report-set', SUPPORTED_REPORTS)],
     ['current-user-privilege-set', property('d:current-user-privilege-set', READ_PRIVILEGES)],
-    ['supported-address-data', property('card:supported-address-data', '<card:address-data-type content-type="text/vcard" version="3.0"/>')],
+    [
+      'supported-address-data',
+      property('card:supported-address-data', '<card:address-data-type content-type="text/vcard" version="3.0"/>'),
+    ],
     ['addressbook-description', property('card:addressbook-description', 'Numbers this deployment blocks')],
   ]);
 }
@@ -152,7 +183,8 @@ function shapeKey(url: string, depth: 0 | 1, dav: DavRequest): string {
 /** Whether a multiget names every card, in the address book's order, by its own href. */
 function namesEveryCard(snapshot: FeedSnapshot, hrefs: readonly string[]): boolean {
   if (hrefs.length !== snapshot.cards.length) return false;
-  for (let index = 0; index < hrefs.length; index += 1) if (hrefs[index] !== `${ADDRESS_BOOK}${snapshot.cards[index]?.name ?? ''}`) return false;
+  for (let index = 0; index < hrefs.length; index += 1)
+    if (hrefs[index] !== `${ADDRESS_BOOK}${snapshot.cards[index]?.name ?? ''}`) return false;
   return true;
 }
 
@@ -168,7 +200,8 @@ async function davRequestInSlices(request: FastifyRequest, slicer: Slicer): Prom
 const bodyOf = (request: FastifyRequest): string => (typeof request.body === 'string' ? request.body : '');
 
 function parsedOrRefused(parsed: DavRequest | undefined): DavRequest {
-  if (parsed === undefined) throw new ApiError('bad_request', 'The request body is not a WebDAV XML document this server understands.');
+  if (parsed === undefined)
+    throw new ApiError('bad_request', 'The request body is not a WebDAV XML document this server understands.');
   return parsed;
 }
 
@@ -178,7 +211,9 @@ export async function feedRoutes(app: FastifyInstance, options: FeedRoutesOption
   const credentialsMatch = basicCheck(options.user, options.password);
   // Bodies of PROPFIND and REPORT, whatever they say they are (clients send text/xml,
   // application/xml, or nothing).
-  app.addContentTypeParser('*', { parseAs: 'string', bodyLimit: DAV_BODY_LIMIT }, (_request, body, done) => done(null, body));
+  app.addContentTypeParser('*', { parseAs: 'string', bodyLimit: DAV_BODY_LIMIT }, (_request, body, done) =>
+    done(null, body),
+  );
 
   async function authenticate(request: FastifyRequest): Promise<void> {
     const { credentialFailures } = request.server;
@@ -193,15 +228,28 @@ export async function feedRoutes(app: FastifyInstance, options: FeedRoutesOption
   }
   async function refuseWrite(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     // Answered before the body is read: the rest of it must not be read as the next request.
-    if (request.headers['content-length'] !== undefined || request.headers['transfer-encoding'] !== undefined) reply.header('connection', 'close');
-    await reply.code(403).header('content-type', XML_TYPE).header('cache-control', 'no-store').send(needPrivilegesError(request.url.split('?')[0] ?? request.url));
+    if (request.headers['content-length'] !== undefined || request.headers['transfer-encoding'] !== undefined)
+      reply.header('connection', 'close');
+    await reply
+      .code(403)
+      .header('content-type', XML_TYPE)
+      .header('cache-control', 'no-store')
+      .send(needPrivilegesError(request.url.split('?')[0] ?? request.url));
   }
   const davOptions = async (_request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> =>
     reply.code(204).header('allow', DAV_ALLOW).header('dav', '1, 3, addressbook').send();
 
   // RFC 6764: the well-known URI points at the context path. No credentials needed to learn it.
   for (const method of ['GET', 'PROPFIND'] as const) {
-    typed.route({ method, url: '/.well-known/carddav', config: FEED_ROUTE, schema: HIDDEN, bodyLimit: DAV_BODY_LIMIT, handler: async (_request, reply) => reply.code(301).header('location', CARDDAV_HOME).header('cache-control', 'no-store').send() });
+    typed.route({
+      method,
+      url: '/.well-known/carddav',
+      config: FEED_ROUTE,
+      schema: HIDDEN,
+      bodyLimit: DAV_BODY_LIMIT,
+      handler: async (_request, reply) =>
+        reply.code(301).header('location', CARDDAV_HOME).header('cache-control', 'no-store').send(),
+    });
   }
 
   /**
@@ -210,7 +258,12 @@ export async function feedRoutes(app: FastifyInstance, options: FeedRoutesOption
    */
   const current = (): FeedSnapshot => {
     if (feed.failing() !== undefined) {
-      throw new ApiError('feed_unavailable', 'The blocklist could not be rebuilt; it is not served stale. Keep the copy you have and retry later.', undefined, { 'Retry-After': String(FEED_RETRY_AFTER_S) });
+      throw new ApiError(
+        'feed_unavailable',
+        'The blocklist could not be rebuilt; it is not served stale. Keep the copy you have and retry later.',
+        undefined,
+        { 'Retry-After': String(FEED_RETRY_AFTER_S) },
+      );
     }
     return feed.snapshot();
   };
@@ -228,8 +281,11 @@ export async function feedRoutes(app: FastifyInstance, options: FeedRoutesOption
   };
 
   /** A multistatus rendered in slices, the event loop let through between them. */
-  const renderInSlices = async (render: AnswerRenderer, snapshot: FeedSnapshot, slicer: Slicer = createSlicer()): Promise<Buffer> =>
-    Buffer.from(multistatus(await slicer.run(collected(render(snapshot)))), 'utf8');
+  const renderInSlices = async (
+    render: AnswerRenderer,
+    snapshot: FeedSnapshot,
+    slicer: Slicer = createSlicer(),
+  ): Promise<Buffer> => Buffer.from(multistatus(await slicer.run(collected(render(snapshot)))), 'utf8');
 
   /**
    * The answer to a PROPFIND or REPORT: held bytes when this request (or its shape) was answered
@@ -237,7 +293,11 @@ export async function feedRoutes(app: FastifyInstance, options: FeedRoutesOption
    * never holds the loop whole) and held. `shapeOf` gives the shape's key and renderer, or
    * undefined for an answer that depends on the request's own hrefs.
    */
-  const answer = async (request: FastifyRequest, depth: 0 | 1, shapeOf: (dav: DavRequest, snapshot: FeedSnapshot) => { key?: string; render: AnswerRenderer }): Promise<Buffer> => {
+  const answer = async (
+    request: FastifyRequest,
+    depth: 0 | 1,
+    shapeOf: (dav: DavRequest, snapshot: FeedSnapshot) => { key?: string; render: AnswerRenderer },
+  ): Promise<Buffer> => {
     const snapshot = current();
     const answers = answersOf(snapshot);
     const raw = answerKey(request, depth);
@@ -263,19 +323,24 @@ export async function feedRoutes(app: FastifyInstance, options: FeedRoutesOption
   // slices (renderInSlices), so the next sync finds them held.
   let warming = Promise.resolve();
   feed.onChange((snapshot) => {
-    warming = warming.then(async () => {
-      for (const [key, render] of [...askedShapes]) {
-        if (feed.snapshot() !== snapshot) return;
-        const answers = answersOf(snapshot);
-        if (answers.has(key)) continue;
-        const body = await renderInSlices(render, snapshot);
-        if (!answers.has(key)) hold(answers, key, body);
-        await letLoopThrough();
-      }
-    }).catch(() => undefined);
+    warming = warming
+      .then(async () => {
+        for (const [key, render] of [...askedShapes]) {
+          if (feed.snapshot() !== snapshot) return;
+          const answers = answersOf(snapshot);
+          if (answers.has(key)) continue;
+          const body = await renderInSlices(render, snapshot);
+          if (!answers.has(key)) hold(answers, key, body);
+          await letLoopThrough();
+        }
+      })
+      .catch(() => undefined);
   });
 
-  const collections: Array<{ url: string; propfind(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> }> = [
+  const collections: Array<{
+    url: string;
+    propfind(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply>;
+  }> = [
     {
       url: CARDDAV_HOME,
       propfind: async (request, reply) => {
@@ -302,7 +367,9 @@ export async function feedRoutes(app: FastifyInstance, options: FeedRoutesOption
             key: shapeKey(ADDRESS_BOOK, depth, dav),
             render: function* (snapshot) {
               yield davResponse(ADDRESS_BOOK, bookProperties(snapshot), dav);
-              if (depth === 1) for (const card of snapshot.cards) yield davResponse(`${ADDRESS_BOOK}${card.name}`, cardProperties(card, false), dav);
+              if (depth === 1)
+                for (const card of snapshot.cards)
+                  yield davResponse(`${ADDRESS_BOOK}${card.name}`, cardProperties(card, false), dav);
             },
           })),
         );
@@ -312,13 +379,15 @@ export async function feedRoutes(app: FastifyInstance, options: FeedRoutesOption
 
   const everyCard = (dav: DavRequest): AnswerRenderer =>
     function* (snapshot) {
-      for (const card of snapshot.cards) yield davResponse(`${ADDRESS_BOOK}${card.name}`, cardProperties(card, true), dav);
+      for (const card of snapshot.cards)
+        yield davResponse(`${ADDRESS_BOOK}${card.name}`, cardProperties(card, true), dav);
     };
   const report = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     const body = await answer(request, 1, (dav, snapshot) => {
       if (dav.root === 'addressbook-multiget') {
         // Every card by its own href in order: the same bytes as rendering the hrefs one by one.
-        if (namesEveryCard(snapshot, dav.hrefs)) return { key: shapeKey(request.url, 1, { ...dav, root: 'multiget-all', hrefs: [] }), render: everyCard(dav) };
+        if (namesEveryCard(snapshot, dav.hrefs))
+          return { key: shapeKey(request.url, 1, { ...dav, root: 'multiget-all', hrefs: [] }), render: everyCard(dav) };
         return {
           render: (current) =>
             dav.hrefs.map((href) => {
@@ -336,21 +405,59 @@ export async function feedRoutes(app: FastifyInstance, options: FeedRoutesOption
   };
 
   for (const collection of collections) {
-    typed.route({ method: 'PROPFIND', url: collection.url, config: FEED_ROUTE, schema: HIDDEN, bodyLimit: DAV_BODY_LIMIT, preParsing: authenticate, handler: async (request, reply) => collection.propfind(request, reply) });
-    typed.route({ method: 'REPORT', url: collection.url, config: FEED_ROUTE, schema: HIDDEN, bodyLimit: DAV_BODY_LIMIT, preParsing: authenticate, handler: report });
+    typed.route({
+      method: 'PROPFIND',
+      url: collection.url,
+      config: FEED_ROUTE,
+      schema: HIDDEN,
+      bodyLimit: DAV_BODY_LIMIT,
+      preParsing: authenticate,
+      handler: async (request, reply) => collection.propfind(request, reply),
+    });
+    typed.route({
+      method: 'REPORT',
+      url: collection.url,
+      config: FEED_ROUTE,
+      schema: HIDDEN,
+      bodyLimit: DAV_BODY_LIMIT,
+      preParsing: authenticate,
+      handler: report,
+    });
     typed.route({ method: 'OPTIONS', url: collection.url, config: FEED_ROUTE, schema: HIDDEN, handler: davOptions });
-    typed.route({ method: WRITE_METHODS, url: collection.url, config: FEED_ROUTE, schema: HIDDEN, preParsing: [authenticate, refuseWrite], handler: refuseWrite });
+    typed.route({
+      method: WRITE_METHODS,
+      url: collection.url,
+      config: FEED_ROUTE,
+      schema: HIDDEN,
+      preParsing: [authenticate, refuseWrite],
+      handler: refuseWrite,
+    });
   }
-  typed.route({ method: 'GET', url: ADDRESS_BOOK, config: FEED_ROUTE, schema: HIDDEN, preParsing: authenticate, handler: async (request, reply) => sendFile(request, reply, current().vcf, VCARD_TYPE) });
+  typed.route({
+    method: 'GET',
+    url: ADDRESS_BOOK,
+    config: FEED_ROUTE,
+    schema: HIDDEN,
+    preParsing: authenticate,
+    handler: async (request, reply) => sendFile(request, reply, current().vcf, VCARD_TYPE),
+  });
 
   const cardOf = (name: string): FeedCardFile => {
     const card = current().byName.get(name);
-    if (card === undefined) throw new ApiError('route_not_found', 'No such card (the address book changed: sync again).');
+    if (card === undefined)
+      throw new ApiError('route_not_found', 'No such card (the address book changed: sync again).');
     return card;
   };
   const CARD = `${ADDRESS_BOOK}:name`;
   const cardSchema = { ...HIDDEN, params: CardParamsSchema };
-  typed.route({ method: 'GET', url: CARD, config: FEED_ROUTE, schema: cardSchema, preParsing: authenticate, handler: async (request, reply) => sendFile(request, reply, cardOf(request.params.name), VCARD_TYPE) });
+  typed.route({
+    method: 'GET',
+    url: CARD,
+    config: FEED_ROUTE,
+    schema: cardSchema,
+    preParsing: authenticate,
+    handler: async (request, reply) => sendFile(request, reply, cardOf(request.params.name), VCARD_TYPE),
+  });
   typed.route({
     method: 'PROPFIND',
     url: CARD,
@@ -360,27 +467,53 @@ export async function feedRoutes(app: FastifyInstance, options: FeedRoutesOption
     preParsing: authenticate,
     handler: async (request, reply) => {
       const card = cardOf(request.params.name);
-      return sendMultistatus(reply, Buffer.from(multistatus([davResponse(`${ADDRESS_BOOK}${card.name}`, cardProperties(card, false), davRequestOf(request))]), 'utf8'));
+      return sendMultistatus(
+        reply,
+        Buffer.from(
+          multistatus([davResponse(`${ADDRESS_BOOK}${card.name}`, cardProperties(card, false), davRequestOf(request))]),
+          'utf8',
+        ),
+      );
     },
   });
   typed.route({ method: 'OPTIONS', url: CARD, config: FEED_ROUTE, schema: HIDDEN, handler: davOptions });
-  typed.route({ method: WRITE_METHODS, url: CARD, config: FEED_ROUTE, schema: HIDDEN, preParsing: [authenticate, refuseWrite], handler: refuseWrite });
+  typed.route({
+    method: WRITE_METHODS,
+    url: CARD,
+    config: FEED_ROUTE,
+    schema: HIDDEN,
+    preParsing: [authenticate, refuseWrite],
+    handler: refuseWrite,
+  });
 
   // The same content as files.
-  typed.get('/feed/blocklist.vcf', { config: FEED_ROUTE, schema: HIDDEN, preParsing: authenticate }, async (request, reply) => sendFile(request, reply, current().vcf, VCARD_TYPE));
-  typed.get('/feed/blocklist.csv', { config: FEED_ROUTE, schema: HIDDEN, preParsing: authenticate }, async (request, reply) => sendFile(request, reply, current().csv, 'text/csv; charset=utf-8'));
-  typed.get('/integrations/spamblocker/workflow.json', { config: FEED_ROUTE, schema: HIDDEN, preParsing: authenticate }, async (request, reply) => {
-    const base = publicBase(request, options.publicUrl);
-    // The caller's own credentials, which it just proved, go into the workflow's download header.
-    const credentials = basicCredentialsOf(request.headers.authorization)?.encoded ?? '';
-    reply.header('cache-control', 'private, no-store').header('content-type', 'application/json; charset=utf-8');
-    if (base.warning !== undefined) reply.header('x-public-url-warning', PUBLIC_URL_WARNINGS[base.warning].sentence);
-    return reply.send(`${JSON.stringify(spamBlockerWorkflow(base.url, credentials, base.warning), null, 2)}\n`);
-  });
+  typed.get(
+    '/feed/blocklist.vcf',
+    { config: FEED_ROUTE, schema: HIDDEN, preParsing: authenticate },
+    async (request, reply) => sendFile(request, reply, current().vcf, VCARD_TYPE),
+  );
+  typed.get(
+    '/feed/blocklist.csv',
+    { config: FEED_ROUTE, schema: HIDDEN, preParsing: authenticate },
+    async (request, reply) => sendFile(request, reply, current().csv, 'text/csv; charset=utf-8'),
+  );
+  typed.get(
+    '/integrations/spamblocker/workflow.json',
+    { config: FEED_ROUTE, schema: HIDDEN, preParsing: authenticate },
+    async (request, reply) => {
+      const base = publicBase(request, options.publicUrl);
+      // The caller's own credentials, which it just proved, go into the workflow's download header.
+      const credentials = basicCredentialsOf(request.headers.authorization)?.encoded ?? '';
+      reply.header('cache-control', 'private, no-store').header('content-type', 'application/json; charset=utf-8');
+      if (base.warning !== undefined) reply.header('x-public-url-warning', PUBLIC_URL_WARNINGS[base.warning].sentence);
+      return reply.send(`${JSON.stringify(spamBlockerWorkflow(base.url, credentials, base.warning), null, 2)}\n`);
+    },
+  );
 }
 
 /** What a feed path answers while the feed is off: says why, and what turns it on. */
-export const FEED_OFF_DETAIL = 'The blocklist feed is off on this service: its administrator turns it on by setting FEED_PASSWORD (docs/integrations/blocklist-feed.md).';
+export const FEED_OFF_DETAIL =
+  'The blocklist feed is off on this service: its administrator turns it on by setting FEED_PASSWORD (docs/integrations/blocklist-feed.md).';
 
 /**
  * Registered when FEED_PASSWORD is unset: every path of the feed, with any method, answers a
@@ -391,7 +524,22 @@ export async function feedOffRoutes(app: FastifyInstance): Promise<void> {
   const off = async (): Promise<never> => {
     throw new ApiError('route_not_found', FEED_OFF_DETAIL);
   };
-  for (const url of ['/.well-known/carddav', CARDDAV_HOME, ADDRESS_BOOK, `${ADDRESS_BOOK}:name`, '/feed/blocklist.vcf', '/feed/blocklist.csv', '/integrations/spamblocker/workflow.json']) {
-    app.route({ method: app.supportedMethods.filter((method) => method !== 'HEAD'), url, config: FEED_ROUTE, schema: HIDDEN, preParsing: off, handler: off });
+  for (const url of [
+    '/.well-known/carddav',
+    CARDDAV_HOME,
+    ADDRESS_BOOK,
+    `${ADDRESS_BOOK}:name`,
+    '/feed/blocklist.vcf',
+    '/feed/blocklist.csv',
+    '/integrations/spamblocker/workflow.json',
+  ]) {
+    app.route({
+      method: app.supportedMethods.filter((method) => method !== 'HEAD'),
+      url,
+      config: FEED_ROUTE,
+      schema: HIDDEN,
+      preParsing: off,
+      handler: off,
+    });
   }
 }

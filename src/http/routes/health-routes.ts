@@ -3,11 +3,13 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { serviceRouteSchemas } from '../schemas/service.js';
 
-export async function healthRoutes(app: FastifyInstance, options: { startedAtMs: number; version: string }): Promise<void> {
-  app.withTypeProvider<TypeBoxTypeProvider>().get(
-    '/health',
-    { config: { cors: true }, schema: serviceRouteSchemas.health },
-    async (_request, reply) => {
+export async function healthRoutes(
+  app: FastifyInstance,
+  options: { startedAtMs: number; version: string },
+): Promise<void> {
+  app
+    .withTypeProvider<TypeBoxTypeProvider>()
+    .get('/health', { config: { cors: true }, schema: serviceRouteSchemas.health }, async (_request, reply) => {
       // Never kept by a cache (it is about this moment; and, as a CORS route, its headers depend on Origin).
       reply.header('cache-control', 'no-store');
       return {
@@ -16,6 +18,5 @@ export async function healthRoutes(app: FastifyInstance, options: { startedAtMs:
         uptime: Math.max(0, (Date.now() - options.startedAtMs) / 1000),
         timestamp: new Date().toISOString(),
       };
-    },
-  );
+    });
 }

@@ -15,14 +15,37 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { PhoneNumberParser } from '../../domain/phone-number.js';
 import type { LookupOptions, LookupResult, LookupService } from '../../domain/lookup/types.js';
 import type { LookupClient } from '../../domain/ports/source.js';
-import { buildReport, buildScoreResult, buildSourceData, failureReasons, isAllSourcesFailed, sourceCheckOf } from '../../domain/report-builder.js';
-import { cidLineOf, listCidLine, reputationOf, unlookableCidLine, unlookableVerdict, verdictOf, type TextFacts, type Unlookable, type VerdictRule } from '../../domain/verdict.js';
+import {
+  buildReport,
+  buildScoreResult,
+  buildSourceData,
+  failureReasons,
+  isAllSourcesFailed,
+  sourceCheckOf,
+} from '../../domain/report-builder.js';
+import {
+  cidLineOf,
+  listCidLine,
+  reputationOf,
+  unlookableCidLine,
+  unlookableVerdict,
+  verdictOf,
+  type TextFacts,
+  type Unlookable,
+  type VerdictRule,
+} from '../../domain/verdict.js';
 import { isLanguage, type Language } from '../../domain/wording/catalogue.js';
 import type { ListMatch, ListName, OperatorLists } from '../../domain/ports/operator-lists.js';
 import type { KeyedHasher } from '../../infra/hash.js';
 import { ApiError, invalidNumberError } from '../errors.js';
 import { encodeBody, type FrontCache, type FrontRoute, type NumberMemo } from '../front-cache.js';
-import { phoneRouteSchemas, type CidQuerySchema, type NumberParamsSchema, type VerdictQuerySchema, type WaitQuerySchema } from '../schemas/phone.js';
+import {
+  phoneRouteSchemas,
+  type CidQuerySchema,
+  type NumberParamsSchema,
+  type VerdictQuerySchema,
+  type WaitQuerySchema,
+} from '../schemas/phone.js';
 import { JSON_TYPE, maxAgeOf, sendBuilt, sendEncoded } from '../send-answer.js';
 import { waitRequestOf, type WaitRequest } from '../wait-request.js';
 
@@ -92,7 +115,10 @@ type PhoneRequest = FastifyRequest<
   RouteGenericInterface,
   RawServerDefault,
   IncomingMessage,
-  { params: typeof NumberParamsSchema; querystring: typeof WaitQuerySchema | typeof VerdictQuerySchema | typeof CidQuerySchema },
+  {
+    params: typeof NumberParamsSchema;
+    querystring: typeof WaitQuerySchema | typeof VerdictQuerySchema | typeof CidQuerySchema;
+  },
   TypeBoxTypeProvider
 >;
 
@@ -171,7 +197,18 @@ function shownMatch(list: ListMatch, labelVisible: boolean): ListMatch {
 /** The phone route group, an encapsulated plugin. */
 export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOptions): Promise<void> {
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
-  const { parsePhoneNumber, lookupService, hashKey, frontCache, now, lookupTimeoutMs, verdictRule: rule, cidMaxLength, lists, onListMatch } = options;
+  const {
+    parsePhoneNumber,
+    lookupService,
+    hashKey,
+    frontCache,
+    now,
+    lookupTimeoutMs,
+    verdictRule: rule,
+    cidMaxLength,
+    lists,
+    onListMatch,
+  } = options;
 
   const REPRESENTATIONS = {
     report: {
@@ -201,7 +238,9 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
       contentType: TEXT_TYPE,
       render: ({ memo, result }) => `${verdictOf(textFactsOf(memo, result), rule)}\n`,
       headers: ({ memo, result }) => reputationHeaders(memo, result),
-      alwaysAnswers: { refused: (kind) => ({ body: `${unlookableVerdict(kind, rule)}\n`, headers: UNLOOKABLE_HEADERS }) },
+      alwaysAnswers: {
+        refused: (kind) => ({ body: `${unlookableVerdict(kind, rule)}\n`, headers: UNLOOKABLE_HEADERS }),
+      },
       listed: (list) => `${list.list}\n`,
     },
     cid: {
@@ -211,7 +250,12 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
       contentType: TEXT_TYPE,
       render: ({ memo, result, language }) => cidLineOf(textFactsOf(memo, result), language, cidMaxLength),
       headers: ({ memo, result }) => reputationHeaders(memo, result),
-      alwaysAnswers: { refused: (kind, language) => ({ body: unlookableCidLine(kind, language, cidMaxLength), headers: UNLOOKABLE_HEADERS }) },
+      alwaysAnswers: {
+        refused: (kind, language) => ({
+          body: unlookableCidLine(kind, language, cidMaxLength),
+          headers: UNLOOKABLE_HEADERS,
+        }),
+      },
       languageParameter: 'lang',
       listed: (list, language) => listCidLine(list, language, cidMaxLength),
     },
@@ -222,10 +266,14 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
       schema: phoneRouteSchemas.verdict,
       frontRoute: (language) => (language === 'en' ? 'verdict+cid:en' : 'verdict+cid:fr'),
       contentType: TEXT_TYPE,
-      render: ({ memo, result, language }) => `${verdictOf(textFactsOf(memo, result), rule)}\n${cidLineOf(textFactsOf(memo, result), language, cidMaxLength)}\n`,
+      render: ({ memo, result, language }) =>
+        `${verdictOf(textFactsOf(memo, result), rule)}\n${cidLineOf(textFactsOf(memo, result), language, cidMaxLength)}\n`,
       headers: ({ memo, result }) => reputationHeaders(memo, result),
       alwaysAnswers: {
-        refused: (kind, language) => ({ body: `${unlookableVerdict(kind, rule)}\n${unlookableCidLine(kind, language, cidMaxLength)}\n`, headers: UNLOOKABLE_HEADERS }),
+        refused: (kind, language) => ({
+          body: `${unlookableVerdict(kind, rule)}\n${unlookableCidLine(kind, language, cidMaxLength)}\n`,
+          headers: UNLOOKABLE_HEADERS,
+        }),
       },
       languageParameter: 'cid',
       listed: (list, language) => `${list.list}\n${listCidLine(list, language, cidMaxLength)}\n`,
@@ -242,7 +290,11 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
     const parsed = parsePhoneNumber(raw);
     if (!parsed.ok) return { refused: parsed.reason, dialledAs: parsed.dialledAs };
     const numberHash = hashKey(parsed.value.e164);
-    return { memo: frontCache ? frontCache.remember(raw, parsed.value, numberHash) : { parsed: parsed.value, numberHash, info: undefined } };
+    return {
+      memo: frontCache
+        ? frontCache.remember(raw, parsed.value, numberHash)
+        : { parsed: parsed.value, numberHash, info: undefined },
+    };
   }
 
   /**
@@ -287,7 +339,9 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
   function waitOf(request: PhoneRequest, alwaysAnswers: boolean): WaitRequest {
     const wait = waitRequestOf(request.query, request.headers.prefer, lookupTimeoutMs);
     if (wait.invalid && !alwaysAnswers) {
-      throw new ApiError('bad_request', '`wait` must be a whole number of milliseconds (0 or more).', { code: 'invalid_wait' });
+      throw new ApiError('bad_request', '`wait` must be a whole number of milliseconds (0 or more).', {
+        code: 'invalid_wait',
+      });
     }
     return wait;
   }
@@ -296,9 +350,16 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
    * Answers a request: at once (synchronously, no promise) when the number's entry is held in
    * the front cache, else through the lookup (a promise). Errors are thrown either way.
    */
-  function answer(kind: keyof typeof REPRESENTATIONS, request: PhoneRequest, reply: FastifyReply): Promise<FastifyReply> | undefined {
+  function answer(
+    kind: keyof typeof REPRESENTATIONS,
+    request: PhoneRequest,
+    reply: FastifyReply,
+  ): Promise<FastifyReply> | undefined {
     const representation: Representation = REPRESENTATIONS[kind];
-    const language: Language = representation.languageParameter === undefined ? 'fr' : languageOf(request.query, representation.languageParameter);
+    const language: Language =
+      representation.languageParameter === undefined
+        ? 'fr'
+        : languageOf(request.query, representation.languageParameter);
     const wait = waitOf(request, representation.alwaysAnswers !== undefined);
     if (wait.preferenceApplied !== undefined) reply.header('preference-applied', wait.preferenceApplied);
     const subject = subjectOf(request);
@@ -311,9 +372,18 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
         onListMatch?.(blocked.list);
         if (representation.listed !== undefined) {
           reply.headers(LISTED_HEADERS.block);
-          return sendBuilt(request, reply, representation.listed(shownOnText(blocked, request), language), 'no-store', representation.contentType);
+          return sendBuilt(
+            request,
+            reply,
+            representation.listed(shownOnText(blocked, request), language),
+            'no-store',
+            representation.contentType,
+          );
         }
-        if (representation.alwaysAnswers === undefined) throw invalidNumberError(subject.refused, { meta: { list: shownMatch(blocked, blocked.labelPublic === true) } });
+        if (representation.alwaysAnswers === undefined)
+          throw invalidNumberError(subject.refused, {
+            meta: { list: shownMatch(blocked, blocked.labelPublic === true) },
+          });
       }
       if (representation.alwaysAnswers === undefined) throw invalidNumberError(subject.refused);
       const refused = representation.alwaysAnswers.refused(unlookableOf(subject.refused), language);
@@ -328,11 +398,25 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
       onListMatch?.(list.list);
       if (representation.listed !== undefined) {
         reply.headers(LISTED_HEADERS[list.list]);
-        return sendBuilt(request, reply, representation.listed(shownOnText(list, request), language), 'no-store', representation.contentType);
+        return sendBuilt(
+          request,
+          reply,
+          representation.listed(shownOnText(list, request), language),
+          'no-store',
+          representation.contentType,
+        );
       }
       // A body with a rule in it is never kept: a held body always says `list: null`, which
       // stays true exactly as long as no rule matches (checked above on every request).
-      return answerByLookup(representation, memo, wait, language, request, reply, shownMatch(list, list.labelPublic === true));
+      return answerByLookup(
+        representation,
+        memo,
+        wait,
+        language,
+        request,
+        reply,
+        shownMatch(list, list.labelPublic === true),
+      );
     }
     const route = representation.frontRoute(language);
     if (frontCache !== undefined) {
@@ -374,12 +458,16 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
     if (representation.alwaysAnswers === undefined && isAllSourcesFailed(result)) {
       // The number's own facts need no upstream: they still answer part of the question. So
       // does the operator's rule (`meta.list`, as on a 200): an allowed doctor stays allowed.
-      throw new ApiError('all_sources_failed', 'No upstream data source could be read; see `sources` for each outcome.', {
-        number: memo.parsed.number,
-        phoneInfo: memo.parsed.phoneInfo,
-        sources: failureReasons(result),
-        meta: { list },
-      });
+      throw new ApiError(
+        'all_sources_failed',
+        'No upstream data source could be read; see `sources` for each outcome.',
+        {
+          number: memo.parsed.number,
+          phoneInfo: memo.parsed.phoneInfo,
+          sources: failureReasons(result),
+          meta: { list },
+        },
+      );
     }
     const input: RenderInput = { reply, memo, result, language, list };
     const freshUntilMs = list === null ? lookupService.freshUntilOf?.(result) : undefined;
@@ -393,7 +481,8 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
   // maxParamLength): the catch-all route gives that 200 (problems.ts).
   for (const kind of ['report', 'score', 'verdict', 'cid'] as const) {
     const { path, schema } = REPRESENTATIONS[kind];
-    const kindOf = kind === 'verdict' ? (query: PhoneQuery) => (asksForCidLine(query) ? 'verdictWithCid' : 'verdict') : () => kind;
+    const kindOf =
+      kind === 'verdict' ? (query: PhoneQuery) => (asksForCidLine(query) ? 'verdictWithCid' : 'verdict') : () => kind;
     const config =
       (REPRESENTATIONS[kind] as Representation).alwaysAnswers === undefined
         ? API_ROUTE
@@ -401,25 +490,39 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
             ...API_ROUTE,
             refusedText: (query: Readonly<Record<string, string>>) => {
               const representation: Representation = REPRESENTATIONS[kindOf(query)];
-              const language: Language = representation.languageParameter === undefined ? 'fr' : languageOf(query, representation.languageParameter);
+              const language: Language =
+                representation.languageParameter === undefined
+                  ? 'fr'
+                  : languageOf(query, representation.languageParameter);
               const refused = representation.alwaysAnswers?.refused('invalid', language) ?? { body: '', headers: {} };
               return { body: refused.body, headers: refused.headers, contentType: representation.contentType };
             },
           };
-    typed.get(path, { config, validatorCompiler: DOCUMENTED_ONLY, schema }, (request, reply) => answer(kindOf(request.query), request, reply));
+    typed.get(path, { config, validatorCompiler: DOCUMENTED_ONLY, schema }, (request, reply) =>
+      answer(kindOf(request.query), request, reply),
+    );
   }
 
-  typed.get('/api/phone/:number/info', { config: API_ROUTE, validatorCompiler: DOCUMENTED_ONLY, schema: phoneRouteSchemas.numberInfo }, (request, reply) => {
-    // `/info` never waits, but a malformed `wait` is refused as on the other JSON routes.
-    waitOf(request, false);
-    const memo = numberOf(request);
-    let body = memo.info;
-    if (body === undefined) {
-      body = encodeBody(serialized(reply, { success: true as const, data: { number: memo.parsed.number, phoneInfo: memo.parsed.phoneInfo } }));
-      if (frontCache === undefined) memo.info = body;
-      else frontCache.rememberInfo(request.params.number, memo, body);
-    }
-    // Synchronous: no promise per request.
-    sendEncoded(request, reply, body, INFO_CACHE_CONTROL);
-  });
+  typed.get(
+    '/api/phone/:number/info',
+    { config: API_ROUTE, validatorCompiler: DOCUMENTED_ONLY, schema: phoneRouteSchemas.numberInfo },
+    (request, reply) => {
+      // `/info` never waits, but a malformed `wait` is refused as on the other JSON routes.
+      waitOf(request, false);
+      const memo = numberOf(request);
+      let body = memo.info;
+      if (body === undefined) {
+        body = encodeBody(
+          serialized(reply, {
+            success: true as const,
+            data: { number: memo.parsed.number, phoneInfo: memo.parsed.phoneInfo },
+          }),
+        );
+        if (frontCache === undefined) memo.info = body;
+        else frontCache.rememberInfo(request.params.number, memo, body);
+      }
+      // Synchronous: no promise per request.
+      sendEncoded(request, reply, body, INFO_CACHE_CONTROL);
+    },
+  );
 }

@@ -7,13 +7,15 @@ import type { ReadinessCheck } from '../../infra/readiness/readiness.js';
 import { serviceRouteSchemas } from '../schemas/service.js';
 
 export async function readinessRoutes(app: FastifyInstance, options: { readiness: ReadinessCheck }): Promise<void> {
-  app.withTypeProvider<TypeBoxTypeProvider>().get(
-    '/health/ready',
-    { config: { cors: true }, schema: serviceRouteSchemas.readiness },
-    async (_request, reply) => {
-      const report = await options.readiness.evaluate();
-      reply.header('Cache-Control', 'no-store');
-      return reply.code(report.status === 'down' ? 503 : 200).send(report);
-    },
-  );
+  app
+    .withTypeProvider<TypeBoxTypeProvider>()
+    .get(
+      '/health/ready',
+      { config: { cors: true }, schema: serviceRouteSchemas.readiness },
+      async (_request, reply) => {
+        const report = await options.readiness.evaluate();
+        reply.header('Cache-Control', 'no-store');
+        return reply.code(report.status === 'down' ? 503 : 200).send(report);
+      },
+    );
 }

@@ -40,7 +40,11 @@ export function spamBlockerQueryApi(base: string, warning?: PublicUrlWarning): R
     enabled: true,
     actions: [
       { type: 'ParseIncomingNumber', numberFilter: '.*' },
-      { type: 'HttpDownload', url: `${base}/api/phone/{cc}{domestic}/verdict?wait=${SPAMBLOCKER_WAIT_MS}&cid=fr`, header: '' },
+      {
+        type: 'HttpDownload',
+        url: `${base}/api/phone/{cc}{domestic}/verdict?wait=${SPAMBLOCKER_WAIT_MS}&cid=fr`,
+        header: '',
+      },
       { type: 'ParseQueryResult', ...SPAMBLOCKER_SIGNATURES },
       { type: 'FilterSpamResult' },
       { type: 'ImportToSpamDB' },
@@ -55,14 +59,28 @@ export const WORKFLOW_RULE_DESCRIPTION = 'phone-reputation blocklist';
  * number rule. A warning goes in the workflow's own description only: the rule's is what
  * `Replace` finds the rule by.
  */
-export function spamBlockerWorkflow(base: string, basicCredentials: string, warning?: PublicUrlWarning): Record<string, unknown> {
+export function spamBlockerWorkflow(
+  base: string,
+  basicCredentials: string,
+  warning?: PublicUrlWarning,
+): Record<string, unknown> {
   return {
-    desc: warning === undefined ? WORKFLOW_RULE_DESCRIPTION : `${WORKFLOW_RULE_DESCRIPTION} (${PUBLIC_URL_WARNINGS[warning].short})`,
+    desc:
+      warning === undefined
+        ? WORKFLOW_RULE_DESCRIPTION
+        : `${WORKFLOW_RULE_DESCRIPTION} (${PUBLIC_URL_WARNINGS[warning].short})`,
     schedule: { type: 'Periodically', time: { hour: 6, min: 0 } },
     actions: [
       { type: 'HttpDownload', url: `${base}/feed/blocklist.csv`, header: `Authorization: Basic ${basicCredentials}` },
       { type: 'ParseCSV', columnMapping: '{}' },
-      { type: 'ImportAsRegexRule', description: WORKFLOW_RULE_DESCRIPTION, priority: 0, isWhitelist: false, importType: 'Replace', importAs: 0 },
+      {
+        type: 'ImportAsRegexRule',
+        description: WORKFLOW_RULE_DESCRIPTION,
+        priority: 0,
+        isWhitelist: false,
+        importType: 'Replace',
+        importAs: 0,
+      },
     ],
     enabled: true,
   };
@@ -84,17 +102,28 @@ export function qrCodeSvg(text: string): string {
   return `<?xml version="1.0" encoding="UTF-8"?>\n${code.createSvgTag({ cellSize: 1, margin: 4, scalable: true })}\n`;
 }
 
-export async function spamBlockerRoutes(app: FastifyInstance, options: { publicUrl: string | undefined }): Promise<void> {
+export async function spamBlockerRoutes(
+  app: FastifyInstance,
+  options: { publicUrl: string | undefined },
+): Promise<void> {
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
   // The address a phone opens to read the config: the same base URL the config itself carries.
-  typed.get(SPAMBLOCKER_QUERY_QR_PATH, { config: { rateLimit: true, shed: true }, schema: { hide: true } }, async (request, reply) => {
-    reply.header('cache-control', 'no-store').header('content-type', 'image/svg+xml; charset=utf-8');
-    return reply.send(qrCodeSvg(`${publicBase(request, options.publicUrl).url}${SPAMBLOCKER_QUERY_PATH}`));
-  });
-  typed.get(SPAMBLOCKER_QUERY_PATH, { config: { rateLimit: true, shed: true }, schema: { hide: true } }, async (request, reply) => {
-    const base = publicBase(request, options.publicUrl);
-    reply.header('cache-control', 'no-store').header('content-type', 'application/json; charset=utf-8');
-    if (base.warning !== undefined) reply.header('x-public-url-warning', PUBLIC_URL_WARNINGS[base.warning].sentence);
-    return reply.send(`${JSON.stringify(spamBlockerQueryApi(base.url, base.warning), null, 2)}\n`);
-  });
+  typed.get(
+    SPAMBLOCKER_QUERY_QR_PATH,
+    { config: { rateLimit: true, shed: true }, schema: { hide: true } },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store').header('content-type', 'image/svg+xml; charset=utf-8');
+      return reply.send(qrCodeSvg(`${publicBase(request, options.publicUrl).url}${SPAMBLOCKER_QUERY_PATH}`));
+    },
+  );
+  typed.get(
+    SPAMBLOCKER_QUERY_PATH,
+    { config: { rateLimit: true, shed: true }, schema: { hide: true } },
+    async (request, reply) => {
+      const base = publicBase(request, options.publicUrl);
+      reply.header('cache-control', 'no-store').header('content-type', 'application/json; charset=utf-8');
+      if (base.warning !== undefined) reply.header('x-public-url-warning', PUBLIC_URL_WARNINGS[base.warning].sentence);
+      return reply.send(`${JSON.stringify(spamBlockerQueryApi(base.url, base.warning), null, 2)}\n`);
+    },
+  );
 }

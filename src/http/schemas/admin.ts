@@ -23,7 +23,12 @@ const RuleSchema = Type.Object(
     rule: Type.String({ description: 'E.164 number (`+33612345678`) or prefix ending in `*` (`+33162*`).' }),
     list: ListNameSchema,
     label: Type.Optional(Type.String({ maxLength: LABEL_MAX_LENGTH })),
-    labelPublic: Type.Optional(Type.Boolean({ description: 'Present (true) when the label may be shown to anyone; absent, only a RATE_LIMIT_EXEMPT address sees it on `/verdict?cid` and `/cid`.' })),
+    labelPublic: Type.Optional(
+      Type.Boolean({
+        description:
+          'Present (true) when the label may be shown to anyone; absent, only a RATE_LIMIT_EXEMPT address sees it on `/verdict?cid` and `/cid`.',
+      }),
+    ),
     note: Type.Optional(Type.String()),
     createdAt: Type.String({ description: 'ISO 8601' }),
     expiresAt: Type.Optional(Type.String({ description: 'ISO 8601; the rule no longer applies from then on.' })),
@@ -34,11 +39,17 @@ const RuleSchema = Type.Object(
 const PutBodySchema = Type.Object(
   {
     list: ListNameSchema,
-    label: Type.Optional(Type.String({ maxLength: LABEL_MAX_LENGTH, description: `Shown on \`/cid\`; no control characters nor \`${DISPLAY_UNSAFE_SYNTAX}\`.` })),
+    label: Type.Optional(
+      Type.String({
+        maxLength: LABEL_MAX_LENGTH,
+        description: `Shown on \`/cid\`; no control characters nor \`${DISPLAY_UNSAFE_SYNTAX}\`.`,
+      }),
+    ),
     labelPublic: Type.Optional(
       Type.Boolean({
         default: false,
-        description: 'Show the label to anyone: `meta.list` of the JSON answers and `/cid`. False (the default): labels are often people’s names, so only `/verdict?cid` and `/cid` answered to a RATE_LIMIT_EXEMPT address (a PBX) show it.',
+        description:
+          'Show the label to anyone: `meta.list` of the JSON answers and `/cid`. False (the default): labels are often people’s names, so only `/verdict?cid` and `/cid` answered to a RATE_LIMIT_EXEMPT address (a PBX) show it.',
       }),
     ),
     note: Type.Optional(Type.String({ maxLength: NOTE_MAX_LENGTH })),
@@ -48,14 +59,19 @@ const PutBodySchema = Type.Object(
   { additionalProperties: false },
 );
 
-const RuleParamSchema = Type.Object({ rule: Type.String({ description: 'The rule, percent-encoded: `%2B33162%2A` for `+33162*`.' }) });
+const RuleParamSchema = Type.Object({
+  rule: Type.String({ description: 'The rule, percent-encoded: `%2B33162%2A` for `+33162*`.' }),
+});
 
 /** The problem answers of the admin routes, by status. */
 function adminProblemResponses(): Record<number, unknown> {
   return {
     400: problemResponse(
       'Bad input, refused with nothing changed: `field` names what is wrong (`rule`, `list`, `label`, `note`, `expiresAt`, `body`, or `header` of an import), `line` the import’s line.',
-      problemSchema(['bad_request'], '', { field: Type.Optional(Type.String()), line: Type.Optional(Type.Integer({ minimum: 1 })) }),
+      problemSchema(['bad_request'], '', {
+        field: Type.Optional(Type.String()),
+        line: Type.Optional(Type.Integer({ minimum: 1 })),
+      }),
       problemExample('bad_request', 'label: a label may not hold control characters', { field: 'label' }),
       {},
     ),
@@ -63,17 +79,42 @@ function adminProblemResponses(): Record<number, unknown> {
       'No `Authorization: Bearer <ADMIN_TOKEN>`, a wrong token, or a token sent in the URL. Counts against the client’s rate limit; a wrong token also against the limit on failed credentials (every client, RATE_LIMIT_EXEMPT included).',
       problemSchema(['unauthorized'], ''),
       problemExample('unauthorized', 'The admin token is not valid.'),
-      { 'WWW-Authenticate': { schema: { type: 'string' }, description: 'Bearer realm="phone-rep admin"', 'x-required': true } },
+      {
+        'WWW-Authenticate': {
+          schema: { type: 'string' },
+          description: 'Bearer realm="phone-rep admin"',
+          'x-required': true,
+        },
+      },
     ),
-    404: problemResponse('No such rule (DELETE).', problemSchema(['rule_not_found'], '', { field: Type.Optional(Type.String()) }), problemExample('rule_not_found', 'There is no such rule.', { field: 'rule' }), {}),
+    404: problemResponse(
+      'No such rule (DELETE).',
+      problemSchema(['rule_not_found'], '', { field: Type.Optional(Type.String()) }),
+      problemExample('rule_not_found', 'There is no such rule.', { field: 'rule' }),
+      {},
+    ),
     429: problemResponse(
       `Too many failed attempts from this client in the window: the rate limit, or ${CREDENTIAL_FAILURES_MAX} wrong tokens in ${CREDENTIAL_FAILURES_WINDOW_S} s (every client, RATE_LIMIT_EXEMPT included; then even the right token is refused until Retry-After).`,
       problemSchema(['too_many_requests'], ''),
       problemExample('too_many_requests', 'At most 30 requests per 60 s; retry later.'),
       { 'Retry-After': { ...RetryAfterHeader, 'x-required': true } },
     ),
-    413: problemResponse(`The import would take the lists past what they may hold (${MAX_RULES.toLocaleString('en')} rules) or past the heap left (import only).`, problemSchema(['lists_too_large'], '', { field: Type.Optional(Type.String()) }), problemExample('lists_too_large', `the import holds up to 1300000 rules; an import brings at most ${MAX_RULES} (split it, or use fewer, broader prefix rules)`, { field: 'body' }), {}),
-    503: problemResponse('The lists’ store cannot be written (Redis unreachable, the file locked or not writable).', problemSchema(['lists_unavailable'], ''), problemExample('lists_unavailable'), {}),
+    413: problemResponse(
+      `The import would take the lists past what they may hold (${MAX_RULES.toLocaleString('en')} rules) or past the heap left (import only).`,
+      problemSchema(['lists_too_large'], '', { field: Type.Optional(Type.String()) }),
+      problemExample(
+        'lists_too_large',
+        `the import holds up to 1300000 rules; an import brings at most ${MAX_RULES} (split it, or use fewer, broader prefix rules)`,
+        { field: 'body' },
+      ),
+      {},
+    ),
+    503: problemResponse(
+      'The lists’ store cannot be written (Redis unreachable, the file locked or not writable).',
+      problemSchema(['lists_unavailable'], ''),
+      problemExample('lists_unavailable'),
+      {},
+    ),
   };
 }
 
@@ -85,23 +126,45 @@ const PutAnswerSchema = () => Type.Object({ rule: RuleSchema, replaced: Type.Boo
 // ---- One complete route schema per operation
 
 export const adminRouteSchemas = {
-  rules: { tags, security, summary: 'Every rule of the operator’s lists (expired ones included)', response: { 200: Type.Array(RuleSchema), ...problems } },
+  rules: {
+    tags,
+    security,
+    summary: 'Every rule of the operator’s lists (expired ones included)',
+    response: { 200: Type.Array(RuleSchema), ...problems },
+  },
   putRule: {
     tags,
     security,
     summary: 'Adds a rule, or replaces the one with the same spelling',
-    description: 'The rule is percent-encoded in the path (`%2B33162%2A` for `+33162*`). 201 when added, 200 when it replaced a rule (`replaced: true`).',
+    description:
+      'The rule is percent-encoded in the path (`%2B33162%2A` for `+33162*`). 201 when added, 200 when it replaced a rule (`replaced: true`).',
     params: RuleParamSchema,
     body: PutBodySchema,
     response: { 200: PutAnswerSchema(), 201: PutAnswerSchema(), ...problems },
   },
-  removeRule: { tags, security, summary: 'Removes a rule', params: RuleParamSchema, response: { 204: Type.Null(), 404: ruleNotFound, ...problems } },
+  removeRule: {
+    tags,
+    security,
+    summary: 'Removes a rule',
+    params: RuleParamSchema,
+    response: { 204: Type.Null(), 404: ruleNotFound, ...problems },
+  },
   importRules: {
     tags,
     security,
     summary: 'Imports rules from CSV, all or nothing',
     description: `\`text/csv\` with the header \`${EXPORT_COLUMNS.join(',')}\`, at most ${ADMIN_IMPORT_MAX_BYTES} bytes. One bad line refuses the whole file: the 400 names the line (\`line\`), the field and the reason. Rules with the spelling of an existing one replace it. An import that would take the lists past ${MAX_RULES} rules, or past the heap left, is a 413 before any line is read.`,
-    response: { 200: Type.Object({ added: Type.Integer(), replaced: Type.Integer() }), 413: listsTooLarge, ...problems },
+    response: {
+      200: Type.Object({ added: Type.Integer(), replaced: Type.Integer() }),
+      413: listsTooLarge,
+      ...problems,
+    },
   },
-  exportRules: { tags, security, summary: 'The rules in force as CSV (the import’s format)', produces: ['text/csv'], response: { 200: Type.String(), ...problems } },
+  exportRules: {
+    tags,
+    security,
+    summary: 'The rules in force as CSV (the import’s format)',
+    produces: ['text/csv'],
+    response: { 200: Type.String(), ...problems },
+  },
 } as const;

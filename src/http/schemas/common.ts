@@ -6,10 +6,14 @@ import { Type, type SchemaOptions, type TLiteral, type TSchema, type TUnion } fr
 import { FAILURE_CAUSE_PATTERN, FAILURE_REASONS, type FailureCause } from '../../domain/ports/source.js';
 import { RequestIdHeader } from './headers.js';
 
-export const Nullable = <T extends TSchema>(schema: T, options: SchemaOptions = {}) => Type.Union([schema, Type.Null()], options);
+export const Nullable = <T extends TSchema>(schema: T, options: SchemaOptions = {}) =>
+  Type.Union([schema, Type.Null()], options);
 
 /** The schema of a closed vocabulary, from the `as const` array that defines it. */
-export function literalUnion<const T extends readonly [string, ...string[]]>(values: T, options: SchemaOptions = {}): TUnion<TLiteral<T[number]>[]> {
+export function literalUnion<const T extends readonly [string, ...string[]]>(
+  values: T,
+  options: SchemaOptions = {},
+): TUnion<TLiteral<T[number]>[]> {
   return Type.Union(
     values.map((value) => Type.Literal(value)),
     options,
@@ -22,7 +26,11 @@ export function literalUnion<const T extends readonly [string, ...string[]]>(val
  * would make fast-json-stringify validate each value against each branch.
  */
 export const FailureReasonString = (description?: string) =>
-  Type.Unsafe<(typeof FAILURE_REASONS)[number]>({ type: 'string', enum: [...FAILURE_REASONS], ...(description === undefined ? {} : { description }) });
+  Type.Unsafe<(typeof FAILURE_REASONS)[number]>({
+    type: 'string',
+    enum: [...FAILURE_REASONS],
+    ...(description === undefined ? {} : { description }),
+  });
 /** A failure's cause class (FAILURE_CAUSES, or `http_` and the status): a plain string with a pattern, published. */
 const FAILURE_CAUSE_TEXT =
   'What the failure was, finer than `reason`: `dns`, `refused`, `reset`, `tls`, `timeout`, `http_<status>`, ' +

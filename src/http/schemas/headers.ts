@@ -5,26 +5,38 @@
 export const RequestIdHeader = {
   type: 'string',
   pattern: '^[A-Za-z0-9._:-]{1,64}$',
-  description: "Id of this request, also in error bodies as `requestId`: the caller's own X-Request-Id when it is 1–64 characters of A–Z a–z 0–9 . _ : -, else a fresh UUID.",
+  description:
+    "Id of this request, also in error bodies as `requestId`: the caller's own X-Request-Id when it is 1–64 characters of A–Z a–z 0–9 . _ : -, else a fresh UUID.",
   'x-required': true,
 };
 export const RateLimitHeader = {
   type: 'string',
   pattern: '^"default";r=[0-9]+;t=[0-9]+$',
-  description: 'Requests left (r) in the current window and seconds until it resets (t), as in draft-ietf-httpapi-ratelimit-headers. Absent when rate limiting is off (RATE_LIMIT_MAX=0).',
+  description:
+    'Requests left (r) in the current window and seconds until it resets (t), as in draft-ietf-httpapi-ratelimit-headers. Absent when rate limiting is off (RATE_LIMIT_MAX=0).',
 };
 export const RateLimitPolicyHeader = {
   type: 'string',
   pattern: '^"default";q=[0-9]+;w=[0-9]+$',
   description: 'The quota (q requests) per window of w seconds. Absent when rate limiting is off.',
 };
-export const RetryAfterHeader = { type: 'string', pattern: '^[1-9][0-9]*$', description: 'Seconds to wait before trying again.' };
-export const AllowHeader = { type: 'string', const: 'GET, HEAD, OPTIONS', description: 'The methods this path answers.', 'x-required': true };
+export const RetryAfterHeader = {
+  type: 'string',
+  pattern: '^[1-9][0-9]*$',
+  description: 'Seconds to wait before trying again.',
+};
+export const AllowHeader = {
+  type: 'string',
+  const: 'GET, HEAD, OPTIONS',
+  description: 'The methods this path answers.',
+  'x-required': true,
+};
 
 export const ContentEncodingHeader = {
   type: 'string',
   enum: ['br', 'gzip'],
-  description: 'The coding of the body, chosen from Accept-Encoding (brotli preferred at equal q): bodies of 1024 bytes or more. Absent when the body is sent as it is.',
+  description:
+    'The coding of the body, chosen from Accept-Encoding (brotli preferred at equal q): bodies of 1024 bytes or more. Absent when the body is sent as it is.',
 };
 export const VaryAcceptEncodingHeader = {
   type: 'string',
@@ -38,13 +50,15 @@ export const rateLimited = { RateLimit: RateLimitHeader, 'RateLimit-Policy': Rat
 export const PreferenceAppliedHeader = {
   type: 'string',
   pattern: '^wait=[0-9]+$',
-  description: 'Sent when the request carried `Prefer: wait=<seconds>`: the wait applied, in seconds (clamped to LOOKUP_TIMEOUT_MS).',
+  description:
+    'Sent when the request carried `Prefer: wait=<seconds>`: the wait applied, in seconds (clamped to LOOKUP_TIMEOUT_MS).',
 };
 export const waited = { 'Preference-Applied': PreferenceAppliedHeader };
 export const ReputationScoreHeader = {
   type: 'string',
   pattern: '^(?:[1-9]|none)$',
-  description: 'The 1–9 score of `/score`, or `none` when there is none (nothing known, a withheld caller, an invalid number).',
+  description:
+    'The 1–9 score of `/score`, or `none` when there is none (nothing known, a withheld caller, an invalid number).',
   'x-required': true,
 };
 export const ReputationRiskHeader = {
@@ -56,8 +70,18 @@ export const ReputationRiskHeader = {
 export const reputation = { 'X-Reputation-Score': ReputationScoreHeader, 'X-Reputation-Risk': ReputationRiskHeader };
 
 // HTTP caching and compression of API answers (docs/hot-path.md).
-export const NoStoreHeader = { type: 'string', const: 'no-store', description: 'Problems are never cached.', 'x-required': true };
-export const LiveNoStoreHeader = { type: 'string', const: 'no-store', description: 'A liveness answer is about this moment: never cached.', 'x-required': true };
+export const NoStoreHeader = {
+  type: 'string',
+  const: 'no-store',
+  description: 'Problems are never cached.',
+  'x-required': true,
+};
+export const LiveNoStoreHeader = {
+  type: 'string',
+  const: 'no-store',
+  description: 'A liveness answer is about this moment: never cached.',
+  'x-required': true,
+};
 export const ApiCacheControlHeader = {
   type: 'string',
   pattern: '^(?:no-store|public, max-age=[0-9]+)$',
@@ -74,12 +98,19 @@ export const InfoCacheControlHeader = {
 export const EtagHeader = {
   type: 'string',
   pattern: '^W/"[A-Za-z0-9_-]+"$',
-  description: 'Weak validator of the answer (the same for every content coding); send it back in If-None-Match to get 304 while it holds. Sent on answers held by the front cache and on `/info`.',
+  description:
+    'Weak validator of the answer (the same for every content coding); send it back in If-None-Match to get 304 while it holds. Sent on answers held by the front cache and on `/info`.',
 };
 export const VaryHeader = {
   type: 'string',
   const: 'Accept-Encoding, Origin',
-  description: 'The body depends on the request’s Accept-Encoding, and the CORS headers on whether it carried Origin (they are sent only then).',
+  description:
+    'The body depends on the request’s Accept-Encoding, and the CORS headers on whether it carried Origin (they are sent only then).',
   'x-required': true,
 };
-export const cachedApi = (cacheControl: object) => ({ 'Cache-Control': cacheControl, ETag: EtagHeader, Vary: VaryHeader, 'Content-Encoding': ContentEncodingHeader });
+export const cachedApi = (cacheControl: object) => ({
+  'Cache-Control': cacheControl,
+  ETag: EtagHeader,
+  Vary: VaryHeader,
+  'Content-Encoding': ContentEncodingHeader,
+});

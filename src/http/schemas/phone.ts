@@ -13,7 +13,13 @@ import { CACHE_STATES, SKIP_REASONS } from '../../domain/lookup/types.js';
 import { SOURCE_STATUSES } from '../../domain/ports/source.js';
 import { mapSlots, type SourceSlot } from '../../domain/report.js';
 import { SLOT_DISPLAY } from '../../domain/slot-display.js';
-import { E164_WITHOUT_PLUS_LENGTHS, PHONE_NUMBER_REJECTIONS, MAX_INPUT_LENGTH, MAX_URI_LENGTH, WITHHELD_WORDS } from '../../domain/numbering/parse-phone-number.js';
+import {
+  E164_WITHOUT_PLUS_LENGTHS,
+  PHONE_NUMBER_REJECTIONS,
+  MAX_INPUT_LENGTH,
+  MAX_URI_LENGTH,
+  WITHHELD_WORDS,
+} from '../../domain/numbering/parse-phone-number.js';
 import { DISPLAY_LINE_MIN_BYTE_BOUND, DISPLAY_UNSAFE_SYNTAX } from '../../domain/display-line.js';
 import { LABEL_MAX_LENGTH, LIST_NAMES } from '../../domain/lists/rules.js';
 import { INVALID_NUMBER_DETAILS } from '../errors.js';
@@ -39,7 +45,10 @@ export const PhoneInfoSchema = Type.Object(
   {
     national: Type.String({ description: 'National format, digits grouped by spaces', examples: ['06 12 34 56 78'] }),
     e164: Type.String({ description: 'E.164 with leading +', examples: ['+33612345678'] }),
-    type: Type.String({ description: "libphonenumber's line type in lower case (mobile, fixed_line, voip, toll_free…)", examples: ['mobile'] }),
+    type: Type.String({
+      description: "libphonenumber's line type in lower case (mobile, fixed_line, voip, toll_free…)",
+      examples: ['mobile'],
+    }),
     rangeLabel: Type.String({ description: 'What the range is, in French (ARCEP wording)', examples: ['Mobile'] }),
     originalCarrier: Type.String({ description: 'Operator the block was allocated to; "" when unknown' }),
     region: Type.String({ description: 'Territory, mainland zone or country name' }),
@@ -54,7 +63,10 @@ export const PrimarySchema = Type.Object(
     searches: Type.Integer({ minimum: 0 }),
     commentsCount: Type.Integer({ minimum: 0 }),
     commentList: Type.Array(
-      Type.Object({ author: Type.String(), text: Type.String(), date: DateDMY, callerType: Type.String() }, { additionalProperties: false }),
+      Type.Object(
+        { author: Type.String(), text: Type.String(), date: DateDMY, callerType: Type.String() },
+        { additionalProperties: false },
+      ),
     ),
   },
   { additionalProperties: false },
@@ -67,7 +79,9 @@ export const CommunitySchema = Type.Object(
     commentsCount: Type.Integer({ minimum: 0 }),
     topCategory: Type.String(),
     lastCommentDate: DateDMY,
-    commentList: Type.Array(Type.Object({ text: Type.String(), date: DateDMY, category: Type.String() }, { additionalProperties: false })),
+    commentList: Type.Array(
+      Type.Object({ text: Type.String(), date: DateDMY, category: Type.String() }, { additionalProperties: false }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -77,7 +91,9 @@ export const SignalsSchema = Type.Object(
     spamScore: Nullable(Type.Number({ minimum: 0, maximum: 100 })),
     reportsCount: Nullable(Type.Integer({ minimum: 0 })),
     callerType: Type.String(),
-    commentList: Type.Array(Type.Object({ text: Type.String(), date: DateDMY, callerType: Type.String() }, { additionalProperties: false })),
+    commentList: Type.Array(
+      Type.Object({ text: Type.String(), date: DateDMY, callerType: Type.String() }, { additionalProperties: false }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -91,29 +107,59 @@ const NumberSchema = Type.String({
  * Each slot's data schema. A mapped type over the slots, so a fourth slot does not compile until
  * it has its schema; each slot's description is its entry in the slot display table.
  */
-const SOURCE_DATA_SCHEMAS: { readonly [S in SourceSlot]: TSchema } = { primary: PrimarySchema, community: CommunitySchema, signals: SignalsSchema };
+const SOURCE_DATA_SCHEMAS: { readonly [S in SourceSlot]: TSchema } = {
+  primary: PrimarySchema,
+  community: CommunitySchema,
+  signals: SignalsSchema,
+};
 
 const SourcesSchema = Type.Object(
-  mapSlots<Record<SourceSlot, TSchema>>((slot) => Type.Unsafe({ ...SOURCE_DATA_SCHEMAS[slot], description: SLOT_DISPLAY[slot].summary })),
+  mapSlots<Record<SourceSlot, TSchema>>((slot) =>
+    Type.Unsafe({ ...SOURCE_DATA_SCHEMAS[slot], description: SLOT_DISPLAY[slot].summary }),
+  ),
   { additionalProperties: false },
 );
 
-export const ReportSchema = Type.Object({ number: NumberSchema, phoneInfo: PhoneInfoSchema, sources: SourcesSchema }, { additionalProperties: false });
+export const ReportSchema = Type.Object(
+  { number: NumberSchema, phoneInfo: PhoneInfoSchema, sources: SourcesSchema },
+  { additionalProperties: false },
+);
 
-const ScoreValueSchema = Nullable(Type.Integer({ minimum: 1, maximum: 9, description: 'The 1–9 score: the primary source’s own, else derived from the others (docs/engine.md#the-score-rule-apiphonenumberscore); null when no source has one' }));
-const RiskSchema = Type.Union([Type.Literal('trustworthy'), Type.Literal('neutral'), Type.Literal('suspicious'), Type.Literal('unknown')], {
-  description: '1–4 trustworthy, 5 neutral, 6–9 suspicious, no score unknown',
-});
-const ScoreSourceSchema = Nullable(Type.Union([Type.Literal('primary'), Type.Literal('derived')], { description: 'Where the score came from; null exactly when the score is null' }));
+const ScoreValueSchema = Nullable(
+  Type.Integer({
+    minimum: 1,
+    maximum: 9,
+    description:
+      'The 1–9 score: the primary source’s own, else derived from the others (docs/engine.md#the-score-rule-apiphonenumberscore); null when no source has one',
+  }),
+);
+const RiskSchema = Type.Union(
+  [Type.Literal('trustworthy'), Type.Literal('neutral'), Type.Literal('suspicious'), Type.Literal('unknown')],
+  {
+    description: '1–4 trustworthy, 5 neutral, 6–9 suspicious, no score unknown',
+  },
+);
+const ScoreSourceSchema = Nullable(
+  Type.Union([Type.Literal('primary'), Type.Literal('derived')], {
+    description: 'Where the score came from; null exactly when the score is null',
+  }),
+);
 
-export const ScoreSchema = Type.Object({ number: NumberSchema, score: ScoreValueSchema, risk: RiskSchema }, { additionalProperties: false });
+export const ScoreSchema = Type.Object(
+  { number: NumberSchema, score: ScoreValueSchema, risk: RiskSchema },
+  { additionalProperties: false },
+);
 
-export const NumberFactsSchema = Type.Object({ number: NumberSchema, phoneInfo: PhoneInfoSchema }, { additionalProperties: false });
+export const NumberFactsSchema = Type.Object(
+  { number: NumberSchema, phoneInfo: PhoneInfoSchema },
+  { additionalProperties: false },
+);
 
 const AnsweredSourceMetaSchema = Type.Object(
   {
     status: literalUnion(SOURCE_STATUSES, {
-      description: '`ok` (data, possibly stale), `not_found` (the site has no record of the number), `blocked` (the site refused us, or we held back), `error` (no data; `reason` says why)',
+      description:
+        '`ok` (data, possibly stale), `not_found` (the site has no record of the number), `blocked` (the site refused us, or we held back), `error` (no data; `reason` says why)',
     }),
     reason: Type.Optional(FailureReasonString('Why the slot is not ok, or why stale data was served')),
     cause: Type.Optional(FailureCauseString()),
@@ -126,7 +172,10 @@ const AnsweredSourceMetaSchema = Type.Object(
 const SkippedSourceMetaSchema = Type.Object(
   {
     status: Type.Literal('skipped'),
-    reason: literalUnion(SKIP_REASONS, { description: '`not_covered`: the source does not cover this number (outside its country, or its path needs a key that is not set)' }),
+    reason: literalUnion(SKIP_REASONS, {
+      description:
+        '`not_covered`: the source does not cover this number (outside its country, or its path needs a key that is not set)',
+    }),
   },
   {
     additionalProperties: false,
@@ -145,7 +194,8 @@ const PendingSourceMetaSchema = Type.Object(
 );
 
 const SourceMetaSchema = Type.Union([AnsweredSourceMetaSchema, SkippedSourceMetaSchema, PendingSourceMetaSchema], {
-  description: 'What became of one source for this answer: answered (`ok`, `not_found`, `blocked`, `error`), `skipped` or `pending`.',
+  description:
+    'What became of one source for this answer: answered (`ok`, `not_found`, `blocked`, `error`), `skipped` or `pending`.',
 });
 
 const HintsSchema = Type.Array(Type.Union(HINTS.map((hint) => Type.Literal(hint))), {
@@ -155,7 +205,10 @@ const HintsSchema = Type.Array(Type.Union(HINTS.map((hint) => Type.Literal(hint)
 
 /** One member per slot, from the one slot list: a fourth source is a change to SOURCE_SLOTS, not to each schema. */
 const perSlotObject = <T extends TSchema>(member: T, options: SchemaOptions = {}) =>
-  Type.Object(mapSlots<Record<SourceSlot, T>>(() => member), { additionalProperties: false, ...options });
+  Type.Object(
+    mapSlots<Record<SourceSlot, T>>(() => member),
+    { additionalProperties: false, ...options },
+  );
 
 const SourcesMetaSchema = perSlotObject(SourceMetaSchema);
 
@@ -166,8 +219,17 @@ const ListMatchSchema = Nullable(
         LIST_NAMES.map((name) => Type.Literal(name)),
         { description: 'The list whose rule applies.' },
       ),
-      rule: Type.String({ description: 'The rule: an E.164 number (`+33612345678`) or a prefix ending in `*` (`+33162*`).', examples: ['+33162*'] }),
-      label: Nullable(Type.String({ description: 'The rule’s label when the operator made it public (`labelPublic`), else null: labels are often people’s names.', maxLength: LABEL_MAX_LENGTH })),
+      rule: Type.String({
+        description: 'The rule: an E.164 number (`+33612345678`) or a prefix ending in `*` (`+33162*`).',
+        examples: ['+33162*'],
+      }),
+      label: Nullable(
+        Type.String({
+          description:
+            'The rule’s label when the operator made it public (`labelPublic`), else null: labels are often people’s names.',
+          maxLength: LABEL_MAX_LENGTH,
+        }),
+      ),
     },
     { additionalProperties: false },
   ),
@@ -179,12 +241,22 @@ const ListMatchSchema = Nullable(
 
 /** The full report's meta: the score and risk are the server's, so no client computes them. */
 export const ReportMetaSchema = Type.Object(
-  { sources: SourcesMetaSchema, hints: HintsSchema, score: ScoreValueSchema, risk: RiskSchema, scoreSource: ScoreSourceSchema, list: ListMatchSchema },
+  {
+    sources: SourcesMetaSchema,
+    hints: HintsSchema,
+    score: ScoreValueSchema,
+    risk: RiskSchema,
+    scoreSource: ScoreSourceSchema,
+    list: ListMatchSchema,
+  },
   { additionalProperties: false },
 );
 
 /** The score's meta: the score and risk are its data. */
-export const ScoreMetaSchema = Type.Object({ sources: SourcesMetaSchema, hints: HintsSchema, scoreSource: ScoreSourceSchema, list: ListMatchSchema }, { additionalProperties: false });
+export const ScoreMetaSchema = Type.Object(
+  { sources: SourcesMetaSchema, hints: HintsSchema, scoreSource: ScoreSourceSchema, list: ListMatchSchema },
+  { additionalProperties: false },
+);
 
 export const envelope = <T extends TSchema, M extends TSchema>(data: T, meta: M) =>
   Type.Object({ success: Type.Literal(true), data, meta }, { additionalProperties: false });
@@ -235,7 +307,8 @@ export const VerdictQuerySchema = Type.Object({
   wait: Type.Optional(WaitParam),
   cid: Type.Optional(
     Type.String({
-      description: 'Adds the `/cid` line in this language (`fr` or `en`; any other value gives French) as a second line, for clients that read a category from the body (SpamBlocker: docs/integrations/spamblocker.md).',
+      description:
+        'Adds the `/cid` line in this language (`fr` or `en`; any other value gives French) as a second line, for clients that read a category from the body (SpamBlocker: docs/integrations/spamblocker.md).',
       examples: ['fr'],
     }),
   ),
@@ -243,14 +316,26 @@ export const VerdictQuerySchema = Type.Object({
 
 export const CidQuerySchema = Type.Object({
   wait: Type.Optional(WaitParam),
-  lang: Type.Optional(Type.String({ description: 'Language of the line: `fr` (the default) or `en`; any other value gives French.', examples: ['en'] })),
+  lang: Type.Optional(
+    Type.String({
+      description: 'Language of the line: `fr` (the default) or `en`; any other value gives French.',
+      examples: ['en'],
+    }),
+  ),
 });
 
 const notModified = (cacheControl: object, extra: Record<string, object> = {}) => ({
   description: 'The client’s copy (If-None-Match) is still the answer: no body.',
-  headers: { 'X-Request-Id': RequestIdHeader, ...rateLimited, 'Preference-Applied': PreferenceAppliedHeader, 'Cache-Control': cacheControl, ETag: { ...EtagHeader, 'x-required': true }, Vary: VaryHeader, ...extra },
+  headers: {
+    'X-Request-Id': RequestIdHeader,
+    ...rateLimited,
+    'Preference-Applied': PreferenceAppliedHeader,
+    'Cache-Control': cacheControl,
+    ETag: { ...EtagHeader, 'x-required': true },
+    Vary: VaryHeader,
+    ...extra,
+  },
 });
-
 
 const EXAMPLE_PHONE_INFO = {
   national: '06 12 34 56 78',
@@ -319,9 +404,17 @@ const allSourcesFailed = problemResponse(
     number: NumberSchema,
     phoneInfo: PhoneInfoSchema,
     sources: perSlotObject(Type.String(), {
-      description: 'Each source’s outcome: a failure reason (timeout, connection, http_429, parse…), `not_covered` for a source that was not asked, or its status',
+      description:
+        'Each source’s outcome: a failure reason (timeout, connection, http_429, parse…), `not_covered` for a source that was not asked, or its status',
     }),
-    meta: Type.Object({ list: ListMatchSchema }, { additionalProperties: false, description: 'The operator’s rule that applies (as in a 200’s `meta.list`), or null: it decides whatever the sources say.' }),
+    meta: Type.Object(
+      { list: ListMatchSchema },
+      {
+        additionalProperties: false,
+        description:
+          'The operator’s rule that applies (as in a 200’s `meta.list`), or null: it decides whatever the sources say.',
+      },
+    ),
   }),
   problemExample('all_sources_failed', 'No upstream data source could be read; see `sources` for each outcome.', {
     number: '0612345678',
@@ -350,7 +443,14 @@ const FULL_REPORT_EXAMPLE = {
         score: 8,
         searches: 1234,
         commentsCount: 1,
-        commentList: [{ author: 'Camille', text: 'Appel insistant pour une isolation à 1 euro.', date: '12/03/2024', callerType: 'Démarchage' }],
+        commentList: [
+          {
+            author: 'Camille',
+            text: 'Appel insistant pour une isolation à 1 euro.',
+            date: '12/03/2024',
+            callerType: 'Démarchage',
+          },
+        ],
       },
       community: {
         dangerPercent: 84,
@@ -369,7 +469,12 @@ const FULL_REPORT_EXAMPLE = {
 const SCORE_EXAMPLE = {
   success: true,
   data: { number: '0162123456', score: 8, risk: 'suspicious' },
-  meta: { sources: EXAMPLE_META_SOURCES, hints: ['npv'], list: { list: 'block', rule: '+33162*', label: 'NPV' }, scoreSource: 'primary' },
+  meta: {
+    sources: EXAMPLE_META_SOURCES,
+    hints: ['npv'],
+    list: { list: 'block', rule: '+33162*', label: 'NPV' },
+    scoreSource: 'primary',
+  },
 };
 
 const INFO_EXAMPLE = { success: true, data: { number: '0612345678', phoneInfo: EXAMPLE_PHONE_INFO } };
@@ -380,7 +485,13 @@ const INFO_EXAMPLE = { success: true, data: { number: '0612345678', phoneInfo: E
 function textResponse(description: string, schema: TSchema, example: string) {
   return {
     description,
-    headers: { 'X-Request-Id': RequestIdHeader, ...rateLimited, ...waited, ...reputation, ...cachedApi(ApiCacheControlHeader) },
+    headers: {
+      'X-Request-Id': RequestIdHeader,
+      ...rateLimited,
+      ...waited,
+      ...reputation,
+      ...cachedApi(ApiCacheControlHeader),
+    },
     content: { 'text/plain': { schema, example } },
   };
 }
@@ -397,7 +508,12 @@ export const phoneRouteSchemas = {
     params: NumberParamsSchema,
     querystring: WaitQuerySchema,
     response: {
-      200: jsonResponse('The report, in the success envelope.', envelope(ReportSchema, ReportMetaSchema), FULL_REPORT_EXAMPLE, { ...rateLimited, ...waited, ...cachedApi(ApiCacheControlHeader) }),
+      200: jsonResponse(
+        'The report, in the success envelope.',
+        envelope(ReportSchema, ReportMetaSchema),
+        FULL_REPORT_EXAMPLE,
+        { ...rateLimited, ...waited, ...cachedApi(ApiCacheControlHeader) },
+      ),
       304: notModified(ApiCacheControlHeader),
       400: badRequest,
       404: notFound,
@@ -416,7 +532,11 @@ export const phoneRouteSchemas = {
     params: NumberParamsSchema,
     querystring: WaitQuerySchema,
     response: {
-      200: jsonResponse('The score, in the success envelope.', envelope(ScoreSchema, ScoreMetaSchema), SCORE_EXAMPLE, { ...rateLimited, ...waited, ...cachedApi(ApiCacheControlHeader) }),
+      200: jsonResponse('The score, in the success envelope.', envelope(ScoreSchema, ScoreMetaSchema), SCORE_EXAMPLE, {
+        ...rateLimited,
+        ...waited,
+        ...cachedApi(ApiCacheControlHeader),
+      }),
       304: notModified(ApiCacheControlHeader),
       400: badRequest,
       404: notFound,
@@ -451,13 +571,16 @@ export const phoneRouteSchemas = {
   cid: {
     operationId: 'getCallerIdLine',
     summary: 'One line for a phone’s display (caller ID name)',
-    description:
-      `What to show as the caller’s name: one line of at most CID_MAX_LENGTH (30) grapheme clusters and max(${DISPLAY_LINE_MIN_BYTE_BOUND}, CID_MAX_LENGTH) bytes, starting with a letter, no line ending, \`text/plain\`, French unless \`?lang=en\`. For example \`SPAM? 8/9 Démarchage\`, \`Appel automatisé (NPV)\`, \`Neutre 5/9\`, \`Fiable 2/9\`, \`Pas de note\`, \`Non vérifié\`, \`Non vérifié (étranger)\`, \`Bloqué par l’administrateur\`, \`Masqué\`, \`Numéro invalide\` (English: \`SPAM? 8/9 Démarchage\`, \`Automated call (NPV)\`, \`Neutral 5/9\`, \`Trusted 2/9\`, \`No score\`, \`Not checked\`, \`Not checked (foreign)\`, \`Blocked by the administrator\`, \`Withheld\`, \`Invalid number\`). Control, format and invisible characters, noncharacters and \`${DISPLAY_UNSAFE_SYNTAX}\` are removed. Always 200 like \`/verdict\`.`,
+    description: `What to show as the caller’s name: one line of at most CID_MAX_LENGTH (30) grapheme clusters and max(${DISPLAY_LINE_MIN_BYTE_BOUND}, CID_MAX_LENGTH) bytes, starting with a letter, no line ending, \`text/plain\`, French unless \`?lang=en\`. For example \`SPAM? 8/9 Démarchage\`, \`Appel automatisé (NPV)\`, \`Neutre 5/9\`, \`Fiable 2/9\`, \`Pas de note\`, \`Non vérifié\`, \`Non vérifié (étranger)\`, \`Bloqué par l’administrateur\`, \`Masqué\`, \`Numéro invalide\` (English: \`SPAM? 8/9 Démarchage\`, \`Automated call (NPV)\`, \`Neutral 5/9\`, \`Trusted 2/9\`, \`No score\`, \`Not checked\`, \`Not checked (foreign)\`, \`Blocked by the administrator\`, \`Withheld\`, \`Invalid number\`). Control, format and invisible characters, noncharacters and \`${DISPLAY_UNSAFE_SYNTAX}\` are removed. Always 200 like \`/verdict\`.`,
     tags: ['phone'],
     params: NumberParamsSchema,
     querystring: CidQuerySchema,
     response: {
-      200: textResponse('The caller-ID line.', Type.String({ maxLength: 200, pattern: '^[^\\u0000-\\u001f\\u007f";|,]*$' }), 'SPAM? 8/9 Démarchage'),
+      200: textResponse(
+        'The caller-ID line.',
+        Type.String({ maxLength: 200, pattern: '^[^\\u0000-\\u001f\\u007f";|,]*$' }),
+        'SPAM? 8/9 Démarchage',
+      ),
       304: notModified(ApiCacheControlHeader, reputation),
       400: undecodableUrl,
       404: notFound,

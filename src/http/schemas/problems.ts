@@ -11,7 +11,11 @@ function literals(values: readonly string[]): TSchema {
   return values.length === 1 ? Type.Literal(values[0] ?? '') : Type.Union(values.map((value) => Type.Literal(value)));
 }
 
-export function problemSchema(codes: readonly [ErrorCode, ...ErrorCode[]], description: string, extra: TProperties = {}): TSchema {
+export function problemSchema(
+  codes: readonly [ErrorCode, ...ErrorCode[]],
+  description: string,
+  extra: TProperties = {},
+): TSchema {
   const titles = [...new Set(codes.map((code) => ERROR_CODES[code].title))];
   return Type.Object(
     {
@@ -24,16 +28,30 @@ export function problemSchema(codes: readonly [ErrorCode, ...ErrorCode[]], descr
       error: literals(titles),
       ...extra,
     },
-    { additionalProperties: false, description: ['RFC 9457 problem details, also in envelope style (success, error).', description].filter((text) => text !== '').join(' ') },
+    {
+      additionalProperties: false,
+      description: ['RFC 9457 problem details, also in envelope style (success, error).', description]
+        .filter((text) => text !== '')
+        .join(' '),
+    },
   );
 }
 
 /** An example problem answer: exactly what the error handler sends for this code. */
-export function problemExample(code: ErrorCode, detail?: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+export function problemExample(
+  code: ErrorCode,
+  detail?: string,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
   return problemBody(code, EXAMPLE_REQUEST_ID, detail, extra);
 }
 
-export function problemResponse(description: string, schema: TSchema, example: Record<string, unknown>, headers: Record<string, object>) {
+export function problemResponse(
+  description: string,
+  schema: TSchema,
+  example: Record<string, unknown>,
+  headers: Record<string, object>,
+) {
   return {
     description,
     headers: { 'X-Request-Id': RequestIdHeader, 'Cache-Control': NoStoreHeader, ...headers },

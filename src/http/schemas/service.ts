@@ -7,7 +7,13 @@ import { SOURCE_STATUSES } from '../../domain/ports/source.js';
 import { SOURCE_SLOTS } from '../../domain/report.js';
 import { FailureCauseString, FailureReasonString, jsonResponse, literalUnion, Nullable } from './common.js';
 import { ContentEncodingHeader, LiveNoStoreHeader, RequestIdHeader, VaryAcceptEncodingHeader } from './headers.js';
-import { badRequestOutsidePhoneRoutes, methodNotAllowed, problemExample, problemSchema, unavailableWhileClosing } from './problems.js';
+import {
+  badRequestOutsidePhoneRoutes,
+  methodNotAllowed,
+  problemExample,
+  problemSchema,
+  unavailableWhileClosing,
+} from './problems.js';
 
 export const HealthSchema = Type.Object(
   {
@@ -28,7 +34,9 @@ const UpstreamReadinessSchema = Type.Object(
     circuit: Type.Union([...BREAKER_STATES.map((state) => Type.Literal(state)), Type.Null()], {
       description: 'The breaker of this source; open means calls are refused at once until a probe succeeds',
     }),
-    pausedUntil: Type.Union([Type.String(), Type.Null()], { description: 'ISO 8601 end of the pause after a 403/429, or null' }),
+    pausedUntil: Type.Union([Type.String(), Type.Null()], {
+      description: 'ISO 8601 end of the pause after a 403/429, or null',
+    }),
     lastOutcome: Type.Union([
       Type.Object(
         {
@@ -53,7 +61,12 @@ const UpstreamReadinessSchema = Type.Object(
       ),
       { description: 'The last fetch that failed and its cause class, kept after later successes; null when none has' },
     ),
-    reason: Type.Optional(Type.String({ description: 'Why the upstream is not ok when a probe says so: `layout changed` (the scheduled canary found a required marker missing)' })),
+    reason: Type.Optional(
+      Type.String({
+        description:
+          'Why the upstream is not ok when a probe says so: `layout changed` (the scheduled canary found a required marker missing)',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -65,7 +78,9 @@ export const ReadinessSchema = Type.Object(
     reason: Type.Optional(Type.String({ description: 'Why the service cannot answer, when status is down' })),
     dependencies: Type.Object(
       {
-        upstreams: Type.Record(Type.String(), UpstreamReadinessSchema, { description: 'One member per upstream source, by name' }),
+        upstreams: Type.Record(Type.String(), UpstreamReadinessSchema, {
+          description: 'One member per upstream source, by name',
+        }),
         numberingData: Type.Optional(
           Type.Object(
             {
@@ -73,10 +88,19 @@ export const ReadinessSchema = Type.Object(
               dataDate: Type.Union([Type.String({ description: 'YYYY-MM-DD' }), Type.Null()]),
               ageDays: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
             },
-            { additionalProperties: false, description: 'The ARCEP numbering data in use; older than ARCEP_MAX_AGE_DAYS (120 by default) is degraded' },
+            {
+              additionalProperties: false,
+              description:
+                'The ARCEP numbering data in use; older than ARCEP_MAX_AGE_DAYS (120 by default) is degraded',
+            },
           ),
         ),
-        redis: Type.Optional(Type.Object({ status: ReadinessStatus }, { additionalProperties: false, description: 'Present when REDIS_URL is set' })),
+        redis: Type.Optional(
+          Type.Object(
+            { status: ReadinessStatus },
+            { additionalProperties: false, description: 'Present when REDIS_URL is set' },
+          ),
+        ),
       },
       { additionalProperties: false },
     ),
@@ -91,7 +115,12 @@ export const serviceRouteSchemas = {
     description: 'Always 200 while the process serves; never rate limited and never calls an upstream.',
     tags: ['service'],
     response: {
-      200: jsonResponse('The service is up.', HealthSchema, { status: 'ok', version: '0.1.0', uptime: 3600.5, timestamp: '2026-11-22T03:00:00.000Z' }, { 'Cache-Control': LiveNoStoreHeader }),
+      200: jsonResponse(
+        'The service is up.',
+        HealthSchema,
+        { status: 'ok', version: '0.1.0', uptime: 3600.5, timestamp: '2026-11-22T03:00:00.000Z' },
+        { 'Cache-Control': LiveNoStoreHeader },
+      ),
       400: badRequestOutsidePhoneRoutes,
       405: methodNotAllowed({}),
       503: unavailableWhileClosing,
@@ -113,14 +142,23 @@ export const serviceRouteSchemas = {
       400: badRequestOutsidePhoneRoutes,
       405: methodNotAllowed({}),
       503: {
-        description: 'The service cannot answer: the readiness report says why; while the process closes, a problem document.',
+        description:
+          'The service cannot answer: the readiness report says why; while the process closes, a problem document.',
         headers: { 'X-Request-Id': RequestIdHeader },
         content: {
           'application/json': {
             schema: ReadinessSchema,
-            example: { status: 'down', timestamp: '2026-11-22T03:00:00.000Z', reason: 'shutting down', dependencies: { upstreams: {} } },
+            example: {
+              status: 'down',
+              timestamp: '2026-11-22T03:00:00.000Z',
+              reason: 'shutting down',
+              dependencies: { upstreams: {} },
+            },
           },
-          'application/problem+json': { schema: problemSchema(['shutting_down'], ''), example: problemExample('shutting_down') },
+          'application/problem+json': {
+            schema: problemSchema(['shutting_down'], ''),
+            example: problemExample('shutting_down'),
+          },
         },
       },
     },
@@ -133,8 +171,14 @@ export const serviceRouteSchemas = {
     response: {
       200: {
         description: 'The OpenAPI document, in brotli or gzip when Accept-Encoding asks for one.',
-        headers: { 'X-Request-Id': RequestIdHeader, 'Content-Encoding': ContentEncodingHeader, Vary: VaryAcceptEncodingHeader },
-        content: { 'application/json': { schema: Type.Object({ openapi: Type.String() }, { additionalProperties: true }) } },
+        headers: {
+          'X-Request-Id': RequestIdHeader,
+          'Content-Encoding': ContentEncodingHeader,
+          Vary: VaryAcceptEncodingHeader,
+        },
+        content: {
+          'application/json': { schema: Type.Object({ openapi: Type.String() }, { additionalProperties: true }) },
+        },
       },
       400: badRequestOutsidePhoneRoutes,
       405: methodNotAllowed({}),

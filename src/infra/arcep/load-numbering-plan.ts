@@ -58,9 +58,13 @@ export interface ArcepLocation {
 }
 
 /** The folder whose ARCEP files are in use, and which of the three it is. */
-export function numberingDataInUse(location: ArcepLocation): { dir: string; origin: 'configured' | 'updated' | 'snapshot' } {
+export function numberingDataInUse(location: ArcepLocation): {
+  dir: string;
+  origin: 'configured' | 'updated' | 'snapshot';
+} {
   if (location.configuredDir !== undefined) return { dir: location.configuredDir, origin: 'configured' };
-  if (existsSync(join(location.updatedDir, ARCEP_FILE_NAMES.majnum))) return { dir: location.updatedDir, origin: 'updated' };
+  if (existsSync(join(location.updatedDir, ARCEP_FILE_NAMES.majnum)))
+    return { dir: location.updatedDir, origin: 'updated' };
   return { dir: location.snapshotDir, origin: 'snapshot' };
 }
 

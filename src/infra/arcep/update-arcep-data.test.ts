@@ -15,7 +15,10 @@ const original = {
   identifiants: readFileSync(join(SNAPSHOT, 'identifiants_ce.csv')),
 };
 // A newer MAJNUM: one more block, allocated after the snapshot's newest date (Latin-1 bytes).
-const newerMajnum = Buffer.concat([original.majnum, Buffer.from('0799999;0799999000;0799999999;FRTE;Métropole;01/05/2026\n', 'latin1')]);
+const newerMajnum = Buffer.concat([
+  original.majnum,
+  Buffer.from('0799999;0799999000;0799999999;FRTE;Métropole;01/05/2026\n', 'latin1'),
+]);
 
 type Served = { status: number; body: Buffer } | 'hang';
 let routes: Record<string, Served> = {};
@@ -53,7 +56,11 @@ afterEach(() => {
 });
 
 function urls(): { majnum: string; majrio: string; identifiants: string } {
-  return { majnum: `${baseUrl}/MAJNUM.csv`, majrio: `${baseUrl}/MAJRIO.csv`, identifiants: `${baseUrl}/identifiants_ce.csv` };
+  return {
+    majnum: `${baseUrl}/MAJNUM.csv`,
+    majrio: `${baseUrl}/MAJRIO.csv`,
+    identifiants: `${baseUrl}/identifiants_ce.csv`,
+  };
 }
 
 function expectUntouched(): void {
@@ -66,14 +73,22 @@ function expectUntouched(): void {
 describe('updateArcepData', () => {
   it('swaps in valid downloads byte for byte and reports their date and row counts', async () => {
     const result = await updateArcepData({ dir, urls: urls() });
-    expect(result).toEqual({ ok: true, dataDate: '2026-05-01', rows: { majnum: 19_992, majrio: 236, identifiants: 1554 }, majrio: { status: 'updated' } });
+    expect(result).toEqual({
+      ok: true,
+      dataDate: '2026-05-01',
+      rows: { majnum: 19_992, majrio: 236, identifiants: 1554 },
+      majrio: { status: 'updated' },
+    });
     expect(readFileSync(join(dir, 'MAJNUM.csv')).equals(newerMajnum)).toBe(true);
     expect(readdirSync(dir).filter((name) => name.endsWith('.tmp'))).toEqual([]);
   });
 
   it('keeps the old files when a download answers 500', async () => {
     routes['/identifiants_ce.csv'] = { status: 500, body: Buffer.from('oops') };
-    expect(await updateArcepData({ dir, urls: urls() })).toEqual({ ok: false, reason: 'identifiants_ce.csv: download failed (HTTP 500)' });
+    expect(await updateArcepData({ dir, urls: urls() })).toEqual({
+      ok: false,
+      reason: 'identifiants_ce.csv: download failed (HTTP 500)',
+    });
     expectUntouched();
   });
 
@@ -91,10 +106,14 @@ describe('updateArcepData', () => {
     expect(readdirSync(dir).filter((name) => name.endsWith('.tmp'))).toEqual([]);
   });
 
-  it('keeps the previous MAJRIO when the downloaded one is not ARCEP\'s, and still updates the others', async () => {
+  it("keeps the previous MAJRIO when the downloaded one is not ARCEP's, and still updates the others", async () => {
     routes['/MAJRIO.csv'] = { status: 200, body: Buffer.from('<html>not found</html>\n', 'latin1') };
     const result = await updateArcepData({ dir, urls: urls() });
-    expect(result).toMatchObject({ ok: true, dataDate: '2026-05-01', majrio: { status: 'kept', reason: 'MAJRIO.csv: unexpected header' } });
+    expect(result).toMatchObject({
+      ok: true,
+      dataDate: '2026-05-01',
+      majrio: { status: 'kept', reason: 'MAJRIO.csv: unexpected header' },
+    });
     expect(readFileSync(join(dir, 'MAJNUM.csv')).equals(newerMajnum)).toBe(true);
     expect(readFileSync(join(dir, 'MAJRIO.csv')).equals(original.majrio)).toBe(true);
   });
@@ -109,16 +128,25 @@ describe('updateArcepData', () => {
     expect(plan.blockCount).toBe(19_730);
   });
 
-  it('keeps the old files when a header is not ARCEP\'s', async () => {
-    routes['/MAJNUM.csv'] = { status: 200, body: Buffer.from(newerMajnum.toString('latin1').replace('Mnémo', 'Operateur'), 'latin1') };
-    expect(await updateArcepData({ dir, urls: urls() })).toEqual({ ok: false, reason: 'MAJNUM.csv: unexpected header' });
+  it("keeps the old files when a header is not ARCEP's", async () => {
+    routes['/MAJNUM.csv'] = {
+      status: 200,
+      body: Buffer.from(newerMajnum.toString('latin1').replace('Mnémo', 'Operateur'), 'latin1'),
+    };
+    expect(await updateArcepData({ dir, urls: urls() })).toEqual({
+      ok: false,
+      reason: 'MAJNUM.csv: unexpected header',
+    });
     expectUntouched();
   });
 
   it('keeps the old files when MAJNUM has too few rows', async () => {
     const truncated = newerMajnum.toString('latin1').split('\n').slice(0, 5_000).join('\n');
     routes['/MAJNUM.csv'] = { status: 200, body: Buffer.from(truncated, 'latin1') };
-    expect(await updateArcepData({ dir, urls: urls() })).toEqual({ ok: false, reason: 'MAJNUM.csv: 4999 rows, expected 10000–60000' });
+    expect(await updateArcepData({ dir, urls: urls() })).toEqual({
+      ok: false,
+      reason: 'MAJNUM.csv: 4999 rows, expected 10000–60000',
+    });
     expectUntouched();
   });
 
@@ -128,10 +156,14 @@ describe('updateArcepData', () => {
     routes['/MAJNUM.csv'] = { status: 200, body: truncated };
     expect(await updateArcepData({ dir, urls: urls() })).toEqual({
       ok: false,
-      reason: 'MAJNUM.csv: 12000 rows, 40 % fewer than the 19991 in use (a drop of more than 5 % is refused; data update --force installs it anyway)',
+      reason:
+        'MAJNUM.csv: 12000 rows, 40 % fewer than the 19991 in use (a drop of more than 5 % is refused; data update --force installs it anyway)',
     });
     expectUntouched();
-    expect(await updateArcepData({ dir, urls: urls(), force: true })).toMatchObject({ ok: true, rows: { majnum: 12_000 } });
+    expect(await updateArcepData({ dir, urls: urls(), force: true })).toMatchObject({
+      ok: true,
+      rows: { majnum: 12_000 },
+    });
     expect(readFileSync(join(dir, 'MAJNUM.csv')).equals(truncated)).toBe(true);
   });
 
@@ -146,17 +178,29 @@ describe('updateArcepData', () => {
     const cut = newerMajnum.subarray(0, 600_000);
     expect(cut.at(-1)).not.toBe(0x0a);
     routes['/MAJNUM.csv'] = { status: 200, body: cut };
-    expect(await updateArcepData({ dir, urls: urls() })).toEqual({ ok: false, reason: 'MAJNUM.csv: incomplete last row (the download was cut short)' });
+    expect(await updateArcepData({ dir, urls: urls() })).toEqual({
+      ok: false,
+      reason: 'MAJNUM.csv: incomplete last row (the download was cut short)',
+    });
     expectUntouched();
     // Cut inside the date of the last row: every column is there, the date is not whole.
     routes['/MAJNUM.csv'] = { status: 200, body: newerMajnum.subarray(0, newerMajnum.length - 3) };
-    expect(await updateArcepData({ dir, urls: urls() })).toEqual({ ok: false, reason: 'MAJNUM.csv: incomplete last row (the download was cut short)' });
+    expect(await updateArcepData({ dir, urls: urls() })).toEqual({
+      ok: false,
+      reason: 'MAJNUM.csv: incomplete last row (the download was cut short)',
+    });
     expectUntouched();
   });
 
   it('keeps the old files when identifiants_CE is cut mid-row, and the previous MAJRIO when MAJRIO is', async () => {
-    routes['/identifiants_ce.csv'] = { status: 200, body: original.identifiants.subarray(0, original.identifiants.length - 20) };
-    expect(await updateArcepData({ dir, urls: urls() })).toEqual({ ok: false, reason: 'identifiants_ce.csv: incomplete last row (the download was cut short)' });
+    routes['/identifiants_ce.csv'] = {
+      status: 200,
+      body: original.identifiants.subarray(0, original.identifiants.length - 20),
+    };
+    expect(await updateArcepData({ dir, urls: urls() })).toEqual({
+      ok: false,
+      reason: 'identifiants_ce.csv: incomplete last row (the download was cut short)',
+    });
     expectUntouched();
     routes['/identifiants_ce.csv'] = { status: 200, body: original.identifiants };
     routes['/MAJRIO.csv'] = { status: 200, body: original.majrio.subarray(0, original.majrio.length - 1) };
@@ -173,7 +217,10 @@ describe('updateArcepData', () => {
   });
 
   it('keeps the old files when a MAJNUM row is dated in the future, whatever --force says', async () => {
-    const future = Buffer.concat([original.majnum, Buffer.from('0799998;0799998000;0799998999;FRTE;Métropole;31/12/2099\n', 'latin1')]);
+    const future = Buffer.concat([
+      original.majnum,
+      Buffer.from('0799998;0799998000;0799998999;FRTE;Métropole;31/12/2099\n', 'latin1'),
+    ]);
     routes['/MAJNUM.csv'] = { status: 200, body: future };
     const now = () => new Date('2026-11-24T12:00:00Z');
     const refused = { ok: false, reason: 'MAJNUM.csv: a row is dated 2099-12-31, after today (2026-11-24)' };
@@ -182,7 +229,10 @@ describe('updateArcepData', () => {
     expectUntouched();
     // Today itself is not the future: ARCEP dates an allocation the day it is decided.
     routes['/MAJNUM.csv'] = { status: 200, body: newerMajnum };
-    expect(await updateArcepData({ dir, urls: urls(), now: () => new Date('2026-05-01T06:00:00Z') })).toMatchObject({ ok: true, dataDate: '2026-05-01' });
+    expect(await updateArcepData({ dir, urls: urls(), now: () => new Date('2026-05-01T06:00:00Z') })).toMatchObject({
+      ok: true,
+      dataDate: '2026-05-01',
+    });
   });
 
   it('keeps the old files when a file passes the size cap, announced or chunked', async () => {
@@ -195,23 +245,37 @@ describe('updateArcepData', () => {
     try {
       const url = `${chunked.url}/MAJNUM.csv`;
       const cap = 1_000_000;
-      expect(await updateArcepData({ dir, urls: { ...urls(), majnum: url }, maxFileBytes: cap })).toEqual({ ok: false, reason: `MAJNUM.csv: download failed (file too large (over ${cap} bytes))` });
+      expect(await updateArcepData({ dir, urls: { ...urls(), majnum: url }, maxFileBytes: cap })).toEqual({
+        ok: false,
+        reason: `MAJNUM.csv: download failed (file too large (over ${cap} bytes))`,
+      });
       expectUntouched();
-      expect(await updateArcepData({ dir, urls: urls(), maxFileBytes: cap })).toEqual({ ok: false, reason: `MAJNUM.csv: download failed (file too large (over ${cap} bytes))` });
+      expect(await updateArcepData({ dir, urls: urls(), maxFileBytes: cap })).toEqual({
+        ok: false,
+        reason: `MAJNUM.csv: download failed (file too large (over ${cap} bytes))`,
+      });
       expectUntouched();
-      expect(await updateArcepData({ dir, urls: { ...urls(), majnum: url }, maxFileBytes: 2_000_000 })).toMatchObject({ ok: true });
+      expect(await updateArcepData({ dir, urls: { ...urls(), majnum: url }, maxFileBytes: 2_000_000 })).toMatchObject({
+        ok: true,
+      });
     } finally {
       await chunked.close();
     }
   });
 
   it('keeps the old files when a file arrives re-encoded as UTF-8', async () => {
-    routes['/identifiants_ce.csv'] = { status: 200, body: Buffer.from(original.identifiants.toString('latin1'), 'utf8') };
-    expect(await updateArcepData({ dir, urls: urls() })).toEqual({ ok: false, reason: 'identifiants_ce.csv: UTF-8 content where Latin-1 was expected' });
+    routes['/identifiants_ce.csv'] = {
+      status: 200,
+      body: Buffer.from(original.identifiants.toString('latin1'), 'utf8'),
+    };
+    expect(await updateArcepData({ dir, urls: urls() })).toEqual({
+      ok: false,
+      reason: 'identifiants_ce.csv: UTF-8 content where Latin-1 was expected',
+    });
     expectUntouched();
   });
 
-  it('creates a missing directory (the state directory\'s arcep/ before the first update), compared with the data in use', async () => {
+  it("creates a missing directory (the state directory's arcep/ before the first update), compared with the data in use", async () => {
     const fresh = join(dir, 'state', 'arcep');
     const result = await updateArcepData({ dir: fresh, inUseDir: dir, urls: urls() });
     expect(result).toMatchObject({ ok: true, dataDate: '2026-05-01' });
@@ -221,13 +285,19 @@ describe('updateArcepData', () => {
 
   it('fails with a reason, and leaves no temporary file, when the directory cannot be made (a file in its way)', async () => {
     const blocked = join(dir, 'MAJNUM.csv', 'arcep');
-    expect(await updateArcepData({ dir: blocked, urls: urls() })).toEqual({ ok: false, reason: `cannot write into ${blocked}` });
+    expect(await updateArcepData({ dir: blocked, urls: urls() })).toEqual({
+      ok: false,
+      reason: `cannot write into ${blocked}`,
+    });
     expectUntouched();
   });
 
   it('keeps the old files when a download does not answer in time', async () => {
     routes['/MAJNUM.csv'] = 'hang';
-    expect(await updateArcepData({ dir, urls: urls(), fetchTimeoutMs: 300 })).toEqual({ ok: false, reason: 'MAJNUM.csv: download failed (timeout)' });
+    expect(await updateArcepData({ dir, urls: urls(), fetchTimeoutMs: 300 })).toEqual({
+      ok: false,
+      reason: 'MAJNUM.csv: download failed (timeout)',
+    });
     expectUntouched();
   });
 });
@@ -251,7 +321,12 @@ describe('phone-rep data', () => {
   }
   function env(): Record<string, string> {
     const { majnum, majrio, identifiants } = urls();
-    return { ARCEP_DATA_DIR: dir, ARCEP_MAJNUM_URL: majnum, ARCEP_MAJRIO_URL: majrio, ARCEP_IDENTIFIANTS_URL: identifiants };
+    return {
+      ARCEP_DATA_DIR: dir,
+      ARCEP_MAJNUM_URL: majnum,
+      ARCEP_MAJRIO_URL: majrio,
+      ARCEP_IDENTIFIANTS_URL: identifiants,
+    };
   }
 
   it('`data update` exits 0 after a successful update and `data info` shows the new date', async () => {
@@ -268,7 +343,9 @@ describe('phone-rep data', () => {
     const update = capture(env());
     expect(await runCli(['data', 'update'], update.io)).toBe(4);
     expect(update.out.join('\n')).toContain('data date 2026-05-01');
-    expect(update.err.join('\n')).toContain('MAJRIO.csv not updated (MAJRIO.csv: download failed (HTTP 503)): the previous MAJRIO.csv is kept');
+    expect(update.err.join('\n')).toContain(
+      'MAJRIO.csv not updated (MAJRIO.csv: download failed (HTTP 503)): the previous MAJRIO.csv is kept',
+    );
     expect(readFileSync(join(dir, 'MAJNUM.csv')).equals(newerMajnum)).toBe(true);
   });
 
@@ -285,7 +362,9 @@ describe('phone-rep data', () => {
     routes['/MAJNUM.csv'] = { status: 200, body: Buffer.from(`${lines.slice(0, 12_001).join('\n')}\n`, 'latin1') };
     const refused = capture(env());
     expect(await runCli(['data', 'update'], refused.io)).toBe(1);
-    expect(refused.err.join('\n')).toContain('previous files are kept: MAJNUM.csv: 12000 rows, 40 % fewer than the 19991 in use');
+    expect(refused.err.join('\n')).toContain(
+      'previous files are kept: MAJNUM.csv: 12000 rows, 40 % fewer than the 19991 in use',
+    );
     expectUntouched();
     const forced = capture(env());
     expect(await runCli(['data', 'update', '--force'], forced.io)).toBe(0);
@@ -296,6 +375,8 @@ describe('phone-rep data', () => {
   it('answers an unknown command with its usage and exit code 2', async () => {
     const run = capture(env());
     expect(await runCli(['nope'], run.io)).toBe(2);
-    expect(run.err.join('\n')).toContain('usage: phone-rep <lookup|info|batch|serve|canary|data|list|backup|restore> …');
+    expect(run.err.join('\n')).toContain(
+      'usage: phone-rep <lookup|info|batch|serve|canary|data|list|backup|restore> …',
+    );
   });
 });

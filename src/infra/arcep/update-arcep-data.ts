@@ -41,7 +41,11 @@ const DEFAULT_FETCH_TIMEOUT_MS = 60_000;
  */
 export const MAX_MAJNUM_ROW_DROP = 0.05;
 
-const HEADERS: Readonly<Record<ArcepFile, readonly string[]>> = { majnum: MAJNUM_HEADER, majrio: MAJRIO_HEADER, identifiants: IDENTIFIANTS_HEADER };
+const HEADERS: Readonly<Record<ArcepFile, readonly string[]>> = {
+  majnum: MAJNUM_HEADER,
+  majrio: MAJRIO_HEADER,
+  identifiants: IDENTIFIANTS_HEADER,
+};
 /** Files whose last column is a DD/MM/YYYY date, so a last row without a line break can still be judged whole. */
 const ENDS_WITH_DATE: Readonly<Record<ArcepFile, boolean>> = { majnum: true, majrio: false, identifiants: true };
 
@@ -68,14 +72,17 @@ export interface UpdateArcepDataOptions {
 export type MajrioUpdate = { status: 'updated' } | { status: 'kept' | 'empty'; reason: string };
 
 export type UpdateArcepDataResult =
-  | { ok: true; dataDate: string; rows: Record<ArcepFile, number>; majrio: MajrioUpdate }
-  | { ok: false; reason: string };
+  { ok: true; dataDate: string; rows: Record<ArcepFile, number>; majrio: MajrioUpdate } | { ok: false; reason: string };
 
 /**
  * Reads the body chunk by chunk and gives up as soon as it passes the cap: a body of any size,
  * announced or chunked, never costs more than the cap in memory.
  */
-async function download(url: string, timeoutMs: number, maxBytes: number): Promise<{ ok: true; bytes: Buffer } | { ok: false; reason: string }> {
+async function download(
+  url: string,
+  timeoutMs: number,
+  maxBytes: number,
+): Promise<{ ok: true; bytes: Buffer } | { ok: false; reason: string }> {
   try {
     const response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), redirect: 'follow' });
     if (!response.ok) {
@@ -124,7 +131,10 @@ function lastRowProblem(file: ArcepFile, bytes: Buffer): string | undefined {
   const line = bytes.subarray(Math.max(bytes.lastIndexOf(0x0a), bytes.lastIndexOf(0x0d)) + 1).toString('latin1');
   const cells = cellsOfLine(line);
   // A free-text last column (MAJRIO's decision number) cut short still looks like a value: only a line break proves that row whole.
-  const whole = ENDS_WITH_DATE[file] && cells.length >= HEADERS[file].length && /^\d{2}\/\d{2}\/\d{4}$/.test(cells.at(-1)?.trim() ?? '');
+  const whole =
+    ENDS_WITH_DATE[file] &&
+    cells.length >= HEADERS[file].length &&
+    /^\d{2}\/\d{2}\/\d{4}$/.test(cells.at(-1)?.trim() ?? '');
   return whole ? undefined : 'incomplete last row (the download was cut short)';
 }
 
@@ -136,13 +146,22 @@ async function installedMajnumRows(dir: string): Promise<number | undefined> {
   } catch {
     return undefined;
   }
-  const parsed = parseNumberingPlan({ majnum, majrio: `${MAJRIO_HEADER.join(';')}\n`, identifiants: `${IDENTIFIANTS_HEADER.join(';')}\n` });
+  const parsed = parseNumberingPlan({
+    majnum,
+    majrio: `${MAJRIO_HEADER.join(';')}\n`,
+    identifiants: `${IDENTIFIANTS_HEADER.join(';')}\n`,
+  });
   return parsed.ok ? parsed.plan.rowCounts.majnum : undefined;
 }
 
 /** Today as YYYY-MM-DD in France, where ARCEP dates its allocations. */
 function todayInFrance(now: Date): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Paris', year: 'numeric', month: '2-digit', day: '2-digit' }).format(now);
+  return new Intl.DateTimeFormat('en-CA', {
+    timeZone: 'Europe/Paris',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+  }).format(now);
 }
 
 /**
@@ -172,20 +191,26 @@ async function installedMajrio(dir: string): Promise<{ bytes: Buffer; status: 'k
 
 function rowCountProblem(file: ArcepFile, rows: number): string | undefined {
   const range = ROW_COUNT_RANGES[file];
-  return rows < range.min || rows > range.max ? `${ARCEP_FILE_NAMES[file]}: ${rows} rows, expected ${range.min}–${range.max}` : undefined;
+  return rows < range.min || rows > range.max
+    ? `${ARCEP_FILE_NAMES[file]}: ${rows} rows, expected ${range.min}–${range.max}`
+    : undefined;
 }
 
 /** Downloads, validates and atomically installs fresh ARCEP files into `options.dir`. */
 export async function updateArcepData(options: UpdateArcepDataOptions): Promise<UpdateArcepDataResult> {
   const timeoutMs = options.fetchTimeoutMs ?? DEFAULT_FETCH_TIMEOUT_MS;
   const maxBytes = options.maxFileBytes ?? MAX_FILE_BYTES;
-  const downloads = await Promise.all(FILES.map(async (file) => [file, await download(options.urls[file], timeoutMs, maxBytes)] as const));
+  const downloads = await Promise.all(
+    FILES.map(async (file) => [file, await download(options.urls[file], timeoutMs, maxBytes)] as const),
+  );
 
   const bytesByFile: Partial<Record<ArcepFile, Buffer>> = {};
   let majrioProblem: string | undefined;
   for (const [file, result] of downloads) {
     const fileName = ARCEP_FILE_NAMES[file];
-    const problem = result.ok ? (lastRowProblem(file, result.bytes) ?? checkLatin1(result.bytes)) : `download failed (${result.reason})`;
+    const problem = result.ok
+      ? (lastRowProblem(file, result.bytes) ?? checkLatin1(result.bytes))
+      : `download failed (${result.reason})`;
     if (problem !== undefined && file === 'majrio') majrioProblem = `${fileName}: ${problem}`;
     else if (problem !== undefined) return { ok: false, reason: `${fileName}: ${problem}` };
     else if (result.ok) bytesByFile[file] = result.bytes;
@@ -221,7 +246,10 @@ export async function updateArcepData(options: UpdateArcepDataOptions): Promise<
   // age from the readiness check for good, and no genuine file has one.
   const today = todayInFrance((options.now ?? (() => new Date()))());
   if (parsed.plan.dataDate > today) {
-    return { ok: false, reason: `${ARCEP_FILE_NAMES.majnum}: a row is dated ${parsed.plan.dataDate}, after today (${today})` };
+    return {
+      ok: false,
+      reason: `${ARCEP_FILE_NAMES.majnum}: a row is dated ${parsed.plan.dataDate}, after today (${today})`,
+    };
   }
   if (options.force !== true) {
     const inUseRows = await installedMajnumRows(options.inUseDir ?? options.dir);

@@ -30,7 +30,11 @@ describe('blocklist feed rebuild', () => {
     const lists = new InMemoryOperatorLists([{ rule: '+33170*', list: 'block', label: 'Plateforme' }]);
     // Counted apart from version(), which the in-memory lists compute from their own rules.
     const activeRules = vi.fn((now?: number) => lists.activeRules(now));
-    const { feed, log } = feedWith({ match: (e164, now) => lists.match(e164, now), version: (now) => lists.version(now), activeRules });
+    const { feed, log } = feedWith({
+      match: (e164, now) => lists.match(e164, now),
+      version: (now) => lists.version(now),
+      activeRules,
+    });
 
     const first = await feed.refresh();
     expect(activeRules).toHaveBeenCalledTimes(1);
@@ -57,7 +61,9 @@ describe('blocklist feed rebuild', () => {
   });
 
   it('rebuilds when a caller ages out of the record or a rule expires, with no write', async () => {
-    const lists = new InMemoryOperatorLists([{ rule: '+33170*', list: 'block', expiresAt: new Date(NOW + 3_600_000).toISOString() }]);
+    const lists = new InMemoryOperatorLists([
+      { rule: '+33170*', list: 'block', expiresAt: new Date(NOW + 3_600_000).toISOString() },
+    ]);
     const { feed, log, advance } = feedWith(lists);
     log.record({ e164: '+33698765432', score: 8, reason: 'Arnaque', atMs: NOW });
     expect((await feed.refresh()).entries.map((entry) => entry.digits).sort()).toEqual(['33170', '33698765432']);
@@ -72,25 +78,37 @@ describe('blocklist feed rebuild', () => {
     const key = feedInputsKey('1.1', [caller]);
     expect(feedInputsKey('1.1', [{ ...caller }])).toBe(key);
     expect(feedInputsKey('1.2', [caller])).not.toBe(key);
-    for (const changed of [{ e164: '+33698765433' }, { score: 9 }, { score: null }, { reason: 'Démarchage' }, { atMs: NOW + 1 }]) {
+    for (const changed of [
+      { e164: '+33698765433' },
+      { score: 9 },
+      { score: null },
+      { reason: 'Démarchage' },
+      { atMs: NOW + 1 },
+    ]) {
       expect(feedInputsKey('1.1', [{ ...caller, ...changed }])).not.toBe(key);
     }
     expect(feedInputsKey('1.1', [])).not.toBe(key);
   });
 });
 
-const tels = (entries: ReadonlyArray<{ digits: string; wildcard: boolean }>): string[] => entries.map((entry) => `+${entry.digits}${entry.wildcard ? '*' : ''}`);
+const tels = (entries: ReadonlyArray<{ digits: string; wildcard: boolean }>): string[] =>
+  entries.map((entry) => `+${entry.digits}${entry.wildcard ? '*' : ''}`);
 /** Whether an entry would block `e164` on a Fritz!Box. */
 const covers = (entries: ReadonlyArray<{ digits: string; wildcard: boolean }>, e164: string): boolean =>
   entries.some((entry) => (entry.wildcard ? e164.slice(1).startsWith(entry.digits) : e164.slice(1) === entry.digits));
-const rule = (text: string, list: 'allow' | 'block'): ListRule => ({ rule: text, list, createdAt: '2026-01-01T00:00:00.000Z' });
+const rule = (text: string, list: 'allow' | 'block'): ListRule => ({
+  rule: text,
+  list,
+  createdAt: '2026-01-01T00:00:00.000Z',
+});
 /** A lookup whose verdict is block whatever its score: an NPV number with VERDICT_NPV=block. */
 const BLOCKED_FACTS = { isNPV: true, sources: emptySourceData(), check: 'answered' as const };
 
 describe('blocklist feed against the lists (issue 44)', () => {
   it('rebuilds block +33* around 4,000 allowed mobiles, so a number allowed later is no longer covered (finding 4)', async () => {
     const lists = new InMemoryOperatorLists([{ rule: '+33*', list: 'block' }]);
-    for (let index = 0; index < 4000; index += 1) lists.add({ rule: `+336${String((index * 7_919_993 + 12_345) % 100_000_000).padStart(8, '0')}`, list: 'allow' });
+    for (let index = 0; index < 4000; index += 1)
+      lists.add({ rule: `+336${String((index * 7_919_993 + 12_345) % 100_000_000).padStart(8, '0')}`, list: 'allow' });
     const { feed } = feedWith(lists);
     const first = await feed.refresh();
     expect(feed.failing()).toBeUndefined();
@@ -140,7 +158,12 @@ describe('blocklist feed against the lists (issue 44)', () => {
   it('decides on the store’s own index when it gives one, without reading every rule as a copy (finding 10)', async () => {
     const index = createRuleIndex([rule('+33170*', 'block'), rule('+33170000001', 'allow')]);
     const activeRules = vi.fn((now?: number) => index.activeRules(now));
-    const { feed } = feedWith({ match: (e164, now) => index.match(e164, now), version: (now) => index.version(now), activeRules, index: () => index });
+    const { feed } = feedWith({
+      match: (e164, now) => index.match(e164, now),
+      version: (now) => index.version(now),
+      activeRules,
+      index: () => index,
+    });
     const snapshot = await feed.refresh();
     expect(activeRules).not.toHaveBeenCalled();
     expect(covers(snapshot.entries, '+33170000001')).toBe(false);
@@ -160,12 +183,21 @@ describe('blocklist feed against the lists (issue 44)', () => {
   });
 
   it('never lets recorded callers evict the entries of the operator’s rules (finding 9)', async () => {
-    const index = createRuleIndex([rule('+33170*', 'block'), rule('+33612345678', 'block'), rule('+33612345679', 'block')]);
+    const index = createRuleIndex([
+      rule('+33170*', 'block'),
+      rule('+33612345678', 'block'),
+      rule('+33612345679', 'block'),
+    ]);
     const { feed } = feedWith(index, 'block');
-    for (let number = 0; number < 300; number += 1) feed.recordLookup(`+33699${String(number).padStart(6, '0')}`, BLOCKED_FACTS);
+    for (let number = 0; number < 300; number += 1)
+      feed.recordLookup(`+33699${String(number).padStart(6, '0')}`, BLOCKED_FACTS);
     const snapshot = await feed.refresh();
     expect(snapshot.entries).toHaveLength(100);
-    expect(tels(snapshot.entries.filter((entry) => entry.source === 'rule'))).toEqual(['+33170*', '+33612345678', '+33612345679']);
+    expect(tels(snapshot.entries.filter((entry) => entry.source === 'rule'))).toEqual([
+      '+33170*',
+      '+33612345678',
+      '+33612345679',
+    ]);
   });
 
   it('lets the event loop through while it reads 100,000 rules: a turn asked for at the first rule comes before the last', async () => {

@@ -9,7 +9,14 @@
 // allow rule decides for the number; a recorded number allowed since is forgotten at the next
 // rebuild. Rules: docs/integrations/blocklist-feed.md.
 import { createHash } from 'node:crypto';
-import { cardSteps, feedEntrySteps, type BlockedCaller, type FeedCard, type FeedEntry, type FeedRuleIndex } from '../../domain/blocklist/feed-content.js';
+import {
+  cardSteps,
+  feedEntrySteps,
+  type BlockedCaller,
+  type FeedCard,
+  type FeedEntry,
+  type FeedRuleIndex,
+} from '../../domain/blocklist/feed-content.js';
 import { runToEnd, type Steps } from '../../domain/steps.js';
 import { CSV_HEADER, renderCsv, renderCsvRows, renderVcard } from '../../domain/blocklist/feed-formats.js';
 import type { BlockedCallerLog } from '../../domain/ports/blocked-callers.js';
@@ -105,14 +112,22 @@ function fileOf(text: string): FeedFile {
 }
 
 /** Each card's file and CSV rows, one card per step, and the collection's ctag (a hash of every card in order). */
-function* cardFileSteps(cards: readonly FeedCard[]): Steps<{ files: FeedCardFile[]; csvParts: string[]; ctag: string }> {
+function* cardFileSteps(
+  cards: readonly FeedCard[],
+): Steps<{ files: FeedCardFile[]; csvParts: string[]; ctag: string }> {
   const files: FeedCardFile[] = [];
   const csvParts: string[] = [`${CSV_HEADER}\n`];
   const whole = createHash('sha256');
   for (const card of cards) {
     const vcard = renderVcard(card, PRODUCT_ID);
     whole.update(vcard);
-    files.push({ uid: card.uid, name: `${card.uid}.vcf`, etag: `"${shortHash(vcard, 24)}"`, vcard, bytes: Buffer.from(vcard, 'utf8') });
+    files.push({
+      uid: card.uid,
+      name: `${card.uid}.vcf`,
+      etag: `"${shortHash(vcard, 24)}"`,
+      vcard,
+      bytes: Buffer.from(vcard, 'utf8'),
+    });
     csvParts.push(renderCsvRows(card));
     yield;
   }
@@ -123,7 +138,10 @@ function* cardFileSteps(cards: readonly FeedCard[]): Steps<{ files: FeedCardFile
  * The snapshot of these entries, built in slices by the rebuild's slicer (the event loop let
  * through between them), so that a rebuild never holds the loop for long whatever the feed's size.
  */
-export async function buildSnapshot(entries: readonly FeedEntry[], slicer: Slicer = createSlicer()): Promise<FeedSnapshot> {
+export async function buildSnapshot(
+  entries: readonly FeedEntry[],
+  slicer: Slicer = createSlicer(),
+): Promise<FeedSnapshot> {
   const cards: FeedCard[] = await slicer.run(cardSteps(entries, (reason) => `pr-${shortHash(reason, 8)}`));
   const { files, csvParts, ctag } = await slicer.run(cardFileSteps(cards));
   // The whole files, each made in a slice of its own.
@@ -132,7 +150,14 @@ export async function buildSnapshot(entries: readonly FeedEntry[], slicer: Slice
   await slicer.letThrough();
   const csv = fileOf(csvParts.join(''));
   await slicer.letThrough();
-  return { ctag, cards: files, byName: new Map(files.map((file) => [file.name, file])), entries, vcf: { bytes: vcfBytes, etag: `"${ctag}"` }, csv };
+  return {
+    ctag,
+    cards: files,
+    byName: new Map(files.map((file) => [file.name, file])),
+    entries,
+    vcf: { bytes: vcfBytes, etag: `"${ctag}"` },
+    csv,
+  };
 }
 
 /**
@@ -156,11 +181,18 @@ export function* feedInputsKeySteps(listsVersion: string, recent: readonly Block
 
 /** Lists that are an index themselves (a RuleIndex given as the lists, as tests and the bench do). */
 function isRuleIndex(lists: FeedLists): lists is FeedLists & FeedRuleIndex {
-  return 'decide' in lists && typeof lists.decide === 'function' && 'inForce' in lists && typeof lists.inForce === 'function';
+  return (
+    'decide' in lists && typeof lists.decide === 'function' && 'inForce' in lists && typeof lists.inForce === 'function'
+  );
 }
 
 /** The recorded callers but those the lists allow, which are forgotten by the record; one caller per step. */
-function* withoutAllowedSteps(recent: readonly BlockedCaller[], lists: OperatorLists | undefined, nowMs: number, log: BlockedCallerLog): Steps<BlockedCaller[]> {
+function* withoutAllowedSteps(
+  recent: readonly BlockedCaller[],
+  lists: OperatorLists | undefined,
+  nowMs: number,
+  log: BlockedCallerLog,
+): Steps<BlockedCaller[]> {
   if (lists === undefined) return [...recent];
   const kept: BlockedCaller[] = [];
   for (const caller of recent) {
@@ -174,7 +206,14 @@ function* withoutAllowedSteps(recent: readonly BlockedCaller[], lists: OperatorL
 /** The empty feed, held until the first build. */
 function emptySnapshot(): FeedSnapshot {
   const ctag = createHash('sha256').digest('hex').slice(0, 24);
-  return { ctag, cards: [], byName: new Map(), entries: [], vcf: { bytes: Buffer.alloc(0), etag: `"${ctag}"` }, csv: fileOf(renderCsv([])) };
+  return {
+    ctag,
+    cards: [],
+    byName: new Map(),
+    entries: [],
+    vcf: { bytes: Buffer.alloc(0), etag: `"${ctag}"` },
+    csv: fileOf(renderCsv([])),
+  };
 }
 
 export function createBlocklistFeed(options: BlocklistFeedOptions): BlocklistFeed {
@@ -198,14 +237,16 @@ export function createBlocklistFeed(options: BlocklistFeedOptions): BlocklistFee
     if (inputs === heldInputs) return held;
     // A recorded caller the lists now allow leaves the record (and so the feed) for good.
     const recent = await slicer.run(withoutAllowedSteps(listed, lists, nowMs, options.log));
-    const entries = await slicer.run(feedEntrySteps({
-      rules: lists === undefined ? [] : (lists.index?.() ?? (isRuleIndex(lists) ? lists : lists.activeRules(nowMs))),
-      nowMs,
-      npvPrefixes,
-      recent,
-      maxEntries: options.maxEntries,
-      wording: { rule: RULE_REASON, npv: words('fr', 'cid.npv') },
-    }));
+    const entries = await slicer.run(
+      feedEntrySteps({
+        rules: lists === undefined ? [] : (lists.index?.() ?? (isRuleIndex(lists) ? lists : lists.activeRules(nowMs))),
+        nowMs,
+        npvPrefixes,
+        recent,
+        maxEntries: options.maxEntries,
+        wording: { rule: RULE_REASON, npv: words('fr', 'cid.npv') },
+      }),
+    );
     const next = await buildSnapshot(entries, slicer);
     heldInputs = inputs;
     if (next.ctag !== held.ctag) {
@@ -251,7 +292,12 @@ export function createBlocklistFeed(options: BlocklistFeedOptions): BlocklistFee
       if (verdictOf(facts, options.rule) !== 'block') return;
       // The operator's allow list decides for it (a JSON answer still looks it up): never kept.
       if (options.lists?.match(e164, now())?.list === 'allow') return;
-      options.log.record({ e164, score: computeScore(facts.sources).score, reason: cidLineOf(facts, 'fr', options.cidMaxLength), atMs: now() });
+      options.log.record({
+        e164,
+        score: computeScore(facts.sources).score,
+        reason: cidLineOf(facts, 'fr', options.cidMaxLength),
+        atMs: now(),
+      });
     },
     onChange(listener) {
       listeners.push(listener);

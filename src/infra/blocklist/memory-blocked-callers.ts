@@ -7,7 +7,10 @@ export interface MemoryBlockedCallerLog extends BlockedCallerLog {
   size(): number;
 }
 
-export function createMemoryBlockedCallerLog(options: { maxEntries: number; retentionMs: number }): MemoryBlockedCallerLog {
+export function createMemoryBlockedCallerLog(options: {
+  maxEntries: number;
+  retentionMs: number;
+}): MemoryBlockedCallerLog {
   const callers = new Map<string, BlockedCaller>();
   return {
     record(caller) {

@@ -13,9 +13,13 @@ describe('Redis blocked-callers record', () => {
     const first = createRedisBlockedCallerLog({ client: await readyClient(), ...options });
     const second = createRedisBlockedCallerLog({ client: await readyClient(), ...options });
     first.record(caller('+33600000001', NOW - 31 * DAY));
-    for (let index = 2; index <= 6; index += 1) first.record(caller(`+3360000000${index}`, NOW - (10 - index) * 1000, index));
+    for (let index = 2; index <= 6; index += 1)
+      first.record(caller(`+3360000000${index}`, NOW - (10 - index) * 1000, index));
     // Recording does not wait on Redis; the other instance sees the writes once they land.
-    await waitFor(async () => (await second.list(NOW)).map((entry) => entry.e164).join() === '+33600000006,+33600000005,+33600000004');
+    await waitFor(
+      async () =>
+        (await second.list(NOW)).map((entry) => entry.e164).join() === '+33600000006,+33600000005,+33600000004',
+    );
     const listed = await second.list(NOW);
     expect(listed[0]).toEqual(caller('+33600000006', NOW - 4000, 6));
     // Each number's details expire with the retention on their own.
@@ -31,7 +35,8 @@ describe('Redis blocked-callers record', () => {
     // Numbers of their own: the record is shared with the test above.
     first.record(caller('+33610000001', NOW - 2000));
     first.record(caller('+33610000002', NOW - 1000));
-    const numbers = async (): Promise<string[]> => (await first.list(NOW)).map((entry) => entry.e164).filter((e164) => e164.startsWith('+3361'));
+    const numbers = async (): Promise<string[]> =>
+      (await first.list(NOW)).map((entry) => entry.e164).filter((e164) => e164.startsWith('+3361'));
     await waitFor(async () => (await second.list(NOW)).filter((entry) => entry.e164.startsWith('+3361')).length === 2);
     second.forget('+33610000001');
     await waitFor(async () => (await numbers()).join() === '+33610000002');

@@ -29,7 +29,11 @@ function parseStored(e164: string, text: string | null): BlockedCaller | undefin
   }
 }
 
-export function createRedisBlockedCallerLog(options: { client: RedisClient; maxEntries: number; retentionMs: number }): BlockedCallerLog {
+export function createRedisBlockedCallerLog(options: {
+  client: RedisClient;
+  maxEntries: number;
+  retentionMs: number;
+}): BlockedCallerLog {
   const { client, maxEntries, retentionMs } = options;
   const fallback = createMemoryBlockedCallerLog({ maxEntries, retentionMs });
   return {
@@ -62,7 +66,14 @@ export function createRedisBlockedCallerLog(options: { client: RedisClient; maxE
       const local = await fallback.list(nowMs);
       const shared = await client.attempt(
         async (redis) => {
-          const members = await redis.zrevrangebyscore(SET_KEY, '+inf', `(${nowMs - retentionMs}`, 'LIMIT', 0, maxEntries);
+          const members = await redis.zrevrangebyscore(
+            SET_KEY,
+            '+inf',
+            `(${nowMs - retentionMs}`,
+            'LIMIT',
+            0,
+            maxEntries,
+          );
           if (members.length === 0) return [];
           const values = await redis.mget(...members.map(callerKey));
           return members.flatMap((e164, index) => parseStored(e164, values[index] ?? null) ?? []);

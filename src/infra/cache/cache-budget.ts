@@ -36,8 +36,10 @@ export interface CacheBudget {
 }
 
 export function cacheBudgetOf(cacheMaxMb: number, workers: number): CacheBudget {
-  if (!Number.isSafeInteger(cacheMaxMb) || cacheMaxMb < 1) throw new RangeError(`CACHE_MAX_MB must be a positive whole number, got ${cacheMaxMb}`);
-  if (!Number.isSafeInteger(workers) || workers < 1) throw new RangeError(`workers must be a positive whole number, got ${workers}`);
+  if (!Number.isSafeInteger(cacheMaxMb) || cacheMaxMb < 1)
+    throw new RangeError(`CACHE_MAX_MB must be a positive whole number, got ${cacheMaxMb}`);
+  if (!Number.isSafeInteger(workers) || workers < 1)
+    throw new RangeError(`workers must be a positive whole number, got ${workers}`);
   const processBytes = Math.floor((cacheMaxMb * MIB) / workers);
   const frontBytes = Math.floor(processBytes * FRONT_SHARE);
   const parserMemoBytes = Math.floor(processBytes * PARSER_MEMO_SHARE);

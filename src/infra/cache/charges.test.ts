@@ -5,10 +5,24 @@
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { encodeCachedResult } from './entry-codec.js';
-import { createMemorySourceCache, decodedCost, DECODED_SHARE, DECODED_SLOT_BYTES, entryHeapCost } from './memory-cache.js';
+import {
+  createMemorySourceCache,
+  decodedCost,
+  DECODED_SHARE,
+  DECODED_SLOT_BYTES,
+  entryHeapCost,
+} from './memory-cache.js';
 import { createSlabStore } from './slab-store.js';
 import { cacheBudgetOf } from './cache-budget.js';
-import { BODY_OVERHEAD_BYTES, COMPRESSION_THRESHOLD_BYTES, createFrontCache, encodeBody, FRONT_ENTRY_OVERHEAD_BYTES, objectCost, SPELLING_OVERHEAD_BYTES } from '../../http/front-cache.js';
+import {
+  BODY_OVERHEAD_BYTES,
+  COMPRESSION_THRESHOLD_BYTES,
+  createFrontCache,
+  encodeBody,
+  FRONT_ENTRY_OVERHEAD_BYTES,
+  objectCost,
+  SPELLING_OVERHEAD_BYTES,
+} from '../../http/front-cache.js';
 import { memoCost, memoizeParser } from '../../domain/numbering/memoize-parser.js';
 import type { CachedSourceResult } from '../../domain/ports/source-cache.js';
 import type { LookupResult } from '../../domain/lookup/types.js';
@@ -31,19 +45,41 @@ function parsedNumber(digits: string): ParsedPhoneNumber {
     regionCode: 'FR',
     isFrenchPlan: true,
     frenchNationalDigits: digits,
-    phoneInfo: { national: digits, e164, type: 'mobile', rangeLabel: 'Mobile', originalCarrier: 'Société française du radiotéléphone', region: 'France', isNPV: false },
+    phoneInfo: {
+      national: digits,
+      e164,
+      type: 'mobile',
+      rangeLabel: 'Mobile',
+      originalCarrier: 'Société française du radiotéléphone',
+      region: 'France',
+      isNPV: false,
+    },
   };
 }
 
 const RESULT: LookupResult = {
-  primary: { status: 'ok', fetchedAt: '2026-03-01T12:00:00.000Z', cache: 'hit', data: { score: 7, searches: 12, commentsCount: 1, commentList: [{ author: 'a', text: 'Appel insistant', date: '01/02/2026', callerType: 'Démarchage' }] } },
+  primary: {
+    status: 'ok',
+    fetchedAt: '2026-03-01T12:00:00.000Z',
+    cache: 'hit',
+    data: {
+      score: 7,
+      searches: 12,
+      commentsCount: 1,
+      commentList: [{ author: 'a', text: 'Appel insistant', date: '01/02/2026', callerType: 'Démarchage' }],
+    },
+  },
   community: { status: 'not_found', fetchedAt: '2026-03-01T12:00:00.000Z', cache: 'hit', data: null },
   signals: { status: 'not_found', fetchedAt: '2026-03-01T12:00:00.000Z', cache: 'hit', data: null },
 };
 
 /** A body over the compression threshold, so it has its gzip and brotli forms. */
 function bigBody(seed: number): string {
-  return JSON.stringify({ success: true, seed, comments: Array.from({ length: 40 }, (_, i) => `Démarchage téléphonique insistant numéro ${seed}-${i}`) });
+  return JSON.stringify({
+    success: true,
+    seed,
+    comments: Array.from({ length: 40 }, (_, i) => `Démarchage téléphonique insistant numéro ${seed}-${i}`),
+  });
 }
 
 describe('per-source results', () => {
@@ -52,7 +88,8 @@ describe('per-source results', () => {
     const cache = createMemorySourceCache({ maxBytes });
     await cache.set('v3:primary:k', ENTRY, 120);
     const stored = encodeCachedResult(ENTRY);
-    const entry = createSlabStore(maxBytes - maxBytes * DECODED_SHARE).slabCostOf(stored.length) + entryHeapCost('v3:primary:k');
+    const entry =
+      createSlabStore(maxBytes - maxBytes * DECODED_SHARE).slabCostOf(stored.length) + entryHeapCost('v3:primary:k');
     expect(cache.charges()).toEqual({ entries: entry, decoded: 0 });
     await cache.get('v3:primary:k');
     // Read once, the entry is held by a slot that also keeps its decoded object.
@@ -80,7 +117,13 @@ describe('front cache', () => {
     const body = encodeBody(text);
     expect(body.gzip?.length).toBeGreaterThan(0);
     expect(body.br?.length).toBeGreaterThan(0);
-    expect(body.bytes).toBe(Buffer.byteLength(text) + (body.gzip?.length ?? 0) + (body.br?.length ?? 0) + body.etag.length + BODY_OVERHEAD_BYTES);
+    expect(body.bytes).toBe(
+      Buffer.byteLength(text) +
+        (body.gzip?.length ?? 0) +
+        (body.br?.length ?? 0) +
+        body.etag.length +
+        BODY_OVERHEAD_BYTES,
+    );
   });
 
   it('holds its forms in one block of memory of exactly their size, so what is charged is what is kept', () => {
@@ -107,7 +150,9 @@ describe('front cache', () => {
     const score = encodeBody(bigBody(3));
     front.fill('hash-1', entry, 'report', report);
     front.fill('hash-1', entry, 'score', score);
-    expect(front.charges().entries).toBe(FRONT_ENTRY_OVERHEAD_BYTES + 'hash-1'.length + objectCost(RESULT) + report.bytes + score.bytes);
+    expect(front.charges().entries).toBe(
+      FRONT_ENTRY_OVERHEAD_BYTES + 'hash-1'.length + objectCost(RESULT) + report.bytes + score.bytes,
+    );
     front.invalidate('hash-1');
     expect(front.charges().entries).toBe(0);
   });
@@ -166,7 +211,9 @@ describe('cache budget', () => {
   it('splits a process share between the caches without passing it', () => {
     const budget = cacheBudgetOf(256, 1);
     expect(budget.processBytes).toBe(256 * 1024 * 1024);
-    expect(budget.headroomBytes + budget.frontBytes + budget.parserMemoBytes + budget.sourceBytes).toBe(budget.processBytes);
+    expect(budget.headroomBytes + budget.frontBytes + budget.parserMemoBytes + budget.sourceBytes).toBe(
+      budget.processBytes,
+    );
     expect(budget.headroomBytes).toBeGreaterThan(0);
     expect(budget.frontSpellingsBytes).toBeLessThan(budget.frontBytes);
   });

@@ -37,13 +37,22 @@ const entry: fc.Arbitrary<CachedSourceResult> = fc
   .record({
     ok: fc.boolean(),
     data: fc.oneof(primary, community, signals),
-    fetchedAt: fc.oneof(epochMs.map((ms) => new Date(ms).toISOString()), text),
+    fetchedAt: fc.oneof(
+      epochMs.map((ms) => new Date(ms).toISOString()),
+      text,
+    ),
     freshUntil: epochMs,
     staleFor: fc.nat({ max: 1_000_000_000 }),
     lastFailure: fc.option(fc.constantFrom(...FAILURE_REASONS), { nil: undefined }),
   })
   .map(({ ok, data, fetchedAt, freshUntil, staleFor, lastFailure }) => {
-    const value: CachedSourceResult = { status: ok ? 'ok' : 'not_found', data: ok ? data : null, fetchedAt, freshUntil, staleUntil: freshUntil + staleFor };
+    const value: CachedSourceResult = {
+      status: ok ? 'ok' : 'not_found',
+      data: ok ? data : null,
+      fetchedAt,
+      freshUntil,
+      staleUntil: freshUntil + staleFor,
+    };
     if (lastFailure !== undefined) value.lastFailure = lastFailure;
     return value;
   });
@@ -67,14 +76,31 @@ describe('source cache entry codec', () => {
         expect(Buffer.byteLength(stored, 'utf8')).toBe(stored.length);
       }),
       // Found by this property: a text holding DEL, which is ASCII and is stored as it is.
-      { numRuns: 300, examples: [[{ status: 'ok', data: { callerType: '\u007f', spamScore: null, reportsCount: null, commentList: [] }, fetchedAt: '', freshUntil: 0, staleUntil: 0 }]] },
+      {
+        numRuns: 300,
+        examples: [
+          [
+            {
+              status: 'ok',
+              data: { callerType: '\u007f', spamScore: null, reportsCount: null, commentList: [] },
+              fetchedAt: '',
+              freshUntil: 0,
+              staleUntil: 0,
+            },
+          ],
+        ],
+      },
     );
   });
 
   it('keeps accented and astral characters exactly', () => {
     const value: CachedSourceResult = {
       status: 'ok',
-      data: { callerType: 'Démarchage', broken: 'x\ud800y', commentList: [{ text: 'Gênant 📞 « toujours »', date: '11/03/2024', category: 'Arnaque' }] },
+      data: {
+        callerType: 'Démarchage',
+        broken: 'x\ud800y',
+        commentList: [{ text: 'Gênant 📞 « toujours »', date: '11/03/2024', category: 'Arnaque' }],
+      },
       fetchedAt: '2026-11-22T03:00:00.000Z',
       freshUntil: 10,
       staleUntil: 20,
@@ -87,9 +113,21 @@ describe('source cache entry codec', () => {
   });
 
   it('stores a not_found entry without data, and reads its data as null', () => {
-    const stored = encodeCachedResult({ status: 'not_found', data: { leftover: true }, fetchedAt: 't', freshUntil: 1, staleUntil: 2 });
+    const stored = encodeCachedResult({
+      status: 'not_found',
+      data: { leftover: true },
+      fetchedAt: 't',
+      freshUntil: 1,
+      staleUntil: 2,
+    });
     expect(stored).toBe('[0,"t",1,2,null]');
-    expect(decodeCachedResult(stored)).toEqual({ status: 'not_found', data: null, fetchedAt: 't', freshUntil: 1, staleUntil: 2 });
+    expect(decodeCachedResult(stored)).toEqual({
+      status: 'not_found',
+      data: null,
+      fetchedAt: 't',
+      freshUntil: 1,
+      staleUntil: 2,
+    });
   });
 
   it('reads anything it did not write as a miss, never as an error or a half entry', () => {

@@ -19,7 +19,13 @@ function escapeNonAscii(char: string): string {
 
 /** The ASCII text of one entry, serialised once, when the entry is written. */
 export function encodeCachedResult(value: CachedSourceResult): string {
-  const fields: unknown[] = [value.status === 'ok' ? STATUS_OK : STATUS_NOT_FOUND, value.fetchedAt, value.freshUntil, value.staleUntil, value.status === 'ok' ? value.data : null];
+  const fields: unknown[] = [
+    value.status === 'ok' ? STATUS_OK : STATUS_NOT_FOUND,
+    value.fetchedAt,
+    value.freshUntil,
+    value.staleUntil,
+    value.status === 'ok' ? value.data : null,
+  ];
   if (value.lastFailure !== undefined) fields.push(value.lastFailure);
   // JSON.stringify already escapes lone surrogates; a pair becomes two escapes, which JSON.parse joins again.
   return JSON.stringify(fields).replace(NON_ASCII, escapeNonAscii);
@@ -35,7 +41,12 @@ export function decodeCachedResult(text: string): CachedSourceResult | undefined
   }
   if (!Array.isArray(parsed) || parsed.length < 5 || parsed.length > 6) return undefined;
   const [status, fetchedAt, freshUntil, staleUntil, data, lastFailure] = parsed as unknown[];
-  if ((status !== STATUS_OK && status !== STATUS_NOT_FOUND) || typeof fetchedAt !== 'string' || typeof freshUntil !== 'number' || typeof staleUntil !== 'number') {
+  if (
+    (status !== STATUS_OK && status !== STATUS_NOT_FOUND) ||
+    typeof fetchedAt !== 'string' ||
+    typeof freshUntil !== 'number' ||
+    typeof staleUntil !== 'number'
+  ) {
     return undefined;
   }
   if (parsed.length === 6 && !isFailureReason(lastFailure)) return undefined;

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { encodeCachedResult } from './entry-codec.js';
-import { createMemorySourceCache, DECODED_SHARE, DEFAULT_CACHE_MAX_BYTES, ENTRY_OVERHEAD_BYTES, entryHeapCost } from './memory-cache.js';
+import {
+  createMemorySourceCache,
+  DECODED_SHARE,
+  DEFAULT_CACHE_MAX_BYTES,
+  ENTRY_OVERHEAD_BYTES,
+  entryHeapCost,
+} from './memory-cache.js';
 import { cellBytesOf, cellClassOf, CELL_OVERHEAD_BYTES, createSlabStore, SLAB_OVERHEAD_BYTES } from './slab-store.js';
 import { toSourceCacheKey, type CachedSourceResult } from '../../domain/ports/source-cache.js';
 import { createKeyedHasher } from '../hash.js';
@@ -34,7 +40,9 @@ describe('memory source cache', () => {
     const stored = cache.peekStored('v3:primary:abc');
     expect(stored).toBe(encodeCachedResult(ENTRY));
     const storedBudget = DEFAULT_CACHE_MAX_BYTES - Math.floor(DEFAULT_CACHE_MAX_BYTES * DECODED_SHARE);
-    expect(cache.chargedBytes()).toBe(createSlabStore(storedBudget).slabCostOf((stored ?? '').length) + 'v3:primary:abc'.length + ENTRY_OVERHEAD_BYTES);
+    expect(cache.chargedBytes()).toBe(
+      createSlabStore(storedBudget).slabCostOf((stored ?? '').length) + 'v3:primary:abc'.length + ENTRY_OVERHEAD_BYTES,
+    );
   });
 
   it('charges a second entry of the same size only its key and overhead: it takes a cell of the same slab', async () => {
@@ -197,7 +205,9 @@ describe('memory source cache', () => {
     const storedBudget = maxBytes - maxBytes * DECODED_SHARE;
     const slabs = createSlabStore(storedBudget);
     const smallLength = encodeCachedResult(small).length;
-    const cellsPerSlab = (slabs.slabCostOf(smallLength) - SLAB_OVERHEAD_BYTES) / (cellBytesOf(cellClassOf(smallLength)) + CELL_OVERHEAD_BYTES);
+    const cellsPerSlab =
+      (slabs.slabCostOf(smallLength) - SLAB_OVERHEAD_BYTES) /
+      (cellBytesOf(cellClassOf(smallLength)) + CELL_OVERHEAD_BYTES);
     // The large entry's slab takes the room of this many slabs of small ones.
     const slabsFreed = Math.ceil(slabs.slabCostOf(3100) / slabs.slabCostOf(smallLength));
     expect(slabsFreed).toBeLessThanOrEqual(2);
@@ -208,7 +218,8 @@ describe('memory source cache', () => {
 
   it('charges nothing once cleared', async () => {
     const cache = createMemorySourceCache();
-    for (let index = 0; index < 100; index += 1) await cache.set(`k${index}`, { ...ENTRY, data: { text: 'x'.repeat(index * 10) } }, 120);
+    for (let index = 0; index < 100; index += 1)
+      await cache.set(`k${index}`, { ...ENTRY, data: { text: 'x'.repeat(index * 10) } }, 120);
     await cache.get('k1');
     cache.clear();
     expect(cache.size()).toBe(0);
@@ -235,6 +246,8 @@ describe('toSourceCacheKey', () => {
 
   it('differs under another secret', () => {
     const other = createKeyedHasher('another-secret-of-16+chars');
-    expect(toSourceCacheKey(other, 'primary', '+33612345678')).not.toBe(toSourceCacheKey(hash, 'primary', '+33612345678'));
+    expect(toSourceCacheKey(other, 'primary', '+33612345678')).not.toBe(
+      toSourceCacheKey(hash, 'primary', '+33612345678'),
+    );
   });
 });

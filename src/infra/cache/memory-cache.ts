@@ -103,7 +103,8 @@ const handleOf = (held: Held): number => (typeof held === 'number' ? held : held
 
 export function createMemorySourceCache(options: MemorySourceCacheOptions = {}): MemorySourceCache {
   const maxBytes = options.maxBytes ?? DEFAULT_CACHE_MAX_BYTES;
-  if (!Number.isSafeInteger(maxBytes) || maxBytes < 1) throw new RangeError(`maxBytes must be a positive whole number, got ${maxBytes}`);
+  if (!Number.isSafeInteger(maxBytes) || maxBytes < 1)
+    throw new RangeError(`maxBytes must be a positive whole number, got ${maxBytes}`);
   // The decoded tier is a ring of the last slots decoded, bounded in count (decodedMax) and in
   // bytes (DECODED_SHARE of the cap): a slot pushed out of it drops its object and keeps its
   // handle. The stored entries get the rest of the cap, so both together stay under maxBytes.

@@ -7,7 +7,14 @@ const { prefix, admin, readyClient } = useRedisTestClients('cache');
 
 function entry(overrides: Partial<CachedSourceResult> = {}): CachedSourceResult {
   const nowMs = Date.now();
-  return { status: 'ok', data: { score: 7, commentList: [{ text: 'é' }] }, fetchedAt: new Date(nowMs).toISOString(), freshUntil: nowMs + 60_000, staleUntil: nowMs + 120_000, ...overrides };
+  return {
+    status: 'ok',
+    data: { score: 7, commentList: [{ text: 'é' }] },
+    fetchedAt: new Date(nowMs).toISOString(),
+    freshUntil: nowMs + 60_000,
+    staleUntil: nowMs + 120_000,
+    ...overrides,
+  };
 }
 
 describe('Redis source cache', () => {

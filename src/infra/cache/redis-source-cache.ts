@@ -42,7 +42,11 @@ export function createRedisSourceCache(options: RedisSourceCacheOptions): RedisS
   const { client } = options;
   const now = options.now ?? Date.now;
   const localTtlMs = options.localTtlMs ?? DEFAULT_LOCAL_TTL_MS;
-  const local = new LRUCache<string, LocalEntry>({ max: options.localMaxEntries ?? DEFAULT_LOCAL_MAX_ENTRIES, ttlAutopurge: false, allowStale: false });
+  const local = new LRUCache<string, LocalEntry>({
+    max: options.localMaxEntries ?? DEFAULT_LOCAL_MAX_ENTRIES,
+    ttlAutopurge: false,
+    allowStale: false,
+  });
 
   function keepLocally(key: string, value: CachedSourceResult): void {
     const lifetimeMs = value.staleUntil - now();
@@ -75,14 +79,18 @@ export function createRedisSourceCache(options: RedisSourceCacheOptions): RedisS
     async set(key, value, ttlSeconds) {
       if (ttlSeconds <= 0) {
         local.delete(key);
-        await client.attempt(async (redis) => void (await redis.del(`cache:${key}`)), () => undefined);
+        await client.attempt(
+          async (redis) => void (await redis.del(`cache:${key}`)),
+          () => undefined,
+        );
         return;
       }
       keepLocally(key, value);
       // Issued synchronously within this call: a coalescing lock released after this call is
       // released after the write on the same connection, so waiters on other instances find it.
       await client.attempt(
-        async (redis) => void (await redis.set(`cache:${key}`, encodeCachedResult(value), 'PX', Math.ceil(ttlSeconds * 1000))),
+        async (redis) =>
+          void (await redis.set(`cache:${key}`, encodeCachedResult(value), 'PX', Math.ceil(ttlSeconds * 1000))),
         () => undefined,
       );
     },
@@ -90,7 +98,9 @@ export function createRedisSourceCache(options: RedisSourceCacheOptions): RedisS
     peek(key) {
       const held = local.get(key);
       const nowMs = now();
-      return held !== undefined && held.trustedUntilMs > nowMs && held.value.freshUntil > nowMs ? held.value : undefined;
+      return held !== undefined && held.trustedUntilMs > nowMs && held.value.freshUntil > nowMs
+        ? held.value
+        : undefined;
     },
     localSize: () => local.size,
     clearLocal: () => local.clear(),

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { cellBytesOf, cellClassOf, CELL_GROWTH, CELL_OVERHEAD_BYTES, createSlabStore, MAX_SLAB_BYTES, MIN_CELL_BYTES, SLAB_OVERHEAD_BYTES } from './slab-store.js';
+import {
+  cellBytesOf,
+  cellClassOf,
+  CELL_GROWTH,
+  CELL_OVERHEAD_BYTES,
+  createSlabStore,
+  MAX_SLAB_BYTES,
+  MIN_CELL_BYTES,
+  SLAB_OVERHEAD_BYTES,
+} from './slab-store.js';
 
 describe('slab store', () => {
   it('sizes classes from MIN_CELL_BYTES by CELL_GROWTH, each the smallest that holds the text and its length', () => {

@@ -108,7 +108,15 @@ export function createSlabStore(budget: number): SlabStore {
     const cells = cellsOf(cellBytes);
     const id = freeIds.pop() ?? slabs.length;
     // Not from Node's shared pool (allocUnsafeSlow), so a released slab frees its own block.
-    const slab: Slab = { id, cellClass, cellBytes, bytes: Buffer.allocUnsafeSlow(cells * cellBytes), keys: new Array<string | undefined>(cells).fill(undefined), free: [], live: 0 };
+    const slab: Slab = {
+      id,
+      cellClass,
+      cellBytes,
+      bytes: Buffer.allocUnsafeSlow(cells * cellBytes),
+      keys: new Array<string | undefined>(cells).fill(undefined),
+      free: [],
+      live: 0,
+    };
     for (let cell = cells - 1; cell >= 0; cell -= 1) slab.free.push(cell);
     slabs[id] = slab;
     openOf(cellClass).push(slab);
@@ -175,7 +183,8 @@ export function createSlabStore(budget: number): SlabStore {
     },
     fewestLiveKeys() {
       let fewest: Slab | undefined;
-      for (const slab of slabs) if (slab !== undefined && (fewest === undefined || slab.live < fewest.live)) fewest = slab;
+      for (const slab of slabs)
+        if (slab !== undefined && (fewest === undefined || slab.live < fewest.live)) fewest = slab;
       return fewest === undefined ? [] : fewest.keys.filter((key): key is string => key !== undefined);
     },
     chargedBytes: () => charged,

@@ -12,7 +12,14 @@ const { prefix, admin, readyClient } = useRedisTestClients('stored-form');
 
 function sampleEntry(overrides: Partial<CachedSourceResult> = {}): CachedSourceResult {
   const nowMs = Date.now();
-  return { status: 'ok', data: SAMPLE_DATA.primary, fetchedAt: new Date(nowMs).toISOString(), freshUntil: nowMs + 60_000, staleUntil: nowMs + 120_000, ...overrides };
+  return {
+    status: 'ok',
+    data: SAMPLE_DATA.primary,
+    fetchedAt: new Date(nowMs).toISOString(),
+    freshUntil: nowMs + 60_000,
+    staleUntil: nowMs + 120_000,
+    ...overrides,
+  };
 }
 
 describe('stored form shared by the memory and Redis caches', () => {
@@ -45,7 +52,12 @@ describe('stored form shared by the memory and Redis caches', () => {
   it('an entry in the former layout is not read by either cache', async () => {
     const key = sourceCacheKeyOf('signals', 'formerLayout0000000000');
     const nowMs = Date.now();
-    await admin.set(`${prefix}cache:${key}`, JSON.stringify({ s: 'o', d: SAMPLE_DATA.signals, f: 't', u: nowMs + 60_000, x: nowMs + 120_000 }), 'PX', 120_000);
+    await admin.set(
+      `${prefix}cache:${key}`,
+      JSON.stringify({ s: 'o', d: SAMPLE_DATA.signals, f: 't', u: nowMs + 60_000, x: nowMs + 120_000 }),
+      'PX',
+      120_000,
+    );
     const redis = createRedisSourceCache({ client: await readyClient() });
     expect(await redis.get(key)).toBeUndefined();
   });

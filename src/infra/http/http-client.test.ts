@@ -51,7 +51,10 @@ describe('http client: requests', () => {
       response.end('nope');
     };
     const result = await get('/missing');
-    expect(result).toMatchObject({ kind: 'response', response: { status: 404, body: 'nope', headers: { 'x-thing': 'v' } } });
+    expect(result).toMatchObject({
+      kind: 'response',
+      response: { status: 404, body: 'nope', headers: { 'x-thing': 'v' } },
+    });
   });
 
   it('sends a POST body with the caller content type', async () => {
@@ -213,7 +216,12 @@ describe('http client: redirects', () => {
     await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
     const otherPort = (other.address() as net.AddressInfo).port;
     try {
-      for (const location of [`https://127.0.0.1:${otherPort}/x`, `http://127.0.0.1:${otherPort}/x`, 'https://127.0.0.1/x', `https://127.0.0.1:${server.port}/x`]) {
+      for (const location of [
+        `https://127.0.0.1:${otherPort}/x`,
+        `http://127.0.0.1:${otherPort}/x`,
+        'https://127.0.0.1/x',
+        `https://127.0.0.1:${server.port}/x`,
+      ]) {
         handler = (_request, response) => {
           response.writeHead(302, { location });
           response.end();
@@ -245,7 +253,12 @@ describe('http client: redirects', () => {
         response.end();
       } else response.end(`${request.method} ${request.url}`);
     };
-    const result = await client.request({ url: `${server.url}/search`, method: 'POST', body: 'q=1', signal: AbortSignal.timeout(5_000) });
+    const result = await client.request({
+      url: `${server.url}/search`,
+      method: 'POST',
+      body: 'q=1',
+      signal: AbortSignal.timeout(5_000),
+    });
     expect(bodyOf(result)).toBe('GET /result');
   });
 
@@ -256,7 +269,12 @@ describe('http client: redirects', () => {
         response.end();
       } else response.end(`${request.method} ${request.url} ${request.body}`);
     };
-    const result = await client.request({ url: `${server.url}/first`, method: 'POST', body: 'q=2', signal: AbortSignal.timeout(5_000) });
+    const result = await client.request({
+      url: `${server.url}/first`,
+      method: 'POST',
+      body: 'q=2',
+      signal: AbortSignal.timeout(5_000),
+    });
     expect(bodyOf(result)).toBe('POST /second q=2');
   });
 });

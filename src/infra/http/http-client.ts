@@ -38,7 +38,12 @@ class HttpFailure extends Error {
 }
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
-const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
+const TIMEOUT_CODES = new Set([
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'ETIMEDOUT',
+]);
 
 export function createHttpClient(options: HttpClientOptions = {}): ClosableHttpClient {
   const userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
@@ -88,7 +93,10 @@ export function createHttpClient(options: HttpClientOptions = {}): ClosableHttpC
         // Each request sent is charged to the upstream's budget: the fetcher may say no.
         if (input.beforeRedirect !== undefined && !(await input.beforeRedirect())) throw new HttpFailure('redirect');
         // Browsers turn a redirected POST into a GET except for 307/308.
-        if (response.statusCode === 303 || ((response.statusCode === 301 || response.statusCode === 302) && method === 'POST')) {
+        if (
+          response.statusCode === 303 ||
+          ((response.statusCode === 301 || response.statusCode === 302) && method === 'POST')
+        ) {
           method = 'GET';
           body = undefined;
           delete headers['content-type'];
@@ -236,7 +244,17 @@ async function readDecodedBody(
   return Buffer.concat(chunks, total);
 }
 
-const WINDOWS_1252_LABELS = new Set(['latin1', 'iso-8859-1', 'iso8859-1', 'iso_8859-1', 'l1', 'windows-1252', 'cp1252', 'us-ascii', 'ascii']);
+const WINDOWS_1252_LABELS = new Set([
+  'latin1',
+  'iso-8859-1',
+  'iso8859-1',
+  'iso_8859-1',
+  'l1',
+  'windows-1252',
+  'cp1252',
+  'us-ascii',
+  'ascii',
+]);
 
 function charsetFromContentType(contentType: string | undefined): string | undefined {
   const match = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(contentType ?? '');
@@ -245,8 +263,7 @@ function charsetFromContentType(contentType: string | undefined): string | undef
 
 function charsetFromMeta(bytes: Buffer): string | undefined {
   const head = bytes.subarray(0, META_CHARSET_WINDOW_BYTES).toString('latin1');
-  const match =
-    /<meta\s[^>]*charset\s*=\s*["']?\s*([a-zA-Z0-9_.:-]+)/i.exec(head);
+  const match = /<meta\s[^>]*charset\s*=\s*["']?\s*([a-zA-Z0-9_.:-]+)/i.exec(head);
   return match?.[1]?.toLowerCase();
 }
 
@@ -256,7 +273,8 @@ function decodeText(bytes: Buffer, contentType: string | undefined): string {
   const isHtmlOrUntyped = contentType === undefined || /html/i.test(contentType);
   if (charset === undefined && isHtmlOrUntyped) charset = charsetFromMeta(bytes);
   // Latin-1 declared by a server almost always means windows-1252 (as in browsers).
-  const label = charset === undefined || charset === 'utf8' ? 'utf-8' : WINDOWS_1252_LABELS.has(charset) ? 'windows-1252' : charset;
+  const label =
+    charset === undefined || charset === 'utf8' ? 'utf-8' : WINDOWS_1252_LABELS.has(charset) ? 'windows-1252' : charset;
   let decoder: TextDecoder;
   try {
     decoder = new TextDecoder(label);
@@ -317,7 +335,10 @@ function classifyError(error: unknown, signal: AbortSignal): HttpFailureReason {
   const code = errorCode(error);
   if (code !== undefined && TIMEOUT_CODES.has(code)) return 'timeout';
   // zlib reports Z_* codes, brotli ERR__ERROR_FORMAT_* ones; both carry a numeric errno.
-  if (code !== undefined && (code.startsWith('Z_') || code.startsWith('ERR__') || code.startsWith('ERR_BROTLI') || code.startsWith('ERR_ZLIB'))) {
+  if (
+    code !== undefined &&
+    (code.startsWith('Z_') || code.startsWith('ERR__') || code.startsWith('ERR_BROTLI') || code.startsWith('ERR_ZLIB'))
+  ) {
     return 'decoding';
   }
   return 'connection';

@@ -32,7 +32,12 @@ export interface PolitenessStore {
    * Takes one request slot from the upstream's budget of `requestsPerMinute` over a sliding
    * minute ending at `nowMs`, or says how long until a slot frees up.
    */
-  takeBudgetSlot(upstream: string, requestsPerMinute: number, nowMs: number, charge?: BudgetCharge): Promise<BudgetDecision>;
+  takeBudgetSlot(
+    upstream: string,
+    requestsPerMinute: number,
+    nowMs: number,
+    charge?: BudgetCharge,
+  ): Promise<BudgetDecision>;
 }
 
 /** The charge's cost, never more than a limit can ever grant (so a charge can always fit, in time). */
@@ -137,7 +142,8 @@ export function createMemoryPolitenessStore(): MemoryPolitenessStore {
       const cost = costOf(requestsPerMinute, charge);
       const log = logOf(upstream);
       const count = liveCount(log, nowMs);
-      if (count + cost > requestsPerMinute) return { granted: false, retryInMs: retryInOf(log, count, requestsPerMinute, cost, nowMs), by: 'budget' };
+      if (count + cost > requestsPerMinute)
+        return { granted: false, retryInMs: retryInOf(log, count, requestsPerMinute, cost, nowMs), by: 'budget' };
       let clientLog: BudgetLog | undefined;
       if (charge?.client !== undefined && charge.clientLimit !== undefined) {
         sweepClientLogs(nowMs);
@@ -148,7 +154,12 @@ export function createMemoryPolitenessStore(): MemoryPolitenessStore {
           clientLogs.set(key, clientLog);
         }
         const clientCount = liveCount(clientLog, nowMs);
-        if (clientCount + cost > charge.clientLimit) return { granted: false, retryInMs: retryInOf(clientLog, clientCount, charge.clientLimit, cost, nowMs), by: 'share' };
+        if (clientCount + cost > charge.clientLimit)
+          return {
+            granted: false,
+            retryInMs: retryInOf(clientLog, clientCount, charge.clientLimit, cost, nowMs),
+            by: 'share',
+          };
       }
       for (let charged = 0; charged < cost; charged += 1) {
         record(log, nowMs);

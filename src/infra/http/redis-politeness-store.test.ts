@@ -12,7 +12,10 @@ function countingClient(status: () => number): HttpClient & { calls: number } {
     calls: 0,
     async request(request: HttpRequest): Promise<HttpResult> {
       client.calls += 1;
-      return { kind: 'response', response: { status: status(), headers: { 'retry-after': '120' }, body: '', url: request.url } };
+      return {
+        kind: 'response',
+        response: { status: status(), headers: { 'retry-after': '120' }, body: '', url: request.url },
+      };
     },
   };
   return client;
@@ -26,8 +29,20 @@ describe('Redis politeness store', () => {
     let status = 429;
     const httpA = countingClient(() => status);
     const httpB = countingClient(() => 200);
-    const fetcherA = createUpstreamFetcher({ upstream, client: httpA, requestsPerMinute: 100, maxConcurrency: 4, politeness: createRedisPolitenessStore({ client: await readyClient() }) });
-    const fetcherB = createUpstreamFetcher({ upstream, client: httpB, requestsPerMinute: 100, maxConcurrency: 4, politeness: createRedisPolitenessStore({ client: await readyClient() }) });
+    const fetcherA = createUpstreamFetcher({
+      upstream,
+      client: httpA,
+      requestsPerMinute: 100,
+      maxConcurrency: 4,
+      politeness: createRedisPolitenessStore({ client: await readyClient() }),
+    });
+    const fetcherB = createUpstreamFetcher({
+      upstream,
+      client: httpB,
+      requestsPerMinute: 100,
+      maxConcurrency: 4,
+      politeness: createRedisPolitenessStore({ client: await readyClient() }),
+    });
 
     const blockedOnA = await fetcherA.fetch(request());
     expect(blockedOnA).toMatchObject({ kind: 'failure', failure: { kind: 'blocked', reason: 'http_429' } });
@@ -50,7 +65,9 @@ describe('Redis politeness store', () => {
   it('counts every instance against one per-minute budget', async () => {
     const first = createRedisPolitenessStore({ client: await readyClient() });
     const second = createRedisPolitenessStore({ client: await readyClient() });
-    const decisions = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? first : second).takeBudgetSlot('budget', 4, Date.now())));
+    const decisions = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? first : second).takeBudgetSlot('budget', 4, Date.now())),
+    );
     expect(decisions.filter((d) => d.granted)).toHaveLength(4);
     const refused = decisions.find((d) => !d.granted);
     expect(refused).toMatchObject({ granted: false });
@@ -79,7 +96,11 @@ describe('Redis politeness store', () => {
       await waitFor(() => client.isReady());
       const store = createRedisPolitenessStore({ client });
       // Redis holds 20, memory 30 once it is back: the minute's budget is spent either way.
-      await expectCountKeptThroughOutage(proxy, client, async () => (await store.takeBudgetSlot('outage-budget', 30, Date.now())).granted);
+      await expectCountKeptThroughOutage(
+        proxy,
+        client,
+        async () => (await store.takeBudgetSlot('outage-budget', 30, Date.now())).granted,
+      );
     } finally {
       await proxy.close();
     }
@@ -92,13 +113,21 @@ describe('Redis politeness store: a client share across instances', () => {
     const second = createRedisPolitenessStore({ client: await readyClient() });
     const greedy = { client: 'a1b2c3', clientLimit: 3 };
     const granted = [];
-    for (let i = 0; i < 4; i += 1) granted.push((await (i % 2 === 0 ? first : second).takeBudgetSlot('shared-share', 6, Date.now(), greedy)).granted);
+    for (let i = 0; i < 4; i += 1)
+      granted.push(
+        (await (i % 2 === 0 ? first : second).takeBudgetSlot('shared-share', 6, Date.now(), greedy)).granted,
+      );
     expect(granted).toEqual([true, true, true, false]);
     const refused = await second.takeBudgetSlot('shared-share', 6, Date.now(), greedy);
     expect(refused).toMatchObject({ granted: false, by: 'share' });
     // The others still have the rest of the budget: 3 left, so a search of 2 fits once.
-    expect(await first.takeBudgetSlot('shared-share', 6, Date.now(), { cost: 2, client: 'd4e5f6', clientLimit: 3 })).toEqual({ granted: true });
-    expect(await second.takeBudgetSlot('shared-share', 6, Date.now(), { cost: 2 })).toMatchObject({ granted: false, by: 'budget' });
+    expect(
+      await first.takeBudgetSlot('shared-share', 6, Date.now(), { cost: 2, client: 'd4e5f6', clientLimit: 3 }),
+    ).toEqual({ granted: true });
+    expect(await second.takeBudgetSlot('shared-share', 6, Date.now(), { cost: 2 })).toMatchObject({
+      granted: false,
+      by: 'budget',
+    });
     expect(await second.takeBudgetSlot('shared-share', 6, Date.now())).toEqual({ granted: true });
     const keys = await listKeys(admin, prefix);
     // The client's log is keyed by its hash, as given: never an address.

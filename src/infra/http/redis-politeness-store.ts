@@ -6,7 +6,14 @@
 // memory keep counting after Redis returns until they leave the minute (docs/reliability.md).
 import type { RedisClient } from '../redis/redis-client.js';
 import { takeBudgetShare } from '../redis/scripts.js';
-import { BUDGET_WINDOW_MS, costOf, createMemoryPolitenessStore, type MemoryPolitenessStore, type PauseState, type PolitenessStore } from './politeness-store.js';
+import {
+  BUDGET_WINDOW_MS,
+  costOf,
+  createMemoryPolitenessStore,
+  type MemoryPolitenessStore,
+  type PauseState,
+  type PolitenessStore,
+} from './politeness-store.js';
 
 /** How long the block count outlives the pause, so a block soon after a pause grows the backoff. */
 const BLOCK_MEMORY_MS = 6 * 60 * 60_000;
@@ -72,10 +79,12 @@ export function createRedisPolitenessStore(options: RedisPolitenessStoreOptions)
             `${instanceId}:${sequence}`,
           );
           lastShared.set(upstream, { count: result.count, atMs: now() });
-          if (!result.granted) return { granted: false as const, retryInMs: Math.max(1, result.retryInMs), by: result.by ?? 'budget' };
+          if (!result.granted)
+            return { granted: false as const, retryInMs: Math.max(1, result.retryInMs), by: result.by ?? 'budget' };
           // Requests made here while Redis was away are not in its log: until they leave the
           // minute, the memory log must grant the slot too.
-          if (fallback.hasLiveBudget(upstream, nowMs)) return fallback.takeBudgetSlot(upstream, requestsPerMinute, nowMs, charge);
+          if (fallback.hasLiveBudget(upstream, nowMs))
+            return fallback.takeBudgetSlot(upstream, requestsPerMinute, nowMs, charge);
           return { granted: true as const };
         },
         async () => {

@@ -47,8 +47,7 @@ export type TransportCause = 'dns' | 'refused' | 'reset' | 'tls' | 'connection';
 
 /** `cause`: with `connection`, what the transport said (absent from a client that cannot tell). */
 export type HttpResult =
-  | { kind: 'response'; response: HttpResponse }
-  | { kind: 'failure'; reason: HttpFailureReason; cause?: TransportCause };
+  { kind: 'response'; response: HttpResponse } | { kind: 'failure'; reason: HttpFailureReason; cause?: TransportCause };
 
 /**
  * Why the fetcher refused to send, or the upstream refused us: the upstream is paused after
@@ -63,7 +62,8 @@ export type FetchFailure =
   | { kind: 'error'; reason: FetchErrorReason; cause?: TransportCause | `http_${number}` };
 
 /** `notSent`: the fetcher answered without sending anything (its own pause, budget, queue, or the caller leaving first). */
-export type FetchResult = { kind: 'response'; response: HttpResponse } | { kind: 'failure'; failure: FetchFailure; notSent?: true };
+export type FetchResult =
+  { kind: 'response'; response: HttpResponse } | { kind: 'failure'; failure: FetchFailure; notSent?: true };
 
 export interface HttpClient {
   request(request: HttpRequest): Promise<HttpResult>;

@@ -39,7 +39,10 @@ function watchRefusals() {
   return { politeness, refused: () => new Promise<void>((resolve) => (onRefusal = resolve)) };
 }
 
-const request = (signal: AbortSignal = AbortSignal.timeout(2_000)): HttpRequest => ({ url: 'http://127.0.0.1/x', signal });
+const request = (signal: AbortSignal = AbortSignal.timeout(2_000)): HttpRequest => ({
+  url: 'http://127.0.0.1/x',
+  signal,
+});
 
 describe('upstream fetcher: classification', () => {
   it('hands 2xx and 404 responses to the adapter', async () => {
@@ -69,12 +72,27 @@ describe('upstream fetcher: classification', () => {
 describe('upstream fetcher: pause after 403/429', () => {
   it('honours Retry-After seconds: blocked at once, without calling, until it has passed', async () => {
     const clock = fakeClock();
-    const { client, calls } = scriptedClient((call) => (call === 1 ? respond(429, { 'retry-after': '120' }) : respond(200)));
-    const fetcher = createUpstreamFetcher({ upstream: 't', client, requestsPerMinute: 60, maxConcurrency: 2, now: clock.now });
-    expect(await fetcher.fetch(request())).toEqual({ kind: 'failure', failure: { kind: 'blocked', reason: 'http_429', retryAfterMs: 120_000 } });
+    const { client, calls } = scriptedClient((call) =>
+      call === 1 ? respond(429, { 'retry-after': '120' }) : respond(200),
+    );
+    const fetcher = createUpstreamFetcher({
+      upstream: 't',
+      client,
+      requestsPerMinute: 60,
+      maxConcurrency: 2,
+      now: clock.now,
+    });
+    expect(await fetcher.fetch(request())).toEqual({
+      kind: 'failure',
+      failure: { kind: 'blocked', reason: 'http_429', retryAfterMs: 120_000 },
+    });
     expect(fetcher.pausedUntil()).toBe(clock.now() + 120_000);
     clock.advance(119_000);
-    expect(await fetcher.fetch(request())).toEqual({ kind: 'failure', failure: { kind: 'blocked', reason: 'paused', retryAfterMs: 1_000 }, notSent: true });
+    expect(await fetcher.fetch(request())).toEqual({
+      kind: 'failure',
+      failure: { kind: 'blocked', reason: 'paused', retryAfterMs: 1_000 },
+      notSent: true,
+    });
     expect(calls).toHaveLength(1);
     clock.advance(1_000);
     expect(await fetcher.fetch(request())).toMatchObject({ kind: 'response', response: { status: 200 } });
@@ -86,7 +104,13 @@ describe('upstream fetcher: pause after 403/429', () => {
     const clock = fakeClock();
     const at = new Date(clock.now() + 600_000).toUTCString();
     const { client } = scriptedClient(() => respond(429, { 'retry-after': at }));
-    const fetcher = createUpstreamFetcher({ upstream: 't', client, requestsPerMinute: 60, maxConcurrency: 2, now: clock.now });
+    const fetcher = createUpstreamFetcher({
+      upstream: 't',
+      client,
+      requestsPerMinute: 60,
+      maxConcurrency: 2,
+      now: clock.now,
+    });
     expect(await fetcher.fetch(request())).toMatchObject({ failure: { reason: 'http_429', retryAfterMs: 600_000 } });
   });
 
@@ -94,7 +118,13 @@ describe('upstream fetcher: pause after 403/429', () => {
     const clock = fakeClock();
     let status = 403;
     const { client } = scriptedClient(() => respond(status));
-    const fetcher = createUpstreamFetcher({ upstream: 't', client, requestsPerMinute: 1000, maxConcurrency: 2, now: clock.now });
+    const fetcher = createUpstreamFetcher({
+      upstream: 't',
+      client,
+      requestsPerMinute: 1000,
+      maxConcurrency: 2,
+      now: clock.now,
+    });
     const pauses: Array<number | undefined> = [];
     for (let index = 0; index < 8; index += 1) {
       const result = await fetcher.fetch(request());
@@ -113,7 +143,13 @@ describe('upstream fetcher: pause after 403/429', () => {
   it('caps an absurd Retry-After at 24 hours', async () => {
     const clock = fakeClock();
     const { client } = scriptedClient(() => respond(429, { 'retry-after': '99999999' }));
-    const fetcher = createUpstreamFetcher({ upstream: 't', client, requestsPerMinute: 60, maxConcurrency: 2, now: clock.now });
+    const fetcher = createUpstreamFetcher({
+      upstream: 't',
+      client,
+      requestsPerMinute: 60,
+      maxConcurrency: 2,
+      now: clock.now,
+    });
     expect(await fetcher.fetch(request())).toMatchObject({ failure: { retryAfterMs: 86_400_000 } });
   });
 
@@ -122,8 +158,22 @@ describe('upstream fetcher: pause after 403/429', () => {
     const politeness = createMemoryPolitenessStore();
     const first = scriptedClient(() => respond(429, { 'retry-after': '60' }));
     const second = scriptedClient(() => respond(200));
-    const a = createUpstreamFetcher({ upstream: 't', client: first.client, requestsPerMinute: 60, maxConcurrency: 2, now: clock.now, politeness });
-    const b = createUpstreamFetcher({ upstream: 't', client: second.client, requestsPerMinute: 60, maxConcurrency: 2, now: clock.now, politeness });
+    const a = createUpstreamFetcher({
+      upstream: 't',
+      client: first.client,
+      requestsPerMinute: 60,
+      maxConcurrency: 2,
+      now: clock.now,
+      politeness,
+    });
+    const b = createUpstreamFetcher({
+      upstream: 't',
+      client: second.client,
+      requestsPerMinute: 60,
+      maxConcurrency: 2,
+      now: clock.now,
+      politeness,
+    });
     await a.fetch(request());
     expect(await b.fetch(request())).toMatchObject({ failure: { kind: 'blocked', reason: 'paused' } });
     expect(second.calls).toHaveLength(0);
@@ -136,7 +186,11 @@ describe('upstream fetcher: budget and concurrency', () => {
     const fetcher = createUpstreamFetcher({ upstream: 't', client, requestsPerMinute: 2, maxConcurrency: 4 });
     await fetcher.fetch(request());
     await fetcher.fetch(request());
-    expect(await fetcher.fetch(request(AbortSignal.timeout(300)))).toEqual({ kind: 'failure', failure: { kind: 'blocked', reason: 'budget' }, notSent: true });
+    expect(await fetcher.fetch(request(AbortSignal.timeout(300)))).toEqual({
+      kind: 'failure',
+      failure: { kind: 'blocked', reason: 'budget' },
+      notSent: true,
+    });
     expect(calls).toHaveLength(2);
   });
 
@@ -144,7 +198,15 @@ describe('upstream fetcher: budget and concurrency', () => {
     const clock = fakeClock();
     const { client, calls } = scriptedClient(() => respond(200));
     const { politeness, refused } = watchRefusals();
-    const fetcher = createUpstreamFetcher({ upstream: 't', client, requestsPerMinute: 1, maxConcurrency: 4, now: clock.now, maxBudgetWaitMs: 120_000, politeness });
+    const fetcher = createUpstreamFetcher({
+      upstream: 't',
+      client,
+      requestsPerMinute: 1,
+      maxConcurrency: 4,
+      now: clock.now,
+      maxBudgetWaitMs: 120_000,
+      politeness,
+    });
     await fetcher.fetch(request());
     const waiting = fetcher.fetch(request(AbortSignal.timeout(5_000)));
     // Refused a slot: from here on it waits.
@@ -157,18 +219,35 @@ describe('upstream fetcher: budget and concurrency', () => {
 
   it('answers blocked(budget) at once, without waiting out its deadline, when the next slot is further away than the wait allowed', async () => {
     const { client, calls } = scriptedClient(() => respond(200));
-    const fetcher = createUpstreamFetcher({ upstream: 't', client, requestsPerMinute: 1, maxConcurrency: 4, maxBudgetWaitMs: 2_000 });
+    const fetcher = createUpstreamFetcher({
+      upstream: 't',
+      client,
+      requestsPerMinute: 1,
+      maxConcurrency: 4,
+      maxBudgetWaitMs: 2_000,
+    });
     await fetcher.fetch(request());
     // The caller's own signal never fires: only the fit check can end this fetch.
     const never = new AbortController();
-    expect(await fetcher.fetch(request(never.signal))).toEqual({ kind: 'failure', failure: { kind: 'blocked', reason: 'budget' }, notSent: true });
+    expect(await fetcher.fetch(request(never.signal))).toEqual({
+      kind: 'failure',
+      failure: { kind: 'blocked', reason: 'budget' },
+      notSent: true,
+    });
     expect(calls).toHaveLength(1);
   });
 
   it('reports a caller abort while waiting as error(aborted)', async () => {
     const { client } = scriptedClient(() => respond(200));
     const { politeness, refused } = watchRefusals();
-    const fetcher = createUpstreamFetcher({ upstream: 't', client, requestsPerMinute: 1, maxConcurrency: 4, maxBudgetWaitMs: 120_000, politeness });
+    const fetcher = createUpstreamFetcher({
+      upstream: 't',
+      client,
+      requestsPerMinute: 1,
+      maxConcurrency: 4,
+      maxBudgetWaitMs: 120_000,
+      politeness,
+    });
     await fetcher.fetch(request());
     const controller = new AbortController();
     const waiting = fetcher.fetch(request(controller.signal));
@@ -206,7 +285,11 @@ describe('upstream fetcher: budget and concurrency', () => {
     });
     const fetcher = createUpstreamFetcher({ upstream: 't', client, requestsPerMinute: 100, maxConcurrency: 1 });
     const first = fetcher.fetch(request());
-    expect(await fetcher.fetch(request(AbortSignal.timeout(100)))).toEqual({ kind: 'failure', failure: { kind: 'blocked', reason: 'queue' }, notSent: true });
+    expect(await fetcher.fetch(request(AbortSignal.timeout(100)))).toEqual({
+      kind: 'failure',
+      failure: { kind: 'blocked', reason: 'queue' },
+      notSent: true,
+    });
     expect(calls).toHaveLength(1);
     freeSlot();
     expect(await first).toMatchObject({ kind: 'response' });
@@ -224,15 +307,27 @@ describe('upstream fetcher: fair turns, shares and charges', () => {
     });
     const fetcher = createUpstreamFetcher({ upstream: 't', client, requestsPerMinute: 100, maxConcurrency: 1 });
     const greedy = { key: 'greedy', exempt: false };
-    const burst = Array.from({ length: 4 }, (_, i) => fetcher.fetch({ ...request(), url: `http://127.0.0.1/greedy/${i}`, client: greedy }));
-    const other = fetcher.fetch({ ...request(), url: 'http://127.0.0.1/other', client: { key: 'other', exempt: false } });
+    const burst = Array.from({ length: 4 }, (_, i) =>
+      fetcher.fetch({ ...request(), url: `http://127.0.0.1/greedy/${i}`, client: greedy }),
+    );
+    const other = fetcher.fetch({
+      ...request(),
+      url: 'http://127.0.0.1/other',
+      client: { key: 'other', exempt: false },
+    });
     // Each answer lets the next queued request through.
     for (let served = 0; served < 5; served += 1) {
       while (releases.length === 0) await new Promise((resolve) => setImmediate(resolve));
       releases.shift()?.();
     }
     await Promise.all([...burst, other]);
-    expect(order).toEqual(['http://127.0.0.1/greedy/0', 'http://127.0.0.1/other', 'http://127.0.0.1/greedy/1', 'http://127.0.0.1/greedy/2', 'http://127.0.0.1/greedy/3']);
+    expect(order).toEqual([
+      'http://127.0.0.1/greedy/0',
+      'http://127.0.0.1/other',
+      'http://127.0.0.1/greedy/1',
+      'http://127.0.0.1/greedy/2',
+      'http://127.0.0.1/greedy/3',
+    ]);
   });
 
   it('holds no concurrency slot while it waits for a budget slot', async () => {
@@ -240,12 +335,22 @@ describe('upstream fetcher: fair turns, shares and charges', () => {
     const { client, calls } = scriptedClient(() => respond(200));
     // A budget of 2, each client's share 1 (50 %): the greedy client's second request waits
     // for its share, and the other client's request passes meanwhile on the one slot.
-    const fetcher = createUpstreamFetcher({ upstream: 't', client, requestsPerMinute: 2, maxConcurrency: 1, clientSharePct: 50, now: clock.now, maxBudgetWaitMs: 120_000 });
+    const fetcher = createUpstreamFetcher({
+      upstream: 't',
+      client,
+      requestsPerMinute: 2,
+      maxConcurrency: 1,
+      clientSharePct: 50,
+      now: clock.now,
+      maxBudgetWaitMs: 120_000,
+    });
     const greedy = { key: 'greedy', exempt: false };
     expect(await fetcher.fetch({ ...request(), client: greedy })).toMatchObject({ kind: 'response' });
     const controller = new AbortController();
     const waiting = fetcher.fetch({ ...request(controller.signal), client: greedy });
-    expect(await fetcher.fetch({ ...request(), client: { key: 'other', exempt: false } })).toMatchObject({ kind: 'response' });
+    expect(await fetcher.fetch({ ...request(), client: { key: 'other', exempt: false } })).toMatchObject({
+      kind: 'response',
+    });
     controller.abort(new Error('gone'));
     expect(await waiting).toEqual({ kind: 'failure', failure: { kind: 'error', reason: 'aborted' }, notSent: true });
     expect(calls).toHaveLength(2);
@@ -253,16 +358,28 @@ describe('upstream fetcher: fair turns, shares and charges', () => {
 
   it('answers blocked(budget) at once to a client past its share, and gives an exempt client its larger share', async () => {
     const { client, calls } = scriptedClient(() => respond(200));
-    const fetcher = createUpstreamFetcher({ upstream: 't', client, requestsPerMinute: 10, maxConcurrency: 2, clientSharePct: 50, exemptSharePct: 80 });
+    const fetcher = createUpstreamFetcher({
+      upstream: 't',
+      client,
+      requestsPerMinute: 10,
+      maxConcurrency: 2,
+      clientSharePct: 50,
+      exemptSharePct: 80,
+    });
     const granted = async (fetchClient: { key: string; exempt: boolean }): Promise<number> => {
       let count = 0;
-      for (let i = 0; i < 10; i += 1) if ((await fetcher.fetch({ ...request(), client: fetchClient })).kind === 'response') count += 1;
+      for (let i = 0; i < 10; i += 1)
+        if ((await fetcher.fetch({ ...request(), client: fetchClient })).kind === 'response') count += 1;
       return count;
     };
     expect(await granted({ key: 'pbx', exempt: true })).toBe(8);
     // 2 left in the minute for everyone else.
     expect(await granted({ key: 'web', exempt: false })).toBe(2);
-    expect(await fetcher.fetch({ ...request(), client: { key: 'web', exempt: false } })).toEqual({ kind: 'failure', failure: { kind: 'blocked', reason: 'budget' }, notSent: true });
+    expect(await fetcher.fetch({ ...request(), client: { key: 'web', exempt: false } })).toEqual({
+      kind: 'failure',
+      failure: { kind: 'blocked', reason: 'budget' },
+      notSent: true,
+    });
     expect(calls).toHaveLength(10);
   });
 
@@ -273,7 +390,13 @@ describe('upstream fetcher: fair turns, shares and charges', () => {
       redirects.push(await sent.beforeRedirect?.());
       return respond(200);
     });
-    const fetcher = createUpstreamFetcher({ upstream: 't', client, requestsPerMinute: 3, maxConcurrency: 1, politeness: store });
+    const fetcher = createUpstreamFetcher({
+      upstream: 't',
+      client,
+      requestsPerMinute: 3,
+      maxConcurrency: 1,
+      politeness: store,
+    });
     expect(await fetcher.fetch({ ...request(), expectedRequests: 2 })).toMatchObject({ kind: 'response' });
     expect(await fetcher.fetch(request())).toMatchObject({ kind: 'response' });
     expect(redirects).toEqual([true, false]);

@@ -8,8 +8,23 @@
 // `blocked(budget)`, soon enough to leave its minimum time on the wire before the caller's
 // deadline, so the deadline passing only ever means the upstream was slow. A request waiting
 // for a budget slot holds no concurrency slot.
-import { costOf, createMemoryPolitenessStore, type BudgetCharge, type BudgetDecision, type PauseState, type PolitenessStore } from './politeness-store.js';
-import type { FetchClient, FetchFailure, FetchResult, HttpClient, HttpRequest, HttpResponse, UpstreamFetcher } from './types.js';
+import {
+  costOf,
+  createMemoryPolitenessStore,
+  type BudgetCharge,
+  type BudgetDecision,
+  type PauseState,
+  type PolitenessStore,
+} from './politeness-store.js';
+import type {
+  FetchClient,
+  FetchFailure,
+  FetchResult,
+  HttpClient,
+  HttpRequest,
+  HttpResponse,
+  UpstreamFetcher,
+} from './types.js';
 import { sleepUnlessAborted } from '../abortable-sleep.js';
 
 /** First pause after a 403/429 without Retry-After (another scraper of these sites uses the same). */
@@ -92,7 +107,9 @@ export function createUpstreamFetcher(options: UpstreamFetcherOptions): Upstream
 
   function pausedOutcome(state: PauseState): FetchResult | undefined {
     const remainingMs = state.untilMs - now();
-    return remainingMs > 0 ? { kind: 'failure', failure: { kind: 'blocked', reason: 'paused', retryAfterMs: remainingMs }, notSent: true } : undefined;
+    return remainingMs > 0
+      ? { kind: 'failure', failure: { kind: 'blocked', reason: 'paused', retryAfterMs: remainingMs }, notSent: true }
+      : undefined;
   }
 
   /** The charge of one try: the client's share applies only to a client's request (not to the service's own). */
@@ -114,8 +131,11 @@ export function createUpstreamFetcher(options: UpstreamFetcherOptions): Upstream
   async function pauseAfterBlock(response: HttpResponse): Promise<number> {
     const previous = await readPause();
     const consecutiveBlocks = previous.consecutiveBlocks + 1;
-    const retryAfterMs = response.status === 429 ? parseRetryAfterMs(response.headers['retry-after'], now()) : undefined;
-    const backoffMs = Math.round(Math.min(INITIAL_PAUSE_MS * PAUSE_GROWTH_FACTOR ** (consecutiveBlocks - 1), MAX_BACKOFF_PAUSE_MS));
+    const retryAfterMs =
+      response.status === 429 ? parseRetryAfterMs(response.headers['retry-after'], now()) : undefined;
+    const backoffMs = Math.round(
+      Math.min(INITIAL_PAUSE_MS * PAUSE_GROWTH_FACTOR ** (consecutiveBlocks - 1), MAX_BACKOFF_PAUSE_MS),
+    );
     const pauseMs = Math.max(MIN_PAUSE_MS, retryAfterMs ?? backoffMs);
     // Never shorten a longer pause another request already set.
     const untilMs = Math.max(previous.untilMs, now() + pauseMs);
@@ -127,7 +147,10 @@ export function createUpstreamFetcher(options: UpstreamFetcherOptions): Upstream
   async function classify(response: HttpResponse, blocksBefore: number): Promise<FetchResult> {
     if (response.status === 403 || response.status === 429) {
       const pauseMs = await pauseAfterBlock(response);
-      return { kind: 'failure', failure: { kind: 'blocked', reason: response.status === 403 ? 'http_403' : 'http_429', retryAfterMs: pauseMs } };
+      return {
+        kind: 'failure',
+        failure: { kind: 'blocked', reason: response.status === 403 ? 'http_403' : 'http_429', retryAfterMs: pauseMs },
+      };
     }
     if (response.status >= 500) {
       return { kind: 'failure', failure: { kind: 'error', reason: 'http_5xx', cause: `http_${response.status}` } };
@@ -140,7 +163,12 @@ export function createUpstreamFetcher(options: UpstreamFetcherOptions): Upstream
   }
 
   /** Sends the request, charging each redirect followed beyond the requests already charged. */
-  async function send(request: HttpRequest, charge: BudgetCharge, prepaid: number, blocksBefore: number): Promise<FetchResult> {
+  async function send(
+    request: HttpRequest,
+    charge: BudgetCharge,
+    prepaid: number,
+    blocksBefore: number,
+  ): Promise<FetchResult> {
     let unusedPrepaid = prepaid - 1;
     let refusedRedirect = false;
     const beforeRedirect = async (): Promise<boolean> => {
@@ -219,7 +247,11 @@ function notSent(why: 'queue' | 'budget' | AbortSignal): FetchResult {
   if (typeof why === 'string') return { kind: 'failure', failure: { kind: 'blocked', reason: why }, notSent: true };
   const reason: unknown = why.reason;
   const byDeadline = !(reason instanceof Error) || reason.name === 'TimeoutError';
-  return { kind: 'failure', failure: byDeadline ? { kind: 'blocked', reason: 'queue' } : { kind: 'error', reason: 'aborted' }, notSent: true };
+  return {
+    kind: 'failure',
+    failure: byDeadline ? { kind: 'blocked', reason: 'queue' } : { kind: 'error', reason: 'aborted' },
+    notSent: true,
+  };
 }
 
 /** Retry-After as delay-seconds or an HTTP date, capped; undefined when absent or unreadable. */
@@ -235,7 +267,6 @@ export function parseRetryAfterMs(value: string | undefined, nowMs: number): num
   }
   return Math.min(Math.max(0, delayMs), MAX_RETRY_AFTER_MS);
 }
-
 
 interface FairQueue {
   /** `granted`, `late` (no slot within `maxWaitMs`) or `aborted` (the signal ended the wait). */

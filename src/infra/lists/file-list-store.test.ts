@@ -1,7 +1,20 @@
 // The lists file: the atomic write, the lock (its owner token, its lease, a stale one taken over
 // without a stall), a symbolic link kept, a bad file named at start and its refused rule logged
 // as a hash, and no acknowledged write lost to a reload while the file is touched.
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { readlink } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,9 +35,13 @@ const fresh = (): string => {
   return join(sub, 'lists.csv');
 };
 // The real parser: a prefix rule is read as the parser reads its callers (rules.ts).
-const context = { parsePhoneNumber: createPhoneNumberParser(loadNumberingPlan('data/arcep'), 'FR'), defaultRegion: 'FR' };
+const context = {
+  parsePhoneNumber: createPhoneNumberParser(loadNumberingPlan('data/arcep'), 'FR'),
+  defaultRegion: 'FR',
+};
 const HEADER = 'rule,list,label,note,expiresAt,createdAt';
-const stored = (path: string) => readListCsv(readFileSync(path, 'utf8'), { context, trustNormalForm: true }).map((rule) => rule.rule);
+const stored = (path: string) =>
+  readListCsv(readFileSync(path, 'utf8'), { context, trustNormalForm: true }).map((rule) => rule.rule);
 const rule = (spelling: string) => ({ rule: spelling, list: 'block' as const, createdAt: '2026-01-01T00:00:00.000Z' });
 
 async function waitFor(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
@@ -52,7 +69,16 @@ describe('the lock', () => {
 
   it.each([
     ['the earlier format (a pid alone)', () => `${process.pid}\n`],
-    ['an owner of this host with this pid, not one of this process’s locks', async () => JSON.stringify({ token: 'left-by-an-earlier-process', host: hostname(), pid: process.pid, pidNs: await readlink('/proc/self/ns/pid').catch(() => '') })],
+    [
+      'an owner of this host with this pid, not one of this process’s locks',
+      async () =>
+        JSON.stringify({
+          token: 'left-by-an-earlier-process',
+          host: hostname(),
+          pid: process.pid,
+          pidNs: await readlink('/proc/self/ns/pid').catch(() => ''),
+        }),
+    ],
   ])('a lock holding this process’s own pid in %s is taken over at once', async (_name, content) => {
     const path = fresh();
     const store = await openFileListStore({ path, context, watch: false, ...noLease });
@@ -67,7 +93,15 @@ describe('the lock', () => {
     const path = fresh();
     const store = await openFileListStore({ path, context, watch: false, ...noLease });
     // A pid beyond Linux's pid_max: no process has it.
-    writeFileSync(`${path}.lock`, JSON.stringify({ token: 't', host: hostname(), pid: 4_194_305, pidNs: await readlink('/proc/self/ns/pid').catch(() => '') }));
+    writeFileSync(
+      `${path}.lock`,
+      JSON.stringify({
+        token: 't',
+        host: hostname(),
+        pid: 4_194_305,
+        pidNs: await readlink('/proc/self/ns/pid').catch(() => ''),
+      }),
+    );
     await store.put(rule('+33163*'));
     expect(stored(path)).toEqual(['+33163*']);
     await store.close();
@@ -76,7 +110,10 @@ describe('the lock', () => {
   it('a lock of another host (or another pid namespace) is kept for its lease, then taken over', async () => {
     const path = fresh();
     const store = await openFileListStore({ path, context, watch: false, lockLeaseMs: 2000, lockWaitMs: 60_000 });
-    writeFileSync(`${path}.lock`, JSON.stringify({ token: 't', host: 'another-container', pid: process.pid, pidNs: 'pid:[1]' }));
+    writeFileSync(
+      `${path}.lock`,
+      JSON.stringify({ token: 't', host: 'another-container', pid: process.pid, pidNs: 'pid:[1]' }),
+    );
     const written = store.put(rule('+33164*'));
     let done = false;
     void written.then(() => (done = true));
@@ -117,7 +154,9 @@ describe('the lock', () => {
     const path = fresh();
     const store = await openFileListStore({ path, context, watch: false, lockLeaseMs: 60_000, lockWaitMs: 300 });
     writeFileSync(`${path}.lock`, JSON.stringify({ token: 't', host: 'another-container', pid: 1, pidNs: 'pid:[1]' }));
-    await expect(store.put(rule('+33166*'))).rejects.toThrow(/the lists file is locked by another writer .*pid 1 on another-container/);
+    await expect(store.put(rule('+33166*'))).rejects.toThrow(
+      /the lists file is locked by another writer .*pid 1 on another-container/,
+    );
     await store.close();
   });
 });
@@ -140,7 +179,10 @@ describe('the file', () => {
 
   it('a file that does not parse stops the open, naming the file, the line and the reason', async () => {
     const path = fresh();
-    writeFileSync(path, `${HEADER}\n+33162*,block,,,,2026-01-01T00:00:00.000Z\n+33163*,maybe,,,,2026-01-01T00:00:00.000Z\n`);
+    writeFileSync(
+      path,
+      `${HEADER}\n+33162*,block,,,,2026-01-01T00:00:00.000Z\n+33163*,maybe,,,,2026-01-01T00:00:00.000Z\n`,
+    );
     const opened = openFileListStore({ path, context, watch: false });
     await expect(opened).rejects.toBeInstanceOf(ListsFileError);
     await expect(opened).rejects.toThrow(`the lists file ${path} does not parse: line 3: list:`);
@@ -149,7 +191,11 @@ describe('the file', () => {
   it('a hand edit whose rule is refused is logged with the rule as its keyed hash, never in clear', async () => {
     const path = fresh();
     const lines: string[] = [];
-    const logger = { info: () => undefined, warn: () => undefined, error: (obj: object, msg: string) => lines.push(`${JSON.stringify(obj)} ${msg}`) };
+    const logger = {
+      info: () => undefined,
+      warn: () => undefined,
+      error: (obj: object, msg: string) => lines.push(`${JSON.stringify(obj)} ${msg}`),
+    };
     const hashKey = createKeyedHasher('a secret of the test');
     const store = await openFileListStore({ path, context, logger, hashKey, watch: false });
     await store.put(rule('+33162*'));
@@ -177,7 +223,10 @@ describe('a hand edit while a write is made', () => {
         // An editor saves the file (no lock taken) while the write is being made, once.
         if (edits > 0) return;
         edits += 1;
-        writeFileSync(path, `${HEADER}\n+33162*,block,,,,2026-01-01T00:00:00.000Z\n+33199*,allow,By hand,,,2026-01-01T00:00:00.000Z\n`);
+        writeFileSync(
+          path,
+          `${HEADER}\n+33162*,block,,,,2026-01-01T00:00:00.000Z\n+33199*,allow,By hand,,,2026-01-01T00:00:00.000Z\n`,
+        );
       },
     });
     await store.put(rule('+33162*'));
@@ -213,7 +262,8 @@ describe('writes beside reloads', () => {
           await store.put(rule(spelling));
           acknowledged.push(spelling);
           // In force as soon as acknowledged, and still after every reload since.
-          for (const earlier of acknowledged) if (store.match(`${earlier.slice(0, -1)}00`)?.rule !== earlier) lost.add(earlier);
+          for (const earlier of acknowledged)
+            if (store.match(`${earlier.slice(0, -1)}00`)?.rule !== earlier) lost.add(earlier);
         }),
       );
     }

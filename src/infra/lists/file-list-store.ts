@@ -36,7 +36,20 @@ import type { KeyedHasher } from '../../domain/ports/key-hasher.js';
 import { FILE_COLUMNS, formatRuleLine, ListCsvError } from '../../domain/lists/list-csv.js';
 import type { RuleContext } from '../../domain/lists/rules.js';
 import { createKeyedHasher } from '../hash.js';
-import { buildIndexInSlices, createLiveIndex, createSerialReloader, forEachInSlices, formatCsvChunksInSlices, mapRulesInSlices, ListStoreUnavailable, ListsTooLarge, MAX_RULES, readListCsvInSlices, type ListStore, type ListStoreLogger } from './list-store.js';
+import {
+  buildIndexInSlices,
+  createLiveIndex,
+  createSerialReloader,
+  forEachInSlices,
+  formatCsvChunksInSlices,
+  mapRulesInSlices,
+  ListStoreUnavailable,
+  ListsTooLarge,
+  MAX_RULES,
+  readListCsvInSlices,
+  type ListStore,
+  type ListStoreLogger,
+} from './list-store.js';
 
 export const POLL_MS = 1000;
 /** How long a lock stays its owner's without a refresh: an owner that died (on any host) loses it after this. */
@@ -189,7 +202,13 @@ function readOwner(text: string, me: LockOwner): LockOwner | undefined {
   if (/^\d+\n?$/.test(text)) return { token: '', host: me.host, pid: Number.parseInt(text, 10), pidNs: me.pidNs };
   try {
     const value = JSON.parse(text) as Partial<LockOwner>;
-    if (typeof value.token === 'string' && typeof value.host === 'string' && typeof value.pid === 'number' && typeof value.pidNs === 'string') return { token: value.token, host: value.host, pid: value.pid, pidNs: value.pidNs };
+    if (
+      typeof value.token === 'string' &&
+      typeof value.host === 'string' &&
+      typeof value.pid === 'number' &&
+      typeof value.pidNs === 'string'
+    )
+      return { token: value.token, host: value.host, pid: value.pid, pidNs: value.pidNs };
   } catch {
     // Being written by its owner (created, not yet filled), or not ours: its lease decides.
   }
@@ -208,7 +227,12 @@ export interface HeldLock {
 /** Takes the lock file; resolves once held, refreshing its lease until released. */
 export async function takeLock(lockPath: string, leaseMs = LOCK_LEASE_MS, waitMs = LOCK_WAIT_MS): Promise<HeldLock> {
   await mkdir(dirname(lockPath), { recursive: true });
-  const me: LockOwner = { token: randomBytes(12).toString('hex'), host: hostname(), pid: process.pid, pidNs: await pidNamespace() };
+  const me: LockOwner = {
+    token: randomBytes(12).toString('hex'),
+    host: hostname(),
+    pid: process.pid,
+    pidNs: await pidNamespace(),
+  };
   const mine = JSON.stringify(me);
   const deadline = Date.now() + waitMs;
   let wait = 2;
@@ -229,12 +253,15 @@ export async function takeLock(lockPath: string, leaseMs = LOCK_LEASE_MS, waitMs
     if (info !== undefined && lockIsStale(readOwner(text, me), info, me, leaseMs)) {
       // Taken over only if it is still the lock judged stale (another writer may have taken it over first).
       const again = await readFile(lockPath, 'utf8').catch(() => undefined);
-      if (again === text && signatureOf(await statOrUndefined(lockPath)) === signatureOf(info)) await unlink(lockPath).catch(() => undefined);
+      if (again === text && signatureOf(await statOrUndefined(lockPath)) === signatureOf(info))
+        await unlink(lockPath).catch(() => undefined);
       continue;
     }
     if (Date.now() > deadline) {
       const owner = readOwner(text, me);
-      throw new ListStoreUnavailable(`the lists file is locked by another writer (${lockPath}${owner === undefined ? '' : `, pid ${owner.pid} on ${owner.host}`}); try again`);
+      throw new ListStoreUnavailable(
+        `the lists file is locked by another writer (${lockPath}${owner === undefined ? '' : `, pid ${owner.pid} on ${owner.host}`}); try again`,
+      );
     }
     await delay(wait);
     wait = Math.min(50, wait * 2);
@@ -251,16 +278,20 @@ function lockIsStale(owner: LockOwner | undefined, info: FileInfo, me: LockOwner
 
 function holdLock(lockPath: string, me: LockOwner, leaseMs: number): HeldLock {
   const token = me.token;
-  const stillHeld = async (): Promise<boolean> => readOwner(await readFile(lockPath, 'utf8').catch(() => ''), me)?.token === token;
+  const stillHeld = async (): Promise<boolean> =>
+    readOwner(await readFile(lockPath, 'utf8').catch(() => ''), me)?.token === token;
   let refreshing: Promise<void> = Promise.resolve();
-  const refresh = setInterval(() => {
-    refreshing = (async () => {
-      if (await stillHeld()) {
-        const now = new Date();
-        await utimes(lockPath, now, now).catch(() => undefined);
-      }
-    })();
-  }, Math.max(1, Math.floor(leaseMs / 4)));
+  const refresh = setInterval(
+    () => {
+      refreshing = (async () => {
+        if (await stillHeld()) {
+          const now = new Date();
+          await utimes(lockPath, now, now).catch(() => undefined);
+        }
+      })();
+    },
+    Math.max(1, Math.floor(leaseMs / 4)),
+  );
   refresh.unref();
   return {
     stillHeld,
@@ -278,7 +309,11 @@ function holdLock(lockPath: string, me: LockOwner, leaseMs: number): HeldLock {
  * are written one at a time (each encoded on its own: a large file never holds the loop whole).
  * `mode`: the new file's permissions (default 0644, less the umask).
  */
-export async function writeFileAtomically(path: string, text: string | readonly string[], options: { mode?: number } = {}): Promise<void> {
+export async function writeFileAtomically(
+  path: string,
+  text: string | readonly string[],
+  options: { mode?: number } = {},
+): Promise<void> {
   const directory = dirname(path);
   await mkdir(directory, { recursive: true });
   const temporary = join(directory, `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
@@ -350,15 +385,28 @@ export async function openFileListStore(options: FileListStoreOptions): Promise<
         loadedSignature = current.signature;
         return;
       }
-      read = current.signature === 'absent' ? { rules: [], ...current } : { rules: await readListCsvInSlices(current.text, { context, trustNormalForm: true, maxRules: MAX_RULES }), signature: current.signature, digest: current.digest };
+      read =
+        current.signature === 'absent'
+          ? { rules: [], ...current }
+          : {
+              rules: await readListCsvInSlices(current.text, { context, trustNormalForm: true, maxRules: MAX_RULES }),
+              signature: current.signature,
+              digest: current.digest,
+            };
     } catch (error) {
       refusedSignature = signature;
       if (error instanceof ListCsvError) {
         const reason = safeReason(error);
-        logger?.error({ file: path, line: error.line, reason }, `lists file refused, the rules in force stay: ${path} line ${error.line}: ${reason}`);
+        logger?.error(
+          { file: path, line: error.line, reason },
+          `lists file refused, the rules in force stay: ${path} line ${error.line}: ${reason}`,
+        );
         return;
       }
-      logger?.error({ file: path, err: error }, `lists file could not be read, the rules in force stay: ${(error as Error).message}`);
+      logger?.error(
+        { file: path, err: error },
+        `lists file could not be read, the rules in force stay: ${(error as Error).message}`,
+      );
       return;
     }
     const { index } = await buildIndexInSlices(read.rules);
@@ -371,7 +419,10 @@ export async function openFileListStore(options: FileListStoreOptions): Promise<
   }
 
   /** One reload at a time, never beside a write; a change seen during one runs another after it. */
-  const reloader = createSerialReloader(() => exclusive(loadIfChanged).catch((error: unknown) => logger?.error({ err: error }, 'lists file reload failed')), () => closed);
+  const reloader = createSerialReloader(
+    () => exclusive(loadIfChanged).catch((error: unknown) => logger?.error({ err: error }, 'lists file reload failed')),
+    () => closed,
+  );
   const scheduleReload = (): Promise<void> => reloader.reload();
 
   // The first read: a file that does not parse stops the start (its rules would silently vanish).
@@ -379,7 +430,12 @@ export async function openFileListStore(options: FileListStoreOptions): Promise<
   try {
     first = await readRules();
   } catch (error) {
-    if (error instanceof ListCsvError) throw new ListsFileError(path === resolve(options.path) ? path : `${options.path} (${path})`, error.line, safeReason(error));
+    if (error instanceof ListCsvError)
+      throw new ListsFileError(
+        path === resolve(options.path) ? path : `${options.path} (${path})`,
+        error.line,
+        safeReason(error),
+      );
     throw new Error(`the lists file ${options.path} cannot be read: ${(error as Error).message}`, { cause: error });
   }
   live.swap((await buildIndexInSlices(first.rules)).index);
@@ -391,14 +447,20 @@ export async function openFileListStore(options: FileListStoreOptions): Promise<
    * changed while the change was made (a hand edit: editors take no lock) is read again and the
    * change made anew on it, so it is never overwritten unseen.
    */
-  function write<T>(change: (rules: Map<string, ListRule>) => Promise<{ result: T; changed: boolean }> | { result: T; changed: boolean }): Promise<T> {
+  function write<T>(
+    change: (
+      rules: Map<string, ListRule>,
+    ) => Promise<{ result: T; changed: boolean }> | { result: T; changed: boolean },
+  ): Promise<T> {
     return exclusive(async () => {
       for (let attempt = 1; ; attempt += 1) {
         let lock: HeldLock;
         try {
           lock = await takeLock(lockPath, options.lockLeaseMs, options.lockWaitMs);
         } catch (error) {
-          throw error instanceof ListStoreUnavailable ? error : new ListStoreUnavailable(`the lists file cannot be locked: ${(error as Error).message}`);
+          throw error instanceof ListStoreUnavailable
+            ? error
+            : new ListStoreUnavailable(`the lists file cannot be locked: ${(error as Error).message}`);
         }
         try {
           // Someone else may have written since we last read: start from the file as it is.
@@ -412,9 +474,16 @@ export async function openFileListStore(options: FileListStoreOptions): Promise<
             digest = current.digest;
             if (current.digest !== loadedDigest && current.signature !== 'absent') {
               try {
-                rules = await readListCsvInSlices(current.text, { context, trustNormalForm: true, maxRules: MAX_RULES });
+                rules = await readListCsvInSlices(current.text, {
+                  context,
+                  trustNormalForm: true,
+                  maxRules: MAX_RULES,
+                });
               } catch (error) {
-                if (error instanceof ListCsvError) throw new ListStoreUnavailable(`the lists file ${path} does not parse (line ${error.line}: ${safeReason(error)}); fix it before changing the lists`);
+                if (error instanceof ListCsvError)
+                  throw new ListStoreUnavailable(
+                    `the lists file ${path} does not parse (line ${error.line}: ${safeReason(error)}); fix it before changing the lists`,
+                  );
                 throw error;
               }
             } else if (current.signature === 'absent') rules = [];
@@ -422,13 +491,20 @@ export async function openFileListStore(options: FileListStoreOptions): Promise<
           const byRule = await mapRulesInSlices(rules);
           const { result, changed } = await change(byRule);
           if (!changed) return result;
-          const text = await formatCsvChunksInSlices(byRule.values(), (rule) => formatRuleLine(rule, FILE_COLUMNS), FILE_COLUMNS.join(','));
+          const text = await formatCsvChunksInSlices(
+            byRule.values(),
+            (rule) => formatRuleLine(rule, FILE_COLUMNS),
+            FILE_COLUMNS.join(','),
+          );
           await options.beforeCommit?.();
           // Changed by hand meanwhile (touched only is no change), or the lock lost (a lease run out): start again from the file.
-          const changedMeanwhile = signatureOf(await statOrUndefined(path)) !== signature && (await readListsFile(path)).digest !== digest;
+          const changedMeanwhile =
+            signatureOf(await statOrUndefined(path)) !== signature && (await readListsFile(path)).digest !== digest;
           if (changedMeanwhile || !(await lock.stillHeld())) {
             if (attempt < WRITE_ATTEMPTS) continue;
-            throw new ListStoreUnavailable(`the lists file ${path} kept changing while it was written (edited by hand?); nothing was changed, try again`);
+            throw new ListStoreUnavailable(
+              `the lists file ${path} kept changing while it was written (edited by hand?); nothing was changed, try again`,
+            );
           }
           try {
             await writeFileAtomically(path, text);
@@ -494,12 +570,16 @@ export async function openFileListStore(options: FileListStoreOptions): Promise<
           if (rules.has(rule.rule)) replaced += 1;
           rules.set(rule.rule, rule);
         });
-        if (rules.size > MAX_RULES) throw new ListsTooLarge(`the import would make the lists ${rules.size} rules; they hold at most ${MAX_RULES}`);
+        if (rules.size > MAX_RULES)
+          throw new ListsTooLarge(
+            `the import would make the lists ${rules.size} rules; they hold at most ${MAX_RULES}`,
+          );
         return { result: { added: imported.length - replaced, replaced }, changed: imported.length > 0 };
       }),
     replaceRules: (restored) =>
       write(async (rules) => {
-        if (restored.length > MAX_RULES) throw new ListsTooLarge(`the restore holds ${restored.length} rules; the lists hold at most ${MAX_RULES}`);
+        if (restored.length > MAX_RULES)
+          throw new ListsTooLarge(`the restore holds ${restored.length} rules; the lists hold at most ${MAX_RULES}`);
         const before = rules.size;
         rules.clear();
         await forEachInSlices(restored, (rule) => rules.set(rule.rule, rule));

@@ -7,9 +7,13 @@ import { loadNumberingPlan } from '../arcep/load-numbering-plan.js';
 import { createPhoneNumberParser } from '../../domain/numbering/parse-phone-number.js';
 
 // The real parser: a prefix rule is read as the parser reads its callers (rules.ts).
-const context = { parsePhoneNumber: createPhoneNumberParser(loadNumberingPlan('data/arcep'), 'FR'), defaultRegion: 'FR' };
+const context = {
+  parsePhoneNumber: createPhoneNumberParser(loadNumberingPlan('data/arcep'), 'FR'),
+  defaultRegion: 'FR',
+};
 const HEADER = 'rule,list,label,note,expiresAt';
-const prefixes = (count: number): string[] => Array.from({ length: count }, (_, at) => `+3361${String(at).padStart(6, '0')}*,block,,,`);
+const prefixes = (count: number): string[] =>
+  Array.from({ length: count }, (_, at) => `+3361${String(at).padStart(6, '0')}*,block,,,`);
 
 describe('an over-long line', () => {
   it('a 20 MB line is refused naming its line and the bound, and the event loop keeps turning meanwhile', async () => {
@@ -26,7 +30,9 @@ describe('an over-long line', () => {
       ticksAtRefusal = ticks;
       expect(error).toBeInstanceOf(ListCsvError);
       expect(error).toMatchObject({ line: 20_002 });
-      expect((error as ListCsvError).reason).toBe(`the line is 20000016 characters long; a line is at most ${MAX_LINE_CHARS}`);
+      expect((error as ListCsvError).reason).toBe(
+        `the line is 20000016 characters long; a line is at most ${MAX_LINE_CHARS}`,
+      );
     } finally {
       clearInterval(ticker);
     }
@@ -37,8 +43,14 @@ describe('an over-long line', () => {
   it('the bound is on the line: MAX_LINE_CHARS characters are split and checked field by field, one more is refused whole', async () => {
     const lineOf = (length: number): string => `+33612*,block,,${'n'.repeat(length - '+33612*,block,,,'.length)},`;
     expect(lineOf(MAX_LINE_CHARS)).toHaveLength(MAX_LINE_CHARS);
-    await expect(readListCsvInSlices(`${HEADER}\n${lineOf(MAX_LINE_CHARS)}\r\n`, { context })).rejects.toMatchObject({ line: 2, field: 'note' });
-    await expect(readListCsvInSlices(`${HEADER}\n${lineOf(MAX_LINE_CHARS + 1)}\n`, { context })).rejects.toMatchObject({ line: 2, reason: `the line is ${MAX_LINE_CHARS + 1} characters long; a line is at most ${MAX_LINE_CHARS}` });
+    await expect(readListCsvInSlices(`${HEADER}\n${lineOf(MAX_LINE_CHARS)}\r\n`, { context })).rejects.toMatchObject({
+      line: 2,
+      field: 'note',
+    });
+    await expect(readListCsvInSlices(`${HEADER}\n${lineOf(MAX_LINE_CHARS + 1)}\n`, { context })).rejects.toMatchObject({
+      line: 2,
+      reason: `the line is ${MAX_LINE_CHARS + 1} characters long; a line is at most ${MAX_LINE_CHARS}`,
+    });
   });
 });
 
@@ -50,12 +62,18 @@ describe('the import bound', () => {
 
   it('refuses more rules than the lists hold, alone or with those held, naming the bound', () => {
     expect(() => checkImportSize(1_300_001, 0)).toThrow(ListsTooLarge);
-    expect(() => checkImportSize(1_300_001, 0)).toThrow(`the import holds up to 1300000 rules; an import brings at most ${MAX_RULES}`);
-    expect(() => checkImportSize(MAX_RULES / 2 + 2, MAX_RULES / 2)).toThrow(`the lists hold ${MAX_RULES / 2} rules and the import up to ${MAX_RULES / 2 + 1}`);
+    expect(() => checkImportSize(1_300_001, 0)).toThrow(
+      `the import holds up to 1300000 rules; an import brings at most ${MAX_RULES}`,
+    );
+    expect(() => checkImportSize(MAX_RULES / 2 + 2, MAX_RULES / 2)).toThrow(
+      `the lists hold ${MAX_RULES / 2} rules and the import up to ${MAX_RULES / 2 + 1}`,
+    );
     expect(() => checkImportSize(1001, 0)).not.toThrow();
   });
 
   it('the store’s own file past MAX_RULES is refused naming the first line over it', async () => {
-    await expect(readListCsvInSlices([HEADER, ...prefixes(4)].join('\n'), { context, maxRules: 3 })).rejects.toMatchObject({ line: 5, reason: 'more than 3 rules: the lists hold at most 3' });
+    await expect(
+      readListCsvInSlices([HEADER, ...prefixes(4)].join('\n'), { context, maxRules: 3 }),
+    ).rejects.toMatchObject({ line: 5, reason: 'more than 3 rules: the lists hold at most 3' });
   });
 });

@@ -6,7 +6,14 @@
 import { getHeapStatistics } from 'node:v8';
 import type { ListMatch, ListName, ListRule, OperatorLists } from '../../domain/ports/operator-lists.js';
 import { createRuleIndex, type RuleIndex } from '../../domain/lists/rule-index.js';
-import { csvRecords, ListCsvError, readHeader, readRuleRecord, EXPORT_COLUMNS, type RowOptions } from '../../domain/lists/list-csv.js';
+import {
+  csvRecords,
+  ListCsvError,
+  readHeader,
+  readRuleRecord,
+  EXPORT_COLUMNS,
+  type RowOptions,
+} from '../../domain/lists/list-csv.js';
 import { createSlicer } from '../runtime/event-loop-slices.js';
 
 /**
@@ -37,12 +44,21 @@ export function countCsvLines(text: string): number {
  */
 export function checkImportSize(importLines: number, heldRules: number): void {
   const rules = Math.max(0, importLines - 1);
-  if (rules > MAX_RULES) throw new ListsTooLarge(`the import holds up to ${rules} rules; an import brings at most ${MAX_RULES} (split it, or use fewer, broader prefix rules)`);
-  if (rules + heldRules > MAX_RULES) throw new ListsTooLarge(`the lists hold ${heldRules} rules and the import up to ${rules}; the lists hold at most ${MAX_RULES}`);
+  if (rules > MAX_RULES)
+    throw new ListsTooLarge(
+      `the import holds up to ${rules} rules; an import brings at most ${MAX_RULES} (split it, or use fewer, broader prefix rules)`,
+    );
+  if (rules + heldRules > MAX_RULES)
+    throw new ListsTooLarge(
+      `the lists hold ${heldRules} rules and the import up to ${rules}; the lists hold at most ${MAX_RULES}`,
+    );
   const heap = getHeapStatistics();
   const free = heap.heap_size_limit - heap.used_heap_size;
   const needed = (rules + heldRules) * IMPORT_HEAP_BYTES_PER_RULE;
-  if (needed > free) throw new ListsTooLarge(`the import of up to ${rules} rules needs about ${Math.ceil(needed / 1048576)} MiB of heap, and the service has ${Math.floor(free / 1048576)} MiB free now; import it in smaller parts`);
+  if (needed > free)
+    throw new ListsTooLarge(
+      `the import of up to ${rules} rules needs about ${Math.ceil(needed / 1048576)} MiB of heap, and the service has ${Math.floor(free / 1048576)} MiB free now; import it in smaller parts`,
+    );
 }
 
 export interface ListStoreLogger {
@@ -135,7 +151,10 @@ export function createLiveIndex(initial: RuleIndex = createRuleIndex()): LiveInd
 }
 
 /** A CSV text as rules, read in slices; throws ListCsvError naming the first bad line (nothing is kept), or the line past `maxRules`. */
-export async function readListCsvInSlices(text: string, options: RowOptions & { maxRules?: number }): Promise<ListRule[]> {
+export async function readListCsvInSlices(
+  text: string,
+  options: RowOptions & { maxRules?: number },
+): Promise<ListRule[]> {
   const rules: ListRule[] = [];
   let columns: ReturnType<typeof readHeader> | undefined;
   await createSlicer().forEach(csvRecords(text), ({ fields, number }) => {
@@ -143,15 +162,20 @@ export async function readListCsvInSlices(text: string, options: RowOptions & { 
       columns = readHeader(fields, number);
       return;
     }
-    if (options.maxRules !== undefined && rules.length >= options.maxRules) throw new ListCsvError(number, `more than ${options.maxRules} rules: the lists hold at most ${options.maxRules}`);
+    if (options.maxRules !== undefined && rules.length >= options.maxRules)
+      throw new ListCsvError(number, `more than ${options.maxRules} rules: the lists hold at most ${options.maxRules}`);
     rules.push(readRuleRecord(fields, number, columns, options));
   });
-  if (columns === undefined) throw new ListCsvError(1, `no header: the first line is ${EXPORT_COLUMNS.join(',')}`, 'header');
+  if (columns === undefined)
+    throw new ListCsvError(1, `no header: the first line is ${EXPORT_COLUMNS.join(',')}`, 'header');
   return rules;
 }
 
 /** A new index holding `base`'s rules and then `rules` (later ones replacing earlier ones), built in slices. */
-export async function buildIndexInSlices(rules: Iterable<ListRule>, base?: Iterable<ListRule>): Promise<{ index: RuleIndex; replaced: number }> {
+export async function buildIndexInSlices(
+  rules: Iterable<ListRule>,
+  base?: Iterable<ListRule>,
+): Promise<{ index: RuleIndex; replaced: number }> {
   const index = createRuleIndex();
   const slicer = createSlicer();
   let replaced = 0;
@@ -178,7 +202,11 @@ export async function mapRulesInSlices(rules: Iterable<ListRule>): Promise<Map<s
  * CSV text of many rules as chunks, made in slices (each slice's lines joined as it ends): a
  * writer hands them on one by one, so no join or encoding of the whole text holds the loop.
  */
-export async function formatCsvChunksInSlices(rules: Iterable<ListRule>, format: (rule: ListRule) => string, header: string): Promise<string[]> {
+export async function formatCsvChunksInSlices(
+  rules: Iterable<ListRule>,
+  format: (rule: ListRule) => string,
+  header: string,
+): Promise<string[]> {
   const chunks: string[] = [];
   let lines: string[] = [header];
   const slicer = createSlicer();
@@ -195,7 +223,11 @@ export async function formatCsvChunksInSlices(rules: Iterable<ListRule>, format:
 }
 
 /** CSV text of many rules, made in slices (formatCsvChunksInSlices, joined). */
-export async function formatCsvInSlices(rules: Iterable<ListRule>, format: (rule: ListRule) => string, header: string): Promise<string> {
+export async function formatCsvInSlices(
+  rules: Iterable<ListRule>,
+  format: (rule: ListRule) => string,
+  header: string,
+): Promise<string> {
   return (await formatCsvChunksInSlices(rules, format, header)).join('');
 }
 

@@ -9,20 +9,35 @@ import { createPhoneNumberParser } from '../../domain/numbering/parse-phone-numb
 import { loadNumberingPlan } from '../arcep/load-numbering-plan.js';
 import { parseMirrorHeader, readMirror, readMirrorVersion, writeMirror } from './lists-file-mirror.js';
 
-const context = { parsePhoneNumber: createPhoneNumberParser(loadNumberingPlan('data/arcep'), 'FR'), defaultRegion: 'FR' };
-const rule = (spelling: string, list: 'allow' | 'block') => ({ rule: spelling, list, createdAt: '2026-01-01T00:00:00.000Z' });
+const context = {
+  parsePhoneNumber: createPhoneNumberParser(loadNumberingPlan('data/arcep'), 'FR'),
+  defaultRegion: 'FR',
+};
+const rule = (spelling: string, list: 'allow' | 'block') => ({
+  rule: spelling,
+  list,
+  createdAt: '2026-01-01T00:00:00.000Z',
+});
 const fileIn = (): string => join(mkdtempSync(join(tmpdir(), 'phone-rep-mirror-')), 'lists.csv');
 
 describe('the lists file as mirror of Redis', () => {
   it('names the state it holds on its first line, and is version 0 without that line', () => {
-    expect(parseMirrorHeader('# phone-reputation lists mirror: version=42 stream=1700000000000-3\nrule,list\n')).toEqual({ version: 42, streamId: '1700000000000-3' });
+    expect(
+      parseMirrorHeader('# phone-reputation lists mirror: version=42 stream=1700000000000-3\nrule,list\n'),
+    ).toEqual({ version: 42, streamId: '1700000000000-3' });
     expect(parseMirrorHeader('rule,list,label,note,expiresAt,createdAt\n')).toEqual({ version: 0, streamId: '0-0' });
     expect(parseMirrorHeader('# a comment of the operator\n')).toEqual({ version: 0, streamId: '0-0' });
   });
 
   it('is written with its state and read back; an older state never replaces a newer one', async () => {
     const path = fileIn();
-    expect(await writeMirror(path, { version: 5, streamId: '10-0', rules: [rule('+33612000001', 'allow'), rule('+33164*', 'block')] })).toBe(5);
+    expect(
+      await writeMirror(path, {
+        version: 5,
+        streamId: '10-0',
+        rules: [rule('+33612000001', 'allow'), rule('+33164*', 'block')],
+      }),
+    ).toBe(5);
     expect(await writeMirror(path, { version: 4, streamId: '9-0', rules: [] })).toBe(5);
     expect(await readMirrorVersion(path)).toBe(5);
     const read = await readMirror(path, context);
@@ -37,7 +52,11 @@ describe('the lists file as mirror of Redis', () => {
   });
 
   it('reads an absent file as no rule at version 0', async () => {
-    expect(await readMirror(join(fileIn(), 'nowhere.csv'), context)).toEqual({ version: 0, streamId: '0-0', rules: [] });
+    expect(await readMirror(join(fileIn(), 'nowhere.csv'), context)).toEqual({
+      version: 0,
+      streamId: '0-0',
+      rules: [],
+    });
   });
 
   it("takes over at once a lock holding its own host and pid, left by an earlier life of this process (the file store's lock, in its earlier pid-only format)", async () => {

@@ -64,7 +64,10 @@ let processQueue: Promise<unknown> = Promise.resolve();
  * Writes `state` to the file unless the file already holds this version or a newer one (another
  * instance's state, which includes this one's changes). Returns the version the file holds after.
  */
-export function writeMirror(path: string, state: { version: number; streamId: string; rules: Iterable<ListRule> }): Promise<number> {
+export function writeMirror(
+  path: string,
+  state: { version: number; streamId: string; rules: Iterable<ListRule> },
+): Promise<number> {
   const run = processQueue.then(async () => {
     const target = await resolveListsPath(path);
     const lock = await takeLock(`${target}.lock`);

@@ -34,18 +34,35 @@ export interface OpenListStoreOptions {
 
 export async function openListStore(location: ListsLocation, options: OpenListStoreOptions): Promise<ListStore> {
   const path = location.listsFile;
-  const common = { ...(options.logger === undefined ? {} : { logger: options.logger }), ...(options.onChange === undefined ? {} : { onChange: options.onChange }), watch: options.watch };
+  const common = {
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
+    ...(options.onChange === undefined ? {} : { onChange: options.onChange }),
+    watch: options.watch,
+  };
   if (location.redisUrl !== undefined) {
     const owned = options.redisClient === undefined;
     const client =
       options.redisClient ??
-      createRedisClient(location.redisUrl, { keyPrefix: location.redisKeyPrefix, ...(location.redisCommandTimeoutMs === undefined ? {} : { commandTimeoutMs: location.redisCommandTimeoutMs }) });
+      createRedisClient(location.redisUrl, {
+        keyPrefix: location.redisKeyPrefix,
+        ...(location.redisCommandTimeoutMs === undefined ? {} : { commandTimeoutMs: location.redisCommandTimeoutMs }),
+      });
     try {
-      return await openRedisListStore({ client, ownsClient: owned, file: { path, context: options.context, mirror: location.listsFileSet === true }, ...common });
+      return await openRedisListStore({
+        client,
+        ownsClient: owned,
+        file: { path, context: options.context, mirror: location.listsFileSet === true },
+        ...common,
+      });
     } catch (error) {
       if (owned) await client.quit();
       throw error;
     }
   }
-  return openFileListStore({ path, context: options.context, ...common, ...(options.hashKey === undefined ? {} : { hashKey: options.hashKey }) });
+  return openFileListStore({
+    path,
+    context: options.context,
+    ...common,
+    ...(options.hashKey === undefined ? {} : { hashKey: options.hashKey }),
+  });
 }

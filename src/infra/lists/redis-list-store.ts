@@ -36,7 +36,13 @@ import type { RedisClient } from '../redis/redis-client.js';
 import type { ScriptedRedis } from '../redis/scripts.js';
 import { sleepUnlessAborted } from '../abortable-sleep.js';
 import { letLoopThrough } from '../runtime/event-loop-slices.js';
-import { buildIndexInSlices, createLiveIndex, ListStoreUnavailable, type ListStore, type ListStoreLogger } from './list-store.js';
+import {
+  buildIndexInSlices,
+  createLiveIndex,
+  ListStoreUnavailable,
+  type ListStore,
+  type ListStoreLogger,
+} from './list-store.js';
 import { readMirror, readMirrorVersion, writeMirror, type MirroredState } from './lists-file-mirror.js';
 
 const RULES = 'lists:rules';
@@ -114,7 +120,14 @@ interface Change {
 function changeOf(id: string, fields: readonly string[]): Change {
   const named = new Map<string, string>();
   for (let at = 0; at + 1 < fields.length; at += 2) named.set(fields[at] as string, fields[at + 1] as string);
-  return { id, version: Number(named.get('v') ?? Number.NaN), epoch: named.get('e') ?? '', op: named.get('op') ?? '', rule: named.get('rule'), value: named.get('value') };
+  return {
+    id,
+    version: Number(named.get('v') ?? Number.NaN),
+    epoch: named.get('e') ?? '',
+    op: named.get('op') ?? '',
+    rule: named.get('rule'),
+    value: named.get('value'),
+  };
 }
 
 /** The value of one command of a MULTI, or its error thrown. */
@@ -127,7 +140,8 @@ function resultOf(results: Array<[Error | null, unknown]> | null, at: number): u
 
 /** A script's reply {count, version, id, epoch}. */
 function changeReply(reply: unknown): { count: number; version: number; id: string; epoch: string } {
-  if (!Array.isArray(reply) || reply.length !== 4 || typeof reply[2] !== 'string' || typeof reply[3] !== 'string') throw new Error('unexpected reply to a change of the lists');
+  if (!Array.isArray(reply) || reply.length !== 4 || typeof reply[2] !== 'string' || typeof reply[3] !== 'string')
+    throw new Error('unexpected reply to a change of the lists');
   return { count: Number(reply[0]), version: Number(reply[1]), id: reply[2], epoch: reply[3] };
 }
 
@@ -165,7 +179,8 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
    * wait a second, and there is no fallback for data of record but a refusal.
    */
   async function run<T>(what: string, op: (redis: ScriptedRedis) => Promise<T>): Promise<T> {
-    if (client.redis.status !== 'ready') throw new ListStoreUnavailable(`the lists could not be ${what} in Redis: Redis is not reachable`);
+    if (client.redis.status !== 'ready')
+      throw new ListStoreUnavailable(`the lists could not be ${what} in Redis: Redis is not reachable`);
     try {
       return await op(client.redis);
     } catch (error) {
@@ -179,7 +194,9 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
   }
 
   async function readRedis(): Promise<RedisState> {
-    const head = await run('read', (redis) => redis.multi().get(VERSION).xrevrange(CHANGES, '+', '-', 'COUNT', 1).get(EPOCH).exec());
+    const head = await run('read', (redis) =>
+      redis.multi().get(VERSION).xrevrange(CHANGES, '+', '-', 'COUNT', 1).get(EPOCH).exec(),
+    );
     const versionText = resultOf(head, 0) as string | null;
     const last = resultOf(head, 1) as Array<[string, string[]]>;
     const epoch = (resultOf(head, 2) as string | null) ?? '';
@@ -193,7 +210,12 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
         if (rule !== undefined) rules.push(rule);
       }
     } while (cursor !== '0');
-    return { version: versionText === null ? null : Number(versionText), streamId: last[0]?.[0] ?? '0-0', epoch, rules };
+    return {
+      version: versionText === null ? null : Number(versionText),
+      streamId: last[0]?.[0] ?? '0-0',
+      epoch,
+      rules,
+    };
   }
 
   async function changesAfter(id: string): Promise<Change[]> {
@@ -210,7 +232,14 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
       const fields = chunk;
       chunk = {};
       size = 0;
-      await run('written', (redis) => redis.multi().hset(key, fields).pexpire(key, STAGED_TTL_MS).exec().then((results) => resultOf(results, 0)));
+      await run('written', (redis) =>
+        redis
+          .multi()
+          .hset(key, fields)
+          .pexpire(key, STAGED_TTL_MS)
+          .exec()
+          .then((results) => resultOf(results, 0)),
+      );
       await letLoopThrough();
     };
     for (const rule of rules) {
@@ -241,22 +270,38 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
     const state = await readRedis();
     const redisVersion = state.version ?? 0;
     const candidates: Array<MirroredState & { from: 'instance' | 'file' }> = [];
-    if (loadedVersion >= 0) candidates.push({ version: loadedVersion, streamId: lastId, rules: live.current().allRules(), from: 'instance' });
+    if (loadedVersion >= 0)
+      candidates.push({ version: loadedVersion, streamId: lastId, rules: live.current().allRules(), from: 'instance' });
     if (file !== undefined) {
       try {
-        if (state.version === null || (await readMirrorVersion(file.path)) > redisVersion) candidates.push({ ...(await readMirror(file.path, file.context)), from: 'file' });
+        if (state.version === null || (await readMirrorVersion(file.path)) > redisVersion)
+          candidates.push({ ...(await readMirror(file.path, file.context)), from: 'file' });
       } catch (error) {
         // At start, a file that does not parse stops it (its rules would silently vanish);
         // later, the rules this instance holds are written back without it.
         if (!opened) throw error;
-        logger?.error({ file: file.path, err: (error as Error).message.slice(0, 200) }, 'lists: the lists file could not be read; it is left out');
+        logger?.error(
+          { file: file.path, err: (error as Error).message.slice(0, 200) },
+          'lists: the lists file could not be read; it is left out',
+        );
       }
     }
-    const best = candidates.reduce<(typeof candidates)[number] | undefined>((kept, next) => (kept === undefined || next.version > kept.version ? next : kept), undefined);
-    const lost = best !== undefined && (state.version === null ? best.version > 0 || best.rules.length > 0 : best.version > redisVersion);
+    const best = candidates.reduce<(typeof candidates)[number] | undefined>(
+      (kept, next) => (kept === undefined || next.version > kept.version ? next : kept),
+      undefined,
+    );
+    const lost =
+      best !== undefined &&
+      (state.version === null ? best.version > 0 || best.rules.length > 0 : best.version > redisVersion);
     if (best === undefined || !lost) {
       await swapIn(state.rules, redisVersion, state.streamId, state.epoch);
-      if (file?.mirror === true && loadedVersion > 0) void mirrorUpTo(loadedVersion).catch((error: unknown) => logger?.warn({ err: (error as Error).message.slice(0, 200) }, 'lists: the lists file could not be brought up to date'));
+      if (file?.mirror === true && loadedVersion > 0)
+        void mirrorUpTo(loadedVersion).catch((error: unknown) =>
+          logger?.warn(
+            { err: (error as Error).message.slice(0, 200) },
+            'lists: the lists file could not be brought up to date',
+          ),
+        );
       return true;
     }
     // Redis lost changes: the newest state known, with what Redis took since replayed on top.
@@ -272,9 +317,22 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
     const next = Math.max(best.version, redisVersion) + 1;
     const staged = await stage(merged.values());
     const epoch = newEpoch();
-    const id = await run('written', (redis) => redis.phonerepListsRestore(VERSION, RULES, staged, CHANGES, EPOCH, state.version === null ? '' : String(state.version), next, maxLength, epoch));
+    const id = await run('written', (redis) =>
+      redis.phonerepListsRestore(
+        VERSION,
+        RULES,
+        staged,
+        CHANGES,
+        EPOCH,
+        state.version === null ? '' : String(state.version),
+        next,
+        maxLength,
+        epoch,
+      ),
+    );
     if (typeof id !== 'string') return false;
-    if (best.from === 'file' && best.version === 0) logger?.info({ lists: 'imported' }, 'lists: the lists file was imported into Redis (Redis held no lists)');
+    if (best.from === 'file' && best.version === 0)
+      logger?.info({ lists: 'imported' }, 'lists: the lists file was imported into Redis (Redis held no lists)');
     else {
       logger?.warn(
         { lists: 'restored', from: best.from },
@@ -284,13 +342,20 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
       );
     }
     await swapIn(merged.values(), next, id, epoch);
-    if (file?.mirror === true) void mirrorUpTo(next).catch((error: unknown) => logger?.warn({ err: (error as Error).message.slice(0, 200) }, 'lists: the lists file could not be brought up to date'));
+    if (file?.mirror === true)
+      void mirrorUpTo(next).catch((error: unknown) =>
+        logger?.warn(
+          { err: (error as Error).message.slice(0, 200) },
+          'lists: the lists file could not be brought up to date',
+        ),
+      );
     return true;
   }
 
   async function fullRead(): Promise<void> {
     for (let attempt = 1; !(await settle()); attempt += 1) {
-      if (attempt >= 5) throw new ListStoreUnavailable('the lists in Redis kept changing during a write-back; read again later');
+      if (attempt >= 5)
+        throw new ListStoreUnavailable('the lists in Redis kept changing during a write-back; read again later');
     }
   }
 
@@ -323,7 +388,9 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
       try {
         await mirrorRun;
       } catch (error) {
-        throw error instanceof ListStoreUnavailable ? error : new ListStoreUnavailable(`the lists file cannot be written (${file.path}): ${(error as Error).message}`);
+        throw error instanceof ListStoreUnavailable
+          ? error
+          : new ListStoreUnavailable(`the lists file cannot be written (${file.path}): ${(error as Error).message}`);
       }
     }
   }
@@ -356,7 +423,10 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
    * hears of it. False when the change went into lists that Redis lost and an instance has since
    * written back (a new epoch), which may not hold it: the caller sends it again.
    */
-  async function afterChange(change: { version: number; id: string; epoch: string }, apply: () => void): Promise<boolean> {
+  async function afterChange(
+    change: { version: number; id: string; epoch: string },
+    apply: () => void,
+  ): Promise<boolean> {
     if (change.version > loadedVersion) {
       apply();
       options.onChange?.();
@@ -377,10 +447,15 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
   async function change(op: 'put' | 'remove', rule: string, value: string, apply: () => void): Promise<number> {
     let first: number | undefined;
     for (let attempt = 1; ; attempt += 1) {
-      const reply = changeReply(await run('written', (redis) => redis.phonerepListsChange(RULES, VERSION, CHANGES, EPOCH, op, rule, value, maxLength, newEpoch())));
+      const reply = changeReply(
+        await run('written', (redis) =>
+          redis.phonerepListsChange(RULES, VERSION, CHANGES, EPOCH, op, rule, value, maxLength, newEpoch()),
+        ),
+      );
       first ??= reply.count;
       if (await afterChange(reply, apply)) return first;
-      if (attempt === 5) throw new ListStoreUnavailable('the lists in Redis kept being written back during this change; try again');
+      if (attempt === 5)
+        throw new ListStoreUnavailable('the lists in Redis kept being written back during this change; try again');
     }
   }
 
@@ -391,7 +466,11 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
     for (let attempt = 1; ; attempt += 1) {
       // Staged a slice at a time, then added at once by one script: all or nothing.
       const staged = await stage(rules);
-      const merged = changeReply(await run('written', (redis) => redis.phonerepListsMerge(RULES, VERSION, CHANGES, staged, EPOCH, maxLength, newEpoch())));
+      const merged = changeReply(
+        await run('written', (redis) =>
+          redis.phonerepListsMerge(RULES, VERSION, CHANGES, staged, EPOCH, maxLength, newEpoch()),
+        ),
+      );
       first ??= merged.count;
       // In force here at once: read everything (an import is a `reload` for every instance).
       await readAll();
@@ -401,7 +480,8 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
         await mirrorUpTo(loadedVersion);
         break;
       }
-      if (attempt === 5) throw new ListStoreUnavailable('the lists in Redis kept being written back during this import; try again');
+      if (attempt === 5)
+        throw new ListStoreUnavailable('the lists in Redis kept being written back during this import; try again');
     }
     return { added: rules.length - first, replaced: first };
   }
@@ -416,7 +496,11 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
     for (let attempt = 1; ; attempt += 1) {
       // No rule: nothing staged, and the script deletes the rules (a key that does not exist is no hash).
       const staged = rules.length === 0 ? `${STAGED}none-${randomBytes(8).toString('hex')}` : await stage(rules);
-      const replaced = changeReply(await run('written', (redis) => redis.phonerepListsReplace(RULES, VERSION, CHANGES, staged, EPOCH, maxLength, newEpoch())));
+      const replaced = changeReply(
+        await run('written', (redis) =>
+          redis.phonerepListsReplace(RULES, VERSION, CHANGES, staged, EPOCH, maxLength, newEpoch()),
+        ),
+      );
       first ??= replaced.count;
       await readAll();
       if (file?.mirror !== true) break;
@@ -425,7 +509,8 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
         await mirrorUpTo(loadedVersion);
         break;
       }
-      if (attempt === 5) throw new ListStoreUnavailable('the lists in Redis kept being written back during this restore; try again');
+      if (attempt === 5)
+        throw new ListStoreUnavailable('the lists in Redis kept being written back during this restore; try again');
     }
     return { before: first };
   }
@@ -435,7 +520,8 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
   // imported if Redis holds none) once Redis answers.
   // Waits only while the first connection is being made: a refused one does not wait the deadline out.
   const deadline = Date.now() + (options.connectWaitMs ?? 2000);
-  while (['wait', 'connecting', 'connect'].includes(client.redis.status) && Date.now() < deadline) await sleepUnlessAborted(20, stop.signal);
+  while (['wait', 'connecting', 'connect'].includes(client.redis.status) && Date.now() < deadline)
+    await sleepUnlessAborted(20, stop.signal);
   let reachable = client.redis.status === 'ready';
   if (reachable) {
     try {
@@ -450,7 +536,10 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
     if (!watching) {
       throw new ListStoreUnavailable('the lists could not be read: Redis is not reachable');
     }
-    logger?.error({ lists: 'unreadable' }, 'lists: Redis cannot be reached at start; no operator rule applies until it answers');
+    logger?.error(
+      { lists: 'unreadable' },
+      'lists: Redis cannot be reached at start; no operator rule applies until it answers',
+    );
   }
 
   // The reader: XREAD BLOCK on a connection of its own (see the top of this file). It fails at
@@ -460,7 +549,14 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
   if (watching) {
     // No command timeout (a blocked XREAD is silent by design); ioredis' blockingTimeout bounds it
     // instead, at BLOCK_MS and a grace, so a half-dead socket is still found out.
-    blocking = client.redis.duplicate({ commandTimeout: undefined, blockingTimeout: BLOCK_MS, enableOfflineQueue: true, maxRetriesPerRequest: 0, lazyConnect: true, connectionName: 'phonerep-lists-reader' });
+    blocking = client.redis.duplicate({
+      commandTimeout: undefined,
+      blockingTimeout: BLOCK_MS,
+      enableOfflineQueue: true,
+      maxRetriesPerRequest: 0,
+      lazyConnect: true,
+      connectionName: 'phonerep-lists-reader',
+    });
     blocking.on('error', () => undefined); // the shared client logs Redis' outages
     const reader = blocking;
     following = (async () => {
@@ -481,7 +577,12 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
               if (compareStreamIds(id, lastId) <= 0) continue; // a full read meanwhile went past it
               const change = changeOf(id, fields);
               // The first epoch set by a change is taken as it comes; any other new one is a write-back.
-              if (change.version !== loadedVersion + 1 || change.op === 'reload' || change.rule === undefined || (heldEpoch !== '' && change.epoch !== heldEpoch)) {
+              if (
+                change.version !== loadedVersion + 1 ||
+                change.op === 'reload' ||
+                change.rule === undefined ||
+                (heldEpoch !== '' && change.epoch !== heldEpoch)
+              ) {
                 needFull = true;
                 break;
               }
@@ -504,7 +605,11 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
           }
         } catch (error) {
           if (closed) return;
-          if (!failing) logger?.warn({ err: (error instanceof Error ? error.message : String(error)).slice(0, 200) }, 'lists: following the changes in Redis failed; everything is read again once it answers');
+          if (!failing)
+            logger?.warn(
+              { err: (error instanceof Error ? error.message : String(error)).slice(0, 200) },
+              'lists: following the changes in Redis failed; everything is read again once it answers',
+            );
           failing = true;
           needFull = true;
           await sleepUnlessAborted(RETRY_MS, stop.signal);

@@ -38,7 +38,8 @@ describe('logDestination (batched, into a file)', () => {
     const destination = logDestination({ fd, isTerminal: false, flushIntervalMs: 3_600_000 });
     const lines: string[] = [];
     // Lines of 102 bytes of UTF-8 (é is two), three batches' worth.
-    for (let index = 0; lines.length * 102 < 3 * LOG_BATCH_BYTES; index += 1) lines.push(`{"n":${String(index).padStart(6, '0')},"msg":"${'é'.repeat(40)}"}\n`);
+    for (let index = 0; lines.length * 102 < 3 * LOG_BATCH_BYTES; index += 1)
+      lines.push(`{"n":${String(index).padStart(6, '0')},"msg":"${'é'.repeat(40)}"}\n`);
     for (const line of lines) destination.write(line);
     await flushed(destination);
     const written = readFileSync(file, 'utf8');
@@ -46,13 +47,16 @@ describe('logDestination (batched, into a file)', () => {
     expect(written).toBe(lines.join(''));
   });
 
-  it('carries pino\'s lines as pino made them', async () => {
+  it("carries pino's lines as pino made them", async () => {
     const destination = logDestination({ fd, isTerminal: false, flushIntervalMs: 3_600_000 });
     const logger = pino({ base: null, timestamp: false }, destination);
     logger.info({ route: '/api/phone/:number' }, 'requête traitée');
     logger.warn('second');
     await flushed(destination);
-    const written = readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const written = readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(written).toEqual([
       { level: 30, route: '/api/phone/:number', msg: 'requête traitée' },
       { level: 40, msg: 'second' },

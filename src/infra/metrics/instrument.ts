@@ -19,7 +19,10 @@ const STATUS_CODE_OF_REASON: Readonly<Record<string, string>> = { http_403: '403
 const NOT_SENT_REASONS: ReadonlySet<string> = new Set(['budget', 'paused', 'queue']);
 
 /** Times every request an upstream's fetcher makes and counts it by outcome, HTTP status and reason. */
-export function instrumentUpstreamFetcher(fetcher: UpstreamFetcher, metrics: Pick<ServiceMetrics, 'declareUpstream' | 'recordUpstreamRequest'>): UpstreamFetcher {
+export function instrumentUpstreamFetcher(
+  fetcher: UpstreamFetcher,
+  metrics: Pick<ServiceMetrics, 'declareUpstream' | 'recordUpstreamRequest'>,
+): UpstreamFetcher {
   metrics.declareUpstream(fetcher.upstream);
   return {
     upstream: fetcher.upstream,
@@ -29,11 +32,23 @@ export function instrumentUpstreamFetcher(fetcher: UpstreamFetcher, metrics: Pic
       const result = await fetcher.fetch(request);
       const durationSeconds = (performance.now() - startedAt) / 1000;
       if (result.kind === 'response') {
-        metrics.recordUpstreamRequest({ upstream: fetcher.upstream, outcome: 'response', statusCode: String(result.response.status), reason: '', durationSeconds });
+        metrics.recordUpstreamRequest({
+          upstream: fetcher.upstream,
+          outcome: 'response',
+          statusCode: String(result.response.status),
+          reason: '',
+          durationSeconds,
+        });
       } else {
         const { kind, reason } = result.failure;
         if (result.notSent === true || (kind === 'blocked' && NOT_SENT_REASONS.has(reason))) return result;
-        metrics.recordUpstreamRequest({ upstream: fetcher.upstream, outcome: kind, statusCode: STATUS_CODE_OF_REASON[reason] ?? '', reason, durationSeconds });
+        metrics.recordUpstreamRequest({
+          upstream: fetcher.upstream,
+          outcome: kind,
+          statusCode: STATUS_CODE_OF_REASON[reason] ?? '',
+          reason,
+          durationSeconds,
+        });
       }
       return result;
     },
@@ -61,7 +76,8 @@ export function instrumentSourceCache<C extends SourceResultCache>(
     async get(key) {
       const entry = await cache.get(key);
       const nowMs = now();
-      const result: CacheReadResult = entry === undefined || entry.staleUntil <= nowMs ? 'miss' : entry.freshUntil > nowMs ? 'hit' : 'stale';
+      const result: CacheReadResult =
+        entry === undefined || entry.staleUntil <= nowMs ? 'miss' : entry.freshUntil > nowMs ? 'hit' : 'stale';
       metrics.recordCacheRead(layer, slotOfKey(key), result);
       return entry;
     },
@@ -73,7 +89,8 @@ export function instrumentSourceCache<C extends SourceResultCache>(
     wrapped.peek = (key) => {
       const entry = peek(key);
       const nowMs = now();
-      const result: CacheReadResult = entry === undefined || entry.staleUntil <= nowMs ? 'miss' : entry.freshUntil > nowMs ? 'hit' : 'stale';
+      const result: CacheReadResult =
+        entry === undefined || entry.staleUntil <= nowMs ? 'miss' : entry.freshUntil > nowMs ? 'hit' : 'stale';
       metrics.recordCacheRead(layer, slotOfKey(key), result);
       return entry;
     };

@@ -32,8 +32,20 @@ function pair(openMetrics = false) {
     ours.setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
     theirs.setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
   }
-  const plain = new SeriesHistogram({ name: 'http_request_duration_seconds', help: 'Time to answer, by "route"\\n.', labelNames: LABELS, buckets: BUCKETS, registers: [ours] });
-  const reference = new Histogram({ name: 'http_request_duration_seconds', help: 'Time to answer, by "route"\\n.', labelNames: LABELS, buckets: BUCKETS, registers: [theirs] });
+  const plain = new SeriesHistogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time to answer, by "route"\\n.',
+    labelNames: LABELS,
+    buckets: BUCKETS,
+    registers: [ours],
+  });
+  const reference = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time to answer, by "route"\\n.',
+    labelNames: LABELS,
+    buckets: BUCKETS,
+    registers: [theirs],
+  });
   return { ours, theirs, plain, reference };
 }
 
@@ -51,10 +63,18 @@ describe('SeriesHistogram, against prom-client Histogram', () => {
     const text = await metrics.ours.metrics();
     expect(text).toBe(await metrics.theirs.metrics());
     // Not vacuous: the series, their buckets, sums and counts are there.
-    expect(text).toContain('http_request_duration_seconds_bucket{le="0.005",method="GET",route="/api/phone/:number",status_code="200"} 3');
-    expect(text).toContain('http_request_duration_seconds_bucket{le="+Inf",method="GET",route="/api/phone/:number",status_code="200"} 7');
-    expect(text).toContain('http_request_duration_seconds_count{method="GET",route="/api/phone/:number/score",status_code="429"} 2');
-    expect(text).toContain('http_request_duration_seconds_sum{method="GET",route="/api/phone/:number/score",status_code="429"} 3.27');
+    expect(text).toContain(
+      'http_request_duration_seconds_bucket{le="0.005",method="GET",route="/api/phone/:number",status_code="200"} 3',
+    );
+    expect(text).toContain(
+      'http_request_duration_seconds_bucket{le="+Inf",method="GET",route="/api/phone/:number",status_code="200"} 7',
+    );
+    expect(text).toContain(
+      'http_request_duration_seconds_count{method="GET",route="/api/phone/:number/score",status_code="429"} 2',
+    );
+    expect(text).toContain(
+      'http_request_duration_seconds_sum{method="GET",route="/api/phone/:number/score",status_code="429"} 3.27',
+    );
   });
 
   it('renders the same OpenMetrics text', async () => {
@@ -73,13 +93,16 @@ describe('SeriesHistogram, against prom-client Histogram', () => {
     const ours = await first.ours.getMetricsAsJSON();
     const theirs = await first.theirs.getMetricsAsJSON();
     // prom-client adds `exemplar` fields that carry nothing without exemplars; the rest must match.
-    const withoutExemplars = (json: unknown) => JSON.parse(JSON.stringify(json, (key, value: unknown) => (key === 'exemplar' ? undefined : value))) as unknown;
+    const withoutExemplars = (json: unknown) =>
+      JSON.parse(JSON.stringify(json, (key, value: unknown) => (key === 'exemplar' ? undefined : value))) as unknown;
     expect(withoutExemplars(ours)).toEqual(withoutExemplars(theirs));
     const aggregatedOurs = AggregatorRegistry.aggregate([ours, await second.ours.getMetricsAsJSON()]);
     const aggregatedTheirs = AggregatorRegistry.aggregate([theirs, await second.theirs.getMetricsAsJSON()]);
     const text = await aggregatedOurs.metrics();
     expect(text).toBe(await aggregatedTheirs.metrics());
-    expect(text).toContain('http_request_duration_seconds_count{method="GET",route="/api/phone/:number",status_code="200"} 14');
+    expect(text).toContain(
+      'http_request_duration_seconds_count{method="GET",route="/api/phone/:number",status_code="200"} 14',
+    );
   });
 
   it('shows a series from its first observation, as prom-client does, and resetMetrics empties it', async () => {
@@ -100,7 +123,9 @@ describe('SeriesHistogram, against prom-client Histogram', () => {
     bound.observe(0.2);
     metrics.reference.labels(labels).observe(0.2);
     expect(await metrics.ours.metrics()).toBe(await metrics.theirs.metrics());
-    expect(await metrics.ours.metrics()).toContain('http_request_duration_seconds_count{method="GET",route="/api/phone/:number/info",status_code="200"} 1');
+    expect(await metrics.ours.metrics()).toContain(
+      'http_request_duration_seconds_count{method="GET",route="/api/phone/:number/info",status_code="200"} 1',
+    );
   });
 
   it('binds one series per label set and refuses what prom-client refuses', () => {
@@ -111,12 +136,27 @@ describe('SeriesHistogram, against prom-client Histogram', () => {
     expect(() => plain.series(labels).observe(Number.NaN)).toThrow(TypeError);
     expect(() => plain.series(labels).observe(Number.POSITIVE_INFINITY)).toThrow(TypeError);
     expect(() => plain.series({ method: 'GET', route: '/x' } as Labels)).toThrow(/status_code/);
-    expect(() => new SeriesHistogram({ name: 'a', help: 'a', labelNames: ['le'], buckets: [1], registers: [] })).toThrow(/le/);
-    expect(() => new SeriesHistogram({ name: 'b', help: 'b', labelNames: [], buckets: [1, 1], registers: [] })).toThrow(/increase/);
+    expect(
+      () => new SeriesHistogram({ name: 'a', help: 'a', labelNames: ['le'], buckets: [1], registers: [] }),
+    ).toThrow(/le/);
+    expect(() => new SeriesHistogram({ name: 'b', help: 'b', labelNames: [], buckets: [1, 1], registers: [] })).toThrow(
+      /increase/,
+    );
     // Registered once under its name, as prom-client registers its own metrics.
-    expect(() => new SeriesHistogram({ name: 'http_request_duration_seconds', help: 'again', labelNames: LABELS, buckets: BUCKETS, registers: [ours] })).toThrow(/already been registered/);
+    expect(
+      () =>
+        new SeriesHistogram({
+          name: 'http_request_duration_seconds',
+          help: 'again',
+          labelNames: LABELS,
+          buckets: BUCKETS,
+          registers: [ours],
+        }),
+    ).toThrow(/already been registered/);
     return ours.getMetricsAsJSON().then((json) => {
-      const count = json[0]?.values.find((value) => (value as { metricName?: string }).metricName === 'http_request_duration_seconds_count');
+      const count = json[0]?.values.find(
+        (value) => (value as { metricName?: string }).metricName === 'http_request_duration_seconds_count',
+      );
       expect(count?.value).toBe(2);
     });
   });

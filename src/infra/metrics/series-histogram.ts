@@ -64,7 +64,8 @@ export class SeriesHistogram<T extends string> {
 
   constructor(options: SeriesHistogramOptions<T>) {
     for (let i = 1; i < options.buckets.length; i += 1) {
-      if ((options.buckets[i] ?? 0) <= (options.buckets[i - 1] ?? 0)) throw new Error(`${options.name}: buckets must increase`);
+      if ((options.buckets[i] ?? 0) <= (options.buckets[i - 1] ?? 0))
+        throw new Error(`${options.name}: buckets must increase`);
     }
     if (options.labelNames.includes('le' as T)) throw new Error(`${options.name}: le is a reserved label name`);
     this.name = options.name;

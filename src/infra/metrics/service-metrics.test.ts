@@ -22,7 +22,9 @@ describe('canary marker labels', () => {
     expect(markerLabelValue('comments count (#count-comments or row "Nombre de commentaires")')).toBe(
       'comments count (#count-comments or row "Nombre de commentaires")',
     );
-    expect(markerLabelValue('#securityLevelValue[data-security-level]')).toBe('#securityLevelValue[data-security-level]');
+    expect(markerLabelValue('#securityLevelValue[data-security-level]')).toBe(
+      '#securityLevelValue[data-security-level]',
+    );
     expect(markerLabelValue('row for 0612345678')).toBe('other');
     expect(markerLabelValue('a\nb')).toBe('other');
   });
@@ -33,7 +35,9 @@ describe('canary marker labels', () => {
     metrics.setCanaryMarkerMissing('tellows', 'img.scoreimage', false);
     metrics.setCanaryLastRun('telguarder', 1_790_000_000);
     const text = await metrics.registry.metrics();
-    expect(text).toContain('phone_rep_canary_marker_missing{upstream="telguarder",marker="div.ai-number-stats-panel"} 1');
+    expect(text).toContain(
+      'phone_rep_canary_marker_missing{upstream="telguarder",marker="div.ai-number-stats-panel"} 1',
+    );
     expect(text).toContain('phone_rep_canary_marker_missing{upstream="tellows",marker="img.scoreimage"} 0');
     expect(text).toContain('phone_rep_canary_last_run_timestamp_seconds{upstream="telguarder"} 1790000000');
   });
@@ -73,17 +77,34 @@ describe('service metrics', () => {
       { kind: 'failure', failure: { kind: 'error', reason: 'timeout' } },
     ];
     const fetcher = instrumentUpstreamFetcher(
-      { upstream: 'telguarder', pausedUntil: () => 0, fetch: async () => answers.shift() ?? { kind: 'failure', failure: { kind: 'error', reason: 'connection' } } },
+      {
+        upstream: 'telguarder',
+        pausedUntil: () => 0,
+        fetch: async () => answers.shift() ?? { kind: 'failure', failure: { kind: 'error', reason: 'connection' } },
+      },
       metrics,
     );
-    for (let i = 0; i < 5; i += 1) await fetcher.fetch({ url: 'http://127.0.0.1/0612345678', signal: new AbortController().signal });
+    for (let i = 0; i < 5; i += 1)
+      await fetcher.fetch({ url: 'http://127.0.0.1/0612345678', signal: new AbortController().signal });
     const text = await metrics.registry.metrics();
-    expect(text).toContain('phone_rep_upstream_requests_total{upstream="telguarder",outcome="response",status_code="200",reason=""} 1');
-    expect(text).toContain('phone_rep_upstream_requests_total{upstream="telguarder",outcome="response",status_code="404",reason=""} 1');
-    expect(text).toContain('phone_rep_upstream_requests_total{upstream="telguarder",outcome="blocked",status_code="429",reason="http_429"} 1');
-    expect(text).toContain('phone_rep_upstream_requests_total{upstream="telguarder",outcome="error",status_code="5xx",reason="http_5xx"} 1');
-    expect(text).toContain('phone_rep_upstream_requests_total{upstream="telguarder",outcome="error",status_code="",reason="timeout"} 1');
-    expect(text).toContain('phone_rep_upstream_requests_total{upstream="telguarder",outcome="error",status_code="",reason="connection"} 0');
+    expect(text).toContain(
+      'phone_rep_upstream_requests_total{upstream="telguarder",outcome="response",status_code="200",reason=""} 1',
+    );
+    expect(text).toContain(
+      'phone_rep_upstream_requests_total{upstream="telguarder",outcome="response",status_code="404",reason=""} 1',
+    );
+    expect(text).toContain(
+      'phone_rep_upstream_requests_total{upstream="telguarder",outcome="blocked",status_code="429",reason="http_429"} 1',
+    );
+    expect(text).toContain(
+      'phone_rep_upstream_requests_total{upstream="telguarder",outcome="error",status_code="5xx",reason="http_5xx"} 1',
+    );
+    expect(text).toContain(
+      'phone_rep_upstream_requests_total{upstream="telguarder",outcome="error",status_code="",reason="timeout"} 1',
+    );
+    expect(text).toContain(
+      'phone_rep_upstream_requests_total{upstream="telguarder",outcome="error",status_code="",reason="connection"} 0',
+    );
     expect(text).toContain('phone_rep_upstream_request_duration_seconds_count{upstream="telguarder"} 5');
     expect(text).not.toContain('0612345678');
   });
@@ -96,14 +117,21 @@ describe('service metrics', () => {
       { kind: 'failure', failure: { kind: 'error', reason: 'connection' } },
     ];
     const fetcher = instrumentUpstreamFetcher(
-      { upstream: 'numeroinconnu', pausedUntil: () => 0, fetch: async () => answers.shift() ?? { kind: 'failure', failure: { kind: 'error', reason: 'connection' } } },
+      {
+        upstream: 'numeroinconnu',
+        pausedUntil: () => 0,
+        fetch: async () => answers.shift() ?? { kind: 'failure', failure: { kind: 'error', reason: 'connection' } },
+      },
       metrics,
     );
-    for (let i = 0; i < 3; i += 1) await fetcher.fetch({ url: 'http://127.0.0.1/x', signal: new AbortController().signal });
+    for (let i = 0; i < 3; i += 1)
+      await fetcher.fetch({ url: 'http://127.0.0.1/x', signal: new AbortController().signal });
     const text = await metrics.registry.metrics();
     expect(text).not.toContain('reason="budget"');
     expect(text).not.toContain('reason="paused"');
-    expect(text).toContain('phone_rep_upstream_requests_total{upstream="numeroinconnu",outcome="error",status_code="",reason="connection"} 1');
+    expect(text).toContain(
+      'phone_rep_upstream_requests_total{upstream="numeroinconnu",outcome="error",status_code="",reason="connection"} 1',
+    );
     expect(text).toContain('phone_rep_upstream_request_duration_seconds_count{upstream="numeroinconnu"} 1');
   });
 
@@ -148,7 +176,12 @@ describe('service metrics', () => {
     metrics.recordSourceOutcome({ slot: 'primary', upstream: 'tellows', status: 'ok', durationMs: 12, cache: 'miss' });
     const { families, problems } = parseExposition(await metrics.registry.metrics());
     expect(problems).toEqual([]);
-    for (const dropped of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) expect(families.has(dropped)).toBe(false);
+    for (const dropped of [
+      'nodejs_active_handles_total',
+      'nodejs_active_requests_total',
+      'nodejs_active_resources_total',
+    ])
+      expect(families.has(dropped)).toBe(false);
     // What they summed is still there, by type.
     expect(families.get('nodejs_active_handles')?.type).toBe('gauge');
     expect(families.get('process_cpu_user_seconds_total')?.type).toBe('counter');
@@ -157,7 +190,14 @@ describe('service metrics', () => {
 
   it('has every counter series whose labels are known in advance at zero before anything is counted', async () => {
     const metrics = createServiceMetrics({ collectProcessMetrics: false });
-    instrumentUpstreamFetcher({ upstream: 'tellows', pausedUntil: () => 0, fetch: async () => ({ kind: 'failure', failure: { kind: 'error', reason: 'timeout' } }) }, metrics);
+    instrumentUpstreamFetcher(
+      {
+        upstream: 'tellows',
+        pausedUntil: () => 0,
+        fetch: async () => ({ kind: 'failure', failure: { kind: 'error', reason: 'timeout' } }),
+      },
+      metrics,
+    );
     const inner: SourceResultCache = { get: async () => undefined, set: async () => undefined };
     instrumentSourceCache(inner, 'redis', metrics);
     metrics.declareHttpRoute('GET', '/api/phone/:number');
@@ -177,17 +217,48 @@ describe('service metrics', () => {
     ]);
     for (const counter of counters) {
       expect(counter.samples.length, counter.name).toBeGreaterThan(0);
-      for (const sample of counter.samples) expect(sample.value, `${counter.name} ${JSON.stringify(sample.labels)}`).toBe(0);
+      for (const sample of counter.samples)
+        expect(sample.value, `${counter.name} ${JSON.stringify(sample.labels)}`).toBe(0);
     }
     const labelsOf = (name: string) => families.get(name)?.samples.map((sample) => sample.labels) ?? [];
     expect(labelsOf('phone_rep_load_shed_total')).toEqual([{ reason: 'in_flight' }, { reason: 'event_loop' }]);
-    expect(labelsOf('phone_rep_http_requests_total')).toEqual([{ method: 'GET', route: '/api/phone/:number', status_code: '200' }]);
+    expect(labelsOf('phone_rep_http_requests_total')).toEqual([
+      { method: 'GET', route: '/api/phone/:number', status_code: '200' },
+    ]);
     expect(labelsOf('phone_rep_cache_reads_total')).toHaveLength(9);
-    expect(labelsOf('phone_rep_upstream_requests_total')).toContainEqual({ upstream: 'tellows', outcome: 'blocked', status_code: '403', reason: 'http_403' });
-    expect(labelsOf('phone_rep_upstream_requests_total')).not.toContainEqual({ upstream: 'tellows', outcome: 'blocked', status_code: '', reason: 'paused' });
-    expect(labelsOf('phone_rep_source_results_total')).toContainEqual({ slot: 'primary', upstream: 'tellows', status: 'ok', reason: '', cache: 'stale' });
-    expect(labelsOf('phone_rep_source_results_total')).toContainEqual({ slot: 'primary', upstream: 'tellows', status: 'blocked', reason: 'challenge', cache: 'miss' });
-    expect(labelsOf('phone_rep_source_results_total')).toContainEqual({ slot: 'primary', upstream: 'tellows', status: 'error', reason: 'circuit_open', cache: 'miss' });
+    expect(labelsOf('phone_rep_upstream_requests_total')).toContainEqual({
+      upstream: 'tellows',
+      outcome: 'blocked',
+      status_code: '403',
+      reason: 'http_403',
+    });
+    expect(labelsOf('phone_rep_upstream_requests_total')).not.toContainEqual({
+      upstream: 'tellows',
+      outcome: 'blocked',
+      status_code: '',
+      reason: 'paused',
+    });
+    expect(labelsOf('phone_rep_source_results_total')).toContainEqual({
+      slot: 'primary',
+      upstream: 'tellows',
+      status: 'ok',
+      reason: '',
+      cache: 'stale',
+    });
+    expect(labelsOf('phone_rep_source_results_total')).toContainEqual({
+      slot: 'primary',
+      upstream: 'tellows',
+      status: 'blocked',
+      reason: 'challenge',
+      cache: 'miss',
+    });
+    expect(labelsOf('phone_rep_source_results_total')).toContainEqual({
+      slot: 'primary',
+      upstream: 'tellows',
+      status: 'error',
+      reason: 'circuit_open',
+      cache: 'miss',
+    });
   });
 
   it('counts onto the series it declared at zero rather than beside them', async () => {
@@ -210,22 +281,43 @@ describe('HTTP request series', () => {
     const counted = async (): Promise<Array<{ labels: Record<string, string>; value: number }>> => {
       const { families, problems } = parseExposition(await metrics.registry.metrics());
       expect(problems).toEqual([]);
-      const histogramCounts = (families.get('phone_rep_http_request_duration_seconds')?.samples ?? []).filter((sample) => sample.name.endsWith('_count'));
-      const counter = (families.get('phone_rep_http_requests_total')?.samples ?? []).map(({ labels, value }) => ({ labels, value }));
+      const histogramCounts = (families.get('phone_rep_http_request_duration_seconds')?.samples ?? []).filter(
+        (sample) => sample.name.endsWith('_count'),
+      );
+      const counter = (families.get('phone_rep_http_requests_total')?.samples ?? []).map(({ labels, value }) => ({
+        labels,
+        value,
+      }));
       // The counter and the histogram's count say the same of every series that has answered.
-      for (const sample of histogramCounts) expect(counter).toContainEqual({ labels: sample.labels, value: sample.value });
+      for (const sample of histogramCounts)
+        expect(counter).toContainEqual({ labels: sample.labels, value: sample.value });
       return counter;
     };
     const ok = { method: 'GET', route: '/api/phone/:number', status_code: '200' };
     const missing = { method: 'GET', route: '/api/phone/:number', status_code: '404' };
     expect(await counted()).toEqual([{ labels: ok, value: 0 }]);
-    for (let index = 0; index < 3; index += 1) metrics.observeHttpRequest({ method: 'GET', route: '/api/phone/:number', statusCode: 200, durationSeconds: 0.001 });
+    for (let index = 0; index < 3; index += 1)
+      metrics.observeHttpRequest({
+        method: 'GET',
+        route: '/api/phone/:number',
+        statusCode: 200,
+        durationSeconds: 0.001,
+      });
     metrics.observeHttpRequest({ method: 'GET', route: '/api/phone/:number', statusCode: 404, durationSeconds: 0.002 });
-    expect(await counted()).toEqual([{ labels: ok, value: 3 }, { labels: missing, value: 1 }]);
+    expect(await counted()).toEqual([
+      { labels: ok, value: 3 },
+      { labels: missing, value: 1 },
+    ]);
     // A scrape with nothing new changes nothing; answers after it are added, not lost or doubled.
-    expect(await counted()).toEqual([{ labels: ok, value: 3 }, { labels: missing, value: 1 }]);
+    expect(await counted()).toEqual([
+      { labels: ok, value: 3 },
+      { labels: missing, value: 1 },
+    ]);
     metrics.observeHttpRequest({ method: 'GET', route: '/api/phone/:number', statusCode: 200, durationSeconds: 0.001 });
-    expect(await counted()).toEqual([{ labels: ok, value: 4 }, { labels: missing, value: 1 }]);
+    expect(await counted()).toEqual([
+      { labels: ok, value: 4 },
+      { labels: missing, value: 1 },
+    ]);
   });
 });
 
@@ -233,7 +325,11 @@ describe('cache memory gauges', () => {
   it('read the bytes charged, the entries and the process share of the cap at scrape time', async () => {
     const metrics = createServiceMetrics({ collectProcessMetrics: false });
     const charged = { source: 1000, front: 200, spellings: 30 };
-    metrics.watchCacheMemory({ maxBytes: 8 * 1024 * 1024, charged: () => charged, entries: () => ({ source: 3, front: 1, spellings: 2 }) });
+    metrics.watchCacheMemory({
+      maxBytes: 8 * 1024 * 1024,
+      charged: () => charged,
+      entries: () => ({ source: 3, front: 1, spellings: 2 }),
+    });
     let text = await metrics.registry.metrics();
     expect(text).toContain('phone_rep_cache_charged_bytes{cache="source"} 1000');
     expect(text).toContain('phone_rep_cache_charged_bytes{cache="front"} 200');

@@ -56,7 +56,11 @@ const FETCHER_OUTCOMES: ReadonlyArray<{ outcome: UpstreamRequestOutcome; statusC
   { outcome: 'blocked', statusCode: '403', reason: 'http_403' },
   { outcome: 'blocked', statusCode: '429', reason: 'http_429' },
   { outcome: 'error', statusCode: '5xx', reason: 'http_5xx' },
-  ...(['timeout', 'connection', 'too_large', 'redirect', 'decoding', 'aborted'] as const).map((reason) => ({ outcome: 'error' as const, statusCode: '', reason })),
+  ...(['timeout', 'connection', 'too_large', 'redirect', 'decoding', 'aborted'] as const).map((reason) => ({
+    outcome: 'error' as const,
+    statusCode: '',
+    reason,
+  })),
 ];
 
 /**
@@ -64,7 +68,11 @@ const FETCHER_OUTCOMES: ReadonlyArray<{ outcome: UpstreamRequestOutcome; statusC
  * _total suffix"). Dropped rather than renamed: each is the sum over the per-type gauge of the
  * same name without the suffix (`sum(nodejs_active_handles)`), so nothing is lost.
  */
-const REJECTED_DEFAULT_METRICS = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'] as const;
+const REJECTED_DEFAULT_METRICS = [
+  'nodejs_active_handles_total',
+  'nodejs_active_requests_total',
+  'nodejs_active_resources_total',
+] as const;
 export type CircuitState = 'closed' | 'open' | 'half_open';
 const CIRCUIT_STATES: readonly CircuitState[] = ['closed', 'half_open', 'open'];
 
@@ -260,7 +268,8 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}): Servi
     registers,
     collect() {
       this.reset();
-      for (const pause of probes.pauses) this.set({ upstream: labelValue(pause.upstream) }, pause.pausedUntilMs() > now() ? 1 : 0);
+      for (const pause of probes.pauses)
+        this.set({ upstream: labelValue(pause.upstream) }, pause.pausedUntilMs() > now() ? 1 : 0);
     },
   });
   new Gauge({
@@ -285,7 +294,10 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}): Servi
       for (const circuit of probes.circuits) {
         const current = circuit.state();
         for (const state of CIRCUIT_STATES) {
-          this.set({ slot: labelValue(circuit.slot), upstream: labelValue(circuit.upstream), state }, state === current ? 1 : 0);
+          this.set(
+            { slot: labelValue(circuit.slot), upstream: labelValue(circuit.upstream), state },
+            state === current ? 1 : 0,
+          );
         }
       }
     },
@@ -294,12 +306,13 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}): Servi
   let cacheMemory: CacheMemoryProbe | undefined;
   new Gauge({
     name: `${METRICS_PREFIX}cache_charged_bytes`,
-    help: 'Bytes charged against CACHE_MAX_MB (this process\'s share) by each in-process cache: source, front, spellings',
+    help: "Bytes charged against CACHE_MAX_MB (this process's share) by each in-process cache: source, front, spellings",
     labelNames: ['cache'] as const,
     registers,
     collect() {
       this.reset();
-      for (const [cache, bytes] of Object.entries(cacheMemory?.charged() ?? {})) this.set({ cache: labelValue(cache) }, bytes);
+      for (const [cache, bytes] of Object.entries(cacheMemory?.charged() ?? {}))
+        this.set({ cache: labelValue(cache) }, bytes);
     },
   });
   new Gauge({
@@ -309,12 +322,13 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}): Servi
     registers,
     collect() {
       this.reset();
-      for (const [cache, count] of Object.entries(cacheMemory?.entries() ?? {})) this.set({ cache: labelValue(cache) }, count);
+      for (const [cache, count] of Object.entries(cacheMemory?.entries() ?? {}))
+        this.set({ cache: labelValue(cache) }, count);
     },
   });
   new Gauge({
     name: `${METRICS_PREFIX}cache_max_bytes`,
-    help: 'This process\'s share of CACHE_MAX_MB in bytes (CACHE_MAX_MB divided by WORKERS); 0 when the caches are not in process',
+    help: "This process's share of CACHE_MAX_MB in bytes (CACHE_MAX_MB divided by WORKERS); 0 when the caches are not in process",
     registers,
     collect() {
       this.set(cacheMemory?.maxBytes ?? 0);
@@ -365,7 +379,10 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}): Servi
     labelNames: ['list'] as const,
     registers,
   });
-  const listMatchesBound = { allow: listMatches.labels({ list: 'allow' }), block: listMatches.labels({ list: 'block' }) };
+  const listMatchesBound = {
+    allow: listMatches.labels({ list: 'allow' }),
+    block: listMatches.labels({ list: 'block' }),
+  };
   listMatchesBound.allow.inc(0);
   listMatchesBound.block.inc(0);
 
@@ -398,7 +415,10 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}): Servi
   return {
     registry,
     // On the wall clock, not `now` (the engine's, which tests may freeze): it bounds real CPU time.
-    render: renderAtMostEvery(registry, options.renderIntervalMs === undefined ? {} : { intervalMs: options.renderIntervalMs }),
+    render: renderAtMostEvery(
+      registry,
+      options.renderIntervalMs === undefined ? {} : { intervalMs: options.renderIntervalMs },
+    ),
     watchCacheMemory(probe) {
       cacheMemory = probe;
     },
@@ -416,23 +436,36 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}): Servi
     declareUpstream(upstream) {
       const name = labelValue(upstream);
       upstreamRequests.inc({ upstream: name, outcome: 'response', status_code: '200', reason: '' }, 0);
-      for (const { outcome, statusCode, reason } of FETCHER_OUTCOMES) upstreamRequests.inc({ upstream: name, outcome, status_code: statusCode, reason }, 0);
+      for (const { outcome, statusCode, reason } of FETCHER_OUTCOMES)
+        upstreamRequests.inc({ upstream: name, outcome, status_code: statusCode, reason }, 0);
     },
     declareCacheLayer(layer) {
-      for (const slot of SOURCE_SLOTS) for (const result of CACHE_STATES) cacheReads.inc({ layer: labelValue(layer), slot, result }, 0);
+      for (const slot of SOURCE_SLOTS)
+        for (const result of CACHE_STATES) cacheReads.inc({ layer: labelValue(layer), slot, result }, 0);
     },
     observeHttpRequest({ method, route, statusCode, durationSeconds }) {
       boundHttpSeries(method, route, statusCode).record(durationSeconds);
     },
     recordUpstreamRequest({ upstream, outcome, statusCode, reason, durationSeconds }) {
-      upstreamRequests.inc({ upstream: labelValue(upstream), outcome, status_code: labelValue(statusCode), reason: labelValue(reason) });
+      upstreamRequests.inc({
+        upstream: labelValue(upstream),
+        outcome,
+        status_code: labelValue(statusCode),
+        reason: labelValue(reason),
+      });
       upstreamDuration.observe({ upstream: labelValue(upstream) }, durationSeconds);
     },
     recordSourceOutcome(sample) {
       const slot = labelValue(sample.slot);
       const upstream = labelValue(sample.upstream);
       const cache = labelValue(sample.cache);
-      sourceResults.inc({ slot, upstream, status: labelValue(sample.status), reason: labelValue(sample.reason ?? ''), cache });
+      sourceResults.inc({
+        slot,
+        upstream,
+        status: labelValue(sample.status),
+        reason: labelValue(sample.reason ?? ''),
+        cache,
+      });
       sourceDuration.observe({ slot, upstream, cache }, sample.durationMs / 1000);
     },
     recordCacheRead(layer, slot, result) {

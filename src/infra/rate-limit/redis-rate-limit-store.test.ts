@@ -1,6 +1,15 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRedisClient, DEFAULT_COMMAND_TIMEOUT_MS, type RedisClient } from '../redis/redis-client.js';
-import { connectAdmin, deleteKeys, expectCountKeptThroughOutage, listKeys, recordCommands, TEST_REDIS_URL, uniqueKeyPrefix, waitFor } from '../../../test/support/redis.js';
+import {
+  connectAdmin,
+  deleteKeys,
+  expectCountKeptThroughOutage,
+  listKeys,
+  recordCommands,
+  TEST_REDIS_URL,
+  uniqueKeyPrefix,
+  waitFor,
+} from '../../../test/support/redis.js';
 import { startTcpProxy, type TcpProxy } from '../../../harness/loopback.js';
 import { createRedisRateLimitStore } from './redis-rate-limit-store.js';
 import { createMemoryRateLimitStore } from './rate-limit-store.js';
@@ -78,7 +87,9 @@ describe('Redis sliding-log rate limit', () => {
   it('shares one budget between two instances with their own connections', async () => {
     const first = createRedisRateLimitStore({ client: await readyClient() });
     const second = createRedisRateLimitStore({ client: await readyClient() });
-    const decisions = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? first : second).hit('shared', 10, 60_000)));
+    const decisions = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? first : second).hit('shared', 10, 60_000)),
+    );
     expect(decisions.filter((d) => d.allowed)).toHaveLength(10);
   });
 

@@ -56,7 +56,12 @@ export function createRedisRateLimitStore(options: RedisRateLimitStoreOptions): 
           // Accepts made here while Redis was away are not in its log: until they leave the
           // window, the memory log must allow the request too.
           if (allowed && fallback.hasLiveLog(key)) allowed = fallback.hitSync(key, limit, windowMs).allowed;
-          return { allowed, limit, remaining: allowed ? Math.max(0, limit - result.count) : 0, resetMs: result.resetMs };
+          return {
+            allowed,
+            limit,
+            remaining: allowed ? Math.max(0, limit - result.count) : 0,
+            resetMs: result.resetMs,
+          };
         },
         () => {
           const known = lastShared.get(key);

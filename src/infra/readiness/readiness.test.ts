@@ -10,12 +10,23 @@ import {
 const NOW = Date.parse('2026-11-22T03:00:00.000Z');
 
 function upstream(name: string, slot: UpstreamProbe['slot'], overrides: Partial<UpstreamProbe> = {}): UpstreamProbe {
-  return { name, slot, circuit: () => 'closed', pausedUntilMs: () => 0, lastOutcome: () => ({ status: 'ok', atMs: NOW - 1000 }), ...overrides };
+  return {
+    name,
+    slot,
+    circuit: () => 'closed',
+    pausedUntilMs: () => 0,
+    lastOutcome: () => ({ status: 'ok', atMs: NOW - 1000 }),
+    ...overrides,
+  };
 }
 
 function probes(overrides: Partial<ReadinessProbes> = {}): ReadinessProbes {
   return {
-    upstreams: [upstream('tellows', 'primary'), upstream('numeroinconnu', 'community'), upstream('telguarder', 'signals')],
+    upstreams: [
+      upstream('tellows', 'primary'),
+      upstream('numeroinconnu', 'community'),
+      upstream('telguarder', 'signals'),
+    ],
     numberingDataDate: () => '2026-10-31',
     isShuttingDown: () => false,
     ...overrides,
@@ -84,11 +95,16 @@ describe('readiness', () => {
   });
 
   it('stays degraded (200) when Redis is down, a probe that throws or hangs counts as down', async () => {
-    expect((await check(probes({ redisStatus: () => 'down' })).evaluate()).dependencies.redis).toEqual({ status: 'down' });
+    expect((await check(probes({ redisStatus: () => 'down' })).evaluate()).dependencies.redis).toEqual({
+      status: 'down',
+    });
     const throwing = await check(probes({ redisStatus: () => Promise.reject(new Error('ECONNREFUSED')) })).evaluate();
     expect(throwing.status).toBe('degraded');
     expect(throwing.dependencies.redis).toEqual({ status: 'down' });
-    const hanging = createReadinessCheck(probes({ redisStatus: () => new Promise(() => {}) }), { now: () => NOW, redisTimeoutMs: 20 });
+    const hanging = createReadinessCheck(probes({ redisStatus: () => new Promise(() => {}) }), {
+      now: () => NOW,
+      redisTimeoutMs: 20,
+    });
     expect((await hanging.evaluate()).dependencies.redis).toEqual({ status: 'down' });
   });
 
@@ -97,7 +113,10 @@ describe('readiness', () => {
   });
 
   it('is down only when the service cannot answer: shutting down, or no numbering data', async () => {
-    expect(await check(probes({ isShuttingDown: () => true })).evaluate()).toMatchObject({ status: 'down', reason: 'shutting down' });
+    expect(await check(probes({ isShuttingDown: () => true })).evaluate()).toMatchObject({
+      status: 'down',
+      reason: 'shutting down',
+    });
     const missing = await check(probes({ numberingDataDate: () => undefined })).evaluate();
     expect(missing).toMatchObject({ status: 'down', reason: 'numbering data missing' });
     expect(missing.dependencies.numberingData).toEqual({ status: 'down', dataDate: null, ageDays: null });
@@ -142,7 +161,12 @@ describe('the upstream outcome tracker', () => {
     tracker.record({ slot: 'primary', status: 'error', reason: 'http_5xx', cause: 'http_503', cache: 'miss' });
     tracker.record({ slot: 'primary', status: 'ok', cache: 'hit' });
     tracker.record({ slot: 'primary', status: 'error', reason: 'aborted', cache: 'miss' });
-    expect(tracker.lastOutcome('primary')).toEqual({ status: 'error', reason: 'http_5xx', cause: 'http_503', atMs: NOW });
+    expect(tracker.lastOutcome('primary')).toEqual({
+      status: 'error',
+      reason: 'http_5xx',
+      cause: 'http_503',
+      atMs: NOW,
+    });
     expect(tracker.lastOutcome('signals')).toBeUndefined();
   });
 
@@ -155,7 +179,12 @@ describe('the upstream outcome tracker', () => {
     expect(tracker.lastFailure('community')).toEqual({ ...refused, atMs: NOW });
     // Without a finer cause, the reason's own.
     tracker.record({ slot: 'signals', status: 'blocked', reason: 'http_403', cache: 'miss' });
-    expect(tracker.lastFailure('signals')).toEqual({ status: 'blocked', reason: 'http_403', cause: 'blocked', atMs: NOW });
+    expect(tracker.lastFailure('signals')).toEqual({
+      status: 'blocked',
+      reason: 'http_403',
+      cause: 'blocked',
+      atMs: NOW,
+    });
     const assessed = assessUpstream(
       {
         name: 'numeroinconnu',

@@ -110,7 +110,8 @@ export function assessUpstream(probe: UpstreamProbe, nowMs: number): UpstreamRea
   let status: DependencyStatus = 'ok';
   // Paused or open: the upstream will not be asked for now; lookups get its cached copies only.
   if (paused || circuit === 'open') status = 'down';
-  else if (circuit === 'half_open' || (last !== undefined && (last.status === 'error' || last.status === 'blocked'))) status = 'degraded';
+  else if (circuit === 'half_open' || (last !== undefined && (last.status === 'error' || last.status === 'blocked')))
+    status = 'degraded';
   // The site still answers, but its pages lack what the parser needs: answers will be empty.
   const layoutChanged = probe.layoutChanged?.() === true;
   if (layoutChanged && status === 'ok') status = 'degraded';
@@ -142,7 +143,11 @@ export function assessUpstream(probe: UpstreamProbe, nowMs: number): UpstreamRea
   };
 }
 
-export function assessNumberingData(dataDate: string | undefined, nowMs: number, maxAgeDays: number): NumberingDataReadiness {
+export function assessNumberingData(
+  dataDate: string | undefined,
+  nowMs: number,
+  maxAgeDays: number,
+): NumberingDataReadiness {
   if (dataDate === undefined) return { status: 'down', dataDate: null, ageDays: null };
   const dateMs = Date.parse(`${dataDate}T00:00:00Z`);
   if (Number.isNaN(dateMs)) return { status: 'degraded', dataDate, ageDays: null };
@@ -150,7 +155,10 @@ export function assessNumberingData(dataDate: string | undefined, nowMs: number,
   return { status: ageDays > maxAgeDays ? 'degraded' : 'ok', dataDate, ageDays };
 }
 
-async function probeRedis(probe: NonNullable<ReadinessProbes['redisStatus']>, timeoutMs: number): Promise<DependencyStatus> {
+async function probeRedis(
+  probe: NonNullable<ReadinessProbes['redisStatus']>,
+  timeoutMs: number,
+): Promise<DependencyStatus> {
   let timer: NodeJS.Timeout | undefined;
   try {
     const timeout = new Promise<DependencyStatus>((resolve) => {
@@ -171,7 +179,8 @@ export function createReadinessCheck(probes: ReadinessProbes, options: Readiness
   let inflight: Promise<ReadinessReport> | undefined;
 
   async function run(): Promise<ReadinessReport> {
-    const redis = probes.redisStatus === undefined ? undefined : { status: await probeRedis(probes.redisStatus, redisTimeoutMs) };
+    const redis =
+      probes.redisStatus === undefined ? undefined : { status: await probeRedis(probes.redisStatus, redisTimeoutMs) };
     const nowMs = now();
     const upstreams: Record<string, UpstreamReadiness> = {};
     for (const probe of probes.upstreams) {
@@ -182,7 +191,10 @@ export function createReadinessCheck(probes: ReadinessProbes, options: Readiness
         upstreams[probe.name] = { status: 'degraded', slot: probe.slot, ...unknown };
       }
     }
-    const numberingData = probes.numberingDataDate === undefined ? undefined : assessNumberingData(probes.numberingDataDate(), nowMs, maxAgeDays);
+    const numberingData =
+      probes.numberingDataDate === undefined
+        ? undefined
+        : assessNumberingData(probes.numberingDataDate(), nowMs, maxAgeDays);
     const dependencies: ReadinessReport['dependencies'] = {
       upstreams,
       ...(numberingData === undefined ? {} : { numberingData }),
@@ -205,7 +217,12 @@ export function createReadinessCheck(probes: ReadinessProbes, options: Readiness
       ];
       status = statuses.every((s) => s === 'ok') ? 'ok' : 'degraded';
     }
-    return { status, timestamp: new Date(nowMs).toISOString(), ...(reason === undefined ? {} : { reason }), dependencies };
+    return {
+      status,
+      timestamp: new Date(nowMs).toISOString(),
+      ...(reason === undefined ? {} : { reason }),
+      dependencies,
+    };
   }
 
   return {

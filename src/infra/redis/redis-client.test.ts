@@ -43,7 +43,14 @@ function blockEventLoop(ms: number): void {
 
 /** SLOW_STRIKES reads of distinct keys at once, each answered with its value or `fallback`. */
 function readsAtOnce(client: RedisClient): Promise<string[]> {
-  return Promise.all(Array.from({ length: SLOW_STRIKES }, (_, i) => client.attempt(async (redis) => (await redis.get(`key:${i}`)) ?? 'missing', () => 'fallback')));
+  return Promise.all(
+    Array.from({ length: SLOW_STRIKES }, (_, i) =>
+      client.attempt(
+        async (redis) => (await redis.get(`key:${i}`)) ?? 'missing',
+        () => 'fallback',
+      ),
+    ),
+  );
 }
 
 describe('redis client: slow replies', () => {

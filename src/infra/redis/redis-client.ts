@@ -203,7 +203,11 @@ export function createRedisClient(url: string, options: RedisClientOptions): Red
     if (slowStrikes < SLOW_STRIKES || closed || degraded) return;
     slowFallbacks += 1;
     degradedUntilMs = Date.now() + SLOW_DEGRADED_MS;
-    if (logger) logger.warn({ redis: 'degraded', waitedMs: Math.round(waitedMs) }, 'redis replies near its timeout; using in-process fallbacks for a while');
+    if (logger)
+      logger.warn(
+        { redis: 'degraded', waitedMs: Math.round(waitedMs) },
+        'redis replies near its timeout; using in-process fallbacks for a while',
+      );
     markDegraded();
   }
 
@@ -248,7 +252,13 @@ export function createRedisClient(url: string, options: RedisClientOptions): Red
       const stalled = new Promise<void>((resolve) => {
         timer = setTimeout(resolve, commandTimeoutMs * 2);
       });
-      await Promise.race([redis.quit().then(() => undefined, () => undefined), stalled]);
+      await Promise.race([
+        redis.quit().then(
+          () => undefined,
+          () => undefined,
+        ),
+        stalled,
+      ]);
       clearTimeout(timer);
       redis.disconnect();
     },

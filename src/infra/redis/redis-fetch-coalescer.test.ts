@@ -38,7 +38,9 @@ describe('Redis fetch coalescer', () => {
     const coalescer = createRedisFetchCoalescer({ client: await readyClient(), lockTtlMs: 2000 });
     const engineLifetime = new AbortController();
     for (let index = 0; index < 50; index += 1) {
-      expect(await coalescer.run(`lifetime-${index}`, async () => index, { runSignal: engineLifetime.signal })).toBe(index);
+      expect(await coalescer.run(`lifetime-${index}`, async () => index, { runSignal: engineLifetime.signal })).toBe(
+        index,
+      );
     }
     expect(heldBy(engineLifetime.signal)).toBe(0);
   });
@@ -58,7 +60,10 @@ describe('Redis fetch coalescer', () => {
     };
     const results = await Promise.all(
       Array.from({ length: 50 }, (_, i) =>
-        (i % 2 === 0 ? first : second).run('k1', work, { signal: AbortSignal.timeout(3000), readSettled: observed(store.read('k1'), otherWaits) }),
+        (i % 2 === 0 ? first : second).run('k1', work, {
+          signal: AbortSignal.timeout(3000),
+          readSettled: observed(store.read('k1'), otherWaits),
+        }),
       ),
     );
     expect(executions).toBe(1);
@@ -76,7 +81,10 @@ describe('Redis fetch coalescer', () => {
       throw new Error('upstream failed');
     });
     await waitFor(async () => (await admin.exists(`${prefix}lock:k2`)) === 1);
-    const recovered = second.run('k2', async () => 'second', { signal: AbortSignal.timeout(2000), readSettled: observed(store.read('k2'), secondWaits) });
+    const recovered = second.run('k2', async () => 'second', {
+      signal: AbortSignal.timeout(2000),
+      readSettled: observed(store.read('k2'), secondWaits),
+    });
     await expect(failing).rejects.toThrow('upstream failed');
     await expect(recovered).resolves.toBe('second');
   });
@@ -183,16 +191,24 @@ describe('Redis fetch coalescer', () => {
     const other = createRedisFetchCoalescer({ client: await readyClient() });
     const stuck = new AbortController();
     // The holder's work never ends on its own: only its death frees the lock.
-    const holding = holder.run('k6', (signal) => new Promise<string>((_resolve, reject) => signal.addEventListener('abort', () => reject(new Error('stopped')))), {
-      signal: stuck.signal,
-      runSignal: stuck.signal,
-    });
+    const holding = holder.run(
+      'k6',
+      (signal) =>
+        new Promise<string>((_resolve, reject) => signal.addEventListener('abort', () => reject(new Error('stopped')))),
+      {
+        signal: stuck.signal,
+        runSignal: stuck.signal,
+      },
+    );
     holding.catch(() => undefined);
     await waitFor(async () => (await admin.exists(`${prefix}lock:k6`)) === 1);
     // The holder's process dies: its connection is gone, nothing renews or releases the lock.
     holderClient.redis.disconnect();
     const startedAt = performance.now();
-    const result = await other.run('k6', async () => 'taken over', { signal: AbortSignal.timeout(10_000), readSettled: async () => undefined });
+    const result = await other.run('k6', async () => 'taken over', {
+      signal: AbortSignal.timeout(10_000),
+      readSettled: async () => undefined,
+    });
     const stalledMs = performance.now() - startedAt;
     expect(result).toBe('taken over');
     // The lease is the deadline under test; one extra second of slack for a loaded machine.

@@ -60,14 +60,23 @@ export function createRedisFetchCoalescer(options: RedisFetchCoalescerOptions): 
 
   function release(lockKey: string, token: string): void {
     // Not awaited: the answer does not wait; a lost release only makes others wait for the TTL.
-    void client.attempt(async (redis) => void (await redis.phonerepReleaseLock(lockKey, token)), () => undefined);
+    void client.attempt(
+      async (redis) => void (await redis.phonerepReleaseLock(lockKey, token)),
+      () => undefined,
+    );
   }
 
   /** Renews the lease every third of it until stopped; a failed renewal only risks a second fetch elsewhere. */
   function keepRenewing(lockKey: string, token: string): () => void {
-    const timer = setInterval(() => {
-      void client.attempt(async (redis) => void (await redis.phonerepRenewLock(lockKey, token, lockTtlMs)), () => undefined);
-    }, Math.max(1, Math.floor(lockTtlMs / 3)));
+    const timer = setInterval(
+      () => {
+        void client.attempt(
+          async (redis) => void (await redis.phonerepRenewLock(lockKey, token, lockTtlMs)),
+          () => undefined,
+        );
+      },
+      Math.max(1, Math.floor(lockTtlMs / 3)),
+    );
     timer.unref();
     return () => clearInterval(timer);
   }
@@ -81,7 +90,12 @@ export function createRedisFetchCoalescer(options: RedisFetchCoalescerOptions): 
     }
   }
 
-  async function runShared<T>(key: string, work: (signal: AbortSignal) => Promise<T>, runSignal: AbortSignal, readSettled: CoalesceOptions<T>['readSettled']): Promise<T> {
+  async function runShared<T>(
+    key: string,
+    work: (signal: AbortSignal) => Promise<T>,
+    runSignal: AbortSignal,
+    readSettled: CoalesceOptions<T>['readSettled'],
+  ): Promise<T> {
     const lockKey = `lock:${key}`;
     sequence = (sequence + 1) % Number.MAX_SAFE_INTEGER;
     const token = `${instanceId}:${sequence}`;
@@ -109,7 +123,8 @@ export function createRedisFetchCoalescer(options: RedisFetchCoalescerOptions): 
             release(lockKey, token);
           }
         }
-        if (!(await sleepUnlessAborted(pollIntervalMs / 2 + Math.random() * pollIntervalMs, signal))) throw signal.reason;
+        if (!(await sleepUnlessAborted(pollIntervalMs / 2 + Math.random() * pollIntervalMs, signal)))
+          throw signal.reason;
       }
     } finally {
       releaseSignal();
@@ -127,4 +142,3 @@ export function createRedisFetchCoalescer(options: RedisFetchCoalescerOptions): 
     inFlightCount: () => local.inFlightCount(),
   };
 }
-

@@ -235,18 +235,68 @@ export interface ScriptCommands {
   phonerepRenewLock(key: string, token: string, leaseMs: number): Promise<unknown>;
   phonerepReleaseLock(key: string, token: string): Promise<unknown>;
   phonerepWritePause(key: string, untilMs: number, blocks: number, expiryMs: number): Promise<unknown>;
-  phonerepBudgetShare(key: string, clientKey: string, limit: number, windowMs: number, member: string, cost: number, clientLimit: number): Promise<unknown>;
-  phonerepListsChange(rules: string, version: string, changes: string, epoch: string, op: 'put' | 'remove', rule: string, value: string, maxLength: number, newEpoch: string): Promise<unknown>;
-  phonerepListsMerge(rules: string, version: string, changes: string, staged: string, epoch: string, maxLength: number, newEpoch: string): Promise<unknown>;
-  phonerepListsRestore(version: string, rules: string, staged: string, changes: string, epoch: string, expected: string, next: number, maxLength: number, newEpoch: string): Promise<unknown>;
-  phonerepListsReplace(rules: string, version: string, changes: string, staged: string, epoch: string, maxLength: number, newEpoch: string): Promise<unknown>;
+  phonerepBudgetShare(
+    key: string,
+    clientKey: string,
+    limit: number,
+    windowMs: number,
+    member: string,
+    cost: number,
+    clientLimit: number,
+  ): Promise<unknown>;
+  phonerepListsChange(
+    rules: string,
+    version: string,
+    changes: string,
+    epoch: string,
+    op: 'put' | 'remove',
+    rule: string,
+    value: string,
+    maxLength: number,
+    newEpoch: string,
+  ): Promise<unknown>;
+  phonerepListsMerge(
+    rules: string,
+    version: string,
+    changes: string,
+    staged: string,
+    epoch: string,
+    maxLength: number,
+    newEpoch: string,
+  ): Promise<unknown>;
+  phonerepListsRestore(
+    version: string,
+    rules: string,
+    staged: string,
+    changes: string,
+    epoch: string,
+    expected: string,
+    next: number,
+    maxLength: number,
+    newEpoch: string,
+  ): Promise<unknown>;
+  phonerepListsReplace(
+    rules: string,
+    version: string,
+    changes: string,
+    staged: string,
+    epoch: string,
+    maxLength: number,
+    newEpoch: string,
+  ): Promise<unknown>;
 }
 
 /** A connection opened with REDIS_SCRIPTS. */
 export type ScriptedRedis = Redis & ScriptCommands;
 
 /** Runs one sliding-log step on `key` (the connection's key prefix is applied by ioredis). */
-export async function hitSlidingLog(redis: ScriptedRedis, key: string, limit: number, windowMs: number, member: string): Promise<SlidingLogResult> {
+export async function hitSlidingLog(
+  redis: ScriptedRedis,
+  key: string,
+  limit: number,
+  windowMs: number,
+  member: string,
+): Promise<SlidingLogResult> {
   const reply = await redis.phonerepSlidingLog(key, limit, windowMs, member);
   if (!Array.isArray(reply) || reply.length !== 3) throw new Error('unexpected sliding-log reply');
   const [allowed, count, resetMs] = reply.map(Number);
@@ -264,10 +314,24 @@ export async function takeBudgetShare(
   limits: { limit: number; windowMs: number; cost: number; clientLimit: number },
   member: string,
 ): Promise<BudgetShareResult> {
-  const reply = await redis.phonerepBudgetShare(key, clientKey, limits.limit, limits.windowMs, member, limits.cost, limits.clientLimit);
+  const reply = await redis.phonerepBudgetShare(
+    key,
+    clientKey,
+    limits.limit,
+    limits.windowMs,
+    member,
+    limits.cost,
+    limits.clientLimit,
+  );
   if (!Array.isArray(reply) || reply.length !== 4) throw new Error('unexpected budget reply');
   const [granted, count, retryInMs, by] = reply.map(Number);
-  if (granted === undefined || count === undefined || retryInMs === undefined || by === undefined || !Number.isFinite(count + retryInMs + by)) {
+  if (
+    granted === undefined ||
+    count === undefined ||
+    retryInMs === undefined ||
+    by === undefined ||
+    !Number.isFinite(count + retryInMs + by)
+  ) {
     throw new Error('unexpected budget reply');
   }
   return { granted: granted === 1, count, retryInMs, by: by === 1 ? 'budget' : by === 2 ? 'share' : undefined };

@@ -6,7 +6,11 @@ const MIB = 1024 * 1024;
 
 /** V8's heap_size_limit of a Node process started with these arguments. */
 function heapSizeLimit(nodeArgs: string[]): number {
-  const run = spawnSync(process.execPath, [...nodeArgs, '-e', 'process.stdout.write(String(require("node:v8").getHeapStatistics().heap_size_limit))'], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
+  const run = spawnSync(
+    process.execPath,
+    [...nodeArgs, '-e', 'process.stdout.write(String(require("node:v8").getHeapStatistics().heap_size_limit))'],
+    { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } },
+  );
   if (run.status !== 0) throw new Error(`node exited ${run.status}: ${run.stderr}`);
   return Number(run.stdout);
 }
@@ -21,8 +25,15 @@ describe('the heap limit sized from CACHE_MAX_MB', () => {
   });
 
   it('adds the limit to the Node arguments unless the operator gave one, on the command line or in NODE_OPTIONS', () => {
-    expect(serverExecArgv(['--enable-source-maps'], undefined, 256)).toEqual(['--enable-source-maps', '--max-old-space-size=512', '--max-semi-space-size=16']);
-    expect(serverExecArgv(['--max-old-space-size=900'], undefined, 256)).toEqual(['--max-old-space-size=900', '--max-semi-space-size=16']);
+    expect(serverExecArgv(['--enable-source-maps'], undefined, 256)).toEqual([
+      '--enable-source-maps',
+      '--max-old-space-size=512',
+      '--max-semi-space-size=16',
+    ]);
+    expect(serverExecArgv(['--max-old-space-size=900'], undefined, 256)).toEqual([
+      '--max-old-space-size=900',
+      '--max-semi-space-size=16',
+    ]);
     expect(serverExecArgv([], '--trace-warnings --max-old-space-size=900 --max-semi-space-size=32', 256)).toEqual([]);
     expect(heapLimitGiven(['--max_old_space_size=900'], undefined)).toBe(true);
     expect(heapLimitGiven(['--max-semi-space-size=16'], '--trace-warnings')).toBe(false);
@@ -34,8 +45,15 @@ describe('the heap limit sized from CACHE_MAX_MB', () => {
     expect(semiSpaceMb(32)).toBe(8);
     expect(semiSpaceMb(64 / 3)).toBe(5);
     expect(semiSpaceMb(8)).toBe(4);
-    expect(serverExecArgv(['--enable-source-maps'], undefined, 32)).toEqual(['--enable-source-maps', '--max-old-space-size=176', '--max-semi-space-size=8']);
-    expect(serverExecArgv(['--max_semi_space_size=2'], undefined, 32)).toEqual(['--max_semi_space_size=2', '--max-old-space-size=176']);
+    expect(serverExecArgv(['--enable-source-maps'], undefined, 32)).toEqual([
+      '--enable-source-maps',
+      '--max-old-space-size=176',
+      '--max-semi-space-size=8',
+    ]);
+    expect(serverExecArgv(['--max_semi_space_size=2'], undefined, 32)).toEqual([
+      '--max_semi_space_size=2',
+      '--max-old-space-size=176',
+    ]);
     expect(serverExecArgv([], '--max-semi-space-size=32', 32)).toEqual(['--max-old-space-size=176']);
   });
 
@@ -55,6 +73,9 @@ describe('the heap limit sized from CACHE_MAX_MB', () => {
 
   it("is needed: V8's own semi-space on this Node is larger than the largest one given", () => {
     const youngByDefault = heapSizeLimit(['--max-old-space-size=176']) - 176 * MIB;
-    expect(youngByDefault, `Node ${process.versions.node}: V8's default young generation is no larger than 3 × 16 MiB; the flag may go`).toBeGreaterThan(3 * 16 * MIB);
+    expect(
+      youngByDefault,
+      `Node ${process.versions.node}: V8's default young generation is no larger than 3 × 16 MiB; the flag may go`,
+    ).toBeGreaterThan(3 * 16 * MIB);
   });
 });

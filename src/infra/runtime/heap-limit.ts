@@ -62,7 +62,8 @@ export function semiSpaceMb(processCacheMb: number): number {
 /** True when `flag` (`--max-old-space-size`) is given on the command line or in NODE_OPTIONS, in either spelling. */
 function flagGiven(flag: string, execArgv: readonly string[], nodeOptions: string | undefined): boolean {
   const underscored = flag.replace(/(?<=^--.*)-/g, '_');
-  const given = (arg: string): boolean => [flag, underscored].some((name) => arg === name || arg.startsWith(`${name}=`));
+  const given = (arg: string): boolean =>
+    [flag, underscored].some((name) => arg === name || arg.startsWith(`${name}=`));
   return execArgv.some(given) || (nodeOptions ?? '').split(/\s+/).some(given);
 }
 
@@ -76,9 +77,14 @@ export function heapLimitGiven(execArgv: readonly string[], nodeOptions: string 
  * its share of the cap unless the operator set one, and the semi-space size for it (semiSpaceMb)
  * unless the operator set one or the share needs none.
  */
-export function serverExecArgv(execArgv: readonly string[], nodeOptions: string | undefined, processCacheMb: number): string[] {
+export function serverExecArgv(
+  execArgv: readonly string[],
+  nodeOptions: string | undefined,
+  processCacheMb: number,
+): string[] {
   const args = [...execArgv];
   if (!heapLimitGiven(execArgv, nodeOptions)) args.push(heapLimitFlag(heapLimitMb(processCacheMb)));
-  if (!flagGiven(SEMI_SPACE_FLAG, execArgv, nodeOptions)) args.push(`${SEMI_SPACE_FLAG}=${semiSpaceMb(processCacheMb)}`);
+  if (!flagGiven(SEMI_SPACE_FLAG, execArgv, nodeOptions))
+    args.push(`${SEMI_SPACE_FLAG}=${semiSpaceMb(processCacheMb)}`);
   return args;
 }

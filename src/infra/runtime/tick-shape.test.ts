@@ -29,21 +29,50 @@ describe('the nextTick entry held for its shape', () => {
     const entry = heldNextTickEntry();
     // Node's entry: the callback and its arguments, and symbol keys: its two async ids, and on
     // Node 24 the async context frame. Only the key names are read, never the values.
-    expect(entry, `Node ${process.versions.node}: executionAsyncResource() in a nextTick callback is no longer its entry`).toBeTypeOf('object');
+    expect(
+      entry,
+      `Node ${process.versions.node}: executionAsyncResource() in a nextTick callback is no longer its entry`,
+    ).toBeTypeOf('object');
     const keys = Reflect.ownKeys(entry ?? {});
-    expect(keys.filter((key) => typeof key === 'string'), `Node ${process.versions.node} changed its nextTick entries`).toEqual(['callback', 'args']);
-    expect(keys.filter((key) => typeof key === 'symbol').map((key) => key.description)).toEqual(expect.arrayContaining(['async_id_symbol', 'trigger_async_id_symbol']));
+    expect(
+      keys.filter((key) => typeof key === 'string'),
+      `Node ${process.versions.node} changed its nextTick entries`,
+    ).toEqual(['callback', 'args']);
+    expect(keys.filter((key) => typeof key === 'symbol').map((key) => key.description)).toEqual(
+      expect.arrayContaining(['async_id_symbol', 'trigger_async_id_symbol']),
+    );
     await holdNextTickShape();
     expect(heldNextTickEntry()).toBe(entry);
   });
 
   it('shares its shape with the entries made after full collections, so holding it keeps theirs alive', () => {
-    const run = spawnSync(process.execPath, ['--allow-natives-syntax', '--expose-gc', '--import', 'tsx', '--input-type=module', '-e', SAME_SHAPE_AFTER_FULL_COLLECTIONS], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
+    const run = spawnSync(
+      process.execPath,
+      [
+        '--allow-natives-syntax',
+        '--expose-gc',
+        '--import',
+        'tsx',
+        '--input-type=module',
+        '-e',
+        SAME_SHAPE_AFTER_FULL_COLLECTIONS,
+      ],
+      { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } },
+    );
     expect(run.status, run.stderr).toBe(0);
-    const result = JSON.parse(run.stdout) as { withoutArguments: boolean; withArguments: boolean; otherShape: boolean; node: string; v8: string };
+    const result = JSON.parse(run.stdout) as {
+      withoutArguments: boolean;
+      withArguments: boolean;
+      otherShape: boolean;
+      node: string;
+      v8: string;
+    };
     const where = `Node ${result.node}, V8 ${result.v8}`;
     expect(result.otherShape, `${where}: %HaveSameMap no longer tells shapes apart`).toBe(false);
     expect(result.withoutArguments, `${where}: later nextTick entries have another shape than the held one`).toBe(true);
-    expect(result.withArguments, `${where}: later nextTick entries with arguments have another shape than the held one`).toBe(true);
+    expect(
+      result.withArguments,
+      `${where}: later nextTick entries with arguments have another shape than the held one`,
+    ).toBe(true);
   });
 });

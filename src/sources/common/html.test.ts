@@ -1,7 +1,24 @@
 import { describe, expect, it } from 'vitest';
 import {
-  attribute, byClass, byId, byTag, childElements, classesOf, findAll, findFirst, findFirstNear, MAX_DEPTH, MAX_PAGE_NODES, nextElementSibling, ownTextOf, parseHtml, parsePage,
-  plainText, rawText, shortTextOf, textOf,
+  attribute,
+  byClass,
+  byId,
+  byTag,
+  childElements,
+  classesOf,
+  findAll,
+  findFirst,
+  findFirstNear,
+  MAX_DEPTH,
+  MAX_PAGE_NODES,
+  nextElementSibling,
+  ownTextOf,
+  parseHtml,
+  parsePage,
+  plainText,
+  rawText,
+  shortTextOf,
+  textOf,
 } from './html.js';
 
 describe('parseHtml', () => {
@@ -29,7 +46,9 @@ describe('parseHtml', () => {
   });
 
   it('drops script, style and comment bodies from the text, even when they contain markup', () => {
-    const root = parseHtml('<script>if (a<b) { x = "<div id=\'z\'>" }</script><!-- <div id="z"> --><style>p{}</style><div id="y">ok</div>');
+    const root = parseHtml(
+      '<script>if (a<b) { x = "<div id=\'z\'>" }</script><!-- <div id="z"> --><style>p{}</style><div id="y">ok</div>',
+    );
     expect(findFirst(root, byId('z'))).toBeNull();
     expect(childElements(root).map((element) => element.name)).toEqual(['script', 'style', 'div']);
     expect(textOf(root)).toBe('ok');
@@ -41,7 +60,9 @@ describe('parseHtml', () => {
   });
 
   it('decodes &oelig; as œ, and &uuml;, &deg;, &eacute;, numeric and hex references in text', () => {
-    expect(textOf(parseHtml('<p>c&oelig;ur, M&uuml;ller, 30&deg;, &eacute;t&eacute;, &#233;&#xE9;&#x1F600;</p>'))).toBe('cœur, Müller, 30°, été, éé😀');
+    expect(textOf(parseHtml('<p>c&oelig;ur, M&uuml;ller, 30&deg;, &eacute;t&eacute;, &#233;&#xE9;&#x1F600;</p>'))).toBe(
+      'cœur, Müller, 30°, été, éé😀',
+    );
   });
 
   it('decodes entities in attribute values', () => {
@@ -63,7 +84,8 @@ describe('parseHtml', () => {
     const root = parseHtml(`${'<div>'.repeat(10_000)}deep`);
     expect(rawText(root).trim()).toBe('deep');
     let depth = 0;
-    for (let element = findFirst(root, byTag('div')); element !== null; element = childElements(element)[0] ?? null) depth += 1;
+    for (let element = findFirst(root, byTag('div')); element !== null; element = childElements(element)[0] ?? null)
+      depth += 1;
     expect(depth).toBeLessThanOrEqual(MAX_DEPTH + 1);
   });
 

@@ -96,7 +96,9 @@ export function parsePage(html: string, maxNodes = MAX_PAGE_NODES): PageTree {
   const handler = new DepthTrackingHandler(maxNodes);
   const parser = new BoundedParser(handler);
   parser.end(html);
-  return handler.nodes > maxNodes ? { kind: 'too_complex', nodes: handler.nodes } : { kind: 'tree', root: handler.root, nodes: handler.nodes };
+  return handler.nodes > maxNodes
+    ? { kind: 'too_complex', nodes: handler.nodes }
+    : { kind: 'tree', root: handler.root, nodes: handler.nodes };
 }
 
 /** An attribute's value (decoded), or undefined; own keys only (`constructor` is no attribute). */
@@ -112,9 +114,18 @@ export function hasClass(element: Element, className: string): boolean {
   return classesOf(element).includes(className);
 }
 
-export const byClass = (className: string) => (element: Element): boolean => hasClass(element, className);
-export const byId = (id: string) => (element: Element): boolean => attribute(element, 'id') === id;
-export const byTag = (...tags: string[]) => (element: Element): boolean => tags.includes(element.name);
+export const byClass =
+  (className: string) =>
+  (element: Element): boolean =>
+    hasClass(element, className);
+export const byId =
+  (id: string) =>
+  (element: Element): boolean =>
+    attribute(element, 'id') === id;
+export const byTag =
+  (...tags: string[]) =>
+  (element: Element): boolean =>
+    tags.includes(element.name);
 
 /** Every element under `root` (not `root` itself) matching `predicate`, in document order. */
 export function findAll(root: ParentNode, predicate: (element: Element) => boolean): Element[] {
@@ -151,7 +162,11 @@ export const ITEM_ELEMENTS = 200;
  * Like `findFirst`, but looks at no more than `maxElements` elements: a bounded look inside one
  * item (a comment, a row) that a hostile page may have made contain the whole rest of the page.
  */
-export function findFirstNear(root: ParentNode, predicate: (element: Element) => boolean, maxElements: number): Element | null {
+export function findFirstNear(
+  root: ParentNode,
+  predicate: (element: Element) => boolean,
+  maxElements: number,
+): Element | null {
   // A walk by child index, copying no child list: an element that holds 40,000 children (a
   // flattened hostile page) costs what the budget allows, not a copy of all of them.
   const stack: Array<{ parent: ParentNode; next: number }> = [{ parent: root, next: 0 }];
@@ -200,7 +215,27 @@ export function previousElementSibling(element: Element): Element | null {
 }
 
 /** Text joins across these without a space ("mer<span>de</span>" stays one word). */
-const INLINE_TAGS = new Set(['a', 'abbr', 'b', 'bdi', 'bdo', 'cite', 'code', 'em', 'font', 'i', 'mark', 'q', 's', 'small', 'span', 'strong', 'sub', 'sup', 'u']);
+const INLINE_TAGS = new Set([
+  'a',
+  'abbr',
+  'b',
+  'bdi',
+  'bdo',
+  'cite',
+  'code',
+  'em',
+  'font',
+  'i',
+  'mark',
+  'q',
+  's',
+  'small',
+  'span',
+  'strong',
+  'sub',
+  'sup',
+  'u',
+]);
 /** Their content is never text a user wrote. */
 const SKIPPED_TAGS = new Set(['script', 'style', 'noscript', 'template', 'textarea', 'iframe', 'svg', 'head']);
 
@@ -210,7 +245,12 @@ const SKIPPED_TAGS = new Set(['script', 'style', 'noscript', 'template', 'textar
  * `truncate` the text read until then. Block boundaries become spaces; inline elements join
  * without one.
  */
-export function boundedText(root: AnyNode, maxChars: number, skip?: (element: Element) => boolean, truncate = false): string | null {
+export function boundedText(
+  root: AnyNode,
+  maxChars: number,
+  skip?: (element: Element) => boolean,
+  truncate = false,
+): string | null {
   if (isText(root)) return root.data.length <= maxChars ? root.data : truncate ? root.data.slice(0, maxChars) : null;
   if (!isTag(root) && !('children' in root)) return '';
   const parts: string[] = [];
@@ -218,7 +258,8 @@ export function boundedText(root: AnyNode, maxChars: number, skip?: (element: El
   let budget = maxChars;
   const overflow = (): string | null => (truncate ? parts.join('') : null);
   // A truncated read only ever needs the first `budget` children of a wide element.
-  const childrenToRead = (children: readonly AnyNode[]): AnyNode[] => (truncate ? children.slice(0, Math.max(0, budget)) : [...children]);
+  const childrenToRead = (children: readonly AnyNode[]): AnyNode[] =>
+    truncate ? children.slice(0, Math.max(0, budget)) : [...children];
   const rootChildren = 'children' in root ? root.children : [];
   if (!truncate && rootChildren.length > budget) return null;
   const pending: (AnyNode | string)[] = childrenToRead(rootChildren).reverse();
@@ -275,7 +316,12 @@ export function shortTextOf(root: AnyNode, maxChars: number): string | null {
 
 /** An element's own text: its text children only, not its descendants' ("Démarchage" of `<th>Démarchage <span>(9)</span></th>`). */
 export function ownTextOf(element: Element): string {
-  return cleanText(element.children.filter(isText).map((node) => node.data).join(' '));
+  return cleanText(
+    element.children
+      .filter(isText)
+      .map((node) => node.data)
+      .join(' '),
+  );
 }
 
 /** Plain text from a string that may hold markup or entities (an API field): parsed like a page, then cleaned. */

@@ -7,7 +7,10 @@ import type { FetchFailure, HttpRequest, HttpResponse, UpstreamFetcher } from '.
 /** The parts of the engine's call a fetcher uses: the client and the deadline. */
 export function fetchCallOf(call: SourceCall | undefined): Pick<HttpRequest, 'client' | 'deadlineAt'> {
   if (call === undefined) return {};
-  return { ...(call.client === undefined ? {} : { client: call.client }), ...(call.deadlineAt === undefined ? {} : { deadlineAt: call.deadlineAt }) };
+  return {
+    ...(call.client === undefined ? {} : { client: call.client }),
+    ...(call.deadlineAt === undefined ? {} : { deadlineAt: call.deadlineAt }),
+  };
 }
 
 /** `base` may end with a slash or carry a path prefix (a proxy, a mirror): the path is appended. */
@@ -28,7 +31,8 @@ export function outcomeOfUnexpectedError<T>(signal: AbortSignal): SourceOutcome<
 }
 
 /** What every page parser answers: the page read, the upstream's "unknown", a challenge, or a page it cannot read. */
-export type PageParseResult<T> = { kind: 'ok'; data: T } | { kind: 'not_found' } | { kind: 'challenge' } | { kind: 'invalid'; reason?: string };
+export type PageParseResult<T> =
+  { kind: 'ok'; data: T } | { kind: 'not_found' } | { kind: 'challenge' } | { kind: 'invalid'; reason?: string };
 
 /** The marker a parser reports, not found, when a page passed the parse-work bound (html.ts, parsePage). */
 export const WITHIN_PARSE_BOUND_MARKER = 'page within the parse-work bound (MAX_PAGE_NODES)';
@@ -53,7 +57,8 @@ export function outcomeOfFetchFailure<T>(failure: FetchFailure): SourceOutcome<T
   return failure.cause === undefined ? failed(failure.reason) : failed(failure.reason, { cause: failure.cause });
 }
 
-export type FetchedPage = { kind: 'response'; response: HttpResponse } | { kind: 'outcome'; outcome: SourceOutcome<never> };
+export type FetchedPage =
+  { kind: 'response'; response: HttpResponse } | { kind: 'outcome'; outcome: SourceOutcome<never> };
 
 /**
  * Fetches through the upstream's fetcher and judges the status every adapter judges alike:

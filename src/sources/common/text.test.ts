@@ -64,7 +64,18 @@ describe('readCount', () => {
   });
 
   it('calls a number that is no count invalid, never a smaller count: signed, decimal, exponent, over 15 digits', () => {
-    for (const text of ['-7', '+7', '\u22127', '1e3', '1E+3', '2.5', '12,75', '1.2345', '12345678901234567890', '1 234 567 890 123 456']) {
+    for (const text of [
+      '-7',
+      '+7',
+      '\u22127',
+      '1e3',
+      '1E+3',
+      '2.5',
+      '12,75',
+      '1.2345',
+      '12345678901234567890',
+      '1 234 567 890 123 456',
+    ]) {
       expect(readCount(text), text).toEqual({ kind: 'invalid' });
       expect(parseCount(text), text).toBeNull();
     }
@@ -81,7 +92,8 @@ describe('readPercent', () => {
   });
 
   it('reads the whole number, so 1000 is out of range and not 100; signs and exponents are invalid', () => {
-    for (const text of ['1000', '1000 %', '101', '-5 %', '1e2', '100.6']) expect(readPercent(text), text).toEqual({ kind: 'invalid' });
+    for (const text of ['1000', '1000 %', '101', '-5 %', '1e2', '100.6'])
+      expect(readPercent(text), text).toEqual({ kind: 'invalid' });
   });
 });
 

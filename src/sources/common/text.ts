@@ -86,9 +86,28 @@ export function readPercent(input: string | null | undefined): CountReading {
 }
 
 const FRENCH_MONTHS: Record<string, number> = {
-  janvier: 1, janv: 1, fevrier: 2, fevr: 2, fev: 2, mars: 3, avril: 4, avr: 4, mai: 5, juin: 6,
-  juillet: 7, juil: 7, aout: 8, septembre: 9, sept: 9, sep: 9, octobre: 10, oct: 10,
-  novembre: 11, nov: 11, decembre: 12, dec: 12,
+  janvier: 1,
+  janv: 1,
+  fevrier: 2,
+  fevr: 2,
+  fev: 2,
+  mars: 3,
+  avril: 4,
+  avr: 4,
+  mai: 5,
+  juin: 6,
+  juillet: 7,
+  juil: 7,
+  aout: 8,
+  septembre: 9,
+  sept: 9,
+  sep: 9,
+  octobre: 10,
+  oct: 10,
+  novembre: 11,
+  nov: 11,
+  decembre: 12,
+  dec: 12,
 };
 
 function pad(value: number): string {
@@ -120,7 +139,10 @@ export function parseDate(input: string | null | undefined): string {
   if (match) return formatDate(Number(match[4]), Number(match[3]), Number(match[1]));
   match = /(?<!\d)(\d{1,2})\s*([./-])\s*(\d{1,2})\s*\2\s*(\d{4}|\d{2})(?!\d)/.exec(text);
   if (match) return formatDate(Number(match[1]), Number(match[3]), expandYear(Number(match[4]), match[4]?.length ?? 4));
-  const folded = text.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
+  const folded = text
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase();
   match = /(?<!\d)(\d{1,2})(?:er)?\s+([a-z]+)\.?\s+(\d{4})(?!\d)/.exec(folded);
   if (match) {
     const name = match[2] ?? '';

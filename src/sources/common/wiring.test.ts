@@ -69,7 +69,9 @@ describe('coverage: each description’s covers(number, config)', () => {
     ['numeroinconnu', UPSTREAMS_BY_SLOT.community, { TELLOWS_API_KEY: 'k' }, [true, true, false]],
     ['telguarder', UPSTREAMS_BY_SLOT.signals, { TELLOWS_API_KEY: 'k' }, [true, true, false]],
   ] as const)('%s covers French, overseas French and foreign numbers: %j', (_name, description, config, expected) => {
-    expect([frenchNumber('0612345678'), overseas, belgianNumber()].map((number) => description.covers(number, config))).toEqual(expected);
+    expect(
+      [frenchNumber('0612345678'), overseas, belgianNumber()].map((number) => description.covers(number, config)),
+    ).toEqual(expected);
   });
 
   it('answers for the default config (no key) when none is given', () => {
@@ -149,11 +151,15 @@ describe('the service built by createServiceDependencies (the production path)',
     for (const site of [tellows, numeroinconnu, telguarder]) site.releaseAll();
 
     const results = await lookups;
-    expect(results.map((result) => [result.community.status, result.signals.status])).toEqual(numbers.map(() => ['not_found', 'not_found']));
+    expect(results.map((result) => [result.community.status, result.signals.status])).toEqual(
+      numbers.map(() => ['not_found', 'not_found']),
+    );
     expect(tellows.maxOpen()).toBe(8);
     expect(numeroinconnu.maxOpen()).toBe(2);
     expect(telguarder.maxOpen()).toBe(2);
     expect(numeroinconnu.server.received).toHaveLength(8);
-    expect(telguarder.server.received.map((request) => `${request.method} ${request.url}`)).toEqual(numbers.map(() => 'POST /fr/search'));
+    expect(telguarder.server.received.map((request) => `${request.method} ${request.url}`)).toEqual(
+      numbers.map(() => 'POST /fr/search'),
+    );
   });
 });

@@ -70,7 +70,12 @@ export interface UpstreamDescription<S extends SourceSlot = SourceSlot> {
 export type CoverageConfig = Partial<Pick<Config, 'TELLOWS_API_KEY'>>;
 
 /** The source the engine uses: the adapter, with the description's coverage rule under this config. */
-export function buildSource<S extends SourceSlot>(description: UpstreamDescription<S>, config: Config, fetchers: ReadonlyMap<string, UpstreamFetcher>, context: SourceContext): Source<S> {
+export function buildSource<S extends SourceSlot>(
+  description: UpstreamDescription<S>,
+  config: Config,
+  fetchers: ReadonlyMap<string, UpstreamFetcher>,
+  context: SourceContext,
+): Source<S> {
   const adapter = description.createSource(config, fetchers, context);
   return {
     slot: adapter.slot,
@@ -95,7 +100,10 @@ export interface SourceWiring {
 }
 
 /** The concurrency cap a host of this upstream gets under this config. */
-export function concurrencyOf(description: Pick<UpstreamDescription, 'maxConcurrency'>, config: Pick<Config, 'UPSTREAM_CONCURRENCY'>): number {
+export function concurrencyOf(
+  description: Pick<UpstreamDescription, 'maxConcurrency'>,
+  config: Pick<Config, 'UPSTREAM_CONCURRENCY'>,
+): number {
   return Math.min(config.UPSTREAM_CONCURRENCY, description.maxConcurrency ?? Number.POSITIVE_INFINITY);
 }
 
@@ -112,7 +120,11 @@ export function minRequestTimeOf(sourceTimeoutMs: number): number {
 }
 
 /** One fetcher per host of the upstream, with its budget and concurrency cap from the config. */
-export function createUpstreamFetchers(description: UpstreamDescription, config: Config, wiring: SourceWiring): Map<string, UpstreamFetcher> {
+export function createUpstreamFetchers(
+  description: UpstreamDescription,
+  config: Config,
+  wiring: SourceWiring,
+): Map<string, UpstreamFetcher> {
   const fetchers = new Map<string, UpstreamFetcher>();
   const minRequestTimeMs = minRequestTimeOf(config.SOURCE_TIMEOUT_MS);
   for (const host of description.hosts) {

@@ -30,7 +30,12 @@ afterEach(async () => {
 async function setUp(handler: (request: ReceivedRequest, response: ServerResponse) => void) {
   server = await startLoopbackServer(handler);
   client = createHttpClient();
-  const fetcher = createUpstreamFetcher({ upstream: 'numeroinconnu', client, requestsPerMinute: 600, maxConcurrency: 2 });
+  const fetcher = createUpstreamFetcher({
+    upstream: 'numeroinconnu',
+    client,
+    requestsPerMinute: 600,
+    maxConcurrency: 2,
+  });
   return { server, fetcher, source: createNumeroinconnuSource({ baseUrl: server.url, fetcher }) };
 }
 
@@ -40,7 +45,10 @@ describe('numeroinconnu source', () => {
   it('fetches /numero/{digits} with French headers and answers the parsed page', async () => {
     const { server, source } = await setUp((_request, response) => serveHtml(response, 200, 'normal.html'));
     const outcome = await source.lookup(frenchNumber('0600000001'), deadline());
-    expect(outcome).toMatchObject({ status: 'ok', data: { dangerPercent: 48, visits: 1393, commentsCount: 6, topCategory: 'Gênant' } });
+    expect(outcome).toMatchObject({
+      status: 'ok',
+      data: { dangerPercent: 48, visits: 1393, commentsCount: 6, topCategory: 'Gênant' },
+    });
     expect(server.received).toHaveLength(1);
     expect(server.received[0]).toMatchObject({ method: 'GET', url: '/numero/0600000001' });
     expect(server.received[0]?.headers['accept-language']).toMatch(/^fr-FR/);
@@ -50,7 +58,9 @@ describe('numeroinconnu source', () => {
 
   it('answers not_found for a 404 and for the unknown-number page', async () => {
     const { source } = await setUp((request, response) =>
-      request.url.endsWith('0100000000') ? serveHtml(response, 200, 'unknown.html') : serveHtml(response, 404, 'challenge.html'),
+      request.url.endsWith('0100000000')
+        ? serveHtml(response, 200, 'unknown.html')
+        : serveHtml(response, 404, 'challenge.html'),
     );
     expect(await source.lookup(frenchNumber('0100000000'), deadline())).toEqual({ status: 'not_found' });
     expect(await source.lookup(frenchNumber('0100000009'), deadline())).toEqual({ status: 'not_found' });
@@ -64,7 +74,10 @@ describe('numeroinconnu source', () => {
 
   it('calls a 200 page without the markers a challenge', async () => {
     const { source } = await setUp((_request, response) => serveHtml(response, 200, 'challenge.html'));
-    expect(await source.lookup(frenchNumber('0600000001'), deadline())).toEqual({ status: 'blocked', reason: 'challenge' });
+    expect(await source.lookup(frenchNumber('0600000001'), deadline())).toEqual({
+      status: 'blocked',
+      reason: 'challenge',
+    });
   });
 
   it('answers error(parse) for a recognised page with an unreadable count', async () => {
@@ -80,13 +93,21 @@ describe('numeroinconnu source', () => {
 
   it('answers blocked on 403 and then pauses without calling the site', async () => {
     const { server, source } = await setUp((_request, response) => serveHtml(response, 403, 'challenge.html'));
-    expect(await source.lookup(frenchNumber('0600000001'), deadline())).toMatchObject({ status: 'blocked', reason: 'http_403' });
-    expect(await source.lookup(frenchNumber('0600000002'), deadline())).toMatchObject({ status: 'blocked', reason: 'paused' });
+    expect(await source.lookup(frenchNumber('0600000001'), deadline())).toMatchObject({
+      status: 'blocked',
+      reason: 'http_403',
+    });
+    expect(await source.lookup(frenchNumber('0600000002'), deadline())).toMatchObject({
+      status: 'blocked',
+      reason: 'paused',
+    });
     expect(server.received).toHaveLength(1);
   });
 
   it('honours Retry-After on 429 for every number', async () => {
-    const { server, source } = await setUp((_request, response) => serveHtml(response, 429, 'challenge.html', { 'retry-after': '120' }));
+    const { server, source } = await setUp((_request, response) =>
+      serveHtml(response, 429, 'challenge.html', { 'retry-after': '120' }),
+    );
     const first = await source.lookup(frenchNumber('0600000001'), deadline());
     expect(first).toMatchObject({ status: 'blocked', reason: 'http_429' });
     // The fetcher reads its clock twice: allow a few milliseconds under load.
@@ -99,13 +120,19 @@ describe('numeroinconnu source', () => {
   });
 
   it('answers error(http_5xx) on a server error and error(http_status) on another 4xx', async () => {
-    const { source } = await setUp((request, response) => serveHtml(response, request.url.endsWith('1') ? 503 : 400, 'challenge.html'));
-    expect(await source.lookup(frenchNumber('0600000001'), deadline())).toEqual(
-      { status: 'error', reason: 'http_5xx', cause: 'http_503' },
+    const { source } = await setUp((request, response) =>
+      serveHtml(response, request.url.endsWith('1') ? 503 : 400, 'challenge.html'),
     );
-    expect(await source.lookup(frenchNumber('0600000002'), deadline())).toEqual(
-      { status: 'error', reason: 'http_status', cause: 'http_400' },
-    );
+    expect(await source.lookup(frenchNumber('0600000001'), deadline())).toEqual({
+      status: 'error',
+      reason: 'http_5xx',
+      cause: 'http_503',
+    });
+    expect(await source.lookup(frenchNumber('0600000002'), deadline())).toEqual({
+      status: 'error',
+      reason: 'http_status',
+      cause: 'http_400',
+    });
   });
 
   it('reads a page served in Latin-1', async () => {
@@ -115,7 +142,10 @@ describe('numeroinconnu source', () => {
     const outcome = await source.lookup(frenchNumber('0600000001'), deadline());
     expect(outcome).toMatchObject({
       status: 'ok',
-      data: { visits: 3210, commentList: [{ text: 'Numéro inventé qui réclame des données bancaires.', category: 'Dangereux' }] },
+      data: {
+        visits: 3210,
+        commentList: [{ text: 'Numéro inventé qui réclame des données bancaires.', category: 'Dangereux' }],
+      },
     });
   });
 
@@ -124,7 +154,10 @@ describe('numeroinconnu source', () => {
       response.writeHead(200, { 'content-type': 'text/html' });
       response.end(`<span id="count-comments">3</span>${'<p>x</p>'.repeat(200_000)}`);
     });
-    expect(await source.lookup(frenchNumber('0600000001'), deadline())).toEqual({ status: 'error', reason: 'too_large' });
+    expect(await source.lookup(frenchNumber('0600000001'), deadline())).toEqual({
+      status: 'error',
+      reason: 'too_large',
+    });
   });
 
   it('answers error(too_large) for a gzip body that inflates past the cap', async () => {
@@ -133,7 +166,10 @@ describe('numeroinconnu source', () => {
       response.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'gzip' });
       response.end(bomb);
     });
-    expect(await source.lookup(frenchNumber('0600000001'), deadline())).toEqual({ status: 'error', reason: 'too_large' });
+    expect(await source.lookup(frenchNumber('0600000001'), deadline())).toEqual({
+      status: 'error',
+      reason: 'too_large',
+    });
   });
 
   it('ends a slow-drip body at the deadline as error(timeout)', async () => {
@@ -142,14 +178,21 @@ describe('numeroinconnu source', () => {
       const timer = setInterval(() => response.write('<p>.</p>'), 50);
       response.on('close', () => clearInterval(timer));
     });
-    expect(await source.lookup(frenchNumber('0600000001'), AbortSignal.timeout(400))).toEqual({ status: 'error', reason: 'timeout' });
+    expect(await source.lookup(frenchNumber('0600000001'), AbortSignal.timeout(400))).toEqual({
+      status: 'error',
+      reason: 'timeout',
+    });
   });
 });
 
 describe('buildNumeroinconnuUrl', () => {
   it('appends the path to a base with or without a trailing slash or prefix', () => {
-    expect(buildNumeroinconnuUrl('https://mirror.example/prefix/', '0600000001')).toBe('https://mirror.example/prefix/numero/0600000001');
-    expect(buildNumeroinconnuUrl('https://www.numeroinconnu.fr', '0600000001')).toBe('https://www.numeroinconnu.fr/numero/0600000001');
+    expect(buildNumeroinconnuUrl('https://mirror.example/prefix/', '0600000001')).toBe(
+      'https://mirror.example/prefix/numero/0600000001',
+    );
+    expect(buildNumeroinconnuUrl('https://www.numeroinconnu.fr', '0600000001')).toBe(
+      'https://www.numeroinconnu.fr/numero/0600000001',
+    );
   });
 
   it('refuses anything but ten national digits', () => {

@@ -6,7 +6,13 @@ import type { ParsedPhoneNumber } from '../../domain/phone-number.js';
 import type { UpstreamFetcher } from '../../infra/http/types.js';
 import { failed } from '../../domain/ports/source.js';
 import type { Source, SourceCall, SourceOutcome } from '../../domain/ports/source.js';
-import { fetchCallOf, fetchUpstreamPage, frenchDigitsForUrl, joinUrl, outcomeOfUnexpectedError } from '../common/outcomes.js';
+import {
+  fetchCallOf,
+  fetchUpstreamPage,
+  frenchDigitsForUrl,
+  joinUrl,
+  outcomeOfUnexpectedError,
+} from '../common/outcomes.js';
 import { parseNumeroinconnuPage } from './parse-numeroinconnu-page.js';
 import { outcomeNamingMissingMarkers } from '../markers.js';
 
@@ -27,14 +33,24 @@ export function buildNumeroinconnuUrl(baseUrl: string, frenchNationalDigits: str
 export function createNumeroinconnuSource(options: NumeroinconnuSourceOptions): Source<'community'> {
   const { baseUrl, fetcher } = options;
 
-  async function lookup(number: ParsedPhoneNumber, signal: AbortSignal, call?: SourceCall): Promise<SourceOutcome<CommunityData>> {
+  async function lookup(
+    number: ParsedPhoneNumber,
+    signal: AbortSignal,
+    call?: SourceCall,
+  ): Promise<SourceOutcome<CommunityData>> {
     const url = number.isFrenchPlan ? buildNumeroinconnuUrl(baseUrl, number.frenchNationalDigits) : null;
     // Unreachable through the engine, which asks the description's covers() first and answers
     // `skipped`. Never a cacheable not_found for a site nobody asked: an `aborted` request is
     // nothing the upstream did (no cache, no breaker, no retry).
     if (url === null) return failed('aborted');
     try {
-      const fetched = await fetchUpstreamPage(fetcher, { url, method: 'GET', headers: { accept: 'text/html' }, signal, ...fetchCallOf(call) });
+      const fetched = await fetchUpstreamPage(fetcher, {
+        url,
+        method: 'GET',
+        headers: { accept: 'text/html' },
+        signal,
+        ...fetchCallOf(call),
+      });
       if (fetched.kind === 'outcome') return fetched.outcome;
       return outcomeNamingMissingMarkers(parseNumeroinconnuPage(fetched.response.body));
     } catch {

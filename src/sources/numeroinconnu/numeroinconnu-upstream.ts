@@ -13,6 +13,9 @@ export const numeroinconnuUpstream: UpstreamDescription<'community'> = {
   // A French site: French-plan numbers only.
   covers: isFrenchNationalNumber,
   createSource: (config, fetchers) =>
-    createNumeroinconnuSource({ baseUrl: config.NUMEROINCONNU_URL, fetcher: fetcherFor(fetchers, NUMEROINCONNU_UPSTREAM) }),
+    createNumeroinconnuSource({
+      baseUrl: config.NUMEROINCONNU_URL,
+      fetcher: fetcherFor(fetchers, NUMEROINCONNU_UPSTREAM),
+    }),
   markers: markersOfNumeroinconnu,
 };

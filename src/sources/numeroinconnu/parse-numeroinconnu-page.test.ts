@@ -29,9 +29,17 @@ describe('parseNumeroinconnuPage', () => {
       topCategory: 'Gênant',
       lastCommentDate: '20/11/2026',
       commentList: [
-        { text: 'Sonne trois fois par jour, ne laisse jamais de message. Un vrai cœur de pierre.', date: '19/11/2026', category: 'Gênant' },
+        {
+          text: 'Sonne trois fois par jour, ne laisse jamais de message. Un vrai cœur de pierre.',
+          date: '19/11/2026',
+          category: 'Gênant',
+        },
         { text: "Faux conseiller bancaire inventé, c'est une arnaque.", date: '18/11/2026', category: 'Dangereux' },
-        { text: 'Enquête inventée d\'un institut münchnois, répétée chaque semaine ; il fait 30° dehors.', date: '10/11/2026', category: 'Gênant' },
+        {
+          text: "Enquête inventée d'un institut münchnois, répétée chaque semaine ; il fait 30° dehors.",
+          date: '10/11/2026',
+          category: 'Gênant',
+        },
         { text: 'Demande un code reçu par SMS <script> & raccroche.', date: '01/08/2026', category: 'Dangereux' },
       ],
     });
@@ -90,9 +98,15 @@ describe('parseNumeroinconnuPage', () => {
   });
 
   it('an item without a rating or without a readable date is not a comment', () => {
-    const withoutRating = '<div class="comment-item"><p class="comment-text">a</p><span class="date">01.02.2026</span></div>';
-    const withoutDate = '<div class="comment-item"><strong class="rank r1">Dangereux</strong><p class="comment-text">b</p></div>';
-    const data = expectOk(outcomeOf(`<table><tr><td><span id="count-comments">3</span></td></tr></table>${withoutRating}${withoutDate}${comment('c')}`));
+    const withoutRating =
+      '<div class="comment-item"><p class="comment-text">a</p><span class="date">01.02.2026</span></div>';
+    const withoutDate =
+      '<div class="comment-item"><strong class="rank r1">Dangereux</strong><p class="comment-text">b</p></div>';
+    const data = expectOk(
+      outcomeOf(
+        `<table><tr><td><span id="count-comments">3</span></td></tr></table>${withoutRating}${withoutDate}${comment('c')}`,
+      ),
+    );
     expect(data.commentList.map((item) => item.text)).toEqual(['c']);
   });
 
@@ -131,7 +145,13 @@ describe('parseNumeroinconnuPage', () => {
 
   it('reads a bar written with a percent sign, unquoted attributes and any class order', () => {
     const data = expectOk(outcomeOf(fixture('bar-percent-sign.html')));
-    expect(data).toMatchObject({ dangerPercent: 52, visits: 12000, commentsCount: 1, topCategory: 'Gênant', lastCommentDate: '05/03/2026' });
+    expect(data).toMatchObject({
+      dangerPercent: 52,
+      visits: 12000,
+      commentsCount: 1,
+      topCategory: 'Gênant',
+      lastCommentDate: '05/03/2026',
+    });
   });
 
   it('reads rows written as "label : value" in one element, and French month dates', () => {
@@ -165,7 +185,10 @@ describe('parseNumeroinconnuPage', () => {
   });
 
   it('calls a danger of 1000 invalid (not 100 %), in the bar or in the table row', () => {
-    expect(outcomeOf('<div id="progress-bar-inner">1000</div><span id="count-comments">3</span>')).toEqual({ status: 'error', reason: 'parse' });
+    expect(outcomeOf('<div id="progress-bar-inner">1000</div><span id="count-comments">3</span>')).toEqual({
+      status: 'error',
+      reason: 'parse',
+    });
     const row = fixture('danger-row-only.html').replace('<dd>37&#8239;%</dd>', '<dd>1000&#8239;%</dd>');
     expect(row).not.toBe(fixture('danger-row-only.html'));
     expect(outcomeOf(row)).toEqual({ status: 'error', reason: 'parse' });
@@ -177,7 +200,10 @@ describe('parseNumeroinconnuPage', () => {
     expect(visits).not.toBe(normal);
     expect(outcomeOf(visits)).toEqual({ status: 'error', reason: 'parse' });
     for (const count of ['1e3', '-6', '12345678901234567890']) {
-      const comments = normal.replace('<span id="count-comments">6</span>', `<span id="count-comments">${count}</span>`);
+      const comments = normal.replace(
+        '<span id="count-comments">6</span>',
+        `<span id="count-comments">${count}</span>`,
+      );
       expect(comments).not.toBe(normal);
       expect(outcomeOf(comments), count).toEqual({ status: 'error', reason: 'parse' });
     }
@@ -191,7 +217,9 @@ describe('parseNumeroinconnuPage', () => {
       commentsCount: 1,
       topCategory: 'Dangereux',
       lastCommentDate: '02/11/2026',
-      commentList: [{ text: 'Numéro inventé qui réclame des données bancaires.', date: '01/11/2026', category: 'Dangereux' }],
+      commentList: [
+        { text: 'Numéro inventé qui réclame des données bancaires.', date: '01/11/2026', category: 'Dangereux' },
+      ],
     });
   });
 
@@ -207,16 +235,30 @@ describe('parseNumeroinconnuPage', () => {
   });
 
   it('treats a zero count with no comments as not_found even when the bar shows a level', () => {
-    expect(outcomeOf('<div id="progress-bar-inner">0</div><span id="count-comments">0</span>')).toEqual({ status: 'not_found' });
+    expect(outcomeOf('<div id="progress-bar-inner">0</div><span id="count-comments">0</span>')).toEqual({
+      status: 'not_found',
+    });
   });
 
   it('keeps ok when comments are listed under a stale zero count', () => {
     const data = expectOk(outcomeOf(`<span id="count-comments">0</span>${comment('a')}`));
-    expect(data).toMatchObject({ commentsCount: 1, commentList: [{ text: 'a', date: '01/02/2026', category: 'Dangereux' }] });
+    expect(data).toMatchObject({
+      commentsCount: 1,
+      commentList: [{ text: 'a', date: '01/02/2026', category: 'Dangereux' }],
+    });
   });
 
   it('never throws on broken markup', () => {
-    for (const html of ['<', '<<<>>>', '<div id="count-comments"', '</p></div><td>', '<div class=">', '<!--', '<script>', '\u0000<\u0000']) {
+    for (const html of [
+      '<',
+      '<<<>>>',
+      '<div id="count-comments"',
+      '</p></div><td>',
+      '<div class=">',
+      '<!--',
+      '<script>',
+      '\u0000<\u0000',
+    ]) {
       expect(() => parseNumeroinconnuPage(html)).not.toThrow();
     }
   });
@@ -241,7 +283,10 @@ describe('numeroinconnu markers, from the parse itself', () => {
   });
 
   it('tells a class-only bar from a bar with a percentage', () => {
-    expect(found(fixture('bar-class-only.html'))).toMatchObject({ '#progress-bar-inner': true, '#progress-bar-inner with a percentage': false });
+    expect(found(fixture('bar-class-only.html'))).toMatchObject({
+      '#progress-bar-inner': true,
+      '#progress-bar-inner with a percentage': false,
+    });
   });
 
   it('finds none on a challenge page', () => {
@@ -259,13 +304,16 @@ describe('parseNumeroinconnuPage on hostile input', () => {
         if (result.status !== 'ok') return ['not_found', 'blocked', 'error'].includes(result.status);
         const { data } = result;
         return (
-          (data.dangerPercent === null || (Number.isInteger(data.dangerPercent) && data.dangerPercent >= 0 && data.dangerPercent <= 100)) &&
+          (data.dangerPercent === null ||
+            (Number.isInteger(data.dangerPercent) && data.dangerPercent >= 0 && data.dangerPercent <= 100)) &&
           (data.visits === null || Number.isSafeInteger(data.visits)) &&
           Number.isSafeInteger(data.commentsCount) &&
           isOutputDate(data.lastCommentDate) &&
           isPlainText(data.topCategory) &&
           data.commentList.length <= MAX_COMMENTS &&
-          data.commentList.every((comment) => isOutputDate(comment.date) && isPlainText(comment.text) && isPlainText(comment.category))
+          data.commentList.every(
+            (comment) => isOutputDate(comment.date) && isPlainText(comment.text) && isPlainText(comment.category),
+          )
         );
       }),
       { numRuns: 1500 },

@@ -6,15 +6,38 @@
 import { isTag } from 'domhandler';
 import type { CommunityComment, CommunityData } from '../../domain/report.js';
 import {
-  boundedText, byClass, byId, byTag, classesOf, closest, findAll, findFirst, findFirstNear, hasClass, ITEM_ELEMENTS, nextElementSibling, parsePage,
-  previousElementSibling, shortTextOf, textOf,
+  boundedText,
+  byClass,
+  byId,
+  byTag,
+  classesOf,
+  closest,
+  findAll,
+  findFirst,
+  findFirstNear,
+  hasClass,
+  ITEM_ELEMENTS,
+  nextElementSibling,
+  parsePage,
+  previousElementSibling,
+  shortTextOf,
+  textOf,
 } from '../common/html.js';
 import type { HtmlElement, HtmlParent } from '../common/html.js';
 import { outcomeOfPage, WITHIN_PARSE_BOUND_MARKER } from '../common/outcomes.js';
 import type { PageParseResult } from '../common/outcomes.js';
 import type { MarkerReport, ParseResult } from '../markers.js';
 import { mostFrequentLabel } from '../common/most-frequent.js';
-import { dateSortKey, MAX_COMMENTS, MAX_LIST_ITEMS, parseCount, parseDate, readCount, readPercent, type CountReading } from '../common/text.js';
+import {
+  dateSortKey,
+  MAX_COMMENTS,
+  MAX_LIST_ITEMS,
+  parseCount,
+  parseDate,
+  readCount,
+  readPercent,
+  type CountReading,
+} from '../common/text.js';
 
 /** Labels in danger order; `strong.rank.rN` maps to entry N-1 (order confirmed by the twin's rating form). */
 export const NUMEROINCONNU_CATEGORIES = ['Dangereux', 'Gênant', 'Neutre', 'Fiable', 'Utile'] as const;
@@ -65,7 +88,10 @@ interface StatsRow {
 function readStatsRows(scope: HtmlElement): StatsRow[] {
   const rows: StatsRow[] = [];
   const seen = new Set<HtmlElement>();
-  const candidates = [scope, ...findAll(scope, (element) => element.children.length > 0 && element.children.length <= 4)];
+  const candidates = [
+    scope,
+    ...findAll(scope, (element) => element.children.length > 0 && element.children.length <= 4),
+  ];
   for (const candidate of candidates) {
     if (rows.length >= MAX_STATS_ROWS) break;
     if (candidate.children.length === 0 || candidate.children.length > 4) continue;
@@ -95,7 +121,8 @@ function readStatsRows(scope: HtmlElement): StatsRow[] {
     if (sibling !== null) {
       value = shortTextOf(sibling, VALUE_MAX_CHARS) ?? '';
     } else {
-      const parentText = cell.parent === null ? '' : (shortTextOf(cell.parent, LABEL_MAX_CHARS + VALUE_MAX_CHARS) ?? '');
+      const parentText =
+        cell.parent === null ? '' : (shortTextOf(cell.parent, LABEL_MAX_CHARS + VALUE_MAX_CHARS) ?? '');
       value = parentText.startsWith(text) ? parentText.slice(text.length).replace(/^\s*:?\s*/, '') : '';
     }
     rows.push({ kind, value });
@@ -133,8 +160,13 @@ interface Scopes {
  * the page reuses the views label for the region's population.
  */
 function findScopes(root: HtmlParent, countElement: HtmlElement | null, bar: HtmlElement | null): Scopes {
-  const statsTable = (countElement === null ? null : closest(countElement, isTable)) ?? (bar === null ? null : closest(bar, isTable)) ?? null;
-  const viewsTables = outermost(findAll(root, (element) => isTable(element) && element !== statsTable && hasViewsHeader(element)));
+  const statsTable =
+    (countElement === null ? null : closest(countElement, isTable)) ??
+    (bar === null ? null : closest(bar, isTable)) ??
+    null;
+  const viewsTables = outermost(
+    findAll(root, (element) => isTable(element) && element !== statsTable && hasViewsHeader(element)),
+  );
   const statsBlocks = outermost(
     findAll(root, (element) => hasClass(element, 'stats') && element !== statsTable && !viewsTables.includes(element)),
   );
@@ -191,7 +223,11 @@ function readComments(root: HtmlParent): CommentScan {
   const items = findAll(root, (element) => hasClass(element, 'comment-item') && !hasClass(element, 'comment-disabled'));
   for (const item of items.slice(0, MAX_LIST_ITEMS)) {
     if (comments.length >= MAX_COMMENTS) break;
-    const rank = findFirstNear(item, (element) => hasClass(element, 'rank') && categoryOfRankClass(element) !== '', ITEM_ELEMENTS);
+    const rank = findFirstNear(
+      item,
+      (element) => hasClass(element, 'rank') && categoryOfRankClass(element) !== '',
+      ITEM_ELEMENTS,
+    );
     const dateElement = findFirstNear(item, byClass('date'), ITEM_ELEMENTS);
     const date = parseDate(textOf(dateElement));
     const textElement = findFirstNear(item, byClass('comment-text'), ITEM_ELEMENTS);
@@ -233,7 +269,9 @@ function readPage(root: HtmlParent, markers: MarkerReport[]): PageParseResult<Co
   const countElement = findFirst(root, byId('count-comments'));
   const bar = findFirst(root, byId('progress-bar-inner'));
   const scopes = findScopes(root, countElement, bar);
-  const statsRows = [scopes.statsTable, ...scopes.statsBlocks].flatMap((scope) => (scope === null ? [] : readStatsRows(scope)));
+  const statsRows = [scopes.statsTable, ...scopes.statsBlocks].flatMap((scope) =>
+    scope === null ? [] : readStatsRows(scope),
+  );
   const viewsRows = scopes.viewsTables.flatMap(readStatsRows);
   const row = (kind: RowKind): StatsRow | undefined => statsRows.find((candidate) => candidate.kind === kind);
   const visitsRow = viewsRows.find((candidate) => candidate.kind === 'visits') ?? row('visits');
@@ -250,21 +288,38 @@ function readPage(root: HtmlParent, markers: MarkerReport[]): PageParseResult<Co
     // The comment count is the one value the parser cannot do without (from either place).
     { marker: 'comments count (#count-comments or row "Nombre de commentaires")', found: commentsCount !== null },
     { marker: '#count-comments', found: countElement !== null, required: false },
-    { marker: 'stats table (the table holding #count-comments or #progress-bar-inner)', found: scopes.statsTable !== null, required: false },
+    {
+      marker: 'stats table (the table holding #count-comments or #progress-bar-inner)',
+      found: scopes.statsTable !== null,
+      required: false,
+    },
     { marker: '#progress-bar-inner', found: bar !== null, required: false },
     { marker: '#progress-bar-inner with a percentage', found: barPercent.kind === 'value', required: false },
     { marker: 'row "Niveau de danger"', found: row('danger') !== undefined, required: false },
     { marker: 'views table (a "Visites" header)', found: scopes.viewsTables.length > 0, required: false },
-    { marker: 'row "Nombre de visites" in the views table', found: viewsRows.some((candidate) => candidate.kind === 'visits'), required: false },
-    { marker: 'row last rating ("Dernière évaluation" or similar; label unverified)', found: lastRatingRow !== undefined, required: false },
+    {
+      marker: 'row "Nombre de visites" in the views table',
+      found: viewsRows.some((candidate) => candidate.kind === 'visits'),
+      required: false,
+    },
+    {
+      marker: 'row last rating ("Dernière évaluation" or similar; label unverified)',
+      found: lastRatingRow !== undefined,
+      required: false,
+    },
     { marker: 'div.comment-item', found: scan.items > 0, required: false },
-    { marker: 'real comment (strong.rank.rN + p.comment-text + readable span.date)', found: scan.comments.length > 0, required: false },
+    {
+      marker: 'real comment (strong.rank.rN + p.comment-text + readable span.date)',
+      found: scan.comments.length > 0,
+      required: false,
+    },
     { marker: 'site notice (comment item without rating or date)', found: scan.notices > 0, required: false },
     { marker: 'div.ad-comments', found: scan.adverts > 0, required: false },
     { marker: '#filter-rank-only', found: findFirst(root, byId('filter-rank-only')) !== null, required: false },
   );
 
-  if (countElement === null && bar === null && statsRows.length === 0 && viewsRows.length === 0) return { kind: 'challenge' };
+  if (countElement === null && bar === null && statsRows.length === 0 && viewsRows.length === 0)
+    return { kind: 'challenge' };
 
   // Danger: the bar's text first, then the table row; a bar with only its colour class gives no value.
   let dangerPercent: number | null = null;
@@ -289,7 +344,9 @@ function readPage(root: HtmlParent, markers: MarkerReport[]): PageParseResult<Co
   const filter = findFirst(root, byId('filter-rank-only'));
   const filterTop = filter === null ? '' : readTopCategoryFromFilter(filter);
   const topCategory =
-    filterTop !== '' ? filterTop : mostFrequentLabel(comments.map((comment) => ({ label: comment.category, date: comment.date })));
+    filterTop !== ''
+      ? filterTop
+      : mostFrequentLabel(comments.map((comment) => ({ label: comment.category, date: comment.date })));
 
   const lastRatingDate = lastRatingRow === undefined ? '' : parseDate(lastRatingRow.value);
   const lastCommentDate = lastRatingDate !== '' ? lastRatingDate : newestDate(comments.map((comment) => comment.date));
@@ -297,7 +354,14 @@ function readPage(root: HtmlParent, markers: MarkerReport[]): PageParseResult<Co
   return {
     kind: 'ok',
     // The listed comments are a lower bound of the count, should the count be stale.
-    data: { dangerPercent, visits, commentsCount: Math.max(commentsCount, comments.length), topCategory, lastCommentDate, commentList: comments },
+    data: {
+      dangerPercent,
+      visits,
+      commentsCount: Math.max(commentsCount, comments.length),
+      topCategory,
+      lastCommentDate,
+      commentList: comments,
+    },
   };
 }
 
@@ -305,7 +369,9 @@ export function parseNumeroinconnuPage(html: string): ParseResult<CommunityData>
   const tree = parsePage(html);
   // Reported only when passed: a page within the bound is every page the canary knows.
   const markers: MarkerReport[] = tree.kind === 'tree' ? [] : [{ marker: WITHIN_PARSE_BOUND_MARKER, found: false }];
-  const outcome = outcomeOfPage(tree.kind === 'tree' ? readPage(tree.root, markers) : { kind: 'invalid', reason: 'page too complex' });
+  const outcome = outcomeOfPage(
+    tree.kind === 'tree' ? readPage(tree.root, markers) : { kind: 'invalid', reason: 'page too complex' },
+  );
   return { outcome, markers };
 }
 

@@ -3,7 +3,11 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { hostileHtml, isOutputDate, isPlainText, nestedPage } from '../../../harness/upstream-sites.js';
 import { expectStoppedAtParseBound } from '../../../test/support/parse-bound.js';
-import { markersOfTelguarder, parseTelguarderPage as parse, securityLevelToSpamScore } from './parse-telguarder-page.js';
+import {
+  markersOfTelguarder,
+  parseTelguarderPage as parse,
+  securityLevelToSpamScore,
+} from './parse-telguarder-page.js';
 import type { SignalsData } from '../../domain/report.js';
 import { MAX_COMMENTS } from '../common/text.js';
 import { haveRequiredMarkers } from '../markers.js';
@@ -27,7 +31,11 @@ describe('parseTelguarderPage', () => {
       callerType: 'Démarchage téléphonique',
       commentList: [
         { text: 'Propose des panneaux solaires inventés.', date: '12/03/2026', callerType: 'Démarchage téléphonique' },
-        { text: 'Demande un virement urgent à un soi-disant naïf « conseiller » ; il insiste – cœur ❤.', date: '01/02/2026', callerType: 'Arnaque' },
+        {
+          text: 'Demande un virement urgent à un soi-disant naïf « conseiller » ; il insiste – cœur ❤.',
+          date: '01/02/2026',
+          callerType: 'Arnaque',
+        },
         { text: 'Rappelle sans arrêt.', date: '15/01/2026', callerType: 'Démarchage téléphonique' },
         // No reason of its own: takes the number's main caller type.
         { text: 'Pas de message laissé.', date: '03/01/2026', callerType: 'Démarchage téléphonique' },
@@ -38,7 +46,10 @@ describe('parseTelguarderPage', () => {
   it('calls a reports count that is no count invalid (-7, 1e3, 20 digits), never 7, 1 or 0', () => {
     const normal = fixture('normal.html');
     for (const count of ['-7', '1e3', '12345678901234567890']) {
-      const html = normal.replace('<div class="ai-row-info-value">37</div>', `<div class="ai-row-info-value">${count}</div>`);
+      const html = normal.replace(
+        '<div class="ai-row-info-value">37</div>',
+        `<div class="ai-row-info-value">${count}</div>`,
+      );
       expect(html).not.toBe(normal);
       expect(parseTelguarderPage(html), count).toEqual({ status: 'error', reason: 'parse' });
     }
@@ -49,7 +60,12 @@ describe('parseTelguarderPage', () => {
   });
 
   it('a security level of 90 is a spam score of 10, and an unreported clean number stays ok', () => {
-    expect(expectOk(parseTelguarderPage(fixture('clean-company.html')))).toEqual({ spamScore: 10, reportsCount: 0, callerType: '', commentList: [] });
+    expect(expectOk(parseTelguarderPage(fixture('clean-company.html')))).toEqual({
+      spamScore: 10,
+      reportsCount: 0,
+      callerType: '',
+      commentList: [],
+    });
   });
 
   it('reads 2026.2.1 and 2026.01.15 18:42 year-first, as 01/02/2026 and 15/01/2026', () => {
@@ -89,7 +105,10 @@ describe('parseTelguarderPage', () => {
   });
 
   it('is not fooled by a stats panel written inside a script', () => {
-    expect(parseTelguarderPage('<script>x = "<div class=\'ai-number-stats-panel\'>"</script>')).toEqual({ status: 'blocked', reason: 'challenge' });
+    expect(parseTelguarderPage('<script>x = "<div class=\'ai-number-stats-panel\'>"</script>')).toEqual({
+      status: 'blocked',
+      reason: 'challenge',
+    });
   });
 
   it('breaks a caller-type tie by the most recent comment', () => {
@@ -101,12 +120,22 @@ describe('parseTelguarderPage', () => {
 
   it('calls a non-numeric security level invalid', () => {
     expect(parseTelguarderPage(fixture('malformed-level.html'))).toEqual({ status: 'error', reason: 'parse' });
-    expect(parseTelguarderPage(panel('<div id="securityLevelValue" data-security-level="140"></div>'))).toEqual({ status: 'error', reason: 'parse' });
+    expect(parseTelguarderPage(panel('<div id="securityLevelValue" data-security-level="140"></div>'))).toEqual({
+      status: 'error',
+      reason: 'parse',
+    });
   });
 
   it('keeps a page with reports but no level as ok with a null score', () => {
-    const html = panel('<div class="ai-row-1-cell"><div>a</div><div>5</div></div><div class="ai-row-1-cell"><div>b</div><div>2</div></div>');
-    expect(expectOk(parseTelguarderPage(html))).toEqual({ spamScore: null, reportsCount: 2, callerType: '', commentList: [] });
+    const html = panel(
+      '<div class="ai-row-1-cell"><div>a</div><div>5</div></div><div class="ai-row-1-cell"><div>b</div><div>2</div></div>',
+    );
+    expect(expectOk(parseTelguarderPage(html))).toEqual({
+      spamScore: null,
+      reportsCount: 2,
+      callerType: '',
+      commentList: [],
+    });
   });
 
   it('reads the Latin-1 page once decoded', () => {
@@ -115,7 +144,9 @@ describe('parseTelguarderPage', () => {
       spamScore: 36,
       reportsCount: 9,
       callerType: 'Arnaque à la carte',
-      commentList: [{ text: 'Prétend être la banque (inventé).', date: '14/12/2025', callerType: 'Arnaque à la carte' }],
+      commentList: [
+        { text: 'Prétend être la banque (inventé).', date: '14/12/2025', callerType: 'Arnaque à la carte' },
+      ],
     });
   });
 
@@ -128,7 +159,12 @@ describe('parseTelguarderPage', () => {
   });
 
   it('never throws on broken markup', () => {
-    for (const html of ['<', '<div class="ai-number-stats-panel"', '<div class="ai-number-stats-panel"><div id="securityLevelValue" data-security-level=', '\u0000']) {
+    for (const html of [
+      '<',
+      '<div class="ai-number-stats-panel"',
+      '<div class="ai-number-stats-panel"><div id="securityLevelValue" data-security-level=',
+      '\u0000',
+    ]) {
       expect(() => parseTelguarderPage(html)).not.toThrow();
     }
   });
@@ -174,11 +210,14 @@ describe('parseTelguarderPage on hostile input', () => {
         if (result.status !== 'ok') return ['not_found', 'blocked', 'error'].includes(result.status);
         const { data } = result;
         return (
-          (data.spamScore === null || (Number.isInteger(data.spamScore) && data.spamScore >= 0 && data.spamScore <= 100)) &&
+          (data.spamScore === null ||
+            (Number.isInteger(data.spamScore) && data.spamScore >= 0 && data.spamScore <= 100)) &&
           (data.reportsCount === null || Number.isSafeInteger(data.reportsCount)) &&
           isPlainText(data.callerType) &&
           data.commentList.length <= MAX_COMMENTS &&
-          data.commentList.every((comment) => isOutputDate(comment.date) && isPlainText(comment.text) && isPlainText(comment.callerType))
+          data.commentList.every(
+            (comment) => isOutputDate(comment.date) && isPlainText(comment.text) && isPlainText(comment.callerType),
+          )
         );
       }),
       { numRuns: 1500 },
@@ -187,7 +226,12 @@ describe('parseTelguarderPage on hostile input', () => {
 });
 
 describe('parse: a hostile page past the parse-work bound', () => {
-  for (const unit of ['<div>', '<div class="ai-assessment-body">', '<div class="ai-number-stats-panel"><div class="ai-row-1-cell">', '<table><tr><td>']) {
+  for (const unit of [
+    '<div>',
+    '<div class="ai-assessment-body">',
+    '<div class="ai-number-stats-panel"><div class="ai-row-1-cell">',
+    '<table><tr><td>',
+  ]) {
     it(`ends 1 MiB of nested ${unit} as error(parse), with the bound's marker`, () => {
       expectStoppedAtParseBound(parse(nestedPage(unit)));
     });

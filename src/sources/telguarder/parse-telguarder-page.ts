@@ -4,7 +4,19 @@
 // docs/upstreams/telguarder.md); the French date format, the level on the web page and the
 // unknown-number page are unverified and tolerated as noted below.
 import type { SignalsComment, SignalsData } from '../../domain/report.js';
-import { attribute, byClass, byId, childElements, classesOf, findAll, findFirst, findFirstNear, ITEM_ELEMENTS, parsePage, textOf } from '../common/html.js';
+import {
+  attribute,
+  byClass,
+  byId,
+  childElements,
+  classesOf,
+  findAll,
+  findFirst,
+  findFirstNear,
+  ITEM_ELEMENTS,
+  parsePage,
+  textOf,
+} from '../common/html.js';
 import type { HtmlElement, HtmlParent } from '../common/html.js';
 import { outcomeOfPage, WITHIN_PARSE_BOUND_MARKER } from '../common/outcomes.js';
 import type { PageParseResult } from '../common/outcomes.js';
@@ -83,23 +95,49 @@ function readPage(root: HtmlParent, markers: MarkerReport[]): PageParseResult<Si
   if (panel === null) return { kind: 'challenge' };
 
   const cells = findAll(panel, byClass('ai-row-1-cell'));
-  markers.push({ marker: 'div.ai-row-1-cell x3 (searches, reports, last search)', found: cells.length >= 3, required: false });
+  markers.push({
+    marker: 'div.ai-row-1-cell x3 (searches, reports, last search)',
+    found: cells.length >= 3,
+    required: false,
+  });
   const reportsCell = cells[1];
   const reports = reportsCell === undefined ? ({ kind: 'absent' } as const) : readCount(readCellValue(reportsCell));
   const reportsCount = reports.kind === 'value' ? reports.value : null;
-  markers.push({ marker: 'div.ai-row-1-cell #2 (reports) with a count', found: reportsCount !== null, required: false });
+  markers.push({
+    marker: 'div.ai-row-1-cell #2 (reports) with a count',
+    found: reportsCount !== null,
+    required: false,
+  });
   if (reports.kind === 'invalid') return { kind: 'invalid', reason: 'reports count unreadable' };
 
   const level = readSecurityLevel(root);
-  markers.push({ marker: '#securityLevelValue[data-security-level] (web page: unverified)', found: level.kind === 'value', required: false });
+  markers.push({
+    marker: '#securityLevelValue[data-security-level] (web page: unverified)',
+    found: level.kind === 'value',
+    required: false,
+  });
   if (level.kind === 'malformed') return { kind: 'invalid', reason: 'security level malformed' };
   const spamScore = securityLevelToSpamScore(level.kind === 'value' ? level.value : null);
 
   const ownComments = readComments(root);
-  markers.push({ marker: '.ai-assessment-body', found: findFirst(root, byClass('ai-assessment-body')) !== null, required: false });
-  markers.push({ marker: '.ai-assessment-date with a readable date (French format unverified)', found: ownComments.some((comment) => comment.date !== ''), required: false });
-  markers.push({ marker: '.ai-spam-reason', found: findFirst(root, byClass('ai-spam-reason')) !== null, required: false });
-  const callerType = mostFrequentLabel(ownComments.map((comment) => ({ label: comment.callerType, date: comment.date })));
+  markers.push({
+    marker: '.ai-assessment-body',
+    found: findFirst(root, byClass('ai-assessment-body')) !== null,
+    required: false,
+  });
+  markers.push({
+    marker: '.ai-assessment-date with a readable date (French format unverified)',
+    found: ownComments.some((comment) => comment.date !== ''),
+    required: false,
+  });
+  markers.push({
+    marker: '.ai-spam-reason',
+    found: findFirst(root, byClass('ai-spam-reason')) !== null,
+    required: false,
+  });
+  const callerType = mostFrequentLabel(
+    ownComments.map((comment) => ({ label: comment.callerType, date: comment.date })),
+  );
 
   // Unknown number (unverified): nothing reported, no level, no assessment. The search count
   // is ignored on purpose: looking a number up may itself count as a search.
@@ -116,7 +154,9 @@ export function parseTelguarderPage(html: string): ParseResult<SignalsData> {
   const tree = parsePage(html);
   // Reported only when passed: a page within the bound is every page the canary knows.
   const markers: MarkerReport[] = tree.kind === 'tree' ? [] : [{ marker: WITHIN_PARSE_BOUND_MARKER, found: false }];
-  const outcome = outcomeOfPage(tree.kind === 'tree' ? readPage(tree.root, markers) : { kind: 'invalid', reason: 'page too complex' });
+  const outcome = outcomeOfPage(
+    tree.kind === 'tree' ? readPage(tree.root, markers) : { kind: 'invalid', reason: 'page too complex' },
+  );
   return { outcome, markers };
 }
 

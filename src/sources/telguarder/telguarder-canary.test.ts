@@ -22,7 +22,9 @@ describe('canary for telguarder (a loopback server standing in for the site)', (
     const configuredSearch = await site.run(['0600000003']);
     expect(configuredSearch.lines).toContain(' -- TELGUARDER_LOOKUP=search (POST /fr/search) (configured)');
     expect(configuredSearch.lines).toContain(' -- TELGUARDER_LOOKUP=number (GET /fr/number/…)');
-    expect(configuredSearch.lines).toContain('  telguarder: answered with its required markers via TELGUARDER_LOOKUP=number (GET /fr/number/…)');
+    expect(configuredSearch.lines).toContain(
+      '  telguarder: answered with its required markers via TELGUARDER_LOOKUP=number (GET /fr/number/…)',
+    );
     // The configured form gave no page to judge (404 is not_found): nothing says its layout is fine.
     expect(configuredSearch.lines).toContain('    POST http://127.0.0.1:' + site.port() + '/fr/search → 404');
 

@@ -8,7 +8,13 @@ import type { ParsedPhoneNumber } from '../../domain/phone-number.js';
 import type { UpstreamFetcher } from '../../infra/http/types.js';
 import { failed } from '../../domain/ports/source.js';
 import type { Source, SourceCall, SourceOutcome } from '../../domain/ports/source.js';
-import { fetchCallOf, fetchUpstreamPage, frenchDigitsForUrl, joinUrl, outcomeOfUnexpectedError } from '../common/outcomes.js';
+import {
+  fetchCallOf,
+  fetchUpstreamPage,
+  frenchDigitsForUrl,
+  joinUrl,
+  outcomeOfUnexpectedError,
+} from '../common/outcomes.js';
 import { parseTelguarderPage } from './parse-telguarder-page.js';
 import { outcomeNamingMissingMarkers } from '../markers.js';
 
@@ -25,7 +31,10 @@ export interface TelguarderSourceOptions {
 }
 
 /** The search request for a French number; null outside the French plan. */
-export function buildTelguarderSearch(baseUrl: string, frenchNationalDigits: string | null): { url: string; body: string } | null {
+export function buildTelguarderSearch(
+  baseUrl: string,
+  frenchNationalDigits: string | null,
+): { url: string; body: string } | null {
   const digits = frenchDigitsForUrl(frenchNationalDigits);
   return digits === null ? null : { url: joinUrl(baseUrl, '/fr/search'), body: `q=${digits}` };
 }
@@ -38,19 +47,30 @@ export function buildTelguarderRequest(
 ): { url: string; method: 'GET' | 'POST'; headers: Record<string, string>; body?: string } | null {
   if (form === 'number') {
     const digits = frenchDigitsForUrl(frenchNationalDigits);
-    return digits === null ? null : { url: joinUrl(baseUrl, `/fr/number/${digits}`), method: 'GET', headers: { accept: 'text/html' } };
+    return digits === null
+      ? null
+      : { url: joinUrl(baseUrl, `/fr/number/${digits}`), method: 'GET', headers: { accept: 'text/html' } };
   }
   const search = buildTelguarderSearch(baseUrl, frenchNationalDigits);
   return search === null
     ? null
-    : { url: search.url, method: 'POST', headers: { accept: 'text/html', 'content-type': 'application/x-www-form-urlencoded' }, body: search.body };
+    : {
+        url: search.url,
+        method: 'POST',
+        headers: { accept: 'text/html', 'content-type': 'application/x-www-form-urlencoded' },
+        body: search.body,
+      };
 }
 
 export function createTelguarderSource(options: TelguarderSourceOptions): Source<'signals'> {
   const { baseUrl, fetcher } = options;
   const form = options.lookup ?? 'search';
 
-  async function lookup(number: ParsedPhoneNumber, signal: AbortSignal, call?: SourceCall): Promise<SourceOutcome<SignalsData>> {
+  async function lookup(
+    number: ParsedPhoneNumber,
+    signal: AbortSignal,
+    call?: SourceCall,
+  ): Promise<SourceOutcome<SignalsData>> {
     const request = number.isFrenchPlan ? buildTelguarderRequest(baseUrl, form, number.frenchNationalDigits) : null;
     // Unreachable through the engine, which asks the description's covers() first and answers
     // `skipped`. Never a cacheable not_found for a site nobody asked: an `aborted` request is

@@ -14,7 +14,11 @@ export const telguarderUpstream: UpstreamDescription<'signals'> = {
   // A French site: French-plan numbers only.
   covers: isFrenchNationalNumber,
   createSource: (config, fetchers) =>
-    createTelguarderSource({ baseUrl: config.TELGUARDER_URL, lookup: config.TELGUARDER_LOOKUP, fetcher: fetcherFor(fetchers, TELGUARDER_UPSTREAM) }),
+    createTelguarderSource({
+      baseUrl: config.TELGUARDER_URL,
+      lookup: config.TELGUARDER_LOOKUP,
+      fetcher: fetcherFor(fetchers, TELGUARDER_UPSTREAM),
+    }),
   markers: markersOfTelguarder,
   canaryForms: [
     { label: 'TELGUARDER_LOOKUP=search (POST /fr/search)', setting: { TELGUARDER_LOOKUP: 'search' } },

@@ -22,7 +22,12 @@ const NORMAL_DATA = {
       callerType: 'Démarchage',
     },
     // subject equal to text: not repeated
-    { author: 'Dominique', text: 'Message vocal demandant de rappeler un numéro surtaxé.', date: '05/02/2024', callerType: 'Arnaque' },
+    {
+      author: 'Dominique',
+      text: 'Message vocal demandant de rappeler un numéro surtaxé.',
+      date: '05/02/2024',
+      callerType: 'Arnaque',
+    },
     // no caller type of its own: the number's most frequent caller type; tags and bidi characters gone
     { author: '', text: "Encore eux, trois fois aujourd'hui.", date: '30/01/2024', callerType: 'Démarchage' },
   ],
@@ -63,7 +68,14 @@ describe('parseTellowsApi', () => {
         score: 3,
         searches: 87,
         commentsCount: 1,
-        commentList: [{ author: 'Lou', text: "SAV – C'était le service après-vente, rien d'inquiétant.", date: '14/06/2024', callerType: 'Service client' }],
+        commentList: [
+          {
+            author: 'Lou',
+            text: "SAV – C'était le service après-vente, rien d'inquiétant.",
+            date: '14/06/2024',
+            callerType: 'Service client',
+          },
+        ],
       },
     });
   });
@@ -79,7 +91,10 @@ describe('parseTellowsApi', () => {
   });
 
   it('leaves comments empty when every list is missing, keeping the counts', () => {
-    expect(outcomeOf(fixture('api-missing-lists.json'))).toEqual({ status: 'ok', data: { score: 7, searches: 410, commentsCount: 5, commentList: [] } });
+    expect(outcomeOf(fixture('api-missing-lists.json'))).toEqual({
+      status: 'ok',
+      data: { score: 7, searches: 410, commentsCount: 5, commentList: [] },
+    });
   });
 
   it('calls an unknown number (score 5, no comment, no search) not_found', () => {
@@ -87,7 +102,10 @@ describe('parseTellowsApi', () => {
   });
 
   it('gives a searched but unrated number a null score, never the neutral 5', () => {
-    expect(outcomeOf(fixture('api-searched-unrated.json'))).toEqual({ status: 'ok', data: { score: null, searches: 17, commentsCount: 0, commentList: [] } });
+    expect(outcomeOf(fixture('api-searched-unrated.json'))).toEqual({
+      status: 'ok',
+      data: { score: null, searches: 17, commentsCount: 0, commentList: [] },
+    });
   });
 
   it('recognises the invalid-key text as an auth error', () => {
@@ -118,22 +136,37 @@ describe('parseTellowsApi', () => {
       expect(outcomeOf(body), to).toEqual({ status: 'error', reason: 'invalid_json' });
     }
     // A JSON number that is a whole count is still read.
-    expect(outcomeOf(normal.replace('"searches":"1234"', '"searches":1e3'))).toMatchObject({ status: 'ok', data: { searches: 1000 } });
+    expect(outcomeOf(normal.replace('"searches":"1234"', '"searches":1e3'))).toMatchObject({
+      status: 'ok',
+      data: { searches: 1000 },
+    });
   });
 
   it('ends an answer with more tags than the parse-work bound as invalid_json, before parsing any field', () => {
-    const body = fixture('api-normal.json').replace('"text":"Appel insistant', `"text":"${'<div>'.repeat(MAX_PAGE_NODES + 1)}Appel insistant`);
+    const body = fixture('api-normal.json').replace(
+      '"text":"Appel insistant',
+      `"text":"${'<div>'.repeat(MAX_PAGE_NODES + 1)}Appel insistant`,
+    );
     const parsed = parseTellowsApi(body);
     expect(parsed.outcome).toEqual({ status: 'error', reason: 'invalid_json' });
     expect(parsed.markers).toEqual([{ marker: WITHIN_PARSE_BOUND_MARKER, found: false }]);
     // At the bound itself the answer is read.
-    const within = fixture('api-normal.json').replace('"text":"Appel insistant', `"text":"${'<b>'.repeat(1000)}Appel insistant`);
+    const within = fixture('api-normal.json').replace(
+      '"text":"Appel insistant',
+      `"text":"${'<b>'.repeat(1000)}Appel insistant`,
+    );
     expect(parseTellowsApi(within).outcome.status).toBe('ok');
   });
 
   it('caps the comment list at 50', () => {
-    const comments = Array.from({ length: 80 }, (_, index) => ({ userName: `u${index}`, text: `t${index}`, created: '2024-01-01' }));
-    const body = JSON.stringify({ tellows: { score: '9', searches: '1', comments: '80', commentList: { comment: comments } } });
+    const comments = Array.from({ length: 80 }, (_, index) => ({
+      userName: `u${index}`,
+      text: `t${index}`,
+      created: '2024-01-01',
+    }));
+    const body = JSON.stringify({
+      tellows: { score: '9', searches: '1', comments: '80', commentList: { comment: comments } },
+    });
     const result = outcomeOf(body);
     expect(result.status === 'ok' ? result.data.commentList.length : -1).toBe(50);
   });

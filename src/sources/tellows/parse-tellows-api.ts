@@ -95,7 +95,8 @@ function mapComment(comment: JsonObject, mainCallerType: string): PrimaryComment
   // Users' texts may carry entities or markup: read them as the pages are read.
   const text = plainText(scalar(comment.text));
   const subject = plainText(scalar(comment.subject));
-  const combined = subject !== '' && text !== '' && subject !== text ? cleanText(`${subject} – ${text}`) : text || subject;
+  const combined =
+    subject !== '' && text !== '' && subject !== text ? cleanText(`${subject} – ${text}`) : text || subject;
   if (combined === '') return undefined;
   return {
     author: plainText(scalar(comment.userName)),
@@ -133,7 +134,11 @@ export function parseTellowsApi(body: string): TellowsApiParse {
   // The same parse-work bound as a page: a body of tens of thousands of tags in its fields
   // would cost each field a full HTML parse. A real answer carries a handful.
   if (tagsOverBound(body)) {
-    return { outcome: failed('invalid_json'), markers: [{ marker: WITHIN_PARSE_BOUND_MARKER, found: false }], mainCallerType: '' };
+    return {
+      outcome: failed('invalid_json'),
+      markers: [{ marker: WITHIN_PARSE_BOUND_MARKER, found: false }],
+      mainCallerType: '',
+    };
   }
   const invalidKey = INVALID_KEY_TEXT.test(body);
   const root = extractFirstJsonObject(body);
@@ -164,7 +169,8 @@ export function parseTellowsApi(body: string): TellowsApiParse {
   const result = (outcome: TellowsApiParse['outcome']): TellowsApiParse => ({ outcome, markers, mainCallerType });
   if (invalidKey) return result(failed('auth'));
   // A count out of its range ("-7", "1e3", 20 digits) is not the JSON expected, as a score of 99 is not.
-  if (tellows === undefined || rawScore === null || commentsCount === null || searchesReading.kind === 'invalid') return result(failed('invalid_json'));
+  if (tellows === undefined || rawScore === null || commentsCount === null || searchesReading.kind === 'invalid')
+    return result(failed('invalid_json'));
   const searches = searchesField ?? 0;
   if (commentsCount === 0 && searches === 0) return result(notFound());
 

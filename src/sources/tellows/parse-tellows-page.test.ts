@@ -16,7 +16,8 @@ function expectOk(outcome: SourceOutcome<PrimaryData>): PrimaryData {
 }
 
 /** A page with a readable score and the given markup after it. */
-const page = (inner: string): string => `<div id="tellowsscore"><img class="scoreimage" alt="tellows Score 6"></div><a href="#complaint_list"><strong>Évaluations: <span>1</span></strong></a>${inner}`;
+const page = (inner: string): string =>
+  `<div id="tellowsscore"><img class="scoreimage" alt="tellows Score 6"></div><a href="#complaint_list"><strong>Évaluations: <span>1</span></strong></a>${inner}`;
 
 describe('parseTellowsPage', () => {
   it('reads score, counts, caller types and comments of a normal page', () => {
@@ -36,8 +37,18 @@ describe('parseTellowsPage', () => {
             date: '12/03/2024',
             callerType: 'Démarchage',
           },
-          { author: 'Jürgen', text: 'Message vocal demandant de rappeler un numéro surtaxé.', date: '05/02/2024', callerType: 'Démarchage' },
-          { author: 'Anonyme', text: "Encore eux <script>alert(1)</script> trois fois aujourd'hui.", date: '30/01/2024', callerType: 'Démarchage' },
+          {
+            author: 'Jürgen',
+            text: 'Message vocal demandant de rappeler un numéro surtaxé.',
+            date: '05/02/2024',
+            callerType: 'Démarchage',
+          },
+          {
+            author: 'Anonyme',
+            text: "Encore eux <script>alert(1)</script> trois fois aujourd'hui.",
+            date: '30/01/2024',
+            callerType: 'Démarchage',
+          },
         ],
       },
     });
@@ -62,19 +73,24 @@ describe('parseTellowsPage', () => {
   });
 
   it('reads no call type at all when the only rating table is the caller-names one', () => {
-    const html = page(`<h5>Noms de l'appelant</h5><table class="table-rating"><tr><th>Société <span class="small">(7)</span></th></tr></table>`);
+    const html = page(
+      `<h5>Noms de l'appelant</h5><table class="table-rating"><tr><th>Société <span class="small">(7)</span></th></tr></table>`,
+    );
     expect(parseTellowsPage(html).mainCallerType).toBe('');
   });
 
   it('reads searches after their label, not from the recent-searches sidebar', () => {
     expect(expectOk(outcomeOf(fixture('page-normal.html'))).searches).toBe(1234);
     // Only a sidebar: its numbers are other numbers, never a count.
-    const sidebarOnly = page('<aside><h5>Dernières recherches</h5><ul><li><a href="/num/0123456789">0123456789</a></li></ul></aside>');
+    const sidebarOnly = page(
+      '<aside><h5>Dernières recherches</h5><ul><li><a href="/num/0123456789">0123456789</a></li></ul></aside>',
+    );
     expect(expectOk(outcomeOf(sidebarOnly)).searches).toBe(0);
   });
 
   it("reads the score from the page's image src (/images/score/sN.jpg) and from the API's scoreN.png form", () => {
-    const withSrc = (src: string): string => `<img class="scoreimage" src="${src}" alt=""><a href="#complaint_list"><span>2</span></a>`;
+    const withSrc = (src: string): string =>
+      `<img class="scoreimage" src="${src}" alt=""><a href="#complaint_list"><span>2</span></a>`;
     expect(expectOk(outcomeOf(withSrc('/images/score/s7.jpg'))).score).toBe(7);
     expect(expectOk(outcomeOf(withSrc('https://www.tellows.de/img/score/score3.png'))).score).toBe(3);
   });
@@ -87,7 +103,10 @@ describe('parseTellowsPage', () => {
   });
 
   it('reads a partial page: score image without alt, no comments block → null score, empty list', () => {
-    expect(outcomeOf(fixture('page-partial.html'))).toEqual({ status: 'ok', data: { score: null, searches: 42, commentsCount: 0, commentList: [] } });
+    expect(outcomeOf(fixture('page-partial.html'))).toEqual({
+      status: 'ok',
+      data: { score: null, searches: 42, commentsCount: 0, commentList: [] },
+    });
   });
 
   it('calls a page with no comment and no search not_found', () => {
@@ -99,7 +118,9 @@ describe('parseTellowsPage', () => {
   });
 
   it('reads the Latin-1 page variant once decoded, with a single unheaded rating table', () => {
-    const html = new TextDecoder('windows-1252').decode(readFileSync(new URL('./fixtures/page-latin1.html', import.meta.url)));
+    const html = new TextDecoder('windows-1252').decode(
+      readFileSync(new URL('./fixtures/page-latin1.html', import.meta.url)),
+    );
     const parsed = parseTellowsPage(html);
     expect(parsed.mainCallerType).toBe('Télémarketing');
     expect(parsed.outcome).toEqual({
@@ -109,7 +130,12 @@ describe('parseTellowsPage', () => {
         searches: 56,
         commentsCount: 2,
         commentList: [
-          { author: 'Élodie', text: 'Propose une étude gratuite de la façade, très insistant.', date: '03/04/2024', callerType: 'Télémarketing' },
+          {
+            author: 'Élodie',
+            text: 'Propose une étude gratuite de la façade, très insistant.',
+            date: '03/04/2024',
+            callerType: 'Télémarketing',
+          },
           { author: 'François', text: 'Déjà signalé, même discours.', date: '01/04/2024', callerType: 'Télémarketing' },
         ],
       },
@@ -117,7 +143,10 @@ describe('parseTellowsPage', () => {
   });
 
   it('treats a score image whose score cannot be read as invalid, not as data', () => {
-    expect(outcomeOf('<img class="scoreimage" src="/x.png" alt="tellows">')).toEqual({ status: 'error', reason: 'parse' });
+    expect(outcomeOf('<img class="scoreimage" src="/x.png" alt="tellows">')).toEqual({
+      status: 'error',
+      reason: 'parse',
+    });
   });
 
   it('calls a page whose searches or comments count is no count invalid, never 0 or a smaller count', () => {
@@ -137,7 +166,10 @@ describe('parseTellowsPage', () => {
   });
 
   it('caps the comment list at 50', () => {
-    const items = Array.from({ length: 70 }, (_, index) => `<li><div class="comment-body"><p class="mb-0">c${index}</p></div></li>`).join('');
+    const items = Array.from(
+      { length: 70 },
+      (_, index) => `<li><div class="comment-body"><p class="mb-0">c${index}</p></div></li>`,
+    ).join('');
     const html = `<img class="scoreimage" alt="Score 9"><a href="#complaint_list">70</a><ol id="singlecomments">${items}</ol>`;
     expect(expectOk(outcomeOf(html)).commentList).toHaveLength(50);
   });
@@ -167,7 +199,10 @@ describe('parseTellowsPage on hostile input (about 1 MiB, must not go quadratic)
     ['unclosed comments', '<!--'.repeat(MIB / 4)],
     ['unclosed scripts', '<script'.repeat(MIB / 7)],
     ['unclosed list items', `<img class="scoreimage" alt="Score 8"><ol id="singlecomments">${'<li>x'.repeat(MIB / 5)}`],
-    ['unclosed comment bodies', `<img class="scoreimage" alt="Score 8"><ol id="singlecomments"><li>${'<div class="comment-body">'.repeat(MIB / 26)}`],
+    [
+      'unclosed comment bodies',
+      `<img class="scoreimage" alt="Score 8"><ol id="singlecomments"><li>${'<div class="comment-body">'.repeat(MIB / 26)}`,
+    ],
     ['one giant tag of unmatched quotes', `<img class="scoreimage" ${'a="'.repeat(MIB / 3)}>`],
   ];
   for (const [name, html] of hostilePages) {
@@ -180,7 +215,12 @@ describe('parseTellowsPage on hostile input (about 1 MiB, must not go quadratic)
 });
 
 describe('parseTellowsPage: a hostile page past the parse-work bound', () => {
-  for (const unit of ['<div>', '<div class="comment-body">', '<a href="#complaint_list">', '<ol id="singlecomments"><li>']) {
+  for (const unit of [
+    '<div>',
+    '<div class="comment-body">',
+    '<a href="#complaint_list">',
+    '<ol id="singlecomments"><li>',
+  ]) {
     it(`ends 1 MiB of nested ${unit} as error(parse), with the bound's marker`, () => {
       expectStoppedAtParseBound(parseTellowsPage(nestedPage(unit)));
     });

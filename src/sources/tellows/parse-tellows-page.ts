@@ -5,13 +5,33 @@
 import type { PrimaryComment, PrimaryData } from '../../domain/report.js';
 import { isTag, isText } from 'domhandler';
 import {
-  attribute, byClass, byId, byTag, childElements, findAll, findFirst, findFirstNear, hasClass, ITEM_ELEMENTS, parsePage, previousElementSibling,
-  shortTextOf, textOf,
+  attribute,
+  byClass,
+  byId,
+  byTag,
+  childElements,
+  findAll,
+  findFirst,
+  findFirstNear,
+  hasClass,
+  ITEM_ELEMENTS,
+  parsePage,
+  previousElementSibling,
+  shortTextOf,
+  textOf,
 } from '../common/html.js';
 import type { HtmlElement, HtmlParent } from '../common/html.js';
 import { outcomeOfPage, WITHIN_PARSE_BOUND_MARKER } from '../common/outcomes.js';
 import type { PageParseResult } from '../common/outcomes.js';
-import { MAX_COMMENTS, MAX_LIST_ITEMS, cleanText, parseCount, parseDate, readCount, type CountReading } from '../common/text.js';
+import {
+  MAX_COMMENTS,
+  MAX_LIST_ITEMS,
+  cleanText,
+  parseCount,
+  parseDate,
+  readCount,
+  type CountReading,
+} from '../common/text.js';
 import type { MarkerReport, ParseResult } from '../markers.js';
 
 /** The page's outcome, its markers, and the page's most frequent call type (no comment carries its own). */
@@ -20,7 +40,8 @@ export type TellowsPageParse = ParseResult<PrimaryData> & { mainCallerType: stri
 const AUTHOR_SUFFIX = /\s*(?:a écrit|schrieb|wrote|escribió|escribio)\s*:?\s*$/i;
 /** The searches label's whole text: French (weakly evidenced), German, English, Spanish. */
 const SEARCHES_LABEL = /^(?:recherches|suchanfragen|anfragen|searches|b[uú]squedas)\s*:?$/i;
-const CALL_TYPES_HEADING = /types?\s+d['’]\s*appels?|anruf\s*typ|anrufart|call\s*types?|types?\s+of\s+calls?|tipos?\s+de\s+llamadas?/i;
+const CALL_TYPES_HEADING =
+  /types?\s+d['’]\s*appels?|anruf\s*typ|anrufart|call\s*types?|types?\s+of\s+calls?|tipos?\s+de\s+llamadas?/i;
 const CALLER_NAMES_HEADING = /noms?\b|anrufername|caller\s*names?|names?\s+of\s+callers?|nombres?\b/i;
 
 type Score = { kind: 'value'; value: number } | { kind: 'unreadable' } | { kind: 'absent' };
@@ -38,7 +59,10 @@ function readScore(root: HtmlParent): Score {
 
 /** `<a href="#complaint_list"><strong>Évaluations: <span>12</span></strong></a>`: the span's number, else the link's. */
 function readCommentsCount(root: HtmlParent): CountReading {
-  const link = findFirst(root, (element) => element.name === 'a' && (attribute(element, 'href') ?? '').endsWith('#complaint_list'));
+  const link = findFirst(
+    root,
+    (element) => element.name === 'a' && (attribute(element, 'href') ?? '').endsWith('#complaint_list'),
+  );
   if (link === null) return { kind: 'absent' };
   const span = findFirstNear(link, byTag('span'), ITEM_ELEMENTS);
   const inSpan = span === null ? ({ kind: 'absent' } as const) : readCount(textOf(span));
@@ -51,7 +75,10 @@ function readCommentsCount(root: HtmlParent): CountReading {
  * other numbers and must never be read as a count.
  */
 function readSearches(root: HtmlParent): CountReading {
-  const labels = findAll(root, (element) => ['strong', 'b', 'span', 'dt', 'th'].includes(element.name) && element.children.length <= 3);
+  const labels = findAll(
+    root,
+    (element) => ['strong', 'b', 'span', 'dt', 'th'].includes(element.name) && element.children.length <= 3,
+  );
   for (const label of labels) {
     const text = shortTextOf(label, 30);
     if (text === null || !SEARCHES_LABEL.test(text)) continue;
@@ -115,10 +142,15 @@ function readComments(root: HtmlParent, callerType: string): PrimaryComment[] {
   const container = findFirst(root, byId('singlecomments'));
   if (container === null) return [];
   const comments: PrimaryComment[] = [];
-  for (const item of childElements(container).filter((element) => element.name === 'li').slice(0, MAX_LIST_ITEMS)) {
+  for (const item of childElements(container)
+    .filter((element) => element.name === 'li')
+    .slice(0, MAX_LIST_ITEMS)) {
     if (comments.length >= MAX_COMMENTS) break;
     const body = findFirstNear(item, byClass('comment-body'), ITEM_ELEMENTS);
-    const paragraph = body === null ? null : findFirstNear(body, (element) => element.name === 'p' && hasClass(element, 'mb-0'), ITEM_ELEMENTS);
+    const paragraph =
+      body === null
+        ? null
+        : findFirstNear(body, (element) => element.name === 'p' && hasClass(element, 'mb-0'), ITEM_ELEMENTS);
     const text = textOf(paragraph ?? body);
     if (text === '') continue;
     const lead = findFirstNear(item, (element) => element.name === 'p' && hasClass(element, 'lead'), ITEM_ELEMENTS);
@@ -133,7 +165,10 @@ function readComments(root: HtmlParent, callerType: string): PrimaryComment[] {
   return comments;
 }
 
-function readPage(root: HtmlParent, markers: MarkerReport[]): PageParseResult<PrimaryData> & { mainCallerType: string } {
+function readPage(
+  root: HtmlParent,
+  markers: MarkerReport[],
+): PageParseResult<PrimaryData> & { mainCallerType: string } {
   const score = readScore(root);
   const commentsCountOnPage = readCommentsCount(root);
   const searchesOnPage = readSearches(root);
@@ -147,29 +182,45 @@ function readPage(root: HtmlParent, markers: MarkerReport[]): PageParseResult<Pr
     { marker: 'img.scoreimage', found: score.kind !== 'absent' },
     { marker: 'score in img.scoreimage alt or src (s{N}.jpg / score{N}.png)', found: score.kind === 'value' },
     { marker: 'a[href$="#complaint_list"] count', found: commentsCountOnPage.kind === 'value', required: false },
-    { marker: 'searches label element (Recherches/Suchanfragen/Searches) + count', found: searchesOnPage.kind === 'value', required: false },
+    {
+      marker: 'searches label element (Recherches/Suchanfragen/Searches) + count',
+      found: searchesOnPage.kind === 'value',
+      required: false,
+    },
     { marker: 'table.table-rating under a call-type h5 heading', found: callTypeTable !== null, required: false },
     { marker: 'call-type rows (th text + span.small count)', found: callerTypes.length > 0, required: false },
     { marker: '#singlecomments > li', found: findFirst(root, byId('singlecomments')) !== null, required: false },
-    { marker: 'li div.comment-body p.mb-0 + div.comment-meta date', found: commentList.some((comment) => comment.date !== ''), required: false },
+    {
+      marker: 'li div.comment-body p.mb-0 + div.comment-meta date',
+      found: commentList.some((comment) => comment.date !== ''),
+      required: false,
+    },
   );
   if (score.kind === 'absent') return { kind: 'challenge', mainCallerType };
-  if (score.kind === 'unreadable') return { kind: 'invalid', reason: 'score image without a readable score', mainCallerType };
-  if (commentsCountOnPage.kind === 'invalid') return { kind: 'invalid', reason: 'comments count unreadable', mainCallerType };
-  if (searchesOnPage.kind === 'invalid') return { kind: 'invalid', reason: 'searches count unreadable', mainCallerType };
+  if (score.kind === 'unreadable')
+    return { kind: 'invalid', reason: 'score image without a readable score', mainCallerType };
+  if (commentsCountOnPage.kind === 'invalid')
+    return { kind: 'invalid', reason: 'comments count unreadable', mainCallerType };
+  if (searchesOnPage.kind === 'invalid')
+    return { kind: 'invalid', reason: 'searches count unreadable', mainCallerType };
   const commentsCount = commentsCountOnPage.kind === 'value' ? commentsCountOnPage.value : commentList.length;
   const searches = searchesOnPage.kind === 'value' ? searchesOnPage.value : 0;
   // Same unknown-number rule as the API: no comment and no search → not_found; a page with no
   // rating keeps a null score (tellows draws a neutral 5 for unrated numbers).
   if (commentsCount === 0 && searches === 0) return { kind: 'not_found', mainCallerType };
-  return { kind: 'ok', data: { score: commentsCount === 0 ? null : score.value, searches, commentsCount, commentList }, mainCallerType };
+  return {
+    kind: 'ok',
+    data: { score: commentsCount === 0 ? null : score.value, searches, commentsCount, commentList },
+    mainCallerType,
+  };
 }
 
 export function parseTellowsPage(html: string): TellowsPageParse {
   const tree = parsePage(html);
   // Reported only when passed: a page within the bound is every page the canary knows.
   const markers: MarkerReport[] = tree.kind === 'tree' ? [] : [{ marker: WITHIN_PARSE_BOUND_MARKER, found: false }];
-  if (tree.kind === 'too_complex') return { outcome: outcomeOfPage({ kind: 'invalid', reason: 'page too complex' }), markers, mainCallerType: '' };
+  if (tree.kind === 'too_complex')
+    return { outcome: outcomeOfPage({ kind: 'invalid', reason: 'page too complex' }), markers, mainCallerType: '' };
   const page = readPage(tree.root, markers);
   return { outcome: outcomeOfPage(page), markers, mainCallerType: page.mainCallerType };
 }

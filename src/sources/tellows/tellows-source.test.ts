@@ -22,7 +22,15 @@ function frenchNumber(national: string): ParsedPhoneNumber {
     regionCode: 'FR',
     isFrenchPlan: true,
     frenchNationalDigits: national,
-    phoneInfo: { national, e164: `+33${national.slice(1)}`, type: 'mobile', rangeLabel: '', originalCarrier: '', region: '', isNPV: false },
+    phoneInfo: {
+      national,
+      e164: `+33${national.slice(1)}`,
+      type: 'mobile',
+      rangeLabel: '',
+      originalCarrier: '',
+      region: '',
+      isNPV: false,
+    },
   };
 }
 
@@ -32,7 +40,15 @@ const belgianNumber: ParsedPhoneNumber = {
   regionCode: 'BE',
   isFrenchPlan: false,
   frenchNationalDigits: null,
-  phoneInfo: { national: '0470 00 00 00', e164: '+32470000000', type: 'mobile', rangeLabel: '', originalCarrier: '', region: '', isNPV: false },
+  phoneInfo: {
+    national: '0470 00 00 00',
+    e164: '+32470000000',
+    type: 'mobile',
+    rangeLabel: '',
+    originalCarrier: '',
+    region: '',
+    isNPV: false,
+  },
 };
 
 let server: LoopbackServer;
@@ -54,7 +70,11 @@ beforeEach(() => {
   clockMs = Date.UTC(2026, 0, 1);
 });
 
-function serve(status: number, body: Buffer | string, headers: Record<string, string> = { 'content-type': 'text/html; charset=utf-8' }): LoopbackHandler {
+function serve(
+  status: number,
+  body: Buffer | string,
+  headers: Record<string, string> = { 'content-type': 'text/html; charset=utf-8' },
+): LoopbackHandler {
   return (_request, response) => {
     response.writeHead(status, headers);
     response.end(body);
@@ -63,11 +83,31 @@ function serve(status: number, body: Buffer | string, headers: Record<string, st
 
 /** A fresh source (fresh pause and budget state) with separate API and site fetchers. */
 function makeSource(overrides: Partial<TellowsSourceOptions> = {}) {
-  const apiFetcher = createUpstreamFetcher({ upstream: 'tellows', client, requestsPerMinute: 600, maxConcurrency: 4, now });
-  const webFetcher = createUpstreamFetcher({ upstream: 'tellows-web', client, requestsPerMinute: 600, maxConcurrency: 4, now });
+  const apiFetcher = createUpstreamFetcher({
+    upstream: 'tellows',
+    client,
+    requestsPerMinute: 600,
+    maxConcurrency: 4,
+    now,
+  });
+  const webFetcher = createUpstreamFetcher({
+    upstream: 'tellows-web',
+    client,
+    requestsPerMinute: 600,
+    maxConcurrency: 4,
+    now,
+  });
   const warnings: Array<{ details: Record<string, unknown>; message: string }> = [];
   const logger: TellowsLogger = { warn: (details, message) => warnings.push({ details, message }) };
-  const source = createTellowsSource({ apiUrl: `${server.url}/`, webUrl: server.url, apiKey: API_KEY, apiFetcher, webFetcher, logger, ...overrides });
+  const source = createTellowsSource({
+    apiUrl: `${server.url}/`,
+    webUrl: server.url,
+    apiKey: API_KEY,
+    apiFetcher,
+    webFetcher,
+    logger,
+    ...overrides,
+  });
   return { source, apiFetcher, webFetcher, warnings };
 }
 
@@ -85,7 +125,13 @@ describe('tellows source: partner API', () => {
     expect(JSON.stringify(received)).not.toContain(API_KEY);
     const url = new URL(received?.url ?? '', server.url);
     expect(url.pathname).toBe('/basic/num/0600000001');
-    expect(Object.fromEntries(url.searchParams)).toEqual({ json: '1', country: 'fr', lang: 'fr', showcomments: '10', partner: 'invented-partner' });
+    expect(Object.fromEntries(url.searchParams)).toEqual({
+      json: '1',
+      country: 'fr',
+      lang: 'fr',
+      showcomments: '10',
+      partner: 'invented-partner',
+    });
   });
 
   it('asks about a foreign number in its 00 international form, with its own country (be for a Belgian number)', async () => {
@@ -126,18 +172,30 @@ describe('tellows source: partner API', () => {
 
   it('answers error(invalid_json) for a 200 that is not the expected JSON', async () => {
     handler = serve(200, '<html><body>Wartungsarbeiten</body></html>');
-    expect(await makeSource().source.lookup(frenchNumber('0600000001'), deadline())).toEqual({ status: 'error', reason: 'invalid_json' });
+    expect(await makeSource().source.lookup(frenchNumber('0600000001'), deadline())).toEqual({
+      status: 'error',
+      reason: 'invalid_json',
+    });
   });
 
   it('fills comments from the page when the API counted comments but sent none', async () => {
     handler = (request, response) => {
       response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-      response.end(request.url?.startsWith('/basic/') ? fixtureBytes('api-missing-lists.json') : fixtureBytes('page-normal.html'));
+      response.end(
+        request.url?.startsWith('/basic/') ? fixtureBytes('api-missing-lists.json') : fixtureBytes('page-normal.html'),
+      );
     };
     const outcome = await makeSource().source.lookup(frenchNumber('0600000004'), deadline());
     expect(outcome).toMatchObject({ status: 'ok', data: { score: 7, searches: 410, commentsCount: 5 } });
-    expect(outcome.status === 'ok' ? outcome.data.commentList.map((comment) => comment.author) : []).toEqual(['Camille', 'Jürgen', 'Anonyme']);
-    expect(server.received.map((request) => request.url?.split('?')[0])).toEqual(['/basic/num/0600000004', '/num/0600000004']);
+    expect(outcome.status === 'ok' ? outcome.data.commentList.map((comment) => comment.author) : []).toEqual([
+      'Camille',
+      'Jürgen',
+      'Anonyme',
+    ]);
+    expect(server.received.map((request) => request.url?.split('?')[0])).toEqual([
+      '/basic/num/0600000004',
+      '/num/0600000004',
+    ]);
     // the page request carries no API credentials
     expect(server.received[1]?.headers['x-auth-token']).toBeUndefined();
   });
@@ -184,7 +242,10 @@ describe('tellows source: HTML page (no key)', () => {
 
   it('answers blocked(challenge) for a 200 page without the score image', async () => {
     handler = serve(200, fixtureBytes('page-challenge.html'));
-    expect(await pageSource().source.lookup(frenchNumber('0600000001'), deadline())).toEqual({ status: 'blocked', reason: 'challenge' });
+    expect(await pageSource().source.lookup(frenchNumber('0600000001'), deadline())).toEqual({
+      status: 'blocked',
+      reason: 'challenge',
+    });
   });
 
   it('never answers a cacheable not_found for a foreign number it was not asked about (the engine skips it first; the site is not called)', async () => {
@@ -197,16 +258,26 @@ describe('tellows source: HTML page (no key)', () => {
 describe('tellows source: blocks and politeness', () => {
   it('answers blocked(http_403) for a 403', async () => {
     handler = serve(403, 'Forbidden');
-    expect(await makeSource().source.lookup(frenchNumber('0600000001'), deadline())).toMatchObject({ status: 'blocked', reason: 'http_403' });
+    expect(await makeSource().source.lookup(frenchNumber('0600000001'), deadline())).toMatchObject({
+      status: 'blocked',
+      reason: 'http_403',
+    });
   });
 
   it('pauses the upstream after a 429 until Retry-After has passed, for every number', async () => {
     handler = serve(429, 'Too Many Requests', { 'retry-after': '120' });
     const { source, apiFetcher } = makeSource();
-    expect(await source.lookup(frenchNumber('0600000001'), deadline())).toEqual({ status: 'blocked', reason: 'http_429', retryAfterMs: 120_000 });
+    expect(await source.lookup(frenchNumber('0600000001'), deadline())).toEqual({
+      status: 'blocked',
+      reason: 'http_429',
+      retryAfterMs: 120_000,
+    });
     handler = serve(200, fixtureBytes('api-normal.json'));
     for (const national of ['0600000001', '0600000002', '0700000003']) {
-      expect(await source.lookup(frenchNumber(national), deadline())).toMatchObject({ status: 'blocked', reason: 'paused' });
+      expect(await source.lookup(frenchNumber(national), deadline())).toMatchObject({
+        status: 'blocked',
+        reason: 'paused',
+      });
     }
     expect(server.received).toHaveLength(1);
     expect(apiFetcher.pausedUntil()).toBe(clockMs + 120_000);
@@ -217,9 +288,11 @@ describe('tellows source: blocks and politeness', () => {
 
   it('answers error(http_5xx) for a 502', async () => {
     handler = serve(502, 'Bad Gateway');
-    expect(await makeSource().source.lookup(frenchNumber('0600000001'), deadline())).toEqual(
-      { status: 'error', reason: 'http_5xx', cause: 'http_502' },
-    );
+    expect(await makeSource().source.lookup(frenchNumber('0600000001'), deadline())).toEqual({
+      status: 'error',
+      reason: 'http_5xx',
+      cause: 'http_502',
+    });
   });
 });
 
@@ -244,18 +317,27 @@ describe('tellows source: unsafe bodies', () => {
       for (let index = 0; index < 20; index += 1) response.write(chunk);
       response.end();
     };
-    expect(await makeSource().source.lookup(frenchNumber('0600000001'), deadline())).toEqual({ status: 'error', reason: 'too_large' });
+    expect(await makeSource().source.lookup(frenchNumber('0600000001'), deadline())).toEqual({
+      status: 'error',
+      reason: 'too_large',
+    });
   });
 
   it('refuses a gzip body that inflates past the cap as error(too_large)', async () => {
     const bomb = zlib.gzipSync(Buffer.alloc(32 * 1024 * 1024, 0x20));
     handler = serve(200, bomb, { 'content-type': 'text/html', 'content-encoding': 'gzip' });
-    expect(await makeSource().source.lookup(frenchNumber('0600000001'), deadline())).toEqual({ status: 'error', reason: 'too_large' });
+    expect(await makeSource().source.lookup(frenchNumber('0600000001'), deadline())).toEqual({
+      status: 'error',
+      reason: 'too_large',
+    });
   });
 
   it('refuses a redirect to another host as error(redirect)', async () => {
     handler = serve(302, '', { location: `http://localhost:${server.port}/basic/num/0600000001` });
-    expect(await makeSource().source.lookup(frenchNumber('0600000001'), deadline())).toEqual({ status: 'error', reason: 'redirect' });
+    expect(await makeSource().source.lookup(frenchNumber('0600000001'), deadline())).toEqual({
+      status: 'error',
+      reason: 'redirect',
+    });
     expect(server.received).toHaveLength(1);
   });
 
@@ -265,9 +347,11 @@ describe('tellows source: unsafe bodies', () => {
       response.write('{"tellows":{"score":"8"');
       setTimeout(() => response.socket?.resetAndDestroy(), 20);
     };
-    expect(await makeSource().source.lookup(frenchNumber('0600000001'), deadline())).toEqual(
-      { status: 'error', reason: 'connection', cause: 'reset' },
-    );
+    expect(await makeSource().source.lookup(frenchNumber('0600000001'), deadline())).toEqual({
+      status: 'error',
+      reason: 'connection',
+      cause: 'reset',
+    });
   });
 });
 
@@ -283,10 +367,18 @@ describe('tellows built from its upstream description', () => {
       }
     };
     const config = loadConfig({ TELLOWS_API_URL: server.url, TELLOWS_WEB_URL: server.url, TELLOWS_API_KEY: API_KEY });
-    const source = tellowsUpstream.createSource(config, createUpstreamFetchers(tellowsUpstream, config, { client, now }), {});
+    const source = tellowsUpstream.createSource(
+      config,
+      createUpstreamFetchers(tellowsUpstream, config, { client, now }),
+      {},
+    );
     const expected = { status: 'ok', data: { score: 7, searches: 410, commentsCount: 5, commentList: [] } };
     expect(await source.lookup(frenchNumber('0600000004'), deadline())).toEqual(expected);
     expect(await source.lookup(frenchNumber('0600000009'), deadline())).toEqual(expected);
-    expect(server.received.map((request) => request.url?.split('?')[0])).toEqual(['/basic/num/0600000004', '/num/0600000004', '/basic/num/0600000009']);
+    expect(server.received.map((request) => request.url?.split('?')[0])).toEqual([
+      '/basic/num/0600000004',
+      '/num/0600000004',
+      '/basic/num/0600000009',
+    ]);
   });
 });

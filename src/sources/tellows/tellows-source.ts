@@ -61,7 +61,12 @@ export function tellowsCountry(number: Pick<ParsedPhoneNumber, 'isFrenchPlan' | 
 }
 
 export function buildTellowsApiUrl(apiUrl: string, number: ParsedPhoneNumber, partner?: string): string {
-  const query = new URLSearchParams({ json: '1', country: tellowsCountry(number), lang: 'fr', showcomments: String(TELLOWS_API_COMMENTS) });
+  const query = new URLSearchParams({
+    json: '1',
+    country: tellowsCountry(number),
+    lang: 'fr',
+    showcomments: String(TELLOWS_API_COMMENTS),
+  });
   if (partner !== undefined) query.set('partner', partner);
   return `${trimBase(apiUrl)}/basic/num/${encodeURIComponent(tellowsNumber(number))}?${query.toString()}`;
 }
@@ -76,7 +81,11 @@ export function createTellowsSource(options: TellowsSourceOptions): Source<'prim
   // tellows accepts the key's MD5 in a header: the clear key never travels nor gets logged.
   const authToken = apiKey === undefined ? undefined : createHash('md5').update(apiKey).digest('hex');
 
-  async function lookupPage(number: ParsedPhoneNumber, signal: AbortSignal, call: SourceCall | undefined): Promise<Outcome> {
+  async function lookupPage(
+    number: ParsedPhoneNumber,
+    signal: AbortSignal,
+    call: SourceCall | undefined,
+  ): Promise<Outcome> {
     const fetched = await fetchUpstreamPage(webFetcher, {
       url: buildTellowsPageUrl(options.webUrl, number),
       headers: { accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.8' },
@@ -87,7 +96,12 @@ export function createTellowsSource(options: TellowsSourceOptions): Source<'prim
     return outcomeNamingMissingMarkers(parseTellowsPage(fetched.response.body));
   }
 
-  async function lookupApi(number: ParsedPhoneNumber, token: string, signal: AbortSignal, call: SourceCall | undefined): Promise<Outcome> {
+  async function lookupApi(
+    number: ParsedPhoneNumber,
+    token: string,
+    signal: AbortSignal,
+    call: SourceCall | undefined,
+  ): Promise<Outcome> {
     const fetched = await fetchUpstreamPage(apiFetcher, {
       url: buildTellowsApiUrl(options.apiUrl, number, partner),
       headers: { accept: 'application/json,text/html;q=0.9,*/*;q=0.5', 'x-auth-token': token },
@@ -98,7 +112,10 @@ export function createTellowsSource(options: TellowsSourceOptions): Source<'prim
     const parsed = parseTellowsApi(fetched.response.body);
     const outcome = outcomeNamingMissingMarkers(parsed);
     if (outcome.status === 'error' && outcome.reason === 'auth') {
-      logger?.warn({ upstream: 'tellows' }, 'tellows refused the partner API key (TELLOWS_API_KEY): check the key and TELLOWS_PARTNER');
+      logger?.warn(
+        { upstream: 'tellows' },
+        'tellows refused the partner API key (TELLOWS_API_KEY): check the key and TELLOWS_PARTNER',
+      );
     }
     if (outcome.status !== 'ok') return outcome;
     const data = outcome.data;
@@ -108,7 +125,10 @@ export function createTellowsSource(options: TellowsSourceOptions): Source<'prim
     const page = await lookupPage(number, signal, call);
     if (page.status !== 'ok') return ok(data);
     const mainCallerType = parsed.mainCallerType;
-    const commentList = page.data.commentList.map((comment) => ({ ...comment, callerType: mainCallerType || comment.callerType }));
+    const commentList = page.data.commentList.map((comment) => ({
+      ...comment,
+      callerType: mainCallerType || comment.callerType,
+    }));
     return ok({ ...data, commentList });
   }
 

@@ -20,7 +20,9 @@
   var PAGE = JSON.parse(document.getElementById('page-words').textContent);
   var WORDS = PAGE.words;
   var SLOT_DISPLAY = PAGE.slots;
-  var SLOTS = SLOT_DISPLAY.map(function (display) { return display.slot; });
+  var SLOTS = SLOT_DISPLAY.map(function (display) {
+    return display.slot;
+  });
   var PLURALS = new Intl.PluralRules(PAGE.language);
   var LANGUAGE_COOKIE = 'lang';
   var ONE_YEAR_S = 365 * 24 * 3600;
@@ -31,11 +33,13 @@
     var text = WORDS[key];
     if (typeof text !== 'string') return key;
     var values = params || {};
-    return text.replace(/ ?\{(\w+)\}/g, function (whole, name) {
-      var value = values[name];
-      if (value === undefined || value === null || value === '') return '';
-      return whole.charAt(0) === ' ' ? ' ' + value : String(value);
-    }).trim();
+    return text
+      .replace(/ ?\{(\w+)\}/g, function (whole, name) {
+        var value = values[name];
+        if (value === undefined || value === null || value === '') return '';
+        return whole.charAt(0) === ' ' ? ' ' + value : String(value);
+      })
+      .trim();
   }
 
   // The catalogue's countWords() rule: the key of the count's plural category
@@ -43,7 +47,9 @@
   function countWords(key, count, params) {
     var chosen = key + '#' + PLURALS.select(count);
     var values = { count: count };
-    Object.keys(params || {}).forEach(function (name) { values[name] = params[name]; });
+    Object.keys(params || {}).forEach(function (name) {
+      values[name] = params[name];
+    });
     return t(has(chosen) ? chosen : key + '#other', values);
   }
 
@@ -79,7 +85,8 @@
       document.cookie = LANGUAGE_COOKIE + '=' + language + '; path=/; max-age=' + ONE_YEAR_S + '; SameSite=Lax';
       var url = new URL(window.location.href);
       // Where cookies are refused the choice cannot be remembered: it then stays in the address.
-      var remembered = (';' + document.cookie.replace(/\s/g, '') + ';').indexOf(';' + LANGUAGE_COOKIE + '=' + language + ';') >= 0;
+      var remembered =
+        (';' + document.cookie.replace(/\s/g, '') + ';').indexOf(';' + LANGUAGE_COOKIE + '=' + language + ';') >= 0;
       if (remembered) url.searchParams.delete('lang');
       else url.searchParams.set('lang', language);
       window.location.assign(url.pathname + url.search);
@@ -119,7 +126,8 @@
     if (!match) return null;
     var date = new Date(Number(match[3]), Number(match[2]) - 1, Number(match[1]));
     // 31/02 would roll over to March: a date that is not a real day is not read.
-    if (isNaN(date.getTime()) || date.getDate() !== Number(match[1]) || date.getMonth() !== Number(match[2]) - 1) return null;
+    if (isNaN(date.getTime()) || date.getDate() !== Number(match[1]) || date.getMonth() !== Number(match[2]) - 1)
+      return null;
     return date;
   }
 
@@ -180,16 +188,23 @@
     $('score-value').textContent = score === null ? '–' : String(score);
     $('risk-label').textContent = risk === 'unknown' && check !== 'answered' ? t('risk.' + check) : t('risk.' + risk);
     $('score-source').textContent =
-      meta.scoreSource === 'primary' ? t('verdict.fromPrimary')
-        : meta.scoreSource === 'derived' ? t('verdict.derived')
-          : check === 'answered' ? t('verdict.noRating') : t('verdict.' + check);
+      meta.scoreSource === 'primary'
+        ? t('verdict.fromPrimary')
+        : meta.scoreSource === 'derived'
+          ? t('verdict.derived')
+          : check === 'answered'
+            ? t('verdict.noRating')
+            : t('verdict.' + check);
     var cells = $('gauge').querySelectorAll('.gauge-cell');
     for (var i = 0; i < cells.length; i += 1) {
       var step = Number(cells[i].getAttribute('data-step'));
       cells[i].classList.toggle('active', score !== null && step === score);
       cells[i].classList.toggle('filled', score !== null && step <= score);
     }
-    $('gauge').setAttribute('aria-label', score === null ? t('gauge.none') : t('gauge.value', { score: score, risk: t('risk.' + risk) }));
+    $('gauge').setAttribute(
+      'aria-label',
+      score === null ? t('gauge.none') : t('gauge.value', { score: score, risk: t('risk.' + risk) }),
+    );
     return risk;
   }
 
@@ -212,7 +227,8 @@
   // `risk` is the verdict's risk; without a score, the advice says why (checkOf).
   function renderAdvice(risk, isNPV, metaSources) {
     var check = checkOf(metaSources);
-    $('advice-text').textContent = risk === 'unknown' && check !== 'answered' ? t('advice.' + check) : t('advice.' + risk);
+    $('advice-text').textContent =
+      risk === 'unknown' && check !== 'answered' ? t('advice.' + check) : t('advice.' + risk);
     $('advice-npv').hidden = isNPV !== true;
     var confidence = confidenceSentence(metaSources);
     $('advice-confidence').textContent = confidence;
@@ -247,7 +263,8 @@
     $('fact-carrier').textContent = orDash(info.originalCarrier);
     // French-plan regions are in the catalogue; a foreign country's name is the numbering
     // data's, shown as it came.
-    if (info.region && has('region.' + info.region)) setFact('fact-region', document.createTextNode(t('region.' + info.region)));
+    if (info.region && has('region.' + info.region))
+      setFact('fact-region', document.createTextNode(t('region.' + info.region)));
     else if (info.region) setFact('fact-region', upstream('span', null, info.region));
     else setFact('fact-region', document.createTextNode('—'));
     $('npv-badge').hidden = info.isNPV !== true;
@@ -282,11 +299,13 @@
   function figure(display, value) {
     var item = el('div', 'figure');
     var missing = value === null || value === undefined || value === '';
-    var label = display.unit === 'count' ? countWords(display.label, typeof value === 'number' ? value : 0) : t(display.label);
+    var label =
+      display.unit === 'count' ? countWords(display.label, typeof value === 'number' ? value : 0) : t(display.label);
     if (missing) item.appendChild(el('span', 'figure-value', '—'));
     else if (display.unit === 'word') item.appendChild(upstream('span', 'figure-value', value));
     else if (display.unit === 'date') item.appendChild(dateElement('figure-value', value));
-    else if (display.unit === 'percent') item.appendChild(el('span', 'figure-value', t('format.percent', { value: value })));
+    else if (display.unit === 'percent')
+      item.appendChild(el('span', 'figure-value', t('format.percent', { value: value })));
     else item.appendChild(el('span', 'figure-value', String(value)));
     item.appendChild(el('span', 'figure-label', label));
     return item;
@@ -313,10 +332,14 @@
     card.appendChild(header);
 
     var figures = el('div', 'figures');
-    display.figures.forEach(function (shown) { figures.appendChild(figure(shown, data[shown.field])); });
+    display.figures.forEach(function (shown) {
+      figures.appendChild(figure(shown, data[shown.field]));
+    });
     var comments = el('ul', 'comments');
     (data.commentList || []).forEach(function (c) {
-      comments.appendChild(commentItem(c, c[display.comment.tag], display.comment.author ? c[display.comment.author] : ''));
+      comments.appendChild(
+        commentItem(c, c[display.comment.tag], display.comment.author ? c[display.comment.author] : ''),
+      );
     });
     card.appendChild(figures);
     if (comments.childNodes.length > 0) card.appendChild(comments);
@@ -332,7 +355,7 @@
     var any = false;
     SLOT_DISPLAY.forEach(function (display) {
       var meta = metaSources && metaSources[display.slot];
-      if (!meta || meta.status !== 'blocked' && meta.status !== 'error') return;
+      if (!meta || (meta.status !== 'blocked' && meta.status !== 'error')) return;
       any = true;
       var item = el('li', null);
       item.appendChild(el('strong', null, t(display.title)));
@@ -356,7 +379,10 @@
       return false;
     }
     var words = list.list === 'block' ? t('list.block', { rule: list.rule }) : t('list.allow', { rule: list.rule });
-    line.textContent = typeof list.label === 'string' && list.label !== '' ? words + ' ' + t('list.label', { label: list.label }) : words;
+    line.textContent =
+      typeof list.label === 'string' && list.label !== ''
+        ? words + ' ' + t('list.label', { label: list.label })
+        : words;
     line.className = 'card operator-list operator-list-' + list.list;
     line.hidden = false;
     return true;
@@ -374,7 +400,9 @@
     var container = $('sources');
     container.replaceChildren();
     SLOT_DISPLAY.forEach(function (display) {
-      container.appendChild(renderSource(display, report.sources[display.slot], metaSources && metaSources[display.slot]));
+      container.appendChild(
+        renderSource(display, report.sources[display.slot], metaSources && metaSources[display.slot]),
+      );
     });
     showCards({ verdict: true, facts: true, advice: true, sources: true, failures: true });
     document.title = t('page.titleNumber', { number: report.number });
@@ -410,9 +438,14 @@
     if (response.status === 400) return { title: t('error.invalidTitle'), text: t('error.invalidText'), kind: 'error' };
     if (response.status === 429) {
       var seconds = retryAfterSeconds(response);
-      return { title: t('error.tooManyTitle'), text: seconds === null ? t('error.tooManyTextMoment') : t('error.tooManyText', { seconds: seconds }), kind: 'warn' };
+      return {
+        title: t('error.tooManyTitle'),
+        text: seconds === null ? t('error.tooManyTextMoment') : t('error.tooManyText', { seconds: seconds }),
+        kind: 'warn',
+      };
     }
-    if (response.status === 502) return { title: t('error.allFailedTitle'), text: t('error.allFailedText'), kind: 'error', advice: true };
+    if (response.status === 502)
+      return { title: t('error.allFailedTitle'), text: t('error.allFailedText'), kind: 'error', advice: true };
     if (response.status === 503) return { title: t('error.busyTitle'), text: t('error.busyText'), kind: 'warn' };
     return { title: t('error.otherTitle'), text: t('error.otherText', { status: response.status }), kind: 'error' };
   }
@@ -478,10 +511,20 @@
     fetch('/api/phone/' + encodeURIComponent(number), { headers: { Accept: 'application/json' } })
       .then(function (response) {
         if (response.status === 502) {
-          return response.json().catch(function () { return null; }).then(function (body) {
-            if (requestId !== currentRequest) return;
-            showProblem(describeError(response), factsOfProblem(body), failureReasonsOfProblem(body), listOfProblem(body));
-          });
+          return response
+            .json()
+            .catch(function () {
+              return null;
+            })
+            .then(function (body) {
+              if (requestId !== currentRequest) return;
+              showProblem(
+                describeError(response),
+                factsOfProblem(body),
+                failureReasonsOfProblem(body),
+                listOfProblem(body),
+              );
+            });
         }
         if (!response.ok) {
           if (requestId !== currentRequest) return;

@@ -33,13 +33,18 @@ export function describeUndocumentedAnswer(answer: SeenAnswer): string | undefin
   if (/^\/docs(\/|$|\?)/.test(path) && (status === 200 || status === 302 || status === 404)) return undefined;
   const pathname = routedPathname(path);
   // The web page and its assets, and the Prometheus text: their own content types, by design.
-  if ((WEB_PAGE_PATHS.has(pathname.replace(/(.)\/$/, '$1')) || pathname === '/metrics' || pathname === '/metrics/') && status === 200) return undefined;
+  if (
+    (WEB_PAGE_PATHS.has(pathname.replace(/(.)\/$/, '$1')) || pathname === '/metrics' || pathname === '/metrics/') &&
+    status === 200
+  )
+    return undefined;
   if (!DOCUMENTED_STATUSES.has(status)) return `status ${status}`;
   if (method === 'HEAD') return body === '' ? undefined : 'HEAD answer with a body';
   // If-None-Match naming the answer held (or `*`): no body.
   if (status === 304) return body === '' ? undefined : '304 with a body';
   if (status === 200) return describeUndocumentedSuccess(path, contentType, body);
-  if (!contentType?.startsWith('application/problem+json')) return `error ${status} with content type ${contentType ?? 'none'}`;
+  if (!contentType?.startsWith('application/problem+json'))
+    return `error ${status} with content type ${contentType ?? 'none'}`;
   let problem: Record<string, unknown>;
   try {
     problem = JSON.parse(body) as Record<string, unknown>;
@@ -48,12 +53,14 @@ export function describeUndocumentedAnswer(answer: SeenAnswer): string | undefin
   }
   const titles = TITLES[status] ?? [];
   if (typeof problem.type !== 'string' || !problem.type.startsWith('/problems/')) return 'problem without type';
-  if (typeof problem.title !== 'string' || !titles.includes(problem.title)) return `problem title ${String(problem.title)} for ${status}`;
+  if (typeof problem.title !== 'string' || !titles.includes(problem.title))
+    return `problem title ${String(problem.title)} for ${status}`;
   if (problem.status !== status) return 'problem status differs from the HTTP status';
   if (typeof problem.requestId !== 'string' || problem.requestId === '') return 'problem without requestId';
   if (problem.success !== false) return 'problem without success:false';
   if (problem.error !== problem.title) return 'problem error differs from title';
-  if (typeof problem.detail === 'string' && /\bat .+:\d+:\d+\)?/.test(problem.detail)) return 'problem detail holds a stack trace';
+  if (typeof problem.detail === 'string' && /\bat .+:\d+:\d+\)?/.test(problem.detail))
+    return 'problem detail holds a stack trace';
   return undefined;
 }
 
@@ -67,16 +74,23 @@ function describeUndocumentedSuccess(path: string, contentType: string | undefin
   }
   const pathname = path.split('?')[0] ?? path;
   if (pathname.startsWith('/api/phone/')) {
-    if (parsed.success !== true || typeof parsed.data !== 'object' || parsed.data === null) return '200 without the success envelope';
+    if (parsed.success !== true || typeof parsed.data !== 'object' || parsed.data === null)
+      return '200 without the success envelope';
     const data = parsed.data as Record<string, unknown>;
     if (typeof data.number !== 'string') return '200 without data.number';
-    const expected = /\/score\/?$/.test(pathname) ? ['number', 'risk', 'score'] : /\/info\/?$/.test(pathname) ? ['number', 'phoneInfo'] : ['number', 'phoneInfo', 'sources'];
+    const expected = /\/score\/?$/.test(pathname)
+      ? ['number', 'risk', 'score']
+      : /\/info\/?$/.test(pathname)
+        ? ['number', 'phoneInfo']
+        : ['number', 'phoneInfo', 'sources'];
     if (Object.keys(data).sort().join() !== expected.join()) return `200 data members ${Object.keys(data).join()}`;
     return undefined;
   }
   if (/^\/health\/ready\/?$/.test(pathname)) return typeof parsed.status === 'string' ? undefined : 'readiness body';
   if (pathname.startsWith('/health')) {
-    return parsed.status === 'ok' && typeof parsed.uptime === 'number' && typeof parsed.timestamp === 'string' ? undefined : 'health body';
+    return parsed.status === 'ok' && typeof parsed.uptime === 'number' && typeof parsed.timestamp === 'string'
+      ? undefined
+      : 'health body';
   }
   if (pathname.startsWith('/openapi.json')) return typeof parsed.openapi === 'string' ? undefined : 'openapi body';
   return `200 on an unexpected path ${pathname}`;
