@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { healthyFakeSources } from '../../harness/lookup.js';
 import { parseRawAnswer, rawExchange, type RawAnswer } from '../../harness/loopback.js';
 import { startTestServer, type TestServer } from '../../harness/servers.js';
+import { FEED_PATHS } from '../../src/http/routes/feed-routes.js';
 
 function expectRawProblem(answer: RawAnswer, status: number, title: string): Record<string, unknown> {
   expect(answer.status, answer.raw.slice(0, 300)).toBe(status);
@@ -125,6 +126,9 @@ describe('edge: malformed and unusual requests', () => {
     const methods = http.METHODS.filter((method) => method !== 'CONNECT');
     const failures: string[] = [];
     for (const entry of entries) {
+      // The feed is off here: its paths answer every method with the 404 that says why (tested in
+      // blocklist-feed.test.ts), not with the routed methods.
+      if ((FEED_PATHS as readonly string[]).includes(entry.pattern)) continue;
       const path = entry.pattern.replace(':number', '0612345678').replace('*', 'swagger-ui.css');
       const allow = server.app.routeTable.allowOf(entry.pattern);
       expect(allow.split(', ')).toEqual(expect.arrayContaining(['GET', 'HEAD', 'OPTIONS']));

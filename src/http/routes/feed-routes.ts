@@ -515,6 +515,17 @@ export async function feedRoutes(app: FastifyInstance, options: FeedRoutesOption
 export const FEED_OFF_DETAIL =
   'The blocklist feed is off on this service: its administrator turns it on by setting FEED_PASSWORD (docs/integrations/blocklist-feed.md).';
 
+/** Every path the feed answers on when it is on, and that answers why not when it is off. */
+export const FEED_PATHS = [
+  '/.well-known/carddav',
+  CARDDAV_HOME,
+  ADDRESS_BOOK,
+  `${ADDRESS_BOOK}:name`,
+  '/feed/blocklist.vcf',
+  '/feed/blocklist.csv',
+  '/integrations/spamblocker/workflow.json',
+] as const;
+
 /**
  * Registered when FEED_PASSWORD is unset: every path of the feed, with any method, answers a
  * 404 problem that names FEED_PASSWORD, so a Fritz!Box's or a phone's owner learns why, where a
@@ -524,15 +535,7 @@ export async function feedOffRoutes(app: FastifyInstance): Promise<void> {
   const off = async (): Promise<never> => {
     throw new ApiError('route_not_found', FEED_OFF_DETAIL);
   };
-  for (const url of [
-    '/.well-known/carddav',
-    CARDDAV_HOME,
-    ADDRESS_BOOK,
-    `${ADDRESS_BOOK}:name`,
-    '/feed/blocklist.vcf',
-    '/feed/blocklist.csv',
-    '/integrations/spamblocker/workflow.json',
-  ]) {
+  for (const url of FEED_PATHS) {
     app.route({
       method: app.supportedMethods.filter((method) => method !== 'HEAD'),
       url,
