@@ -558,6 +558,8 @@ describe('phone-rep canary and data, dispatched by the same command table', () =
   it('data info names the ARCEP data in use, from any directory', async () => {
     const run = capture();
     expect(await runCli(['data', 'info'], run.io)).toBe(0);
-    expect(run.out[0]).toMatch(/^ARCEP data in .*data\/arcep: data date \d{4}-\d{2}-\d{2}, \d+ number blocks/);
+    expect(run.out[0]).toMatch(
+      /^ARCEP data in .*data\/arcep \(the snapshot shipped in the package\): data date \d{4}-\d{2}-\d{2}, \d+ number blocks/,
+    );
   });
 });
