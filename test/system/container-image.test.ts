@@ -178,10 +178,12 @@ describe("the image's server", () => {
     expect(ready.status).toBe(200);
     const body = (await ready.json()) as { dependencies: { numberingData: { status: string } } };
     expect(body.dependencies.numberingData.status).not.toBe('down');
-    // Until `phone-rep data update` writes the volume's arcep/, the image's snapshot is read.
-    expect(server.output()).toMatch(
-      new RegExp(`state in ${VOLUME}, .*ARCEP data of \\d{4}-\\d{2}-\\d{2} \\(shipped snapshot /app/data/arcep\\)`),
+    // Until `phone-rep data update` writes the volume's arcep/, the image's snapshot is read. The
+    // start-up line follows "Server listening" in the log's next batch: awaited, not assumed.
+    const startLine = new RegExp(
+      `state in ${VOLUME}, .*ARCEP data of \\d{4}-\\d{2}-\\d{2} \\(shipped snapshot /app/data/arcep\\)`,
     );
+    await waitFor(() => startLine.test(server.output()));
     expect(existsSync(join(volume, 'arcep'))).toBe(false);
     const { init, node, nodeCount } = server.processes();
     expect(init?.uid).toBe(IMAGE_UID);
