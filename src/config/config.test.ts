@@ -217,6 +217,20 @@ describe('the phone-system variables', () => {
     expect(loadConfig({}).FEED_RECORD_FROM).toBeUndefined();
   });
 
+  it('defaults the reports settings, and takes one reporter as the minimum but not none', () => {
+    const config = loadConfig({});
+    expect([
+      config.REPORT_HALF_LIFE_DAYS,
+      config.REPORT_MIN_REPORTERS,
+      config.REPORT_RETENTION_DAYS,
+      config.REPORT_MAX_PER_TOKEN_DAY,
+    ]).toEqual([125, 2, 180, 100]);
+    expect(loadConfig({ REPORT_MIN_REPORTERS: '1' }).REPORT_MIN_REPORTERS).toBe(1);
+    expect(() => loadConfig({ REPORT_MIN_REPORTERS: '0' })).toThrow(/REPORT_MIN_REPORTERS/);
+    expect(() => loadConfig({ REPORT_MAX_PER_TOKEN_DAY: '0' })).toThrow(/REPORT_MAX_PER_TOKEN_DAY/);
+    expect(() => loadConfig({ REPORT_RETENTION_DAYS: '0' })).toThrow(/REPORT_RETENTION_DAYS/);
+  });
+
   it('reads addresses and ranges of both families', () => {
     const { list, invalid } = parseAddressRanges(' 192.0.2.10, 10.0.0.0/8 ,2001:db8::/32, ::1');
     expect(invalid).toEqual([]);
@@ -271,7 +285,8 @@ describe('a bad secret in the start-up error', () => {
   it('treats every variable named as a secret (password, token, key, secret) as one', () => {
     const secretNames = configVariables()
       .map((variable) => variable.name)
-      .filter((name) => /PASSWORD|TOKEN|SECRET|_KEY$/.test(name));
+      // A count per token names tokens without holding one.
+      .filter((name) => /PASSWORD|TOKEN|SECRET|_KEY$/.test(name) && !/_PER_TOKEN_/.test(name));
     expect(secretNames.length).toBeGreaterThanOrEqual(4);
     for (const name of secretNames) expect(SECRET_VARIABLES.has(name), name).toBe(true);
   });

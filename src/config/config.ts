@@ -320,6 +320,26 @@ export const ConfigSchema = Type.Object({
     120,
     'Age in days past which the ARCEP numbering data in use (its newest allocation date) makes /health/ready say degraded; phone-rep data update refreshes it.',
   ),
+  REPORT_HALF_LIFE_DAYS: setting(
+    Type.Integer({ minimum: 1, maximum: 3650 }),
+    125,
+    "Half-life of a reporter's vote, in days: each vote weighs 1 when cast and half as much every this many days (docs/reports.md, Evidence).",
+  ),
+  REPORT_MIN_REPORTERS: setting(
+    PositiveInt,
+    2,
+    'Distinct reporters (tokens) a number needs before the reports can call it spam (or legitimate); 1 lets one reporter decide, for a single household.',
+  ),
+  REPORT_RETENTION_DAYS: setting(
+    Type.Integer({ minimum: 1, maximum: 3650 }),
+    180,
+    "How long a reporter's vote is kept (in clear, with its number and comment: personal data), in days; then it no longer counts and is deleted from the store.",
+  ),
+  REPORT_MAX_PER_TOKEN_DAY: setting(
+    PositiveInt,
+    100,
+    'Reports one token may send per UTC day (a replaced vote counts too); past it the report routes answer 429 with Retry-After until midnight UTC.',
+  ),
 });
 
 /** Variables whose value is a secret: an error names them without showing the value. */
