@@ -216,6 +216,57 @@ redis.call('SET', KEYS[5], ARGV[4])
 return redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[3], '*', 'v', ARGV[2], 'op', 'reload')
 `;
 
+/**
+ * One reporter's vote (redis-report-store.ts), with the per-token daily cap, all at once: past
+ * the cap nothing changes. KEYS = the number's hash (reports:n:<e164>), reports:expiry,
+ * the token's count of the day (reports:cap:<day>:<token id>), reports:version, reports:changes.
+ * ARGV = token id, the vote as JSON, its time (ms), its member of reports:expiry
+ * (`<e164> <token id>`), the cap, the count's lifetime (ms), the retention (ms), the stream's
+ * bound, the number. The hash lives until its newest vote expires (PEXPIREAT).
+ * Returns {1, count of the day, 1 when added (0 replaced), version, change id}, or {0, count} past the cap.
+ */
+export const REPORTS_RECORD_LUA = `
+local used = tonumber(redis.call('GET', KEYS[3]) or '0')
+if used >= tonumber(ARGV[5]) then return {0, used} end
+redis.call('INCR', KEYS[3])
+redis.call('PEXPIRE', KEYS[3], ARGV[6])
+local added = redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('ZADD', KEYS[2], ARGV[3], ARGV[4])
+local newest = tonumber(ARGV[3])
+for _, value in ipairs(redis.call('HVALS', KEYS[1])) do
+  local ok, decoded = pcall(cjson.decode, value)
+  if ok and type(decoded) == 'table' and tonumber(decoded.at) and tonumber(decoded.at) > newest then
+    newest = tonumber(decoded.at)
+  end
+end
+redis.call('PEXPIREAT', KEYS[1], string.format('%.0f', newest + tonumber(ARGV[7])))
+local v = redis.call('INCR', KEYS[4])
+local id = redis.call('XADD', KEYS[5], 'MAXLEN', '~', ARGV[8], '*', 'v', v, 'op', 'put', 'n', ARGV[9], 't', ARGV[1], 'value', ARGV[2])
+return {1, used + 1, added, v, id}
+`;
+
+/**
+ * Deletes up to ARGV[3] votes cast at or before ARGV[1] (ms), found through reports:expiry,
+ * and, when any was, notes one `expire` change. KEYS = reports:expiry, reports:version,
+ * reports:changes. ARGV = the cut-off, the stream's bound, the batch size, the hashes' full key
+ * prefix (the connection's prefix and `reports:n:`).
+ * Returns {votes deleted, version, change id} ({0} when none was).
+ */
+export const REPORTS_EXPIRE_LUA = `
+local members = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
+if #members == 0 then return {0} end
+for _, member in ipairs(members) do
+  local space = string.find(member, ' ', 1, true)
+  if space then
+    redis.call('HDEL', ARGV[4] .. string.sub(member, 1, space - 1), string.sub(member, space + 1))
+  end
+  redis.call('ZREM', KEYS[1], member)
+end
+local v = redis.call('INCR', KEYS[2])
+local id = redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[2], '*', 'v', v, 'op', 'expire', 'before', ARGV[1])
+return {#members, v, id}
+`;
+
 /** The `scripts` option of every connection createRedisClient opens. */
 export const REDIS_SCRIPTS = {
   phonerepSlidingLog: { numberOfKeys: 1, lua: SLIDING_LOG_LUA },
@@ -227,6 +278,8 @@ export const REDIS_SCRIPTS = {
   phonerepListsMerge: { numberOfKeys: 5, lua: LISTS_MERGE_LUA },
   phonerepListsRestore: { numberOfKeys: 5, lua: LISTS_RESTORE_LUA },
   phonerepListsReplace: { numberOfKeys: 5, lua: LISTS_REPLACE_LUA },
+  phonerepReportsRecord: { numberOfKeys: 5, lua: REPORTS_RECORD_LUA },
+  phonerepReportsExpire: { numberOfKeys: 3, lua: REPORTS_EXPIRE_LUA },
 } as const satisfies NonNullable<RedisOptions['scripts']>;
 
 /** The commands REDIS_SCRIPTS adds to a connection (ioredis cannot infer them from the option). */
@@ -283,6 +336,31 @@ export interface ScriptCommands {
     epoch: string,
     maxLength: number,
     newEpoch: string,
+  ): Promise<unknown>;
+  phonerepReportsRecord(
+    hash: string,
+    expiry: string,
+    cap: string,
+    version: string,
+    changes: string,
+    tokenId: string,
+    value: string,
+    at: number,
+    member: string,
+    maxPerDay: number,
+    capTtlMs: number,
+    retentionMs: number,
+    maxLength: number,
+    e164: string,
+  ): Promise<unknown>;
+  phonerepReportsExpire(
+    expiry: string,
+    version: string,
+    changes: string,
+    cutoff: number,
+    maxLength: number,
+    batch: number,
+    hashPrefix: string,
   ): Promise<unknown>;
 }
 

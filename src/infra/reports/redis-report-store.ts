@@ -1,0 +1,315 @@
+// The reports in Redis (REDIS_URL), data of record shared by every instance, under the key prefix:
+//   reports:n:<e164>               hash, token id → the vote as JSON {r, at, c?}; expires (PEXPIREAT)
+//                                  when its newest vote passes REPORT_RETENTION_DAYS
+//   reports:expiry                 sorted set, `<e164> <token id>` scored by the vote's time: the
+//                                  index of every vote, read at start and pruned past retention
+//   reports:cap:<day>:<token id>   the token's count of votes recorded that UTC day (2 days' life)
+//   reports:version                counter, +1 for every change, in the same script as the change
+//   reports:changes                stream of the changes {v, op: put | expire, n, t, value | before},
+//                                  trimmed to about STREAM_MAX_LENGTH entries
+//
+// A vote and its cap check are one script (REPORTS_RECORD_LUA): two instances recording at once
+// lose nothing and never pass the cap together. Every instance follows the stream as the lists
+// do (redis-list-store.ts): a blocking XREAD on a connection of its own, changes applied in
+// version order, anything else (a gap, a trimmed stream, a lost connection) a full read. Its own
+// vote is in force here as soon as Redis took it.
+import type { Redis } from 'ioredis';
+import { REPORT_RATINGS, ReportStoreUnavailable, type ReportVote } from '../../domain/ports/caller-reports.js';
+import type { RedisClient } from '../redis/redis-client.js';
+import type { ScriptedRedis } from '../redis/scripts.js';
+import { sleepUnlessAborted } from '../abortable-sleep.js';
+import { compareStreamIds } from '../lists/redis-list-store.js';
+import { EXPIRE_INTERVAL_MS, type ReportSettings, type ReportStore, type ReportStoreLogger } from './report-store.js';
+import { createVoteBook, DAY_MS, secondsToUtcMidnight, utcDayOf } from './vote-book.js';
+
+const NUMBER = 'reports:n:';
+const EXPIRY = 'reports:expiry';
+const CAP = 'reports:cap:';
+const VERSION = 'reports:version';
+const CHANGES = 'reports:changes';
+/** About how many changes the stream keeps: an instance further behind reads everything again. */
+export const STREAM_MAX_LENGTH = 10_000;
+const BLOCK_MS = 5_000;
+const RETRY_MS = 250;
+const READ_BATCH = 500;
+const EXPIRE_BATCH = 1000;
+
+export interface RedisReportStoreOptions {
+  client: RedisClient;
+  /** Quit the client on close (the CLI's own). */
+  ownsClient?: boolean;
+  settings: ReportSettings;
+  logger?: ReportStoreLogger;
+  /** Follow the other instances' changes (the service); the CLI reads once. Default true. */
+  watch?: boolean;
+  onChange?: () => void;
+  clock?: () => number;
+  streamMaxLength?: number;
+  /** How long opening waits for Redis before it starts with no vote (default 2 s). */
+  connectWaitMs?: number;
+}
+
+const RATINGS: ReadonlySet<string> = new Set(REPORT_RATINGS);
+
+function encodeVote(vote: ReportVote): string {
+  return JSON.stringify({ r: vote.rating, at: vote.at, ...(vote.comment === undefined ? {} : { c: vote.comment }) });
+}
+
+function decodeVote(e164: string, tokenId: string, json: string): ReportVote | undefined {
+  try {
+    const value = JSON.parse(json) as { r?: unknown; at?: unknown; c?: unknown };
+    if (typeof value.r !== 'string' || !RATINGS.has(value.r) || typeof value.at !== 'number') return undefined;
+    return {
+      e164,
+      tokenId,
+      rating: value.r as ReportVote['rating'],
+      at: value.at,
+      ...(typeof value.c === 'string' ? { comment: value.c } : {}),
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+function fieldsOf(fields: readonly string[]): Map<string, string> {
+  const named = new Map<string, string>();
+  for (let at = 0; at + 1 < fields.length; at += 2) named.set(fields[at] as string, fields[at + 1] as string);
+  return named;
+}
+
+export async function openRedisReportStore(options: RedisReportStoreOptions): Promise<ReportStore> {
+  const { client, settings, logger } = options;
+  const clock = options.clock ?? Date.now;
+  const maxLength = options.streamMaxLength ?? STREAM_MAX_LENGTH;
+  const retentionMs = settings.retentionDays * DAY_MS;
+  const watching = options.watch !== false;
+  const book = createVoteBook(settings, clock);
+  let loadedVersion = -1;
+  let lastId = '0-0';
+  let closed = false;
+  const stop = new AbortController();
+  const changed = (): void => options.onChange?.();
+
+  async function run<T>(what: string, op: (redis: ScriptedRedis) => Promise<T>): Promise<T> {
+    if (client.redis.status !== 'ready')
+      throw new ReportStoreUnavailable(`the reports could not be ${what} in Redis: Redis is not reachable`);
+    try {
+      return await op(client.redis);
+    } catch (error) {
+      client.reportFailure(error);
+      throw new ReportStoreUnavailable(`the reports could not be ${what} in Redis: ${(error as Error).message}`);
+    }
+  }
+
+  /** Reads every vote in force (through reports:expiry) and the version and stream position before it. */
+  async function fullRead(): Promise<void> {
+    const head = await run('read', (redis) =>
+      redis.multi().get(VERSION).xrevrange(CHANGES, '+', '-', 'COUNT', 1).exec(),
+    );
+    const versionText = head?.[0]?.[1] as string | null | undefined;
+    const last = (head?.[1]?.[1] ?? []) as Array<[string, string[]]>;
+    const members = await run('read', (redis) => redis.zrangebyscore(EXPIRY, `(${clock() - retentionMs}`, '+inf'));
+    const numbers = [...new Set(members.map((member) => member.slice(0, member.indexOf(' '))))];
+    const votes: ReportVote[] = [];
+    for (let start = 0; start < numbers.length; start += READ_BATCH) {
+      const batch = numbers.slice(start, start + READ_BATCH);
+      const replies = await run('read', (redis) => {
+        const pipeline = redis.pipeline();
+        for (const e164 of batch) pipeline.hgetall(`${NUMBER}${e164}`);
+        return pipeline.exec();
+      });
+      batch.forEach((e164, at) => {
+        const hash = (replies?.[at]?.[1] ?? {}) as Record<string, string>;
+        for (const [tokenId, json] of Object.entries(hash)) {
+          const vote = decodeVote(e164, tokenId, json);
+          if (vote !== undefined) votes.push(vote);
+        }
+      });
+    }
+    book.replaceAll(votes);
+    loadedVersion = versionText === null || versionText === undefined ? 0 : Number(versionText);
+    lastId = last[0]?.[0] ?? '0-0';
+    changed();
+  }
+
+  let reads: Promise<void> = Promise.resolve();
+  function readAll(): Promise<void> {
+    const read = reads.then(fullRead);
+    reads = read.catch(() => undefined);
+    return read;
+  }
+
+  async function record(vote: ReportVote, now = clock()): ReturnType<ReportStore['record']> {
+    const value = encodeVote(vote);
+    const reply = await run('written', (redis) =>
+      redis.phonerepReportsRecord(
+        `${NUMBER}${vote.e164}`,
+        EXPIRY,
+        `${CAP}${utcDayOf(now)}:${vote.tokenId}`,
+        VERSION,
+        CHANGES,
+        vote.tokenId,
+        value,
+        vote.at,
+        `${vote.e164} ${vote.tokenId}`,
+        settings.maxPerTokenDay,
+        2 * DAY_MS,
+        retentionMs,
+        maxLength,
+        vote.e164,
+      ),
+    );
+    if (!Array.isArray(reply)) throw new ReportStoreUnavailable('unexpected reply of Redis to a report');
+    if (Number(reply[0]) !== 1)
+      return { ok: false, reason: 'token_day_cap', retryAfterSeconds: secondsToUtcMidnight(now) };
+    book.put(vote);
+    changed();
+    return { ok: true, replaced: Number(reply[2]) === 0 };
+  }
+
+  async function expire(now = clock()): Promise<number> {
+    const cutoff = now - retentionMs;
+    let deleted = 0;
+    for (;;) {
+      const reply = await run('written', (redis) =>
+        redis.phonerepReportsExpire(
+          EXPIRY,
+          VERSION,
+          CHANGES,
+          cutoff,
+          maxLength,
+          EXPIRE_BATCH,
+          `${client.keyPrefix}${NUMBER}`,
+        ),
+      );
+      const count = Array.isArray(reply) ? Number(reply[0]) : 0;
+      deleted += count;
+      if (count < EXPIRE_BATCH) break;
+    }
+    const dropped = book.dropExpired(now);
+    if (dropped > 0) changed();
+    return deleted;
+  }
+
+  const expireLogged = (): Promise<void> =>
+    expire()
+      .then((dropped) => {
+        if (dropped > 0) logger?.info({ reports: 'expired', votes: dropped }, 'reports: votes past retention deleted');
+      })
+      .catch((error: unknown) =>
+        logger?.warn(
+          { err: (error as Error).message.slice(0, 200) },
+          'reports: votes past retention could not be deleted yet',
+        ),
+      );
+
+  // Opening: as the lists, wait a little for Redis; down at start, no vote counts until it answers.
+  const deadline = Date.now() + (options.connectWaitMs ?? 2000);
+  while (['wait', 'connecting', 'connect'].includes(client.redis.status) && Date.now() < deadline)
+    await sleepUnlessAborted(20, stop.signal);
+  let reachable = client.redis.status === 'ready';
+  if (reachable) {
+    try {
+      await readAll();
+      await expireLogged();
+    } catch (error) {
+      if (!(error instanceof ReportStoreUnavailable)) throw error;
+      reachable = false;
+    }
+  }
+  if (!reachable) {
+    if (!watching) throw new ReportStoreUnavailable('the reports could not be read: Redis is not reachable');
+    logger?.error(
+      { reports: 'unreadable' },
+      'reports: Redis cannot be reached at start; no report counts until it answers',
+    );
+  }
+
+  let blocking: Redis | undefined;
+  let following: Promise<void> | undefined;
+  let expiry: NodeJS.Timeout | undefined;
+  if (watching) {
+    blocking = client.redis.duplicate({
+      commandTimeout: undefined,
+      blockingTimeout: BLOCK_MS,
+      enableOfflineQueue: true,
+      maxRetriesPerRequest: 0,
+      lazyConnect: true,
+      connectionName: 'phonerep-reports-reader',
+    });
+    blocking.on('error', () => undefined); // the shared client logs Redis' outages
+    const reader = blocking;
+    following = (async () => {
+      let needFull = !reachable;
+      let failing = false;
+      while (!closed) {
+        try {
+          if (needFull) {
+            await readAll();
+            needFull = false;
+            if (failing) logger?.info({ reports: 'read' }, 'reports: Redis answers again; the reports are read');
+            failing = false;
+          }
+          const reply = await reader.xread('BLOCK', BLOCK_MS, 'STREAMS', CHANGES, lastId);
+          let applied = false;
+          for (const [, entries] of reply ?? []) {
+            for (const [id, list] of entries) {
+              if (compareStreamIds(id, lastId) <= 0) continue;
+              const fields = fieldsOf(list);
+              const version = Number(fields.get('v') ?? Number.NaN);
+              if (version !== loadedVersion + 1) {
+                needFull = true;
+                break;
+              }
+              const op = fields.get('op');
+              if (op === 'put') {
+                const vote = decodeVote(fields.get('n') ?? '', fields.get('t') ?? '', fields.get('value') ?? '');
+                if (vote !== undefined) book.put(vote);
+              } else if (op === 'expire') {
+                book.dropExpired(Number(fields.get('before')) + retentionMs);
+              }
+              loadedVersion = version;
+              lastId = id;
+              applied = true;
+            }
+            if (needFull) break;
+          }
+          if (applied) changed();
+        } catch (error) {
+          if (closed) return;
+          if (!failing)
+            logger?.warn(
+              { err: (error instanceof Error ? error.message : String(error)).slice(0, 200) },
+              'reports: following the changes in Redis failed; everything is read again once it answers',
+            );
+          failing = true;
+          needFull = true;
+          await sleepUnlessAborted(RETRY_MS, stop.signal);
+        }
+      }
+    })();
+    expiry = setInterval(() => void expireLogged(), EXPIRE_INTERVAL_MS);
+    expiry.unref();
+  }
+
+  return {
+    kind: 'redis',
+    location: `${client.keyPrefix}${NUMBER}*`,
+    evidence: (e164, now) => book.evidence(e164, now),
+    reportedSpam: (now) => book.reportedSpam(now),
+    version: (now) => book.version(now),
+    votes: (e164) => book.votes(e164),
+    record,
+    expire,
+    refresh: () => readAll(),
+    async close() {
+      closed = true;
+      stop.abort();
+      if (expiry !== undefined) clearInterval(expiry);
+      blocking?.disconnect();
+      await following;
+      await reads;
+      if (options.ownsClient === true) await client.quit();
+    },
+  };
+}
