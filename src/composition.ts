@@ -2,9 +2,9 @@
 // upstream fetchers and adapters, cache, engine, rate-limit store) and knows how to close
 // them. The only place that decides which implementation of each interface is used.
 // With REDIS_URL, one Redis connection is shared by the cache, the rate limiter, the
-// cross-instance coalescer, the upstream politeness store and the operator's lists; the first
-// four fall back to memory on their own while Redis is unusable, and the lists keep the rules
-// they hold (a change is refused meanwhile).
+// cross-instance coalescer, the upstream politeness store, the operator's lists and the
+// reporters' votes; the first four fall back to memory on their own while Redis is unusable, and
+// the lists and the votes keep what they hold (a change is refused meanwhile).
 import type { Logger } from 'pino';
 import { arcepLocationOf, listsLocationOf, type Config } from './config/config.js';
 import { packageVersion } from './config/package-info.js';
@@ -55,6 +55,7 @@ import { createMemoryBlockedCallerLog } from './infra/blocklist/memory-blocked-c
 import { createRedisBlockedCallerLog } from './infra/blocklist/redis-blocked-callers.js';
 import { npvPrefixesE164 } from './domain/numbering/parse-phone-number.js';
 import type { VerdictRule } from './domain/verdict.js';
+import { openReportStore, type ReportSettings, type ReportStore } from './infra/reports/report-store.js';
 
 /** The `/verdict` rule (VERDICT_*), which the text routes and the blocklist feed share. */
 export function verdictRuleOf(
@@ -65,6 +66,21 @@ export function verdictRuleOf(
     warnScore: config.VERDICT_WARN_SCORE,
     npv: config.VERDICT_NPV,
     withheld: config.VERDICT_WITHHELD,
+  };
+}
+
+/** The reports' rule and cap (REPORT_*), which the report store and the routes share. */
+export function reportSettingsOf(
+  config: Pick<
+    Config,
+    'REPORT_HALF_LIFE_DAYS' | 'REPORT_MIN_REPORTERS' | 'REPORT_RETENTION_DAYS' | 'REPORT_MAX_PER_TOKEN_DAY'
+  >,
+): ReportSettings {
+  return {
+    halfLifeDays: config.REPORT_HALF_LIFE_DAYS,
+    minReporters: config.REPORT_MIN_REPORTERS,
+    retentionDays: config.REPORT_RETENTION_DAYS,
+    maxPerTokenDay: config.REPORT_MAX_PER_TOKEN_DAY,
   };
 }
 
@@ -86,6 +102,8 @@ export interface ServiceOverrides {
   operatorLists?: OperatorLists;
   /** The blocklist feed's rebuild interval (default 10 s). */
   feedRefreshIntervalMs?: number;
+  /** Replaces the reporters' votes store (tests give one of their own). */
+  reports?: ReportStore;
 }
 
 export interface ServiceDependencies {
@@ -101,6 +119,8 @@ export interface ServiceDependencies {
   readiness: ReadinessCheck;
   /** The operator's allow and block lists (file or Redis: docs/lists.md). */
   lists: ListStore;
+  /** The reporters' votes and their evidence, in the lists' store (docs/reports.md). */
+  reports: ReportStore;
   /** Present when CANARY_INTERVAL_S > 0 (and the real adapters are in use): the scheduled canary, already started. */
   canary?: ScheduledCanary;
   /** Present when FEED_PASSWORD is set: the blocklist feed, already started. */
@@ -244,6 +264,15 @@ export async function createServiceDependencies(
       ...(logger === undefined ? {} : { logger }),
     }));
   metrics?.watchLists(() => lists.countByList());
+  // The reporters' votes, in the same store as the lists (reports.jsonl beside the file, or Redis).
+  const reports =
+    overrides.reports ??
+    (await openReportStore(listsLocationOf(config), {
+      settings: reportSettingsOf(config),
+      watch: true,
+      ...(redisClient === undefined ? {} : { redisClient }),
+      ...(logger === undefined ? {} : { logger }),
+    }));
   const rateLimitStore =
     overrides.rateLimitStore ??
     (redisClient ? createRedisRateLimitStore({ client: redisClient }) : createMemoryRateLimitStore());
@@ -355,6 +384,7 @@ export async function createServiceDependencies(
       ...(blocklistFeed === undefined ? {} : { blocklistFeed }),
     },
     lists,
+    reports,
     numberingPlan,
     numberingData,
     fetchers,
@@ -372,6 +402,7 @@ export async function createServiceDependencies(
       blocklistFeed?.stop();
       await canary?.stop();
       await lists.close();
+      await reports.close();
       lookupService.close();
       await httpClient.close();
       await redisClient?.quit();
