@@ -137,3 +137,35 @@ describe('the evidence of a number', () => {
     );
   });
 });
+
+describe('the worked examples of docs/reports.md ("Evidence")', () => {
+  const spam = (count: number, daysAgo = 0): ReportVote[] =>
+    Array.from({ length: count }, (_, at) => vote(`spam_${at}`, at % 2 === 0 ? 'fraud' : 'advertising', daysAgo));
+  const legitimate = (count: number): ReportVote[] =>
+    Array.from({ length: count }, (_, at) => vote(`legit_${at}`, 'legitimate'));
+  it.each([
+    ['1 fraud', spam(1), 1, 0, 0.5, 'suspect'],
+    ['1 fraud + 1 advertising', spam(2), 2, 0, 0.667, 'spam'],
+    ['2 spam + 1 legitimate', [...spam(2), ...legitimate(1)], 2, 1, 0.386, 'suspect'],
+    ['3 spam + 1 legitimate', [...spam(3), ...legitimate(1)], 3, 1, 0.5, 'spam'],
+    ['2 spam, each 125 days old', spam(2, 125), 1, 0, 0.5, 'spam'],
+    ['2 spam, each 179 days old', spam(2, 179), 0.74, 0, 0.426, 'spam'],
+    ['1 spam + 1 legitimate', [...spam(1), ...legitimate(1)], 1, 1, 0.211, 'unclear'],
+    ['2 legitimate + 1 spam', [...spam(1), ...legitimate(2)], 1, 2, 0.136, 'unclear'],
+    ['2 legitimate', legitimate(2), 0, 2, 0, 'legitimate'],
+  ] as const)('%s', (_name, votes, spamWeight, legitimateWeight, bound, verdict) => {
+    const evidence = evidenceOf(votes, NOW, RULE);
+    expect(evidence).toMatchObject({ spam: spamWeight, legitimate: legitimateWeight, verdict });
+    expect(wilsonLowerBound(evidence?.spam ?? 0, (evidence?.spam ?? 0) + (evidence?.legitimate ?? 0))).toBeCloseTo(
+      bound,
+      2,
+    );
+  });
+
+  it('meets both bars only from about 25 votes of weight split half and half, and says spam then', () => {
+    expect(wilsonLowerBound(12, 24)).toBeLessThan(EVIDENCE_BAR);
+    expect(wilsonLowerBound(12.5, 25)).toBeGreaterThanOrEqual(EVIDENCE_BAR);
+    const votes = [...spam(13), ...legitimate(13)];
+    expect(evidenceOf(votes, NOW, RULE)?.verdict).toBe('spam');
+  });
+});
