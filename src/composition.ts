@@ -30,6 +30,7 @@ import {
 } from './sources/common/wiring.js';
 import type { SourcesBySlot } from './domain/ports/source.js';
 import type { SourceResultCache } from './domain/ports/source-cache.js';
+import type { ReporterTokens, ReportRecorder } from './domain/ports/caller-reports.js';
 import type { UpstreamFetcher } from './infra/http/types.js';
 import { createRedisClient, type RedisClient, type RedisHealth } from './infra/redis/redis-client.js';
 import { createRedisRateLimitStore } from './infra/rate-limit/redis-rate-limit-store.js';
@@ -86,6 +87,8 @@ export interface ServiceOverrides {
   operatorLists?: OperatorLists;
   /** The blocklist feed's rebuild interval (default 10 s). */
   feedRefreshIntervalMs?: number;
+  /** The reporters' tokens and where their votes go (tests give in-memory ones: harness/report-ports.ts). */
+  reports?: { tokens: ReporterTokens; recorder: ReportRecorder };
 }
 
 export interface ServiceDependencies {
@@ -353,6 +356,7 @@ export async function createServiceDependencies(
       frontCache,
       lists,
       ...(blocklistFeed === undefined ? {} : { blocklistFeed }),
+      ...(overrides.reports === undefined ? {} : { reports: overrides.reports }),
     },
     lists,
     numberingPlan,
