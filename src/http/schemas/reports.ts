@@ -65,7 +65,7 @@ const NoStore = { 'Cache-Control': { ...NoStoreHeader, 'x-required': true } };
 
 const AllowPostHeader = {
   type: 'string',
-  const: 'POST, OPTIONS',
+  const: 'OPTIONS, POST',
   description: 'The methods this path answers.',
   'x-required': true,
 };
