@@ -102,7 +102,13 @@ export async function reportRoutes(app: FastifyInstance, options: ReportRoutesOp
         'bad_body',
         new ApiError('bad_request', 'body: the body cannot be read', { field: 'body' }),
       );
-    if (refusal === undefined) return sendProblem(reply, request.id, toApiError(error as FastifyError, request));
+    if (refusal === undefined) {
+      const apiError = toApiError(error as FastifyError, request);
+      // As the app's own handler does: the error's type and code only, never its message (it may quote the body).
+      if (apiError.code === 'internal')
+        request.log.error({ err: { type: error.name, code: (error as FastifyError).code } }, 'unhandled error');
+      return sendProblem(reply, request.id, apiError);
+    }
     options.onRefusal?.(refusal.reason);
     return sendProblem(reply, request.id, refusal.problem);
   });
