@@ -166,6 +166,25 @@ describe('report routes with tokens', () => {
     }
   });
 
+  it('reads a real form body, and JSON labelled as a form or as nothing at all', async () => {
+    const form = await send(server, '/api/report', {
+      token: secret,
+      contentType: 'application/x-www-form-urlencoded',
+      body: 'phone=%2B33612345614&rating=political&comment=tract%0Aau%20porte-%C3%A0-porte',
+    });
+    expect(form.status).toBe(200);
+    expect(votesOn('+33612345614')).toMatchObject([{ rating: 'political', comment: 'tract au porte-à-porte' }]);
+    for (const contentType of ['application/x-www-form-urlencoded', 'text/plain', 'application/octet-stream']) {
+      const answer = await send(server, '/api/report', {
+        token: secret,
+        contentType,
+        body: report('+33612345615', 'other'),
+      });
+      expect(answer.status, contentType).toBe(200);
+    }
+    expect(votesOn('+33612345615')).toHaveLength(1);
+  });
+
   it('/api/test answers ok in text/plain to a token in force', async () => {
     const answer = await send(server, '/api/test', { token: secret });
     expect(answer.status).toBe(200);
