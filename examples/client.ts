@@ -7,13 +7,18 @@
 // this file against them, so the example cannot drift from the API.
 import type { paths } from './phone-reputation-api.js';
 
-type Operation<P extends keyof paths> = paths[P]['get']['responses'];
+// The GET operations (the report routes are POST only).
+type WithGet = { get: { responses: unknown } };
+type GetPath = { [K in keyof paths]: paths[K] extends WithGet ? K : never }[keyof paths];
+type Operation<P extends GetPath> = Extract<paths[P], WithGet>['get']['responses'];
 
 export type FullReport = Operation<'/api/phone/{number}'>[200]['content']['application/json'];
 export type ScoreAnswer = Operation<'/api/phone/{number}/score'>[200]['content']['application/json'];
 export type InvalidNumber = Operation<'/api/phone/{number}'>[400]['content']['application/problem+json'];
 export type AllSourcesFailed = Operation<'/api/phone/{number}'>[502]['content']['application/problem+json'];
 export type TooManyRequests = Operation<'/api/phone/{number}'>[429]['content']['application/problem+json'];
+/** A report recorded (`POST /api/report`, with a reporter token). */
+export type ReportRecorded = paths['/api/report']['post']['responses'][200]['content']['application/json'];
 
 export type Lookup<T> =
   | { kind: 'ok'; answer: T }

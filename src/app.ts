@@ -51,6 +51,8 @@ import type { BlocklistFeed } from './infra/blocklist/blocklist-feed.js';
 import type { TextFacts, VerdictRule } from './domain/verdict.js';
 import { feedOffRoutes, feedRoutes } from './http/routes/feed-routes.js';
 import { spamBlockerRoutes } from './http/routes/spamblocker-routes.js';
+import { reportRoutes } from './http/routes/report-routes.js';
+import type { ReporterTokens, ReportRecorder } from './domain/ports/caller-reports.js';
 
 export interface AppDependencies {
   config: Config;
@@ -80,6 +82,8 @@ export interface AppDependencies {
   webPage?: WebPageOptions | false;
   /** The blocklist feed (composition root, when FEED_PASSWORD is set); absent, its routes are 404. */
   blocklistFeed?: BlocklistFeed;
+  /** The reporters' tokens and where their votes go (docs/reports.md); absent, reporting is off (the report routes answer 401). */
+  reports?: { tokens: ReporterTokens; recorder: ReportRecorder };
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
@@ -123,7 +127,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     ...requestLoggingOptions(),
     trustProxy: fastifyTrustProxy(config.trustProxy),
     routerOptions: { maxParamLength: 512, ignoreTrailingSlash: true },
-    // Every route is GET: nothing legitimate has a body.
+    // Every route but the report routes is GET, which set their own limit (report-routes.ts).
     bodyLimit: 1024,
     http: {
       // Node checks the headers and request deadlines on this sweep (30 s by default, which
@@ -205,6 +209,18 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     ...(deps.blocklistFeed === undefined ? {} : { onLookedUp: feedRecorder(deps.blocklistFeed, config) }),
   });
   await app.register(spamBlockerRoutes, { publicUrl: config.PUBLIC_URL });
+  await app.register(reportRoutes, {
+    parsePhoneNumber: deps.parsePhoneNumber,
+    tokens: deps.reports?.tokens,
+    recorder: deps.reports?.recorder,
+    now: deps.now ?? Date.now,
+    ...(deps.metrics === undefined
+      ? {}
+      : {
+          onReport: (rating) => deps.metrics?.recordReport(rating),
+          onRefusal: (reason) => deps.metrics?.recordReportRefusal(reason),
+        }),
+  });
   if (deps.blocklistFeed !== undefined && config.FEED_PASSWORD !== undefined) {
     await app.register(feedRoutes, {
       feed: deps.blocklistFeed,

@@ -30,6 +30,7 @@ import {
 } from './sources/common/wiring.js';
 import type { SourcesBySlot } from './domain/ports/source.js';
 import type { SourceResultCache } from './domain/ports/source-cache.js';
+import type { ReporterTokens, ReportRecorder } from './domain/ports/caller-reports.js';
 import type { UpstreamFetcher } from './infra/http/types.js';
 import { createRedisClient, type RedisClient, type RedisHealth } from './infra/redis/redis-client.js';
 import { createRedisRateLimitStore } from './infra/rate-limit/redis-rate-limit-store.js';
@@ -104,6 +105,8 @@ export interface ServiceOverrides {
   feedRefreshIntervalMs?: number;
   /** Replaces the reporters' votes store (tests give one of their own). */
   reports?: ReportStore;
+  /** Replaces the reporters' tokens and where their votes go (tests give in-memory ones: harness/report-ports.ts). */
+  reporting?: { tokens: ReporterTokens; recorder: ReportRecorder };
 }
 
 export interface ServiceDependencies {
@@ -382,6 +385,7 @@ export async function createServiceDependencies(
       frontCache,
       lists,
       ...(blocklistFeed === undefined ? {} : { blocklistFeed }),
+      ...(overrides.reporting === undefined ? {} : { reports: overrides.reporting }),
     },
     lists,
     reports,

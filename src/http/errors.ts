@@ -23,6 +23,9 @@ export const ERROR_CODES = {
   // The blocklist feed while its rebuild fails (docs/integrations/blocklist-feed.md).
   feed_unavailable: { status: 503, title: 'Feed unavailable' },
   lists_too_large: { status: 413, title: 'Lists too large' },
+  // The report routes (docs/reports.md, "Reporting"): a body over its cap, the reports' store down.
+  content_too_large: { status: 413, title: 'Content too large' },
+  reports_unavailable: { status: 503, title: 'Reports unavailable' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -250,13 +250,17 @@ describe('contract: phone endpoints with every source answering', () => {
       string,
       Record<string, { operationId: string; responses: Record<string, { content?: Record<string, unknown> }> }>
     >;
-    // The spec's routes, the number's facts, and the operator's endpoints (not in the spec; documented all the same).
+    // The spec's routes, the number's facts, the operator's endpoints and the reporters' (not in
+    // the spec; documented all the same).
     expect(Object.keys(paths).sort()).toEqual([
       '/api/phone/{number}',
       '/api/phone/{number}/cid',
       '/api/phone/{number}/info',
       '/api/phone/{number}/score',
       '/api/phone/{number}/verdict',
+      '/api/rate',
+      '/api/report',
+      '/api/test',
       '/health',
       '/health/ready',
       '/openapi.json',
@@ -281,8 +285,9 @@ describe('contract: phone endpoints with every source answering', () => {
       '503',
     ]);
     for (const [path, item] of Object.entries(paths)) {
-      const operation = item.get;
-      expect(operation?.operationId, path).toMatch(/^get[A-Z]/);
+      // The report routes are POST (/api/report, /api/rate); everything else GET.
+      const operation = item.get ?? item.post;
+      expect(operation?.operationId, path).toMatch(item.get === undefined ? /^post[A-Z]/ : /^get[A-Z]/);
       for (const [status, response] of Object.entries(operation?.responses ?? {})) {
         if (Number(status) >= 400)
           expect(Object.keys(response.content ?? {}), `${path} ${status}`).toContain('application/problem+json');

@@ -1,5 +1,6 @@
 // The limit on failed credentials (docs/operations.md#failed-credentials): the admin API's bearer
-// token, the blocklist feed's password and its CardDAV Basic auth. Every client counts, those in
+// token, the blocklist feed's password and its CardDAV Basic auth, and the reporters' tokens of the
+// report routes (routes/report-routes.ts). Every client counts, those in
 // RATE_LIMIT_EXEMPT included (they are exempt from the lookup limit, not from guessing), and
 // RATE_LIMIT_MAX=0 does not turn it off.
 //
@@ -98,7 +99,7 @@ export function createCredentialFailures(options: CredentialFailuresOptions = {}
   };
 }
 
-/** Decorates the app with one limit for every route that checks a credential (the admin API, the feed). */
+/** Decorates the app with one limit for every route that checks a credential (the admin API, the feed, the report routes). */
 export const credentialFailuresPlugin = fp(
   async (app: FastifyInstance, options: CredentialFailuresOptions) => {
     app.decorate('credentialFailures', createCredentialFailures(options));

@@ -20,6 +20,7 @@ import {
   type EncodedVariants,
 } from '../encoding.js';
 import { serviceRouteSchemas } from '../schemas/service.js';
+import { REPORTER_TOKEN_SCHEME } from '../schemas/reports.js';
 
 // The same relative path from src/http/plugins and dist/http/plugins.
 const packageVersion = (createRequire(import.meta.url)('../../../package.json') as { version: string }).version;
@@ -70,17 +71,22 @@ export const openApiPlugin = fp(
           version: options.version ?? packageVersion,
           summary: 'Whether to trust a telephone number',
           description:
-            'Whether to trust a telephone number: what the number is (formats, line type, original carrier, region, NPV) and what three reputation sources say about it. Free, no authentication; 30 requests per minute per client by default. Every error is `application/problem+json` (RFC 9457) that also carries `success: false` and `error`.',
+            'Whether to trust a telephone number: what the number is (formats, line type, original carrier, region, NPV) and what three reputation sources say about it. Free, no authentication; 30 requests per minute per client by default. Reports from this deployment’s own phones (`/api/report`) need a reporter token. Every error is `application/problem+json` (RFC 9457) that also carries `success: false` and `error`.',
           license: { name: 'MIT', identifier: 'MIT' },
         },
         // Relative, so the document works wherever the service is deployed (any host, port or
         // scheme, behind a proxy): tools resolve it against the URL they fetched the document from.
         servers: [{ url: '/', description: 'The host that serves this document' }],
-        // No operation needs credentials.
+        // No operation needs credentials but the report routes and the admin API, which say so.
         security: [],
         tags: [
           { name: 'phone', description: 'Reports, scores and facts about a number' },
           { name: 'service', description: 'Health, readiness and this document' },
+          {
+            name: 'reports',
+            description:
+              'Reports from this deployment’s phones and phone systems, each with a reporter token (docs/reports.md)',
+          },
           {
             name: 'admin',
             description: 'The operator’s allow and block lists (only when ADMIN_TOKEN is set; docs/lists.md)',
@@ -92,6 +98,12 @@ export const openApiPlugin = fp(
               type: 'http',
               scheme: 'bearer',
               description: 'ADMIN_TOKEN, in `Authorization: Bearer <token>`; never in the URL.',
+            },
+            [REPORTER_TOKEN_SCHEME]: {
+              type: 'http',
+              scheme: 'bearer',
+              description:
+                'A reporter token (`prt_…`, from `phone-rep token create` or `POST /admin/tokens`), in `Authorization: Bearer <token>`.',
             },
           },
         },

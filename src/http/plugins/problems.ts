@@ -102,6 +102,11 @@ export const methodFallbacksPlugin = fp(
     for (const entry of table.entries()) {
       const allow = table.allowOf(entry.pattern);
       const answered = new Set(allow.split(', '));
+      // What a client may use instead, OPTIONS left out ("GET or HEAD", "POST").
+      const usable = allow
+        .split(', ')
+        .filter((method) => method !== 'OPTIONS')
+        .join(', ');
       const { rateLimit, cors } = entry.features;
       const config = { [FALLBACK]: true, rateLimit, cors };
       if (!entry.methods.has('OPTIONS')) {
@@ -124,7 +129,7 @@ export const methodFallbacksPlugin = fp(
         reply.header('Allow', allow);
         throw new ApiError(
           'method_not_allowed',
-          `${request.method} is not allowed here; use ${allow.replace(', OPTIONS', '').replace(/, ([^,]+)$/, ' or $1')}.`,
+          `${request.method} is not allowed here; use ${usable.replace(/, ([^,]+)$/, ' or $1')}.`,
         );
       };
       app.route({

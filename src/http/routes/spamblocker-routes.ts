@@ -11,12 +11,15 @@
 //   the `/cid` line), FilterSpamResult and ImportToSpamDB. Public: it holds no secret.
 // - workflow.json (feed-routes.ts, behind the feed's password): a scheduled workflow (`Bot`)
 //   that downloads /feed/blocklist.csv, parses it with ParseCSV and replaces one number rule.
+// - report.json: the "Report API" (the app's `ReportApi`), posting to /api/report with the token
+//   left to paste (spamblocker-report.ts; `phone-rep token create --spamblocker` fills it in).
 // - query-qr.svg: the address of query.json as a QR code, for the lookup page's setup section:
 //   a phone's camera opens it, and the JSON is then one copy away from SpamBlocker's import box.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import qrcode from 'qrcode-generator';
 import { publicBase, PUBLIC_URL_WARNINGS, type PublicUrlWarning } from '../public-url.js';
+import { SPAMBLOCKER_REPORT_PATH, spamBlockerReportApi } from './spamblocker-report.js';
 
 /**
  * SpamBlocker races every enabled API within about 4.5 s and gives none a deadline of its own:
@@ -124,6 +127,17 @@ export async function spamBlockerRoutes(
       reply.header('cache-control', 'no-store').header('content-type', 'application/json; charset=utf-8');
       if (base.warning !== undefined) reply.header('x-public-url-warning', PUBLIC_URL_WARNINGS[base.warning].sentence);
       return reply.send(`${JSON.stringify(spamBlockerQueryApi(base.url, base.warning), null, 2)}\n`);
+    },
+  );
+  // Public like query.json: it holds no token, only the place to paste one.
+  typed.get(
+    SPAMBLOCKER_REPORT_PATH,
+    { config: { rateLimit: true, shed: true }, schema: { hide: true } },
+    async (request, reply) => {
+      const base = publicBase(request, options.publicUrl);
+      reply.header('cache-control', 'no-store').header('content-type', 'application/json; charset=utf-8');
+      if (base.warning !== undefined) reply.header('x-public-url-warning', PUBLIC_URL_WARNINGS[base.warning].sentence);
+      return reply.send(`${JSON.stringify(spamBlockerReportApi(base.url, undefined, base.warning), null, 2)}\n`);
     },
   );
 }

@@ -212,6 +212,8 @@ describe('service metrics', () => {
       'phone_rep_list_matches_total',
       'phone_rep_load_shed_total',
       'phone_rep_rate_limit_rejections_total',
+      'phone_rep_report_refusals_total',
+      'phone_rep_reports_total',
       'phone_rep_source_results_total',
       'phone_rep_upstream_requests_total',
     ]);

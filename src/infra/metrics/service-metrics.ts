@@ -9,6 +9,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import { BLOCKED_REASONS, ERROR_REASONS } from '../../domain/ports/source.js';
 import { CACHE_STATES, type CacheState } from '../../domain/lookup/types.js';
 import { SOURCE_SLOTS } from '../../domain/report.js';
+import { REPORT_RATINGS, type ReportRating } from '../../domain/ports/caller-reports.js';
 import { renderAtMostEvery, type RenderMetrics } from './render-cache.js';
 import { SeriesHistogram } from './series-histogram.js';
 
@@ -46,6 +47,23 @@ export interface UpstreamRequestSample {
 
 export type CacheReadResult = CacheState;
 const LOAD_SHED_REASONS = ['in_flight', 'event_loop'] as const;
+
+/**
+ * Why the report routes refused a request (docs/reports.md, "Reporting"): a closed set, so the
+ * label never carries what was sent (a number, a token, a comment).
+ */
+export const REPORT_REFUSAL_REASONS = [
+  'reporting_off',
+  'missing_token',
+  'invalid_token',
+  'locked_out',
+  'bad_body',
+  'too_large',
+  'invalid_number',
+  'token_day_cap',
+  'store_unavailable',
+] as const;
+export type ReportRefusalReason = (typeof REPORT_REFUSAL_REASONS)[number];
 
 /**
  * Every way a request sent to an upstream can end other than with a response (a pause or a
@@ -128,6 +146,10 @@ export interface ServiceMetrics {
   watchLists(count: () => Readonly<Record<'allow' | 'block', number>>): void;
   /** A phone answer decided by the operator's lists. */
   recordListMatch(list: 'allow' | 'block'): void;
+  /** A report recorded (POST /api/report, /api/rate), by the rating it was recorded as. */
+  recordReport(rating: ReportRating): void;
+  /** A request of the report routes refused, by reason (never what it held). */
+  recordReportRefusal(reason: ReportRefusalReason): void;
 }
 
 export interface ServiceMetricsOptions {
@@ -385,6 +407,20 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}): Servi
   };
   listMatchesBound.allow.inc(0);
   listMatchesBound.block.inc(0);
+  const reportsAccepted = new Counter({
+    name: `${METRICS_PREFIX}reports_total`,
+    help: 'Reports recorded (POST /api/report, /api/rate), by rating',
+    labelNames: ['rating'] as const,
+    registers,
+  });
+  for (const rating of REPORT_RATINGS) reportsAccepted.inc({ rating }, 0);
+  const reportRefusals = new Counter({
+    name: `${METRICS_PREFIX}report_refusals_total`,
+    help: 'Requests of the report routes refused, by reason',
+    labelNames: ['reason'] as const,
+    registers,
+  });
+  for (const reason of REPORT_REFUSAL_REASONS) reportRefusals.inc({ reason }, 0);
 
   function boundHttpSeries(method: string, route: string, statusCode: number): HttpSeries {
     const routeKey = method === 'GET' ? route : `${method} ${route}`;
@@ -482,6 +518,12 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}): Servi
     },
     recordListMatch(list) {
       listMatchesBound[list].inc();
+    },
+    recordReport(rating) {
+      reportsAccepted.inc({ rating });
+    },
+    recordReportRefusal(reason) {
+      reportRefusals.inc({ reason });
     },
     watchUpstreams(next) {
       probes = next;
