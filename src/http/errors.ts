@@ -23,6 +23,9 @@ export const ERROR_CODES = {
   // The blocklist feed while its rebuild fails (docs/integrations/blocklist-feed.md).
   feed_unavailable: { status: 503, title: 'Feed unavailable' },
   lists_too_large: { status: 413, title: 'Lists too large' },
+  // The admin API of the reporters' tokens (docs/reports.md, "Tokens").
+  token_not_found: { status: 404, title: 'Token not found' },
+  tokens_unavailable: { status: 503, title: 'Tokens unavailable' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
