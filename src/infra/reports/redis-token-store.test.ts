@@ -113,6 +113,15 @@ describe('the tokens in Redis', () => {
       await expect(store.authenticate(secret, NOW)).rejects.toBeInstanceOf(ReportStoreUnavailable);
       await expect(store.authenticate('prt_unknown', NOW)).rejects.toBeInstanceOf(ReportStoreUnavailable);
       await expect(store.create({ label: 'second' }, NOW)).rejects.toBeInstanceOf(ReportStoreUnavailable);
+      // Revoked elsewhere while this instance was cut off: seen once Redis answers again (the
+      // re-subscription reads everything), with no change after it to announce it.
+      const other = await one.store.create({ label: 'made during the outage' }, NOW);
+      expect(await one.store.revoke(other.token.id, NOW)).toBe(true);
+      const missed = await one.store.create({ label: 'also during the outage' }, NOW);
+      proxy.setMode('pass');
+      await waitFor(() => store.list().some((token) => token.id === missed.token.id), 10_000);
+      expect(await store.authenticate(other.secret, NOW)).toBeNull();
+      expect(await store.authenticate(missed.secret, NOW)).toMatchObject({ label: 'also during the outage' });
     } finally {
       await client.quit();
       await proxy.close();

@@ -165,10 +165,20 @@ describe('the tokens file', () => {
     await expect(openFileTokenStore(path, { watch: false })).rejects.toBeInstanceOf(TokensFileError);
 
     const other = tokensPath();
-    const service = await openWatched(other);
+    const errors: string[] = [];
+    const logger = {
+      info: () => undefined,
+      warn: () => undefined,
+      error: (_obj: object, msg: string) => errors.push(msg),
+    };
+    const service = { store: await openFileTokenStore(other, { watch: false, logger }) };
+    opened.push(service.store);
     const { secret } = await service.store.create({ label: 'phone' }, NOW);
     writeFileSync(other, 'not json');
     await service.store.refresh();
+    await service.store.refresh();
+    // Logged once, not at every read (the poll reads every second).
+    expect(errors).toEqual(['tokens: the store could not be read; the tokens held stay']);
     expect(await service.store.authenticate(secret, NOW)).not.toBeNull();
     // A change refuses to overwrite it.
     await expect(service.store.create({ label: 'second' }, NOW)).rejects.toThrow(/fix it before changing the tokens/);

@@ -50,6 +50,8 @@ export const TOKENS_KEY = 'tokens';
 export const TOKENS_CHANNEL = 'tokens:changed';
 const FILE_FORMAT = 'phone-rep-tokens';
 const FILE_VERSION = 1;
+/** After a failed read of Redis, the next try. */
+const RETRY_MS = 1000;
 
 /** The tokens file beside the lists file (the lists' own path, not a link's target: what the operator named). */
 export function tokensFileOf(listsFile: string): string {
@@ -143,15 +145,32 @@ function createTokenStore(
     if (notify) options.onChange?.();
   }
 
+  // A failed read is logged once (the file's poll would repeat it every second), and on Redis
+  // tried again a second later: the subscription may come back before the shared connection,
+  // and a change made meanwhile would otherwise wait for the next one to be seen.
+  let failure: string | undefined;
+  let retry: NodeJS.Timeout | undefined;
   const reloader = createSerialReloader(
     async () => {
       try {
         swap(await backend.readAll());
+        if (failure !== undefined) logger?.info({ tokens: 'read' }, 'tokens: the store is read again');
+        failure = undefined;
       } catch (error) {
-        logger?.error(
-          { tokens: 'unread', err: (error instanceof Error ? error.message : String(error)).slice(0, 200) },
-          'tokens: the store could not be read; the tokens held stay',
-        );
+        const message = (error instanceof Error ? error.message : String(error)).slice(0, 200);
+        if (message !== failure)
+          logger?.error(
+            { tokens: 'unread', err: message },
+            'tokens: the store could not be read; the tokens held stay',
+          );
+        failure = message;
+        if (backend.kind === 'redis' && retry === undefined && !closed) {
+          retry = setTimeout(() => {
+            retry = undefined;
+            void reloader.reload();
+          }, RETRY_MS);
+          retry.unref();
+        }
       }
     },
     () => closed,
@@ -236,6 +255,7 @@ function createTokenStore(
     },
     async close() {
       closed = true;
+      if (retry !== undefined) clearTimeout(retry);
       await reloader.running();
       await Promise.all([...touches]);
       await closeBackend();
