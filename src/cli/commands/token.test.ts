@@ -37,8 +37,12 @@ const USAGE = [
 describe('phone-rep token', () => {
   it('creates a token a running service accepts, lists it without secret, and revokes it', async () => {
     const { dir, env } = listsDir();
-    const service = await openFileTokenStore(join(dir, 'tokens.json'), { watch: false });
+    // The service, following the file: each change the CLI makes is awaited, never slept for.
+    let changed: () => void = () => undefined;
+    const nextChange = (): Promise<void> => new Promise((resolve) => (changed = resolve));
+    const service = await openFileTokenStore(join(dir, 'tokens.json'), { watch: true, onChange: () => changed() });
     try {
+      const created = nextChange();
       const create = capture(env);
       expect(await runCli(['token', 'create', '--label', 'Kitchen phone', '--expires', '2099-01-01'], create.io)).toBe(
         0,
@@ -55,7 +59,7 @@ describe('phone-rep token', () => {
         'The token above is shown this once and will not be shown again: only its hash is kept.',
       ]);
       expect(readFileSync(join(dir, 'tokens.json'), 'utf8')).not.toContain(secret);
-      await service.refresh();
+      await created;
       const accepted = await service.authenticate(secret);
       expect(accepted).toMatchObject({ label: 'Kitchen phone' });
       const id = accepted?.id ?? '';
@@ -72,10 +76,11 @@ describe('phone-rep token', () => {
       expect(list.out.join('\n')).not.toContain(secret);
       expect(list.err).toEqual([`1 token, 1 in force (file ${join(dir, 'tokens.json')})`]);
 
+      const revoked = nextChange();
       const revoke = capture(env);
       expect(await runCli(['token', 'revoke', id], revoke.io)).toBe(0);
       expect(revoke.out).toEqual([`revoked: ${id} "Kitchen phone" (file ${join(dir, 'tokens.json')})`]);
-      await service.refresh();
+      await revoked;
       expect(await service.authenticate(secret)).toBeNull();
       const after = capture(env);
       expect(await runCli(['token', 'list'], after.io)).toBe(0);
