@@ -264,6 +264,7 @@ export async function createServiceDependencies(
     if (overrides.lists === undefined) await lists.close();
     throw error;
   }
+  metrics?.watchReportTokens(() => tokens.countInForce());
   const rateLimitStore =
     overrides.rateLimitStore ??
     (redisClient ? createRedisRateLimitStore({ client: redisClient }) : createMemoryRateLimitStore());

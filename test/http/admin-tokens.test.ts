@@ -44,7 +44,7 @@ describe('the admin API of the reporters’ tokens (file store)', () => {
     dir = mkdtempSync(join(tmpdir(), 'phone-rep-admin-tokens-'));
     server = await startTestServer({
       env: { LISTS_FILE: join(dir, 'lists.csv'), ADMIN_TOKEN: ADMIN, RATE_LIMIT_MAX: '0' },
-      overrides: { sources: healthyFakeSources() },
+      overrides: { sources: healthyFakeSources(), metricsRenderIntervalMs: 0 },
       logger: log.logger,
     });
   });
@@ -73,6 +73,9 @@ describe('the admin API of the reporters’ tokens (file store)', () => {
     expect(file).toContain(id);
     expect(file).not.toContain(secret);
     expect(await server.deps.tokens.authenticate(secret)).toMatchObject({ id, label: 'Front desk PBX' });
+    const gauge = async (): Promise<string | undefined> =>
+      /^phone_rep_report_tokens (\d+)$/m.exec(await (await fetch(`${server.baseUrl}/metrics`)).text())?.[1];
+    expect(await gauge()).toBe('1');
 
     const listed = await call(server.baseUrl, 'GET', '/admin/tokens');
     expect(listed.status).toBe(200);
@@ -90,6 +93,7 @@ describe('the admin API of the reporters’ tokens (file store)', () => {
     const revoked = await call(server.baseUrl, 'DELETE', `/admin/tokens/${id}`);
     expect(revoked.status).toBe(204);
     expect(await server.deps.tokens.authenticate(secret)).toBeNull();
+    expect(await gauge()).toBe('0');
     expect((await call(server.baseUrl, 'DELETE', `/admin/tokens/${id}`)).status).toBe(204);
     const after = (await call(server.baseUrl, 'GET', '/admin/tokens')).json as Array<Record<string, unknown>>;
     expect(after[0]?.revokedAt).toEqual(expect.any(String));

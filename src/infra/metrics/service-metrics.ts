@@ -128,6 +128,8 @@ export interface ServiceMetrics {
   watchLists(count: () => Readonly<Record<'allow' | 'block', number>>): void;
   /** A phone answer decided by the operator's lists. */
   recordListMatch(list: 'allow' | 'block'): void;
+  /** The reporters' tokens: how many are in force (read at scrape time). */
+  watchReportTokens(count: () => number): void;
 }
 
 export interface ServiceMetricsOptions {
@@ -373,6 +375,15 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}): Servi
       this.set({ list: 'block' }, counts.block);
     },
   });
+  let reportTokenCount: (() => number) | undefined;
+  new Gauge({
+    name: `${METRICS_PREFIX}report_tokens`,
+    help: "Reporters' tokens in force (neither expired nor revoked)",
+    registers,
+    collect() {
+      this.set(reportTokenCount?.() ?? 0);
+    },
+  });
   const listMatches = new Counter({
     name: `${METRICS_PREFIX}list_matches_total`,
     help: "Phone answers decided by the operator's lists, per list",
@@ -482,6 +493,9 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}): Servi
     },
     recordListMatch(list) {
       listMatchesBound[list].inc();
+    },
+    watchReportTokens(count) {
+      reportTokenCount = count;
     },
     watchUpstreams(next) {
       probes = next;
