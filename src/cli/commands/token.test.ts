@@ -63,6 +63,8 @@ describe('phone-rep token', () => {
       const accepted = await service.authenticate(secret);
       expect(accepted).toMatchObject({ label: 'Kitchen phone' });
       const id = accepted?.id ?? '';
+      // Its use, noted to the hour, written behind the answer.
+      await service.refresh();
 
       const list = capture(env);
       expect(await runCli(['token', 'list'], list.io)).toBe(0);

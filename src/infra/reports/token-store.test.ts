@@ -112,10 +112,12 @@ describe('the tokens file', () => {
     const writtenAt = (): number => Number(statSync(path, { bigint: true }).mtimeNs);
 
     expect(await store.authenticate(secret, NOW)).toMatchObject({ lastUsedAt: '2026-11-28T13:00:00.000Z' });
+    await store.refresh();
     const first = writtenAt();
     const ino = statSync(path).ino;
     for (const later of [NOW + 60_000, NOW + 10 * 60_000, Date.parse('2026-11-28T13:59:59.999Z')])
       expect(await store.authenticate(secret, later)).toMatchObject({ lastUsedAt: '2026-11-28T13:00:00.000Z' });
+    await store.refresh();
     // Not written again within the hour: the same file (a write renames a new one over it).
     expect(statSync(path).ino).toBe(ino);
     expect(writtenAt()).toBe(first);
@@ -123,6 +125,7 @@ describe('the tokens file', () => {
     expect(await store.authenticate(secret, Date.parse('2026-11-28T14:00:00.000Z'))).toMatchObject({
       lastUsedAt: '2026-11-28T14:00:00.000Z',
     });
+    await store.refresh();
     expect(statSync(path).ino).not.toBe(ino);
     const reader = await openFileTokenStore(path, { watch: false });
     opened.push(reader);

@@ -70,7 +70,7 @@ export interface TokenStore extends ReporterTokens {
   countInForce(now?: number): number;
   /** Revokes the token; false when there is no such token. Revoking twice keeps the first revokedAt. */
   revoke(id: string, now?: number): Promise<boolean>;
-  /** Reads the store again. */
+  /** Reads the store again, once this instance's uses noted so far are written. */
   refresh(): Promise<void>;
   close(): Promise<void>;
 }
@@ -202,7 +202,8 @@ function createTokenStore(
       if (hour === undefined) return publicToken(found);
       const used: StoredToken = { ...found, lastUsedAt: hour };
       const id = found.id;
-      // Noted here at once, so the other uses of this hour write nothing; a failed write is only logged.
+      // Noted here at once, so the other uses of this hour write nothing. Written behind the
+      // answer (a report never waits on the tokens file's lock); a failed write is only logged.
       swap(
         held.map((entry) => (entry.token.id === id ? used : entry.token)),
         false,
@@ -216,11 +217,7 @@ function createTokenStore(
           ),
         );
       touches.add(touch);
-      try {
-        await touch;
-      } finally {
-        touches.delete(touch);
-      }
+      void touch.finally(() => touches.delete(touch));
       return publicToken(used);
     },
     async create(input, now = Date.now()) {
@@ -247,7 +244,10 @@ function createTokenStore(
       );
       return true;
     },
-    refresh: () => reloader.reload(),
+    async refresh() {
+      await Promise.all([...touches]);
+      await reloader.reload();
+    },
     reload: () => reloader.reload(),
     /** The first read, whose failure is the caller's (a file that does not parse stops the start). */
     async readFirst() {
@@ -506,6 +506,10 @@ export async function openRedisTokenStore(
         await store.close();
         throw error;
       }
+      options.logger?.error(
+        { tokens: 'unread', err: (error instanceof Error ? error.message : String(error)).slice(0, 200) },
+        'tokens: the tokens could not be read from Redis at start; reports are refused (503) until they are',
+      );
     }
   } else if (!options.watch) {
     await store.close();
