@@ -92,10 +92,10 @@ const TOKEN_ACTIONS: readonly TokenAction[] = [
         const base = publicUrl.replace(/\/+$/, '');
         const loopback = isLoopbackHost(new URL(base).host);
         io.out('');
-        io.out('SpamBlocker Report API (Settings, Report API, New, Import), with the token in its header:');
+        io.out('SpamBlocker Report API config, with the token in its header (docs/integrations/spamblocker.md):');
         io.out(JSON.stringify(spamBlockerReportApi(base, secret)));
         io.out('');
-        io.out('SpamBlocker Instant Query API (Settings, Instant Query, New, Import):');
+        io.out('SpamBlocker Instant Query API config (docs/integrations/spamblocker.md):');
         io.out(JSON.stringify(spamBlockerQueryApi(base, loopback ? 'loopback' : undefined)));
         if (loopback)
           io.err(
