@@ -4,6 +4,7 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { requestLoggingOptions, type AppDependencies } from './app.js';
 import type { ListStore } from './infra/lists/list-store.js';
+import type { TokenStore } from './infra/reports/token-store.js';
 import { adminRoutes, adminRoutesOptions } from './http/routes/admin-routes.js';
 import { methodFallbacksPlugin, problemsPlugin } from './http/plugins/problems.js';
 import { rateLimitPlugin } from './http/plugins/rate-limit.js';
@@ -14,7 +15,7 @@ import { RouteTable } from './http/route-table.js';
 import { fastifyTrustProxy } from './config/config.js';
 
 export async function buildAdminApp(
-  deps: AppDependencies & { lists: ListStore; logger?: FastifyBaseLogger },
+  deps: AppDependencies & { lists: ListStore; tokens?: TokenStore; logger?: FastifyBaseLogger },
   token: string,
 ): Promise<FastifyInstance> {
   const { config } = deps;
@@ -37,7 +38,7 @@ export async function buildAdminApp(
   await app.register(credentialFailuresPlugin);
   // The access line only: the admin API's requests are not the API's, so not in its metrics.
   await app.register(observabilityPlugin);
-  await app.register(adminRoutes, adminRoutesOptions(deps, deps.lists, token, app.log));
+  await app.register(adminRoutes, adminRoutesOptions(deps, deps.lists, token, app.log, deps.tokens));
   await app.register(methodFallbacksPlugin);
   return app;
 }

@@ -46,6 +46,7 @@ import { webPageRoutes, type WebPageOptions } from './http/plugins/web-page.js';
 import type { ServiceMetrics } from './infra/metrics/service-metrics.js';
 import type { FrontCache } from './http/front-cache.js';
 import type { ListStore } from './infra/lists/list-store.js';
+import type { TokenStore } from './infra/reports/token-store.js';
 import { createReadinessCheck, type ReadinessCheck } from './infra/readiness/readiness.js';
 import type { BlocklistFeed } from './infra/blocklist/blocklist-feed.js';
 import type { TextFacts, VerdictRule } from './domain/verdict.js';
@@ -78,6 +79,8 @@ export interface AppDependencies {
   now?: () => number;
   /** The operator's allow and block lists (docs/lists.md); absent, no list decides anything. */
   lists?: ListStore;
+  /** The reporters' tokens (docs/reports.md), kept beside the lists; the admin API manages them. */
+  tokens?: TokenStore;
   /** The lookup page at `/` (default on); `false` leaves it out. */
   webPage?: WebPageOptions | false;
   /** The blocklist feed (composition root, when FEED_PASSWORD is set); absent, its routes are 404. */
@@ -234,7 +237,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await app.register(docsRoutes);
   // The lists' admin API, here unless ADMIN_PORT gives it a server of its own (admin-app.ts).
   if (config.ADMIN_TOKEN !== undefined && config.ADMIN_PORT === undefined && deps.lists !== undefined)
-    await app.register(adminRoutes, adminRoutesOptions(deps, deps.lists, config.ADMIN_TOKEN, app.log));
+    await app.register(adminRoutes, adminRoutesOptions(deps, deps.lists, config.ADMIN_TOKEN, app.log, deps.tokens));
   if (deps.webPage !== false) await app.register(webPageRoutes, deps.webPage ?? {});
   // /metrics lives here unless METRICS_PORT gives it a server of its own (server.ts).
   if (deps.metrics && config.METRICS_ENABLED && config.METRICS_PORT === undefined)

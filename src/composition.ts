@@ -50,6 +50,7 @@ import {
 import { mapSlots, SOURCE_SLOTS, type SourceSlot } from './domain/report.js';
 import type { ListStore } from './infra/lists/list-store.js';
 import { openListStore } from './infra/lists/open-list-store.js';
+import { openTokenStore, type TokenStore } from './infra/reports/token-store.js';
 import type { OperatorLists } from './domain/ports/operator-lists.js';
 import { createBlocklistFeed, type BlocklistFeed } from './infra/blocklist/blocklist-feed.js';
 import { createMemoryBlockedCallerLog } from './infra/blocklist/memory-blocked-callers.js';
@@ -97,6 +98,8 @@ export interface ServiceOverrides {
   decorateSourceCache?: (cache: SourceResultCache) => SourceResultCache;
   /** Replaces the operator's lists store (tests give one of their own). */
   lists?: ListStore;
+  /** Replaces the reporters' tokens store (tests give one of their own). */
+  tokens?: TokenStore;
   /** How long a /metrics render serves later scrapes (default 1 s; 0 for tests that read counts right after traffic). */
   metricsRenderIntervalMs?: number;
   /** The operator's allow and block lists (tests give an in-memory one). */
@@ -124,6 +127,8 @@ export interface ServiceDependencies {
   lists: ListStore;
   /** The reporters' votes and their evidence, in the lists' store (docs/reports.md). */
   reports: ReportStore;
+  /** The reporters' tokens, in the lists' store (the file beside the lists file, or Redis: docs/reports.md). */
+  tokens: TokenStore;
   /** Present when CANARY_INTERVAL_S > 0 (and the real adapters are in use): the scheduled canary, already started. */
   canary?: ScheduledCanary;
   /** Present when FEED_PASSWORD is set: the blocklist feed, already started. */
@@ -276,6 +281,23 @@ export async function createServiceDependencies(
       ...(redisClient === undefined ? {} : { redisClient }),
       ...(logger === undefined ? {} : { logger }),
     }));
+  // The reporters' tokens, where the lists are; followed like them (a token the CLI creates is
+  // accepted within a second). A tokens file that does not parse stops the start here.
+  let tokens: TokenStore;
+  try {
+    tokens =
+      overrides.tokens ??
+      (await openTokenStore(listsLocationOf(config), {
+        watch: true,
+        ...(redisClient === undefined ? {} : { redisClient }),
+        ...(logger === undefined ? {} : { logger }),
+      }));
+  } catch (error) {
+    if (overrides.reports === undefined) await reports.close();
+    if (overrides.lists === undefined) await lists.close();
+    throw error;
+  }
+  metrics?.watchReportTokens(() => tokens.countInForce());
   const rateLimitStore =
     overrides.rateLimitStore ??
     (redisClient ? createRedisRateLimitStore({ client: redisClient }) : createMemoryRateLimitStore());
@@ -384,11 +406,13 @@ export async function createServiceDependencies(
       readiness,
       frontCache,
       lists,
+      tokens,
       ...(blocklistFeed === undefined ? {} : { blocklistFeed }),
-      ...(overrides.reporting === undefined ? {} : { reports: overrides.reporting }),
+      reports: overrides.reporting ?? { tokens, recorder: reports },
     },
     lists,
     reports,
+    tokens,
     numberingPlan,
     numberingData,
     fetchers,
@@ -407,6 +431,7 @@ export async function createServiceDependencies(
       await canary?.stop();
       await lists.close();
       await reports.close();
+      await tokens.close();
       lookupService.close();
       await httpClient.close();
       await redisClient?.quit();

@@ -25,7 +25,6 @@ const PAGES_FROM_OTHER_BRANCHES = new Set<string>([]);
 
 // Commands that branches still being merged add (issue 47: `phone-rep token`, the tokens part),
 // shown by this branch's pages already; remove a name here once its command is on main.
-const COMMANDS_FROM_OTHER_BRANCHES = new Set<string>(['token']);
 
 /** Issue 45: the README stays a front door of at most this many lines. */
 const README_MAX_LINES = 300;
@@ -212,7 +211,7 @@ function projectCommands(): KnownCommands {
   return {
     npmScripts: new Set(Object.keys(packageJson.scripts ?? {})),
     // runCli answers `help` itself, before looking the name up in the table.
-    cliCommands: new Set([...COMMANDS.map((command) => command.name), 'help', ...COMMANDS_FROM_OTHER_BRANCHES]),
+    cliCommands: new Set([...COMMANDS.map((command) => command.name), 'help']),
     codeNames: codeNamesOf(
       ['src', 'test', 'bench', 'harness', 'scripts', 'examples', '.ci', 'docker'],
       ['eslint.config.js', 'vitest.config.ts', '.env.example', 'Dockerfile', 'compose.yaml'],

@@ -46,7 +46,7 @@ export async function startServer(
   // ADMIN_PORT: the lists' admin API on a port of its own, on ADMIN_HOST (loopback by default).
   const adminApp =
     config.ADMIN_TOKEN !== undefined && config.ADMIN_PORT !== undefined
-      ? await buildAdminApp({ ...deps.app, lists: deps.lists, logger }, config.ADMIN_TOKEN)
+      ? await buildAdminApp({ ...deps.app, lists: deps.lists, tokens: deps.tokens, logger }, config.ADMIN_TOKEN)
       : undefined;
   let adminPort: number | undefined;
   if (adminApp !== undefined) {

@@ -15,6 +15,7 @@ import { infoCommand } from './commands/info.js';
 import { listCommand } from './commands/list.js';
 import { lookupCommand } from './commands/lookup.js';
 import { serveCommand } from './commands/serve.js';
+import { tokenCommand } from './commands/token.js';
 import { processIo, processOutputWritten } from './process-io.js';
 
 export type { CliIo } from './command.js';
@@ -28,6 +29,7 @@ export const COMMANDS: readonly Command[] = [
   canaryCommand,
   dataCommand,
   listCommand,
+  tokenCommand,
   backupCommand,
   restoreCommand,
 ];

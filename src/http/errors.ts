@@ -26,6 +26,9 @@ export const ERROR_CODES = {
   // The report routes (docs/reports.md, "Reporting"): a body over its cap, the reports' store down.
   content_too_large: { status: 413, title: 'Content too large' },
   reports_unavailable: { status: 503, title: 'Reports unavailable' },
+  // The admin API of the reporters' tokens (docs/reports.md, "Tokens").
+  token_not_found: { status: 404, title: 'Token not found' },
+  tokens_unavailable: { status: 503, title: 'Tokens unavailable' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -1,6 +1,6 @@
 // The admin API of the operator's lists (docs/lists.md): read, add, replace, remove, import and
-// export rules. Off unless ADMIN_TOKEN is set; served on the API port, or alone on ADMIN_PORT
-// (admin-app.ts).
+// export rules; and of the reporters' tokens (admin-token-routes.ts, under the same checks).
+// Off unless ADMIN_TOKEN is set; served on the API port, or alone on ADMIN_PORT (admin-app.ts).
 //
 // - `Authorization: Bearer <ADMIN_TOKEN>`, compared in constant time (credentials.ts). A
 //   missing or wrong token is a 401 with `WWW-Authenticate`, and counts against the client's
@@ -32,6 +32,8 @@ import { bearerTokenOf, secretCheck } from '../credentials.js';
 import { ApiError } from '../errors.js';
 import { sendProblem, toApiError } from '../plugins/problems.js';
 import { ADMIN_IMPORT_MAX_BYTES, ADMIN_JSON_MAX_BYTES, adminRouteSchemas } from '../schemas/admin.js';
+import type { TokenStore } from '../../infra/reports/token-store.js';
+import { adminTokenRoutes } from './admin-token-routes.js';
 
 const CSV_TYPE = 'text/csv; charset=utf-8';
 const TOKEN_QUERY = /(?:^|[?&])(?:token|access_token|admin_token|bearer|auth|authorization)=/i;
@@ -42,6 +44,8 @@ export interface AdminAuditLogger {
 
 export interface AdminRoutesOptions {
   lists: ListStore;
+  /** The reporters' tokens (docs/reports.md); absent, their routes are not served. */
+  tokens?: TokenStore;
   token: string;
   context: RuleContext;
   hashKey: KeyedHasher;
@@ -55,9 +59,11 @@ export function adminRoutesOptions(
   lists: ListStore,
   token: string,
   audit: AdminAuditLogger,
+  tokens?: TokenStore,
 ): AdminRoutesOptions {
   return {
     lists,
+    ...(tokens === undefined ? {} : { tokens }),
     token,
     context: { parsePhoneNumber: deps.parsePhoneNumber, defaultRegion: deps.config.DEFAULT_REGION },
     hashKey: deps.hashKey,
@@ -161,6 +167,14 @@ export async function adminRoutes(app: FastifyInstance, options: AdminRoutesOpti
       `lists: ${action} by admin`,
     );
   };
+
+  // A child of this group: its Bearer check, no-store and error handler hold there too.
+  if (options.tokens !== undefined)
+    await app.register(adminTokenRoutes, {
+      tokens: options.tokens,
+      ...(audit === undefined ? {} : { audit }),
+      now,
+    });
 
   typed.get('/admin/lists/rules', { config: ADMIN_ROUTE, schema: adminRouteSchemas.rules }, async () =>
     lists.storedRules(),

@@ -7,6 +7,7 @@ import { EXPORT_COLUMNS } from '../../domain/lists/list-csv.js';
 import { LABEL_MAX_LENGTH, LIST_NAMES, NOTE_MAX_LENGTH } from '../../domain/lists/rules.js';
 import { DISPLAY_UNSAFE_SYNTAX } from '../../domain/display-line.js';
 import { MAX_RULES } from '../../infra/lists/list-store.js';
+import { TOKEN_LABEL_MAX_LENGTH } from '../../domain/reports/tokens.js';
 import { CREDENTIAL_FAILURES_MAX, CREDENTIAL_FAILURES_WINDOW_S } from '../plugins/credential-failures.js';
 import { RetryAfterHeader } from './headers.js';
 import { problemExample, problemResponse, problemSchema } from './problems.js';
@@ -166,5 +167,98 @@ export const adminRouteSchemas = {
     summary: 'The rules in force as CSV (the import’s format)',
     produces: ['text/csv'],
     response: { 200: Type.String(), ...problems },
+  },
+} as const;
+
+// ---- The reporters' tokens (routes/admin-token-routes.ts, docs/reports.md "Tokens")
+
+const TokenIdSchema = Type.String({ description: 'The token’s public id: `tok_` and 10 lowercase hex digits.' });
+
+const TokenSchema = Type.Object(
+  {
+    id: TokenIdSchema,
+    label: Type.String({ description: 'What the token is for (a phone, a PBX, a CRM).' }),
+    createdAt: Type.String({ description: 'ISO 8601' }),
+    expiresAt: Type.Optional(Type.String({ description: 'ISO 8601; refused from then on.' })),
+    lastUsedAt: Type.Optional(Type.String({ description: 'ISO 8601, rounded down to the hour.' })),
+    revokedAt: Type.Optional(Type.String({ description: 'ISO 8601; refused from then on.' })),
+  },
+  { additionalProperties: false, description: 'A reporter’s token as kept: never its secret nor its hash.' },
+);
+
+const CreatedTokenSchema = Type.Object(
+  {
+    ...TokenSchema.properties,
+    token: Type.String({
+      description:
+        'The secret (`prt_` and 43 base64url characters), for `Authorization: Bearer`: answered this once, never again (only its hash is kept).',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+const CreateTokenBodySchema = Type.Object(
+  {
+    label: Type.String({
+      minLength: 1,
+      maxLength: TOKEN_LABEL_MAX_LENGTH,
+      description: `1 to ${TOKEN_LABEL_MAX_LENGTH} characters (trimmed), no control characters.`,
+    }),
+    expiresAt: Type.Optional(Type.String({ description: 'ISO 8601 date or time, in the future.' })),
+  },
+  { additionalProperties: false },
+);
+
+function tokenProblemResponses(): Record<number, unknown> {
+  return {
+    400: problemResponse(
+      'Bad input, refused with nothing changed: `field` names what is wrong (`label`, `expiresAt`, `id`, `body`).',
+      problemSchema(['bad_request'], '', { field: Type.Optional(Type.String()) }),
+      problemExample('bad_request', 'expiresAt: 2001-01-01 is in the past', { field: 'expiresAt' }),
+      {},
+    ),
+    404: problemResponse(
+      'No such token (DELETE).',
+      problemSchema(['token_not_found'], '', { field: Type.Optional(Type.String()) }),
+      problemExample('token_not_found', 'There is no such token.', { field: 'id' }),
+      {},
+    ),
+    503: problemResponse(
+      'The tokens’ store cannot be read or written (Redis unreachable, the file locked or not writable).',
+      problemSchema(['tokens_unavailable'], ''),
+      problemExample('tokens_unavailable'),
+      {},
+    ),
+  };
+}
+
+const { 400: tokenBadRequest, 404: tokenNotFound, 503: tokensUnavailable } = tokenProblemResponses();
+const { 401: unauthorizedProblem, 429: tooManyProblem } = problems;
+const tokenProblems = { 400: tokenBadRequest, 401: unauthorizedProblem, 429: tooManyProblem, 503: tokensUnavailable };
+
+export const adminTokenRouteSchemas = {
+  listTokens: {
+    tags,
+    security,
+    summary: 'Every reporter’s token (revoked and expired ones included), never a secret',
+    response: { 200: Type.Array(TokenSchema), ...tokenProblems },
+  },
+  createToken: {
+    tags,
+    security,
+    summary: 'Creates a reporter’s token; its secret is answered this once',
+    description:
+      'One token per phone, PBX or CRM. The answer holds the record and `token`, the secret to put in `Authorization: Bearer`; only its SHA-256 is kept, so it cannot be shown again. Every instance accepts it within a second.',
+    body: CreateTokenBodySchema,
+    response: { 201: CreatedTokenSchema, ...tokenProblems },
+  },
+  revokeToken: {
+    tags,
+    security,
+    summary: 'Revokes a reporter’s token: refused (401) from now on, on every instance within a second',
+    description:
+      'The record stays, with `revokedAt`, for the listing. Revoking a revoked token is a 204 and keeps the first `revokedAt`.',
+    params: Type.Object({ id: TokenIdSchema }),
+    response: { 204: Type.Null(), 404: tokenNotFound, ...tokenProblems },
   },
 } as const;

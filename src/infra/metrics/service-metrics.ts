@@ -150,6 +150,8 @@ export interface ServiceMetrics {
   recordReport(rating: ReportRating): void;
   /** A request of the report routes refused, by reason (never what it held). */
   recordReportRefusal(reason: ReportRefusalReason): void;
+  /** The reporters' tokens: how many are in force (read at scrape time). */
+  watchReportTokens(count: () => number): void;
 }
 
 export interface ServiceMetricsOptions {
@@ -395,6 +397,15 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}): Servi
       this.set({ list: 'block' }, counts.block);
     },
   });
+  let reportTokenCount: (() => number) | undefined;
+  new Gauge({
+    name: `${METRICS_PREFIX}report_tokens`,
+    help: "Reporters' tokens in force (neither expired nor revoked)",
+    registers,
+    collect() {
+      this.set(reportTokenCount?.() ?? 0);
+    },
+  });
   const listMatches = new Counter({
     name: `${METRICS_PREFIX}list_matches_total`,
     help: "Phone answers decided by the operator's lists, per list",
@@ -524,6 +535,9 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}): Servi
     },
     recordReportRefusal(reason) {
       reportRefusals.inc({ reason });
+    },
+    watchReportTokens(count) {
+      reportTokenCount = count;
     },
     watchUpstreams(next) {
       probes = next;
