@@ -46,6 +46,7 @@ import { webPageRoutes, type WebPageOptions } from './http/plugins/web-page.js';
 import type { ServiceMetrics } from './infra/metrics/service-metrics.js';
 import type { FrontCache } from './http/front-cache.js';
 import type { ListStore } from './infra/lists/list-store.js';
+import type { CallerReports } from './domain/ports/caller-reports.js';
 import { createReadinessCheck, type ReadinessCheck } from './infra/readiness/readiness.js';
 import type { BlocklistFeed } from './infra/blocklist/blocklist-feed.js';
 import type { TextFacts, VerdictRule } from './domain/verdict.js';
@@ -76,6 +77,8 @@ export interface AppDependencies {
   now?: () => number;
   /** The operator's allow and block lists (docs/lists.md); absent, no list decides anything. */
   lists?: ListStore;
+  /** What the deployment's reporters said (docs/reports.md "In the answers"); absent, no report decides anything. */
+  reports?: CallerReports;
   /** The lookup page at `/` (default on); `false` leaves it out. */
   webPage?: WebPageOptions | false;
   /** The blocklist feed (composition root, when FEED_PASSWORD is set); absent, its routes are 404. */
@@ -199,6 +202,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     cidMaxLength: config.CID_MAX_LENGTH,
     lookupClientOf: (request) => lookupClientOf(request, deps.hashKey, exemptList),
     ...(deps.lists === undefined ? {} : { lists: deps.lists }),
+    reports: deps.reports,
     ...(deps.metrics === undefined
       ? {}
       : { onListMatch: (list: 'allow' | 'block') => deps.metrics?.recordListMatch(list) }),

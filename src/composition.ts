@@ -50,6 +50,7 @@ import { mapSlots, SOURCE_SLOTS, type SourceSlot } from './domain/report.js';
 import type { ListStore } from './infra/lists/list-store.js';
 import { openListStore } from './infra/lists/open-list-store.js';
 import type { OperatorLists } from './domain/ports/operator-lists.js';
+import type { CallerReports } from './domain/ports/caller-reports.js';
 import { createBlocklistFeed, type BlocklistFeed } from './infra/blocklist/blocklist-feed.js';
 import { createMemoryBlockedCallerLog } from './infra/blocklist/memory-blocked-callers.js';
 import { createRedisBlockedCallerLog } from './infra/blocklist/redis-blocked-callers.js';
@@ -86,6 +87,8 @@ export interface ServiceOverrides {
   operatorLists?: OperatorLists;
   /** The blocklist feed's rebuild interval (default 10 s). */
   feedRefreshIntervalMs?: number;
+  /** What the deployment's reporters said (tests give an in-memory one: harness/caller-reports.ts). */
+  callerReports?: CallerReports;
 }
 
 export interface ServiceDependencies {
@@ -283,6 +286,8 @@ export async function createServiceDependencies(
   const verdictRule = verdictRuleOf(config);
   // The operator's lists as the feed reads them: the store above (file or Redis), unless a test gives its own.
   const operatorLists: OperatorLists = overrides.operatorLists ?? lists;
+  // The reports' evidence, read by the phone routes and the feed (docs/reports.md "In the answers").
+  const callerReports: CallerReports | undefined = overrides.callerReports;
   // The blocklist feed, only when FEED_PASSWORD is set: nothing is recorded otherwise.
   const retentionMs = config.FEED_RETENTION_DAYS * 86_400_000;
   const blockedCallers =
@@ -297,6 +302,7 @@ export async function createServiceDependencies(
       : createBlocklistFeed({
           log: blockedCallers,
           lists: operatorLists,
+          ...(callerReports === undefined ? {} : { reports: callerReports }),
           npvPrefixes: npvPrefixesE164(),
           rule: verdictRule,
           cidMaxLength: config.CID_MAX_LENGTH,
@@ -352,6 +358,7 @@ export async function createServiceDependencies(
       readiness,
       frontCache,
       lists,
+      ...(callerReports === undefined ? {} : { reports: callerReports }),
       ...(blocklistFeed === undefined ? {} : { blocklistFeed }),
     },
     lists,
