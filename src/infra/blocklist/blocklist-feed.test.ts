@@ -217,6 +217,23 @@ describe('blocklist feed against the lists (issue 44)', () => {
     expect(log.size()).toBe(0);
   });
 
+  it('records a lookup by the verdict the reports give: not one reported legitimate whose score alone blocks', async () => {
+    const { feed, log } = feedWith(createRuleIndex([]));
+    const scoredNine = { ...emptySourceData(), primary: { ...emptySourceData().primary, score: 9 } };
+    const facts = { isNPV: false, sources: scoredNine, check: 'answered' as const };
+    feed.recordLookup('+33633333333', { ...facts, reports: evidenceOf('legitimate', { legitimate: 2 }) });
+    feed.recordLookup('+33644444444', { ...facts, reports: null });
+    feed.recordLookup('+33655555555', {
+      ...facts,
+      sources: emptySourceData(),
+      reports: evidenceOf('spam', { fraud: 2 }),
+    });
+    expect((await log.list(NOW)).map((caller) => [caller.e164, caller.reason]).sort()).toEqual([
+      ['+33644444444', 'SPAM? 9/9'],
+      ['+33655555555', 'SIGNALÉ 2× Arnaque'],
+    ]);
+  });
+
   it('never lets recorded callers evict the entries of the operator’s rules (finding 9)', async () => {
     const index = createRuleIndex([
       rule('+33170*', 'block'),
