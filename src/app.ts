@@ -47,6 +47,7 @@ import type { ServiceMetrics } from './infra/metrics/service-metrics.js';
 import type { FrontCache } from './http/front-cache.js';
 import type { ListStore } from './infra/lists/list-store.js';
 import type { TokenStore } from './infra/reports/token-store.js';
+import type { CallerReports } from './domain/ports/caller-reports.js';
 import { createReadinessCheck, type ReadinessCheck } from './infra/readiness/readiness.js';
 import type { BlocklistFeed } from './infra/blocklist/blocklist-feed.js';
 import type { TextFacts, VerdictRule } from './domain/verdict.js';
@@ -81,12 +82,14 @@ export interface AppDependencies {
   lists?: ListStore;
   /** The reporters' tokens (docs/reports.md), kept beside the lists; the admin API manages them. */
   tokens?: TokenStore;
+  /** What the deployment's reporters said (docs/reports.md "In the answers"); absent, no report decides anything. */
+  reports?: CallerReports;
   /** The lookup page at `/` (default on); `false` leaves it out. */
   webPage?: WebPageOptions | false;
   /** The blocklist feed (composition root, when FEED_PASSWORD is set); absent, its routes are 404. */
   blocklistFeed?: BlocklistFeed;
   /** The reporters' tokens and where their votes go (docs/reports.md); absent, reporting is off (the report routes answer 401). */
-  reports?: { tokens: ReporterTokens; recorder: ReportRecorder };
+  reporting?: { tokens: ReporterTokens; recorder: ReportRecorder };
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
@@ -206,6 +209,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     cidMaxLength: config.CID_MAX_LENGTH,
     lookupClientOf: (request) => lookupClientOf(request, deps.hashKey, exemptList),
     ...(deps.lists === undefined ? {} : { lists: deps.lists }),
+    reports: deps.reports,
     ...(deps.metrics === undefined
       ? {}
       : { onListMatch: (list: 'allow' | 'block') => deps.metrics?.recordListMatch(list) }),
@@ -214,8 +218,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await app.register(spamBlockerRoutes, { publicUrl: config.PUBLIC_URL });
   await app.register(reportRoutes, {
     parsePhoneNumber: deps.parsePhoneNumber,
-    tokens: deps.reports?.tokens,
-    recorder: deps.reports?.recorder,
+    tokens: deps.reporting?.tokens,
+    recorder: deps.reporting?.recorder,
     now: deps.now ?? Date.now,
     ...(deps.metrics === undefined
       ? {}

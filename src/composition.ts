@@ -52,6 +52,7 @@ import type { ListStore } from './infra/lists/list-store.js';
 import { openListStore } from './infra/lists/open-list-store.js';
 import { openTokenStore, type TokenStore } from './infra/reports/token-store.js';
 import type { OperatorLists } from './domain/ports/operator-lists.js';
+import type { CallerReports } from './domain/ports/caller-reports.js';
 import { createBlocklistFeed, type BlocklistFeed } from './infra/blocklist/blocklist-feed.js';
 import { createMemoryBlockedCallerLog } from './infra/blocklist/memory-blocked-callers.js';
 import { createRedisBlockedCallerLog } from './infra/blocklist/redis-blocked-callers.js';
@@ -110,6 +111,8 @@ export interface ServiceOverrides {
   reports?: ReportStore;
   /** Replaces the reporters' tokens and where their votes go (tests give in-memory ones: harness/report-ports.ts). */
   reporting?: { tokens: ReporterTokens; recorder: ReportRecorder };
+  /** What the deployment's reporters said (tests give an in-memory one: harness/caller-reports.ts). */
+  callerReports?: CallerReports;
 }
 
 export interface ServiceDependencies {
@@ -337,6 +340,8 @@ export async function createServiceDependencies(
   const verdictRule = verdictRuleOf(config);
   // The operator's lists as the feed reads them: the store above (file or Redis), unless a test gives its own.
   const operatorLists: OperatorLists = overrides.operatorLists ?? lists;
+  // The reports' evidence, read by the phone routes and the feed (docs/reports.md "In the answers").
+  const callerReports: CallerReports = overrides.callerReports ?? reports;
   // The blocklist feed, only when FEED_PASSWORD is set: nothing is recorded otherwise.
   const retentionMs = config.FEED_RETENTION_DAYS * 86_400_000;
   const blockedCallers =
@@ -351,6 +356,7 @@ export async function createServiceDependencies(
       : createBlocklistFeed({
           log: blockedCallers,
           lists: operatorLists,
+          reports: callerReports,
           npvPrefixes: npvPrefixesE164(),
           rule: verdictRule,
           cidMaxLength: config.CID_MAX_LENGTH,
@@ -407,8 +413,9 @@ export async function createServiceDependencies(
       frontCache,
       lists,
       tokens,
+      reports: callerReports,
       ...(blocklistFeed === undefined ? {} : { blocklistFeed }),
-      reports: overrides.reporting ?? { tokens, recorder: reports },
+      reporting: overrides.reporting ?? { tokens, recorder: reports },
     },
     lists,
     reports,

@@ -20,9 +20,10 @@ function scoreMeta(sources: SourceDataBySlot): {
   risk: string;
   scoreSource: string | null;
   list: null;
+  reports: null;
 } {
   const { score, scoreSource } = computeScore(sources);
-  return { score, risk: scoreToRisk(score), scoreSource, list: null };
+  return { score, risk: scoreToRisk(score), scoreSource, list: null, reports: null };
 }
 
 const report = (
@@ -168,7 +169,7 @@ describe('a batch row', () => {
         number: '0162005678',
         phoneInfo: PHONE_INFO,
         sources: { primary: 'timeout', community: 'http_429', signals: 'connection' },
-        meta: { list: null },
+        meta: { list: null, reports: null },
       }),
     });
     expect(row).toMatchObject({
@@ -188,7 +189,7 @@ describe('a batch row', () => {
         number: '0162005678',
         phoneInfo,
         sources: { primary: 'timeout', community: 'http_5xx', signals: 'connection' },
-        meta: { list: null },
+        meta: { list: null, reports: null },
       }),
       facts: { number: '0162005678', phoneInfo, hints: ['npv'] },
     });

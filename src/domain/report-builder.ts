@@ -23,6 +23,7 @@ import { computeScore, scoreToRisk, type ScoreSource } from './score.js';
 import { causeOf, type FailureCause, type FailureReason, type SourceStatus } from './ports/source.js';
 import { computeHints, type Hint } from './hints.js';
 import type { ListMatch } from './ports/operator-lists.js';
+import type { ReportEvidence } from './ports/caller-reports.js';
 
 /** A slot the upstream or the cache settled. */
 export interface AnsweredSourceMeta {
@@ -57,6 +58,8 @@ interface CommonMeta {
   hints: Hint[];
   /** The operator's rule that decides this number's text answers (docs/lists.md), or null. */
   list: ListMatch | null;
+  /** What the deployment's reporters said of the number (docs/reports.md "In the answers"), or null when nobody did. */
+  reports: ReportEvidence | null;
 }
 
 /**
@@ -151,6 +154,7 @@ export function buildReport(
   number: ParsedPhoneNumber,
   result: LookupResult,
   list: ListMatch | null = null,
+  reports: ReportEvidence | null = null,
 ): BuiltReport {
   const sources = buildSourceData(result);
   const { score, scoreSource } = computeScore(sources);
@@ -163,6 +167,7 @@ export function buildReport(
       risk: scoreToRisk(score),
       scoreSource,
       list,
+      reports,
     },
     allSourcesFailed: isAllSourcesFailed(result),
   };
@@ -172,11 +177,12 @@ export function buildScoreResult(
   number: ParsedPhoneNumber,
   result: LookupResult,
   list: ListMatch | null = null,
+  reports: ReportEvidence | null = null,
 ): BuiltScore {
   const { score, scoreSource } = computeScore(buildSourceData(result));
   return {
     score: { number: number.number, score, risk: scoreToRisk(score) },
-    meta: { sources: buildSourcesMeta(result), hints: computeHints(number), list, scoreSource },
+    meta: { sources: buildSourcesMeta(result), hints: computeHints(number), list, reports, scoreSource },
     allSourcesFailed: isAllSourcesFailed(result),
   };
 }

@@ -1,11 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { emptySourceData, type SourceDataBySlot } from './report.js';
+import type { ReportEvidence } from './ports/caller-reports.js';
 import {
   categoryOf,
   cidLineOf,
   listCidLine,
+  reportCidLine,
   safeDisplayLine,
+  spamReportersOf,
+  topSpamRating,
   scoreVerdict,
   unlookableCidLine,
   unlookableVerdict,
@@ -189,4 +193,111 @@ describe('the caller-ID line', () => {
     );
     // A minute: the runs take seconds on a loaded two-core machine.
   }, 60_000);
+});
+
+describe('the reports in the verdict and the caller-ID line (docs/reports.md, "In the answers")', () => {
+  const evidence = (
+    verdict: ReportEvidence['verdict'],
+    categories: ReportEvidence['categories'] = { fraud: 3 },
+  ): ReportEvidence => ({
+    spam: 3,
+    legitimate: 0,
+    reporters: Object.values(categories).reduce((total, count) => total + (count ?? 0), 0),
+    categories,
+    lastReportAt: '2026-11-20T10:00:00.000Z',
+    verdict,
+  });
+  const facts = (score: number | null, reports: ReportEvidence | null, isNPV = false) => ({
+    check: 'answered' as const,
+    isNPV,
+    sources: withScore(score),
+    reports,
+  });
+
+  // Each row: the score's verdict (score), what the reports say, NPV or not, the rule, and the verdict.
+  it.each([
+    ['spam blocks whatever the score', 1, 'spam', false, DEFAULTS, 'block'],
+    ['spam blocks with no score', null, 'spam', false, DEFAULTS, 'block'],
+    ['spam blocks an NPV number VERDICT_NPV allows', null, 'spam', true, { ...DEFAULTS, npv: 'allow' }, 'block'],
+    ['suspect warns over a low score', 2, 'suspect', false, DEFAULTS, 'warn'],
+    ['suspect warns with no score', null, 'suspect', false, DEFAULTS, 'warn'],
+    ['suspect lets the score block', 8, 'suspect', false, DEFAULTS, 'block'],
+    ['legitimate: a blocking score only warns', 9, 'legitimate', false, DEFAULTS, 'warn'],
+    ['legitimate: a warning score still warns', 6, 'legitimate', false, DEFAULTS, 'warn'],
+    ['legitimate: a low score allows', 2, 'legitimate', false, DEFAULTS, 'allow'],
+    ['legitimate: no score allows (the reports are a fact)', null, 'legitimate', false, DEFAULTS, 'allow'],
+    [
+      'legitimate: VERDICT_NPV=block still blocks an NPV number',
+      2,
+      'legitimate',
+      true,
+      { ...DEFAULTS, npv: 'block' },
+      'block',
+    ],
+    ['legitimate: VERDICT_NPV=warn warns an NPV number', 9, 'legitimate', true, DEFAULTS, 'warn'],
+    ['unclear: the score blocks', 8, 'unclear', false, DEFAULTS, 'block'],
+    ['unclear: no score stays unknown', null, 'unclear', false, DEFAULTS, 'unknown'],
+    ['none: the score decides', 8, null, false, DEFAULTS, 'block'],
+  ] as const)('%s', (_name, score, reported, isNPV, rule, verdict) => {
+    const reports = reported === null ? null : evidence(reported);
+    expect(verdictOf(facts(score, reports, isNPV), rule)).toBe(verdict);
+  });
+
+  it('never weakens the score for spam or suspect, and never blocks by the score alone for legitimate', () => {
+    fc.assert(
+      fc.property(
+        fc.option(fc.integer({ min: 1, max: 9 }), { nil: null }),
+        fc.constantFrom<ReportEvidence['verdict'][]>('spam', 'suspect', 'legitimate', 'unclear'),
+        fc.boolean(),
+        fc.constantFrom<VerdictRule['npv'][]>('block', 'warn', 'allow', 'unknown'),
+        (score, reported, isNPV, npv) => {
+          const rule = { ...DEFAULTS, npv };
+          const withReports = verdictOf(facts(score, evidence(reported), isNPV), rule);
+          const without = verdictOf(facts(score, null, isNPV), rule);
+          const severity = ['unknown', 'allow', 'warn', 'block'];
+          if (reported === 'spam') expect(withReports).toBe('block');
+          if (reported === 'suspect')
+            expect(severity.indexOf(withReports)).toBeGreaterThanOrEqual(Math.max(2, severity.indexOf(without)));
+          if (reported === 'legitimate' && withReports === 'block') expect(isNPV && npv === 'block').toBe(true);
+          if (reported === 'unclear') expect(withReports).toBe(without);
+        },
+      ),
+    );
+  });
+
+  it('says REPORTED with the spam reporters and the rating most of them gave, in both languages', () => {
+    const reports = evidence('spam', { fraud: 2, advertising: 1, legitimate: 1, missed: 1 });
+    expect(cidLineOf(facts(8, reports), 'fr', 40)).toBe('SIGNALÉ 3× Arnaque');
+    expect(cidLineOf(facts(8, reports), 'en', 40)).toBe('REPORTED 3× Fraud');
+    expect(spamReportersOf(reports)).toBe(3);
+    expect(topSpamRating(reports)).toBe('fraud');
+  });
+
+  it('names the more alarming rating when two are as reported, and says the same line below the bar', () => {
+    const reports = evidence('suspect', { poll: 1, gamble: 1 });
+    expect(topSpamRating(reports)).toBe('gamble');
+    expect(cidLineOf(facts(2, reports), 'fr', 40)).toBe('SIGNALÉ 2× Jeux');
+    expect(cidLineOf(facts(2, reports), 'en', 40)).toBe('REPORTED 2× Gambling');
+  });
+
+  it('says REPORTED SAFE for a number reported legitimate, and the score’s line when the reports are unclear', () => {
+    const legitimate = evidence('legitimate', { legitimate: 2, fraud: 1 });
+    expect(cidLineOf(facts(8, legitimate), 'fr', 40)).toBe('SIGNALÉ FIABLE 2×');
+    expect(cidLineOf(facts(8, legitimate), 'en', 40)).toBe('REPORTED SAFE 2×');
+    const unclear = evidence('unclear', { missed: 2 });
+    expect(cidLineOf(facts(8, unclear), 'fr', 40)).toBe(cidLineOf(facts(8, null), 'fr', 40));
+    expect(reportCidLine(unclear, 'en', 40)).toBeNull();
+  });
+
+  it('keeps the reports’ line within CID_MAX_LENGTH and free of what a dialplan reads as syntax', () => {
+    const reports = evidence('spam', { advertising: 120 });
+    for (const maxLength of [8, 12, 40]) {
+      for (const language of ['fr', 'en'] as const) {
+        const line = cidLineOf(facts(null, reports), language, maxLength);
+        expect(line).toBe(safeDisplayLine(line, maxLength));
+        expect([...graphemes.segment(line)].length).toBeLessThanOrEqual(maxLength);
+      }
+    }
+    expect(cidLineOf(facts(null, reports), 'fr', 12)).toBe('SIGNALÉ 120×');
+  });
 });

@@ -1,12 +1,16 @@
 // The plain-text answers phone systems read (`/verdict`, `/cid`): one word or one display line
 // made from the same lookup as the JSON report. Pure. The rules and the exact wording are in
-// docs/integrations/README.md; the words themselves in wording/catalogue.ts.
+// docs/integrations/README.md; the words themselves in wording/catalogue.ts. What the deployment's
+// own reporters said (`reports`, docs/reports.md "In the answers") comes after the operator's
+// lists and before the score: `reportedVerdict` and `reportCidLine` are that rule.
 import type { Risk, SourceDataBySlot } from './report.js';
 import type { SourceCheck } from './report-builder.js';
 import { computeScore, scoreToRisk } from './score.js';
 import { words, type Language } from './wording/catalogue.js';
 import type { ListMatch } from './ports/operator-lists.js';
 import { safeDisplayLine } from './display-line.js';
+import type { ReportEvidence, ReportRating } from './ports/caller-reports.js';
+import { weightKind } from './reports/ratings.js';
 
 export { displayLineMaxBytes, safeDisplayLine } from './display-line.js';
 
@@ -31,6 +35,8 @@ export interface TextFacts {
   sources: SourceDataBySlot;
   /** Whether any source could say something (report-builder.ts sourceCheckOf): the words for "no score" differ. */
   check: SourceCheck;
+  /** What the deployment's reporters said of the number (`meta.reports`); absent or null when nobody did. */
+  reports?: ReportEvidence | null;
 }
 
 /** What a phone system is told about a caller it cannot look up. */
@@ -53,9 +59,23 @@ export function scoreVerdict(score: number | null, rule: VerdictRule): Verdict {
   return 'allow';
 }
 
+/**
+ * The verdict, reports first, then the score (the operator's lists decide before this is asked;
+ * docs/reports.md "In the answers"):
+ * - reports `spam` (enough reporters, confidently): `block`, whatever the score;
+ * - reports `suspect` (reported as spam, below the bar): at least `warn`, the score may say `block`;
+ * - reports `legitimate` (confidently): the score alone never blocks (`block` becomes `warn`), and
+ *   the reports are a fact (`unknown` becomes `allow`); VERDICT_NPV still applies, an operator's
+ *   setting on a whole range, which an allow rule overrides for one number;
+ * - reports `unclear`, or none: the score and the NPV rule alone.
+ */
 export function verdictOf(facts: TextFacts, rule: VerdictRule): Verdict {
-  const byScore = scoreVerdict(computeScore(facts.sources).score, rule);
-  return facts.isNPV ? stronger(byScore, rule.npv) : byScore;
+  const reported = facts.reports?.verdict;
+  if (reported === 'spam') return 'block';
+  let verdict = scoreVerdict(computeScore(facts.sources).score, rule);
+  if (reported === 'legitimate') verdict = stronger(verdict === 'block' ? 'warn' : verdict, 'allow');
+  if (facts.isNPV) verdict = stronger(verdict, rule.npv);
+  return reported === 'suspect' ? stronger(verdict, 'warn') : verdict;
 }
 
 export function unlookableVerdict(kind: Unlookable, rule: VerdictRule): Verdict {
@@ -101,8 +121,70 @@ const NO_SCORE_LINE: Readonly<Record<SourceCheck, 'cid.unknown' | 'cid.notChecke
   not_covered: 'cid.notCovered',
 };
 
-/** The caller-ID line of a number that was looked up. */
+/**
+ * Which spam rating a tie between equally reported ones names: the one a person most needs to
+ * hear first (a fraud before a poll).
+ */
+const SPAM_RATING_ORDER: readonly ReportRating[] = [
+  'fraud',
+  'gamble',
+  'ping',
+  'advertising',
+  'poll',
+  'political',
+  'other',
+];
+
+/** The spam rating most reporters gave (ties: SPAM_RATING_ORDER), or undefined when none gave one. */
+export function topSpamRating(evidence: ReportEvidence): ReportRating | undefined {
+  let best: ReportRating | undefined;
+  let bestCount = 0;
+  for (const rating of SPAM_RATING_ORDER) {
+    const count = evidence.categories[rating] ?? 0;
+    if (count > bestCount) {
+      best = rating;
+      bestCount = count;
+    }
+  }
+  return best;
+}
+
+/** Reporters whose vote in force is a kind of spam (one vote per reporter and number). */
+export function spamReportersOf(evidence: ReportEvidence): number {
+  let count = 0;
+  for (const [rating, votes] of Object.entries(evidence.categories) as Array<[ReportRating, number | undefined]>)
+    if (weightKind(rating) === 'spam') count += votes ?? 0;
+  return count;
+}
+
+/**
+ * The caller-ID line the reports give, or null when they give none (`unclear`: the score's line
+ * stands). `spam` and `suspect` alike: `SIGNALÉ 3× Arnaque` (the spam reporters, the rating most
+ * of them gave); `legitimate`: `SIGNALÉ FIABLE 2×` (the legitimate reporters).
+ */
+export function reportCidLine(evidence: ReportEvidence, language: Language, maxLength: number): string | null {
+  if (evidence.verdict === 'spam' || evidence.verdict === 'suspect') {
+    const rating = topSpamRating(evidence);
+    return safeDisplayLine(
+      words(language, 'cid.reported', {
+        count: spamReportersOf(evidence),
+        category: rating === undefined ? '' : words(language, `report.${rating}` as const),
+      }),
+      maxLength,
+    );
+  }
+  if (evidence.verdict === 'legitimate')
+    return safeDisplayLine(
+      words(language, 'cid.reportedLegitimate', { count: evidence.categories.legitimate ?? 0 }),
+      maxLength,
+    );
+  return null;
+}
+
+/** The caller-ID line of a number that was looked up: the reports' line first (reportCidLine), else the score's. */
 export function cidLineOf(facts: TextFacts, language: Language, maxLength: number): string {
+  const reported = facts.reports == null ? null : reportCidLine(facts.reports, language, maxLength);
+  if (reported !== null) return reported;
   const { score, risk } = reputationOf(facts);
   let line: string;
   if (risk === 'suspicious')

@@ -80,6 +80,7 @@ function schemaValidReport(): Record<string, unknown> {
       risk: 'suspicious',
       scoreSource: 'primary',
       list: null,
+      reports: null,
     },
   };
 }
@@ -127,7 +128,15 @@ const ANSWERS: Record<string, { status: number; body: unknown }> = {
     status: 200,
     body: {
       ...schemaValidReport(),
-      meta: { sources: {}, hints: [{ '=x': 1 }], score: 9, risk: 'suspicious', scoreSource: 'primary', list: null },
+      meta: {
+        sources: {},
+        hints: [{ '=x': 1 }],
+        score: 9,
+        risk: 'suspicious',
+        scoreSource: 'primary',
+        list: null,
+        reports: null,
+      },
     },
   },
   // A 502 whose facts are schema-valid strings full of escapes and formulas.
@@ -137,7 +146,7 @@ const ANSWERS: Record<string, { status: number; body: unknown }> = {
       number: hostile('=1'),
       phoneInfo: phoneInfo(3),
       sources: { primary: hostile('=x'), community: hostile('@y'), signals: hostile('+z') },
-      meta: { list: null },
+      meta: { list: null, reports: null },
     }),
   },
   // Forged titles: the published ones are fixed words.

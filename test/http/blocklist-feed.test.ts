@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../harness/servers.js';
 import { InMemoryOperatorLists } from '../../harness/operator-lists.js';
+import { evidenceOf, InMemoryCallerReports } from '../../harness/caller-reports.js';
 import { scoredSources } from '../../harness/scored-sources.js';
 import { importedRuleMatches, parseCsvLikeSpamBlocker } from '../support/spamblocker.js';
 import { spamBlockerPattern } from '../../src/domain/blocklist/feed-formats.js';
@@ -50,6 +51,13 @@ const lists = new InMemoryOperatorLists([
   { rule: '+33611111111', list: 'allow' },
 ]);
 
+// Reported as spam by this deployment's reporters (docs/reports.md): listed, unless allowed.
+const reports = new InMemoryCallerReports({
+  '+33655555555': evidenceOf('spam', { fraud: 2, advertising: 1 }),
+  '+33611111111': evidenceOf('spam', { fraud: 4 }),
+  '+33655555556': evidenceOf('suspect', { fraud: 1 }),
+});
+
 describe('blocklist feed', () => {
   let server: TestServer;
   let feed: BlocklistFeed;
@@ -60,6 +68,7 @@ describe('blocklist feed', () => {
       overrides: {
         sources: scoredSources({ '+33698765432': 8, '+33611111111': 9, '+33622222222': 2 }),
         operatorLists: lists,
+        callerReports: reports,
         feedRefreshIntervalMs: 3_600_000,
       },
     });
@@ -91,6 +100,14 @@ describe('blocklist feed', () => {
         (tel) => '+33170000001'.startsWith(tel.replace('*', '')) && (tel.endsWith('*') || tel === '+33170000001'),
       ),
     ).toBe(false);
+  });
+
+  it('lists the numbers reported as spam with the reports’ line in the CSV, never an allowed one nor one below the bar', async () => {
+    const csv = await (await request('/feed/blocklist.csv', { headers: { authorization: GOOD } })).text();
+    const row = csv.split('\n').find((line) => line.includes('33655555555'));
+    expect(row).toContain('SIGNALÉ 3× Arnaque');
+    expect(csv).not.toContain('33611111111');
+    expect(csv).not.toContain('33655555556');
   });
 
   it('replays a Fritz!Box sync: PROPFIND Depth 1 → 401 → with Basic 207, then REPORT addressbook-multiget → 401 → 207 with every card', async () => {

@@ -65,7 +65,7 @@ describe('a 502 carries the operator’s decision', () => {
         const body = response.json<Record<string, unknown>>();
         expect(body.error).toBe('All data sources failed');
         expect(body.number).toBe(number);
-        expect(body.meta).toEqual({ list });
+        expect(body.meta).toEqual({ list, reports: null });
       }
       // The sites were asked and failed: this is the real 502 path, not a listed shortcut.
       expect(sites.total()).toBeGreaterThan(0);

@@ -15,6 +15,7 @@ import {
   type BlockedCaller,
   type FeedEntry,
   type FeedInputs,
+  type ReportedCaller,
 } from './feed-content.js';
 import { runToEnd } from '../steps.js';
 import { renderCsv, renderVcard, spamBlockerPattern } from './feed-formats.js';
@@ -43,6 +44,14 @@ const caller = (e164: string, score: number, atMs: number): BlockedCaller => ({
   atMs,
 });
 
+const reportedCaller = (e164: string, reporters: number, lastReportAtMs: number): ReportedCaller => ({
+  e164,
+  reporters,
+  spamWeight: reporters,
+  lastReportAtMs,
+  reason: `SIGNALÉ ${reporters}× Arnaque`,
+});
+
 /** Whether any entry would block `e164` on a Fritz!Box (exact, or a wildcard's prefix). */
 const blocks = (entries: readonly FeedEntry[], e164: string): boolean =>
   entries.some((entry) => (entry.wildcard ? e164.slice(1).startsWith(entry.digits) : e164.slice(1) === entry.digits));
@@ -59,6 +68,45 @@ describe('blocklist feed content', () => {
     expect(tels(entries)).toEqual(['+33170*', '+33612345678', '+33162*', '+33698765432']);
     expect(entries.map((entry) => entry.source)).toEqual(['rule', 'rule', 'npv', 'recent']);
     expect(entries.map((entry) => entry.reason)).toEqual(['Bloqué', 'Arnaque', 'NPV', 'SPAM? 8/9']);
+  });
+
+  it('ranks the numbers reported as spam after the operator’s rules and the NPV ranges, before the looked-up ones', () => {
+    const entries = buildFeedEntries(
+      inputs({
+        rules: [rule('+33170*', 'block'), rule('+33612000001', 'allow')],
+        npvPrefixes: ['+33162'],
+        reported: [
+          reportedCaller('+33612000002', 2, 5000),
+          reportedCaller('+33612000003', 4, 1000),
+          { ...reportedCaller('+33612000004', 2, 9000), spamWeight: 1.5 },
+          reportedCaller('+33612000001', 9, 9000),
+          // Also recorded as looked up: listed once, as reported.
+          reportedCaller('+33698765432', 2, 0),
+        ],
+        recent: [caller('+33698765432', 8, 1000), caller('+33698765433', 9, 2000)],
+        maxEntries: 100,
+      }),
+    );
+    // Most reporters first, then the heaviest spam weight; the allowed number is left out.
+    expect(tels(entries)).toEqual([
+      '+33170*',
+      '+33162*',
+      '+33612000003',
+      '+33612000002',
+      '+33698765432',
+      '+33612000004',
+      '+33698765433',
+    ]);
+    expect(entries.map((entry) => entry.source)).toEqual([
+      'rule',
+      'npv',
+      'reported',
+      'reported',
+      'reported',
+      'reported',
+      'recent',
+    ]);
+    expect(entries[2]?.reason).toBe('SIGNALÉ 4× Arnaque');
   });
 
   it('never covers an allowed number inside a blocked prefix: the wildcard is split around it', () => {
@@ -352,6 +400,39 @@ describe('blocklist feed against the lists (issue 44)', () => {
             if (decided === 'allow') expect(covering, `+${probe} is allowed`).toEqual([]);
             for (const entry of covering.filter((item) => item.source === 'rule'))
               expect(decided, `+${probe} under ${telOf(entry)}`).toBe('block');
+          }
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it('property: the feed never lists a number reported as spam that the lists allow, and lists every other one', () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(ruleArb, { selector: (item) => `${item.digits}${item.wildcard ? '*' : ''}`, maxLength: 25 }),
+        fc.uniqueArray(digitsArb, { maxLength: 8 }),
+        fc.uniqueArray(digitsArb, { maxLength: 4 }),
+        (shapes, reported, recent) => {
+          const rules = shapes.map((shape) => rule(`+${shape.digits}${shape.wildcard ? '*' : ''}`, shape.list));
+          const index = createRuleIndex(rules);
+          const entries = buildFeedEntries(
+            inputs({
+              rules,
+              reported: reported.map((digits, at) => reportedCaller(`+${digits}`, 2 + at, at)),
+              recent: recent.map((digits, at) => caller(`+${digits}`, 9, at)),
+              maxEntries: 100_000,
+            }),
+          );
+          for (const probe of probes) {
+            const covering = entries.filter((entry) =>
+              entry.wildcard ? probe.startsWith(entry.digits) : probe === entry.digits,
+            );
+            if (index.decide(probe, false, 0)?.list === 'allow') expect(covering, `+${probe} is allowed`).toEqual([]);
+          }
+          for (const digits of reported) {
+            if (digits.length < 4 || index.decide(digits, false, 0)?.list === 'allow') continue;
+            expect(blocks(entries, `+${digits}`), `+${digits} is reported`).toBe(true);
           }
         },
       ),

@@ -1,6 +1,7 @@
 // What the blocklist feed holds (docs/integrations/blocklist-feed.md), as a pure function of its
-// inputs: the operator's rules in force, ARCEP's NPV ranges when VERDICT_NPV=block, and the
-// numbers looked up here whose verdict was block. Ranked in that order and capped; nothing the
+// inputs: the operator's rules in force, ARCEP's NPV ranges when VERDICT_NPV=block, the numbers
+// this deployment's reporters confidently reported as spam (docs/reports.md), and the numbers
+// looked up here whose verdict was block. Ranked in that order and capped; nothing the
 // allow list covers is ever included, and a wildcard that would cover an allowed number is split
 // into the smaller ranges around it. Then grouped into cards of at most 9 numbers (the Fritz!Box
 // limit per phone-book entry) by prefix buckets, so a card's identity depends on its own prefix,
@@ -11,7 +12,7 @@ import type { ListRule } from '../ports/operator-lists.js';
 import { runToEnd, type Steps } from '../steps.js';
 
 /** Why an entry is in the feed, in rank order. */
-export type FeedSource = 'rule' | 'npv' | 'recent';
+export type FeedSource = 'rule' | 'npv' | 'reported' | 'recent';
 
 /** One number or range (a rule's key: `digits` are the E.164 digits without `+`; a wildcard covers every number starting with them). */
 export interface FeedEntry extends RuleKey {
@@ -30,6 +31,19 @@ export interface BlockedCaller {
   atMs: number;
 }
 
+/** A number the reports' evidence says is spam (CallerReports.reportedSpam). */
+export interface ReportedCaller {
+  e164: string;
+  /** Distinct spam reporters, the first rank. */
+  reporters: number;
+  /** Decayed spam weight, the second rank. */
+  spamWeight: number;
+  /** The latest vote (ms since the epoch), the third rank. */
+  lastReportAtMs: number;
+  /** The `/cid` line it gets (`SIGNALÉ 3× Arnaque`). */
+  reason: string;
+}
+
 /** The lists' index as the feed reads it: one decision per entry, O(digits) (domain/lists/rule-index.ts). */
 export type FeedRuleIndex = Pick<RuleIndex, 'decide' | 'inForce'>;
 
@@ -40,6 +54,8 @@ export interface FeedInputs {
   nowMs?: number;
   /** E.164 prefixes (`+33162`) of the NPV ranges; empty unless VERDICT_NPV=block. */
   npvPrefixes: readonly string[];
+  /** Numbers reported as spam here (docs/reports.md); none when absent. */
+  reported?: readonly ReportedCaller[];
   recent: readonly BlockedCaller[];
   maxEntries: number;
   /** The reasons' words. */
@@ -115,6 +131,14 @@ function compareRecent(a: BlockedCaller, b: BlockedCaller): number {
   if (dayA !== dayB) return dayB - dayA;
   if ((a.score ?? 0) !== (b.score ?? 0)) return (b.score ?? 0) - (a.score ?? 0);
   if (a.atMs !== b.atMs) return b.atMs - a.atMs;
+  return a.e164 < b.e164 ? -1 : a.e164 > b.e164 ? 1 : 0;
+}
+
+/** Reported callers: most spam reporters first, then the heaviest spam weight, then the latest report. */
+export function compareReported(a: ReportedCaller, b: ReportedCaller): number {
+  if (a.reporters !== b.reporters) return b.reporters - a.reporters;
+  if (a.spamWeight !== b.spamWeight) return b.spamWeight - a.spamWeight;
+  if (a.lastReportAtMs !== b.lastReportAtMs) return b.lastReportAtMs - a.lastReportAtMs;
   return a.e164 < b.e164 ? -1 : a.e164 > b.e164 ? 1 : 0;
 }
 
@@ -333,7 +357,18 @@ export function* feedEntrySteps(inputs: FeedInputs): Steps<FeedEntry[]> {
     if (index.decide(digits, true, nowMs)?.list === 'allow') continue;
     yield* addRange(digits, 'npv', inputs.wording.npv, npvAllows);
   }
-  // 3. Numbers looked up here whose verdict was block, unless the allow list decides for them.
+  // 3. Numbers reported here as spam, unless the allow list decides for them: after the
+  // operator's decisions and before the score's, as in the answers.
+  const reported = yield* sortInSteps(inputs.reported ?? [], compareReported);
+  for (const caller of reported) {
+    if (full()) return entries;
+    if (pause()) yield;
+    const number = parseRuleKey(caller.e164);
+    if (number === undefined || number.digits.length < 4 || index.decide(number.digits, false, nowMs)?.list === 'allow')
+      continue;
+    addNumber(number.digits, 'reported', caller.reason);
+  }
+  // 4. Numbers looked up here whose verdict was block, unless the allow list decides for them.
   const ranked = yield* sortInSteps(inputs.recent, compareRecent);
   for (const caller of ranked) {
     if (full()) break;

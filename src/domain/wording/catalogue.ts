@@ -37,6 +37,27 @@ const fr = {
   // "Administrateur", not "opérateur": a French reader takes "l’opérateur" for Orange or SFR.
   'cid.listBlock': 'Bloqué par l’administrateur',
   'cid.listAllow': 'Autorisé par l’administrateur',
+  // The deployment's own reporters (docs/reports.md "In the answers"): spam reporters and the
+  // rating most of them gave (`report.*`), or the reporters who vouched for the caller.
+  'cid.reported': 'SIGNALÉ {count}× {category}',
+  'cid.reportedLegitimate': 'SIGNALÉ FIABLE {count}×',
+  // The ratings' words (src/domain/reports/ratings.ts: the closed set every reporter's rating maps onto).
+  'report.legitimate': 'Légitime',
+  'report.missed': 'Appel manqué',
+  'report.ping': 'Appel bref',
+  'report.poll': 'Sondage',
+  'report.advertising': 'Démarchage',
+  'report.gamble': 'Jeux',
+  'report.fraud': 'Arnaque',
+  'report.political': 'Politique',
+  'report.other': 'Autre',
+  // The lookup page, after the operator's rule, when people of this deployment reported the number (meta.reports).
+  'reports.spam#one': '{count} personne de ce service a signalé ce numéro comme indésirable ({category}).',
+  'reports.spam#other': '{count} personnes de ce service ont signalé ce numéro comme indésirable ({category}).',
+  'reports.legitimate#one': '{count} personne de ce service a signalé ce numéro comme fiable.',
+  'reports.legitimate#other': '{count} personnes de ce service ont signalé ce numéro comme fiable.',
+  'reports.blocked': 'Les appels de ce numéro sont refusés.',
+  'reports.warned': 'Les appels de ce numéro sont signalés comme suspects.',
   // The lookup page, first in the results (a report or a 502), when a rule of the operator's lists decides.
   'list.block':
     'Bloqué par l’administrateur de ce service (règle {rule}) : les appels de ce numéro sont refusés, quoi qu’en disent les sources.',
@@ -269,6 +290,23 @@ const en: Record<WordKey, string> = {
   'cid.invalid': 'Invalid number',
   'cid.listBlock': 'Blocked by the administrator',
   'cid.listAllow': 'Allowed by the administrator',
+  'cid.reported': 'REPORTED {count}× {category}',
+  'cid.reportedLegitimate': 'REPORTED SAFE {count}×',
+  'report.legitimate': 'Legitimate',
+  'report.missed': 'Missed call',
+  'report.ping': 'Ping call',
+  'report.poll': 'Poll',
+  'report.advertising': 'Marketing',
+  'report.gamble': 'Gambling',
+  'report.fraud': 'Fraud',
+  'report.political': 'Political',
+  'report.other': 'Other',
+  'reports.spam#one': '{count} person of this service reported this number as unwanted ({category}).',
+  'reports.spam#other': '{count} people of this service reported this number as unwanted ({category}).',
+  'reports.legitimate#one': '{count} person of this service reported this number as trustworthy.',
+  'reports.legitimate#other': '{count} people of this service reported this number as trustworthy.',
+  'reports.blocked': 'Calls from this number are refused.',
+  'reports.warned': 'Calls from this number are flagged as suspicious.',
   'list.block':
     'Blocked by this service’s administrator (rule {rule}): calls from this number are refused, whatever the sources say.',
   'list.allow':

@@ -26,6 +26,7 @@ import {
 import {
   cidLineOf,
   listCidLine,
+  reportCidLine,
   reputationOf,
   unlookableCidLine,
   unlookableVerdict,
@@ -36,6 +37,7 @@ import {
 } from '../../domain/verdict.js';
 import { isLanguage, type Language } from '../../domain/wording/catalogue.js';
 import type { ListMatch, ListName, OperatorLists } from '../../domain/ports/operator-lists.js';
+import type { CallerReports, ReportEvidence } from '../../domain/ports/caller-reports.js';
 import type { KeyedHasher } from '../../infra/hash.js';
 import { ApiError, invalidNumberError } from '../errors.js';
 import { encodeBody, type FrontCache, type FrontRoute, type NumberMemo } from '../front-cache.js';
@@ -70,6 +72,11 @@ export interface PhoneRoutesOptions {
   lists?: OperatorLists;
   /** Called for each answer a list decided (the metrics' counter). */
   onListMatch?: (list: ListName) => void;
+  /**
+   * What the deployment's reporters said (docs/reports.md "In the answers"): asked after the
+   * lists and before any upstream; a `spam` verdict decides the text answers by itself.
+   */
+  reports?: CallerReports | undefined;
   /** Told of every lookup's outcome and the request it was for (the blocklist feed records the numbers whose verdict is block, for the clients it counts). */
   onLookedUp?: ((e164: string, facts: TextFacts, request: FastifyRequest) => void) | undefined;
 }
@@ -133,6 +140,8 @@ interface RenderInput {
   language: Language;
   /** The operator's rule that applies, or null: the JSON answers carry it in `meta.list`. */
   list: ListMatch | null;
+  /** What the reporters said, or null: the JSON answers carry it in `meta.reports`, the text answers follow it. */
+  reports: ReportEvidence | null;
 }
 
 interface Representation {
@@ -154,16 +163,25 @@ interface Representation {
   languageParameter?: 'lang' | 'cid';
   /** A text answer an operator's rule decides by itself, with no lookup. */
   listed?(list: ListMatch, language: Language): string;
+  /** A text answer the reports decide by themselves (verdict `spam`), with no lookup. */
+  reported?(evidence: ReportEvidence, language: Language): string;
 }
 
-function textFactsOf(memo: NumberMemo, result: LookupResult): TextFacts {
-  return { isNPV: memo.parsed.phoneInfo.isNPV, sources: buildSourceData(result), check: sourceCheckOf(result) };
+function textFactsOf(memo: NumberMemo, result: LookupResult, reports: ReportEvidence | null): TextFacts {
+  return {
+    isNPV: memo.parsed.phoneInfo.isNPV,
+    sources: buildSourceData(result),
+    check: sourceCheckOf(result),
+    reports,
+  };
 }
 
-function reputationHeaders(memo: NumberMemo, result: LookupResult): Record<string, string> {
-  const { score, risk } = reputationOf(textFactsOf(memo, result));
+function reputationHeaders({ memo, result }: RenderInput): Record<string, string> {
+  const { score, risk } = reputationOf(textFactsOf(memo, result, null));
   return { 'x-reputation-score': score === null ? 'none' : String(score), 'x-reputation-risk': risk };
 }
+
+const factsOf = ({ memo, result, reports }: RenderInput): TextFacts => textFactsOf(memo, result, reports);
 
 const UNLOOKABLE_HEADERS = { 'x-reputation-score': 'none', 'x-reputation-risk': 'unknown' };
 /** A text answer an operator's rule decided: no lookup, so no score; `X-Operator-List` says which list. */
@@ -171,6 +189,8 @@ const LISTED_HEADERS: Readonly<Record<ListName, Record<string, string>>> = {
   allow: { ...UNLOOKABLE_HEADERS, 'x-operator-list': 'allow' },
   block: { ...UNLOOKABLE_HEADERS, 'x-operator-list': 'block' },
 };
+/** A text answer the reports decided (verdict `spam`): no lookup, so no score; `X-Caller-Reports` says so. */
+const REPORTED_HEADERS: Readonly<Record<string, string>> = { ...UNLOOKABLE_HEADERS, 'x-caller-reports': 'spam' };
 
 function languageOf(query: PhoneQuery, parameter: 'lang' | 'cid' = 'lang'): Language {
   const lang = query[parameter];
@@ -208,7 +228,11 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
     cidMaxLength,
     lists,
     onListMatch,
+    reports,
   } = options;
+  /** The cid line of a number reported as spam (reportCidLine gives one for `spam`). */
+  const reportedCidLine = (evidence: ReportEvidence, language: Language): string =>
+    reportCidLine(evidence, language, cidMaxLength) ?? '';
 
   const REPRESENTATIONS = {
     report: {
@@ -216,8 +240,8 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
       schema: phoneRouteSchemas.fullReport,
       frontRoute: () => 'report',
       contentType: JSON_TYPE,
-      render: ({ reply, memo, result, list }) => {
-        const built = buildReport(memo.parsed, result, list);
+      render: ({ reply, memo, result, list, reports: evidence }) => {
+        const built = buildReport(memo.parsed, result, list, evidence);
         return serialized(reply, { success: true as const, data: built.report, meta: built.meta });
       },
     },
@@ -226,8 +250,8 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
       schema: phoneRouteSchemas.score,
       frontRoute: () => 'score',
       contentType: JSON_TYPE,
-      render: ({ reply, memo, result, list }) => {
-        const built = buildScoreResult(memo.parsed, result, list);
+      render: ({ reply, memo, result, list, reports: evidence }) => {
+        const built = buildScoreResult(memo.parsed, result, list, evidence);
         return serialized(reply, { success: true as const, data: built.score, meta: built.meta });
       },
     },
@@ -236,20 +260,21 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
       schema: phoneRouteSchemas.verdict,
       frontRoute: () => 'verdict',
       contentType: TEXT_TYPE,
-      render: ({ memo, result }) => `${verdictOf(textFactsOf(memo, result), rule)}\n`,
-      headers: ({ memo, result }) => reputationHeaders(memo, result),
+      render: (input) => `${verdictOf(factsOf(input), rule)}\n`,
+      headers: reputationHeaders,
       alwaysAnswers: {
         refused: (kind) => ({ body: `${unlookableVerdict(kind, rule)}\n`, headers: UNLOOKABLE_HEADERS }),
       },
       listed: (list) => `${list.list}\n`,
+      reported: () => 'block\n',
     },
     cid: {
       path: '/api/phone/:number/cid',
       schema: phoneRouteSchemas.cid,
       frontRoute: (language) => (language === 'en' ? 'cid:en' : 'cid:fr'),
       contentType: TEXT_TYPE,
-      render: ({ memo, result, language }) => cidLineOf(textFactsOf(memo, result), language, cidMaxLength),
-      headers: ({ memo, result }) => reputationHeaders(memo, result),
+      render: (input) => cidLineOf(factsOf(input), input.language, cidMaxLength),
+      headers: reputationHeaders,
       alwaysAnswers: {
         refused: (kind, language) => ({
           body: unlookableCidLine(kind, language, cidMaxLength),
@@ -258,6 +283,7 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
       },
       languageParameter: 'lang',
       listed: (list, language) => listCidLine(list, language, cidMaxLength),
+      reported: reportedCidLine,
     },
     // `/verdict?cid=fr|en`: the verdict's line, then the `/cid` line, for a client that reads a
     // category from the body with a regular expression (SpamBlocker).
@@ -266,9 +292,9 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
       schema: phoneRouteSchemas.verdict,
       frontRoute: (language) => (language === 'en' ? 'verdict+cid:en' : 'verdict+cid:fr'),
       contentType: TEXT_TYPE,
-      render: ({ memo, result, language }) =>
-        `${verdictOf(textFactsOf(memo, result), rule)}\n${cidLineOf(textFactsOf(memo, result), language, cidMaxLength)}\n`,
-      headers: ({ memo, result }) => reputationHeaders(memo, result),
+      render: (input) =>
+        `${verdictOf(factsOf(input), rule)}\n${cidLineOf(factsOf(input), input.language, cidMaxLength)}\n`,
+      headers: reputationHeaders,
       alwaysAnswers: {
         refused: (kind, language) => ({
           body: `${unlookableVerdict(kind, rule)}\n${unlookableCidLine(kind, language, cidMaxLength)}\n`,
@@ -277,6 +303,7 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
       },
       languageParameter: 'cid',
       listed: (list, language) => `${list.list}\n${listCidLine(list, language, cidMaxLength)}\n`,
+      reported: (evidence, language) => `block\n${reportedCidLine(evidence, language)}\n`,
     },
   } as const satisfies Record<string, Representation & { path: string; schema: unknown }>;
 
@@ -382,7 +409,7 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
         }
         if (representation.alwaysAnswers === undefined)
           throw invalidNumberError(subject.refused, {
-            meta: { list: shownMatch(blocked, blocked.labelPublic === true) },
+            meta: { list: shownMatch(blocked, blocked.labelPublic === true), reports: null },
           });
       }
       if (representation.alwaysAnswers === undefined) throw invalidNumberError(subject.refused);
@@ -416,7 +443,26 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
         request,
         reply,
         shownMatch(list, list.labelPublic === true),
+        reports?.evidence(memo.parsed.e164, now()) ?? null,
       );
+    }
+    // Then the reports: a `spam` verdict answers the text routes at once, with no upstream asked;
+    // any evidence keeps the answer out of the front cache (a held body always says
+    // `reports: null`, which stays true exactly as long as nobody reported the number: checked
+    // here on every request, so a new report is seen at once).
+    const evidence = reports === undefined ? null : reports.evidence(memo.parsed.e164, now());
+    if (evidence !== null) {
+      if (evidence.verdict === 'spam' && representation.reported !== undefined) {
+        reply.headers(REPORTED_HEADERS);
+        return sendBuilt(
+          request,
+          reply,
+          representation.reported(evidence, language),
+          'no-store',
+          representation.contentType,
+        );
+      }
+      return answerByLookup(representation, memo, wait, language, request, reply, null, evidence);
     }
     const route = representation.frontRoute(language);
     if (frontCache !== undefined) {
@@ -426,11 +472,11 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
         const fresh = lookupService.peekFresh?.(memo.parsed, memo.numberHash);
         if (fresh !== undefined) {
           entry = frontCache.store(memo.numberHash, fresh.result, fresh.freshUntilMs);
-          options.onLookedUp?.(memo.parsed.e164, textFactsOf(memo, fresh.result), request);
+          options.onLookedUp?.(memo.parsed.e164, textFactsOf(memo, fresh.result, null), request);
         }
       }
       if (entry !== undefined) {
-        const input: RenderInput = { reply, memo, result: entry.result, language, list: null };
+        const input: RenderInput = { reply, memo, result: entry.result, language, list: null, reports: null };
         let body = entry[route];
         if (body === undefined) {
           body = encodeBody(representation.render(input));
@@ -452,9 +498,10 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
     request: PhoneRequest,
     reply: FastifyReply,
     list: ListMatch | null = null,
+    evidence: ReportEvidence | null = null,
   ): Promise<FastifyReply> {
     const result = await lookup(memo, wait, request);
-    options.onLookedUp?.(memo.parsed.e164, textFactsOf(memo, result), request);
+    options.onLookedUp?.(memo.parsed.e164, textFactsOf(memo, result, evidence), request);
     if (representation.alwaysAnswers === undefined && isAllSourcesFailed(result)) {
       // The number's own facts need no upstream: they still answer part of the question. So
       // does the operator's rule (`meta.list`, as on a 200): an allowed doctor stays allowed.
@@ -465,12 +512,12 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
           number: memo.parsed.number,
           phoneInfo: memo.parsed.phoneInfo,
           sources: failureReasons(result),
-          meta: { list },
+          meta: { list, reports: evidence },
         },
       );
     }
-    const input: RenderInput = { reply, memo, result, language, list };
-    const freshUntilMs = list === null ? lookupService.freshUntilOf?.(result) : undefined;
+    const input: RenderInput = { reply, memo, result, language, list, reports: evidence };
+    const freshUntilMs = list === null && evidence === null ? lookupService.freshUntilOf?.(result) : undefined;
     const cacheControl = freshUntilMs === undefined ? 'no-store' : maxAgeOf(freshUntilMs, now());
     if (representation.headers !== undefined) reply.headers(representation.headers(input));
     return sendBuilt(request, reply, representation.render(input), cacheControl, representation.contentType);

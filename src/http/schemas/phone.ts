@@ -22,6 +22,7 @@ import {
 } from '../../domain/numbering/parse-phone-number.js';
 import { DISPLAY_LINE_MIN_BYTE_BOUND, DISPLAY_UNSAFE_SYNTAX } from '../../domain/display-line.js';
 import { LABEL_MAX_LENGTH, LIST_NAMES } from '../../domain/lists/rules.js';
+import { REPORT_RATINGS } from '../../domain/ports/caller-reports.js';
 import { INVALID_NUMBER_DETAILS } from '../errors.js';
 import { FailureCauseString, FailureReasonString, jsonResponse, literalUnion, Nullable } from './common.js';
 import {
@@ -239,6 +240,46 @@ const ListMatchSchema = Nullable(
   },
 );
 
+const REPORT_VERDICTS = ['spam', 'suspect', 'legitimate', 'unclear'] as const;
+
+const ReportsMetaSchema = Nullable(
+  Type.Object(
+    {
+      spam: Type.Number({
+        minimum: 0,
+        description:
+          'Decayed spam weight: each spam vote in force weighs 1 when cast, halved every REPORT_HALF_LIFE_DAYS (125), rounded to 2 decimals.',
+      }),
+      legitimate: Type.Number({ minimum: 0, description: 'Decayed legitimate weight, likewise.' }),
+      reporters: Type.Integer({
+        minimum: 1,
+        description: 'Distinct reporters (tokens) with a vote in force on the number.',
+      }),
+      categories: Type.Object(
+        Object.fromEntries(REPORT_RATINGS.map((rating) => [rating, Type.Optional(Type.Integer({ minimum: 1 }))])),
+        {
+          additionalProperties: false,
+          description:
+            'Votes in force per rating (one vote per reporter and number), only the ratings with at least one. `legitimate` weighs against spam, `missed` neither way, every other rating is a kind of spam.',
+        },
+      ),
+      lastReportAt: Type.String({ format: 'date-time', description: 'When the latest vote in force was cast.' }),
+      verdict: Type.Union(
+        REPORT_VERDICTS.map((verdict) => Type.Literal(verdict)),
+        {
+          description:
+            '`spam`: at least REPORT_MIN_REPORTERS reporters and the spam share confidently high (`/verdict` says `block`, the feed lists it); `suspect`: reported as spam below that bar (`/verdict` warns at least); `legitimate`: confidently reported legitimate (one website’s score alone never blocks it); `unclear`: neither.',
+        },
+      ),
+    },
+    { additionalProperties: false },
+  ),
+  {
+    description:
+      'What people of this deployment reported about the number (their phones, PBX or CRM, each with its token), or null when nobody did or every vote expired (REPORT_RETENTION_DAYS). After the operator’s lists and before the score, it decides `/verdict` and `/cid`; the report and the score still say what the sources say. See docs/reports.md.',
+  },
+);
+
 /** The full report's meta: the score and risk are the server's, so no client computes them. */
 export const ReportMetaSchema = Type.Object(
   {
@@ -248,13 +289,20 @@ export const ReportMetaSchema = Type.Object(
     risk: RiskSchema,
     scoreSource: ScoreSourceSchema,
     list: ListMatchSchema,
+    reports: ReportsMetaSchema,
   },
   { additionalProperties: false },
 );
 
 /** The score's meta: the score and risk are its data. */
 export const ScoreMetaSchema = Type.Object(
-  { sources: SourcesMetaSchema, hints: HintsSchema, scoreSource: ScoreSourceSchema, list: ListMatchSchema },
+  {
+    sources: SourcesMetaSchema,
+    hints: HintsSchema,
+    scoreSource: ScoreSourceSchema,
+    list: ListMatchSchema,
+    reports: ReportsMetaSchema,
+  },
   { additionalProperties: false },
 );
 
@@ -360,11 +408,11 @@ const badRequest = problemResponse(
     ),
     meta: Type.Optional(
       Type.Object(
-        { list: ListMatchSchema },
+        { list: ListMatchSchema, reports: ReportsMetaSchema },
         {
           additionalProperties: false,
           description:
-            'Only when the operator’s block rule covers the refused number’s digits, read as dialled in international form (`+225 01 02` under a blocked `+225*`): the rule, as a 200’s `meta.list`. `/verdict` and `/cid` then answer `block`. See docs/lists.md.',
+            'Only when the operator’s block rule covers the refused number’s digits, read as dialled in international form (`+225 01 02` under a blocked `+225*`): the rule, as a 200’s `meta.list`. `/verdict` and `/cid` then answer `block`. See docs/lists.md. `reports` is null: nobody can report a number that is not one.',
         },
       ),
     ),
@@ -399,7 +447,7 @@ const unavailable = problemResponse(
   { 'Retry-After': RetryAfterHeader },
 );
 const allSourcesFailed = problemResponse(
-  'No upstream source could be read: every source that was asked failed (a source `skipped` because it does not cover the number is not asked). The number’s own facts (`number`, `phoneInfo`, as in a full report) are still given, `sources` says what became of each source, and `meta.list` the operator’s rule that applies, as on a 200.',
+  'No upstream source could be read: every source that was asked failed (a source `skipped` because it does not cover the number is not asked). The number’s own facts (`number`, `phoneInfo`, as in a full report) are still given, `sources` says what became of each source, and `meta.list` the operator’s rule that applies and `meta.reports` what this deployment’s reporters said, as on a 200.',
   problemSchema(['all_sources_failed'], 'Carries the number’s facts as extension members.', {
     number: NumberSchema,
     phoneInfo: PhoneInfoSchema,
@@ -408,11 +456,11 @@ const allSourcesFailed = problemResponse(
         'Each source’s outcome: a failure reason (timeout, connection, http_429, parse…), `not_covered` for a source that was not asked, or its status',
     }),
     meta: Type.Object(
-      { list: ListMatchSchema },
+      { list: ListMatchSchema, reports: ReportsMetaSchema },
       {
         additionalProperties: false,
         description:
-          'The operator’s rule that applies (as in a 200’s `meta.list`), or null: it decides whatever the sources say.',
+          'The operator’s rule that applies (as in a 200’s `meta.list`), or null: it decides whatever the sources say. And what this deployment’s reporters said (as in a 200’s `meta.reports`), or null.',
       },
     ),
   }),
@@ -420,7 +468,7 @@ const allSourcesFailed = problemResponse(
     number: '0612345678',
     phoneInfo: EXAMPLE_PHONE_INFO,
     sources: { primary: 'timeout', community: 'http_429', signals: 'connection' },
-    meta: { list: null },
+    meta: { list: null, reports: null },
   }),
   rateLimited,
 );
@@ -463,7 +511,15 @@ const FULL_REPORT_EXAMPLE = {
       signals: { spamScore: null, reportsCount: null, callerType: '', commentList: [] },
     },
   },
-  meta: { sources: EXAMPLE_META_SOURCES, hints: [], score: 8, risk: 'suspicious', scoreSource: 'primary', list: null },
+  meta: {
+    sources: EXAMPLE_META_SOURCES,
+    hints: [],
+    score: 8,
+    risk: 'suspicious',
+    scoreSource: 'primary',
+    list: null,
+    reports: null,
+  },
 };
 
 const SCORE_EXAMPLE = {
@@ -473,6 +529,14 @@ const SCORE_EXAMPLE = {
     sources: EXAMPLE_META_SOURCES,
     hints: ['npv'],
     list: { list: 'block', rule: '+33162*', label: 'NPV' },
+    reports: {
+      spam: 2.87,
+      legitimate: 0,
+      reporters: 3,
+      categories: { fraud: 2, advertising: 1 },
+      lastReportAt: '2026-11-21T17:42:00.000Z',
+      verdict: 'spam',
+    },
     scoreSource: 'primary',
   },
 };

@@ -2,6 +2,8 @@
 // those of the held snapshot, run again as soon as either changes.
 import { describe, expect, it, vi } from 'vitest';
 import { InMemoryOperatorLists } from '../../../harness/operator-lists.js';
+import { evidenceOf, InMemoryCallerReports } from '../../../harness/caller-reports.js';
+import type { CallerReports } from '../../domain/ports/caller-reports.js';
 import { createRuleIndex } from '../../domain/lists/rule-index.js';
 import type { ListRule } from '../../domain/ports/operator-lists.js';
 import { emptySourceData } from '../../domain/report.js';
@@ -10,12 +12,13 @@ import { createMemoryBlockedCallerLog } from './memory-blocked-callers.js';
 
 const NOW = Date.parse('2026-06-01T12:00:00Z');
 
-function feedWith(lists: FeedLists, npv: 'warn' | 'block' = 'warn') {
+function feedWith(lists: FeedLists, npv: 'warn' | 'block' = 'warn', reports?: CallerReports) {
   const log = createMemoryBlockedCallerLog({ maxEntries: 100, retentionMs: 86_400_000 });
   let now = NOW;
   const feed = createBlocklistFeed({
     log,
     lists,
+    ...(reports === undefined ? {} : { reports }),
     npvPrefixes: [],
     rule: { blockScore: 7, warnScore: 5, npv, withheld: 'allow' },
     cidMaxLength: 40,
@@ -26,6 +29,38 @@ function feedWith(lists: FeedLists, npv: 'warn' | 'block' = 'warn') {
 }
 
 describe('blocklist feed rebuild', () => {
+  it('lists the numbers reported as spam, rebuilds when the reports’ version changes, and never one the allow list covers', async () => {
+    const lists = new InMemoryOperatorLists([{ rule: '+33612000001', list: 'allow' }]);
+    const reports = new InMemoryCallerReports({
+      '+33612000001': evidenceOf('spam', { fraud: 3 }),
+      '+33612000002': evidenceOf('spam', { fraud: 2 }),
+      '+33612000003': evidenceOf('suspect', { fraud: 1 }),
+    });
+    const reportedSpam = vi.spyOn(reports, 'reportedSpam');
+    const { feed } = feedWith(lists, 'warn', reports);
+    const first = await feed.refresh();
+    expect(first.entries.map((entry) => [entry.digits, entry.source, entry.reason])).toEqual([
+      ['33612000002', 'reported', 'SIGNALÉ 2× Arnaque'],
+    ]);
+    // Nothing changed: no rebuild, the reports not read again.
+    expect(await feed.refresh()).toBe(first);
+    expect(reportedSpam).toHaveBeenCalledTimes(1);
+
+    // A second reporter on the suspect number: the store's version changes, the feed lists it.
+    reports.set('+33612000003', evidenceOf('spam', { fraud: 1, gamble: 1 }));
+    const second = await feed.refresh();
+    expect(second.entries.map((entry) => entry.digits)).toEqual(['33612000002', '33612000003']);
+
+    // The same evidence under a new version (another instance's write): rebuilt, same content kept.
+    reports.setVersion('elsewhere-1');
+    expect(await feed.refresh()).toBe(second);
+    expect(reportedSpam).toHaveBeenCalledTimes(3);
+
+    // Allowed since: out of the feed.
+    lists.add({ rule: '+33612000002', list: 'allow' });
+    expect((await feed.refresh()).entries.map((entry) => entry.digits)).toEqual(['33612000003']);
+  });
+
   it('reads the rules only when the lists or the record changed since the held build', async () => {
     const lists = new InMemoryOperatorLists([{ rule: '+33170*', list: 'block', label: 'Plateforme' }]);
     // Counted apart from version(), which the in-memory lists compute from their own rules.
@@ -180,6 +215,23 @@ describe('blocklist feed against the lists (issue 44)', () => {
     const snapshot = await feed.refresh();
     expect(covers(snapshot.entries, '+33622222222')).toBe(false);
     expect(log.size()).toBe(0);
+  });
+
+  it('records a lookup by the verdict the reports give: not one reported legitimate whose score alone blocks', async () => {
+    const { feed, log } = feedWith(createRuleIndex([]));
+    const scoredNine = { ...emptySourceData(), primary: { ...emptySourceData().primary, score: 9 } };
+    const facts = { isNPV: false, sources: scoredNine, check: 'answered' as const };
+    feed.recordLookup('+33633333333', { ...facts, reports: evidenceOf('legitimate', { legitimate: 2 }) });
+    feed.recordLookup('+33644444444', { ...facts, reports: null });
+    feed.recordLookup('+33655555555', {
+      ...facts,
+      sources: emptySourceData(),
+      reports: evidenceOf('spam', { fraud: 2 }),
+    });
+    expect((await log.list(NOW)).map((caller) => [caller.e164, caller.reason]).sort()).toEqual([
+      ['+33644444444', 'SPAM? 9/9'],
+      ['+33655555555', 'SIGNALÉ 2× Arnaque'],
+    ]);
   });
 
   it('never lets recorded callers evict the entries of the operator’s rules (finding 9)', async () => {

@@ -1,7 +1,8 @@
 // The blocklist feed's content, built off the request path and held until it changes: a timer
 // rebuilds it every `refreshIntervalMs` (and `refresh()` does on demand) from the operator's
-// lists, the NPV ranges and the blocked-callers record. A rebuild whose inputs are those of the
-// held snapshot (the lists' version and the record's callers, read cheaply) stops there, so an
+// lists, the NPV ranges, the numbers reported as spam (docs/reports.md) and the blocked-callers
+// record. A rebuild whose inputs are those of the held snapshot (the lists' and the reports'
+// versions and the record's callers, read cheaply) stops there, so an
 // idle feed costs one read of the record per interval; when the rebuilt cards are the same as
 // the held ones, the held snapshot (and so the collection's ctag and every ETag) stays. Requests
 // only read the snapshot; while rebuilds fail it is marked failing (`failing()`), and the routes
@@ -16,12 +17,21 @@ import {
   type FeedCard,
   type FeedEntry,
   type FeedRuleIndex,
+  type ReportedCaller,
 } from '../../domain/blocklist/feed-content.js';
+import type { CallerReports } from '../../domain/ports/caller-reports.js';
 import { runToEnd, type Steps } from '../../domain/steps.js';
 import { CSV_HEADER, renderCsv, renderCsvRows, renderVcard } from '../../domain/blocklist/feed-formats.js';
 import type { BlockedCallerLog } from '../../domain/ports/blocked-callers.js';
 import type { OperatorLists } from '../../domain/ports/operator-lists.js';
-import { cidLineOf, verdictOf, type TextFacts, type VerdictRule } from '../../domain/verdict.js';
+import {
+  cidLineOf,
+  reportCidLine,
+  spamReportersOf,
+  verdictOf,
+  type TextFacts,
+  type VerdictRule,
+} from '../../domain/verdict.js';
 import { computeScore } from '../../domain/score.js';
 import { words } from '../../domain/wording/catalogue.js';
 import { createSlicer, type Slicer } from '../runtime/event-loop-slices.js';
@@ -89,6 +99,8 @@ export interface BlocklistFeedOptions {
   log: BlockedCallerLog;
   /** The operator's lists; absent = no lists. */
   lists?: FeedLists;
+  /** What the deployment's reporters said: the numbers reported as spam are listed; absent = none. */
+  reports?: CallerReports;
   /** E.164 prefixes of the NPV ranges (`+33162`). Listed only when the rule's npv is block. */
   npvPrefixes: readonly string[];
   rule: VerdictRule;
@@ -165,13 +177,17 @@ export async function buildSnapshot(
  * changes with every write and every expiry passing) and every field of the record's callers
  * that the entries and their order are made from.
  */
-export function feedInputsKey(listsVersion: string, recent: readonly BlockedCaller[]): string {
-  return runToEnd(feedInputsKeySteps(listsVersion, recent));
+export function feedInputsKey(listsVersion: string, recent: readonly BlockedCaller[], reportsVersion = ''): string {
+  return runToEnd(feedInputsKeySteps(listsVersion, recent, reportsVersion));
 }
 
 /** feedInputsKey as steps, one per caller, so that a rebuild hashes its thousands of callers in slices. */
-export function* feedInputsKeySteps(listsVersion: string, recent: readonly BlockedCaller[]): Steps<string> {
-  const hash = createHash('sha256').update(listsVersion).update('\n');
+export function* feedInputsKeySteps(
+  listsVersion: string,
+  recent: readonly BlockedCaller[],
+  reportsVersion = '',
+): Steps<string> {
+  const hash = createHash('sha256').update(listsVersion).update('\n').update(reportsVersion).update('\n');
   for (const caller of recent) {
     hash.update(`${caller.e164}\t${caller.score ?? ''}\t${caller.atMs}\t${caller.reason}\n`);
     yield;
@@ -201,6 +217,28 @@ function* withoutAllowedSteps(
     yield;
   }
   return kept;
+}
+
+/** The numbers reported as spam at `nowMs`, with their rank and reason; one number per step. */
+function* reportedSteps(
+  reports: CallerReports | undefined,
+  nowMs: number,
+  cidMaxLength: number,
+): Steps<ReportedCaller[]> {
+  const reported: ReportedCaller[] = [];
+  if (reports === undefined) return reported;
+  for (const { e164, evidence } of reports.reportedSpam(nowMs)) {
+    const lastReportAtMs = Date.parse(evidence.lastReportAt);
+    reported.push({
+      e164,
+      reporters: spamReportersOf(evidence),
+      spamWeight: evidence.spam,
+      lastReportAtMs: Number.isNaN(lastReportAtMs) ? 0 : lastReportAtMs,
+      reason: reportCidLine(evidence, 'fr', cidMaxLength) ?? '',
+    });
+    yield;
+  }
+  return reported;
 }
 
 /** The empty feed, held until the first build. */
@@ -233,8 +271,11 @@ export function createBlocklistFeed(options: BlocklistFeedOptions): BlocklistFee
     const listed = await options.log.list(nowMs);
     // One slicer through every stage, so that their slices never add up (event-loop-slices.ts).
     const slicer = createSlicer();
-    const inputs = await slicer.run(feedInputsKeySteps(lists?.version(nowMs) ?? '', listed));
+    const inputs = await slicer.run(
+      feedInputsKeySteps(lists?.version(nowMs) ?? '', listed, options.reports?.version(nowMs) ?? ''),
+    );
     if (inputs === heldInputs) return held;
+    const reported = await slicer.run(reportedSteps(options.reports, nowMs, options.cidMaxLength));
     // A recorded caller the lists now allow leaves the record (and so the feed) for good.
     const recent = await slicer.run(withoutAllowedSteps(listed, lists, nowMs, options.log));
     const entries = await slicer.run(
@@ -242,6 +283,7 @@ export function createBlocklistFeed(options: BlocklistFeedOptions): BlocklistFee
         rules: lists === undefined ? [] : (lists.index?.() ?? (isRuleIndex(lists) ? lists : lists.activeRules(nowMs))),
         nowMs,
         npvPrefixes,
+        reported,
         recent,
         maxEntries: options.maxEntries,
         wording: { rule: RULE_REASON, npv: words('fr', 'cid.npv') },

@@ -372,7 +372,6 @@
   function renderOperatorList(list) {
     var line = $('operator-list');
     var shown = Boolean(list && typeof list.rule === 'string' && (list.list === 'allow' || list.list === 'block'));
-    reportSection.classList.toggle('with-list', shown);
     if (!shown) {
       line.hidden = true;
       line.textContent = '';
@@ -388,12 +387,54 @@
     return true;
   }
 
+  // Ties between equally reported spam ratings name the more alarming one, as the server's
+  // `/cid` line does (src/domain/verdict.ts SPAM_RATING_ORDER).
+  var SPAM_RATINGS = ['fraud', 'gamble', 'ping', 'advertising', 'poll', 'political', 'other'];
+
+  // What people of this deployment reported (meta.reports), after the operator's rule: how many
+  // reported the number as unwanted (and what most of them said) or as trustworthy, and what
+  // becomes of its calls when no rule of the operator decides. Returns whether it is shown.
+  function renderCallerReports(reports, listed) {
+    var line = $('caller-reports');
+    var categories = reports && typeof reports.categories === 'object' && reports.categories ? reports.categories : {};
+    var spam = 0;
+    var top = null;
+    SPAM_RATINGS.forEach(function (rating) {
+      var count = typeof categories[rating] === 'number' ? categories[rating] : 0;
+      spam += count;
+      if (count > 0 && (top === null || count > categories[top])) top = rating;
+    });
+    var legitimate = typeof categories.legitimate === 'number' ? categories.legitimate : 0;
+    var verdict = reports && typeof reports.verdict === 'string' ? reports.verdict : null;
+    var text = '';
+    if (verdict !== null && verdict !== 'legitimate' && spam > 0) {
+      text = countWords('reports.spam', spam, { category: t('report.' + top) });
+      if (!listed && verdict === 'spam') text += ' ' + t('reports.blocked');
+      if (!listed && verdict === 'suspect') text += ' ' + t('reports.warned');
+    } else if (verdict !== null && legitimate > 0) {
+      text = countWords('reports.legitimate', legitimate);
+    }
+    line.textContent = text;
+    line.className = 'card caller-reports' + (verdict === null ? '' : ' caller-reports-' + verdict);
+    line.hidden = text === '';
+    return text !== '';
+  }
+
+  // The operator's rule, then the reports: both first in the results. Returns whether a rule is shown.
+  function renderDecisions(list, reports) {
+    var listed = renderOperatorList(list);
+    var reported = renderCallerReports(reports, listed);
+    $('decisions').hidden = !listed && !reported;
+    reportSection.classList.toggle('with-list', listed || reported);
+    return listed;
+  }
+
   function renderReport(body) {
     var report = body.data;
     var meta = body.meta || {};
     var metaSources = meta.sources;
     var risk = renderVerdict(meta);
-    renderOperatorList(meta.list);
+    renderDecisions(meta.list, meta.reports);
     renderFacts(report, meta.hints);
     renderAdvice(risk, report.phoneInfo.isNPV, metaSources);
     renderFailures(metaSources);
@@ -413,11 +454,12 @@
   // `facts` ({ number, phoneInfo }) is set when the error answer still carried the number's
   // facts (a 502: the sources failed, the numbering plan did not); `reasons` are the per-source
   // failure reasons of that answer, listed below the problem; `list` is its meta.list, the
-  // operator's rule, shown first. A 502 also says what to do: no source answered, so the advice
-  // is the unknown verdict's, unless the operator's rule already decides what becomes of a call.
-  function showProblem(problem, facts, reasons, list) {
+  // operator's rule, shown first, and `reports` its meta.reports, shown after the rule. A 502
+  // also says what to do: no source answered, so the advice is the unknown verdict's, unless the
+  // operator's rule already decides what becomes of a call.
+  function showProblem(problem, facts, reasons, list, reports) {
     hideStatus();
-    var listed = renderOperatorList(list);
+    var listed = renderDecisions(list, reports);
     $('problem-title').textContent = problem.title;
     $('problem-text').textContent = problem.text;
     $('problem').className = 'card problem' + (problem.kind === 'warn' ? ' problem-warn' : '');
@@ -467,6 +509,12 @@
   function listOfProblem(body) {
     if (!body || typeof body !== 'object' || !body.meta || typeof body.meta !== 'object') return null;
     return body.meta.list || null;
+  }
+
+  // The 502 body's meta.reports (what this deployment's reporters said), or null.
+  function reportsOfProblem(body) {
+    if (!body || typeof body !== 'object' || !body.meta || typeof body.meta !== 'object') return null;
+    return body.meta.reports || null;
   }
 
   // The 502 body's `sources` (slot -> reason) in the shape renderFailures reads, or null.
@@ -523,6 +571,7 @@
                 factsOfProblem(body),
                 failureReasonsOfProblem(body),
                 listOfProblem(body),
+                reportsOfProblem(body),
               );
             });
         }
