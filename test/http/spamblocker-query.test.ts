@@ -296,14 +296,20 @@ describe("SpamBlocker config: the QR code of its address (the lookup page's setu
       expect(answer.status).toBe(200);
       expect(answer.headers.get('content-type')).toBe('image/svg+xml; charset=utf-8');
       expect(answer.headers.get('cache-control')).toBe('no-store');
+      expect(answer.headers.get('x-public-url-warning')).toBeNull();
       const svg = await answer.text();
       expect(svg).toMatch(/^<\?xml [^>]+\?>\n<svg [^>]*viewBox="0 0 \d+ \d+"/);
       // Nothing in it a browser could run.
       expect(svg).not.toMatch(/<script|on\w+=|href=/i);
       expect(decodeQrSvg(svg)).toBe('https://phones.example.org/integrations/spamblocker/query.json');
       // Without PUBLIC_URL, the address the client reached.
-      const reached = await (await fetch(`${plain.baseUrl}/integrations/spamblocker/query-qr.svg`)).text();
-      expect(decodeQrSvg(reached)).toBe(`${plain.baseUrl}/integrations/spamblocker/query.json`);
+      const guessed = await fetch(`${plain.baseUrl}/integrations/spamblocker/query-qr.svg`);
+      // The same warning as query.json's: a phone cannot reach a loopback address.
+      expect(guessed.headers.get('x-public-url-warning')).toBe(
+        (await fetch(`${plain.baseUrl}/integrations/spamblocker/query.json`)).headers.get('x-public-url-warning'),
+      );
+      expect(guessed.headers.get('x-public-url-warning')).toMatch(/\S/);
+      expect(decodeQrSvg(await guessed.text())).toBe(`${plain.baseUrl}/integrations/spamblocker/query.json`);
     } finally {
       await pinned.close();
       await plain.close();

@@ -115,8 +115,11 @@ export async function spamBlockerRoutes(
     SPAMBLOCKER_QUERY_QR_PATH,
     { config: { rateLimit: true, shed: true }, schema: { hide: true } },
     async (request, reply) => {
+      const base = publicBase(request, options.publicUrl);
       reply.header('cache-control', 'no-store').header('content-type', 'image/svg+xml; charset=utf-8');
-      return reply.send(qrCodeSvg(`${publicBase(request, options.publicUrl).url}${SPAMBLOCKER_QUERY_PATH}`));
+      // A guessed or loopback address is said here too: the QR code carries the same base as query.json.
+      if (base.warning !== undefined) reply.header('x-public-url-warning', PUBLIC_URL_WARNINGS[base.warning].sentence);
+      return reply.send(qrCodeSvg(`${base.url}${SPAMBLOCKER_QUERY_PATH}`));
     },
   );
   typed.get(
