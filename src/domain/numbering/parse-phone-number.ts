@@ -480,6 +480,7 @@ export function createPhoneNumberParser(plan: NumberingPlan, defaultRegion: stri
           region: isMainlandGeographic ? zone : regionName,
           isNPV,
         },
+        callCentreOperator: block?.callCentreOperator === true,
       },
     };
   }
