@@ -44,6 +44,11 @@ describe('meta.hints', () => {
     expect(computeHints(parsed('0612345678'))).toEqual([]);
   });
 
+  it('gives an NPV number only npv, even in a block of a call-centre operator (Manifone’s 016200)', () => {
+    expect(parsed('0162001234').phoneInfo.originalCarrier).toContain('Manifone');
+    expect(computeHints(parsed('0162001234'))).toEqual(['npv']);
+  });
+
   it('gives a technical-platform block held by a call-centre operator both hints', () => {
     expect(computeHints(parsed('0939130123'))).toEqual(['technical_platform', 'call_centre_operator']);
   });

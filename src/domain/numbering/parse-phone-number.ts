@@ -480,7 +480,9 @@ export function createPhoneNumberParser(plan: NumberingPlan, defaultRegion: stri
           region: isMainlandGeographic ? zone : regionName,
           isNPV,
         },
-        callCentreOperator: block?.callCentreOperator === true,
+        // Not for an NPV number, which has its own hint and verdict (VERDICT_NPV) whoever holds its
+        // block; only when true, so the value of every other number keeps its shape.
+        ...(block?.callCentreOperator === true && !isNPV ? { callCentreOperator: true } : {}),
       },
     };
   }
