@@ -127,7 +127,7 @@ export function formatBlocksToReview(review: BlocksToReview, since: string): str
   }
   lines.push(
     ...section(
-      `Unverified NPV candidates (shown, never added; to block one: phone-rep list add 02688* --list block, docs/lists.md): ${review.npvCandidates.length}`,
+      `Unverified NPV candidates (shown, never added; to block one, a block rule on its E.164 prefix: phone-rep list add '+2622688*' --list block, docs/numbering.md): ${review.npvCandidates.length}`,
       review.npvCandidates,
     ),
   );

@@ -367,7 +367,7 @@ describe('phone-rep data', () => {
     expect(update.out.slice(1, 6)).toEqual(expected);
     expect(update.out.join('\n')).not.toContain('0799999');
     expect(update.out[6]).toMatch(
-      /^Unverified NPV candidates \(shown, never added; .*list add 02688\* --list block.*\): 5$/,
+      /^Unverified NPV candidates \(shown, never added; .*list add '\+2622688\*' --list block.*\): 5$/,
     );
     expect(update.out.slice(7)).toEqual([
       '  0268800  MIAS  Canal+ Telecom, La Réunion - Océan indien, allocated 2026-02-20',
