@@ -60,6 +60,7 @@ COPY --from=deps /app/node_modules ./node_modules
 COPY package.json ./
 COPY bin/phone-rep.js ./bin/
 COPY data/arcep ./data/arcep
+COPY data/fr-call-centre-operators.csv ./data/
 COPY docker/entrypoint.sh docker/healthcheck.mjs ./docker/
 COPY --from=build /src/dist ./dist
 RUN ln -s /app/bin/phone-rep.js /usr/local/bin/phone-rep

@@ -2,7 +2,7 @@
 // (formats, line type, range, original carrier, region, NPV) and the hints that follow from
 // them. They need no upstream, so `info` prints them offline and `lookup` / `batch` still
 // have them when every source failed. Pure.
-import { hintsOfPhoneInfo } from '../domain/hints.js';
+import { computeHints, hintsOfPhoneInfo } from '../domain/hints.js';
 import type { ParsedPhoneNumber } from '../domain/phone-number.js';
 import type { PhoneInfo } from '../domain/report.js';
 import { sanitizeForTerminal } from './sanitize.js';
@@ -11,7 +11,7 @@ export interface NumberFacts {
   /** The `number` of responses: national digits for the French plan, else E.164. */
   number: string;
   phoneInfo: PhoneInfo;
-  /** `meta.hints` of the API: `npv`, `technical_platform`. */
+  /** `meta.hints` of the API: `npv`, `technical_platform`, `call_centre_operator`. */
   hints: string[];
 }
 
@@ -19,6 +19,8 @@ export interface NumberFacts {
 export const HINT_TEXT: Readonly<Record<string, string>> = {
   npv: 'range reserved for automated calls and messages (NPV): on its own a reason to block',
   technical_platform: 'technical platform range (0937, 0938, 09390–09394): not a person dialling',
+  call_centre_operator:
+    'block of an operator whose numbers serve call centres: often canvassing, sometimes a business you know',
 };
 
 /**
@@ -30,7 +32,7 @@ export function hintsOf(phoneInfo: PhoneInfo): string[] {
 }
 
 export function factsOfParsedNumber(parsed: ParsedPhoneNumber): NumberFacts {
-  return { number: parsed.number, phoneInfo: parsed.phoneInfo, hints: hintsOf(parsed.phoneInfo) };
+  return { number: parsed.number, phoneInfo: parsed.phoneInfo, hints: computeHints(parsed) };
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> =>

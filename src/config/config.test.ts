@@ -291,3 +291,31 @@ describe('a bad secret in the start-up error', () => {
     for (const name of secretNames) expect(SECRET_VARIABLES.has(name), name).toBe(true);
   });
 });
+
+describe('the legal-hours and call-centre variables (issue 48)', () => {
+  it('default to Europe/Paris, warn on a call-centre range and block outside the hours', () => {
+    const config = loadConfig({});
+    expect(config.LEGAL_HOURS_TZ).toBe('Europe/Paris');
+    expect(config.VERDICT_CALL_CENTRE).toBe('warn');
+    expect(config.VERDICT_OUTSIDE_HOURS).toBe('block');
+  });
+
+  it('take another real time zone and the other verdicts', () => {
+    const config = loadConfig({
+      LEGAL_HOURS_TZ: 'Indian/Reunion',
+      VERDICT_CALL_CENTRE: 'allow',
+      VERDICT_OUTSIDE_HOURS: 'warn',
+    });
+    expect(config.LEGAL_HOURS_TZ).toBe('Indian/Reunion');
+    expect(config.VERDICT_CALL_CENTRE).toBe('allow');
+    expect(config.VERDICT_OUTSIDE_HOURS).toBe('warn');
+  });
+
+  it('refuse a time zone the platform does not know, and verdicts outside their sets', () => {
+    expect(() => loadConfig({ LEGAL_HOURS_TZ: 'Europe/Atlantis' })).toThrow(
+      /LEGAL_HOURS_TZ="Europe\/Atlantis" is not a time zone/,
+    );
+    expect(() => loadConfig({ VERDICT_CALL_CENTRE: 'unknown' })).toThrow(/VERDICT_CALL_CENTRE/);
+    expect(() => loadConfig({ VERDICT_OUTSIDE_HOURS: 'allow' })).toThrow(/VERDICT_OUTSIDE_HOURS/);
+  });
+});

@@ -21,6 +21,16 @@ const Verdict = Type.Union([
   Type.Literal('unknown'),
 ]);
 
+/** True for a time zone the platform knows (config/ imports no other folder, so not domain/legal-hours.ts's). */
+function isKnownTimeZone(timeZone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** A variable with a default: the schema carries it, so the Config type makes it always present. */
 function setting<T extends TSchema>(
   schema: T,
@@ -340,6 +350,21 @@ export const ConfigSchema = Type.Object({
     100,
     'Reports one token may send per UTC day (a replaced vote counts too); past it the report routes answer 429 with Retry-After until midnight UTC.',
   ),
+  LEGAL_HOURS_TZ: setting(
+    NonEmpty,
+    'Europe/Paris',
+    'Time zone (IANA name) in which the legal calling hours are read (Monday–Friday 10:00–13:00 and 14:00–20:00, not on French public holidays; docs/legal-hours.md). An overseas deployment sets its own, e.g. Indian/Reunion.',
+  ),
+  VERDICT_CALL_CENTRE: setting(
+    Type.Union([Type.Literal('allow'), Type.Literal('warn'), Type.Literal('block')]),
+    'warn',
+    '`/verdict` for a number in a fixed or non-geographic block of a call-centre operator (data/fr-call-centre-operators.csv, docs/numbering.md): allow, warn or block. The lists and the reports come first.',
+  ),
+  VERDICT_OUTSIDE_HOURS: setting(
+    Type.Union([Type.Literal('warn'), Type.Literal('block')]),
+    'block',
+    '`/verdict` floor for a caller in an NPV or call-centre range calling outside the legal hours (docs/legal-hours.md): warn or block.',
+  ),
 });
 
 /** Variables whose value is a secret: an error names them without showing the value. */
@@ -587,6 +612,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         `FEED_RECORD_FROM has IPv6 ranges that hold every IPv4-mapped address (::ffff:0:0/96), so they would count every IPv4 client too: ${everyIPv4.map((item) => JSON.stringify(item)).join(', ')}`,
       );
   }
+  if (typeof merged.LEGAL_HOURS_TZ === 'string' && !isKnownTimeZone(merged.LEGAL_HOURS_TZ))
+    problems.push(
+      `LEGAL_HOURS_TZ=${shownValue('LEGAL_HOURS_TZ', merged.LEGAL_HOURS_TZ)} is not a time zone this platform knows: give an IANA name such as Europe/Paris or Indian/Reunion`,
+    );
   if (merged.ADMIN_PORT !== undefined && merged.ADMIN_TOKEN === undefined)
     problems.push('ADMIN_PORT is set but ADMIN_TOKEN is not: the admin API is off without ADMIN_TOKEN');
   if (problems.length > 0) {

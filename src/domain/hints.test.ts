@@ -21,12 +21,37 @@ describe('meta.hints', () => {
     expect(computeHints(number)).toEqual(['npv']);
   });
 
-  it.each(['0937123456', '0938123456', '0939012345', '0939412345'])(
+  it.each(['0937123456', '0938123456', '0939012345', '0939404123'])(
     'marks the technical-platform number %s with technical_platform',
     (raw) => {
       expect(computeHints(parsed(raw))).toEqual(['technical_platform']);
     },
   );
+
+  it.each([
+    ['Aircall', '0189712345'],
+    ['Onoff', '0189620123'],
+    ['Twilio', '0214731234'],
+    ['Diabolocom', '0176491234'],
+  ])('marks a number of a fixed block of %s with call_centre_operator', (_operator, raw) => {
+    expect(computeHints(parsed(raw))).toEqual(['call_centre_operator']);
+  });
+
+  it('marks neither a number of Onoff’s mobile block 06 44 66 nor one of a mainland mobile operator', () => {
+    const onoffMobile = parsed('0644661234');
+    expect(onoffMobile.phoneInfo.originalCarrier).toContain('Onoff');
+    expect(computeHints(onoffMobile)).toEqual([]);
+    expect(computeHints(parsed('0612345678'))).toEqual([]);
+  });
+
+  it('gives an NPV number only npv, even in a block of a call-centre operator (Manifone’s 016200)', () => {
+    expect(parsed('0162001234').phoneInfo.originalCarrier).toContain('Manifone');
+    expect(computeHints(parsed('0162001234'))).toEqual(['npv']);
+  });
+
+  it('gives a technical-platform block held by a call-centre operator both hints', () => {
+    expect(computeHints(parsed('0939130123'))).toEqual(['technical_platform', 'call_centre_operator']);
+  });
 
   it.each(['0939512345', '0612345678', '+32470123456'])('gives no hint for %s', (raw) => {
     expect(computeHints(parsed(raw))).toEqual([]);

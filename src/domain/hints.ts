@@ -5,14 +5,22 @@ import { RANGE_LABELS } from './numbering/parse-phone-number.js';
 import type { ParsedPhoneNumber } from './phone-number.js';
 import type { PhoneInfo } from './report.js';
 
-export const HINTS = ['npv', 'technical_platform'] as const;
+export const HINTS = ['npv', 'technical_platform', 'call_centre_operator'] as const;
 export type Hint = (typeof HINTS)[number];
 
 export function computeHints(number: ParsedPhoneNumber): Hint[] {
-  return hintsOfPhoneInfo(number.phoneInfo);
+  const hints = hintsOfPhoneInfo(number.phoneInfo);
+  // A fixed or non-geographic block of an operator whose numbers serve call centres
+  // (data/fr-call-centre-operators.csv, docs/numbering.md). The block's operator is not in
+  // phoneInfo, so the parser decides it from the block it already looked up.
+  if (number.callCentreOperator === true) hints.push('call_centre_operator');
+  return hints;
 }
 
-/** The same hints from a `phoneInfo` alone (a client holding a 502 body or an offline parse). */
+/**
+ * The hints a `phoneInfo` alone gives (a client holding a 502 body): all but
+ * `call_centre_operator`, which needs the block's operator code.
+ */
 export function hintsOfPhoneInfo(phoneInfo: PhoneInfo): Hint[] {
   const hints: Hint[] = [];
   // NPV ranges (ARCEP decision 2022-1583) are reserved for automated calls and messages.

@@ -14,6 +14,12 @@ export interface ParsedPhoneNumber {
   /** The 10-digit national form (0XXXXXXXXX) for French-plan numbers; null otherwise. */
   frenchNationalDigits: string | null;
   phoneInfo: PhoneInfo;
+  /**
+   * True when the number is in a fixed or non-geographic block (01–05, 08, 09) that ARCEP
+   * allocated to a call-centre operator (data/fr-call-centre-operators.csv). Absent or false
+   * otherwise, and always for mobile blocks and other countries' numbers.
+   */
+  callCentreOperator?: boolean;
 }
 
 export type ParsePhoneNumberResult =

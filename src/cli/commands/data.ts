@@ -1,12 +1,14 @@
 // `phone-rep data update [--force]`: refresh the ARCEP snapshot from the configured URLs
 // (`--force` accepts a MAJNUM much shorter than the one in use); `phone-rep data info`: show
-// what is in use.
+// what is in use. Both list the blocks that need the operator's decision: new blocks of the
+// call-centre operators and under the NPV prefixes, and the unverified NPV candidates.
 import { arcepLocationOf, loadConfig, type Config } from '../../config/config.js';
 import {
   loadNumberingPlan,
   numberingDataInUse,
   numberingDataUpdateDir,
 } from '../../infra/arcep/load-numbering-plan.js';
+import { readMajnum, reviewLines } from '../../infra/arcep/review-new-blocks.js';
 import { updateArcepData } from '../../infra/arcep/update-arcep-data.js';
 import { defineCommand, UsageError, type CliIo } from '../command.js';
 
@@ -20,6 +22,15 @@ interface DataAction {
   run(flagGiven: boolean, config: Config, io: CliIo): Promise<number>;
 }
 
+/** Prints the blocks to review; a failure to list them is told, never a failure of the command. */
+function printReview(io: CliIo, lines: () => string[]): void {
+  try {
+    for (const line of lines()) io.out(line);
+  } catch (error) {
+    io.err(`Blocks to review not listed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
 const DATA_ACTIONS: readonly DataAction[] = [
   {
     name: 'update',
@@ -28,9 +39,12 @@ const DATA_ACTIONS: readonly DataAction[] = [
       // Into the state directory (or ARCEP_DATA_DIR), compared with the data in use.
       const location = arcepLocationOf(config);
       const dir = numberingDataUpdateDir(location);
+      const inUseDir = numberingDataInUse(location).dir;
+      // Read before the update, which may replace this very file.
+      const previousMajnum = readMajnum(inUseDir);
       const result = await updateArcepData({
         dir,
-        inUseDir: numberingDataInUse(location).dir,
+        inUseDir,
         urls: {
           majnum: config.ARCEP_MAJNUM_URL,
           majrio: config.ARCEP_MAJRIO_URL,
@@ -46,6 +60,7 @@ const DATA_ACTIONS: readonly DataAction[] = [
         `ARCEP data updated in ${dir}: data date ${result.dataDate}, ` +
           `${result.rows.majnum} MAJNUM rows, ${result.rows.majrio} MAJRIO rows, ${result.rows.identifiants} operators`,
       );
+      printReview(io, () => reviewLines(previousMajnum, dir));
       if (result.majrio.status === 'updated') return 0;
       // Partly updated: a distinct status so that a scheduled job notices, while the new
       // MAJNUM and identifiants_CE are in use.
@@ -69,6 +84,9 @@ const DATA_ACTIONS: readonly DataAction[] = [
         io.out(
           `ARCEP data in ${dir}${from}: data date ${plan.dataDate}, ${plan.blockCount} number blocks (Source : ARCEP)`,
         );
+        // The previous snapshot of data in use that `data update` wrote is the one shipped in the package.
+        const { snapshotDir } = arcepLocationOf(config);
+        printReview(io, () => reviewLines(origin === 'snapshot' ? undefined : readMajnum(snapshotDir), dir));
         return 0;
       } catch (error) {
         io.err(error instanceof Error ? error.message : String(error));

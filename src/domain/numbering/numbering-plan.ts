@@ -2,6 +2,7 @@
 // a prefix table with sub-microsecond lookups, plus libphonenumber's carrier data for other
 // countries. Everything here is pure; reading the files is infrastructure's
 // (src/infra/arcep/load-numbering-plan.ts), once at start-up.
+import { isFixedOrNonGeographic } from './call-centre-operators.js';
 import { originalCarrierName } from './carrier-names.js';
 
 /** Region codes of the territories of the French plan (the regions libphonenumber knows them by). */
@@ -29,6 +30,12 @@ export interface NumberBlock {
   territory: FrenchTerritory;
   /** Allocation date, YYYY-MM-DD. */
   allocatedOn: string;
+  /**
+   * True when a call-centre operator (fr-call-centre-operators.csv) holds this fixed or
+   * non-geographic block (01–05, 08, 09); never for a mobile block. Decided once here, so the
+   * hint costs nothing more than the lookup the number already makes.
+   */
+  callCentreOperator: boolean;
 }
 
 /** Carrier names of other countries: calling code → (national-number prefix → name). */
@@ -192,6 +199,7 @@ function toIsoDate(frenchDate: string | undefined): string {
 export function parseNumberingPlan(
   files: NumberingPlanFiles,
   foreignCarriers: ForeignCarrierTable = new Map(),
+  callCentreOperatorCodes: ReadonlySet<string> = new Set(),
 ): NumberingPlanResult {
   const majnum = readRows(files.majnum, MAJNUM_HEADER, ARCEP_FILE_NAMES.majnum);
   if (!majnum.ok) return majnum;
@@ -242,6 +250,7 @@ export function parseNumberingPlan(
       originalCarrier,
       territory,
       allocatedOn,
+      callCentreOperator: callCentreOperatorCodes.has(operatorCode) && isFixedOrNonGeographic(prefix),
     });
     blockCount += 1;
   }

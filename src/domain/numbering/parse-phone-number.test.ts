@@ -26,6 +26,8 @@ interface Row {
   label: string;
   npv?: boolean;
   regionCode?: string;
+  /** A block of a call-centre operator (data/fr-call-centre-operators.csv). */
+  callCentre?: boolean;
 }
 
 /** A French-plan number: `number` is the 10 national digits. */
@@ -48,6 +50,7 @@ function french(row: Row): [string, ParsedPhoneNumber] {
         region: row.region,
         isNPV: row.npv ?? false,
       },
+      ...(row.callCentre === true ? { callCentreOperator: true } : {}),
     },
   ];
 }
@@ -720,6 +723,7 @@ const mainlandNumbers = [
     carrier: 'BICS',
     region: 'France',
     label: 'Plateforme technique',
+    callCentre: true,
   }),
 ];
 

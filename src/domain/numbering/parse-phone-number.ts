@@ -9,7 +9,7 @@ import parsePhoneNumberFromString, {
   type CountryCode,
   type PhoneNumber,
 } from 'libphonenumber-js/max';
-import type { ParsePhoneNumberResult, PhoneNumberParser } from '../phone-number.js';
+import type { ParsedPhoneNumber, ParsePhoneNumberResult, PhoneNumberParser } from '../phone-number.js';
 import type { FrenchTerritory, NumberingPlan } from './numbering-plan.js';
 
 /** Why an input was refused; never contains the number itself (it is personal data). */
@@ -463,25 +463,27 @@ export function createPhoneNumberParser(plan: NumberingPlan, defaultRegion: stri
 
     const nationalFormat = formatFrenchNational(national, territory);
 
-    return {
-      ok: true,
-      value: {
-        number: national,
+    const value: ParsedPhoneNumber = {
+      number: national,
+      e164,
+      regionCode,
+      isFrenchPlan: true,
+      frenchNationalDigits: national,
+      phoneInfo: {
+        national: nationalFormat,
         e164,
-        regionCode,
-        isFrenchPlan: true,
-        frenchNationalDigits: national,
-        phoneInfo: {
-          national: nationalFormat,
-          e164,
-          type,
-          rangeLabel,
-          originalCarrier: block?.originalCarrier ?? '',
-          region: isMainlandGeographic ? zone : regionName,
-          isNPV,
-        },
+        type,
+        rangeLabel,
+        originalCarrier: block?.originalCarrier ?? '',
+        region: isMainlandGeographic ? zone : regionName,
+        isNPV,
       },
     };
+    // Not for an NPV number, which has its own hint and verdict (VERDICT_NPV) whoever holds its
+    // block; set only when true, so every other number keeps its shape (and the literal above
+    // its fast path: no spread on the hot path).
+    if (block?.callCentreOperator === true && !isNPV) value.callCentreOperator = true;
+    return { ok: true, value };
   }
 
   /**

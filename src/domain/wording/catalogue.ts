@@ -148,6 +148,7 @@ const fr = {
   // meta.hints (src/domain/hints.ts), as the badges beside the number's facts.
   'hint.npv': 'NPV : appels automatisés',
   'hint.technical_platform': 'Plateforme technique d’opérateur',
+  'hint.call_centre_operator': 'Plateforme d’appels',
 
   // phoneInfo.type in words (libphonenumber's types, docs/numbering.md).
   'line.mobile': 'mobile',
@@ -388,6 +389,7 @@ const en: Record<WordKey, string> = {
   'facts.npvBadgeTitle': 'Range reserved for automated calls and messages',
   'hint.npv': 'NPV: automated calls',
   'hint.technical_platform': 'Operator technical platform',
+  'hint.call_centre_operator': 'Call centre',
 
   'line.mobile': 'mobile',
   'line.fixed_line': 'landline',

