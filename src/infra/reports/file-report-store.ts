@@ -365,6 +365,7 @@ export async function openFileReportStore(options: FileReportStoreOptions): Prom
     reportedSpam: (now) => book.reportedSpam(now),
     version: (now) => book.version(now),
     votes: (e164) => book.votes(e164),
+    allVotes: () => [...book.all()],
     record,
     expire,
     refresh: () => reloader.reload(),

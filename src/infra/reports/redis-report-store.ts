@@ -299,6 +299,7 @@ export async function openRedisReportStore(options: RedisReportStoreOptions): Pr
     reportedSpam: (now) => book.reportedSpam(now),
     version: (now) => book.version(now),
     votes: (e164) => book.votes(e164),
+    allVotes: () => [...book.all()],
     record,
     expire,
     refresh: () => readAll(),

@@ -30,6 +30,8 @@ export interface ReportStore extends CallerReports, ReportRecorder {
   readonly location: string;
   /** The votes held on `e164`, oldest first (for the operator's review). */
   votes(e164: string): ReportVote[];
+  /** Every vote held (a backup; tests checking that nothing was recorded). */
+  allVotes(): ReportVote[];
   /** Deletes the votes past REPORT_RETENTION_DAYS from the store and from memory; how many this call deleted from the store. */
   expire(now?: number): Promise<number>;
   /** Reads the store again (what others wrote). */
