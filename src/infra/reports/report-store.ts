@@ -36,6 +36,12 @@ export interface ReportStore extends CallerReports, ReportRecorder {
   expire(now?: number): Promise<number>;
   /** Reads the store again (what others wrote). */
   refresh(): Promise<void>;
+  /**
+   * Makes the votes exactly these, less those past retention at `now` (a restore), in one change
+   * every instance follows; resolves with how many were held before and how many given were
+   * dropped as past retention. Throws ReportStoreUnavailable when the store cannot be written.
+   */
+  replaceAll(votes: readonly ReportVote[], now?: number): Promise<{ before: number; dropped: number }>;
   close(): Promise<void>;
 }
 
