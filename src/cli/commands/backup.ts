@@ -58,7 +58,7 @@ async function withReportingStores(
 export const backupCommand = defineCommand({
   name: 'backup',
   usage: 'phone-rep backup [FILE]',
-  summary: ["everything of record (the lists, the reporters' tokens and votes) in one file or on stdout"],
+  summary: ['everything of record (lists, tokens, votes) in one file or on stdout'],
   options: {},
   run({ positionals }, { io, env }) {
     const [file, ...extra] = positionals;
@@ -100,7 +100,7 @@ export const backupCommand = defineCommand({
 export const restoreCommand = defineCommand({
   name: 'restore',
   usage: 'phone-rep restore FILE|-',
-  summary: ["puts a backup back: the lists, tokens and votes become exactly the file's"],
+  summary: ["puts a backup back: lists, tokens and votes become exactly the file's"],
   options: {},
   async run({ positionals }, { io, env }) {
     const [source, ...extra] = positionals;
