@@ -30,7 +30,6 @@ import {
 } from './sources/common/wiring.js';
 import type { SourcesBySlot } from './domain/ports/source.js';
 import type { SourceResultCache } from './domain/ports/source-cache.js';
-import type { ReporterTokens, ReportRecorder } from './domain/ports/caller-reports.js';
 import type { UpstreamFetcher } from './infra/http/types.js';
 import { createRedisClient, type RedisClient, type RedisHealth } from './infra/redis/redis-client.js';
 import { createRedisRateLimitStore } from './infra/rate-limit/redis-rate-limit-store.js';
@@ -109,8 +108,6 @@ export interface ServiceOverrides {
   feedRefreshIntervalMs?: number;
   /** Replaces the reporters' votes store (tests give one of their own). */
   reports?: ReportStore;
-  /** Replaces the reporters' tokens and where their votes go (tests give in-memory ones: harness/report-ports.ts). */
-  reporting?: { tokens: ReporterTokens; recorder: ReportRecorder };
   /** What the deployment's reporters said (tests give an in-memory one: harness/caller-reports.ts). */
   callerReports?: CallerReports;
 }
@@ -415,7 +412,7 @@ export async function createServiceDependencies(
       tokens,
       reports: callerReports,
       ...(blocklistFeed === undefined ? {} : { blocklistFeed }),
-      reporting: overrides.reporting ?? { tokens, recorder: reports },
+      reporting: { tokens, recorder: reports },
     },
     lists,
     reports,

@@ -117,11 +117,11 @@ const WRONG_FILES: Array<[string, string, RegExp]> = [
     'a later version',
     JSON.stringify({
       format: 'phone-reputation-backup',
-      version: 2,
+      version: 3,
       createdAt: '2030-01-01T00:00:00Z',
       lists: { rules: [] },
     }),
-    /of version 2; this phone-rep restores version 1 only; nothing was restored/,
+    /of version 3; this phone-rep restores versions 1 and 2; nothing was restored/,
   ],
 ];
 
@@ -134,12 +134,14 @@ describe('phone-rep backup and restore on the lists file', { timeout: 300_000 },
   it('round-trips every rule with every field, replacing the rules changed since', async () => {
     writeFileSync(env.LISTS_FILE, LISTS_FILE_TEXT);
     const made = await ok(['backup', backupFile], env);
-    expect(made.stderr).toMatch(/^backed up 5 rules \(file .*lists\.csv\) to .*backup\.json\n$/);
+    expect(made.stderr).toMatch(
+      /^backed up 5 rules \(file .*lists\.csv\), 0 tokens \(file .*tokens\.json\), 0 votes \(file .*reports\.jsonl\) to .*backup\.json\n$/,
+    );
     expect(statSync(backupFile).mode & 0o777).toBe(0o600);
     const backup = JSON.parse(readFileSync(backupFile, 'utf8')) as Record<string, unknown>;
     expect(backup).toMatchObject({
       format: 'phone-reputation-backup',
-      version: 1,
+      version: 2,
       createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
     });
     expect(rulesOf(readFileSync(backupFile, 'utf8'))).toEqual(EXPECTED);
@@ -147,7 +149,7 @@ describe('phone-rep backup and restore on the lists file', { timeout: 300_000 },
     await changeAfterBackup(env);
     const restored = await ok(['restore', backupFile], env);
     expect(restored.stdout).toMatch(
-      /^restored 5 rules from the backup of .*, replacing the 5 held \(file .*lists\.csv\)\n$/,
+      /^restored 5 rules from the backup of .*, replacing the 5 held \(file .*lists\.csv\)\nrestored 0 tokens, replacing the 0 held \(file .*tokens\.json\)\nrestored 0 votes, replacing the 0 held; 0 past REPORT_RETENTION_DAYS left out \(file .*reports\.jsonl\)\n$/,
     );
     // Without FILE, the backup goes to stdout: the rules are the first backup's, exactly.
     expect(rulesOf((await ok(['backup'], env)).stdout)).toEqual(EXPECTED);
@@ -217,7 +219,9 @@ describe('phone-rep backup and restore on Redis', { timeout: 300_000 }, () => {
     if (instance === undefined) throw new Error('no instance');
     await expectServed(instance, EXPECTED);
     const made = await ok(['backup', backupFile], env);
-    expect(made.stderr).toMatch(/^backed up 5 rules \(Redis phonerep:lists:rules\) to /);
+    expect(made.stderr).toMatch(
+      /^backed up 5 rules \(Redis phonerep:lists:rules\), 0 tokens \(Redis phonerep:tokens\), 0 votes \(Redis phonerep:reports:n:\*\) to /,
+    );
     expect(rulesOf(readFileSync(backupFile, 'utf8'))).toEqual(EXPECTED);
 
     await changeAfterBackup(env);
@@ -233,7 +237,7 @@ describe('phone-rep backup and restore on Redis', { timeout: 300_000 }, () => {
     ]);
     const versionBefore = Number(await admin.get('phonerep:lists:version'));
     const restored = await ok(['restore', backupFile], env);
-    expect(restored.stdout).toMatch(/replacing the 5 held \(Redis phonerep:lists:rules\)\n$/);
+    expect(restored.stdout).toMatch(/replacing the 5 held \(Redis phonerep:lists:rules\)\n/);
     // One change for the whole restore: every instance goes from the old rules to the new ones at once.
     expect(Number(await admin.get('phonerep:lists:version'))).toBe(versionBefore + 1);
     await expectServed(instance, EXPECTED);

@@ -89,6 +89,10 @@ describe('the admin API of the reporters’ tokens (file store)', () => {
       },
     ]);
     expect(JSON.stringify(listed.json)).not.toContain(secret);
+    // Nor its hash, which the file holds.
+    const hash = (JSON.parse(file) as { tokens: Array<{ hash: string }> }).tokens[0]?.hash;
+    expect(hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(JSON.stringify(listed.json)).not.toContain(hash);
 
     const revoked = await call(server.baseUrl, 'DELETE', `/admin/tokens/${id}`);
     expect(revoked.status).toBe(204);

@@ -1,16 +1,14 @@
 // The report routes over real HTTP on loopback (docs/reports.md, "Reporting"): POST /api/report,
-// its PhoneBlock alias /api/rate and GET /api/test, behind a reporter token. The two ports are the
-// small in-memory ones of harness/report-ports.ts (the merge swaps in the real stores). Every
-// refusal changes nothing: the recorder's votes are checked after each.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+// its PhoneBlock alias /api/rate and GET /api/test, behind a reporter token. The service runs
+// with its real stores (harness/reporting-server.ts): tokens.json and reports.jsonl beside a
+// lists file in a temporary directory, tokens made and revoked by its token store. Every refusal
+// changes nothing: the report store's votes are checked after each.
+import { mkdir, readFile, rename, rmdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { healthyFakeSources } from '../../harness/lookup.js';
-import {
-  memoryReportRecorder,
-  memoryReporterTokens,
-  type MemoryReportRecorder,
-  type MemoryReporterTokens,
-} from '../../harness/report-ports.js';
-import { startTestServer, type TestServer } from '../../harness/servers.js';
+import { startReportingServer, type ReportingServer } from '../../harness/reporting-server.js';
+import type { TestServer } from '../../harness/servers.js';
 import { REPORT_RATINGS } from '../../src/domain/ports/caller-reports.js';
 import { PHONEBLOCK_RATINGS, RATING_SPELLINGS } from '../../src/domain/reports/ratings.js';
 import { REPORT_BODY_MAX_BYTES } from '../../src/domain/reports/report-body.js';
@@ -51,15 +49,13 @@ const report = (phone: string, rating: string, comment?: string): string =>
   JSON.stringify({ phone, rating, ...(comment === undefined ? {} : { comment }) });
 
 describe('report routes while reporting is off', () => {
-  let server: TestServer;
-  let tokens: MemoryReporterTokens;
-  let recorder: MemoryReportRecorder;
+  let server: ReportingServer;
   beforeAll(async () => {
-    server = await startTestServer({ env: { RATE_LIMIT_MAX: '0' }, overrides: { sources: healthyFakeSources() } });
+    server = await startReportingServer({ env: { RATE_LIMIT_MAX: '0' }, overrides: { sources: healthyFakeSources() } });
   });
   afterAll(async () => server.close());
 
-  it('answers 401 reporting_off, saying the operator must create a token, when the service has no reports store', async () => {
+  it('answers 401 reporting_off, saying the operator must create a token, while no token exists', async () => {
     for (const [path, body] of [
       ['/api/report', report('+33612345678', 'fraud')],
       ['/api/rate', report('+33612345678', 'G_FRAUD')],
@@ -72,30 +68,30 @@ describe('report routes while reporting is off', () => {
       expect(answer.json).toMatchObject({ code: 'reporting_off', status: 401 });
       expect(answer.json.detail).toContain('phone-rep token create');
     }
+    expect(server.reports.allVotes()).toEqual([]);
   });
 
   it('answers 401 reporting_off while every token is expired or revoked, and records nothing', async () => {
-    tokens = memoryReporterTokens();
-    recorder = memoryReportRecorder();
-    const off = await startTestServer({
+    const off = await startReportingServer({
       env: { RATE_LIMIT_MAX: '0' },
-      overrides: { sources: healthyFakeSources(), reporting: { tokens, recorder } },
+      overrides: { sources: healthyFakeSources() },
     });
     try {
-      const revoked = tokens.create('old phone');
-      tokens.revoke(revoked.token.id);
-      const expired = tokens.create('lent phone', { expiresAt: '2020-01-01T00:00:00.000Z' });
+      const revoked = await off.createToken('old phone');
+      expect(await off.tokens.revoke(revoked.id)).toBe(true);
+      const expired = await off.createToken('lent phone', { expiresAt: '2020-01-01T00:00:00.000Z' });
       for (const secret of [revoked.secret, expired.secret]) {
         const answer = await send(off, '/api/report', { token: secret, body: report('+33612345678', 'fraud') });
         expect(answer.status).toBe(401);
         expect(answer.json.code).toBe('reporting_off');
       }
       // The control: one token in force turns reporting on.
-      const fresh = tokens.create('phone');
+      expect(off.reports.allVotes()).toEqual([]);
+      const fresh = await off.createToken('phone');
       expect(
         (await send(off, '/api/report', { token: fresh.secret, body: report('+33612345678', 'fraud') })).status,
       ).toBe(200);
-      expect(recorder.votes()).toHaveLength(1);
+      expect(off.reports.allVotes()).toEqual([expect.objectContaining({ e164: '+33612345678', tokenId: fresh.id })]);
     } finally {
       await off.close();
     }
@@ -103,30 +99,24 @@ describe('report routes while reporting is off', () => {
 });
 
 describe('report routes with tokens', () => {
-  let server: TestServer;
-  let tokens: MemoryReporterTokens;
-  let recorder: MemoryReportRecorder;
+  let server: ReportingServer;
   let secret: string;
   let tokenId: string;
   const { logger, raw } = capturingLogger();
   beforeAll(async () => {
-    tokens = memoryReporterTokens();
-    recorder = memoryReportRecorder({ maxPerTokenDay: 1000 });
-    server = await startTestServer({
-      env: { RATE_LIMIT_MAX: '0' },
+    server = await startReportingServer({
+      env: { RATE_LIMIT_MAX: '0', REPORT_MAX_PER_TOKEN_DAY: '1000' },
       logger,
-      overrides: { sources: healthyFakeSources(), reporting: { tokens, recorder }, metricsRenderIntervalMs: 0 },
+      overrides: { sources: healthyFakeSources(), metricsRenderIntervalMs: 0 },
     });
-    const created = tokens.create('kitchen phone');
+    const created = await server.createToken('kitchen phone');
     secret = created.secret;
-    tokenId = created.token.id;
+    tokenId = created.id;
   });
   afterAll(async () => server.close());
-  beforeEach(() => {
-    recorder.failing = false;
-  });
 
-  const votesOn = (e164: string) => recorder.votes().filter((vote) => vote.e164 === e164);
+  const votesOn = (e164: string) => server.votesOn(e164);
+  const voteCount = (): number => server.reports.allVotes().length;
 
   it('records a JSON report: 200 {ok, replaced}, one vote per token and number, the latest replacing the earlier', async () => {
     const first = await send(server, '/api/report', {
@@ -193,10 +183,10 @@ describe('report routes with tokens', () => {
   });
 
   it('refuses a missing, unknown, expired or revoked token with 401, recording nothing', async () => {
-    const expired = tokens.create('lent phone', { expiresAt: '2020-01-01T00:00:00.000Z' });
-    const revoked = tokens.create('lost phone');
-    tokens.revoke(revoked.token.id);
-    const before = recorder.votes().length;
+    const expired = await server.createToken('lent phone', { expiresAt: '2020-01-01T00:00:00.000Z' });
+    const revoked = await server.createToken('lost phone');
+    expect(await server.tokens.revoke(revoked.id)).toBe(true);
+    const before = voteCount();
     const cases: Array<[string | undefined, string]> = [
       [undefined, 'missing_token'],
       ['prt_unknown', 'invalid_token'],
@@ -215,11 +205,11 @@ describe('report routes with tokens', () => {
       }
       expect((await send(server, '/api/test', token === undefined ? {} : { token })).status).toBe(401);
     }
-    expect(recorder.votes()).toHaveLength(before);
+    expect(voteCount()).toBe(before);
   });
 
   it('refuses a bad body with 400 naming the field, recording nothing', async () => {
-    const before = recorder.votes().length;
+    const before = voteCount();
     const cases: Array<[string, string, string]> = [
       ['', 'body', 'empty'],
       ['not a report', 'body', 'neither JSON nor a form'],
@@ -239,11 +229,11 @@ describe('report routes with tokens', () => {
       body: '{"phone":"+33612345606","rating":"scam"}',
     });
     for (const spelling of RATING_SPELLINGS) expect(String(unknown.json.detail)).toContain(spelling);
-    expect(recorder.votes()).toHaveLength(before);
+    expect(voteCount()).toBe(before);
   });
 
   it('refuses a withheld or invalid number with the phone routes’ 400 and the parser’s code', async () => {
-    const before = recorder.votes().length;
+    const before = voteCount();
     for (const [phone, code] of [
       ['anonymous', 'withheld'],
       ['06 12 3', 'invalid_number'],
@@ -253,11 +243,11 @@ describe('report routes with tokens', () => {
       expect(answer.status, phone).toBe(400);
       expect(answer.json, phone).toMatchObject({ type: '/problems/invalid-number', code, field: 'phone' });
     }
-    expect(recorder.votes()).toHaveLength(before);
+    expect(voteCount()).toBe(before);
   });
 
   it('refuses a body over its cap with 413 before reading it, recording nothing', async () => {
-    const before = recorder.votes().length;
+    const before = voteCount();
     const padding = 'a'.repeat(REPORT_BODY_MAX_BYTES);
     const answer = await send(server, '/api/report', {
       token: secret,
@@ -266,16 +256,29 @@ describe('report routes with tokens', () => {
     });
     expect(answer.status).toBe(413);
     expect(answer.json).toMatchObject({ type: '/problems/content-too-large', field: 'body' });
-    expect(recorder.votes()).toHaveLength(before);
+    expect(voteCount()).toBe(before);
   });
 
   it('answers 503 when the store cannot be written, recording nothing', async () => {
-    recorder.failing = true;
-    const answer = await send(server, '/api/report', { token: secret, body: report('+33612345608', 'fraud') });
-    expect(answer.status).toBe(503);
-    expect(answer.json).toMatchObject({ type: '/problems/reports-unavailable' });
-    recorder.failing = false;
-    expect(votesOn('+33612345608')).toEqual([]);
+    // The reports file made unwritable for real, whoever runs the test (root ignores a read-only
+    // directory): a directory stands where reports.jsonl was, then the file is put back.
+    const file = join(server.dir, 'reports.jsonl');
+    const before = await readFile(file, 'utf8');
+    await rename(file, `${file}.away`);
+    await mkdir(file);
+    try {
+      const answer = await send(server, '/api/report', { token: secret, body: report('+33612345608', 'fraud') });
+      expect(answer.status).toBe(503);
+      expect(answer.json).toMatchObject({ type: '/problems/reports-unavailable' });
+    } finally {
+      await rmdir(file);
+      await rename(`${file}.away`, file);
+    }
+    expect(await readFile(file, 'utf8')).toBe(before);
+    // The control: the same report is recorded once the file is back.
+    const again = await send(server, '/api/report', { token: secret, body: report('+33612345608', 'fraud') });
+    expect(again.status).toBe(200);
+    expect(votesOn('+33612345608')).toHaveLength(1);
   });
 
   it('counts reports by rating and refusals by reason, and puts no number, token or comment in a metric or a log line', async () => {
@@ -297,14 +300,12 @@ describe('report routes with tokens', () => {
 
 describe('report routes: limits', () => {
   it('answers 429 with Retry-After once the token used up its reports for the day, recording nothing more', async () => {
-    const tokens = memoryReporterTokens();
-    const recorder = memoryReportRecorder({ maxPerTokenDay: 2 });
-    const server = await startTestServer({
-      env: { RATE_LIMIT_MAX: '0' },
-      overrides: { sources: healthyFakeSources(), reporting: { tokens, recorder } },
+    const server = await startReportingServer({
+      env: { RATE_LIMIT_MAX: '0', REPORT_MAX_PER_TOKEN_DAY: '2' },
+      overrides: { sources: healthyFakeSources() },
     });
     try {
-      const { secret } = tokens.create('busy phone');
+      const { secret } = await server.createToken('busy phone');
       for (const phone of ['+33612345610', '+33612345611'])
         expect((await send(server, '/api/report', { token: secret, body: report(phone, 'fraud') })).status).toBe(200);
       const capped = await send(server, '/api/report', { token: secret, body: report('+33612345612', 'fraud') });
@@ -312,9 +313,14 @@ describe('report routes: limits', () => {
       expect(capped.json).toMatchObject({ code: 'token_day_cap' });
       const retryAfter = Number(capped.headers.get('retry-after'));
       expect(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 86_400).toBe(true);
-      expect(recorder.votes().map((vote) => vote.e164)).toEqual(['+33612345610', '+33612345611']);
+      expect(
+        server.reports
+          .allVotes()
+          .map((vote) => vote.e164)
+          .sort(),
+      ).toEqual(['+33612345610', '+33612345611']);
       // Another token has its own allowance.
-      const other = tokens.create('other phone');
+      const other = await server.createToken('other phone');
       expect(
         (await send(server, '/api/report', { token: other.secret, body: report('+33612345612', 'fraud') })).status,
       ).toBe(200);
@@ -324,20 +330,18 @@ describe('report routes: limits', () => {
   });
 
   it('counts wrong tokens against the limit on failed credentials: past it even the right token gets a 429', async () => {
-    const tokens = memoryReporterTokens();
-    const recorder = memoryReportRecorder();
-    const server = await startTestServer({
+    const server = await startReportingServer({
       env: { RATE_LIMIT_MAX: '0' },
-      overrides: { sources: healthyFakeSources(), reporting: { tokens, recorder } },
+      overrides: { sources: healthyFakeSources() },
     });
     try {
-      const { secret } = tokens.create('phone');
+      const { secret } = await server.createToken('phone');
       for (let attempt = 0; attempt < CREDENTIAL_FAILURES_MAX; attempt += 1)
         expect((await send(server, '/api/test', { token: `prt_guess${attempt}` })).status).toBe(401);
       const locked = await send(server, '/api/report', { token: secret, body: report('+33612345613', 'fraud') });
       expect(locked.status).toBe(429);
       expect(Number(locked.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-      expect(recorder.votes()).toEqual([]);
+      expect(server.reports.allVotes()).toEqual([]);
     } finally {
       await server.close();
     }

@@ -7,16 +7,12 @@
 // comment unescaped), and send the request the way util/Http.kt does: POST through
 // HttpURLConnection with no Content-Type of its own (Android labels it
 // application/x-www-form-urlencoded) and `User-Agent: SpamBlocker/<version>`.
-// The service runs on loopback with the in-memory ports of harness/report-ports.ts.
+// The service runs on loopback with its real report stores (harness/reporting-server.ts): the
+// token is made by its token store and the votes read back from its report store.
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { healthyFakeSources } from '../../harness/lookup.js';
-import {
-  memoryReportRecorder,
-  memoryReporterTokens,
-  type MemoryReportRecorder,
-  type MemoryReporterTokens,
-} from '../../harness/report-ports.js';
+import { startReportingServer, type ReportingServer } from '../../harness/reporting-server.js';
 import { startTestServer, type TestServer } from '../../harness/servers.js';
 import { SPAMBLOCKER_RATINGS } from '../../src/domain/reports/ratings.js';
 import {
@@ -61,27 +57,23 @@ function sendAsTheApp(server: TestServer, sent: ReportRequest): Promise<{ status
 }
 
 describe('SpamBlocker Report API', () => {
-  let server: TestServer;
-  let tokens: MemoryReporterTokens;
-  let recorder: MemoryReportRecorder;
+  let server: ReportingServer;
   let served: ReportApiConfig;
   /** The served config with the token pasted into its header, as the user does (or the CLI prints it). */
   let api: ReportApiConfig;
   let secret: string;
   beforeAll(async () => {
-    tokens = memoryReporterTokens();
-    recorder = memoryReportRecorder();
-    server = await startTestServer({
+    server = await startReportingServer({
       env: { RATE_LIMIT_MAX: '0', PUBLIC_URL },
-      overrides: { sources: healthyFakeSources(), reporting: { tokens, recorder } },
+      overrides: { sources: healthyFakeSources() },
     });
     served = (await (await fetch(`${server.baseUrl}${SPAMBLOCKER_REPORT_PATH}`)).json()) as ReportApiConfig;
-    secret = tokens.create('Android phone').secret;
+    secret = (await server.createToken('Android phone')).secret;
     api = JSON.parse(JSON.stringify(served).replace(SPAMBLOCKER_TOKEN_PLACEHOLDER, secret)) as ReportApiConfig;
   });
   afterAll(async () => server.close());
 
-  const votesOn = (e164: string) => recorder.votes().filter((vote) => vote.e164 === e164);
+  const votesOn = (e164: string) => server.votesOn(e164);
 
   it('is a ReportApi of ParseIncomingNumber, CategoryConfig and HttpDownload with method 1, posting to PUBLIC_URL/api/report', () => {
     expect(served.enabled).toBe(true);

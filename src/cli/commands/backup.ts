@@ -1,50 +1,106 @@
 // `phone-rep backup [FILE]` and `phone-rep restore FILE`: everything of record the service holds
-// (today the operator's lists) in one versioned file, and back (docs/operations.md, "Back up").
-// Both work on the store the configuration names, as the service does: the lists file, or Redis
-// with REDIS_URL. A restore replaces: the lists become exactly the file's, in one change
-// (the file store: one atomic write under the file's lock; Redis: one script and one `reload`
-// change that every instance follows). A file of another format or version, or with one bad
-// rule, is refused whole (exit 2) before the store is touched.
-// Exit codes: 0 done, 2 bad input (nothing changed), 1 the store could not be read or written.
+// (the operator's lists, the reporters' tokens with their hashes, and the reporters' votes) in
+// one versioned file, and back (docs/operations.md, "Back up").
+// All work on the stores the configuration names, as the service does: the files beside the
+// lists file, or Redis with REDIS_URL. A restore replaces: each section the file holds becomes
+// exactly the file's, in one change of its store (the file stores: one atomic write under the
+// file's lock; Redis: one script and one change every instance follows), lists first, then
+// tokens, then votes. Votes past REPORT_RETENTION_DAYS at restore time are left out. A file of
+// version 1 (lists only) restores the lists and leaves the tokens and votes as they are. A file
+// of another format or version, or with one bad entry, is refused whole (exit 2) before any
+// store is touched.
+// Exit codes: 0 done, 2 bad input (nothing changed), 1 a store could not be read or written.
+import { listsLocationOf, loadConfig } from '../../config/config.js';
+import { reportSettingsOf } from '../../composition.js';
 import { BackupFileError, formatBackupLines, readBackup } from '../../domain/backup/backup-file.js';
 import { writeFileAtomically } from '../../infra/lists/file-list-store.js';
 import { MAX_RULES } from '../../infra/lists/list-store.js';
-import { defineCommand, readInput, UsageError } from '../command.js';
+import { openReportStore, type ReportStore } from '../../infra/reports/report-store.js';
+import { openTokenStore, type TokenStore } from '../../infra/reports/token-store.js';
+import { defineCommand, readInput, UsageError, type CliIo } from '../command.js';
+import { stripControls } from '../sanitize.js';
 import { withListStore } from './list.js';
+
+const plural = (count: number, word: string): string => `${count} ${word}${count === 1 ? '' : 's'}`;
+const whereOf = (store: { kind: 'file' | 'redis'; location: string }): string =>
+  `${store.kind === 'redis' ? 'Redis' : 'file'} ${store.location}`;
+
+/** Opens the tokens' and the votes' stores beside the lists (as the service does), runs `use`, closes them. */
+async function withReportingStores(
+  env: Record<string, string | undefined>,
+  io: CliIo,
+  use: (stores: { tokens: TokenStore; reports: ReportStore }) => Promise<number>,
+): Promise<number> {
+  const config = loadConfig(env);
+  const location = listsLocationOf(config);
+  let tokens: TokenStore | undefined;
+  let reports: ReportStore | undefined;
+  try {
+    tokens = await openTokenStore(location, { watch: false });
+    reports = await openReportStore(location, { settings: reportSettingsOf(config), watch: false });
+  } catch (error) {
+    await tokens?.close();
+    io.err(
+      stripControls(
+        `the reporters' ${tokens === undefined ? 'tokens' : 'reports'} cannot be opened: ${error instanceof Error ? error.message : String(error)}`,
+      ),
+    );
+    return 1;
+  }
+  try {
+    return await use({ tokens, reports });
+  } finally {
+    await reports.close();
+    await tokens.close();
+  }
+}
 
 export const backupCommand = defineCommand({
   name: 'backup',
   usage: 'phone-rep backup [FILE]',
-  summary: ['everything of record (the lists) in one file or on stdout'],
+  summary: ['everything of record (lists, tokens, votes) in one file or on stdout'],
   options: {},
   run({ positionals }, { io, env }) {
     const [file, ...extra] = positionals;
     if (extra.length > 0 || file === '') throw new UsageError();
-    return withListStore('backup', env, io, async ({ store, where }) => {
-      const rules = store.storedRules().sort((a, b) => (a.rule < b.rule ? -1 : a.rule > b.rule ? 1 : 0));
-      const lines = formatBackupLines({ createdAt: new Date().toISOString(), lists: { rules } });
-      if (file === undefined || file === '-') {
-        for (const line of lines) io.out(line);
-      } else {
-        // The lists' labels are often people's names: the file is the owner's alone.
-        await writeFileAtomically(
-          file,
-          lines.map((line) => `${line}\n`),
-          { mode: 0o600 },
+    return withListStore('backup', env, io, async ({ store, where }) =>
+      withReportingStores(env, io, async ({ tokens, reports }) => {
+        const rules = store.storedRules().sort((a, b) => (a.rule < b.rule ? -1 : a.rule > b.rule ? 1 : 0));
+        const storedTokens = tokens
+          .storedTokens()
+          .sort((a, b) => (a.createdAt === b.createdAt ? (a.id < b.id ? -1 : 1) : a.createdAt < b.createdAt ? -1 : 1));
+        const votes = reports
+          .allVotes()
+          .sort((a, b) => (a.e164 === b.e164 ? (a.tokenId < b.tokenId ? -1 : 1) : a.e164 < b.e164 ? -1 : 1));
+        const lines = formatBackupLines({
+          createdAt: new Date().toISOString(),
+          lists: { rules },
+          tokens: storedTokens,
+          reports: votes,
+        });
+        if (file === undefined || file === '-') {
+          for (const line of lines) io.out(line);
+        } else {
+          // Labels are often people's names, votes are numbers of people who called: the owner's alone.
+          await writeFileAtomically(
+            file,
+            lines.map((line) => `${line}\n`),
+            { mode: 0o600 },
+          );
+        }
+        io.err(
+          `backed up ${plural(rules.length, 'rule')} (${where}), ${plural(storedTokens.length, 'token')} (${whereOf(tokens)}), ${plural(votes.length, 'vote')} (${whereOf(reports)})${file === undefined || file === '-' ? '' : ` to ${file}`}`,
         );
-      }
-      io.err(
-        `backed up ${rules.length} rule${rules.length === 1 ? '' : 's'} (${where})${file === undefined || file === '-' ? '' : ` to ${file}`}`,
-      );
-      return 0;
-    });
+        return 0;
+      }),
+    );
   },
 });
 
 export const restoreCommand = defineCommand({
   name: 'restore',
   usage: 'phone-rep restore FILE|-',
-  summary: ["puts a backup back: the lists become exactly the file's"],
+  summary: ["puts a backup back: lists, tokens and votes become exactly the file's"],
   options: {},
   async run({ positionals }, { io, env }) {
     const [source, ...extra] = positionals;
@@ -61,12 +117,32 @@ export const restoreCommand = defineCommand({
       throw error;
     }
     const { rules } = backup.lists;
-    return withListStore('restore', env, io, async ({ store, where }) => {
-      const { before } = await store.replaceRules(rules);
-      io.out(
-        `restored ${rules.length} rule${rules.length === 1 ? '' : 's'} from the backup of ${backup.createdAt}, replacing the ${before} held (${where})`,
-      );
-      return 0;
-    });
+    const { tokens: backedTokens, reports: backedVotes } = backup;
+    return withListStore('restore', env, io, async ({ store, where }) =>
+      withReportingStores(env, io, async ({ tokens, reports }) => {
+        const { before } = await store.replaceRules(rules);
+        io.out(
+          `restored ${plural(rules.length, 'rule')} from the backup of ${backup.createdAt}, replacing the ${before} held (${where})`,
+        );
+        // A file of version 1 (made before the reporters' sections existed) leaves them as they are.
+        if (backedTokens === undefined)
+          io.out(`the backup holds no tokens (a file of version 1): the tokens held are left as they are`);
+        if (backedVotes === undefined)
+          io.out(`the backup holds no votes (a file of version 1): the votes held are left as they are`);
+        if (backedTokens !== undefined) {
+          const replaced = await tokens.replaceAll(backedTokens);
+          io.out(
+            `restored ${plural(backedTokens.length, 'token')}, replacing the ${replaced.before} held (${whereOf(tokens)})`,
+          );
+        }
+        if (backedVotes !== undefined) {
+          const replaced = await reports.replaceAll(backedVotes);
+          io.out(
+            `restored ${plural(backedVotes.length - replaced.dropped, 'vote')}, replacing the ${replaced.before} held; ${replaced.dropped} past REPORT_RETENTION_DAYS left out (${whereOf(reports)})`,
+          );
+        }
+        return 0;
+      }),
+    );
   },
 });

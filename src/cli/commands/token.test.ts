@@ -76,6 +76,12 @@ describe('phone-rep token', () => {
         ),
       ]);
       expect(list.out.join('\n')).not.toContain(secret);
+      // Nor its hash, which the file holds.
+      const { tokens: stored } = JSON.parse(readFileSync(join(dir, 'tokens.json'), 'utf8')) as {
+        tokens: Array<{ hash: string }>;
+      };
+      expect(stored[0]?.hash).toMatch(/^[0-9a-f]{64}$/);
+      expect([...list.out, ...list.err].join('\n')).not.toContain(stored[0]?.hash ?? 'no hash');
       expect(list.err).toEqual([`1 token, 1 in force (file ${join(dir, 'tokens.json')})`]);
 
       const revoked = nextChange();

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import type { ReportVote } from '../ports/caller-reports.js';
 import type { ListRule } from '../ports/operator-lists.js';
+import type { StoredToken } from '../reports/tokens.js';
 import { BACKUP_FORMAT, BackupFileError, formatBackupLines, readBackup } from './backup-file.js';
 
 const RULES: ListRule[] = [
@@ -21,6 +23,42 @@ const RULES: ListRule[] = [
   { rule: '+225*', list: 'block', createdAt: '2026-11-27T10:00:00.000Z' },
 ];
 
+const TOKENS: StoredToken[] = [
+  {
+    id: 'tok_0123456789',
+    label: 'Kitchen phone',
+    createdAt: '2026-11-28T13:47:12.345Z',
+    expiresAt: '2027-12-31T00:00:00.000Z',
+    lastUsedAt: '2026-11-28T14:00:00.000Z',
+    hash: 'a'.repeat(64),
+  },
+  {
+    id: 'tok_abcdef0123',
+    label: 'Old PBX',
+    createdAt: '2026-01-01T00:00:00.000Z',
+    revokedAt: '2026-06-01T00:00:00.000Z',
+    hash: 'b'.repeat(64),
+  },
+];
+
+const VOTES: ReportVote[] = [
+  {
+    e164: '+33612345678',
+    tokenId: 'tok_0123456789',
+    rating: 'fraud',
+    at: Date.parse('2026-11-28T10:00:00.123Z'),
+    comment: 'faux "conseiller"',
+  },
+  { e164: '+33612345678', tokenId: 'tok_abcdef0123', rating: 'legitimate', at: Date.parse('2026-05-01T00:00:00Z') },
+];
+
+const fullText = (): string =>
+  `${formatBackupLines({ createdAt: '2026-11-28T09:00:00.000Z', lists: { rules: RULES }, tokens: TOKENS, reports: VOTES }).join('\n')}\n`;
+
+/** A backup written before the tokens and reports existed. */
+const versionOneOf = (rules: ListRule[]): string =>
+  JSON.stringify({ format: BACKUP_FORMAT, version: 1, createdAt: '2026-11-28T09:00:00.000Z', lists: { rules } });
+
 const textOf = (rules: ListRule[]): string =>
   `${formatBackupLines({ createdAt: '2026-11-28T09:00:00.000Z', lists: { rules } }).join('\n')}\n`;
 
@@ -41,9 +79,29 @@ describe('the backup file', () => {
     expect(backup.lists.rules).toEqual(RULES);
   });
 
-  it('is JSON naming its format and version, one rule a line', () => {
-    const text = textOf(RULES);
-    expect(JSON.parse(text)).toMatchObject({ format: BACKUP_FORMAT, version: 1, lists: { rules: expect.any(Array) } });
+  it('reads back every token with its hash and every vote, with its time to the millisecond', () => {
+    const backup = readBackup(fullText());
+    expect(backup.tokens).toEqual(TOKENS);
+    expect(backup.reports).toEqual(VOTES);
+    expect(backup.lists.rules).toEqual(RULES);
+  });
+
+  it('reads a file of version 1 (lists only): no tokens nor reports to restore', () => {
+    const backup = readBackup(versionOneOf(RULES));
+    expect(backup.lists.rules).toEqual(RULES);
+    expect(backup.tokens).toBeUndefined();
+    expect(backup.reports).toBeUndefined();
+    expect(refusal(JSON.stringify({ ...JSON.parse(versionOneOf(RULES)), tokens: [] }))).toMatch(
+      /section this version does not know, "tokens"/,
+    );
+  });
+
+  it('is JSON naming its format and version, one rule, token or vote a line', () => {
+    const text = fullText();
+    expect(JSON.parse(text)).toMatchObject({ format: BACKUP_FORMAT, version: 2, lists: { rules: expect.any(Array) } });
+    expect(text.split('\n').filter((line) => line.includes('"hash"'))).toHaveLength(2);
+    expect(text.split('\n').filter((line) => line.includes('"rating"'))).toHaveLength(2);
+    expect(text).toContain('"at":"2026-11-28T10:00:00.123Z"');
     expect(text.split('\n').filter((line) => line.includes('"rule"'))).toHaveLength(3);
     expect(readBackup(textOf([])).lists.rules).toEqual([]);
   });
@@ -53,14 +111,14 @@ describe('the backup file', () => {
     expect(refusal(JSON.stringify({ format: 'something-else', version: 1 }))).toBe(
       `not a ${BACKUP_FORMAT} file (its format is "something-else")`,
     );
-    expect(refusal(JSON.stringify({ ...JSON.parse(textOf(RULES)), version: 2 }))).toBe(
-      `a ${BACKUP_FORMAT} file of version 2; this phone-rep restores version 1 only`,
+    expect(refusal(JSON.stringify({ ...JSON.parse(textOf(RULES)), version: 3 }))).toBe(
+      `a ${BACKUP_FORMAT} file of version 3; this phone-rep restores versions 1 and 2`,
     );
   });
 
   it('refuses a section or a field it does not know, rather than restore part of the file', () => {
-    expect(refusal(JSON.stringify({ ...JSON.parse(textOf(RULES)), reports: [] }))).toMatch(
-      /section this version does not know, "reports"/,
+    expect(refusal(JSON.stringify({ ...JSON.parse(textOf(RULES)), votes: [] }))).toMatch(
+      /section this version does not know, "votes"/,
     );
     const withField = JSON.parse(textOf(RULES)) as { lists: { rules: Array<Record<string, unknown>> } };
     const first = withField.lists.rules[0];
@@ -68,6 +126,27 @@ describe('the backup file', () => {
     expect(refusal(JSON.stringify(withField))).toMatch(
       /lists\.rules\[0\] has a field this version does not know, "colour"/,
     );
+  });
+
+  it('refuses a bad token or vote, naming it, and a token or a vote given twice', () => {
+    const withEntries = (tokens: unknown[], reports: unknown[]): string =>
+      JSON.stringify({ ...JSON.parse(fullText()), tokens, reports });
+    const vote = { e164: '+33612345678', tokenId: 'tok_0123456789', rating: 'fraud', at: '2026-11-28T10:00:00Z' };
+    expect(refusal(withEntries([{ ...TOKENS[0], hash: 'not-hex' }], []))).toMatch(/^tokens\[0\] is not a token record/);
+    expect(refusal(withEntries([{ ...TOKENS[0], secret: 'prt_x' }], []))).toMatch(
+      /^tokens\[0\] has a field this version does not know, "secret"/,
+    );
+    expect(refusal(withEntries([TOKENS[0], TOKENS[0]], []))).toMatch(/^tokens\[1\] \(tok_0123456789\) appears twice/);
+    expect(refusal(withEntries([], [{ ...vote, e164: '0612345678' }]))).toMatch(/^reports\[0\]\.e164 /);
+    expect(refusal(withEntries([], [{ ...vote, tokenId: 'prt_secret' }]))).toMatch(/^reports\[0\]\.tokenId /);
+    expect(refusal(withEntries([], [{ ...vote, rating: 'G_FRAUD' }]))).toMatch(/^reports\[0\]\.rating /);
+    expect(refusal(withEntries([], [{ ...vote, at: 'yesterday' }]))).toMatch(/^reports\[0\]\.at /);
+    expect(refusal(withEntries([], [{ ...vote, comment: 'x'.repeat(201) }]))).toMatch(/^reports\[0\]\.comment /);
+    expect(refusal(withEntries([], [vote, { ...vote, rating: 'poll' }]))).toMatch(
+      /^reports\[1\]: the token tok_0123456789 has two votes/,
+    );
+    // The control: the same entries, each once and well formed, are read.
+    expect(readBackup(withEntries([TOKENS[0]], [vote])).reports).toHaveLength(1);
   });
 
   it('refuses a bad rule, naming it, and a rule given twice', () => {

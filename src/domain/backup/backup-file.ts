@@ -1,32 +1,48 @@
 // The backup file (`phone-rep backup`, `phone-rep restore`): everything of record the service
 // holds, in one JSON document that a person can read and diff (docs/operations.md, "Back up").
 //
-//   { "format": "phone-reputation-backup", "version": 1, "createdAt": "<ISO 8601>",
-//     "lists": { "rules": [ { "rule": "+33162*", "list": "block", … }, … ] } }
+//   { "format": "phone-reputation-backup", "version": 2, "createdAt": "<ISO 8601>",
+//     "lists": { "rules": [ { "rule": "+33162*", "list": "block", … }, … ] },
+//     "tokens": [ { "id": "tok_…", "label": "Kitchen phone", "createdAt": "…", …, "hash": "<sha-256 hex>" }, … ],
+//     "reports": [ { "e164": "+33612345678", "tokenId": "tok_…", "rating": "fraud", "at": "<ISO 8601>", "comment"? }, … ] }
 //
-// One rule a line, with the fields the stores keep (ListRule). Each kind of data is a section
-// of its own beside `lists`: the reporters' tokens (hashed) and their reports will be two more,
-// in this same format and version. A reader restores every section it knows, leaves out of the
-// restore what a file does not hold (a backup made before a section existed), and refuses a
-// file holding a section or a field it does not know: restoring part of a file and calling it
-// done would look like a clean result. Pure: reading and writing the file is the CLI's.
+// One rule, token or vote a line, with the fields the stores keep (ListRule, StoredToken,
+// ReportVote with its time in ISO 8601). A token is kept with its hash, never a secret: restored,
+// it works again for the phone that holds the secret. Version 1 (before the reporters' tokens and
+// reports) holds `lists` alone and is still read: its restore leaves the tokens and reports
+// alone. A reader restores every section a file holds, and refuses a file holding a section or a
+// field it does not know: restoring part of a file and calling it done would look like a clean
+// result. Pure: reading and writing the file is the CLI's.
+import { REPORT_RATINGS, type ReportVote } from '../ports/caller-reports.js';
 import type { ListRule } from '../ports/operator-lists.js';
 import { checkRuleFields } from '../lists/rules.js';
 import { isRuleSpelling } from '../lists/rule-key.js';
+import { isTokenId, readStoredToken, type StoredToken } from '../reports/tokens.js';
+import { COMMENT_MAX_LENGTH } from '../reports/comment.js';
 
 export const BACKUP_FORMAT = 'phone-reputation-backup';
-export const BACKUP_VERSION = 1;
-
-/** The sections this version writes and restores. */
-const SECTIONS = new Set(['lists']);
-const TOP_LEVEL = new Set(['format', 'version', 'createdAt', ...SECTIONS]);
+/** The version written; every version in READABLE_VERSIONS is restored. */
+export const BACKUP_VERSION = 2;
+/** The sections of each version's files (version 1: the lists alone). */
+const SECTIONS_OF_VERSION: ReadonlyMap<unknown, ReadonlySet<string>> = new Map([
+  [1, new Set(['lists'])],
+  [2, new Set(['lists', 'tokens', 'reports'])],
+]);
 const RULE_FIELDS = new Set(['rule', 'list', 'label', 'labelPublic', 'note', 'createdAt', 'expiresAt']);
 const STRING_FIELDS = ['label', 'note', 'createdAt', 'expiresAt'] as const;
+const TOKEN_FIELDS = new Set(['id', 'label', 'createdAt', 'expiresAt', 'lastUsedAt', 'revokedAt', 'hash']);
+const VOTE_FIELDS = new Set(['e164', 'tokenId', 'rating', 'at', 'comment']);
+const RATINGS: ReadonlySet<string> = new Set(REPORT_RATINGS);
+const E164 = /^\+[1-9][0-9]{1,14}$/;
 
 export interface Backup {
   createdAt: string;
   /** The operator's allow and block lists: every rule held, expired ones included. */
   lists: { rules: ListRule[] };
+  /** The reporters' tokens, revoked and expired ones included, each with its hash; absent from a version 1 file. */
+  tokens?: StoredToken[];
+  /** The reporters' votes held; absent from a version 1 file. */
+  reports?: ReportVote[];
 }
 
 /** A file that is not a backup this version can restore, and why (nothing was changed). */
@@ -47,21 +63,51 @@ function ruleJson(rule: ListRule): string {
   });
 }
 
-/** The backup's text, as lines (one rule a line); written with a newline after each. */
+function tokenJson(token: StoredToken): string {
+  return JSON.stringify({
+    id: token.id,
+    label: token.label,
+    createdAt: token.createdAt,
+    ...(token.expiresAt === undefined ? {} : { expiresAt: token.expiresAt }),
+    ...(token.lastUsedAt === undefined ? {} : { lastUsedAt: token.lastUsedAt }),
+    ...(token.revokedAt === undefined ? {} : { revokedAt: token.revokedAt }),
+    hash: token.hash,
+  });
+}
+
+function voteJson(vote: ReportVote): string {
+  return JSON.stringify({
+    e164: vote.e164,
+    tokenId: vote.tokenId,
+    rating: vote.rating,
+    at: new Date(vote.at).toISOString(),
+    ...(vote.comment === undefined ? {} : { comment: vote.comment }),
+  });
+}
+
+/** `name: [` … `]` with one item a line at `indent`, or `name: []`. */
+function arrayLines(name: string, items: string[], indent: string, last: boolean): string[] {
+  const end = last ? '' : ',';
+  if (items.length === 0) return [`${indent}${JSON.stringify(name)}: []${end}`];
+  return [
+    `${indent}${JSON.stringify(name)}: [`,
+    ...items.map((item, at) => `${indent}  ${item}${at + 1 < items.length ? ',' : ''}`),
+    `${indent}]${end}`,
+  ];
+}
+
+/** The backup's text (version 2), as lines (one rule, token or vote a line); written with a newline after each. */
 export function formatBackupLines(backup: Backup): string[] {
-  const rules = backup.lists.rules.map(
-    (rule, at) => `      ${ruleJson(rule)}${at + 1 < backup.lists.rules.length ? ',' : ''}`,
-  );
   return [
     '{',
     `  "format": ${JSON.stringify(BACKUP_FORMAT)},`,
     `  "version": ${BACKUP_VERSION},`,
     `  "createdAt": ${JSON.stringify(backup.createdAt)},`,
     '  "lists": {',
-    rules.length === 0 ? '    "rules": []' : '    "rules": [',
-    ...rules,
-    ...(rules.length === 0 ? [] : ['    ]']),
-    '  }',
+    ...arrayLines('rules', backup.lists.rules.map(ruleJson), '    ', true),
+    '  },',
+    ...arrayLines('tokens', (backup.tokens ?? []).map(tokenJson), '  ', false),
+    ...arrayLines('reports', (backup.reports ?? []).map(voteJson), '  ', true),
     '}',
   ];
 }
@@ -100,6 +146,63 @@ function readRule(value: unknown, at: number): ListRule {
   return checked.value;
 }
 
+function refuseUnknownField(value: Record<string, unknown>, known: ReadonlySet<string>, where: string): void {
+  const unknown = Object.keys(value).find((key) => !known.has(key));
+  if (unknown !== undefined)
+    throw new BackupFileError(
+      `${where} has a field this version does not know, ${JSON.stringify(unknown)}: restore it with the version that made it`,
+    );
+}
+
+function readTokens(value: unknown): StoredToken[] {
+  if (!Array.isArray(value)) throw new BackupFileError('tokens is not an array');
+  const seen = new Set<string>();
+  return value.map((entry: unknown, at) => {
+    const where = `tokens[${at}]`;
+    if (!isObject(entry)) throw new BackupFileError(`${where} is not an object`);
+    refuseUnknownField(entry, TOKEN_FIELDS, where);
+    const token = readStoredToken(entry);
+    if (token === undefined)
+      throw new BackupFileError(
+        `${where} is not a token record (id tok_ and 10 hex characters, label, createdAt, hash: 64 hex characters)`,
+      );
+    if (seen.has(token.id)) throw new BackupFileError(`${where} (${token.id}) appears twice`);
+    seen.add(token.id);
+    return token;
+  });
+}
+
+function readVotes(value: unknown): ReportVote[] {
+  if (!Array.isArray(value)) throw new BackupFileError('reports is not an array');
+  const seen = new Set<string>();
+  return value.map((entry: unknown, at) => {
+    const where = `reports[${at}]`;
+    if (!isObject(entry)) throw new BackupFileError(`${where} is not an object`);
+    refuseUnknownField(entry, VOTE_FIELDS, where);
+    const { e164, tokenId, rating, at: cast, comment } = entry;
+    if (typeof e164 !== 'string' || !E164.test(e164))
+      throw new BackupFileError(`${where}.e164 is not a number in E.164`);
+    if (typeof tokenId !== 'string' || !isTokenId(tokenId))
+      throw new BackupFileError(`${where}.tokenId is not a token id`);
+    if (typeof rating !== 'string' || !RATINGS.has(rating))
+      throw new BackupFileError(`${where}.rating is not one of ${REPORT_RATINGS.join(', ')}`);
+    const time = typeof cast === 'string' ? Date.parse(cast) : Number.NaN;
+    if (!Number.isFinite(time)) throw new BackupFileError(`${where}.at is not an ISO 8601 instant`);
+    if (comment !== undefined && (typeof comment !== 'string' || [...comment].length > COMMENT_MAX_LENGTH))
+      throw new BackupFileError(`${where}.comment is not a string of at most ${COMMENT_MAX_LENGTH} characters`);
+    const key = `${e164} ${tokenId}`;
+    if (seen.has(key)) throw new BackupFileError(`${where}: the token ${tokenId} has two votes on one number`);
+    seen.add(key);
+    return {
+      e164,
+      tokenId,
+      rating: rating as ReportVote['rating'],
+      at: time,
+      ...(comment === undefined ? {} : { comment }),
+    };
+  });
+}
+
 /**
  * A backup file's text, checked whole before anything is restored: its format and version, its
  * sections, and every rule (as the stores check a rule read from their own file: an expired
@@ -119,12 +222,13 @@ export function readBackup(text: string, options: { maxRules?: number } = {}): B
         : '';
     throw new BackupFileError(`not a ${BACKUP_FORMAT} file${format}`);
   }
-  if (value.version !== BACKUP_VERSION) {
+  const sections = SECTIONS_OF_VERSION.get(value.version);
+  if (sections === undefined) {
     throw new BackupFileError(
-      `a ${BACKUP_FORMAT} file of version ${JSON.stringify(value.version)}; this phone-rep restores version ${BACKUP_VERSION} only`,
+      `a ${BACKUP_FORMAT} file of version ${JSON.stringify(value.version)}; this phone-rep restores versions ${[...SECTIONS_OF_VERSION.keys()].join(' and ')}`,
     );
   }
-  const unknown = Object.keys(value).find((key) => !TOP_LEVEL.has(key));
+  const unknown = Object.keys(value).find((key) => !['format', 'version', 'createdAt', ...sections].includes(key));
   if (unknown !== undefined)
     throw new BackupFileError(
       `the file holds a section this version does not know, ${JSON.stringify(unknown)}: restore it with the version that made it`,
@@ -148,5 +252,12 @@ export function readBackup(text: string, options: { maxRules?: number } = {}): B
     seen.add(read.rule);
     return read;
   });
-  return { createdAt: value.createdAt, lists: { rules } };
+  const tokens = sections.has('tokens') && value.tokens !== undefined ? readTokens(value.tokens) : undefined;
+  const reports = sections.has('reports') && value.reports !== undefined ? readVotes(value.reports) : undefined;
+  return {
+    createdAt: value.createdAt,
+    lists: { rules },
+    ...(tokens === undefined ? {} : { tokens }),
+    ...(reports === undefined ? {} : { reports }),
+  };
 }

@@ -301,6 +301,27 @@ export async function openFileReportStore(options: FileReportStoreOptions): Prom
     );
   }
 
+  function replaceAll(votes: readonly ReportVote[], now = clock()): ReturnType<ReportStore['replaceAll']> {
+    const kept = votes.filter((vote) => voteInForce(vote, now, settings.retentionDays));
+    return exclusive(() =>
+      locked(async () => {
+        const before = book.size();
+        book.replaceAll(kept);
+        try {
+          // One atomic write of the whole file: others read it whole (a new inode).
+          await compact(now);
+        } catch (error) {
+          // The file is as it was: read it whole again, so memory holds what it holds.
+          inode = undefined;
+          await catchUp().catch(() => undefined);
+          throw new ReportStoreUnavailable(`the reports file cannot be written (${path}): ${(error as Error).message}`);
+        }
+        changed();
+        return { before, dropped: votes.length - kept.length };
+      }),
+    );
+  }
+
   async function reloadIfChanged(): Promise<void> {
     const info = await stat(path, { bigint: true }).catch((error: unknown) => {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
@@ -365,7 +386,9 @@ export async function openFileReportStore(options: FileReportStoreOptions): Prom
     reportedSpam: (now) => book.reportedSpam(now),
     version: (now) => book.version(now),
     votes: (e164) => book.votes(e164),
+    allVotes: () => [...book.all()],
     record,
+    replaceAll,
     expire,
     refresh: () => reloader.reload(),
     async close() {

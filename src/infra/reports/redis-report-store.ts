@@ -21,6 +21,7 @@ import { sleepUnlessAborted } from '../abortable-sleep.js';
 import { compareStreamIds } from '../lists/redis-list-store.js';
 import { EXPIRE_INTERVAL_MS, type ReportSettings, type ReportStore, type ReportStoreLogger } from './report-store.js';
 import { createVoteBook, DAY_MS, secondsToUtcMidnight, utcDayOf } from './vote-book.js';
+import { voteInForce } from '../../domain/reports/evidence.js';
 
 const NUMBER = 'reports:n:';
 const EXPIRY = 'reports:expiry';
@@ -70,6 +71,43 @@ function decodeVote(e164: string, tokenId: string, json: string): ReportVote | u
     return undefined;
   }
 }
+
+/**
+ * Every vote replaced at once (a restore): each number's hash found through reports:expiry is
+ * deleted, then the given votes written with their index and expiry, and one `reload` change
+ * noted, so every instance reads everything again. KEYS = reports:expiry, reports:version,
+ * reports:changes. ARGV = the hashes' full key prefix, the stream's bound, the retention (ms),
+ * then e164, token id, value, time (ms) for each vote. Returns the votes indexed before.
+ */
+const REPORTS_REPLACE_LUA = `
+local members = redis.call('ZRANGE', KEYS[1], 0, -1)
+local deleted = {}
+for _, member in ipairs(members) do
+  local space = string.find(member, ' ', 1, true)
+  if space then
+    local key = ARGV[1] .. string.sub(member, 1, space - 1)
+    if not deleted[key] then
+      deleted[key] = true
+      redis.call('DEL', key)
+    end
+  end
+end
+redis.call('DEL', KEYS[1])
+local newest = {}
+for i = 4, #ARGV, 4 do
+  local key = ARGV[1] .. ARGV[i]
+  local at = tonumber(ARGV[i + 3])
+  redis.call('HSET', key, ARGV[i + 1], ARGV[i + 2])
+  redis.call('ZADD', KEYS[1], at, ARGV[i] .. ' ' .. ARGV[i + 1])
+  if newest[key] == nil or newest[key] < at then newest[key] = at end
+end
+for key, at in pairs(newest) do
+  redis.call('PEXPIREAT', key, string.format('%.0f', at + tonumber(ARGV[3])))
+end
+local v = redis.call('INCR', KEYS[2])
+redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[2], '*', 'v', v, 'op', 'reload')
+return #members
+`;
 
 function fieldsOf(fields: readonly string[]): Map<string, string> {
   const named = new Map<string, string>();
@@ -165,6 +203,26 @@ export async function openRedisReportStore(options: RedisReportStoreOptions): Pr
     book.put(vote);
     changed();
     return { ok: true, replaced: Number(reply[2]) === 0 };
+  }
+
+  async function replaceAll(votes: readonly ReportVote[], now = clock()): ReturnType<ReportStore['replaceAll']> {
+    const kept = votes.filter((vote) => voteInForce(vote, now, settings.retentionDays));
+    const args = kept.flatMap((vote) => [vote.e164, vote.tokenId, encodeVote(vote), String(vote.at)]);
+    const before = await run('written', (redis) =>
+      redis.eval(
+        REPORTS_REPLACE_LUA,
+        3,
+        EXPIRY,
+        VERSION,
+        CHANGES,
+        `${client.keyPrefix}${NUMBER}`,
+        maxLength,
+        retentionMs,
+        ...args,
+      ),
+    );
+    await readAll();
+    return { before: Number(before), dropped: votes.length - kept.length };
   }
 
   async function expire(now = clock()): Promise<number> {
@@ -267,6 +325,10 @@ export async function openRedisReportStore(options: RedisReportStoreOptions): Pr
                 if (vote !== undefined) book.put(vote);
               } else if (op === 'expire') {
                 book.dropExpired(Number(fields.get('before')) + retentionMs);
+              } else if (op === 'reload') {
+                // Everything replaced (a restore): read it all.
+                needFull = true;
+                break;
               }
               loadedVersion = version;
               lastId = id;
@@ -299,7 +361,9 @@ export async function openRedisReportStore(options: RedisReportStoreOptions): Pr
     reportedSpam: (now) => book.reportedSpam(now),
     version: (now) => book.version(now),
     votes: (e164) => book.votes(e164),
+    allVotes: () => [...book.all()],
     record,
+    replaceAll,
     expire,
     refresh: () => readAll(),
     async close() {

@@ -30,10 +30,18 @@ export interface ReportStore extends CallerReports, ReportRecorder {
   readonly location: string;
   /** The votes held on `e164`, oldest first (for the operator's review). */
   votes(e164: string): ReportVote[];
+  /** Every vote held (a backup; tests checking that nothing was recorded). */
+  allVotes(): ReportVote[];
   /** Deletes the votes past REPORT_RETENTION_DAYS from the store and from memory; how many this call deleted from the store. */
   expire(now?: number): Promise<number>;
   /** Reads the store again (what others wrote). */
   refresh(): Promise<void>;
+  /**
+   * Makes the votes exactly these, less those past retention at `now` (a restore), in one change
+   * every instance follows; resolves with how many were held before and how many given were
+   * dropped as past retention. Throws ReportStoreUnavailable when the store cannot be written.
+   */
+  replaceAll(votes: readonly ReportVote[], now?: number): Promise<{ before: number; dropped: number }>;
   close(): Promise<void>;
 }
 

@@ -72,6 +72,13 @@ export interface TokenStore extends ReporterTokens {
   revoke(id: string, now?: number): Promise<boolean>;
   /** Reads the store again, once this instance's uses noted so far are written. */
   refresh(): Promise<void>;
+  /** Every token held with its hash (a backup: a restored token works again for the phone holding its secret). */
+  storedTokens(): StoredToken[];
+  /**
+   * Makes the tokens exactly these, in one change every instance follows (a restore); resolves
+   * with how many were held before. Throws ReportStoreUnavailable when the store cannot be written.
+   */
+  replaceAll(tokens: readonly StoredToken[]): Promise<{ before: number }>;
   close(): Promise<void>;
 }
 
@@ -114,6 +121,8 @@ interface TokenBackend {
   /** False when there is no such token. */
   revoke(id: string, revokedAt: string): Promise<boolean>;
   touch(id: string, lastUsedAt: string): Promise<void>;
+  /** Puts these tokens in place of every token; how many the store held before. */
+  replaceAll(tokens: readonly StoredToken[]): Promise<number>;
 }
 
 interface Held {
@@ -248,6 +257,13 @@ function createTokenStore(
       await Promise.all([...touches]);
       await reloader.reload();
     },
+    storedTokens: () => held.map((entry) => ({ ...entry.token })),
+    async replaceAll(tokens) {
+      await Promise.all([...touches]);
+      const before = await backend.replaceAll(tokens);
+      await afterChange(() => [...tokens]);
+      return { before };
+    },
     reload: () => reloader.reload(),
     /** The first read, whose failure is the caller's (a file that does not parse stops the start). */
     async readFirst() {
@@ -361,6 +377,8 @@ export async function openFileTokenStore(path: string, options: TokenStoreOption
         if (token === undefined || lastUsedAtAfter(token, lastUsedAt) === false) return { result: undefined };
         return { result: undefined, next: tokens.map((other) => (other === token ? { ...token, lastUsedAt } : other)) };
       }),
+    // The file as it is then, under the lock: replaced whole by one atomic write.
+    replaceAll: (replacement) => write((tokens) => ({ result: tokens.length, next: [...replacement] })),
   };
 
   let watcher: FSWatcher | undefined;
@@ -428,6 +446,14 @@ redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(token))
 redis.call('PUBLISH', ARGV[3], ARGV[1])
 return 1`;
 
+// The hash replaced whole (ARGV: the channel, then id and record pairs): one change, announced once.
+const REPLACE_LUA = `
+local before = redis.call('HLEN', KEYS[1])
+redis.call('DEL', KEYS[1])
+for i = 2, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+redis.call('PUBLISH', ARGV[1], 'restore')
+return before`;
+
 export async function openRedisTokenStore(
   client: RedisClient,
   options: TokenStoreOptions & { ownsClient: boolean },
@@ -483,6 +509,10 @@ export async function openRedisTokenStore(
     },
     async touch(id, lastUsedAt) {
       await run('written', (redis) => redis.eval(TOUCH_LUA, 1, TOKENS_KEY, id, lastUsedAt, channel));
+    },
+    async replaceAll(tokens) {
+      const pairs = tokens.flatMap((token) => [token.id, JSON.stringify(token)]);
+      return Number(await run('written', (redis) => redis.eval(REPLACE_LUA, 1, TOKENS_KEY, channel, ...pairs)));
     },
   };
 
