@@ -91,6 +91,12 @@ const PARTS: BenchPart[] = [
     'benchLists',
   ),
   externalPart('feed', 'Blocklist feed at 1000 entries', 'feed.ts', 'benchFeed'),
+  externalPart(
+    'reports',
+    'Reports: CPU per report; cached /verdict with 0 vs 100,000 reported numbers',
+    'reports.ts',
+    'benchReports',
+  ),
 ];
 
 function describeMachine(): string[] {
