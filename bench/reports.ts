@@ -26,6 +26,7 @@ import {
   cpuSecondsOfTree,
   findFreePort,
   runLoad,
+  runPairedLoad,
   startBuiltServer,
   waitUntilAnswering,
   type RunningProcess,
@@ -296,6 +297,25 @@ export async function benchReports(): Promise<BenchSection> {
         run.rps.push(result.requestsPerSecond);
       }
     }
+    // Paired: both servers loaded at the same time (both on core 0), each by its own generator,
+    // and the CPU each took: their ratio of answers per CPU-second is their ratio of CPU per
+    // cached /verdict at the same moment of the machine.
+    const pairedRatios: number[] = [];
+    const perCpuSecond: [number[], number[]] = [[], []];
+    for (let round = 0; round < ROUNDS; round += 1) {
+      const [alone, held] = await runPairedLoad(
+        [
+          { url: runs[0]?.url ?? '', pid: without.process.child.pid ?? 0 },
+          { url: runs[1]?.url ?? '', pid: withReports.process.child.pid ?? 0 },
+        ],
+        { connections: 16, durationSeconds: ROUND_SECONDS, core: 1 },
+      );
+      if (alone.failures + held.failures > 0) throw new Error('a paired run had failed requests');
+      pairedRatios.push(held.answersPerCpuSecond / alone.answersPerCpuSecond);
+      perCpuSecond[0].push(alone.answersPerCpuSecond);
+      perCpuSecond[1].push(held.answersPerCpuSecond);
+    }
+    const pairedRatio = median(pairedRatios);
     const [base, other, reported] = runs.map((run) => median(run.rps)) as [number, number, number];
     const ratioOf = (at: number): number =>
       median(runs[at]?.rps.map((value, round) => value / (runs[0]?.rps[round] ?? Number.NaN)) ?? []);
@@ -339,6 +359,12 @@ export async function benchReports(): Promise<BenchSection> {
         met: otherRatio >= 0.95,
       },
       {
+        label: `cached /verdict, ${formatNumber(REPORTED)} reported numbers, paired: answers per CPU-second (median of ${ROUNDS})`,
+        value: formatNumber(median(perCpuSecond[1])),
+        baseline: `${formatNumber(median(perCpuSecond[0]))} (0 reported numbers, at the same time)`,
+        ratio: formatPercent(pairedRatio),
+      },
+      {
         label: `cached /verdict of a reported number, ${formatNumber(REPORTED)} reported numbers: requests/s (median of ${ROUNDS})`,
         value: formatNumber(reported),
         baseline: `${formatNumber(base)} (a number not reported, 0 reported numbers)`,
@@ -358,6 +384,7 @@ export async function benchReports(): Promise<BenchSection> {
         "What a report costs is the file store's write, done for every vote: the lock file created, written and removed, the file opened and stat'ed to catch up with other writers, the line appended and fsynced, the file stat'ed again: a dozen file-system calls through libuv's thread pool, each a hand-off between threads. The fsync's time waiting for the disk is not CPU; the kernel's work for it is (stime).",
         `The seeded store: ${formatNumber(REPORTED)} 065 numbers, each with a fraud and an advertising vote from two tokens an hour old, written with the store's own line format (voteLine) and writeFileAtomically, as its compaction writes the file, and read back by the store (two votes, verdict spam) before the servers start.`,
         `Rounds of ${ROUND_SECONDS} s, 16 connections (${closedLoopGenerator()}, pinned to core 1; both servers on core 0), the three runs in turn, in reverse order every other round; the ratios are the medians of the rounds' ratios (each run over the 0-reported-numbers run of its round), the values the medians of the rounds; per round (requests/s): ${runs.map((run) => `${run.name} ${run.rps.map((v) => formatNumber(v)).join(', ')}`).join('; ')}.`,
+        `Paired runs (both servers loaded at once, ${ROUND_SECONDS} s, 16 connections each, CPU of each process tree from /proc): the ratio of CPU per cached /verdict at the same moment, which the machine's load changing between runs does not move; per round: ${pairedRatios.map((value) => formatPercent(value)).join(', ')}.`,
         evidenceShown
           ? "The reported number's /verdict carries its evidence (meta.reports)."
           : "In this tree /verdict does not yet carry the reports' evidence (its wiring lands later): both /verdict rows measure a server holding the votes in memory, not the evidence computed per request; run again once it lands.",
