@@ -9,7 +9,7 @@
 //   interleaved, same load generator: the reports must not slow it. A reported number's
 //   `/verdict` as an extra row. The memory of 100,000 reported numbers: the two servers' RSS
 //   after start and the same warm-up.
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -395,5 +395,7 @@ export async function benchReports(): Promise<BenchSection> {
   } finally {
     await Promise.all(running.map((process) => process.stop()));
     await upstreams.close();
+    // The seeded file alone is 20 MB of numbers.
+    rmSync(root, { recursive: true, force: true });
   }
 }
