@@ -5,7 +5,7 @@
 // their exported function name when their file exists; a part that is absent or fails gets a
 // section saying so. `npm run bench -- memory scale` runs only the named parts and replaces only
 // their sections in docs/benchmark-results.md, keeping the others from the last run.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -29,7 +29,7 @@ interface LinesResult {
 
 type PartResult = BenchSection | LinesResult;
 
-interface BenchPart {
+export interface BenchPart {
   /** What `npm run bench -- <name>` selects it by. */
   name: string;
   title: string;
@@ -77,7 +77,8 @@ function externalPart(name: string, title: string, file: string, exportName: str
   };
 }
 
-const PARTS: BenchPart[] = [
+/** Every part, in the order a whole run takes them (exported for test/bench/parts.test.ts). */
+export const PARTS: BenchPart[] = [
   { name: 'hot-path', title: 'Hot path: cached lookups vs bare Fastify', run: () => benchHotPath() },
   externalPart('cold-path', 'Cold path: engine overhead and coalescing', 'cold-path.ts', 'benchColdPath'),
   externalPart('numbering', 'Number intelligence: phoneInfo vs bare libphonenumber', 'numbering.ts', 'benchNumbering'),
@@ -91,6 +92,12 @@ const PARTS: BenchPart[] = [
     'benchLists',
   ),
   externalPart('feed', 'Blocklist feed at 1000 entries', 'feed.ts', 'benchFeed'),
+  externalPart(
+    'reports',
+    'Reports: CPU per report; cached /verdict with 0 vs 100,000 reported numbers',
+    'reports.ts',
+    'benchReports',
+  ),
 ];
 
 function describeMachine(): string[] {
@@ -130,7 +137,7 @@ function stealNote(before: ReturnType<typeof machineCpuTicks>): string | undefin
 }
 
 /** The parts named on the command line (all when none is); an unknown name stops the run before anything runs. */
-function selectParts(names: string[]): BenchPart[] {
+export function selectParts(names: string[]): BenchPart[] {
   if (names.length === 0) return PARTS;
   const known = new Set(PARTS.map((part) => part.name));
   const unknown = names.filter((name) => !known.has(name));
@@ -296,7 +303,19 @@ async function main(): Promise<void> {
   );
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  process.exit(1);
-});
+/** Run as the script (`tsx bench/run.ts`), not imported (a test reading the parts). */
+function runAsScript(): boolean {
+  const script = process.argv[1];
+  if (script === undefined) return false;
+  try {
+    return pathToFileURL(realpathSync(script)).href === import.meta.url;
+  } catch {
+    return false;
+  }
+}
+
+if (runAsScript())
+  main().catch((error: unknown) => {
+    process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  });

@@ -81,7 +81,8 @@ function parseLine(text: string): Line | undefined {
   return { kind: 'vote', vote, recordedAt: typeof line.rec === 'number' ? line.rec : undefined };
 }
 
-function voteLine(vote: ReportVote, recordedAt?: number): string {
+/** One vote as a line of the file (without its newline): what `record()` appends and compaction writes; exported for the bench that seeds a file of 100,000 numbers. */
+export function voteLine(vote: ReportVote, recordedAt?: number): string {
   return JSON.stringify({
     n: vote.e164,
     t: vote.tokenId,
