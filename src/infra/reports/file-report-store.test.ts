@@ -126,6 +126,34 @@ describe('the reports file', () => {
     expect(reread.evidence(NUMBER)?.reporters).toBe(20);
   });
 
+  it('writes the votes asked at once together, each checked against its cap in the order asked', async () => {
+    const path = freshPath();
+    const store = await openStore(path, { maxPerTokenDay: 3 });
+    // The first vote starts a write; the nine asked meanwhile ride along in the next one.
+    const outcomes = await Promise.all([
+      ...Array.from({ length: 5 }, (_, at) => store.record(vote('tok_a', 'fraud', NOW, `+3361234560${at}`))),
+      store.record(vote('tok_b', 'fraud', NOW, '+33612345600')),
+      store.record(vote('tok_b', 'advertising', NOW, '+33612345600')),
+      store.record(vote('tok_c', 'legitimate', NOW, '+33612345609')),
+    ]);
+    expect(outcomes.map((outcome) => (outcome.ok ? outcome.replaced : outcome.reason))).toEqual([
+      false,
+      false,
+      false,
+      'token_day_cap',
+      'token_day_cap',
+      false,
+      true,
+      false,
+    ]);
+    // One line per vote recorded, none for the two refused; another reader sees the same votes.
+    expect(readFileSync(path, 'utf8').trim().split('\n')).toHaveLength(6);
+    const reread = await openStore(path, { maxPerTokenDay: 3 });
+    expect(reread.evidence('+33612345600')).toMatchObject({ reporters: 2, categories: { fraud: 1, advertising: 1 } });
+    expect(reread.evidence('+33612345603')).toBeNull();
+    expect((await reread.record(vote('tok_a', 'fraud', NOW, '+33612345608'))).ok).toBe(false);
+  });
+
   it('deletes votes past REPORT_RETENTION_DAYS from the file, and the other store drops them too', async () => {
     const path = freshPath();
     const events = changeEvents();

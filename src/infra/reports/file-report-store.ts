@@ -258,48 +258,97 @@ export async function openFileReportStore(options: FileReportStoreOptions): Prom
     });
   }
 
-  function record(vote: ReportVote, now = clock()): ReturnType<ReportStore['record']> {
-    return exclusive(() =>
-      locked(async () => {
-        const day = utcDayOf(now);
-        const held = caps.get(vote.tokenId);
-        const used = held?.day === day ? held.count : 0;
-        if (used >= settings.maxPerTokenDay)
-          return { ok: false, reason: 'token_day_cap', retryAfterSeconds: secondsToUtcMidnight(now) } as const;
-        // A torn last line (a crash mid-append) is ended first, so this vote starts a line of its own.
-        const text = `${size > offset ? '\n' : ''}${voteLine(vote, now)}\n`;
-        try {
-          const handle = await open(path, 'a', 0o644);
+  type Outcome = Awaited<ReturnType<ReportStore['record']>>;
+  interface Pending {
+    vote: ReportVote;
+    now: number;
+    resolve: (outcome: Outcome) => void;
+    reject: (error: unknown) => void;
+  }
+  /** Votes waiting for the next write: every vote asked while a write runs goes in the one after it. */
+  let pending: Pending[] = [];
+
+  /**
+   * Writes the votes waiting, all at once (group commit): one lock, one append and one fsync for
+   * the batch, each vote checked against its token's cap in the order asked. A vote refused by
+   * the cap changes nothing; when the append fails, every vote of the batch fails unrecorded.
+   */
+  async function flush(): Promise<void> {
+    const batch = pending;
+    pending = [];
+    if (batch.length === 0) return;
+    try {
+      await locked(async () => {
+        const outcomes: Outcome[] = [];
+        const accepted: Array<{ vote: ReportVote; day: string; text: string }> = [];
+        const counts = new Map<string, { day: string; count: number }>();
+        for (const { vote, now } of batch) {
+          const day = utcDayOf(now);
+          const held = counts.get(vote.tokenId) ?? caps.get(vote.tokenId);
+          const used = held?.day === day ? held.count : 0;
+          if (used >= settings.maxPerTokenDay) {
+            outcomes.push({ ok: false, reason: 'token_day_cap', retryAfterSeconds: secondsToUtcMidnight(now) });
+            continue;
+          }
+          counts.set(vote.tokenId, { day, count: used + 1 });
+          accepted.push({ vote, day, text: voteLine(vote, now) });
+          outcomes.push({ ok: true, replaced: false });
+        }
+        if (accepted.length > 0) {
+          // A torn last line (a crash mid-append) is ended first, so these votes start lines of their own.
+          const text = `${size > offset ? '\n' : ''}${accepted.map((each) => each.text).join('\n')}\n`;
           try {
-            await handle.writeFile(text, 'utf8');
-            await handle.sync();
-          } finally {
-            await handle.close();
+            const handle = await open(path, 'a', 0o644);
+            try {
+              await handle.writeFile(text, 'utf8');
+              await handle.sync();
+            } finally {
+              await handle.close();
+            }
+            const info = await stat(path, { bigint: true });
+            if (info.ino !== inode) {
+              // The file was created by this append: its directory entry is made durable too.
+              const directory = await open(dirname(path), 'r');
+              await directory.sync().finally(() => directory.close());
+            }
+            inode = info.ino;
+            offset = size = Number(info.size);
+          } catch (error) {
+            throw new ReportStoreUnavailable(
+              `the reports file cannot be written (${path}): ${(error as Error).message}`,
+            );
           }
-          const info = await stat(path, { bigint: true });
-          if (info.ino !== inode) {
-            // The file was created by this append: its directory entry is made durable too.
-            const directory = await open(dirname(path), 'r');
-            await directory.sync().finally(() => directory.close());
+          lines += accepted.length;
+          let next = 0;
+          for (const [at, outcome] of outcomes.entries()) {
+            if (!outcome.ok) continue;
+            const { vote, day } = accepted[next] as (typeof accepted)[number];
+            next += 1;
+            outcomes[at] = { ok: true, replaced: book.put(vote) };
+            const held = caps.get(vote.tokenId);
+            caps.set(vote.tokenId, { day, count: held?.day === day ? held.count + 1 : 1 });
           }
-          inode = info.ino;
-          offset = size = Number(info.size);
-        } catch (error) {
-          throw new ReportStoreUnavailable(`the reports file cannot be written (${path}): ${(error as Error).message}`);
+          changed();
+          if (lines > 2 * book.size() + COMPACT_SLACK_LINES) {
+            // The votes are kept already: a compaction that fails is tried again by the next write.
+            await compact(batch[batch.length - 1]?.now ?? clock()).catch((error: unknown) =>
+              logger?.warn({ err: (error as Error).message.slice(0, 200) }, 'reports file: compaction failed'),
+            );
+          }
         }
-        lines += 1;
-        const replaced = book.put(vote);
-        caps.set(vote.tokenId, { day, count: used + 1 });
-        changed();
-        if (lines > 2 * book.size() + COMPACT_SLACK_LINES) {
-          // The vote is kept already: a compaction that fails is tried again by the next vote.
-          await compact(now).catch((error: unknown) =>
-            logger?.warn({ err: (error as Error).message.slice(0, 200) }, 'reports file: compaction failed'),
-          );
-        }
-        return { ok: true, replaced } as const;
-      }),
-    );
+        for (const [at, item] of batch.entries()) item.resolve(outcomes[at] as Outcome);
+      });
+    } catch (error) {
+      for (const item of batch) item.reject(error);
+    }
+  }
+
+  function record(vote: ReportVote, now = clock()): ReturnType<ReportStore['record']> {
+    return new Promise<Outcome>((resolve, reject) => {
+      pending.push({ vote, now, resolve, reject });
+      // The first vote of a batch asks for its write; the others ride along with it.
+      if (pending.length === 1) void exclusive(flush);
+    });
   }
 
   function replaceAll(votes: readonly ReportVote[], now = clock()): ReturnType<ReportStore['replaceAll']> {
