@@ -431,7 +431,7 @@ describe('phone-rep data', () => {
     const run = capture(env());
     expect(await runCli(['nope'], run.io)).toBe(2);
     expect(run.err.join('\n')).toContain(
-      'usage: phone-rep <lookup|info|batch|serve|canary|data|list|backup|restore> …',
+      'usage: phone-rep <lookup|info|batch|serve|canary|data|list|token|backup|restore> …',
     );
   });
 });
