@@ -4,12 +4,13 @@
 // callers. A caller this deployment's reporters confidently reported as spam (evidence verdict
 // `spam`) is refused although the sites know nothing against it, and no site is asked; the
 // control, the same kind of caller with reports below the bar, is put through after the sites
-// were asked. The reports are an in-memory CallerReports (harness/caller-reports.ts): the store
-// behind it is another part's, this test is about the call flow.
+// were asked. The votes are real ones in the service's own report store (the file beside its lists).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../harness/servers.js';
 import { startFakeUpstreamSites, type FakeUpstreamSites } from '../../harness/upstream-sites.js';
-import { evidenceOf, InMemoryCallerReports } from '../../harness/caller-reports.js';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   placeCalls,
   sipSoftwareInstalled,
@@ -31,10 +32,6 @@ describe('Kamailio with the shipped config and the deployment’s reports', () =
   let server: TestServer;
   let callee: Callee;
   let kamailio: Kamailio;
-  const reports = new InMemoryCallerReports({
-    '+33612345677': evidenceOf('spam', { fraud: 2 }),
-    '+33612345676': evidenceOf('suspect', { fraud: 1 }),
-  });
   beforeAll(async () => {
     if (!sipSoftwareInstalled()) {
       throw new Error(
@@ -50,9 +47,20 @@ describe('Kamailio with the shipped config and the deployment’s reports', () =
         RATE_LIMIT_MAX: '0',
         SOURCE_TIMEOUT_MS: '3000',
         LOOKUP_TIMEOUT_MS: '4000',
+        LISTS_FILE: join(mkdtempSync(join(tmpdir(), 'phone-rep-sip-reports-')), 'lists.csv'),
       },
-      overrides: { callerReports: reports },
     });
+    // Real votes in the service's own report store (the file beside the lists): two phones
+    // reported the spammer, one the other caller.
+    const now = Date.now();
+    for (const [e164, tokenId] of [
+      ['+33612345677', 'tok_phone00001'],
+      ['+33612345677', 'tok_phone00002'],
+      ['+33612345676', 'tok_phone00001'],
+    ] as const)
+      expect((await server.deps.reports.record({ e164, tokenId, rating: 'fraud', at: now }, now)).ok).toBe(true);
+    expect(server.deps.reports.evidence('+33612345677')?.verdict).toBe('spam');
+    expect(server.deps.reports.evidence('+33612345676')?.verdict).toBe('suspect');
     callee = await startCallee();
     kamailio = await startKamailio({
       serviceUrl: server.baseUrl,
