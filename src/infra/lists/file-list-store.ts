@@ -25,7 +25,7 @@
 //   systems, some containers), by a stat poll every POLL_MS. A file that does not parse is
 //   refused with a log line naming the file and the line (a refused rule as its keyed hash: it
 //   may be a number); the rules in force stay.
-import { constants, watch, type FSWatcher } from 'node:fs';
+import { constants } from 'node:fs';
 import { mkdir, open, readFile, readlink, realpath, rename, stat, unlink, utimes } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -36,6 +36,7 @@ import type { KeyedHasher } from '../../domain/ports/key-hasher.js';
 import { FILE_COLUMNS, formatRuleLine, ListCsvError } from '../../domain/lists/list-csv.js';
 import type { RuleContext } from '../../domain/lists/rules.js';
 import { createKeyedHasher } from '../hash.js';
+import { watchFileWithPoll } from '../watch-file.js';
 import {
   buildIndexInSlices,
   createLiveIndex,
@@ -525,26 +526,8 @@ export async function openFileListStore(options: FileListStoreOptions): Promise<
     });
   }
 
-  let watcher: FSWatcher | undefined;
-  let poll: NodeJS.Timeout | undefined;
-  if (options.watch !== false) {
-    // The target's directory: a link's own directory does not see its target replaced.
-    const name = basename(path);
-    try {
-      watcher = watch(dirname(path), { persistent: false }, (_event, filename) => {
-        if (filename === null || filename === name) void scheduleReload();
-      });
-      watcher.on('error', () => {
-        watcher?.close();
-        watcher = undefined;
-      });
-    } catch {
-      // The directory does not exist yet (created on first write) or cannot be watched: the poll sees it.
-      watcher = undefined;
-    }
-    poll = setInterval(() => void scheduleReload(), POLL_MS);
-    poll.unref();
-  }
+  // The target's directory: a link's own directory does not see its target replaced.
+  const watching = options.watch === false ? undefined : watchFileWithPoll(path, scheduleReload, POLL_MS);
 
   return {
     kind: 'file',
@@ -591,8 +574,7 @@ export async function openFileListStore(options: FileListStoreOptions): Promise<
     refresh: () => scheduleReload(),
     async close() {
       closed = true;
-      watcher?.close();
-      if (poll !== undefined) clearInterval(poll);
+      watching?.close();
       await reloader.running();
     },
   };

@@ -32,6 +32,39 @@ export interface OpenListStoreOptions {
   redisClient?: RedisClient;
 }
 
+/**
+ * The client a store on the location's Redis uses: the service's shared one, else one of the
+ * CLI's own (owned: the store quits it on close).
+ */
+export function redisClientFor(
+  redisUrl: string,
+  location: ListsLocation,
+  shared: RedisClient | undefined,
+): { client: RedisClient; owned: boolean } {
+  if (shared !== undefined) return { client: shared, owned: false };
+  const client = createRedisClient(redisUrl, {
+    keyPrefix: location.redisKeyPrefix,
+    ...(location.redisCommandTimeoutMs === undefined ? {} : { commandTimeoutMs: location.redisCommandTimeoutMs }),
+  });
+  return { client, owned: true };
+}
+
+/** Opens a store on the location's Redis (redisClientFor); a client of its own is quit again if it does not open. */
+export async function openOnRedis<T>(
+  redisUrl: string,
+  location: ListsLocation,
+  shared: RedisClient | undefined,
+  open: (client: RedisClient, owned: boolean) => Promise<T>,
+): Promise<T> {
+  const { client, owned } = redisClientFor(redisUrl, location, shared);
+  try {
+    return await open(client, owned);
+  } catch (error) {
+    if (owned) await client.quit();
+    throw error;
+  }
+}
+
 export async function openListStore(location: ListsLocation, options: OpenListStoreOptions): Promise<ListStore> {
   const path = location.listsFile;
   const common = {
@@ -40,24 +73,14 @@ export async function openListStore(location: ListsLocation, options: OpenListSt
     watch: options.watch,
   };
   if (location.redisUrl !== undefined) {
-    const owned = options.redisClient === undefined;
-    const client =
-      options.redisClient ??
-      createRedisClient(location.redisUrl, {
-        keyPrefix: location.redisKeyPrefix,
-        ...(location.redisCommandTimeoutMs === undefined ? {} : { commandTimeoutMs: location.redisCommandTimeoutMs }),
-      });
-    try {
-      return await openRedisListStore({
+    return openOnRedis(location.redisUrl, location, options.redisClient, (client, owned) =>
+      openRedisListStore({
         client,
         ownsClient: owned,
         file: { path, context: options.context, mirror: location.listsFileSet === true },
         ...common,
-      });
-    } catch (error) {
-      if (owned) await client.quit();
-      throw error;
-    }
+      }),
+    );
   }
   return openFileListStore({
     path,

@@ -28,13 +28,12 @@
 // (lists-file-mirror.ts), so a restart of Redis and of every instance, in any order, loses
 // nothing acknowledged. docs/lists.md says the same for operators.
 import { randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import type { ListRule } from '../../domain/ports/operator-lists.js';
 import type { RuleContext } from '../../domain/lists/rules.js';
 import { isRuleSpelling } from '../../domain/lists/rule-key.js';
-import type { RedisClient } from '../redis/redis-client.js';
+import { redisReadyWithin, type RedisClient } from '../redis/redis-client.js';
 import type { ScriptedRedis } from '../redis/scripts.js';
-import { sleepUnlessAborted } from '../abortable-sleep.js';
+import { compareStreamIds, followChangeStream } from '../redis/change-stream-follower.js';
 import { letLoopThrough } from '../runtime/event-loop-slices.js';
 import {
   buildIndexInSlices,
@@ -52,10 +51,6 @@ const EPOCH = 'lists:epoch';
 const STAGED = 'lists:staged:';
 /** About how many changes the stream keeps: an instance further behind reads everything again. */
 export const STREAM_MAX_LENGTH = 10_000;
-/** How long one XREAD waits for a change before it is sent again. */
-const BLOCK_MS = 5_000;
-/** Pause before trying again after Redis failed a read. */
-const RETRY_MS = 250;
 /** How long a write waits for this instance's reader to reach it before reading everything itself. */
 const CATCH_UP_MS = 2_000;
 const HSCAN_COUNT = 1000;
@@ -99,13 +94,6 @@ function decode(spelling: string, json: string): ListRule | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** Orders two stream ids (`<ms>-<seq>`). */
-export function compareStreamIds(a: string, b: string): number {
-  const [aMs = 0, aSeq = 0] = a.split('-').map(Number);
-  const [bMs = 0, bSeq = 0] = b.split('-').map(Number);
-  return aMs === bMs ? aSeq - bSeq : aMs - bMs;
 }
 
 interface Change {
@@ -518,11 +506,7 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
   // Opening: wait a little for Redis. Down at start does not stop the service (the caches and
   // limits fall back to memory): the lists start empty, say so loudly, and are read (and the file
   // imported if Redis holds none) once Redis answers.
-  // Waits only while the first connection is being made: a refused one does not wait the deadline out.
-  const deadline = Date.now() + (options.connectWaitMs ?? 2000);
-  while (['wait', 'connecting', 'connect'].includes(client.redis.status) && Date.now() < deadline)
-    await sleepUnlessAborted(20, stop.signal);
-  let reachable = client.redis.status === 'ready';
+  let reachable = await redisReadyWithin(client.redis, options.connectWaitMs ?? 2000, stop.signal);
   if (reachable) {
     try {
       await readAll();
@@ -542,81 +526,47 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
     );
   }
 
-  // The reader: XREAD BLOCK on a connection of its own (see the top of this file). It fails at
+  // The reader: XREAD BLOCK on a connection of its own (change-stream-follower.ts). It fails at
   // once when its connection drops (no retry of the command), so a reconnection is a full read.
-  let blocking: Redis | undefined;
-  let following: Promise<void> | undefined;
-  if (watching) {
-    // No command timeout (a blocked XREAD is silent by design); ioredis' blockingTimeout bounds it
-    // instead, at BLOCK_MS and a grace, so a half-dead socket is still found out.
-    blocking = client.redis.duplicate({
-      commandTimeout: undefined,
-      blockingTimeout: BLOCK_MS,
-      enableOfflineQueue: true,
-      maxRetriesPerRequest: 0,
-      lazyConnect: true,
-      connectionName: 'phonerep-lists-reader',
-    });
-    blocking.on('error', () => undefined); // the shared client logs Redis' outages
-    const reader = blocking;
-    following = (async () => {
-      let needFull = !reachable;
-      let failing = false;
-      while (!closed) {
-        try {
-          if (needFull) {
-            await readAll();
-            needFull = false;
-            if (failing) logger?.info({ lists: 'read' }, 'lists: Redis answers again; the lists are read');
-            failing = false;
+  const follower = watching
+    ? followChangeStream({
+        redis: client.redis,
+        connectionName: 'phonerep-lists-reader',
+        stream: CHANGES,
+        subject: 'lists',
+        logger,
+        readFirst: !reachable,
+        lastId: () => lastId,
+        readAll,
+        apply(id, fields) {
+          const change = changeOf(id, fields);
+          // The first epoch set by a change is taken as it comes; any other new one is a write-back.
+          if (
+            change.version !== loadedVersion + 1 ||
+            change.op === 'reload' ||
+            change.rule === undefined ||
+            (heldEpoch !== '' && change.epoch !== heldEpoch)
+          )
+            return false;
+          heldEpoch = change.epoch;
+          const index = live.current();
+          if (change.op === 'remove') index.delete(change.rule);
+          else if (change.value !== undefined) {
+            const rule = decode(change.rule, change.value);
+            if (rule !== undefined) index.set(rule);
           }
-          const reply = await reader.xread('BLOCK', BLOCK_MS, 'STREAMS', CHANGES, lastId);
-          let applied = false;
-          for (const [, entries] of reply ?? []) {
-            for (const [id, fields] of entries) {
-              if (compareStreamIds(id, lastId) <= 0) continue; // a full read meanwhile went past it
-              const change = changeOf(id, fields);
-              // The first epoch set by a change is taken as it comes; any other new one is a write-back.
-              if (
-                change.version !== loadedVersion + 1 ||
-                change.op === 'reload' ||
-                change.rule === undefined ||
-                (heldEpoch !== '' && change.epoch !== heldEpoch)
-              ) {
-                needFull = true;
-                break;
-              }
-              heldEpoch = change.epoch;
-              const index = live.current();
-              if (change.op === 'remove') index.delete(change.rule);
-              else if (change.value !== undefined) {
-                const rule = decode(change.rule, change.value);
-                if (rule !== undefined) index.set(rule);
-              }
-              loadedVersion = change.version;
-              lastId = id;
-              applied = true;
-            }
-            if (needFull) break;
-          }
-          if (applied) {
-            advanced();
-            options.onChange?.();
-          }
-        } catch (error) {
-          if (closed) return;
-          if (!failing)
-            logger?.warn(
-              { err: (error instanceof Error ? error.message : String(error)).slice(0, 200) },
-              'lists: following the changes in Redis failed; everything is read again once it answers',
-            );
-          failing = true;
-          needFull = true;
-          await sleepUnlessAborted(RETRY_MS, stop.signal);
-        }
-      }
-    })();
-  }
+          loadedVersion = change.version;
+          lastId = id;
+          return true;
+        },
+        changed() {
+          advanced();
+          options.onChange?.();
+        },
+        closed: () => closed,
+        signal: stop.signal,
+      })
+    : undefined;
 
   return {
     kind: 'redis',
@@ -640,8 +590,7 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
     async close() {
       closed = true;
       stop.abort();
-      blocking?.disconnect();
-      await following;
+      await follower?.stop();
       await reads;
       await mirrorRun?.catch(() => undefined);
       if (options.ownsClient === true) await client.quit();

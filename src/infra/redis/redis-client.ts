@@ -27,6 +27,7 @@
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import { Redis, type RedisOptions } from 'ioredis';
 import { REDIS_SCRIPTS, type ScriptedRedis } from './scripts.js';
+import { sleepUnlessAborted } from '../abortable-sleep.js';
 
 export type RedisHealth = 'ok' | 'degraded';
 
@@ -300,4 +301,15 @@ export function withDeadline<T>(promise: Promise<T>, timeoutMs: number): Promise
       },
     );
   });
+}
+
+/**
+ * Waits up to `waitMs` while the connection's first attempt is being made (a store opening on
+ * Redis); a refused connection does not wait the deadline out. Whether Redis is ready then.
+ */
+export async function redisReadyWithin(redis: Redis, waitMs: number, signal: AbortSignal): Promise<boolean> {
+  const deadline = Date.now() + waitMs;
+  while (['wait', 'connecting', 'connect'].includes(redis.status) && Date.now() < deadline)
+    await sleepUnlessAborted(20, signal);
+  return redis.status === 'ready';
 }

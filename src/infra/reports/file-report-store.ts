@@ -17,13 +17,13 @@
 // - Others' changes are seen as the lists file's are: fs.watch on the directory and a stat poll
 //   every POLL_MS. Appended lines are read from where the last read stopped; a file replaced
 //   (compaction, a restore) is read whole.
-import { watch, type FSWatcher } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
-import { basename, dirname } from 'node:path';
+import { dirname } from 'node:path';
 import { REPORT_RATINGS, ReportStoreUnavailable, type ReportVote } from '../../domain/ports/caller-reports.js';
 import { voteInForce } from '../../domain/reports/evidence.js';
 import { POLL_MS, takeLock, writeFileAtomically, type HeldLock } from '../lists/file-list-store.js';
 import { createSerialReloader } from '../lists/list-store.js';
+import { watchFileWithPoll, type FileWatch } from '../watch-file.js';
 import { EXPIRE_INTERVAL_MS, type ReportSettings, type ReportStore, type ReportStoreLogger } from './report-store.js';
 import { createVoteBook, secondsToUtcMidnight, utcDayOf } from './vote-book.js';
 
@@ -407,24 +407,10 @@ export async function openFileReportStore(options: FileReportStoreOptions): Prom
       );
   await expireLogged();
 
-  let watcher: FSWatcher | undefined;
-  let poll: NodeJS.Timeout | undefined;
+  let watching: FileWatch | undefined;
   let expiry: NodeJS.Timeout | undefined;
   if (options.watch !== false) {
-    const name = basename(path);
-    try {
-      watcher = watch(dirname(path), { persistent: false }, (_event, filename) => {
-        if (filename === null || filename === name) void reloader.reload();
-      });
-      watcher.on('error', () => {
-        watcher?.close();
-        watcher = undefined;
-      });
-    } catch {
-      watcher = undefined; // no directory yet, or not watchable: the poll sees the file
-    }
-    poll = setInterval(() => void reloader.reload(), POLL_MS);
-    poll.unref();
+    watching = watchFileWithPoll(path, () => reloader.reload(), POLL_MS);
     expiry = setInterval(() => void expireLogged(), EXPIRE_INTERVAL_MS);
     expiry.unref();
   }
@@ -443,8 +429,7 @@ export async function openFileReportStore(options: FileReportStoreOptions): Prom
     refresh: () => reloader.reload(),
     async close() {
       closed = true;
-      watcher?.close();
-      if (poll !== undefined) clearInterval(poll);
+      watching?.close();
       if (expiry !== undefined) clearInterval(expiry);
       await reloader.running();
       await queue;

@@ -10,15 +10,13 @@
 //
 // A vote and its cap check are one script (REPORTS_RECORD_LUA): two instances recording at once
 // lose nothing and never pass the cap together. Every instance follows the stream as the lists
-// do (redis-list-store.ts): a blocking XREAD on a connection of its own, changes applied in
+// do (redis/change-stream-follower.ts): a blocking XREAD on a connection of its own, changes applied in
 // version order, anything else (a gap, a trimmed stream, a lost connection) a full read. Its own
 // vote is in force here as soon as Redis took it.
-import type { Redis } from 'ioredis';
 import { REPORT_RATINGS, ReportStoreUnavailable, type ReportVote } from '../../domain/ports/caller-reports.js';
-import type { RedisClient } from '../redis/redis-client.js';
+import { redisReadyWithin, type RedisClient } from '../redis/redis-client.js';
 import type { ScriptedRedis } from '../redis/scripts.js';
-import { sleepUnlessAborted } from '../abortable-sleep.js';
-import { compareStreamIds } from '../lists/redis-list-store.js';
+import { followChangeStream, type ChangeStreamFollower } from '../redis/change-stream-follower.js';
 import { EXPIRE_INTERVAL_MS, type ReportSettings, type ReportStore, type ReportStoreLogger } from './report-store.js';
 import { createVoteBook, DAY_MS, secondsToUtcMidnight, utcDayOf } from './vote-book.js';
 import { voteInForce } from '../../domain/reports/evidence.js';
@@ -30,8 +28,6 @@ const VERSION = 'reports:version';
 const CHANGES = 'reports:changes';
 /** About how many changes the stream keeps: an instance further behind reads everything again. */
 export const STREAM_MAX_LENGTH = 10_000;
-const BLOCK_MS = 5_000;
-const RETRY_MS = 250;
 const READ_BATCH = 500;
 const EXPIRE_BATCH = 1000;
 
@@ -262,10 +258,7 @@ export async function openRedisReportStore(options: RedisReportStoreOptions): Pr
       );
 
   // Opening: as the lists, wait a little for Redis; down at start, no vote counts until it answers.
-  const deadline = Date.now() + (options.connectWaitMs ?? 2000);
-  while (['wait', 'connecting', 'connect'].includes(client.redis.status) && Date.now() < deadline)
-    await sleepUnlessAborted(20, stop.signal);
-  let reachable = client.redis.status === 'ready';
+  let reachable = await redisReadyWithin(client.redis, options.connectWaitMs ?? 2000, stop.signal);
   if (reachable) {
     try {
       await readAll();
@@ -283,73 +276,40 @@ export async function openRedisReportStore(options: RedisReportStoreOptions): Pr
     );
   }
 
-  let blocking: Redis | undefined;
-  let following: Promise<void> | undefined;
+  let follower: ChangeStreamFollower | undefined;
   let expiry: NodeJS.Timeout | undefined;
   if (watching) {
-    blocking = client.redis.duplicate({
-      commandTimeout: undefined,
-      blockingTimeout: BLOCK_MS,
-      enableOfflineQueue: true,
-      maxRetriesPerRequest: 0,
-      lazyConnect: true,
+    follower = followChangeStream({
+      redis: client.redis,
       connectionName: 'phonerep-reports-reader',
-    });
-    blocking.on('error', () => undefined); // the shared client logs Redis' outages
-    const reader = blocking;
-    following = (async () => {
-      let needFull = !reachable;
-      let failing = false;
-      while (!closed) {
-        try {
-          if (needFull) {
-            await readAll();
-            needFull = false;
-            if (failing) logger?.info({ reports: 'read' }, 'reports: Redis answers again; the reports are read');
-            failing = false;
-          }
-          const reply = await reader.xread('BLOCK', BLOCK_MS, 'STREAMS', CHANGES, lastId);
-          let applied = false;
-          for (const [, entries] of reply ?? []) {
-            for (const [id, list] of entries) {
-              if (compareStreamIds(id, lastId) <= 0) continue;
-              const fields = fieldsOf(list);
-              const version = Number(fields.get('v') ?? Number.NaN);
-              if (version !== loadedVersion + 1) {
-                needFull = true;
-                break;
-              }
-              const op = fields.get('op');
-              if (op === 'put') {
-                const vote = decodeVote(fields.get('n') ?? '', fields.get('t') ?? '', fields.get('value') ?? '');
-                if (vote !== undefined) book.put(vote);
-              } else if (op === 'expire') {
-                book.dropExpired(Number(fields.get('before')) + retentionMs);
-              } else if (op === 'reload') {
-                // Everything replaced (a restore): read it all.
-                needFull = true;
-                break;
-              }
-              loadedVersion = version;
-              lastId = id;
-              applied = true;
-            }
-            if (needFull) break;
-          }
-          if (applied) changed();
-        } catch (error) {
-          if (closed) return;
-          if (!failing)
-            logger?.warn(
-              { err: (error instanceof Error ? error.message : String(error)).slice(0, 200) },
-              'reports: following the changes in Redis failed; everything is read again once it answers',
-            );
-          failing = true;
-          needFull = true;
-          await sleepUnlessAborted(RETRY_MS, stop.signal);
+      stream: CHANGES,
+      subject: 'reports',
+      logger,
+      readFirst: !reachable,
+      lastId: () => lastId,
+      readAll,
+      apply(id, list) {
+        const fields = fieldsOf(list);
+        const version = Number(fields.get('v') ?? Number.NaN);
+        if (version !== loadedVersion + 1) return false;
+        const op = fields.get('op');
+        if (op === 'put') {
+          const vote = decodeVote(fields.get('n') ?? '', fields.get('t') ?? '', fields.get('value') ?? '');
+          if (vote !== undefined) book.put(vote);
+        } else if (op === 'expire') {
+          book.dropExpired(Number(fields.get('before')) + retentionMs);
+        } else if (op === 'reload') {
+          // Everything replaced (a restore): read it all.
+          return false;
         }
-      }
-    })();
+        loadedVersion = version;
+        lastId = id;
+        return true;
+      },
+      changed,
+      closed: () => closed,
+      signal: stop.signal,
+    });
     expiry = setInterval(() => void expireLogged(), EXPIRE_INTERVAL_MS);
     expiry.unref();
   }
@@ -370,8 +330,7 @@ export async function openRedisReportStore(options: RedisReportStoreOptions): Pr
       closed = true;
       stop.abort();
       if (expiry !== undefined) clearInterval(expiry);
-      blocking?.disconnect();
-      await following;
+      await follower?.stop();
       await reads;
       if (options.ownsClient === true) await client.quit();
     },

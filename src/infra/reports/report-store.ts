@@ -7,9 +7,9 @@
 import { dirname, join } from 'node:path';
 import type { CallerReports, ReportRecorder, ReportVote } from '../../domain/ports/caller-reports.js';
 import type { EvidenceRule } from '../../domain/reports/evidence.js';
-import type { ListsLocation } from '../lists/open-list-store.js';
+import { openOnRedis, type ListsLocation } from '../lists/open-list-store.js';
 import type { ListStoreLogger } from '../lists/list-store.js';
-import { createRedisClient, type RedisClient } from '../redis/redis-client.js';
+import type { RedisClient } from '../redis/redis-client.js';
 import { openFileReportStore } from './file-report-store.js';
 import { openRedisReportStore } from './redis-report-store.js';
 
@@ -73,19 +73,9 @@ export async function openReportStore(location: ListsLocation, options: OpenRepo
     ...(options.clock === undefined ? {} : { clock: options.clock }),
   };
   if (location.redisUrl !== undefined) {
-    const owned = options.redisClient === undefined;
-    const client =
-      options.redisClient ??
-      createRedisClient(location.redisUrl, {
-        keyPrefix: location.redisKeyPrefix,
-        ...(location.redisCommandTimeoutMs === undefined ? {} : { commandTimeoutMs: location.redisCommandTimeoutMs }),
-      });
-    try {
-      return await openRedisReportStore({ client, ownsClient: owned, ...common });
-    } catch (error) {
-      if (owned) await client.quit();
-      throw error;
-    }
+    return openOnRedis(location.redisUrl, location, options.redisClient, (client, owned) =>
+      openRedisReportStore({ client, ownsClient: owned, ...common }),
+    );
   }
   return openFileReportStore({ path: reportsFileOf(location.listsFile), ...common });
 }

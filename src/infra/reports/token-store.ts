@@ -21,8 +21,7 @@
 //   null (a 401): a token revoked during the outage could not be told from one in force, and
 //   the vote could not be recorded anyway.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { watch, type FSWatcher } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Redis } from 'ioredis';
 import {
   checkNewToken,
@@ -39,9 +38,9 @@ import {
 import { ReportStoreUnavailable, type ReporterToken, type ReporterTokens } from '../../domain/ports/caller-reports.js';
 import { POLL_MS, readListsFile, takeLock, writeFileAtomically } from '../lists/file-list-store.js';
 import { createSerialReloader, type ListStoreLogger } from '../lists/list-store.js';
-import type { ListsLocation } from '../lists/open-list-store.js';
-import { createRedisClient, type RedisClient } from '../redis/redis-client.js';
-import { sleepUnlessAborted } from '../abortable-sleep.js';
+import { redisClientFor, type ListsLocation } from '../lists/open-list-store.js';
+import { redisReadyWithin, type RedisClient } from '../redis/redis-client.js';
+import { watchFileWithPoll, type FileWatch } from '../watch-file.js';
 
 export const TOKENS_FILE_NAME = 'tokens.json';
 /** The Redis hash of the tokens (under REDIS_KEY_PREFIX). */
@@ -381,11 +380,9 @@ export async function openFileTokenStore(path: string, options: TokenStoreOption
     replaceAll: (replacement) => write((tokens) => ({ result: tokens.length, next: [...replacement] })),
   };
 
-  let watcher: FSWatcher | undefined;
-  let poll: NodeJS.Timeout | undefined;
+  let watching: FileWatch | undefined;
   const store = createTokenStore(backend, options, async () => {
-    watcher?.close();
-    if (poll !== undefined) clearInterval(poll);
+    watching?.close();
   });
   // The first read: a file that does not parse stops the start (its tokens would silently stop working).
   try {
@@ -394,23 +391,7 @@ export async function openFileTokenStore(path: string, options: TokenStoreOption
     if (error instanceof TokensFileError) throw error;
     throw new TokensFileError(`the tokens file ${path} cannot be read: ${(error as Error).message}`);
   }
-  if (options.watch) {
-    const name = basename(path);
-    try {
-      watcher = watch(dirname(path), { persistent: false }, (_event, filename) => {
-        if (filename === null || filename === name) void store.reload();
-      });
-      watcher.on('error', () => {
-        watcher?.close();
-        watcher = undefined;
-      });
-    } catch {
-      // The directory does not exist yet, or cannot be watched: the poll sees the file.
-      watcher = undefined;
-    }
-    poll = setInterval(() => void store.reload(), POLL_MS);
-    poll.unref();
-  }
+  if (options.watch) watching = watchFileWithPoll(path, () => store.reload(), POLL_MS);
   return store;
 }
 
@@ -525,10 +506,7 @@ export async function openRedisTokenStore(
 
   // Opening: wait a little for Redis, as the lists do. Down at start does not stop the service:
   // no token is held (reports are refused with 503 meanwhile) until Redis answers.
-  const deadline = Date.now() + (options.connectWaitMs ?? 2000);
-  while (['wait', 'connecting', 'connect'].includes(client.redis.status) && Date.now() < deadline)
-    await sleepUnlessAborted(20, stop.signal);
-  if (client.redis.status === 'ready') {
+  if (await redisReadyWithin(client.redis, options.connectWaitMs ?? 2000, stop.signal)) {
     try {
       await store.readFirst();
     } catch (error) {
@@ -586,12 +564,6 @@ export async function openRedisTokenStore(
  */
 export async function openTokenStore(location: ListsLocation, options: TokenStoreOptions): Promise<TokenStore> {
   if (location.redisUrl === undefined) return openFileTokenStore(tokensFileOf(location.listsFile), options);
-  const owned = options.redisClient === undefined;
-  const client =
-    options.redisClient ??
-    createRedisClient(location.redisUrl, {
-      keyPrefix: location.redisKeyPrefix,
-      ...(location.redisCommandTimeoutMs === undefined ? {} : { commandTimeoutMs: location.redisCommandTimeoutMs }),
-    });
+  const { client, owned } = redisClientFor(location.redisUrl, location, options.redisClient);
   return openRedisTokenStore(client, { ...options, ownsClient: owned });
 }
