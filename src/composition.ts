@@ -62,13 +62,23 @@ import { openReportStore, type ReportSettings, type ReportStore } from './infra/
 
 /** The `/verdict` rule (VERDICT_*), which the text routes and the blocklist feed share. */
 export function verdictRuleOf(
-  config: Pick<Config, 'VERDICT_BLOCK_SCORE' | 'VERDICT_WARN_SCORE' | 'VERDICT_NPV' | 'VERDICT_WITHHELD'>,
+  config: Pick<
+    Config,
+    | 'VERDICT_BLOCK_SCORE'
+    | 'VERDICT_WARN_SCORE'
+    | 'VERDICT_NPV'
+    | 'VERDICT_WITHHELD'
+    | 'VERDICT_CALL_CENTRE'
+    | 'VERDICT_OUTSIDE_HOURS'
+  >,
 ): VerdictRule {
   return {
     blockScore: config.VERDICT_BLOCK_SCORE,
     warnScore: config.VERDICT_WARN_SCORE,
     npv: config.VERDICT_NPV,
     withheld: config.VERDICT_WITHHELD,
+    callCentre: config.VERDICT_CALL_CENTRE,
+    outsideHours: config.VERDICT_OUTSIDE_HOURS,
   };
 }
 

@@ -149,6 +149,7 @@ const fr = {
   'hint.npv': 'NPV : appels automatisés',
   'hint.technical_platform': 'Plateforme technique d’opérateur',
   'hint.call_centre_operator': 'Plateforme d’appels',
+  'hint.outside_legal_hours': 'Hors horaires légaux de démarchage',
 
   // phoneInfo.type in words (libphonenumber's types, docs/numbering.md).
   'line.mobile': 'mobile',
@@ -390,6 +391,7 @@ const en: Record<WordKey, string> = {
   'hint.npv': 'NPV: automated calls',
   'hint.technical_platform': 'Operator technical platform',
   'hint.call_centre_operator': 'Call centre',
+  'hint.outside_legal_hours': 'Outside legal calling hours',
 
   'line.mobile': 'mobile',
   'line.fixed_line': 'landline',
