@@ -123,6 +123,11 @@ export interface ServiceOverrides {
   reporting?: { tokens: ReporterTokens; recorder: ReportRecorder };
   /** What the deployment's reporters said (tests give an in-memory one: harness/caller-reports.ts). */
   callerReports?: CallerReports;
+  /**
+   * The engine's and the phone routes' clock (epoch ms; default Date.now): tests set the time of
+   * a call (the legal hours, docs/legal-hours.md) and the slots' freshness follows the same clock.
+   */
+  now?: () => number;
 }
 
 export interface ServiceDependencies {
@@ -266,6 +271,7 @@ export async function createServiceDependencies(
     timings: lookupTimingsOf(config),
     logger,
     coalescer,
+    ...(overrides.now === undefined ? {} : { now: overrides.now }),
     onSourceOutcome: (event) => {
       outcomes.record(event);
       metrics?.recordSourceOutcome(event);
@@ -424,6 +430,7 @@ export async function createServiceDependencies(
       lists,
       tokens,
       reports: callerReports,
+      ...(overrides.now === undefined ? {} : { now: overrides.now }),
       ...(blocklistFeed === undefined ? {} : { blocklistFeed }),
       reporting: overrides.reporting ?? { tokens, recorder: reports },
     },
