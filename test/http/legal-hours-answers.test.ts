@@ -97,3 +97,43 @@ describe('no answer crosses a legal-hours boundary', () => {
     expect((await get(server, `/api/phone/${MOBILE}/verdict`)).body).toBe('allow\n');
   });
 });
+
+describe('?at= on the text routes', () => {
+  it('answers for the given instant, never cached nor held, and says which instant', async () => {
+    const clock = { nowMs: AT_15_00 };
+    const server = await start(clock);
+    const front = server.deps.app.frontCache;
+    // Sunday 29 November 2026 at 11:00 Paris, and Monday 21:30: outside; Monday 15:00: inside.
+    const sunday = await get(server, `/api/phone/${CALL_CENTRE}/verdict?at=2026-11-29T11:00:00%2B01:00`);
+    expect(sunday.body).toBe('block\n');
+    expect(sunday.headers.get('cache-control')).toBe('no-store');
+    expect(sunday.headers.get('etag')).toBeNull();
+    expect(sunday.headers.get('x-answer-at')).toBe('2026-11-29T10:00:00.000Z');
+    expect((await get(server, `/api/phone/${NPV}/verdict?at=2026-11-30T20:30:00Z`)).body).toBe('block\n');
+    expect((await get(server, `/api/phone/${NPV}/verdict`)).body).toBe('warn\n');
+    const cid = await get(server, `/api/phone/${NPV}/cid?at=2026-11-30T20:30:00Z&lang=en`);
+    expect(cid.headers.get('cache-control')).toBe('no-store');
+    const withCid = await get(server, `/api/phone/${NPV}/verdict?cid=en&at=2026-11-30T20:30:00Z`);
+    expect(withCid.body.split('\n')[0]).toBe('block');
+    // Even a number the hours do not concern: `?at` is never held (its slots are fresh by now).
+    await get(server, `/api/phone/${MOBILE}/verdict`);
+    const sizeBefore = front?.size();
+    const mobile = await get(server, `/api/phone/${MOBILE}/verdict?at=2026-11-30T20:30:00Z`);
+    expect(mobile.body).toBe('allow\n');
+    expect(mobile.headers.get('cache-control')).toBe('no-store');
+    expect(mobile.headers.get('etag')).toBeNull();
+    expect(front?.size()).toBe(sizeBefore);
+  });
+
+  it.each(['tomorrow', '2026-11-30T21:30:00', '2026-13-40T25:00:00Z', ''])(
+    'ignores the malformed at=%j: the answer is for now, said by X-Answer-At, never cached',
+    async (at) => {
+      const server = await start({ nowMs: AT_15_00 });
+      const answer = await get(server, `/api/phone/${NPV}/verdict?at=${encodeURIComponent(at)}`);
+      expect(answer.status).toBe(200);
+      expect(answer.body).toBe('warn\n');
+      expect(answer.headers.get('x-answer-at')).toBe(new Date(AT_15_00).toISOString());
+      expect(answer.headers.get('cache-control')).toBe('no-store');
+    },
+  );
+});
