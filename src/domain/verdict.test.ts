@@ -137,6 +137,26 @@ describe('the verdict rule', () => {
 });
 
 describe('the caller-ID line', () => {
+  it('names a call-centre block and the legal hours, each within the line rules', () => {
+    const centre = { check: 'answered' as const, isNPV: false, callCentreOperator: true, sources: withScore(2) };
+    expect(cidLineOf(centre, 'fr', 30)).toBe('Plateforme d’appels');
+    expect(cidLineOf(centre, 'en', 30)).toBe('Call centre');
+    // A suspicious score still says so inside the hours.
+    expect(cidLineOf({ ...centre, sources: withScore(8) }, 'fr', 30)).toMatch(/^SPAM\? 8\/9/);
+    // Outside the hours, the hours come first, before the score.
+    for (const facts of [
+      { ...centre, outsideLegalHours: true },
+      { ...centre, sources: withScore(8), outsideLegalHours: true },
+      { check: 'answered' as const, isNPV: true, outsideLegalHours: true, sources: withScore(null) },
+    ]) {
+      expect(cidLineOf(facts, 'fr', 30)).toBe('Hors horaires légaux');
+      expect(cidLineOf(facts, 'en', 30)).toBe('Outside legal hours');
+    }
+    // Each line is what the sanitiser leaves as it is: nothing refused on /cid (no ASCII quote).
+    for (const line of ['Plateforme d’appels', 'Call centre', 'Hors horaires légaux', 'Outside legal hours'])
+      expect(safeDisplayLine(line, 30)).toBe(line);
+  });
+
   it('names the category most of the primary comments give, else the community, else the signals', () => {
     const empty = emptySourceData();
     const comment = (callerType: string) => ({ author: '', text: '', date: '', callerType });

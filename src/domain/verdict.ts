@@ -196,18 +196,25 @@ export function reportCidLine(evidence: ReportEvidence, language: Language, maxL
   return null;
 }
 
-/** The caller-ID line of a number that was looked up: the reports' line first (reportCidLine), else the score's. */
+/**
+ * The caller-ID line of a number that was looked up: the reports' line first (reportCidLine),
+ * then outside the legal hours `Hors horaires légaux`, else the score's (an NPV or call-centre
+ * number that is not suspicious says what range it is in).
+ */
 export function cidLineOf(facts: TextFacts, language: Language, maxLength: number): string {
   const reported = facts.reports == null ? null : reportCidLine(facts.reports, language, maxLength);
   if (reported !== null) return reported;
   const { score, risk } = reputationOf(facts);
   let line: string;
-  if (risk === 'suspicious')
+  // Outside the legal hours, what decides the call is the hour: said before the score.
+  if (facts.outsideLegalHours === true) line = words(language, 'cid.outsideHours');
+  else if (risk === 'suspicious')
     line = words(language, 'cid.suspicious', {
       score: score ?? '',
       category: safeDisplayLine(categoryOf(facts.sources), maxLength),
     });
   else if (facts.isNPV) line = words(language, 'cid.npv');
+  else if (facts.callCentreOperator === true) line = words(language, 'cid.callCentre');
   else if (risk === 'neutral') line = words(language, 'cid.neutral', { score: score ?? '' });
   else if (risk === 'trustworthy') line = words(language, 'cid.trustworthy', { score: score ?? '' });
   else line = words(language, NO_SCORE_LINE[facts.check]);

@@ -137,3 +137,17 @@ describe('?at= on the text routes', () => {
     },
   );
 });
+
+describe('the /cid words', () => {
+  it('names a call-centre block at a legal hour and the hours outside them, in French and English', async () => {
+    const clock = { nowMs: AT_15_00 };
+    const server = await start(clock);
+    expect((await get(server, `/api/phone/${CALL_CENTRE}/cid`)).body).toBe('Plateforme d’appels');
+    expect((await get(server, `/api/phone/${CALL_CENTRE}/cid?lang=en`)).body).toBe('Call centre');
+    expect((await get(server, `/api/phone/${CALL_CENTRE}/verdict?cid=en`)).body).toBe('warn\nCall centre\n');
+    clock.nowMs = AT_20_00_01;
+    expect((await get(server, `/api/phone/${CALL_CENTRE}/cid`)).body).toBe('Hors horaires légaux');
+    expect((await get(server, `/api/phone/${NPV}/cid?lang=en`)).body).toBe('Outside legal hours');
+    expect((await get(server, `/api/phone/${NPV}/verdict?cid=fr`)).body).toBe('block\nHors horaires légaux\n');
+  });
+});
