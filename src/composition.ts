@@ -374,6 +374,7 @@ export async function createServiceDependencies(
           lists: operatorLists,
           reports: callerReports,
           npvPrefixes: npvPrefixesE164(),
+          callCentrePrefixes: numberingPlan.callCentrePrefixes().map((national) => `+33${national.slice(1)}`),
           rule: verdictRule,
           cidMaxLength: config.CID_MAX_LENGTH,
           maxEntries: config.FEED_MAX_ENTRIES,
