@@ -330,6 +330,7 @@ describe('the text routes with the operator’s own rule (VERDICT_*, CID_MAX_LEN
         VERDICT_WITHHELD: 'unknown',
         CID_MAX_LENGTH: '12',
       },
+      overrides: { now: insideLegalHoursClock() },
     });
   });
   afterAll(async () => {
