@@ -217,7 +217,7 @@ async function rebuildAtScale(count: number): Promise<BenchSection['rows']> {
     log,
     lists: index,
     npvPrefixes: [],
-    rule: { blockScore: 7, warnScore: 5, npv: 'warn', withheld: 'allow' },
+    rule: { blockScore: 7, warnScore: 5, npv: 'warn', withheld: 'allow', callCentre: 'warn', outsideHours: 'block' },
     cidMaxLength: 30,
     maxEntries: 1000,
   });

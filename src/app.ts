@@ -206,6 +206,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     now: deps.now ?? Date.now,
     lookupTimeoutMs: config.LOOKUP_TIMEOUT_MS,
     verdictRule: deps.verdictRule,
+    legalHoursTimeZone: config.LEGAL_HOURS_TZ,
     cidMaxLength: config.CID_MAX_LENGTH,
     lookupClientOf: (request) => lookupClientOf(request, deps.hashKey, exemptList),
     ...(deps.lists === undefined ? {} : { lists: deps.lists }),

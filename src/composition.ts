@@ -61,13 +61,23 @@ import { openReportStore, type ReportSettings, type ReportStore } from './infra/
 
 /** The `/verdict` rule (VERDICT_*), which the text routes and the blocklist feed share. */
 export function verdictRuleOf(
-  config: Pick<Config, 'VERDICT_BLOCK_SCORE' | 'VERDICT_WARN_SCORE' | 'VERDICT_NPV' | 'VERDICT_WITHHELD'>,
+  config: Pick<
+    Config,
+    | 'VERDICT_BLOCK_SCORE'
+    | 'VERDICT_WARN_SCORE'
+    | 'VERDICT_NPV'
+    | 'VERDICT_WITHHELD'
+    | 'VERDICT_CALL_CENTRE'
+    | 'VERDICT_OUTSIDE_HOURS'
+  >,
 ): VerdictRule {
   return {
     blockScore: config.VERDICT_BLOCK_SCORE,
     warnScore: config.VERDICT_WARN_SCORE,
     npv: config.VERDICT_NPV,
     withheld: config.VERDICT_WITHHELD,
+    callCentre: config.VERDICT_CALL_CENTRE,
+    outsideHours: config.VERDICT_OUTSIDE_HOURS,
   };
 }
 
@@ -110,6 +120,11 @@ export interface ServiceOverrides {
   reports?: ReportStore;
   /** What the deployment's reporters said (tests give an in-memory one: harness/caller-reports.ts). */
   callerReports?: CallerReports;
+  /**
+   * The engine's and the phone routes' clock (epoch ms; default Date.now): tests set the time of
+   * a call (the legal hours, docs/legal-hours.md) and the slots' freshness follows the same clock.
+   */
+  now?: () => number;
 }
 
 export interface ServiceDependencies {
@@ -253,6 +268,7 @@ export async function createServiceDependencies(
     timings: lookupTimingsOf(config),
     logger,
     coalescer,
+    ...(overrides.now === undefined ? {} : { now: overrides.now }),
     onSourceOutcome: (event) => {
       outcomes.record(event);
       metrics?.recordSourceOutcome(event);
@@ -355,6 +371,7 @@ export async function createServiceDependencies(
           lists: operatorLists,
           reports: callerReports,
           npvPrefixes: npvPrefixesE164(),
+          callCentrePrefixes: numberingPlan.callCentrePrefixes().map((national) => `+33${national.slice(1)}`),
           rule: verdictRule,
           cidMaxLength: config.CID_MAX_LENGTH,
           maxEntries: config.FEED_MAX_ENTRIES,
@@ -411,6 +428,7 @@ export async function createServiceDependencies(
       lists,
       tokens,
       reports: callerReports,
+      ...(overrides.now === undefined ? {} : { now: overrides.now }),
       ...(blocklistFeed === undefined ? {} : { blocklistFeed }),
       reporting: { tokens, recorder: reports },
     },

@@ -53,6 +53,34 @@ describe('meta.hints', () => {
     expect(computeHints(parsed('0939130123'))).toEqual(['technical_platform', 'call_centre_operator']);
   });
 
+  describe('outside_legal_hours, with the time of the call', () => {
+    const PARIS = 'Europe/Paris';
+    // Monday 30 November 2026, Paris is UTC+1: 19:59:59 and 20:00:01 local time.
+    const inside = { atMs: Date.parse('2026-11-30T18:59:59Z'), timeZone: PARIS };
+    const outside = { atMs: Date.parse('2026-11-30T19:00:01Z'), timeZone: PARIS };
+
+    it('marks an NPV and a call-centre caller outside the hours, not inside', () => {
+      expect(computeHints(parsed('0162123456'), inside)).toEqual(['npv']);
+      expect(computeHints(parsed('0162123456'), outside)).toEqual(['npv', 'outside_legal_hours']);
+      expect(computeHints(parsed('0189712345'), inside)).toEqual(['call_centre_operator']);
+      expect(computeHints(parsed('0189712345'), outside)).toEqual(['call_centre_operator', 'outside_legal_hours']);
+    });
+
+    it('never marks another number, nor a number without a clock', () => {
+      expect(computeHints(parsed('0612345678'), outside)).toEqual([]);
+      expect(computeHints(parsed('0937123456'), outside)).toEqual(['technical_platform']);
+      expect(computeHints(parsed('0162123456'))).toEqual(['npv']);
+    });
+
+    it('reads the hours in the given zone', () => {
+      // 19:00:01 UTC is 23:00:01 in Réunion (UTC+4) and 15:00:01 in Martinique (UTC−4).
+      expect(computeHints(parsed('0162123456'), { ...outside, timeZone: 'Indian/Reunion' })).toContain(
+        'outside_legal_hours',
+      );
+      expect(computeHints(parsed('0162123456'), { ...outside, timeZone: 'America/Martinique' })).toEqual(['npv']);
+    });
+  });
+
   it.each(['0939512345', '0612345678', '+32470123456'])('gives no hint for %s', (raw) => {
     expect(computeHints(parsed(raw))).toEqual([]);
   });

@@ -21,7 +21,7 @@ import {
 } from './report.js';
 import { computeScore, scoreToRisk, type ScoreSource } from './score.js';
 import { causeOf, type FailureCause, type FailureReason, type SourceStatus } from './ports/source.js';
-import { computeHints, type Hint } from './hints.js';
+import { computeHints, type Hint, type LegalHoursClock } from './hints.js';
 import type { ListMatch } from './ports/operator-lists.js';
 import type { ReportEvidence } from './ports/caller-reports.js';
 
@@ -155,6 +155,7 @@ export function buildReport(
   result: LookupResult,
   list: ListMatch | null = null,
   reports: ReportEvidence | null = null,
+  clock?: LegalHoursClock,
 ): BuiltReport {
   const sources = buildSourceData(result);
   const { score, scoreSource } = computeScore(sources);
@@ -162,7 +163,7 @@ export function buildReport(
     report: { number: number.number, phoneInfo: number.phoneInfo, sources },
     meta: {
       sources: buildSourcesMeta(result),
-      hints: computeHints(number),
+      hints: computeHints(number, clock),
       score,
       risk: scoreToRisk(score),
       scoreSource,
@@ -178,11 +179,12 @@ export function buildScoreResult(
   result: LookupResult,
   list: ListMatch | null = null,
   reports: ReportEvidence | null = null,
+  clock?: LegalHoursClock,
 ): BuiltScore {
   const { score, scoreSource } = computeScore(buildSourceData(result));
   return {
     score: { number: number.number, score, risk: scoreToRisk(score) },
-    meta: { sources: buildSourcesMeta(result), hints: computeHints(number), list, reports, scoreSource },
+    meta: { sources: buildSourcesMeta(result), hints: computeHints(number, clock), list, reports, scoreSource },
     allSourcesFailed: isAllSourcesFailed(result),
   };
 }

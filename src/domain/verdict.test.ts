@@ -19,7 +19,14 @@ import {
 
 const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
-const DEFAULTS: VerdictRule = { blockScore: 7, warnScore: 5, npv: 'warn', withheld: 'allow' };
+const DEFAULTS: VerdictRule = {
+  blockScore: 7,
+  warnScore: 5,
+  npv: 'warn',
+  withheld: 'allow',
+  callCentre: 'warn',
+  outsideHours: 'block',
+};
 
 function withScore(score: number | null, changes: Partial<SourceDataBySlot> = {}): SourceDataBySlot {
   const empty = emptySourceData();
@@ -61,6 +68,58 @@ describe('the verdict rule', () => {
     );
   });
 
+  it('gives a call-centre caller the stronger of its score and VERDICT_CALL_CENTRE', () => {
+    const callCentre = (score: number | null) => ({
+      check: 'answered' as const,
+      isNPV: false,
+      callCentreOperator: true,
+      sources: withScore(score),
+    });
+    expect(verdictOf(callCentre(2), DEFAULTS)).toBe('warn');
+    expect(verdictOf(callCentre(null), DEFAULTS)).toBe('warn');
+    expect(verdictOf(callCentre(8), DEFAULTS)).toBe('block');
+    expect(verdictOf(callCentre(2), { ...DEFAULTS, callCentre: 'block' })).toBe('block');
+    expect(verdictOf(callCentre(2), { ...DEFAULTS, callCentre: 'allow' })).toBe('allow');
+    expect(verdictOf(callCentre(6), { ...DEFAULTS, callCentre: 'allow' })).toBe('warn');
+    // Not a call-centre block: the setting says nothing.
+    expect(verdictOf({ ...callCentre(2), callCentreOperator: false }, { ...DEFAULTS, callCentre: 'block' })).toBe(
+      'allow',
+    );
+  });
+
+  it('makes VERDICT_OUTSIDE_HOURS the floor outside the legal hours, and nothing inside', () => {
+    const npv = (score: number | null, outsideLegalHours: boolean) => ({
+      check: 'answered' as const,
+      isNPV: true,
+      outsideLegalHours,
+      sources: withScore(score),
+    });
+    const allowing = { ...DEFAULTS, npv: 'allow' as const, callCentre: 'allow' as const };
+    expect(verdictOf(npv(2, false), allowing)).toBe('allow');
+    expect(verdictOf(npv(2, true), allowing)).toBe('block');
+    expect(verdictOf(npv(null, true), { ...allowing, outsideHours: 'warn' })).toBe('warn');
+    // A floor: a blocking score still blocks with the weaker setting.
+    expect(verdictOf(npv(9, true), { ...allowing, outsideHours: 'warn' })).toBe('block');
+    const centre = { check: 'answered' as const, isNPV: false, callCentreOperator: true, sources: withScore(1) };
+    expect(verdictOf({ ...centre, outsideLegalHours: false }, DEFAULTS)).toBe('warn');
+    expect(verdictOf({ ...centre, outsideLegalHours: true }, DEFAULTS)).toBe('block');
+  });
+
+  it('lets reports of spam block a call-centre caller at a legal hour, and legitimate reports not lift the floors', () => {
+    const reports = (verdict: 'spam' | 'legitimate'): ReportEvidence => ({
+      spam: 0,
+      legitimate: 0,
+      reporters: 2,
+      categories: verdict === 'spam' ? { fraud: 2 } : { legitimate: 2 },
+      lastReportAt: '2026-11-20T10:00:00.000Z',
+      verdict,
+    });
+    const centre = { check: 'answered' as const, isNPV: false, callCentreOperator: true, sources: withScore(1) };
+    expect(verdictOf({ ...centre, reports: reports('spam') }, { ...DEFAULTS, callCentre: 'allow' })).toBe('block');
+    expect(verdictOf({ ...centre, reports: reports('legitimate') }, DEFAULTS)).toBe('warn');
+    expect(verdictOf({ ...centre, reports: reports('legitimate'), outsideLegalHours: true }, DEFAULTS)).toBe('block');
+  });
+
   it('follows the operator thresholds and the withheld setting', () => {
     const strict = { ...DEFAULTS, blockScore: 9, warnScore: 9 };
     expect(verdictOf({ check: 'answered', isNPV: false, sources: withScore(8) }, strict)).toBe('allow');
@@ -78,6 +137,26 @@ describe('the verdict rule', () => {
 });
 
 describe('the caller-ID line', () => {
+  it('names a call-centre block and the legal hours, each within the line rules', () => {
+    const centre = { check: 'answered' as const, isNPV: false, callCentreOperator: true, sources: withScore(2) };
+    expect(cidLineOf(centre, 'fr', 30)).toBe('Plateforme d’appels');
+    expect(cidLineOf(centre, 'en', 30)).toBe('Call centre');
+    // A suspicious score still says so inside the hours.
+    expect(cidLineOf({ ...centre, sources: withScore(8) }, 'fr', 30)).toMatch(/^SPAM\? 8\/9/);
+    // Outside the hours, the hours come first, before the score.
+    for (const facts of [
+      { ...centre, outsideLegalHours: true },
+      { ...centre, sources: withScore(8), outsideLegalHours: true },
+      { check: 'answered' as const, isNPV: true, outsideLegalHours: true, sources: withScore(null) },
+    ]) {
+      expect(cidLineOf(facts, 'fr', 30)).toBe('Hors horaires légaux');
+      expect(cidLineOf(facts, 'en', 30)).toBe('Outside legal hours');
+    }
+    // Each line is what the sanitiser leaves as it is: nothing refused on /cid (no ASCII quote).
+    for (const line of ['Plateforme d’appels', 'Call centre', 'Hors horaires légaux', 'Outside legal hours'])
+      expect(safeDisplayLine(line, 30)).toBe(line);
+  });
+
   it('names the category most of the primary comments give, else the community, else the signals', () => {
     const empty = emptySourceData();
     const comment = (callerType: string) => ({ author: '', text: '', date: '', callerType });

@@ -26,6 +26,10 @@ export interface VerdictRule {
   npv: Verdict;
   /** The verdict for a withheld caller (VERDICT_WITHHELD). */
   withheld: Verdict;
+  /** The verdict a call-centre operator's block asks for (VERDICT_CALL_CENTRE). */
+  callCentre: Verdict;
+  /** The floor for an NPV or call-centre caller outside the legal hours (VERDICT_OUTSIDE_HOURS). */
+  outsideHours: 'warn' | 'block';
 }
 
 /** What the text answers are made from: the number's one fact that matters here and the sources' data. */
@@ -37,6 +41,10 @@ export interface TextFacts {
   check: SourceCheck;
   /** What the deployment's reporters said of the number (`meta.reports`); absent or null when nobody did. */
   reports?: ReportEvidence | null;
+  /** The hint `call_centre_operator`: a fixed or non-geographic block of a call-centre operator. */
+  callCentreOperator?: boolean;
+  /** The hint `outside_legal_hours` at the time of the call (hints.ts computeHints); absent: inside. */
+  outsideLegalHours?: boolean;
 }
 
 /** What a phone system is told about a caller it cannot look up. */
@@ -68,6 +76,11 @@ export function scoreVerdict(score: number | null, rule: VerdictRule): Verdict {
  *   the reports are a fact (`unknown` becomes `allow`); VERDICT_NPV still applies, an operator's
  *   setting on a whole range, which an allow rule overrides for one number;
  * - reports `unclear`, or none: the score and the NPV rule alone.
+ *
+ * Then the ranges' rules, each a floor (the stronger verdict wins): VERDICT_NPV for an NPV
+ * number, VERDICT_CALL_CENTRE for a call-centre operator's block, VERDICT_OUTSIDE_HOURS for
+ * either calling outside the legal hours (docs/legal-hours.md). Like VERDICT_NPV, they are the
+ * operator's settings on whole ranges, which an allow rule overrides for one number.
  */
 export function verdictOf(facts: TextFacts, rule: VerdictRule): Verdict {
   const reported = facts.reports?.verdict;
@@ -75,6 +88,8 @@ export function verdictOf(facts: TextFacts, rule: VerdictRule): Verdict {
   let verdict = scoreVerdict(computeScore(facts.sources).score, rule);
   if (reported === 'legitimate') verdict = stronger(verdict === 'block' ? 'warn' : verdict, 'allow');
   if (facts.isNPV) verdict = stronger(verdict, rule.npv);
+  if (facts.callCentreOperator === true) verdict = stronger(verdict, rule.callCentre);
+  if (facts.outsideLegalHours === true) verdict = stronger(verdict, rule.outsideHours);
   return reported === 'suspect' ? stronger(verdict, 'warn') : verdict;
 }
 
@@ -181,18 +196,25 @@ export function reportCidLine(evidence: ReportEvidence, language: Language, maxL
   return null;
 }
 
-/** The caller-ID line of a number that was looked up: the reports' line first (reportCidLine), else the score's. */
+/**
+ * The caller-ID line of a number that was looked up: the reports' line first (reportCidLine),
+ * then outside the legal hours `Hors horaires légaux`, else the score's (an NPV or call-centre
+ * number that is not suspicious says what range it is in).
+ */
 export function cidLineOf(facts: TextFacts, language: Language, maxLength: number): string {
   const reported = facts.reports == null ? null : reportCidLine(facts.reports, language, maxLength);
   if (reported !== null) return reported;
   const { score, risk } = reputationOf(facts);
   let line: string;
-  if (risk === 'suspicious')
+  // Outside the legal hours, what decides the call is the hour: said before the score.
+  if (facts.outsideLegalHours === true) line = words(language, 'cid.outsideHours');
+  else if (risk === 'suspicious')
     line = words(language, 'cid.suspicious', {
       score: score ?? '',
       category: safeDisplayLine(categoryOf(facts.sources), maxLength),
     });
   else if (facts.isNPV) line = words(language, 'cid.npv');
+  else if (facts.callCentreOperator === true) line = words(language, 'cid.callCentre');
   else if (risk === 'neutral') line = words(language, 'cid.neutral', { score: score ?? '' });
   else if (risk === 'trustworthy') line = words(language, 'cid.trustworthy', { score: score ?? '' });
   else line = words(language, NO_SCORE_LINE[facts.check]);

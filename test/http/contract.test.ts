@@ -5,6 +5,7 @@ import net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { healthyFakeSources, SAMPLE_DATA, type FakeSources } from '../../harness/lookup.js';
 import { startTestServer, type TestServer } from '../../harness/servers.js';
+import { insideLegalHoursClock } from '../../harness/legal-hours.js';
 import { fetchDocumented } from '../support/contracts.js';
 import { INVALID_NUMBER_DETAILS } from '../../src/http/errors.js';
 import { createMemoryRateLimitStore } from '../../src/infra/rate-limit/rate-limit-store.js';
@@ -519,7 +520,10 @@ describe('contract: the number speaks when the sources are silent', () => {
   const sourceCalls = () => sources.primary.calls + sources.community.calls + sources.signals.calls;
   beforeAll(async () => {
     sources = healthyFakeSources();
-    server = await startTestServer({ env: { RATE_LIMIT_MAX: '0' }, overrides: { sources } });
+    server = await startTestServer({
+      env: { RATE_LIMIT_MAX: '0' },
+      overrides: { sources, now: insideLegalHoursClock() },
+    });
   });
   afterAll(async () => server.close());
 

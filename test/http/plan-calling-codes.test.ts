@@ -3,6 +3,7 @@
 // `+33 9 47 5…` is refused like one presenting `09 47 5…`, and every route describes one number.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fakeSource, type FakeSources } from '../../harness/lookup.js';
+import { insideLegalHoursClock } from '../../harness/legal-hours.js';
 import { startTestServer, type TestServer } from '../../harness/servers.js';
 import { fetchDocumented } from '../support/contracts.js';
 
@@ -31,7 +32,11 @@ describe('an overseas NPV number under +33 keeps its NPV flag on every route (is
   let sources: FakeSources;
   beforeAll(async () => {
     sources = silentSources();
-    server = await startTestServer({ env: { RATE_LIMIT_MAX: '0', VERDICT_NPV: 'block' }, overrides: { sources } });
+    server = await startTestServer({
+      env: { RATE_LIMIT_MAX: '0', VERDICT_NPV: 'block' },
+      // The NPV words, not the legal hours' (which the day the test runs would decide).
+      overrides: { sources, now: insideLegalHoursClock() },
+    });
   });
   afterAll(async () => server.close());
 

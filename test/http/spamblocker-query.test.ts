@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import jsQRModule from 'jsqr';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { insideLegalHoursClock } from '../../harness/legal-hours.js';
 import { startTestServer, type TestServer } from '../../harness/servers.js';
 import { scoredSources } from '../../harness/scored-sources.js';
 import {
@@ -68,7 +69,11 @@ describe('SpamBlocker instant query', () => {
   beforeAll(async () => {
     server = await startTestServer({
       env: { VERDICT_NPV: 'block', RATE_LIMIT_MAX: '0', PUBLIC_URL: 'http://placeholder.invalid' },
-      overrides: { sources: scoredSources({ '+33612345678': 8, '+33698765432': 2, '+4930123456': 9 }) },
+      // The NPV words, not the legal hours' (which the day the test runs would decide).
+      overrides: {
+        sources: scoredSources({ '+33612345678': 8, '+33698765432': 2, '+4930123456': 9 }),
+        now: insideLegalHoursClock(),
+      },
     });
     api = (await (await fetch(`${server.baseUrl}/integrations/spamblocker/query.json`)).json()) as QueryApi;
   });

@@ -8,6 +8,7 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
+import { insideLegalHoursClock } from '../../harness/legal-hours.js';
 import { loadConfig } from '../../src/config/config.js';
 import { createServiceDependencies, type ServiceDependencies } from '../../src/composition.js';
 import type { FrontCache } from '../../src/http/front-cache.js';
@@ -82,7 +83,10 @@ async function startInstance(env: Record<string, string> = {}): Promise<Instance
     ...sites.env(),
     ...env,
   });
-  const deps = await createServiceDependencies(config, undefined, { numberingPlan: testNumberingPlan() });
+  const deps = await createServiceDependencies(config, undefined, {
+    numberingPlan: testNumberingPlan(),
+    now: insideLegalHoursClock(),
+  });
   const app = await buildApp({ ...deps.app });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();

@@ -11,6 +11,7 @@ import {
   type Scenario,
 } from '../../harness/upstream-sites.js';
 import { startTestServer, type TestServer } from '../../harness/servers.js';
+import { insideLegalHoursClock } from '../../harness/legal-hours.js';
 import { fetchDocumented } from '../support/contracts.js';
 
 interface TextAnswer {
@@ -64,6 +65,7 @@ describe('the text routes (/verdict, /cid)', () => {
         SOURCE_TIMEOUT_MS: '2000',
         LOOKUP_TIMEOUT_MS: '3000',
       },
+      overrides: { now: insideLegalHoursClock() },
     });
   });
   afterAll(async () => {
@@ -328,6 +330,7 @@ describe('the text routes with the operator’s own rule (VERDICT_*, CID_MAX_LEN
         VERDICT_WITHHELD: 'unknown',
         CID_MAX_LENGTH: '12',
       },
+      overrides: { now: insideLegalHoursClock() },
     });
   });
   afterAll(async () => {

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KNOWN_NUMBER, startFakeUpstreamSites, type FakeUpstreamSites } from '../../harness/upstream-sites.js';
 import { startTestServer, type TestServer } from '../../harness/servers.js';
+import { insideLegalHoursClock } from '../../harness/legal-hours.js';
 import { expectDocumentedAnswer } from '../support/contracts.js';
 
 // Every upstream answers this late (telguarder's search is two requests: twice this, still
@@ -51,6 +52,7 @@ async function startSlowService(): Promise<{ sites: FakeUpstreamSites; server: T
       SOURCE_TIMEOUT_MS: '3000',
       LOOKUP_TIMEOUT_MS: '4000',
     },
+    overrides: { now: insideLegalHoursClock() },
   });
   return { sites, server };
 }

@@ -57,6 +57,58 @@ const blocks = (entries: readonly FeedEntry[], e164: string): boolean =>
   entries.some((entry) => (entry.wildcard ? e164.slice(1).startsWith(entry.digits) : e164.slice(1) === entry.digits));
 
 describe('blocklist feed content', () => {
+  it('lists the call-centre blocks as ranges after NPV, split around allowed numbers and counted in the cap', () => {
+    const entries = buildFeedEntries(
+      inputs({
+        rules: [rule('+33189712345', 'allow'), rule('+331898*', 'allow')],
+        npvPrefixes: ['+33162'],
+        // One under an NPV prefix is the NPV range's; one allowed whole is left out.
+        callCentrePrefixes: ['+3318971', '+331620', '+331898'],
+        wording: { ...WORDING, callCentre: 'Plateforme' },
+      }),
+    );
+    const centre = entries.filter((entry) => entry.source === 'call_centre');
+    expect(entries[0]?.source).toBe('npv');
+    expect(centre.every((entry) => entry.wildcard && entry.reason === 'Plateforme')).toBe(true);
+    expect(blocks(entries, '+33189712345')).toBe(false);
+    expect(blocks(entries, '+33189712346')).toBe(true);
+    expect(blocks(entries, '+33189799999')).toBe(false);
+    expect(blocks(entries, '+33189800000')).toBe(false);
+    expect(tels(entries).filter((tel) => tel.startsWith('+331620'))).toEqual([]);
+    // Split around one number: a range per digit at each level below the prefix.
+    expect(centre.length).toBe(9 * 4);
+
+    const capped = buildFeedEntries(
+      inputs({ callCentrePrefixes: ['+3318971', '+3318972', '+3318973'], maxEntries: 2, wording: WORDING }),
+    );
+    expect(tels(capped)).toEqual(['+3318971*', '+3318972*']);
+  });
+
+  it('never lists more than the cap, and never an allowed number, whatever the call-centre ranges (property)', () => {
+    const digits = fc.string({ unit: fc.constantFrom(...'0123456789'), minLength: 1, maxLength: 3 });
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(
+          digits.map((d) => `+33189${d}`),
+          { maxLength: 6 },
+        ),
+        fc.uniqueArray(
+          fc.string({ unit: fc.constantFrom(...'0123456789'), minLength: 6, maxLength: 6 }).map((d) => `+33189${d}`),
+          { maxLength: 4 },
+        ),
+        fc.integer({ min: 1, max: 200 }),
+        (prefixes, allowed, maxEntries) => {
+          const entries = buildFeedEntries(
+            inputs({ rules: allowed.map((e164) => rule(e164, 'allow')), callCentrePrefixes: prefixes, maxEntries }),
+          );
+          expect(entries.length).toBeLessThanOrEqual(maxEntries);
+          for (const e164 of allowed) expect(blocks(entries, e164)).toBe(false);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
   it('lists the operator block rules first (wildcards for prefixes), then NPV ranges, then looked-up numbers', () => {
     const entries = buildFeedEntries(
       inputs({

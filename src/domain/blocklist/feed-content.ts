@@ -12,7 +12,7 @@ import type { ListRule } from '../ports/operator-lists.js';
 import { runToEnd, type Steps } from '../steps.js';
 
 /** Why an entry is in the feed, in rank order. */
-export type FeedSource = 'rule' | 'npv' | 'reported' | 'recent';
+export type FeedSource = 'rule' | 'npv' | 'call_centre' | 'reported' | 'recent';
 
 /** One number or range (a rule's key: `digits` are the E.164 digits without `+`; a wildcard covers every number starting with them). */
 export interface FeedEntry extends RuleKey {
@@ -54,12 +54,14 @@ export interface FeedInputs {
   nowMs?: number;
   /** E.164 prefixes (`+33162`) of the NPV ranges; empty unless VERDICT_NPV=block. */
   npvPrefixes: readonly string[];
+  /** E.164 prefixes (`+331897`) of the call-centre operators' blocks; empty (absent) unless VERDICT_CALL_CENTRE=block. */
+  callCentrePrefixes?: readonly string[];
   /** Numbers reported as spam here (docs/reports.md); none when absent. */
   reported?: readonly ReportedCaller[];
   recent: readonly BlockedCaller[];
   maxEntries: number;
   /** The reasons' words. */
-  wording: { rule: string; npv: string };
+  wording: { rule: string; npv: string; callCentre?: string };
 }
 
 /** A rule as its key (`+33162*` → 33162, wildcard) and list. */
@@ -356,6 +358,19 @@ export function* feedEntrySteps(inputs: FeedInputs): Steps<FeedEntry[]> {
     if (pause()) yield;
     if (index.decide(digits, true, nowMs)?.list === 'allow') continue;
     yield* addRange(digits, 'npv', inputs.wording.npv, npvAllows);
+  }
+  // 2b. Call-centre operators' blocks (VERDICT_CALL_CENTRE=block), the same way; one under an
+  // NPV prefix is the NPV range's (the answers give it `npv`, not `call_centre_operator`).
+  const npvDigits = inputs.npvPrefixes.map((prefix) => prefix.replace('+', ''));
+  const centreRanges = (inputs.callCentrePrefixes ?? [])
+    .map((prefix) => parseRuleKey(`${prefix}*`)?.digits)
+    .filter((digits): digits is string => digits !== undefined && !npvDigits.some((npv) => digits.startsWith(npv)));
+  const centreAllows = centreRanges.length === 0 || full() ? [] : yield* allowsInside(centreRanges);
+  for (const digits of centreRanges) {
+    if (full()) return entries;
+    if (pause()) yield;
+    if (index.decide(digits, true, nowMs)?.list === 'allow') continue;
+    yield* addRange(digits, 'call_centre', inputs.wording.callCentre ?? '', centreAllows);
   }
   // 3. Numbers reported here as spam, unless the allow list decides for them: after the
   // operator's decisions and before the score's, as in the answers.

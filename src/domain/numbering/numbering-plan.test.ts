@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { USUAL_CARRIER_NAMES } from './carrier-names.js';
 import { decodeCarrierBson, parseNumberingPlan, splitSemicolonCsv } from './numbering-plan.js';
 import { loadNumberingPlan } from '../../infra/arcep/load-numbering-plan.js';
+import { testNumberingPlan } from '../../../harness/servers.js';
 
 const MAJNUM_HEADER = 'EZABPQM;Tranche_Debut;Tranche_Fin;Mnémo;Territoire;Date_Attribution';
 const MAJRIO_HEADER =
@@ -149,5 +151,58 @@ describe('loadNumberingPlan on the shipped snapshot', () => {
   it('loads libphonenumber carrier names for other countries', () => {
     expect(plan.findForeignCarrier('32', '470123456')).toBe('Proximus');
     expect(plan.findForeignCarrier('999', '1')).toBe('');
+  });
+});
+
+describe('callCentrePrefixes: the prefixes whose every number is in a call-centre block', () => {
+  it('lists a flagged block, split around a longer block of another operator, never a mobile block', () => {
+    const result = parseNumberingPlan(
+      smallFiles([
+        '01897;0189700000;0189799999;CALL;Métropole;01/01/2017',
+        '018975;0189750000;0189759999;FRTE;Métropole;01/01/2017',
+        '0189756;0189756000;0189756999;CALL;Métropole;01/01/2017',
+        '0644;0644000000;0644999999;CALL;Métropole;01/01/2017',
+        '0170;0170000000;0170999999;FRTE;Métropole;01/01/2017',
+      ]),
+      new Map(),
+      new Set(['CALL']),
+    );
+    if (!result.ok) throw new Error(result.reason);
+    expect(result.plan.callCentrePrefixes()).toEqual([
+      '018970',
+      '018971',
+      '018972',
+      '018973',
+      '018974',
+      '0189756',
+      '018976',
+      '018977',
+      '018978',
+      '018979',
+    ]);
+  });
+
+  it('covers a shipped number exactly when its block is a call-centre one (property over the shipped data)', () => {
+    const plan = testNumberingPlan();
+    const prefixes = plan.callCentrePrefixes();
+    expect(prefixes.length).toBeGreaterThan(100);
+    const covered = (national: string): boolean => prefixes.some((prefix) => national.startsWith(prefix));
+    const digits = (length: number) =>
+      fc.string({ unit: fc.constantFrom(...'0123456789'), minLength: length, maxLength: length });
+    // Numbers under a listed prefix, and numbers anywhere in 01–05, 08, 09 and the mobiles.
+    const underListed = fc
+      .tuple(fc.constantFrom(...prefixes), digits(10))
+      .map(([prefix, rest]) => (prefix + rest).slice(0, 10));
+    const anywhere = fc
+      .tuple(fc.constantFrom('1', '2', '3', '4', '5', '6', '7', '8', '9'), digits(9))
+      .map(([a, rest]) => `0${a}${rest}`);
+    fc.assert(
+      fc.property(fc.oneof(underListed, anywhere), (national) => {
+        expect(covered(national)).toBe(plan.findBlock(national)?.callCentreOperator === true);
+      }),
+      { numRuns: 3000 },
+    );
+    expect(covered('0189712345')).toBe(true); // Aircall
+    expect(covered('0644661234')).toBe(false); // Onoff's mobile block
   });
 });

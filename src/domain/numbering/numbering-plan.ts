@@ -52,6 +52,13 @@ export interface NumberingPlan {
   blocksUnder(nationalPrefix: string): BlocksUnder;
   /** libphonenumber's original-carrier name for a national significant number, or "". */
   findForeignCarrier(callingCode: string, nationalSignificantNumber: string): string;
+  /**
+   * The national prefixes (`01897`) whose every number is in a call-centre operator's block
+   * (`callCentreOperator`), in digit order: a flagged block holding a longer block of another
+   * operator is split around it, digit by digit. The blocklist feed lists them with
+   * VERDICT_CALL_CENTRE=block.
+   */
+  callCentrePrefixes(): string[];
 }
 
 export interface NumberingPlanFiles {
@@ -264,6 +271,9 @@ export function parseNumberingPlan(
   const blockAtNode: Array<NumberBlock | undefined> = [undefined];
   // Per node, one bit per territory (TERRITORIES' order) of the blocks at or below it.
   const territoriesBelow: number[] = [0];
+  // Per node: a block at or below it that is (flagged) or is not (unflagged) a call-centre block.
+  const flaggedBelow: boolean[] = [false];
+  const unflaggedBelow: boolean[] = [false];
   let nodeCount = 1;
   for (const table of blocksByLength.values()) {
     for (const [prefix, block] of table) {
@@ -278,11 +288,38 @@ export function parseNumberingPlan(
           children[cell] = child;
           blockAtNode.push(undefined);
           territoriesBelow.push(0);
+          flaggedBelow.push(false);
+          unflaggedBelow.push(false);
         }
         node = child;
         territoriesBelow[node] = (territoriesBelow[node] ?? 0) | bit;
+        if (block.callCentreOperator) flaggedBelow[node] = true;
+        else unflaggedBelow[node] = true;
       }
       blockAtNode[node] = block;
+    }
+  }
+
+  /** Whether a block strictly below `node` is not a call-centre block. */
+  const unflaggedStrictlyBelow = (node: number): boolean => {
+    for (let digit = 0; digit < 10; digit += 1) {
+      const child = children[node * 10 + digit] ?? 0;
+      if (child !== 0 && unflaggedBelow[child] === true) return true;
+    }
+    return false;
+  };
+  function collectCallCentre(node: number, prefix: string, inherited: boolean, into: string[]): void {
+    const block = blockAtNode[node];
+    const flagged = block === undefined ? inherited : block.callCentreOperator;
+    if (flagged && !unflaggedStrictlyBelow(node)) {
+      into.push(prefix);
+      return;
+    }
+    if (!flagged && flaggedBelow[node] !== true) return;
+    for (let digit = 0; digit < 10; digit += 1) {
+      const child = children[node * 10 + digit] ?? 0;
+      if (child !== 0) collectCallCentre(child, `${prefix}${digit}`, flagged, into);
+      else if (flagged) into.push(`${prefix}${digit}`);
     }
   }
 
@@ -317,6 +354,15 @@ export function parseNumberingPlan(
         covering: covering?.territory,
         within: new Set(TERRITORIES.filter((_, bit) => (mask & (1 << bit)) !== 0)),
       };
+    },
+    callCentrePrefixes() {
+      const prefixes: string[] = [];
+      // The root is no block: start at its children, so no prefix is shorter than a block.
+      for (let digit = 0; digit < 10; digit += 1) {
+        const child = children[digit] ?? 0;
+        if (child !== 0) collectCallCentre(child, String(digit), false, prefixes);
+      }
+      return prefixes;
     },
     findForeignCarrier(callingCode, nationalSignificantNumber) {
       const table = foreignCarriers.get(callingCode);

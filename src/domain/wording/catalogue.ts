@@ -28,6 +28,8 @@ const fr = {
   'cid.neutral': 'Neutre {score}/9',
   'cid.trustworthy': 'Fiable {score}/9',
   'cid.npv': 'Appel automatisé (NPV)',
+  'cid.callCentre': 'Plateforme d’appels',
+  'cid.outsideHours': 'Hors horaires légaux',
   'cid.unknown': 'Pas de note',
   'cid.notChecked': 'Non vérifié',
   'cid.notCovered': 'Non vérifié (étranger)',
@@ -127,6 +129,14 @@ const fr = {
     'Les sources n’ont pas de signalement inquiétant pour ce numéro. Cela ne prouve pas qui appelle : un numéro affiché peut être usurpé, alors ne donnez ni code ni coordonnées bancaires sur la seule foi d’un appel.',
   'advice.npv':
     'Ce numéro est dans une plage de numéros polyvalents vérifiés (NPV), que l’ARCEP réserve depuis le 1er janvier 2023 aux systèmes d’appels et de messages automatisés : l’appel vient d’un automate qui compose pour une entreprise. Ce n’est pas forcément une fraude.',
+  'advice.callCentre':
+    'Ce numéro est dans un bloc fixe ou non géographique attribué par l’ARCEP à un opérateur dont les numéros servent aux centres d’appels et au démarchage (Aircall, Onoff, Twilio, Diabolocom…) : souvent du démarchage, parfois une entreprise que vous connaissez. Si vous lui faites confiance, l’administrateur de ce service peut l’autoriser par une règle (liste d’autorisation).',
+  'advice.callCentreSource': 'La liste des opérateurs et ses sources',
+  'advice.outsideHours':
+    'L’appel arrive hors des horaires où la loi permet le démarchage téléphonique (décret n° 2022-1313 : du lundi au vendredi, de 10 h à 13 h et de 14 h à 20 h, jamais un jour férié) : un automate ou un centre d’appels qui démarche à cette heure enfreint la loi. Depuis le 11 août 2026, le démarchage demande aussi votre accord préalable.',
+  'withheld.title': 'Appels masqués',
+  'withheld.text':
+    'Depuis le 1er janvier 2026, les opérateurs présentent comme masqués les appels venus de l’étranger qui affichent un numéro de mobile français non authentifié : un faux 06 ou 07 d’un centre d’appels étranger arrive désormais masqué. Un appel masqué n’a pas de numéro à vérifier ; ce service lui applique le réglage VERDICT_WITHHELD de l’administrateur (autoriser par défaut, ou avertir, bloquer). Hôpitaux et police masquent souvent leur numéro : un foyer qui en reçoit peu peut les bloquer, un bureau préférera avertir.',
   'advice.answeredNone': 'Aucune des {total} sources n’a répondu.',
   'advice.answered#one': '{count} source sur {total} a répondu.',
   'advice.answered#other': '{count} sources sur {total} ont répondu.',
@@ -149,6 +159,7 @@ const fr = {
   'hint.npv': 'NPV : appels automatisés',
   'hint.technical_platform': 'Plateforme technique d’opérateur',
   'hint.call_centre_operator': 'Plateforme d’appels',
+  'hint.outside_legal_hours': 'Hors horaires légaux de démarchage',
 
   // phoneInfo.type in words (libphonenumber's types, docs/numbering.md).
   'line.mobile': 'mobile',
@@ -284,6 +295,8 @@ const en: Record<WordKey, string> = {
   'cid.neutral': 'Neutral {score}/9',
   'cid.trustworthy': 'Trusted {score}/9',
   'cid.npv': 'Automated call (NPV)',
+  'cid.callCentre': 'Call centre',
+  'cid.outsideHours': 'Outside legal hours',
   'cid.unknown': 'No score',
   'cid.notChecked': 'Not checked',
   'cid.notCovered': 'Not checked (foreign)',
@@ -369,6 +382,14 @@ const en: Record<WordKey, string> = {
     'The sources have no worrying reports about this number. That does not prove who is calling: a displayed number can be spoofed, so do not give codes or bank details on the strength of a call alone.',
   'advice.npv':
     'This number is in an NPV range (French “numéros polyvalents vérifiés”, verified multi-purpose numbers), which ARCEP (the French telecoms regulator) has reserved since 1 January 2023 for automated calling and messaging systems: the call comes from a machine dialling for a business. It is not necessarily fraud.',
+  'advice.callCentre':
+    'This number is in a fixed or non-geographic block that ARCEP allocated to an operator whose numbers serve call centres and telemarketing (Aircall, Onoff, Twilio, Diabolocom…): often canvassing, sometimes a business you know. If you trust it, this service’s administrator can let it through with a rule (allow list).',
+  'advice.callCentreSource': 'The list of operators and its sources',
+  'advice.outsideHours':
+    'The call comes outside the hours when French law allows telephone canvassing (Décret n° 2022-1313: Monday to Friday, 10:00–13:00 and 14:00–20:00, never on a public holiday): an automated caller or call centre canvassing now breaks the law. Since 11 August 2026, canvassing also needs your prior consent.',
+  'withheld.title': 'Withheld calls',
+  'withheld.text':
+    'Since 1 January 2026, French operators present as withheld the calls from abroad that show an unauthenticated French mobile number: a spoofed 06 or 07 from a foreign call centre now arrives withheld. A withheld call has no number to check; this service answers it with the administrator’s VERDICT_WITHHELD setting (allow by default, or warn, block). Hospitals and the police often withhold their number: a household that gets few such calls may block them, an office would rather warn.',
   'advice.answeredNone': 'None of the {total} sources answered.',
   'advice.answered#one': '{count} of {total} sources answered.',
   'advice.answered#other': '{count} of {total} sources answered.',
@@ -390,6 +411,7 @@ const en: Record<WordKey, string> = {
   'hint.npv': 'NPV: automated calls',
   'hint.technical_platform': 'Operator technical platform',
   'hint.call_centre_operator': 'Call centre',
+  'hint.outside_legal_hours': 'Outside legal calling hours',
 
   'line.mobile': 'mobile',
   'line.fixed_line': 'landline',

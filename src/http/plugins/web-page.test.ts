@@ -49,6 +49,8 @@ describe('the lookup page files', () => {
     expect(html).not.toMatch(/src="(https?:)?\/\//);
     expect(html).not.toMatch(/<link[^>]*href="(https?:)?\/\//);
     expect(html.match(/href="(https?:)?\/\/[^"]*"/g)).toEqual([
+      // The call-centre operators' source list (docs/numbering.md): a link, not an asset.
+      'href="https://github.com/cbouvat/saracroche-ios/blob/0895d5f/saracroche/blocked-patterns.json"',
       'href="https://www.33700.fr/"',
       'href="https://signal.conso.gouv.fr/"',
     ]);

@@ -36,6 +36,8 @@ import {
   type VerdictRule,
 } from '../../domain/verdict.js';
 import { isLanguage, type Language } from '../../domain/wording/catalogue.js';
+import { legalHoursApply, type LegalHoursClock } from '../../domain/hints.js';
+import { nextLegalHoursBoundary, outsideLegalHours } from '../../domain/legal-hours.js';
 import type { ListMatch, ListName, OperatorLists } from '../../domain/ports/operator-lists.js';
 import type { CallerReports, ReportEvidence } from '../../domain/ports/caller-reports.js';
 import type { KeyedHasher } from '../../infra/hash.js';
@@ -64,6 +66,8 @@ export interface PhoneRoutesOptions {
   lookupTimeoutMs: number;
   /** The `/verdict` rule (VERDICT_*). */
   verdictRule: VerdictRule;
+  /** LEGAL_HOURS_TZ: where the legal calling hours are read (docs/legal-hours.md). */
+  legalHoursTimeZone: string;
   /** CID_MAX_LENGTH. */
   cidMaxLength: number;
   /** Who a request's lookup is for (client-address.ts lookupClientOf); absent: no client, no share. */
@@ -115,6 +119,7 @@ interface PhoneQuery {
   wait?: unknown;
   lang?: unknown;
   cid?: unknown;
+  at?: unknown;
 }
 
 /** A phone route's request, typed by the type provider from the route schemas' parameters and queries. */
@@ -129,6 +134,12 @@ type PhoneRequest = FastifyRequest<
   TypeBoxTypeProvider
 >;
 
+/**
+ * Why an answer depends on time: `'at'`, asked for another time (`?at=`); `'hours'`, an NPV or
+ * call-centre caller whose `outside_legal_hours` follows the time of the call; null, it does not.
+ */
+type Timed = 'at' | 'hours' | null;
+
 /** A number the routes could parse, or why not. */
 type Subject = { memo: NumberMemo } | { refused: string; dialledAs?: readonly string[] | undefined };
 
@@ -142,6 +153,8 @@ interface RenderInput {
   list: ListMatch | null;
   /** What the reporters said, or null: the JSON answers carry it in `meta.reports`, the text answers follow it. */
   reports: ReportEvidence | null;
+  /** When the call is made (the request's time, or the text routes' `?at=`): `outside_legal_hours` depends on it. */
+  clock: LegalHoursClock;
 }
 
 interface Representation {
@@ -167,13 +180,40 @@ interface Representation {
   reported?(evidence: ReportEvidence, language: Language): string;
 }
 
-function textFactsOf(memo: NumberMemo, result: LookupResult, reports: ReportEvidence | null): TextFacts {
+/**
+ * The text answers' facts. Without a clock (what the blocklist feed is told) the caller is
+ * taken as inside the legal hours: the feed is a list of numbers, not of calls.
+ */
+function textFactsOf(
+  memo: NumberMemo,
+  result: LookupResult,
+  reports: ReportEvidence | null,
+  clock?: LegalHoursClock,
+): TextFacts {
   return {
     isNPV: memo.parsed.phoneInfo.isNPV,
+    callCentreOperator: memo.parsed.callCentreOperator === true,
+    outsideLegalHours:
+      clock !== undefined && legalHoursApply(memo.parsed) && outsideLegalHours(clock.atMs, clock.timeZone),
     sources: buildSourceData(result),
     check: sourceCheckOf(result),
     reports,
   };
+}
+
+/** An instant in ISO 8601 with its offset (`2026-11-30T21:30:00+01:00`, `…Z`); a time without one is ambiguous. */
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i;
+
+/**
+ * The text routes' `?at=`: the instant to answer for (epoch ms), `'malformed'` when given but
+ * not an ISO 8601 instant with an offset, undefined when absent (docs/legal-hours.md "?at").
+ */
+function atOf(query: PhoneQuery): number | 'malformed' | undefined {
+  const { at } = query;
+  if (at === undefined) return undefined;
+  if (typeof at !== 'string' || !ISO_INSTANT.test(at)) return 'malformed';
+  const ms = Date.parse(at);
+  return Number.isFinite(ms) ? ms : 'malformed';
 }
 
 function reputationHeaders({ memo, result }: RenderInput): Record<string, string> {
@@ -181,7 +221,7 @@ function reputationHeaders({ memo, result }: RenderInput): Record<string, string
   return { 'x-reputation-score': score === null ? 'none' : String(score), 'x-reputation-risk': risk };
 }
 
-const factsOf = ({ memo, result, reports }: RenderInput): TextFacts => textFactsOf(memo, result, reports);
+const factsOf = ({ memo, result, reports, clock }: RenderInput): TextFacts => textFactsOf(memo, result, reports, clock);
 
 const UNLOOKABLE_HEADERS = { 'x-reputation-score': 'none', 'x-reputation-risk': 'unknown' };
 /** A text answer an operator's rule decided: no lookup, so no score; `X-Operator-List` says which list. */
@@ -225,6 +265,7 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
     now,
     lookupTimeoutMs,
     verdictRule: rule,
+    legalHoursTimeZone,
     cidMaxLength,
     lists,
     onListMatch,
@@ -240,8 +281,8 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
       schema: phoneRouteSchemas.fullReport,
       frontRoute: () => 'report',
       contentType: JSON_TYPE,
-      render: ({ reply, memo, result, list, reports: evidence }) => {
-        const built = buildReport(memo.parsed, result, list, evidence);
+      render: ({ reply, memo, result, list, reports: evidence, clock }) => {
+        const built = buildReport(memo.parsed, result, list, evidence, clock);
         return serialized(reply, { success: true as const, data: built.report, meta: built.meta });
       },
     },
@@ -250,8 +291,8 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
       schema: phoneRouteSchemas.score,
       frontRoute: () => 'score',
       contentType: JSON_TYPE,
-      render: ({ reply, memo, result, list, reports: evidence }) => {
-        const built = buildScoreResult(memo.parsed, result, list, evidence);
+      render: ({ reply, memo, result, list, reports: evidence, clock }) => {
+        const built = buildScoreResult(memo.parsed, result, list, evidence, clock);
         return serialized(reply, { success: true as const, data: built.score, meta: built.meta });
       },
     },
@@ -418,6 +459,16 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
       return sendBuilt(request, reply, refused.body, 'no-store', representation.contentType);
     }
     const { memo } = subject;
+    // When the call is made: the request's time, or a text route's `?at=` (a malformed one is
+    // ignored, as a text route ignores a malformed `wait`: `X-Answer-At` says which time was
+    // used). docs/legal-hours.md.
+    const at = representation.alwaysAnswers === undefined ? undefined : atOf(request.query);
+    const clock: LegalHoursClock = { atMs: typeof at === 'number' ? at : now(), timeZone: legalHoursTimeZone };
+    if (at !== undefined) reply.header('x-answer-at', new Date(clock.atMs).toISOString());
+    // An answer for another time is never kept nor held; one that depends on the time of the
+    // call (an NPV or call-centre caller: `outside_legal_hours`) is built for each request and
+    // lives no longer than the next legal-hours boundary (docs/legal-hours.md "Caching").
+    const timed: Timed = at !== undefined ? 'at' : legalHoursApply(memo.parsed) ? 'hours' : null;
     // The operator's lists decide first: a text answer at once, with no upstream asked; a JSON
     // answer still looks the number up and says which rule applies in `meta.list`.
     const list = lists === undefined ? null : lists.match(memo.parsed.e164, now());
@@ -442,6 +493,8 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
         language,
         request,
         reply,
+        clock,
+        timed,
         shownMatch(list, list.labelPublic === true),
         reports?.evidence(memo.parsed.e164, now()) ?? null,
       );
@@ -462,10 +515,10 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
           representation.contentType,
         );
       }
-      return answerByLookup(representation, memo, wait, language, request, reply, null, evidence);
+      return answerByLookup(representation, memo, wait, language, request, reply, clock, timed, null, evidence);
     }
     const route = representation.frontRoute(language);
-    if (frontCache !== undefined) {
+    if (frontCache !== undefined && timed === null) {
       const nowMs = now();
       let entry = frontCache.entry(memo.numberHash, nowMs);
       if (entry === undefined) {
@@ -476,7 +529,7 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
         }
       }
       if (entry !== undefined) {
-        const input: RenderInput = { reply, memo, result: entry.result, language, list: null, reports: null };
+        const input: RenderInput = { reply, memo, result: entry.result, language, list: null, reports: null, clock };
         let body = entry[route];
         if (body === undefined) {
           body = encodeBody(representation.render(input));
@@ -487,7 +540,7 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
         return undefined;
       }
     }
-    return answerByLookup(representation, memo, wait, language, request, reply);
+    return answerByLookup(representation, memo, wait, language, request, reply, clock, timed);
   }
 
   async function answerByLookup(
@@ -497,6 +550,8 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
     language: Language,
     request: PhoneRequest,
     reply: FastifyReply,
+    clock: LegalHoursClock,
+    timed: Timed,
     list: ListMatch | null = null,
     evidence: ReportEvidence | null = null,
   ): Promise<FastifyReply> {
@@ -516,8 +571,12 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
         },
       );
     }
-    const input: RenderInput = { reply, memo, result, language, list, reports: evidence };
-    const freshUntilMs = list === null && evidence === null ? lookupService.freshUntilOf?.(result) : undefined;
+    const input: RenderInput = { reply, memo, result, language, list, reports: evidence, clock };
+    let freshUntilMs =
+      list === null && evidence === null && timed !== 'at' ? lookupService.freshUntilOf?.(result) : undefined;
+    // The hint was decided at the request's time: the answer holds until the next boundary after it.
+    if (freshUntilMs !== undefined && timed === 'hours')
+      freshUntilMs = Math.min(freshUntilMs, nextLegalHoursBoundary(clock.atMs, clock.timeZone).getTime());
     const cacheControl = freshUntilMs === undefined ? 'no-store' : maxAgeOf(freshUntilMs, now());
     if (representation.headers !== undefined) reply.headers(representation.headers(input));
     return sendBuilt(request, reply, representation.render(input), cacheControl, representation.contentType);

@@ -68,6 +68,13 @@ export const ReputationRiskHeader = {
   'x-required': true,
 };
 export const reputation = { 'X-Reputation-Score': ReputationScoreHeader, 'X-Reputation-Risk': ReputationRiskHeader };
+/** On a text answer asked with `?at=`: the instant it was made for (docs/legal-hours.md "?at"). */
+export const AnswerAtHeader = {
+  type: 'string',
+  format: 'date-time',
+  description:
+    'With `?at=`: the instant the answer was made for (ISO 8601, UTC), the one given, or the time of the request when the given one was malformed and ignored.',
+};
 
 // HTTP caching and compression of API answers (docs/hot-path.md).
 export const NoStoreHeader = {

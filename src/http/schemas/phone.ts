@@ -35,6 +35,7 @@ import {
   RequestIdHeader,
   RetryAfterHeader,
   reputation,
+  AnswerAtHeader,
   VaryHeader,
   waited,
 } from './headers.js';
@@ -351,8 +352,16 @@ const WaitParam = Type.String({
 
 export const WaitQuerySchema = Type.Object({ wait: Type.Optional(WaitParam) });
 
+/** `?at=` on the text routes (docs/legal-hours.md "?at"). */
+const AtParam = Type.String({
+  description:
+    'Answer as if the call were made at this instant (ISO 8601 with its offset, `2026-11-30T21:30:00+01:00` or `…Z`): for an operator testing a rule against the legal calling hours. Only the hours follow it (the lists and the reports are read as they are now). Such an answer is never held nor cached (`Cache-Control: no-store`); `X-Answer-At` gives the instant used. A malformed value is ignored (the answer is for now, and `X-Answer-At` says so): a text route always answers.',
+  examples: ['2026-11-30T21:30:00+01:00'],
+});
+
 export const VerdictQuerySchema = Type.Object({
   wait: Type.Optional(WaitParam),
+  at: Type.Optional(AtParam),
   cid: Type.Optional(
     Type.String({
       description:
@@ -364,6 +373,7 @@ export const VerdictQuerySchema = Type.Object({
 
 export const CidQuerySchema = Type.Object({
   wait: Type.Optional(WaitParam),
+  at: Type.Optional(AtParam),
   lang: Type.Optional(
     Type.String({
       description: 'Language of the line: `fr` (the default) or `en`; any other value gives French.',
@@ -554,6 +564,7 @@ function textResponse(description: string, schema: TSchema, example: string) {
       ...rateLimited,
       ...waited,
       ...reputation,
+      'X-Answer-At': AnswerAtHeader,
       ...cachedApi(ApiCacheControlHeader),
     },
     content: { 'text/plain': { schema, example } },

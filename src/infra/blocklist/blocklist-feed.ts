@@ -103,6 +103,8 @@ export interface BlocklistFeedOptions {
   reports?: CallerReports;
   /** E.164 prefixes of the NPV ranges (`+33162`). Listed only when the rule's npv is block. */
   npvPrefixes: readonly string[];
+  /** E.164 prefixes of the call-centre operators' blocks (numbering plan's callCentrePrefixes). Listed only when the rule's callCentre is block. */
+  callCentrePrefixes?: readonly string[];
   rule: VerdictRule;
   cidMaxLength: number;
   maxEntries: number;
@@ -257,6 +259,7 @@ function emptySnapshot(): FeedSnapshot {
 export function createBlocklistFeed(options: BlocklistFeedOptions): BlocklistFeed {
   const now = options.now ?? Date.now;
   const npvPrefixes = options.rule.npv === 'block' ? options.npvPrefixes : [];
+  const callCentrePrefixes = options.rule.callCentre === 'block' ? (options.callCentrePrefixes ?? []) : [];
   let held = emptySnapshot();
   /** The inputs `held` was built from; undefined until the first build. */
   let heldInputs: string | undefined;
@@ -283,10 +286,11 @@ export function createBlocklistFeed(options: BlocklistFeedOptions): BlocklistFee
         rules: lists === undefined ? [] : (lists.index?.() ?? (isRuleIndex(lists) ? lists : lists.activeRules(nowMs))),
         nowMs,
         npvPrefixes,
+        callCentrePrefixes,
         reported,
         recent,
         maxEntries: options.maxEntries,
-        wording: { rule: RULE_REASON, npv: words('fr', 'cid.npv') },
+        wording: { rule: RULE_REASON, npv: words('fr', 'cid.npv'), callCentre: words('fr', 'cid.callCentre') },
       }),
     );
     const next = await buildSnapshot(entries, slicer);

@@ -225,11 +225,14 @@
   }
 
   // `risk` is the verdict's risk; without a score, the advice says why (checkOf).
-  function renderAdvice(risk, isNPV, metaSources) {
+  // `hints`: meta.hints (a 502 has none): the call-centre and legal-hours paragraphs.
+  function renderAdvice(risk, isNPV, metaSources, hints) {
     var check = checkOf(metaSources);
     $('advice-text').textContent =
       risk === 'unknown' && check !== 'answered' ? t('advice.' + check) : t('advice.' + risk);
     $('advice-npv').hidden = isNPV !== true;
+    $('advice-call-centre').hidden = !hasHint(hints, 'call_centre_operator');
+    $('advice-outside-hours').hidden = !hasHint(hints, 'outside_legal_hours');
     var confidence = confidenceSentence(metaSources);
     $('advice-confidence').textContent = confidence;
     $('advice-confidence').hidden = confidence === '';
@@ -268,7 +271,13 @@
     else if (info.region) setFact('fact-region', upstream('span', null, info.region));
     else setFact('fact-region', document.createTextNode('—'));
     $('npv-badge').hidden = info.isNPV !== true;
-    $('platform-badge').hidden = !(hints && hints.indexOf('technical_platform') >= 0);
+    $('platform-badge').hidden = !hasHint(hints, 'technical_platform');
+    $('call-centre-badge').hidden = !hasHint(hints, 'call_centre_operator');
+    $('outside-hours-badge').hidden = !hasHint(hints, 'outside_legal_hours');
+  }
+
+  function hasHint(hints, hint) {
+    return Boolean(hints) && hints.indexOf(hint) >= 0;
   }
 
   // ---- Sources
@@ -436,7 +445,7 @@
     var risk = renderVerdict(meta);
     renderDecisions(meta.list, meta.reports);
     renderFacts(report, meta.hints);
-    renderAdvice(risk, report.phoneInfo.isNPV, metaSources);
+    renderAdvice(risk, report.phoneInfo.isNPV, metaSources, meta.hints);
     renderFailures(metaSources);
     var container = $('sources');
     container.replaceChildren();
