@@ -130,17 +130,13 @@ function percentile(sorted: readonly number[], fraction: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))] ?? 0;
 }
 
-/**
- * The longest stretch between two turns of the event loop in process CPU time: unlike the
- * loop-delay monitor, it leaves out the time the process waited for a core on a loaded machine
- * (it counts the other threads' CPU, e.g. the garbage collector's, so it is still an upper bound).
- */
-function cpuBlockProbe(): { stop(): number } {
-  let last = process.cpuUsage();
+/** The longest stretch between two turns of the event loop, in the CPU time `read` counts (ms). */
+function longestTurnProbe(read: () => NodeJS.CpuUsage): { stop(): number } {
+  let last = read();
   let longest = 0;
   let on = true;
   const tick = (): void => {
-    const now = process.cpuUsage();
+    const now = read();
     longest = Math.max(longest, (now.user - last.user + now.system - last.system) / 1000);
     last = now;
     if (on) setImmediate(tick);
@@ -155,29 +151,19 @@ function cpuBlockProbe(): { stop(): number } {
 }
 
 /**
+ * The longest stretch between two turns of the event loop in process CPU time: unlike the
+ * loop-delay monitor, it leaves out the time the process waited for a core on a loaded machine
+ * (it counts the other threads' CPU, e.g. the garbage collector's, so it is still an upper bound).
+ */
+const cpuBlockProbe = (): { stop(): number } => longestTurnProbe(() => process.cpuUsage());
+
+/**
  * The longest stretch between two turns of the event loop in the CPU time of the loop's own
  * thread (process.threadCpuUsage): what the server's work held the loop for, without the time
  * the thread waited for a core on a loaded machine, nor the collector's helper threads running
  * beside it (a pause the collector makes the loop's thread wait for is counted).
  */
-function threadBlockProbe(): { stop(): number } {
-  let last = process.threadCpuUsage();
-  let longest = 0;
-  let on = true;
-  const tick = (): void => {
-    const used = process.threadCpuUsage(last);
-    longest = Math.max(longest, (used.user + used.system) / 1000);
-    last = process.threadCpuUsage();
-    if (on) setImmediate(tick);
-  };
-  setImmediate(tick);
-  return {
-    stop: () => {
-      on = false;
-      return longest;
-    },
-  };
-}
+const threadBlockProbe = (): { stop(): number } => longestTurnProbe(() => process.threadCpuUsage());
 
 /** Rebuilds after one rule changed, measured at each of these rule counts (issue 44). */
 const SCALE_RULE_COUNTS = [10_000, 100_000];
