@@ -25,6 +25,7 @@
 //   systems, some containers), by a stat poll every POLL_MS. A file that does not parse is
 //   refused with a log line naming the file and the line (a refused rule as its keyed hash: it
 //   may be a number); the rules in force stay.
+import { oneAtATime } from '../one-at-a-time.js';
 import { constants } from 'node:fs';
 import { mkdir, open, readFile, readlink, realpath, rename, stat, unlink, utimes } from 'node:fs/promises';
 import { hostname } from 'node:os';
@@ -353,12 +354,7 @@ export async function openFileListStore(options: FileListStoreOptions): Promise<
   let closed = false;
 
   /** In this process, one write or reload at a time, in the order asked. */
-  let queue: Promise<unknown> = Promise.resolve();
-  function exclusive<T>(run: () => Promise<T>): Promise<T> {
-    const next = queue.then(run, run);
-    queue = next.catch(() => undefined);
-    return next;
-  }
+  const exclusive = oneAtATime();
 
   /** A refused line's reason, with the rule it names (it may be a number) as its keyed hash. */
   function safeReason(error: ListCsvError): string {

@@ -17,6 +17,7 @@
 // - Others' changes are seen as the lists file's are: fs.watch on the directory and a stat poll
 //   every POLL_MS. Appended lines are read from where the last read stopped; a file replaced
 //   (compaction, a restore) is read whole.
+import { oneAtATime } from '../one-at-a-time.js';
 import { open, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { REPORT_RATINGS, ReportStoreUnavailable, type ReportVote } from '../../domain/ports/caller-reports.js';
@@ -107,13 +108,8 @@ export async function openFileReportStore(options: FileReportStoreOptions): Prom
   let lines = 0;
   let closed = false;
 
-  let queue: Promise<unknown> = Promise.resolve();
   /** In this process, one read or write at a time, in the order asked. */
-  function exclusive<T>(run: () => Promise<T>): Promise<T> {
-    const next = queue.then(run, run);
-    queue = next.catch(() => undefined);
-    return next;
-  }
+  const exclusive = oneAtATime();
 
   function countVote(tokenId: string, day: string, absolute?: number): void {
     const held = caps.get(tokenId);
@@ -432,7 +428,8 @@ export async function openFileReportStore(options: FileReportStoreOptions): Prom
       watching?.close();
       if (expiry !== undefined) clearInterval(expiry);
       await reloader.running();
-      await queue;
+      // Every read or write asked before the close has settled.
+      await exclusive(async () => undefined);
     },
   };
 }
