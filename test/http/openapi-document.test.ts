@@ -102,6 +102,16 @@ describe('the OpenAPI document as tools read it', () => {
     }
   });
 
+  it('documents every header the text routes send, those of an answer decided without a lookup included', () => {
+    const paths = document.paths as Record<string, Record<string, { responses: Record<string, { headers?: object }> }>>;
+    for (const route of ['/api/phone/{number}/verdict', '/api/phone/{number}/cid']) {
+      const headers = Object.keys(paths[route]?.get?.responses['200']?.headers ?? {});
+      expect(headers).toEqual(
+        expect.arrayContaining(['X-Reputation-Score', 'X-Reputation-Risk', 'X-Operator-List', 'X-Caller-Reports']),
+      );
+    }
+  });
+
   it('documents no body for a 304, and a 304 with If-None-Match: * is a documented answer', async () => {
     const notModified = Object.values(document.paths)
       .flatMap((item) => Object.values(item) as Array<{ responses: Record<string, { content?: unknown }> }>)

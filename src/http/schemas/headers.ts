@@ -76,6 +76,20 @@ export const AnswerAtHeader = {
     'With `?at=`: the instant the answer was made for (ISO 8601, UTC), the one given, or the time of the request when the given one was malformed and ignored.',
 };
 
+export const OperatorListHeader = {
+  type: 'string',
+  enum: ['allow', 'block'],
+  description:
+    "When one of the operator's list rules decided the answer (docs/lists.md): which list. No source was asked, so `X-Reputation-Score` is `none`.",
+};
+
+export const CallerReportsHeader = {
+  type: 'string',
+  enum: ['spam'],
+  description:
+    "When the deployment's own reporters decided the answer (the reports' verdict `spam`, docs/reports.md): no source was asked, so `X-Reputation-Score` is `none`.",
+};
+
 // HTTP caching and compression of API answers (docs/hot-path.md).
 export const NoStoreHeader = {
   type: 'string',

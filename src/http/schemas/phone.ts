@@ -36,6 +36,8 @@ import {
   RetryAfterHeader,
   reputation,
   AnswerAtHeader,
+  CallerReportsHeader,
+  OperatorListHeader,
   VaryHeader,
   waited,
 } from './headers.js';
@@ -565,6 +567,8 @@ function textResponse(description: string, schema: TSchema, example: string) {
       ...waited,
       ...reputation,
       'X-Answer-At': AnswerAtHeader,
+      'X-Operator-List': OperatorListHeader,
+      'X-Caller-Reports': CallerReportsHeader,
       ...cachedApi(ApiCacheControlHeader),
     },
     content: { 'text/plain': { schema, example } },
