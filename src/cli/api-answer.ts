@@ -23,6 +23,49 @@ export interface ReportBody {
     score: number | null;
     risk: Risk;
     scoreSource: ScoreSource | null;
+    /** The operator's rule that decided, from servers that send it; read it with readListMatch. */
+    list?: unknown;
+    /** What the deployment's reporters said, from servers that send it; read it with readReports. */
+    reports?: unknown;
+  };
+}
+
+/** `meta.list` as the CLI shows it: the deciding rule, its list and label. */
+export interface ListMatchView {
+  list: string;
+  rule: string;
+  label?: string;
+}
+
+/** `meta.reports` as the CLI shows it. */
+export interface ReportsView {
+  verdict: string;
+  reporters: number;
+  categories: Record<string, number>;
+  lastReportAt?: string;
+}
+
+/** The deciding rule of `meta.list`, when the server sent a well-formed one. */
+export function readListMatch(meta: ReportBody['meta']): ListMatchView | undefined {
+  const list = meta.list;
+  if (!isObject(list) || typeof list.list !== 'string' || typeof list.rule !== 'string') return undefined;
+  return { list: list.list, rule: list.rule, ...(typeof list.label === 'string' ? { label: list.label } : {}) };
+}
+
+/** The reports of `meta.reports`, when the server sent well-formed ones (null or absent: nobody reported the number). */
+export function readReports(meta: ReportBody['meta']): ReportsView | undefined {
+  const reports = meta.reports;
+  if (!isObject(reports) || typeof reports.verdict !== 'string' || typeof reports.reporters !== 'number')
+    return undefined;
+  const categories: Record<string, number> = {};
+  if (isObject(reports.categories))
+    for (const [rating, count] of Object.entries(reports.categories))
+      if (typeof count === 'number' && Number.isFinite(count)) categories[rating] = count;
+  return {
+    verdict: reports.verdict,
+    reporters: reports.reporters,
+    categories,
+    ...(typeof reports.lastReportAt === 'string' ? { lastReportAt: reports.lastReportAt } : {}),
   };
 }
 

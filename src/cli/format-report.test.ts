@@ -127,6 +127,29 @@ describe('the lookup summary', () => {
     expect(lines.join('\n')).not.toContain('npv:');
   });
 
+  it("shows the operator's deciding rule and this deployment's reports after the verdict, when the server sends them", () => {
+    const b = body();
+    expect(formatReportSummary(b)).not.toMatch(/Reported here|Operator's/);
+    b.meta.list = { list: 'block', rule: '+33162*', label: 'NPV\u001b[31m' };
+    b.meta.reports = {
+      spam: 2.87,
+      legitimate: 0,
+      reporters: 3,
+      categories: { fraud: 2, advertising: 1, odd: 'x' },
+      lastReportAt: '2026-11-21T17:42:00.000Z',
+      verdict: 'spam',
+    };
+    const lines = formatReportSummary(b).split('\n');
+    const verdictAt = lines.findIndex((line) => line.startsWith('Verdict: '));
+    expect(lines.slice(verdictAt + 1, verdictAt + 3)).toEqual([
+      "Operator's block list: +33162*, NPV[31m",
+      'Reported here: spam (3 reporters; fraud 2, advertising 1; last 2026-11-21T17:42:00.000Z)',
+    ]);
+    b.meta.reports = null;
+    b.meta.list = { list: 'allow' };
+    expect(formatReportSummary(b)).not.toMatch(/Reported here|Operator's/);
+  });
+
   it('strips bidi overrides and folds line breaks', () => {
     expect(sanitizeForTerminal('a\u202eb\nc\td')).toBe('ab c d');
   });

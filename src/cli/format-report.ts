@@ -5,7 +5,7 @@ import { SOURCE_SLOTS, type Risk, type SourceDataBySlot, type SourceSlot } from 
 import type { ScoreSource } from '../domain/score.js';
 import { figureValue, SLOT_DISPLAY, type FigureDisplay } from '../domain/slot-display.js';
 import { countWords, words } from '../domain/wording/catalogue.js';
-import type { ReportBody, SourceMetaView } from './api-answer.js';
+import { readListMatch, readReports, type ReportBody, type SourceMetaView } from './api-answer.js';
 import { formatFacts, hintsOf, readHints } from './facts.js';
 import { sanitizeForTerminal } from './sanitize.js';
 
@@ -69,9 +69,32 @@ export function formatReportSummary(body: ReportBody): string {
       : `Verdict: ${verdict.verdict.toUpperCase()} (score ${verdict.score}/9, ${verdict.risk}${from})`,
   );
 
+  lines.push(...formatDeployment(meta));
+
   lines.push('');
   for (const slot of SOURCE_SLOTS) lines.push(...formatSlot(slot, data.sources, meta.sources[slot]));
   return `${lines.join('\n')}\n`;
+}
+
+/** What this deployment itself says: the operator's deciding rule, and its reporters' votes. */
+function formatDeployment(meta: ReportBody['meta']): string[] {
+  const lines: string[] = [];
+  const match = readListMatch(meta);
+  if (match !== undefined) {
+    const label = match.label === undefined || match.label === '' ? '' : `, ${sanitizeForTerminal(match.label)}`;
+    lines.push(`Operator's ${sanitizeForTerminal(match.list)} list: ${sanitizeForTerminal(match.rule)}${label}`);
+  }
+  const reports = readReports(meta);
+  if (reports !== undefined) {
+    const categories = Object.entries(reports.categories)
+      .map(([rating, count]) => `${sanitizeForTerminal(rating)} ${count}`)
+      .join(', ');
+    const last = reports.lastReportAt === undefined ? '' : `; last ${sanitizeForTerminal(reports.lastReportAt)}`;
+    lines.push(
+      `Reported here: ${sanitizeForTerminal(reports.verdict)} (${plural(reports.reporters, 'reporter')}${categories === '' ? '' : `; ${categories}`}${last})`,
+    );
+  }
+  return lines;
 }
 
 /**
