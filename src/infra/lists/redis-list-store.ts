@@ -35,7 +35,7 @@ import { isRuleSpelling } from '../../domain/lists/rule-key.js';
 import { redisReadyWithin, type RedisClient } from '../redis/redis-client.js';
 import type { ScriptedRedis } from '../redis/scripts.js';
 import { LISTS_KEYS } from '../redis/keys.js';
-import { ensureTaggedKeys } from '../redis/key-migration.js';
+import { ensureTaggedKeys } from '../redis/redis-key-migration.js';
 import { compareStreamIds, followChangeStream } from '../redis/change-stream-follower.js';
 import { letLoopThrough } from '../runtime/event-loop-slices.js';
 import {
@@ -169,7 +169,7 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
     if (client.redis.status !== 'ready')
       throw new ListStoreUnavailable(`the lists could not be ${what} in Redis: Redis is not reachable`);
     try {
-      // Once per client: the keys of the layout before hash tags moved first (key-migration.ts).
+      // Once per client: the keys of the layout before hash tags moved first (redis-key-migration.ts).
       await ensureTaggedKeys(client, logger);
       return await op(client.redis);
     } catch (error) {

@@ -8,7 +8,7 @@
 //
 // `keys.test.ts` computes the slot of every key of every group, prefix applied, and fails on a
 // group whose keys disagree, or on a new group without a tag that is not listed there as used
-// alone. The layout before the tags (layout 1) and its move to these names are key-migration.ts's.
+// alone. The layout before the tags (layout 1) and its move to these names are redis-key-migration.ts's.
 // docs/operations.md#redis-keys says the same for operators.
 
 /** A key or a family of keys: a name, or a builder of names from their variable parts. */

@@ -20,7 +20,7 @@ import { REPORT_RATINGS, ReportStoreUnavailable, type ReportVote } from '../../d
 import { redisReadyWithin, type RedisClient } from '../redis/redis-client.js';
 import type { ScriptedRedis } from '../redis/scripts.js';
 import { REPORTS_KEYS } from '../redis/keys.js';
-import { ensureTaggedKeys } from '../redis/key-migration.js';
+import { ensureTaggedKeys } from '../redis/redis-key-migration.js';
 import { followChangeStream, type ChangeStreamFollower } from '../redis/change-stream-follower.js';
 import { EXPIRE_INTERVAL_MS, type ReportSettings, type ReportStore, type ReportStoreLogger } from './report-store.js';
 import { createVoteBook, DAY_MS, secondsToUtcMidnight, utcDayOf } from './vote-book.js';
@@ -130,7 +130,7 @@ export async function openRedisReportStore(options: RedisReportStoreOptions): Pr
     if (client.redis.status !== 'ready')
       throw new ReportStoreUnavailable(`the reports could not be ${what} in Redis: Redis is not reachable`);
     try {
-      // Once per client: the keys of the layout before hash tags moved first (key-migration.ts).
+      // Once per client: the keys of the layout before hash tags moved first (redis-key-migration.ts).
       await ensureTaggedKeys(client, logger);
       return await op(client.redis);
     } catch (error) {

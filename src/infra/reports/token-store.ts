@@ -41,7 +41,7 @@ import { createSerialReloader, type ListStoreLogger } from '../lists/list-store.
 import { redisClientFor, type ListsLocation } from '../lists/open-list-store.js';
 import { redisReadyWithin, type RedisClient } from '../redis/redis-client.js';
 import { CHANNELS, TOKENS_KEYS } from '../redis/keys.js';
-import { ensureTaggedKeys } from '../redis/key-migration.js';
+import { ensureTaggedKeys } from '../redis/redis-key-migration.js';
 import { watchFileWithPoll, type FileWatch } from '../watch-file.js';
 
 export const TOKENS_FILE_NAME = 'tokens.json';
@@ -448,7 +448,7 @@ export async function openRedisTokenStore(
     if (client.redis.status !== 'ready')
       throw new ReportStoreUnavailable(`the tokens could not be ${what} in Redis: Redis is not reachable`);
     try {
-      // Once per client: the keys of the layout before hash tags moved first (key-migration.ts).
+      // Once per client: the keys of the layout before hash tags moved first (redis-key-migration.ts).
       await ensureTaggedKeys(client, options.logger);
       return await op(client.redis);
     } catch (error) {
