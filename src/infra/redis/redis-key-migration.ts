@@ -14,7 +14,7 @@
 // move cut short leaves the group's anchor (`lists:version`, `reports:expiry`…) in place and the
 // next start carries on. Two instances starting at once both move; each key moves once, and
 // neither reads before its own pass is over, which found every old key there was when it began.
-// With no old anchor left, a start costs one EXISTS.
+// With no old anchor left, a start costs one EXISTS per anchor.
 //
 // A key held under both names (an instance of the old version kept writing after the move) is
 // left under its old name and counted in the log, except the blocked callers' log, whose two
@@ -165,7 +165,9 @@ export async function migrateKeyLayout(
 ): Promise<KeyMigrationResult> {
   const groups: Record<string, Tally> = {};
   const tallyOf = (name: string): Tally => (groups[name] ??= { moved: 0, merged: 0, left: 0 });
-  if ((await redis.exists(...LAYOUT_1_ANCHORS)) === 0) return { found: false, groups };
+  // One EXISTS a key: a multi-key EXISTS of names in several slots would be refused by a cluster.
+  const anchors = await Promise.all(LAYOUT_1_ANCHORS.map((key) => redis.exists(key)));
+  if (anchors.every((count) => count === 0)) return { found: false, groups };
   for (const family of FAMILIES)
     await moveAll(redis, await familyMoves(redis, keyPrefix, family), tallyOf(family.group));
   for (const group of FIXED_GROUPS) await moveAll(redis, group.moves, tallyOf(group.name));
