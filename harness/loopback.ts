@@ -194,7 +194,7 @@ export interface TcpProxy {
    * Names (lower case) of the Redis commands clients sent through the proxy since the last call,
    * PING excepted (the clients' own health probes): "Redis saw no command" without timing anything.
    * `exceptKeys` leaves out the commands whose first argument (the key or channel) matches it: the
-   * operator lists' own polling (`/:lists:/`), which no lookup sends.
+   * operator lists' own polling (`/\{lists\}:/`), which no lookup sends.
    */
   takeCommands(options?: { exceptKeys?: RegExp }): string[];
   close(): Promise<void>;

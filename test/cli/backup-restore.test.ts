@@ -220,7 +220,7 @@ describe('phone-rep backup and restore on Redis', { timeout: 300_000 }, () => {
     await expectServed(instance, EXPECTED);
     const made = await ok(['backup', backupFile], env);
     expect(made.stderr).toMatch(
-      /^backed up 5 rules \(Redis phonerep:lists:rules\), 0 tokens \(Redis phonerep:tokens\), 0 votes \(Redis phonerep:reports:n:\*\) to /,
+      /^backed up 5 rules \(Redis phonerep:\{lists\}:rules\), 0 tokens \(Redis phonerep:\{tokens\}:records\), 0 votes \(Redis phonerep:\{reports\}:n:\*\) to /,
     );
     expect(rulesOf(readFileSync(backupFile, 'utf8'))).toEqual(EXPECTED);
 
@@ -235,15 +235,15 @@ describe('phone-rep backup and restore on Redis', { timeout: 300_000 }, () => {
       '+33612000001 allow',
       '+33612345678 block',
     ]);
-    const versionBefore = Number(await admin.get('phonerep:lists:version'));
+    const versionBefore = Number(await admin.get('phonerep:{lists}:version'));
     const restored = await ok(['restore', backupFile], env);
-    expect(restored.stdout).toMatch(/replacing the 5 held \(Redis phonerep:lists:rules\)\n/);
+    expect(restored.stdout).toMatch(/replacing the 5 held \(Redis phonerep:\{lists\}:rules\)\n/);
     // One change for the whole restore: every instance goes from the old rules to the new ones at once.
-    expect(Number(await admin.get('phonerep:lists:version'))).toBe(versionBefore + 1);
+    expect(Number(await admin.get('phonerep:{lists}:version'))).toBe(versionBefore + 1);
     await expectServed(instance, EXPECTED);
     expect(await verdict(instance, '0162001234')).toBe('block\n');
     expect(await verdict(instance, '0612345678')).toBe('allow\n');
-    expect(await admin.pttl('phonerep:lists:rules')).toBe(-1);
+    expect(await admin.pttl('phonerep:{lists}:rules')).toBe(-1);
   });
 
   it('after a Redis loss, a restore brings every rule back and a started instance serves them', async () => {
@@ -252,7 +252,7 @@ describe('phone-rep backup and restore on Redis', { timeout: 300_000 }, () => {
     await admin.flushall();
     expect((await ok(['list', 'show'], env)).stderr).toMatch(/^0 rules \(Redis/);
     await ok(['restore', backupFile], env);
-    expect(await admin.pttl('phonerep:lists:rules')).toBe(-1);
+    expect(await admin.pttl('phonerep:{lists}:rules')).toBe(-1);
     instance = await startInstance();
     await expectServed(instance, EXPECTED);
     expect(await verdict(instance, '0162001234')).toBe('block\n');
@@ -262,8 +262,8 @@ describe('phone-rep backup and restore on Redis', { timeout: 300_000 }, () => {
 
   it.each(WRONG_FILES)('refuses %s and changes nothing', async (_what, text, message) => {
     const before = {
-      version: await admin.get('phonerep:lists:version'),
-      rules: await admin.hgetall('phonerep:lists:rules'),
+      version: await admin.get('phonerep:{lists}:version'),
+      rules: await admin.hgetall('phonerep:{lists}:rules'),
     };
     const wrong = join(dir, 'wrong.json');
     writeFileSync(wrong, text);
@@ -271,8 +271,8 @@ describe('phone-rep backup and restore on Redis', { timeout: 300_000 }, () => {
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(message);
     expect({
-      version: await admin.get('phonerep:lists:version'),
-      rules: await admin.hgetall('phonerep:lists:rules'),
+      version: await admin.get('phonerep:{lists}:version'),
+      rules: await admin.hgetall('phonerep:{lists}:rules'),
     }).toEqual(before);
   });
 });

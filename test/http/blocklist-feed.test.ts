@@ -540,11 +540,11 @@ describe('blocklist feed: an allowed number is kept nowhere (issue 44, finding 1
       // The allowed number first: its record, if any, is written before the blocked one's.
       for (const number of ['0611111111', '0698765432'])
         expect((await fetch(`${server.baseUrl}/api/phone/${number}`)).status).toBe(200);
-      await waitFor(async () => (await admin.zscore(`${prefix}feed:blocked`, '+33698765432')) !== null);
-      expect(await admin.zscore(`${prefix}feed:blocked`, '+33611111111')).toBeNull();
+      await waitFor(async () => (await admin.zscore(`${prefix}{blocked}:log`, '+33698765432')) !== null);
+      expect(await admin.zscore(`${prefix}{blocked}:log`, '+33611111111')).toBeNull();
       // No key of the deployment names it (the caches key on a keyed hash).
       const keys = await listKeys(admin, prefix);
-      expect(keys).toContain(`${prefix}feed:caller:+33698765432`);
+      expect(keys).toContain(`${prefix}{blocked}:caller:+33698765432`);
       expect(keys.filter((key) => key.includes('611111111'))).toEqual([]);
     } finally {
       await server.close();

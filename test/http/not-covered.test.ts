@@ -160,7 +160,7 @@ describe('a number no source covers, with Redis', () => {
   it('writes no key under the prefix, and a French number right after does', async () => {
     // The operator lists' keys are written when the instance starts, not by a lookup.
     const atStart = (await listKeys(admin, prefix)).sort();
-    expect(atStart.every((key) => key.startsWith(`${prefix}lists:`))).toBe(true);
+    expect(atStart.every((key) => key.startsWith(`${prefix}{lists}:`))).toBe(true);
     for (const number of FOREIGN) {
       const { status, body } = await get(server, `/api/phone/${encodeURIComponent(number)}`);
       expect(status).toBe(200);

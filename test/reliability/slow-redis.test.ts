@@ -12,7 +12,7 @@ import { startTestServer, type TestServer } from '../../harness/servers.js';
 import { SLOW_DEGRADED_MS } from '../../src/infra/redis/redis-client.js';
 
 /** The operator lists' own Redis traffic (its version poll), which no lookup sends. */
-const LISTS_KEYS = /:lists:/;
+const LISTS_KEYS = /\{lists\}:/;
 
 const COMMAND_TIMEOUT_MS = 1000;
 const LATENCY_MS = 800;

@@ -81,7 +81,7 @@ describe('lists on Redis, random changes and restarts', () => {
         const held = (store: ListStore): string => sorted(store.storedRules().map((r) => [r.rule, r.list]));
         const inRedis = async (): Promise<string> =>
           sorted(
-            Object.entries(await admin.hgetall(`${PREFIX}lists:rules`).catch(() => ({}))).map(([spelling, json]) => [
+            Object.entries(await admin.hgetall(`${PREFIX}{lists}:rules`).catch(() => ({}))).map(([spelling, json]) => [
               spelling,
               (JSON.parse(json) as { list: string }).list,
             ]),

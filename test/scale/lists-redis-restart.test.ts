@@ -104,7 +104,7 @@ describe.each([
   async function expectEveryChangeKept(): Promise<void> {
     const want = new Map([...expected].sort());
     const redisHolds = async (): Promise<Expected> => {
-      const flat = await admin.hgetall(`${PREFIX}lists:rules`).catch(() => ({}));
+      const flat = await admin.hgetall(`${PREFIX}{lists}:rules`).catch(() => ({}));
       return new Map(
         Object.entries(flat).map(([rule, json]) => [rule, (JSON.parse(json) as { list: 'allow' | 'block' }).list]),
       );

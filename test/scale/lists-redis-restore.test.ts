@@ -27,8 +27,8 @@ describe('the lists written back after a Redis loss', () => {
     await deleteKeys(admin, prefix);
     // The next full read finds Redis without the lists, and writes back the rules this instance holds.
     await store.refresh();
-    expect(await admin.hlen(`${prefix}lists:rules`)).toBe(2);
-    expect(await admin.pttl(`${prefix}lists:rules`)).toBe(-1);
+    expect(await admin.hlen(`${prefix}{lists}:rules`)).toBe(2);
+    expect(await admin.pttl(`${prefix}{lists}:rules`)).toBe(-1);
   });
 
   it('after a restore (a replace) have no expiry either', async () => {
@@ -38,10 +38,10 @@ describe('the lists written back after a Redis loss', () => {
       { rule: '+33199*', list: 'allow', createdAt: '2026-11-28T00:00:00.000Z' },
     ]);
     expect(before).toBe(2);
-    expect(await admin.hkeys(`${prefix}lists:rules`)).toEqual(['+33199*']);
-    expect(await admin.pttl(`${prefix}lists:rules`)).toBe(-1);
+    expect(await admin.hkeys(`${prefix}{lists}:rules`)).toEqual(['+33199*']);
+    expect(await admin.pttl(`${prefix}{lists}:rules`)).toBe(-1);
     expect((await store.replaceRules([])).before).toBe(1);
-    expect(await admin.exists(`${prefix}lists:rules`)).toBe(0);
+    expect(await admin.exists(`${prefix}{lists}:rules`)).toBe(0);
   });
 
   it('after a restore with LISTS_FILE set, are in the mirror file before the restore returns', async () => {
@@ -66,7 +66,7 @@ describe('the lists written back after a Redis loss', () => {
     ];
     await store.replaceRules(restored);
     const mirror = await readMirror(path, context);
-    expect(mirror.version).toBe(Number(await admin.get(`${prefix}lists:version`)));
+    expect(mirror.version).toBe(Number(await admin.get(`${prefix}{lists}:version`)));
     expect(mirror.rules.sort((a, b) => (a.rule < b.rule ? -1 : 1))).toEqual(restored);
   });
 });

@@ -62,20 +62,20 @@ describe('the lists store on the shared Redis', () => {
       await one.put({ rule: `+3316300${String(at).padStart(4, '0')}`, list: 'block', createdAt: CREATED });
     await waitFor(() => two.storedRules().length === 400);
     // MAXLEN ~ trims whole nodes (100 entries each by default): about the bound, never the 400.
-    expect(await admin.xlen(`${prefix}lists:changes`)).toBeLessThanOrEqual(200);
-    expect(await admin.get(`${prefix}lists:version`)).toBe('400');
+    expect(await admin.xlen(`${prefix}{lists}:changes`)).toBeLessThanOrEqual(200);
+    expect(await admin.get(`${prefix}{lists}:version`)).toBe('400');
   });
 
   it('reads everything again when the next change is not the next version (a change it missed)', async () => {
     const store = await open();
-    await waitFor(async () => store.storedRules().length === (await admin.hlen(`${prefix}lists:rules`)));
+    await waitFor(async () => store.storedRules().length === (await admin.hlen(`${prefix}{lists}:rules`)));
     // A change that reached Redis without its stream entry (as if trimmed away), then the next one.
-    await admin.hset(`${prefix}lists:rules`, '+33499000001', JSON.stringify({ list: 'allow', createdAt: CREATED }));
-    const version = await admin.incr(`${prefix}lists:version`);
-    await admin.hset(`${prefix}lists:rules`, '+33499000002', JSON.stringify({ list: 'block', createdAt: CREATED }));
-    await admin.incr(`${prefix}lists:version`);
+    await admin.hset(`${prefix}{lists}:rules`, '+33499000001', JSON.stringify({ list: 'allow', createdAt: CREATED }));
+    const version = await admin.incr(`${prefix}{lists}:version`);
+    await admin.hset(`${prefix}{lists}:rules`, '+33499000002', JSON.stringify({ list: 'block', createdAt: CREATED }));
+    await admin.incr(`${prefix}{lists}:version`);
     await admin.xadd(
-      `${prefix}lists:changes`,
+      `${prefix}{lists}:changes`,
       '*',
       'v',
       String(version + 1),
@@ -134,7 +134,7 @@ describe('the lists store on a Redis of its own', () => {
         await redis.restart();
         // In force all along, never swapped for the empty set Redis came back with.
         expect(store.match('+33612000001')).toMatchObject({ list: 'allow', label: 'Boss' });
-        await waitFor(async () => (await admin.hlen('phonerep:lists:rules').catch(() => 0)) === 2, 15_000);
+        await waitFor(async () => (await admin.hlen('phonerep:{lists}:rules').catch(() => 0)) === 2, 15_000);
         expect(store.match('+33612000001')).toMatchObject({ list: 'allow', label: 'Boss' });
         expect(store.storedRules()).toHaveLength(2);
         const restored = lines.filter((line) => line.msg.includes('Redis had lost the lists'));
@@ -198,7 +198,7 @@ describe('the lists store on a Redis of its own', () => {
           );
           expect(missingFrom(store.storedRules().map((rule) => rule.rule))).toEqual([]);
         }
-        expect(missingFrom(await admin.hkeys('phonerep:lists:rules'))).toEqual([]);
+        expect(missingFrom(await admin.hkeys('phonerep:{lists}:rules'))).toEqual([]);
       } finally {
         writing = false;
         await Promise.all([one.close(), two.close()]);

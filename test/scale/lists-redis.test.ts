@@ -53,7 +53,7 @@ describe('lists shared through Redis by two instances', () => {
     (await fetch(`${server.baseUrl}/api/phone/${number}/verdict`)).text();
 
   it('imported the lists file once, when Redis held none', async () => {
-    expect(await admin.hlen(`${prefix}lists:rules`)).toBe(1);
+    expect(await admin.hlen(`${prefix}{lists}:rules`)).toBe(1);
     expect(await verdict(one, '0163001234')).toBe('block\n');
     expect(await verdict(two, '0163001234')).toBe('block\n');
     // A later start does not import it again, even once Redis holds no rule. The rule is removed
@@ -64,7 +64,7 @@ describe('lists shared through Redis by two instances', () => {
       headers: BEARER,
     });
     expect(removed.status).toBe(204);
-    expect(await admin.hlen(`${prefix}lists:rules`)).toBe(0);
+    expect(await admin.hlen(`${prefix}{lists}:rules`)).toBe(0);
     const seedFile = join(mkdtempSync(join(tmpdir(), 'phone-rep-lists-')), 'lists.csv');
     writeFileSync(seedFile, `${HEADER}\n+33199*,block,,,,2026-01-01T00:00:00.000Z\n`);
     const again = await openRedisListStore({
@@ -118,7 +118,7 @@ describe('lists shared through Redis by two instances', () => {
     };
     const [a, b] = await Promise.all([add(one, 1_000_000), add(two, 2_000_000)]);
     expect([...a, ...b].every((status) => status === 201)).toBe(true);
-    expect(await admin.hlen(`${prefix}lists:rules`)).toBe(2001);
+    expect(await admin.hlen(`${prefix}{lists}:rules`)).toBe(2001);
     const counted = async (server: TestServer) =>
       ((await (await fetch(`${server.baseUrl}/admin/lists/rules`, { headers: AUTH })).json()) as unknown[]).length;
     const deadline = performance.now() + 2000;
@@ -152,12 +152,12 @@ describe('lists on a Redis that is down when the instance starts', () => {
     try {
       // Redis unreachable: the store opened, with nothing in force and nothing written.
       expect(store.match('+33199001234')).toBeNull();
-      expect(await admin.exists(`${prefix}lists:rules`)).toBe(0);
+      expect(await admin.exists(`${prefix}{lists}:rules`)).toBe(0);
       proxy.setMode('pass');
       // ioredis reconnects on its own; the file is then imported (Redis never held lists) and read.
       await waitFor(() => store.match('+33199001234') !== null, 15_000);
       expect(store.match('+33199001234')).toMatchObject({ list: 'block', rule: '+33199*' });
-      expect(await admin.hlen(`${prefix}lists:rules`)).toBe(1);
+      expect(await admin.hlen(`${prefix}{lists}:rules`)).toBe(1);
     } finally {
       await store.close();
       await proxy.close();

@@ -12,7 +12,7 @@ import { startTcpProxy, type TcpProxy } from '../../harness/loopback.js';
 import { testNumberingPlan } from '../../harness/servers.js';
 
 /** The operator lists' own Redis traffic (its version poll), which no lookup sends. */
-const LISTS_KEYS = /:lists:/;
+const LISTS_KEYS = /\{lists\}:/;
 
 const prefix = uniqueKeyPrefix('scale');
 const admin = connectAdmin();

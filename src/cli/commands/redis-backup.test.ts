@@ -24,14 +24,14 @@ describe('phone-rep backup and restore of the reporters’ tokens and votes, on 
   it('round-trips the tokens with their hashes and the votes, replacing what changed since, a running instance following', async () => {
     await expectRoundTrip(env, backupFile);
     // The numbers voted on since the backup are gone from Redis, not only from memory.
-    const numbers = (await listKeys(admin, `${prefix}reports:n:`)).map((key) => key.slice(prefix.length)).sort();
-    expect(numbers).toEqual(['reports:n:+33162000001', 'reports:n:+33612345678']);
-    expect(await admin.zcard(`${prefix}reports:expiry`)).toBe(3);
+    const numbers = (await listKeys(admin, `${prefix}{reports}:n:`)).map((key) => key.slice(prefix.length)).sort();
+    expect(numbers).toEqual(['{reports}:n:+33162000001', '{reports}:n:+33612345678']);
+    expect(await admin.zcard(`${prefix}{reports}:expiry`)).toBe(3);
   });
 
   it('leaves out the votes past REPORT_RETENTION_DAYS at restore time', async () => {
     await expectExpiredVotesDropped(env, backupFile);
-    expect(await admin.exists(`${prefix}reports:n:+33612999999`)).toBe(0);
+    expect(await admin.exists(`${prefix}{reports}:n:+33612999999`)).toBe(0);
   });
 
   it('restores a backup of version 1 (lists only), leaving the tokens and votes as they are', async () => {

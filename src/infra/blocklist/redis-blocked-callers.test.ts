@@ -23,7 +23,7 @@ describe('Redis blocked-callers record', () => {
     const listed = await second.list(NOW);
     expect(listed[0]).toEqual(caller('+33600000006', NOW - 4000, 6));
     // Each number's details expire with the retention on their own.
-    const ttl = await admin.pttl(`${prefix}feed:caller:+33600000006`);
+    const ttl = await admin.pttl(`${prefix}{blocked}:caller:+33600000006`);
     expect(ttl).toBeGreaterThan(29 * DAY);
     expect(ttl).toBeLessThanOrEqual(30 * DAY);
   });
@@ -40,7 +40,7 @@ describe('Redis blocked-callers record', () => {
     await waitFor(async () => (await second.list(NOW)).filter((entry) => entry.e164.startsWith('+3361')).length === 2);
     second.forget('+33610000001');
     await waitFor(async () => (await numbers()).join() === '+33610000002');
-    expect(await admin.exists(`${prefix}feed:caller:+33610000001`)).toBe(0);
-    expect(await admin.zscore(`${prefix}feed:blocked`, '+33610000001')).toBeNull();
+    expect(await admin.exists(`${prefix}{blocked}:caller:+33610000001`)).toBe(0);
+    expect(await admin.zscore(`${prefix}{blocked}:log`, '+33610000001')).toBeNull();
   });
 });

@@ -1,15 +1,16 @@
-// The blocked-callers record shared by every instance: a sorted set `feed:blocked` (member the
+// The blocked-callers record shared by every instance: a sorted set `{blocked}:log` (member the
 // E.164 number, score the time it was recorded) trimmed to `maxEntries` and to the retention,
-// and one key per number `feed:caller:<e164>` holding its score and reason, expiring with the
-// retention on its own. Redis unusable: recording falls back to this process's memory record,
+// and one key per number `{blocked}:caller:<e164>` holding its score and reason, expiring with
+// the retention on its own. One hash tag for both (redis/keys.ts): a record is one MULTI of
+// both, the feed one MGET of the callers. Redis unusable: recording falls back to this process's memory record,
 // and listing merges it in, so the feed keeps what this instance saw.
 import type { BlockedCaller } from '../../domain/blocklist/feed-content.js';
 import type { BlockedCallerLog } from '../../domain/ports/blocked-callers.js';
 import type { RedisClient } from '../redis/redis-client.js';
+import { BLOCKED_KEYS } from '../redis/keys.js';
 import { createMemoryBlockedCallerLog } from './memory-blocked-callers.js';
 
-const SET_KEY = 'feed:blocked';
-const callerKey = (e164: string): string => `feed:caller:${e164}`;
+const { log: SET_KEY, caller: callerKey } = BLOCKED_KEYS;
 
 interface StoredCaller {
   score: number | null;

@@ -7,6 +7,7 @@
 // writes go on in memory, with entries kept until they go stale.
 import { LRUCache } from 'lru-cache';
 import type { RedisClient } from '../redis/redis-client.js';
+import { CACHE_KEYS } from '../redis/keys.js';
 import { decodeCachedResult, encodeCachedResult } from './entry-codec.js';
 import type { CachedSourceResult, SourceResultCache } from '../../domain/ports/source-cache.js';
 
@@ -37,7 +38,7 @@ interface LocalEntry {
 // The stored form is the memory cache's (entry-codec): what one writes, the other reads.
 export { decodeCachedResult, encodeCachedResult } from './entry-codec.js';
 
-/** Keys are `cache:<key>` under the client's prefix; `key` is already a keyed hash (toSourceCacheKey). */
+/** Keys are `cache:<key>` (redis/keys.ts) under the client's prefix; `key` is already a keyed hash (toSourceCacheKey). */
 export function createRedisSourceCache(options: RedisSourceCacheOptions): RedisSourceCache {
   const { client } = options;
   const now = options.now ?? Date.now;
@@ -64,7 +65,7 @@ export function createRedisSourceCache(options: RedisSourceCacheOptions): RedisS
       if (held !== undefined && held.trustedUntilMs > nowMs && held.value.freshUntil > nowMs) return held.value;
       return client.attempt(
         async (redis) => {
-          const text = await redis.get(`cache:${key}`);
+          const text = await redis.get(CACHE_KEYS.entry(key));
           const value = text === null ? undefined : decodeCachedResult(text);
           if (value === undefined) {
             // Evicted from Redis, or written here while Redis was away: the local copy still counts.
@@ -80,7 +81,7 @@ export function createRedisSourceCache(options: RedisSourceCacheOptions): RedisS
       if (ttlSeconds <= 0) {
         local.delete(key);
         await client.attempt(
-          async (redis) => void (await redis.del(`cache:${key}`)),
+          async (redis) => void (await redis.del(CACHE_KEYS.entry(key))),
           () => undefined,
         );
         return;
@@ -90,7 +91,7 @@ export function createRedisSourceCache(options: RedisSourceCacheOptions): RedisS
       // released after the write on the same connection, so waiters on other instances find it.
       await client.attempt(
         async (redis) =>
-          void (await redis.set(`cache:${key}`, encodeCachedResult(value), 'PX', Math.ceil(ttlSeconds * 1000))),
+          void (await redis.set(CACHE_KEYS.entry(key), encodeCachedResult(value), 'PX', Math.ceil(ttlSeconds * 1000))),
         () => undefined,
       );
     },

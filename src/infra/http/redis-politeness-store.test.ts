@@ -86,7 +86,7 @@ describe('Redis politeness store', () => {
   it('writes only per-upstream keys under its prefix', async () => {
     const keys = await listKeys(admin, prefix);
     expect(keys.length).toBeGreaterThan(0);
-    for (const key of keys) expect(key).toMatch(/^test:politeness:[0-9a-f]+:polite:(pause|budget):[a-z-]+$/);
+    for (const key of keys) expect(key).toMatch(/^test:politeness:[0-9a-f]+:\{polite:[a-z-]+\}:(pause|budget)$/);
   });
 
   it('across a Redis outage mid-minute, one instance never sends more than its budget: memory starts from the count Redis last reported, and counts on after Redis returns', async () => {
@@ -131,8 +131,8 @@ describe('Redis politeness store: a client share across instances', () => {
     expect(await second.takeBudgetSlot('shared-share', 6, Date.now())).toEqual({ granted: true });
     const keys = await listKeys(admin, prefix);
     // The client's log is keyed by its hash, as given: never an address.
-    expect(keys.filter((key) => key.includes(':polite:share:shared-share:')).sort()).toEqual(
-      [`${prefix}polite:share:shared-share:a1b2c3`, `${prefix}polite:share:shared-share:d4e5f6`].sort(),
+    expect(keys.filter((key) => key.includes(':{polite:shared-share}:share:')).sort()).toEqual(
+      [`${prefix}{polite:shared-share}:share:a1b2c3`, `${prefix}{polite:shared-share}:share:d4e5f6`].sort(),
     );
   });
 });

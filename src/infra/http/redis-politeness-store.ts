@@ -6,6 +6,7 @@
 // memory keep counting after Redis returns until they leave the minute (docs/reliability.md).
 import type { RedisClient } from '../redis/redis-client.js';
 import { takeBudgetShare } from '../redis/scripts.js';
+import { POLITENESS_KEYS } from '../redis/keys.js';
 import {
   BUDGET_WINDOW_MS,
   costOf,
@@ -25,8 +26,10 @@ export interface RedisPolitenessStoreOptions {
 }
 
 /**
- * Keys: `polite:pause:<upstream>` (hash), `polite:budget:<upstream>` (sliding log) and
- * `polite:share:<upstream>:<client hash>` (a client's sliding log, its share). No number nor address ever.
+ * Keys (redis/keys.ts): `{polite:<upstream>}:pause` (hash), `{polite:<upstream>}:budget` (sliding
+ * log) and `{polite:<upstream>}:share:<client hash>` (a client's sliding log, its share), one hash
+ * tag per upstream since the budget script takes the budget and a share together. No number nor
+ * address ever.
  */
 export function createRedisPolitenessStore(options: RedisPolitenessStoreOptions): PolitenessStore {
   const { client } = options;
@@ -41,7 +44,7 @@ export function createRedisPolitenessStore(options: RedisPolitenessStoreOptions)
     readPause: (upstream) =>
       client.attempt(
         async (redis) => {
-          const [untilMs, blocks] = await redis.hmget(`polite:pause:${upstream}`, 'until', 'blocks');
+          const [untilMs, blocks] = await redis.hmget(POLITENESS_KEYS.pause(upstream), 'until', 'blocks');
           const local = await fallback.readPause(upstream);
           // A pause this instance took while Redis was away still holds after it returns.
           const state: PauseState = {
@@ -58,7 +61,12 @@ export function createRedisPolitenessStore(options: RedisPolitenessStoreOptions)
       await client.attempt(
         async (redis) => {
           const expiryMs = Math.max(1000, state.untilMs - now()) + BLOCK_MEMORY_MS;
-          await redis.phonerepWritePause(`polite:pause:${upstream}`, state.untilMs, state.consecutiveBlocks, expiryMs);
+          await redis.phonerepWritePause(
+            POLITENESS_KEYS.pause(upstream),
+            state.untilMs,
+            state.consecutiveBlocks,
+            expiryMs,
+          );
         },
         () => undefined,
       );
@@ -73,8 +81,8 @@ export function createRedisPolitenessStore(options: RedisPolitenessStoreOptions)
           // keyed by its hash (never its address).
           const result = await takeBudgetShare(
             redis,
-            `polite:budget:${upstream}`,
-            `polite:share:${upstream}:${charge?.client ?? '-'}`,
+            POLITENESS_KEYS.budget(upstream),
+            POLITENESS_KEYS.share(upstream, charge?.client ?? '-'),
             { limit: requestsPerMinute, windowMs: BUDGET_WINDOW_MS, cost, clientLimit },
             `${instanceId}:${sequence}`,
           );

@@ -5,7 +5,7 @@
 // The file is the file store's CSV (FILE_COLUMNS), written atomically (writeFileAtomically), after
 // one comment line naming the Redis state it holds:
 //   # phone-reputation lists mirror: version=<n> stream=<id>
-// `version` is lists:version and `stream` the id of the last change in lists:changes that the
+// `version` is {lists}:version and `stream` the id of the last change in {lists}:changes that the
 // state includes. A writer takes the lists file's lock (`<target>.lock`, the file store's) and
 // writes only a state newer than the file's, so two instances mirroring at once never put an older state over a newer one. A file
 // without that line (written by hand, or by the file store) is version 0.

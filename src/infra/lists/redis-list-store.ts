@@ -1,12 +1,13 @@
 // The lists in Redis (REDIS_URL): data of record, shared by every instance (unlike the cache and
-// the rate-limit counts, which Redis may lose). Keys, under REDIS_KEY_PREFIX:
-//   lists:rules    hash, rule spelling → the rule's other fields as JSON
-//   lists:version  counter, +1 for every change, in the same script as the change
-//   lists:changes  stream of the changes, {v, e, op: put | remove | reload, rule, value},
-//                  trimmed to about STREAM_MAX_LENGTH entries (MAXLEN ~)
-//   lists:epoch    the lists' lineage: a new one each time an instance writes the lists back
-//                  after Redis lost them. A writer whose change went into a lineage since
-//                  replaced sends it again before it answers (the write-back may not hold it).
+// the rate-limit counts, which Redis may lose). Keys (redis/keys.ts), under REDIS_KEY_PREFIX, all
+// with the hash tag {lists} (the scripts use them together):
+//   {lists}:rules    hash, rule spelling → the rule's other fields as JSON
+//   {lists}:version  counter, +1 for every change, in the same script as the change
+//   {lists}:changes  stream of the changes, {v, e, op: put | remove | reload, rule, value},
+//                    trimmed to about STREAM_MAX_LENGTH entries (MAXLEN ~)
+//   {lists}:epoch    the lists' lineage: a new one each time an instance writes the lists back
+//                    after Redis lost them. A writer whose change went into a lineage since
+//                    replaced sends it again before it answers (the write-back may not hold it).
 //
 // Every command goes through the service's shared client (redis-client.ts), bounded by its
 // command timeout, a failure marking it degraded; a write while Redis is not connected is
@@ -21,7 +22,7 @@
 // at once, before their turn in the stream.
 //
 // Redis losing the lists (restarted empty, or from an older copy): a full read finds
-// lists:version missing, or behind the state this instance holds or the file holds. The
+// {lists}:version missing, or behind the state this instance holds or the file holds. The
 // instance never swaps in the emptier state: it writes back the newest state it knows (its own
 // or the file's), with the changes Redis took since replayed on top, and logs it. With
 // LISTS_FILE set, a write is acknowledged only once the file holds a state that includes it
@@ -33,6 +34,8 @@ import type { RuleContext } from '../../domain/lists/rules.js';
 import { isRuleSpelling } from '../../domain/lists/rule-key.js';
 import { redisReadyWithin, type RedisClient } from '../redis/redis-client.js';
 import type { ScriptedRedis } from '../redis/scripts.js';
+import { LISTS_KEYS } from '../redis/keys.js';
+import { ensureTaggedKeys } from '../redis/redis-key-migration.js';
 import { compareStreamIds, followChangeStream } from '../redis/change-stream-follower.js';
 import { letLoopThrough } from '../runtime/event-loop-slices.js';
 import {
@@ -44,11 +47,7 @@ import {
 } from './list-store.js';
 import { readMirror, readMirrorVersion, writeMirror, type MirroredState } from './lists-file-mirror.js';
 
-const RULES = 'lists:rules';
-const VERSION = 'lists:version';
-const CHANGES = 'lists:changes';
-const EPOCH = 'lists:epoch';
-const STAGED = 'lists:staged:';
+const { rules: RULES, version: VERSION, changes: CHANGES, epoch: EPOCH, staged: stagedKey } = LISTS_KEYS;
 /** About how many changes the stream keeps: an instance further behind reads everything again. */
 export const STREAM_MAX_LENGTH = 10_000;
 /** How long a write waits for this instance's reader to reach it before reading everything itself. */
@@ -136,7 +135,7 @@ function changeReply(reply: unknown): { count: number; version: number; id: stri
 const newEpoch = (): string => randomBytes(6).toString('hex');
 
 interface RedisState {
-  /** lists:version, null when missing (Redis never held the lists, or lost them). */
+  /** {lists}:version, null when missing (Redis never held the lists, or lost them). */
   version: number | null;
   /** The last change in the stream when the version was read. */
   streamId: string;
@@ -170,6 +169,8 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
     if (client.redis.status !== 'ready')
       throw new ListStoreUnavailable(`the lists could not be ${what} in Redis: Redis is not reachable`);
     try {
+      // Once per client: the keys of the layout before hash tags moved first (redis-key-migration.ts).
+      await ensureTaggedKeys(client, logger);
       return await op(client.redis);
     } catch (error) {
       client.reportFailure(error);
@@ -213,7 +214,7 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
 
   /** Writes `rules` to a staged hash of their own, a slice at a time; returns its key. */
   async function stage(rules: Iterable<ListRule>): Promise<string> {
-    const key = `${STAGED}${randomBytes(8).toString('hex')}`;
+    const key = stagedKey(randomBytes(8).toString('hex'));
     let chunk: Record<string, string> = {};
     let size = 0;
     const flush = async (): Promise<void> => {
@@ -483,7 +484,7 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
     let first: number | undefined;
     for (let attempt = 1; ; attempt += 1) {
       // No rule: nothing staged, and the script deletes the rules (a key that does not exist is no hash).
-      const staged = rules.length === 0 ? `${STAGED}none-${randomBytes(8).toString('hex')}` : await stage(rules);
+      const staged = rules.length === 0 ? stagedKey(`none-${randomBytes(8).toString('hex')}`) : await stage(rules);
       const replaced = changeReply(
         await run('written', (redis) =>
           redis.phonerepListsReplace(RULES, VERSION, CHANGES, staged, EPOCH, maxLength, newEpoch()),

@@ -13,6 +13,7 @@
 import { randomBytes } from 'node:crypto';
 import type { RedisClient } from '../redis/redis-client.js';
 import { hitSlidingLog } from '../redis/scripts.js';
+import { RATE_LIMIT_KEYS } from '../redis/keys.js';
 import { createMemoryRateLimitStore, type MemoryRateLimitStore, type RateLimitStore } from './rate-limit-store.js';
 
 /** Clients whose last shared count is remembered (the oldest are forgotten first). */
@@ -25,7 +26,7 @@ export interface RedisRateLimitStoreOptions {
   now?: () => number;
 }
 
-/** Keys are `rl:<hashed client bucket>` under the client's prefix: never a raw address. */
+/** Keys are `rl:<hashed client bucket>` (redis/keys.ts) under the client's prefix: never a raw address. */
 export function createRedisRateLimitStore(options: RedisRateLimitStoreOptions): RateLimitStore {
   const { client } = options;
   const fallback = options.fallback ?? createMemoryRateLimitStore();
@@ -50,7 +51,13 @@ export function createRedisRateLimitStore(options: RedisRateLimitStoreOptions): 
       client.attempt(
         async (redis) => {
           sequence = (sequence + 1) % Number.MAX_SAFE_INTEGER;
-          const result = await hitSlidingLog(redis, `rl:${key}`, limit, windowMs, `${instanceId}:${sequence}`);
+          const result = await hitSlidingLog(
+            redis,
+            RATE_LIMIT_KEYS.log(key),
+            limit,
+            windowMs,
+            `${instanceId}:${sequence}`,
+          );
           rememberShared(key, result.count);
           let allowed = result.allowed;
           // Accepts made here while Redis was away are not in its log: until they leave the

@@ -1,7 +1,7 @@
 // Single-flight across instances: concurrent cold lookups of one number on several instances
 // still cost each upstream one request. Within an instance callers share one flight (the
 // in-process coalescer); that flight then takes a short Redis lock for its key
-// (`SET lock:<key> <token> NX PX`), a short lease (DEFAULT_LOCK_LEASE_MS) that the holder renews
+// (`SET lock:<key> <token> NX PX`, redis/keys.ts), a short lease (DEFAULT_LOCK_LEASE_MS) that the holder renews
 // every third of a lease while it fetches. A holder that dies stops renewing, so the others are
 // stalled for at most one lease before one of them takes the lock. The holder fetches (and the
 // engine writes the shared cache); the others poll the shared cache through `readSettled` until the result appears, the lock
@@ -14,6 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { createInProcessCoalescer, type InProcessCoalescer } from '../../domain/lookup/coalescer.js';
 import type { CoalesceOptions } from '../../domain/ports/coalescer.js';
 import type { RedisClient } from './redis-client.js';
+import { LOCK_KEYS } from './keys.js';
 import { anySignal } from '../../domain/abort-signals.js';
 import { sleepUnlessAborted } from '../abortable-sleep.js';
 
@@ -96,7 +97,7 @@ export function createRedisFetchCoalescer(options: RedisFetchCoalescerOptions): 
     runSignal: AbortSignal,
     readSettled: CoalesceOptions<T>['readSettled'],
   ): Promise<T> {
-    const lockKey = `lock:${key}`;
+    const lockKey = LOCK_KEYS.fetch(key);
     sequence = (sequence + 1) % Number.MAX_SAFE_INTEGER;
     const token = `${instanceId}:${sequence}`;
     // The work gets the run's signal alone; the waiting for others is also cut by its bound.

@@ -126,10 +126,10 @@ end
 }
 
 /**
- * One change of the lists (redis-list-store.ts): the rule written or removed, lists:version
- * incremented, and the change added to lists:changes with that version, all at once, so the
- * stream's order is the versions' order. KEYS = lists:rules, lists:version, lists:changes,
- * lists:epoch. ARGV = 'put' | 'remove', the rule, its value (put), the stream's bound, an epoch
+ * One change of the lists (redis-list-store.ts): the rule written or removed, {lists}:version
+ * incremented, and the change added to {lists}:changes with that version, all at once, so the
+ * stream's order is the versions' order. KEYS = {lists}:rules, {lists}:version, {lists}:changes,
+ * {lists}:epoch. ARGV = 'put' | 'remove', the rule, its value (put), the stream's bound, an epoch
  * to set when there is none (a Redis that lost the lists starts a new one).
  * Returns {1 when added (put) or removed (remove), else 0; the version; the change's id; the epoch}.
  */
@@ -152,7 +152,7 @@ return {done, v, id, epoch}
 /**
  * An import of the lists: the rules staged beforehand in a hash of their own (written in slices)
  * are added at once, replacing rules of the same spelling, with one `reload` change. KEYS =
- * lists:rules, lists:version, lists:changes, the staged hash (deleted), lists:epoch. ARGV = the
+ * {lists}:rules, {lists}:version, {lists}:changes, the staged hash (deleted), {lists}:epoch. ARGV = the
  * stream's bound, an epoch to set when there is none. Returns {rules replaced, the version, the
  * change's id, the epoch}.
  */
@@ -171,8 +171,8 @@ return {replaced, v, id, epoch}
 /**
  * A restore of the lists (`phone-rep restore`): the rules staged beforehand in a hash of their
  * own (written in slices) replace every rule at once, with one `reload` change, so every
- * instance goes from the old rules to the new ones in one step. KEYS = lists:rules, lists:version,
- * lists:changes, the staged hash (moved in place; absent for no rule), lists:epoch. ARGV = the
+ * instance goes from the old rules to the new ones in one step. KEYS = {lists}:rules, {lists}:version,
+ * {lists}:changes, the staged hash (moved in place; absent for no rule), {lists}:epoch. ARGV = the
  * stream's bound, an epoch to set when there is none. Returns {rules held before, the version,
  * the change's id, the epoch}.
  */
@@ -191,8 +191,8 @@ return {before, v, id, epoch}
 
 /**
  * Puts back the lists in Redis after Redis lost them (redis-list-store.ts), unless someone wrote
- * meanwhile. KEYS = lists:version, lists:rules, the staged copy of the rules (a hash written in
- * slices beforehand), lists:changes, lists:epoch. ARGV = the version read before ('' when it was
+ * meanwhile. KEYS = {lists}:version, {lists}:rules, the staged copy of the rules (a hash written in
+ * slices beforehand), {lists}:changes, {lists}:epoch. ARGV = the version read before ('' when it was
  * missing), the new version, the stream's bound, the new epoch. Moves the staged copy in place of
  * the rules, sets the version and a new epoch (the lists' lineage changed: a writer whose change
  * went into the old one sends it again) and adds a `reload` change. Returns the change's stream
@@ -218,9 +218,9 @@ return redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[3], '*', 'v', ARGV[2], 'o
 
 /**
  * One reporter's vote (redis-report-store.ts), with the per-token daily cap, all at once: past
- * the cap nothing changes. KEYS = the number's hash (reports:n:<e164>), reports:expiry,
- * the token's count of the day (reports:cap:<day>:<token id>), reports:version, reports:changes.
- * ARGV = token id, the vote as JSON, its time (ms), its member of reports:expiry
+ * the cap nothing changes. KEYS = the number's hash ({reports}:n:<e164>), {reports}:expiry,
+ * the token's count of the day ({reports}:cap:<day>:<token id>), {reports}:version, {reports}:changes.
+ * ARGV = token id, the vote as JSON, its time (ms), its member of {reports}:expiry
  * (`<e164> <token id>`), the cap, the count's lifetime (ms), the retention (ms), the stream's
  * bound, the number. The hash lives until its newest vote expires (PEXPIREAT).
  * Returns {1, count of the day, 1 when added (0 replaced), version, change id}, or {0, count} past the cap.
@@ -246,10 +246,10 @@ return {1, used + 1, added, v, id}
 `;
 
 /**
- * Deletes up to ARGV[3] votes cast at or before ARGV[1] (ms), found through reports:expiry,
- * and, when any was, notes one `expire` change. KEYS = reports:expiry, reports:version,
- * reports:changes. ARGV = the cut-off, the stream's bound, the batch size, the hashes' full key
- * prefix (the connection's prefix and `reports:n:`).
+ * Deletes up to ARGV[3] votes cast at or before ARGV[1] (ms), found through {reports}:expiry,
+ * and, when any was, notes one `expire` change. KEYS = {reports}:expiry, {reports}:version,
+ * {reports}:changes. ARGV = the cut-off, the stream's bound, the batch size, the hashes' full key
+ * prefix (the connection's prefix and `{reports}:n:`).
  * Returns {votes deleted, version, change id} ({0} when none was).
  */
 export const REPORTS_EXPIRE_LUA = `

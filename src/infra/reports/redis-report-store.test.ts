@@ -87,7 +87,7 @@ describe('the reports in Redis', () => {
     );
     expect(outcomes.every((outcome) => outcome.ok)).toBe(true);
     await events.until(() => one.evidence(NUMBER)?.reporters === 40 && two.evidence(NUMBER)?.reporters === 40);
-    expect(await admin.hlen(`${keyPrefix}reports:n:${NUMBER}`)).toBe(40);
+    expect(await admin.hlen(`${keyPrefix}{reports}:n:${NUMBER}`)).toBe(40);
   });
 
   it('keeps one vote per token and number: the latest replaces the earlier', async () => {
@@ -141,12 +141,12 @@ describe('the reports in Redis', () => {
     await one.record(vote('tok_b', 'fraud', NOW + 10 * DAY, '+33612345672'));
     await events.until(() => two.votes('+33612345672').length === 1);
     // The hash lives until its newest vote expires.
-    const ttl = await admin.pexpiretime(`${keyPrefix}reports:n:+33612345671`);
+    const ttl = await admin.pexpiretime(`${keyPrefix}{reports}:n:+33612345671`);
     expect(ttl).toBe(NOW + 180 * DAY);
     now = NOW + 180 * DAY;
     expect(await one.expire()).toBe(1);
-    expect(await admin.exists(`${keyPrefix}reports:n:+33612345671`)).toBe(0);
-    expect(await admin.zrange(`${keyPrefix}reports:expiry`, 0, -1)).toEqual(['+33612345672 tok_b']);
+    expect(await admin.exists(`${keyPrefix}{reports}:n:+33612345671`)).toBe(0);
+    expect(await admin.zrange(`${keyPrefix}{reports}:expiry`, 0, -1)).toEqual(['+33612345672 tok_b']);
     await events.until(() => two.votes('+33612345671').length === 0);
     expect(two.votes('+33612345672')).toHaveLength(1);
   });

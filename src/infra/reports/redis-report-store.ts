@@ -1,12 +1,15 @@
-// The reports in Redis (REDIS_URL), data of record shared by every instance, under the key prefix:
-//   reports:n:<e164>               hash, token id → the vote as JSON {r, at, c?}; expires (PEXPIREAT)
+// The reports in Redis (REDIS_URL), data of record shared by every instance, under the key prefix
+// (redis/keys.ts), all with the hash tag {reports} (the scripts use them together):
+//   {reports}:n:<e164>             hash, token id → the vote as JSON {r, at, c?}; expires (PEXPIREAT)
 //                                  when its newest vote passes REPORT_RETENTION_DAYS
-//   reports:expiry                 sorted set, `<e164> <token id>` scored by the vote's time: the
+//   {reports}:expiry               sorted set, `<e164> <token id>` scored by the vote's time: the
 //                                  index of every vote, read at start and pruned past retention
-//   reports:cap:<day>:<token id>   the token's count of votes recorded that UTC day (2 days' life)
-//   reports:version                counter, +1 for every change, in the same script as the change
-//   reports:changes                stream of the changes {v, op: put | expire, n, t, value | before},
+//   {reports}:cap:<day>:<token id> the token's count of votes recorded that UTC day (2 days' life)
+//   {reports}:version              counter, +1 for every change, in the same script as the change
+//   {reports}:changes              stream of the changes {v, op: put | expire, n, t, value | before},
 //                                  trimmed to about STREAM_MAX_LENGTH entries
+// The expiry and restore scripts reach the number's hashes through their names (not passed as
+// keys): the tag keeps them in the slot of the keys they are given.
 //
 // A vote and its cap check are one script (REPORTS_RECORD_LUA): two instances recording at once
 // lose nothing and never pass the cap together. Every instance follows the stream as the lists
@@ -16,16 +19,15 @@
 import { REPORT_RATINGS, ReportStoreUnavailable, type ReportVote } from '../../domain/ports/caller-reports.js';
 import { redisReadyWithin, type RedisClient } from '../redis/redis-client.js';
 import type { ScriptedRedis } from '../redis/scripts.js';
+import { REPORTS_KEYS } from '../redis/keys.js';
+import { ensureTaggedKeys } from '../redis/redis-key-migration.js';
 import { followChangeStream, type ChangeStreamFollower } from '../redis/change-stream-follower.js';
 import { EXPIRE_INTERVAL_MS, type ReportSettings, type ReportStore, type ReportStoreLogger } from './report-store.js';
 import { createVoteBook, DAY_MS, secondsToUtcMidnight, utcDayOf } from './vote-book.js';
 import { voteInForce } from '../../domain/reports/evidence.js';
 
-const NUMBER = 'reports:n:';
-const EXPIRY = 'reports:expiry';
-const CAP = 'reports:cap:';
-const VERSION = 'reports:version';
-const CHANGES = 'reports:changes';
+const { numberPrefix: NUMBER, number: numberKey, expiry: EXPIRY, cap: capKey } = REPORTS_KEYS;
+const { version: VERSION, changes: CHANGES } = REPORTS_KEYS;
 /** About how many changes the stream keeps: an instance further behind reads everything again. */
 export const STREAM_MAX_LENGTH = 10_000;
 const READ_BATCH = 500;
@@ -69,10 +71,10 @@ function decodeVote(e164: string, tokenId: string, json: string): ReportVote | u
 }
 
 /**
- * Every vote replaced at once (a restore): each number's hash found through reports:expiry is
+ * Every vote replaced at once (a restore): each number's hash found through {reports}:expiry is
  * deleted, then the given votes written with their index and expiry, and one `reload` change
- * noted, so every instance reads everything again. KEYS = reports:expiry, reports:version,
- * reports:changes. ARGV = the hashes' full key prefix, the stream's bound, the retention (ms),
+ * noted, so every instance reads everything again. KEYS = {reports}:expiry, {reports}:version,
+ * {reports}:changes. ARGV = the hashes' full key prefix, the stream's bound, the retention (ms),
  * then e164, token id, value, time (ms) for each vote. Returns the votes indexed before.
  */
 const REPORTS_REPLACE_LUA = `
@@ -128,6 +130,8 @@ export async function openRedisReportStore(options: RedisReportStoreOptions): Pr
     if (client.redis.status !== 'ready')
       throw new ReportStoreUnavailable(`the reports could not be ${what} in Redis: Redis is not reachable`);
     try {
+      // Once per client: the keys of the layout before hash tags moved first (redis-key-migration.ts).
+      await ensureTaggedKeys(client, logger);
       return await op(client.redis);
     } catch (error) {
       client.reportFailure(error);
@@ -135,7 +139,7 @@ export async function openRedisReportStore(options: RedisReportStoreOptions): Pr
     }
   }
 
-  /** Reads every vote in force (through reports:expiry) and the version and stream position before it. */
+  /** Reads every vote in force (through {reports}:expiry) and the version and stream position before it. */
   async function fullRead(): Promise<void> {
     const head = await run('read', (redis) =>
       redis.multi().get(VERSION).xrevrange(CHANGES, '+', '-', 'COUNT', 1).exec(),
@@ -149,7 +153,7 @@ export async function openRedisReportStore(options: RedisReportStoreOptions): Pr
       const batch = numbers.slice(start, start + READ_BATCH);
       const replies = await run('read', (redis) => {
         const pipeline = redis.pipeline();
-        for (const e164 of batch) pipeline.hgetall(`${NUMBER}${e164}`);
+        for (const e164 of batch) pipeline.hgetall(numberKey(e164));
         return pipeline.exec();
       });
       batch.forEach((e164, at) => {
@@ -177,9 +181,9 @@ export async function openRedisReportStore(options: RedisReportStoreOptions): Pr
     const value = encodeVote(vote);
     const reply = await run('written', (redis) =>
       redis.phonerepReportsRecord(
-        `${NUMBER}${vote.e164}`,
+        numberKey(vote.e164),
         EXPIRY,
-        `${CAP}${utcDayOf(now)}:${vote.tokenId}`,
+        capKey(utcDayOf(now), vote.tokenId),
         VERSION,
         CHANGES,
         vote.tokenId,

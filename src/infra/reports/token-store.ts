@@ -12,9 +12,9 @@
 //   written atomically (writeFileAtomically, mode 0600). Changes by another process (the CLI
 //   creating a token while the service runs) are seen by fs.watch on the directory and, where
 //   that says nothing, by a read every POLL_MS (file-list-store.ts does the same for the lists).
-// - Redis (hash `tokens` under REDIS_KEY_PREFIX, field the id, value the record with its hash as
-//   JSON): each change is one script that also PUBLISHes the token's id on
-//   `<prefix>tokens:changed`; every instance subscribes (a connection of its own, duplicated from
+// - Redis (hash `{tokens}:records` under REDIS_KEY_PREFIX, field the id, value the record with its
+//   hash as JSON): each change is one script that also PUBLISHes the token's id on
+//   `<prefix>{tokens}:changed`; every instance subscribes (a connection of its own, duplicated from
 //   the shared client's options) and reads the hash again on a message, and after every
 //   (re)subscription, so a change made while it was cut off is not missed.
 //   While Redis is not connected, `authenticate` throws ReportStoreUnavailable (a 503), never
@@ -40,13 +40,15 @@ import { POLL_MS, readListsFile, takeLock, writeFileAtomically } from '../lists/
 import { createSerialReloader, type ListStoreLogger } from '../lists/list-store.js';
 import { redisClientFor, type ListsLocation } from '../lists/open-list-store.js';
 import { redisReadyWithin, type RedisClient } from '../redis/redis-client.js';
+import { CHANNELS, TOKENS_KEYS } from '../redis/keys.js';
+import { ensureTaggedKeys } from '../redis/redis-key-migration.js';
 import { watchFileWithPoll, type FileWatch } from '../watch-file.js';
 
 export const TOKENS_FILE_NAME = 'tokens.json';
-/** The Redis hash of the tokens (under REDIS_KEY_PREFIX). */
-export const TOKENS_KEY = 'tokens';
+/** The Redis hash of the tokens (under REDIS_KEY_PREFIX; redis/keys.ts). */
+export const TOKENS_KEY = TOKENS_KEYS.records;
 /** The channel a change is announced on, after REDIS_KEY_PREFIX (channels take no key prefix of their own). */
-export const TOKENS_CHANNEL = 'tokens:changed';
+export const TOKENS_CHANNEL = CHANNELS.tokens;
 const FILE_FORMAT = 'phone-rep-tokens';
 const FILE_VERSION = 1;
 /** After a failed read of Redis, the next try. */
@@ -446,6 +448,8 @@ export async function openRedisTokenStore(
     if (client.redis.status !== 'ready')
       throw new ReportStoreUnavailable(`the tokens could not be ${what} in Redis: Redis is not reachable`);
     try {
+      // Once per client: the keys of the layout before hash tags moved first (redis-key-migration.ts).
+      await ensureTaggedKeys(client, options.logger);
       return await op(client.redis);
     } catch (error) {
       client.reportFailure(error);
