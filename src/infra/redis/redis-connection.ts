@@ -117,3 +117,12 @@ export function refusalOf(error: unknown): 'credentials' | 'certificate' | undef
   if (typeof code === 'string' && CERTIFICATE_CODES.has(code)) return 'certificate';
   return undefined;
 }
+
+/** What a refusal asks to check, by the variables' names (the CLI's words; the service's are composition.ts's). */
+export function refusalAdvice(refused: 'credentials' | 'certificate', error: Error): string {
+  const said = error.message.replace(/\s+/g, ' ').slice(0, 200);
+  if (refused === 'certificate') return `Redis' TLS certificate is not trusted: check REDIS_TLS_CA (${said})`;
+  if (/All sentinels are unreachable/.test(error.message))
+    return `the sentinels refused the login: check REDIS_SENTINEL_PASSWORD (${said})`;
+  return `Redis refused the login: check REDIS_PASSWORD and REDIS_USERNAME, or the user and password in REDIS_URL (${said})`;
+}
