@@ -722,8 +722,10 @@ function readTlsCa(path: string): { pem: string } | { problem: string } {
 /** The combinations of the Redis variables that cannot work, each naming its variables. */
 function redisProblems(merged: Record<string, unknown>): string[] {
   const problems: string[] = [];
-  const text = (name: string): string | undefined =>
-    typeof merged[name] === 'string' ? (merged[name] as string) : undefined;
+  const text = (name: string): string | undefined => {
+    const value = merged[name];
+    return typeof value === 'string' ? value : undefined;
+  };
   const url = text('REDIS_URL');
   const sentinels = text('REDIS_SENTINELS');
   const redisSet = url !== undefined || sentinels !== undefined;
