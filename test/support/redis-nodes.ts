@@ -47,14 +47,29 @@ export function startRedisServer(port: number, options: string[] = []): Promise<
   );
 }
 
-/** A redis-sentinel on 127.0.0.1:`port` monitoring the primary `name` at 127.0.0.1:`primaryPort` (quorum 1). */
+/**
+ * A redis-sentinel on 127.0.0.1:`port` monitoring the primary `name` at 127.0.0.1:`primaryPort`
+ * (quorum 1); with `tls`, on TLS only, and speaking TLS to the primary.
+ */
 export function startRedisSentinel(
   port: number,
-  options: { name: string; primaryPort: number; requirepass?: string; primaryPassword?: string },
+  options: { name: string; primaryPort: number; requirepass?: string; primaryPassword?: string; tls?: TlsMaterial },
 ): Promise<RedisNode> {
   const dir = mkdtempSync(join(tmpdir(), `sentinel-${port}-`));
+  const { tls } = options;
   const lines = [
-    `port ${port}`,
+    ...(tls === undefined
+      ? [`port ${port}`]
+      : [
+          'port 0',
+          `tls-port ${port}`,
+          `tls-cert-file ${tls.certFile}`,
+          `tls-key-file ${tls.keyFile}`,
+          `tls-ca-cert-file ${tls.caFile}`,
+          'tls-auth-clients no',
+          // The sentinel speaks TLS to the primary too.
+          'tls-replication yes',
+        ]),
     'bind 127.0.0.1',
     `dir ${dir}`,
     `sentinel monitor ${options.name} 127.0.0.1 ${options.primaryPort} 1`,

@@ -1,8 +1,8 @@
 // The built server on Redis as an operator secures it (issue 50): an ACL user and password, a
 // primary found through a real redis-sentinel (followed through a failover), and TLS with an
-// authority of the operator's own. Redis processes of the test's own on 127.0.0.1:6410-6414,
-// never the shared 6379. A login Redis refuses, or a sentinel's, stops the start with a message
-// naming the variable to fix, and never the password.
+// authority of the operator's own, to Redis and through a sentinel. Redis processes of the
+// test's own on 127.0.0.1:6410-6414 and 6418, never the shared 6379. A login Redis refuses, or a
+// sentinel's, stops the start with a message naming the variable to fix, and never the password.
 import { spawn } from 'node:child_process';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,6 +25,7 @@ const PRIMARY_PORT = 6411;
 const SENTINEL_PORT = 6412;
 const REPLICA_PORT = 6413;
 const TLS_PORT = 6414;
+const TLS_SENTINEL_PORT = 6418;
 
 /** The built server's output and exit code when it stops at start. */
 async function startUpFailure(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
@@ -333,6 +334,27 @@ describe('TLS (rediss:// and REDIS_TLS_CA)', () => {
     });
     await expectListsAndCacheOn(server, admin, '+33163000004');
     await stopServer(server);
+  });
+
+  it('finds the primary through a sentinel on TLS, with REDIS_TLS_CA alone turning TLS on for both', async () => {
+    // What the test before wrote is gone, so what is found below is this instance's.
+    const before = await keysOn(admin);
+    if (before.length > 0) await admin.del(...before);
+    const sentinel = await startRedisSentinel(TLS_SENTINEL_PORT, { name: 'phonerep-tls', primaryPort: TLS_PORT, tls });
+    try {
+      server = await spawnServer({
+        ...sites.env(),
+        ...COMMON,
+        REDIS_SENTINELS: `127.0.0.1:${TLS_SENTINEL_PORT}`,
+        REDIS_SENTINEL_NAME: 'phonerep-tls',
+        REDIS_TLS_CA: tls.caFile,
+      });
+      await expectListsAndCacheOn(server, admin, '+33163000005');
+      await server.printed(/Redis primary phonerep-tls through sentinels [^ ]+ \(TLS\)/);
+      await stopServer(server);
+    } finally {
+      await sentinel.stop();
+    }
   });
 
   it('stops the start when Redis’ certificate is not trusted, naming REDIS_TLS_CA', async () => {
