@@ -2,7 +2,8 @@
 # What `npm test` needs besides Node, installed or started when missing (npm runs this as the
 # `pretest` script, so the README's one test command is enough on a fresh Debian/Ubuntu machine):
 #   - the project's packages (npm ci), when node_modules was never installed;
-#   - Redis on 127.0.0.1:6379 (real Redis for the shared cache and rate-limit tests);
+#   - Redis on 127.0.0.1:6379 (real Redis for the shared cache and rate-limit tests), and
+#     redis-sentinel (the tests of a primary found through Sentinel start their own);
 #   - Chromium (the lookup page's browser test; never a browser a test tool downloads);
 #   - Kamailio with its http_client module, and SIPp (the SIP call-screening system test);
 #   - vdirsyncer (the real CardDAV client of the blocklist feed's system test);
@@ -17,6 +18,7 @@ cd "$(dirname "$0")/.."
 
 missing=()
 [ -x /usr/bin/redis-server ] && [ -x /usr/bin/redis-cli ] || missing+=(redis-server)
+[ -x /usr/bin/redis-sentinel ] || missing+=(redis-sentinel)
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 [ -x /usr/sbin/kamailio ] || missing+=(kamailio)
 compgen -G '/usr/lib/*/kamailio/modules/http_client.so' >/dev/null || missing+=(kamailio-utils-modules)

@@ -1,4 +1,4 @@
-// Which store holds the lists: Redis when REDIS_URL is set (every instance shares them), else
+// Which store holds the lists: Redis when REDIS_URL or REDIS_SENTINELS is set (every instance shares them), else
 // the file (LISTS_FILE or its default, config.ts's defaultListsFile). The service and the CLI
 // both open it here, so they always agree on where the rules are. On Redis the service passes
 // its shared client; the CLI gets a client of its own, closed with the store. With LISTS_FILE
@@ -9,13 +9,15 @@ import { openFileListStore } from './file-list-store.js';
 import { openRedisListStore } from './redis-list-store.js';
 import type { ListStore, ListStoreLogger } from './list-store.js';
 import { createRedisClient, type RedisClient } from '../redis/redis-client.js';
+import { refusalAdvice, type RedisConnection } from '../redis/redis-connection.js';
 
 /** Where the lists are, from the configuration (LISTS_FILE resolved to its default by the caller). */
 export interface ListsLocation {
   listsFile: string;
   /** LISTS_FILE was set: with Redis, the file mirrors every change. */
   listsFileSet?: boolean;
-  redisUrl?: string | undefined;
+  /** How to reach Redis (redis-connection.ts), when the lists are there. */
+  redis?: RedisConnection | undefined;
   redisKeyPrefix: string;
   redisCommandTimeoutMs?: number;
 }
@@ -37,27 +39,38 @@ export interface OpenListStoreOptions {
  * CLI's own (owned: the store quits it on close).
  */
 export function redisClientFor(
-  redisUrl: string,
+  connection: RedisConnection,
   location: ListsLocation,
   shared: RedisClient | undefined,
 ): { client: RedisClient; owned: boolean } {
   if (shared !== undefined) return { client: shared, owned: false };
-  const client = createRedisClient(redisUrl, {
+  const client = createRedisClient(connection, {
     keyPrefix: location.redisKeyPrefix,
     ...(location.redisCommandTimeoutMs === undefined ? {} : { commandTimeoutMs: location.redisCommandTimeoutMs }),
   });
   return { client, owned: true };
 }
 
-/** Opens a store on the location's Redis (redisClientFor); a client of its own is quit again if it does not open. */
+/** How long a client of the CLI's own waits for Redis' first answer, to tell a refused login from a Redis away. */
+const FIRST_CONNECTION_WAIT_MS = 2000;
+
+/**
+ * Opens a store on the location's Redis (redisClientFor); a client of its own is quit again if it
+ * does not open, and one whose login or certificate Redis refuses fails with the variables to
+ * check (the service checks its shared client at start, composition.ts).
+ */
 export async function openOnRedis<T>(
-  redisUrl: string,
+  connection: RedisConnection,
   location: ListsLocation,
   shared: RedisClient | undefined,
   open: (client: RedisClient, owned: boolean) => Promise<T>,
 ): Promise<T> {
-  const { client, owned } = redisClientFor(redisUrl, location, shared);
+  const { client, owned } = redisClientFor(connection, location, shared);
   try {
+    if (owned) {
+      const first = await client.firstConnection(FIRST_CONNECTION_WAIT_MS);
+      if (first.state === 'refused') throw new Error(refusalAdvice(first.refused, first.error));
+    }
     return await open(client, owned);
   } catch (error) {
     if (owned) await client.quit();
@@ -72,8 +85,8 @@ export async function openListStore(location: ListsLocation, options: OpenListSt
     ...(options.onChange === undefined ? {} : { onChange: options.onChange }),
     watch: options.watch,
   };
-  if (location.redisUrl !== undefined) {
-    return openOnRedis(location.redisUrl, location, options.redisClient, (client, owned) =>
+  if (location.redis !== undefined) {
+    return openOnRedis(location.redis, location, options.redisClient, (client, owned) =>
       openRedisListStore({
         client,
         ownsClient: owned,

@@ -38,7 +38,7 @@ import {
 import { ReportStoreUnavailable, type ReporterToken, type ReporterTokens } from '../../domain/ports/caller-reports.js';
 import { POLL_MS, readListsFile, takeLock, writeFileAtomically } from '../lists/file-list-store.js';
 import { createSerialReloader, type ListStoreLogger } from '../lists/list-store.js';
-import { redisClientFor, type ListsLocation } from '../lists/open-list-store.js';
+import { openOnRedis, type ListsLocation } from '../lists/open-list-store.js';
 import { redisReadyWithin, type RedisClient } from '../redis/redis-client.js';
 import { CHANNELS, TOKENS_KEYS } from '../redis/keys.js';
 import { ensureTaggedKeys } from '../redis/redis-key-migration.js';
@@ -567,7 +567,8 @@ export async function openRedisTokenStore(
  * lists file.
  */
 export async function openTokenStore(location: ListsLocation, options: TokenStoreOptions): Promise<TokenStore> {
-  if (location.redisUrl === undefined) return openFileTokenStore(tokensFileOf(location.listsFile), options);
-  const { client, owned } = redisClientFor(location.redisUrl, location, options.redisClient);
-  return openRedisTokenStore(client, { ...options, ownsClient: owned });
+  if (location.redis === undefined) return openFileTokenStore(tokensFileOf(location.listsFile), options);
+  return openOnRedis(location.redis, location, options.redisClient, (client, owned) =>
+    openRedisTokenStore(client, { ...options, ownsClient: owned }),
+  );
 }
