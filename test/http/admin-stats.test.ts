@@ -328,7 +328,9 @@ describe('the OpenAPI document of the dashboard routes', () => {
         'prefix',
         'verdict',
       ]);
-      await SwaggerParser.validate(structuredClone(document) as Parameters<typeof SwaggerParser.validate>[0]);
+      await SwaggerParser.validate(
+        structuredClone(document) as unknown as Awaited<ReturnType<typeof SwaggerParser.validate>>,
+      );
     } finally {
       await server.close();
     }
