@@ -247,9 +247,7 @@ export function createRuleIndex(rules: Iterable<ListRule> = []): RuleIndex {
     for (const digits of digitsStart) if (spelling.startsWith(digits, 1)) return true;
     for (const digits of digitsContain) if (spelling.includes(digits)) return true;
     if (text !== undefined && typeof stored !== 'number')
-      return (
-        stored.label?.toLowerCase().includes(text) === true || stored.note?.toLowerCase().includes(text) === true
-      );
+      return stored.label?.toLowerCase().includes(text) === true || stored.note?.toLowerCase().includes(text) === true;
     return false;
   }
 
