@@ -3,12 +3,14 @@
 // decision for a typed number, the review of the reported numbers and their dismissal (kept with
 // the votes: the file beside the lists, or Redis shared by two instances), the SpamBlocker configs
 // and QR code answered with a new token, and the setup check, which never shows a secret.
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import jsQRModule from 'jsqr';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { healthyFakeSources } from '../../harness/lookup.js';
 import { startReportingServer, type ReportingServer } from '../../harness/reporting-server.js';
+import { startAdminServer } from '../../harness/servers.js';
 import { capturingLogger } from '../support/loggers.js';
 import { TEST_REDIS_URL, uniqueKeyPrefix, connectAdmin, deleteKeys, waitFor } from '../support/redis.js';
 
@@ -429,6 +431,38 @@ describe('the admin API of the console (file store)', () => {
     });
     expect(answer.redis).toBe('off');
     expect(answer.version).toMatch(/^\d+\.\d+\.\d+/);
+  });
+});
+
+describe('the admin API of the console alone on ADMIN_PORT', () => {
+  it('serves the console’s routes there, and says when a new token’s configs name an address guessed from the request', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'phone-rep-admin-console-'));
+    const admin = await startAdminServer({ LISTS_FILE: join(dir, 'lists.csv'), RATE_LIMIT_MAX: '0' }, ADMIN);
+    try {
+      expect((await call(admin.base, 'GET', '/admin/lists/search')).json).toEqual({
+        total: 0,
+        offset: 0,
+        limit: 50,
+        rules: [],
+      });
+      expect((await call(admin.base, 'GET', '/admin/reports')).json).toEqual({
+        total: 0,
+        offset: 0,
+        limit: 50,
+        numbers: [],
+      });
+      expect((await call(admin.base, 'GET', '/admin/setup')).json).toMatchObject({ redis: 'off' });
+      // No PUBLIC_URL: the configs name the address the request reached (loopback here), and say so.
+      const created = await call(admin.base, 'POST', '/admin/tokens', { label: 'CRM' });
+      expect(created.status).toBe(201);
+      expect(created.headers.get('x-public-url-warning')).toMatch(/PUBLIC_URL/);
+      const report = (created.json as { configs: { report: { desc: string; actions: Array<{ url?: string }> } } })
+        .configs.report;
+      expect(report.desc).toMatch(/set PUBLIC_URL/);
+      expect(report.actions.some((action) => action.url === `${admin.base}/api/report`)).toBe(true);
+    } finally {
+      await admin.close();
+    }
   });
 });
 
