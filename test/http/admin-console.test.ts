@@ -3,9 +3,12 @@
 // decision for a typed number, the review of the reported numbers and their dismissal (kept with
 // the votes: the file beside the lists, or Redis shared by two instances), the SpamBlocker configs
 // and QR code answered with a new token, and the setup check, which never shows a secret.
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
+import SwaggerParser from '@apidevtools/swagger-parser';
 import jsQRModule from 'jsqr';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { healthyFakeSources } from '../../harness/lookup.js';
@@ -395,6 +398,35 @@ describe('the admin API of the console (file store)', () => {
     const listed = await call(server.baseUrl, 'GET', '/admin/tokens');
     expect(listed.text).not.toContain(body.token);
   });
+
+  it('is in the OpenAPI document, which validates and lints with zero errors with the admin API in it', async () => {
+    const text = await (await fetch(`${server.baseUrl}/openapi.json`)).text();
+    const document = JSON.parse(text) as { paths: Record<string, Record<string, { operationId?: string }>> };
+    expect(Object.keys(document.paths)).toEqual(
+      expect.arrayContaining([
+        '/admin/lists/search',
+        '/admin/lists/decide/{number}',
+        '/admin/reports',
+        '/admin/reports/{number}/dismiss',
+        '/admin/setup',
+      ]),
+    );
+    expect(document.paths['/admin/setup']?.get?.operationId).toBe('getSetup');
+    await SwaggerParser.validate(JSON.parse(text) as Awaited<ReturnType<typeof SwaggerParser.validate>>);
+    const dir = mkdtempSync(join(tmpdir(), 'phone-rep-admin-openapi-'));
+    writeFileSync(join(dir, 'openapi.json'), text);
+    // Run from the temporary folder, so no configuration file of the repository applies.
+    const { stdout } = await promisify(execFile)(
+      join(process.cwd(), 'node_modules/.bin/redocly'),
+      ['lint', '--extends=recommended', '--format=json', 'openapi.json'],
+      {
+        cwd: dir,
+        env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' },
+      },
+    ).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }));
+    const report = JSON.parse(stdout) as { problems: Array<{ severity: string; message: string }> };
+    expect(report.problems.filter((problem) => problem.severity === 'error')).toEqual([]);
+  }, 150_000);
 
   it('shows every setting in effect with the secrets masked, the numbering data’s date, Redis off and the version', async () => {
     const setup = await call(server.baseUrl, 'GET', '/admin/setup');

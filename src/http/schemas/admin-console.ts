@@ -84,6 +84,7 @@ const NumberParam = Type.Object({
 
 export const adminConsoleRouteSchemas = {
   searchRules: {
+    operationId: 'searchListRules',
     tags,
     security,
     summary: 'One page of the rules a search finds (every rule without `q`), in the order of their spellings',
@@ -113,6 +114,7 @@ export const adminConsoleRouteSchemas = {
     },
   },
   decide: {
+    operationId: 'decideListRule',
     tags,
     security,
     summary: 'The rule that decides for a number, and why (the lists’ one decision, as `phone-rep list check`)',
@@ -133,6 +135,7 @@ export const adminConsoleRouteSchemas = {
     },
   },
   reports: {
+    operationId: 'listReportedNumbers',
     tags,
     security,
     summary: 'The reported numbers, newest report first: for review, dismissed, or all',
@@ -165,6 +168,7 @@ export const adminConsoleRouteSchemas = {
     },
   },
   dismiss: {
+    operationId: 'dismissReportedNumber',
     tags,
     security,
     summary: 'Dismisses a reported number: no longer listed for review, its votes kept and still deciding',
@@ -184,6 +188,7 @@ export const adminConsoleRouteSchemas = {
     },
   },
   undismiss: {
+    operationId: 'undismissReportedNumber',
     tags,
     security,
     summary: 'Takes a dismissal back: the number is listed for review again',
@@ -192,6 +197,7 @@ export const adminConsoleRouteSchemas = {
     response: { 204: Type.Null(), ...problems, 503: reportsUnavailable },
   },
   setup: {
+    operationId: 'getSetup',
     tags,
     security,
     summary: 'The setup check: effective settings (secrets masked), the numbering data’s date, Redis, version',
