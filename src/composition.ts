@@ -6,7 +6,13 @@
 // reporters' votes; the first four fall back to memory on their own while Redis is unusable, and
 // the lists and the votes keep what they hold (a change is refused meanwhile).
 import type { Logger } from 'pino';
-import { arcepLocationOf, listsLocationOf, redisConnectionOf, type Config } from './config/config.js';
+import {
+  arcepLocationOf,
+  listsLocationOf,
+  redisConnectionOf,
+  settingsForDisplay,
+  type Config,
+} from './config/config.js';
 import { packageVersion } from './config/package-info.js';
 import type { AppDependencies } from './app.js';
 import { createKeyedHasher } from './infra/hash.js';
@@ -62,6 +68,7 @@ import { createMemoryScreeningRecord } from './infra/screening/memory-screening-
 import { createRedisScreeningRecord } from './infra/screening/redis-screening-record.js';
 import { createScreeningRecorder, type ScreeningRecorder } from './infra/screening/screening-recorder.js';
 import type { SourceState } from './http/routes/admin-stats-routes.js';
+import { openReportDismissals } from './infra/reports/report-dismissals.js';
 
 /** The `/verdict` rule (VERDICT_*), which the text routes and the blocklist feed share. */
 export function verdictRuleOf(
@@ -520,6 +527,25 @@ export async function createServiceDependencies(
       ...(blocklistFeed === undefined ? {} : { blocklistFeed }),
       reporting: { tokens, recorder: reports },
       screening: { recorder: screening, sources: sourceStates },
+      // The console's admin routes: the votes to review and where dismissals are kept (with the
+      // votes: Redis, or beside the lists file), the settings shown (secrets masked), the data.
+      adminConsole: {
+        reports: {
+          votes: (e164: string) => reports.votes(e164),
+          allVotes: () => reports.allVotes(),
+          dismissals: openReportDismissals(listsLocationOf(config), {
+            retentionDays: config.REPORT_RETENTION_DAYS,
+            ...(redisClient === undefined ? {} : { redisClient }),
+          }),
+          rule: reportSettingsOf(config),
+        },
+        settings: settingsForDisplay(config),
+        numberingData: {
+          date: numberingPlan.dataDate,
+          origin: numberingData.origin,
+          blocks: numberingPlan.blockCount,
+        },
+      },
     },
     screening,
     lists,
