@@ -102,7 +102,7 @@ describe('the Redis keys a cluster accepts', () => {
 
   it('names every key through keys.ts: each production file sending Redis commands imports it', () => {
     const src = join(import.meta.dirname, '..', '..');
-    // Files that send commands on keys given to them (the client, the helpers of the scripts, the stream follower).
+    // Files sending commands on keys given to them: the client, the scripts' helpers, the stream follower.
     const givenKeys = new Set([
       'infra/redis/redis-client.ts',
       'infra/redis/scripts.ts',
