@@ -2,8 +2,8 @@
 // E.164 number, score the time it was recorded) trimmed to `maxEntries` and to the retention,
 // and one key per number `{blocked}:caller:<e164>` holding its score and reason, expiring with
 // the retention on its own. One hash tag for both (redis/keys.ts): a record is one MULTI of
-// both, the feed one MGET of the callers. Redis unusable: recording falls back to this process's memory record,
-// and listing merges it in, so the feed keeps what this instance saw.
+// both, the feed one MGET of the callers. Redis unusable: recording falls back to this process's
+// memory record, and listing merges it in, so the feed keeps what this instance saw.
 import type { BlockedCaller } from '../../domain/blocklist/feed-content.js';
 import type { BlockedCallerLog } from '../../domain/ports/blocked-callers.js';
 import type { RedisClient } from '../redis/redis-client.js';

@@ -1,6 +1,8 @@
 // Every group of keys used together (a script, a MULTI, an MGET) must sit in one hash slot of a
 // Redis Cluster, whatever REDIS_KEY_PREFIX is: the slot of every key, prefix applied, computed
 // with cluster-key-slot (what ioredis' Cluster client routes by), must be its group's tag's.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import calculateSlot from 'cluster-key-slot';
 import { describe, expect, it } from 'vitest';
 import { CONFIG_DEFAULTS } from '../../config/config.js';
@@ -97,6 +99,38 @@ describe('the Redis keys a cluster accepts', () => {
       }
     });
   }
+
+  it('names every key through keys.ts: each production file sending Redis commands imports it', () => {
+    const src = join(import.meta.dirname, '..', '..');
+    // Files sending commands on keys given to them: the client, the scripts' helpers, the stream follower.
+    const givenKeys = new Set([
+      'infra/redis/redis-client.ts',
+      'infra/redis/scripts.ts',
+      'infra/redis/change-stream-follower.ts',
+    ]);
+    const sends =
+      /\b(?:redis|pipeline|multi)\s*\.\s*(?:multi|pipeline|eval|evalsha|mget|mset|get|set|del|unlink|exists|h[a-z]+|z[a-z]+|x[a-z]+|s[a-z]*add|incr|incrby|decr|expire|pexpire|pexpireat|rename|scan|publish|phonerep[A-Za-z]+)\(|\b(?:hitSlidingLog|takeBudgetShare)\(/;
+    const senders: string[] = [];
+    const visit = (dir: string): void => {
+      for (const entry of readdirSync(dir, { withFileTypes: true })) {
+        const path = join(dir, entry.name);
+        if (entry.isDirectory()) visit(path);
+        else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts')) {
+          const name = relative(src, path).split('\\').join('/');
+          const text = readFileSync(path, 'utf8');
+          if (!givenKeys.has(name) && sends.test(text)) senders.push(name);
+        }
+      }
+    };
+    visit(src);
+    expect(senders.length).toBeGreaterThanOrEqual(8); // the stores above: the scan finds them
+    for (const name of senders) {
+      const text = readFileSync(join(src, name), 'utf8');
+      expect(/from '(?:\.\/|\.\.\/redis\/)keys\.js'/.test(text), `${name} names its keys through redis/keys.ts`).toBe(
+        true,
+      );
+    }
+  });
 
   it('reads a hash tag as Redis Cluster does', () => {
     expect(hashTagOf('{lists}:rules')).toBe('lists');

@@ -1,9 +1,10 @@
 // Single-flight across instances: concurrent cold lookups of one number on several instances
 // still cost each upstream one request. Within an instance callers share one flight (the
 // in-process coalescer); that flight then takes a short Redis lock for its key
-// (`SET lock:<key> <token> NX PX`, redis/keys.ts), a short lease (DEFAULT_LOCK_LEASE_MS) that the holder renews
-// every third of a lease while it fetches. A holder that dies stops renewing, so the others are
-// stalled for at most one lease before one of them takes the lock. The holder fetches (and the
+// (`SET lock:<key> <token> NX PX`, the key named in redis/keys.ts), a short lease
+// (DEFAULT_LOCK_LEASE_MS) that the holder renews every third of a lease while it fetches. A
+// holder that dies stops renewing, so the others are stalled for at most one lease before one of
+// them takes the lock. The holder fetches (and the
 // engine writes the shared cache); the others poll the shared cache through `readSettled` until the result appears, the lock
 // frees (the holder failed: then one of them takes the lock and fetches), or their callers give
 // up. Without Redis (down, slow, degraded) a flight simply fetches: in-process coalescing only.
