@@ -27,6 +27,12 @@ const REPLICA_PORT = 6413;
 const TLS_PORT = 6414;
 const TLS_SENTINEL_PORT = 6418;
 
+/** A connection of the test's own to one node; a failover's dropped connection is no failure of the test. */
+function inspect(redis: Redis): Redis {
+  redis.on('error', () => undefined);
+  return redis;
+}
+
 /** The built server's output and exit code when it stops at start. */
 async function startUpFailure(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
   const server = builtServerCommand();
@@ -100,7 +106,9 @@ describe('an ACL user and a password (REDIS_USERNAME, REDIS_PASSWORD)', () => {
 
   beforeAll(async () => {
     redis = await startRedisServer(ACL_PORT, ['--requirepass', 'default-user-pass']);
-    admin = new Redis({ port: ACL_PORT, host: '127.0.0.1', password: 'default-user-pass', maxRetriesPerRequest: 1 });
+    admin = inspect(
+      new Redis({ port: ACL_PORT, host: '127.0.0.1', password: 'default-user-pass', maxRetriesPerRequest: 1 }),
+    );
     // The user docs/operations.md suggests: its own keys and channels, no dangerous command but INFO.
     await admin.call(
       'ACL',
@@ -192,13 +200,17 @@ describe('a primary found through a sentinel (REDIS_SENTINELS, REDIS_SENTINEL_NA
         primaryPassword: 'data-pass-91c4',
       }),
     );
-    primary = new Redis({ port: PRIMARY_PORT, host: '127.0.0.1', password: 'data-pass-91c4', maxRetriesPerRequest: 1 });
-    sentinel = new Redis({
-      port: SENTINEL_PORT,
-      host: '127.0.0.1',
-      password: 'sentinel-pass-3a7f',
-      maxRetriesPerRequest: 1,
-    });
+    primary = inspect(
+      new Redis({ port: PRIMARY_PORT, host: '127.0.0.1', password: 'data-pass-91c4', maxRetriesPerRequest: 1 }),
+    );
+    sentinel = inspect(
+      new Redis({
+        port: SENTINEL_PORT,
+        host: '127.0.0.1',
+        password: 'sentinel-pass-3a7f',
+        maxRetriesPerRequest: 1,
+      }),
+    );
   });
   afterAll(async () => {
     await stopServer(server);
@@ -260,12 +272,14 @@ describe('a primary found through a sentinel (REDIS_SENTINELS, REDIS_SENTINEL_NA
     expect(lookupStatuses.length).toBeGreaterThan(0);
     expect(lookupStatuses.filter((status) => status !== 200)).toEqual([]);
     // Both rules, the one before and the one after, are on the new primary.
-    const promoted = new Redis({
-      port: REPLICA_PORT,
-      host: '127.0.0.1',
-      password: 'data-pass-91c4',
-      maxRetriesPerRequest: 1,
-    });
+    const promoted = inspect(
+      new Redis({
+        port: REPLICA_PORT,
+        host: '127.0.0.1',
+        password: 'data-pass-91c4',
+        maxRetriesPerRequest: 1,
+      }),
+    );
     try {
       expect(((await promoted.call('ROLE')) as string[])[0]).toBe('master');
       const rules = (await (await fetch(`${running.baseUrl}/admin/lists/rules`, { headers: BEARER })).json()) as Array<{
@@ -279,6 +293,20 @@ describe('a primary found through a sentinel (REDIS_SENTINELS, REDIS_SENTINEL_NA
         )
       ).flat();
       expect(dump).toEqual(expect.arrayContaining(['+33163000002', '+33163000003']));
+      // Every connection of the service followed: its stream readers and subscriber are on the
+      // new primary, and none is left on the old one.
+      const named = async (node: Redis): Promise<string[]> =>
+        ((await node.call('CLIENT', 'LIST')) as string)
+          .split('\n')
+          .flatMap((line) => /\bname=(phonerep-[a-z-]+)/.exec(line)?.[1] ?? []);
+      const readers = ['phonerep-lists-reader', 'phonerep-reports-reader', 'phonerep-tokens-subscriber'];
+      await waitFor(async () => {
+        const names = await named(promoted);
+        return readers.every((name) => names.includes(name));
+      }, 15_000).catch(() => undefined);
+      expect((await named(promoted)).sort()).toEqual(expect.arrayContaining(readers));
+      await waitFor(async () => (await named(primary)).length === 0, 15_000).catch(() => undefined);
+      expect(await named(primary)).toEqual([]);
     } finally {
       promoted.disconnect();
     }
@@ -314,10 +342,12 @@ describe('TLS (rediss:// and REDIS_TLS_CA)', () => {
       '--tls-auth-clients',
       'no',
     ]);
-    admin = new Redis(`rediss://127.0.0.1:${TLS_PORT}`, {
-      tls: { ca: (await import('node:fs')).readFileSync(tls.caFile, 'utf8') },
-      maxRetriesPerRequest: 1,
-    });
+    admin = inspect(
+      new Redis(`rediss://127.0.0.1:${TLS_PORT}`, {
+        tls: { ca: (await import('node:fs')).readFileSync(tls.caFile, 'utf8') },
+        maxRetriesPerRequest: 1,
+      }),
+    );
   });
   afterAll(async () => {
     await stopServer(server);
