@@ -185,6 +185,9 @@ describe('the console’s dashboard routes (memory record)', () => {
     expect(mobiles.length).toBeGreaterThan(0);
     expect(mobiles.every((call) => call.number.startsWith('+3361234567'))).toBe(true);
     expect((await get(server.baseUrl, '/admin/calls?limit=2')).json).toHaveLength(2);
+    // An unencoded `+` arrives as a space; digits alone are read the same.
+    expect((await get(server.baseUrl, '/admin/calls?prefix=+3361234567')).json).toEqual(mobiles);
+    expect((await get(server.baseUrl, '/admin/calls?prefix=3361234567')).json).toEqual(mobiles);
   });
 
   it('answers /admin/check with what /verdict and /cid answer, and why', async () => {
@@ -225,7 +228,8 @@ describe('the console’s dashboard routes (memory record)', () => {
       ['/admin/calls?limit=0', 'limit'],
       ['/admin/calls?verdict=maybe', 'verdict'],
       ['/admin/calls?decidedBy=luck', 'decidedBy'],
-      ['/admin/calls?prefix=33', 'prefix'],
+      ['/admin/calls?prefix=abc', 'prefix'],
+      ['/admin/calls?prefix=%2B33-1', 'prefix'],
     ] as const) {
       const answer = await get(server.baseUrl, query);
       expect(answer.status, query).toBe(400);
