@@ -340,3 +340,38 @@ describe('the OpenAPI document of the dashboard routes', () => {
     }
   });
 });
+
+describe('a failing source in /admin/status', () => {
+  it('says failing since its first failure in a row, and ok again once it answers', async () => {
+    const clock = { nowMs: AT_15_00 };
+    let failing = true;
+    const sources = scoredSources(SCORES);
+    const healthy = sources.primary.respond;
+    sources.primary.respond = (number, signal) =>
+      failing ? { status: 'error', reason: 'http_5xx' } : healthy(number, signal);
+    const dir = mkdtempSync(join(tmpdir(), 'phone-rep-admin-stats-failing-'));
+    const server = await startTestServer({
+      env: { LISTS_FILE: join(dir, 'lists.csv'), ADMIN_TOKEN: ADMIN, RATE_LIMIT_MAX: '0', CACHE_TTL_S: '60' },
+      overrides: { sources, now: () => clock.nowMs },
+    });
+    type Status = { sources: Array<{ slot: string; state: string; failingSince: string | null; breaker: string }> };
+    const primary = async () =>
+      ((await get(server.baseUrl, '/admin/status')).json as Status).sources.find((source) => source.slot === 'primary');
+    try {
+      await get(server.baseUrl, '/api/phone/0612345678/verdict', {});
+      await get(server.baseUrl, '/api/phone/0612345679/verdict', {});
+      const first = await primary();
+      expect(first).toMatchObject({ state: 'failing', breaker: 'closed' });
+      expect(first?.failingSince).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+      // A second failure keeps the first one's time.
+      await get(server.baseUrl, '/api/phone/0612345670/verdict', {});
+      expect((await primary())?.failingSince).toBe(first?.failingSince);
+
+      failing = false;
+      await get(server.baseUrl, '/api/phone/0612345671/verdict', {});
+      expect(await primary()).toMatchObject({ state: 'ok', failingSince: null });
+    } finally {
+      await server.close();
+    }
+  });
+});
