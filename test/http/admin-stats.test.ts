@@ -1,12 +1,14 @@
-// The operator console's dashboard routes through the real app on loopback (docs/console.md):
+// The operator console's dashboard routes through the real app on loopback (docs/console-dashboard.md):
 // calls screened on `/verdict` and `/cid` move the hourly counts by verdict and by what decided,
 // and enter the call log with their `/cid` line; `/admin/check` answers what `/verdict` and
 // `/cid` answer and why; reports received and feed fetches show in `/admin/status`; bad queries
 // are 400s naming the field, and every route wants the admin token. The clock is injected: a
 // Monday afternoon in Paris, inside the legal calling hours.
-import { mkdtempSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scoredSources } from '../../harness/scored-sources.js';
@@ -307,7 +309,7 @@ describe('the console’s dashboard routes on ADMIN_PORT', () => {
 });
 
 describe('the OpenAPI document of the dashboard routes', () => {
-  it('describes each route and its answers, and validates', async () => {
+  it('describes each route and its answers, validates, and lints with no error in these routes', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'phone-rep-admin-stats-doc-'));
     const server = await startTestServer({
       env: { LISTS_FILE: join(dir, 'lists.csv'), ADMIN_TOKEN: ADMIN, RATE_LIMIT_MAX: '0' },
@@ -335,6 +337,26 @@ describe('the OpenAPI document of the dashboard routes', () => {
       await SwaggerParser.validate(
         structuredClone(document) as unknown as Awaited<ReturnType<typeof SwaggerParser.validate>>,
       );
+      // Redocly's recommended rules find no error (run from a folder of its own: no configuration applies).
+      const folder = mkdtempSync(join(tmpdir(), 'phone-rep-admin-stats-openapi-'));
+      writeFileSync(join(folder, 'openapi.json'), JSON.stringify(document));
+      const { stdout } = await promisify(execFile)(
+        join(process.cwd(), 'node_modules/.bin/redocly'),
+        ['lint', '--extends=recommended', '--format=json', 'openapi.json'],
+        {
+          cwd: folder,
+          env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' },
+        },
+      ).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }));
+      const report = JSON.parse(stdout) as {
+        problems: Array<{ severity: string; message: string; location?: unknown }>;
+      };
+      const mine = report.problems.filter(
+        (problem) =>
+          problem.severity === 'error' &&
+          /~1admin~1(stats|calls|status|check)/.test(JSON.stringify(problem.location ?? '')),
+      );
+      expect(mine.map((problem) => JSON.stringify(problem.location))).toEqual([]);
     } finally {
       await server.close();
     }

@@ -1,4 +1,4 @@
-// The operator console's dashboard routes (routes/admin-stats-routes.ts, docs/console.md): the
+// The operator console's dashboard routes (routes/admin-stats-routes.ts, docs/console-dashboard.md): the
 // hourly counts, the call log, the deployment's state and the check of a number. The
 // vocabularies (verdicts, what decided, feed clients, breaker states) are the domain's.
 import { Type, type TSchema } from '@sinclair/typebox';
@@ -132,7 +132,7 @@ function problems(): Record<number, unknown> {
       problemExample('unauthorized', 'The admin token is not valid.'),
       {
         'WWW-Authenticate': {
-          schema: { type: 'string' },
+          type: 'string',
           description: 'Bearer realm="phone-rep admin"',
           'x-required': true,
         },
@@ -155,6 +155,7 @@ export function adminStatsRouteSchemas(maxHours: number) {
   const { 400: badRequest, ...guard } = problems();
   return {
     stats: {
+      operationId: 'getScreeningStats',
       tags,
       security,
       summary: 'Screened calls per hour, by verdict and by what decided (the console’s dashboard)',
@@ -166,11 +167,12 @@ export function adminStatsRouteSchemas(maxHours: number) {
       response: { 200: Type.Array(HourSchema), 400: badRequest, ...guard },
     },
     calls: {
+      operationId: 'getScreenedCalls',
       tags,
       security,
       summary: 'The recent screened calls, newest first (the console’s call log)',
       description:
-        'Kept CALL_LOG_RETENTION_DAYS (0: nothing is logged and this answers `[]`), at most CALL_LOG_MAX_ENTRIES, shared by every instance through Redis. Personal data: docs/console.md.',
+        'Kept CALL_LOG_RETENTION_DAYS (0: nothing is logged and this answers `[]`), at most CALL_LOG_MAX_ENTRIES, shared by every instance through Redis. Personal data: docs/console-dashboard.md.',
       querystring: Type.Object({
         verdict: Type.Optional(VerdictSchema),
         decidedBy: Type.Optional(DecidedBySchema),
@@ -186,12 +188,14 @@ export function adminStatsRouteSchemas(maxHours: number) {
       response: { 200: Type.Array(CallSchema), 400: badRequest, ...guard },
     },
     status: {
+      operationId: 'getDeploymentStatus',
       tags,
       security,
       summary: 'Each source’s state, the feed’s clients, reports received and tokens last used',
       response: { 200: StatusSchema, ...guard },
     },
     check: {
+      operationId: 'checkNumber',
       tags,
       security,
       summary: 'What `/verdict` and `/cid` answer for a number now, and why',
