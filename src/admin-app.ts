@@ -3,7 +3,6 @@
 // URL), limits on failed attempts and 404/405 as on the API port; nothing else is served here.
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { requestLoggingOptions, type AppDependencies } from './app.js';
-import { adminStatsRoutesOptions } from './http/routes/admin-stats-routes.js';
 import type { ListStore } from './infra/lists/list-store.js';
 import type { TokenStore } from './infra/reports/token-store.js';
 import { adminRoutes, adminRoutesOptions } from './http/routes/admin-routes.js';
@@ -39,10 +38,7 @@ export async function buildAdminApp(
   await app.register(credentialFailuresPlugin);
   // The access line only: the admin API's requests are not the API's, so not in its metrics.
   await app.register(observabilityPlugin);
-  await app.register(adminRoutes, {
-    ...adminRoutesOptions(deps, deps.lists, token, app.log, deps.tokens),
-    stats: adminStatsRoutesOptions({ ...deps, lists: deps.lists }),
-  });
+  await app.register(adminRoutes, adminRoutesOptions(deps, deps.lists, token, app.log, deps.tokens));
   await app.register(methodFallbacksPlugin);
   return app;
 }

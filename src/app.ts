@@ -55,7 +55,7 @@ import { feedOffRoutes, feedRoutes } from './http/routes/feed-routes.js';
 import { spamBlockerRoutes } from './http/routes/spamblocker-routes.js';
 import { reportRoutes } from './http/routes/report-routes.js';
 import type { ReporterTokens, ReportRecorder } from './domain/ports/caller-reports.js';
-import { adminStatsRoutesOptions, type ScreeningDependencies } from './http/routes/admin-stats-routes.js';
+import type { ScreeningDependencies } from './http/routes/admin-stats-routes.js';
 import { feedClientOf, type PendingCall } from './domain/ports/screening-record.js';
 import type { ReportRating } from './domain/ports/caller-reports.js';
 import type { ReportRefusalReason } from './infra/metrics/service-metrics.js';
@@ -80,8 +80,6 @@ export interface AppDependencies {
   readiness?: ReadinessCheck;
   /** Finished answers of all-fresh numbers (composition root); absent, every answer is built. */
   frontCache?: FrontCache;
-  /** The console's record of screened calls, reports and feed fetches, and the sources' state (docs/console-dashboard.md); absent, nothing is recorded. */
-  screening?: ScreeningDependencies;
   /** The engine's clock (epoch ms), which the front cache's freshness follows (default Date.now). */
   now?: () => number;
   /** The operator's allow and block lists (docs/lists.md); absent, no list decides anything. */
@@ -96,6 +94,8 @@ export interface AppDependencies {
   blocklistFeed?: BlocklistFeed;
   /** The reporters' tokens and where their votes go (docs/reports.md); absent, reporting is off (the report routes answer 401). */
   reporting?: { tokens: ReporterTokens; recorder: ReportRecorder };
+  /** The console's record of screened calls, reports and feed fetches, and the sources' state (docs/console.md); absent, nothing is recorded. */
+  screening?: ScreeningDependencies;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
@@ -261,10 +261,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await app.register(docsRoutes);
   // The lists' admin API, here unless ADMIN_PORT gives it a server of its own (admin-app.ts).
   if (config.ADMIN_TOKEN !== undefined && config.ADMIN_PORT === undefined && deps.lists !== undefined)
-    await app.register(adminRoutes, {
-      ...adminRoutesOptions(deps, deps.lists, config.ADMIN_TOKEN, app.log, deps.tokens),
-      stats: adminStatsRoutesOptions({ ...deps, lists: deps.lists }),
-    });
+    await app.register(adminRoutes, adminRoutesOptions(deps, deps.lists, config.ADMIN_TOKEN, app.log, deps.tokens));
   if (deps.webPage !== false) await app.register(webPageRoutes, deps.webPage ?? {});
   // /metrics lives here unless METRICS_PORT gives it a server of its own (server.ts).
   if (deps.metrics && config.METRICS_ENABLED && config.METRICS_PORT === undefined)

@@ -37,10 +37,6 @@ import { createRedisSourceCache, DEFAULT_LOCAL_MAX_ENTRIES } from './infra/cache
 import { createRedisFetchCoalescer, DEFAULT_LOCK_LEASE_MS } from './infra/redis/redis-fetch-coalescer.js';
 import { createRedisPolitenessStore } from './infra/http/redis-politeness-store.js';
 import type { PolitenessStore } from './infra/http/politeness-store.js';
-import { createMemoryScreeningRecord } from './infra/screening/memory-screening-record.js';
-import { createRedisScreeningRecord } from './infra/screening/redis-screening-record.js';
-import { createScreeningRecorder, type ScreeningRecorder } from './infra/screening/screening-recorder.js';
-import type { SourceState } from './http/routes/admin-stats-routes.js';
 import { Registry } from 'prom-client';
 import { createServiceMetrics, type ServiceMetrics } from './infra/metrics/service-metrics.js';
 import { instrumentSourceCache, instrumentUpstreamFetcher } from './infra/metrics/instrument.js';
@@ -62,6 +58,10 @@ import { createRedisBlockedCallerLog } from './infra/blocklist/redis-blocked-cal
 import { npvPrefixesE164 } from './domain/numbering/parse-phone-number.js';
 import type { VerdictRule } from './domain/verdict.js';
 import { openReportStore, type ReportSettings, type ReportStore } from './infra/reports/report-store.js';
+import { createMemoryScreeningRecord } from './infra/screening/memory-screening-record.js';
+import { createRedisScreeningRecord } from './infra/screening/redis-screening-record.js';
+import { createScreeningRecorder, type ScreeningRecorder } from './infra/screening/screening-recorder.js';
+import type { SourceState } from './http/routes/admin-stats-routes.js';
 
 /** The `/verdict` rule (VERDICT_*), which the text routes and the blocklist feed share. */
 export function verdictRuleOf(
@@ -152,7 +152,7 @@ export interface ServiceDependencies {
   canary?: ScheduledCanary;
   /** Present when FEED_PASSWORD is set: the blocklist feed, already started. */
   blocklistFeed?: BlocklistFeed;
-  /** The console's record of screened calls (docs/console-dashboard.md), already started. */
+  /** The console's record of screened calls (docs/console.md), already started. */
   screening: ScreeningRecorder;
   /** Readiness turns `down` (503) from here on, so a load balancer stops sending traffic. */
   beginShutdown(): void;
@@ -396,7 +396,7 @@ export async function createServiceDependencies(
         });
   blocklistFeed?.start();
 
-  // The console's record (docs/console-dashboard.md): counters and call log, in Redis when there is one.
+  // The console's record (docs/console.md): counters and call log, in Redis when there is one.
   const recordOptions = {
     statsDays: config.STATS_DAYS,
     callLogRetentionDays: config.CALL_LOG_RETENTION_DAYS,
@@ -473,13 +473,13 @@ export async function createServiceDependencies(
       metrics,
       readiness,
       frontCache,
-      screening: { recorder: screening, sources: sourceStates },
       lists,
       tokens,
       reports: callerReports,
       ...(overrides.now === undefined ? {} : { now: overrides.now }),
       ...(blocklistFeed === undefined ? {} : { blocklistFeed }),
       reporting: { tokens, recorder: reports },
+      screening: { recorder: screening, sources: sourceStates },
     },
     screening,
     lists,

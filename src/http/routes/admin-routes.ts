@@ -15,7 +15,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { ListRule } from '../../domain/ports/operator-lists.js';
-import { adminStatsRoutes, type AdminStatsRoutesOptions } from './admin-stats-routes.js';
 import { checkRule, spellingsToRemove, type RuleContext, type RuleProblem } from '../../domain/lists/rules.js';
 import { EXPORT_COLUMNS, formatRuleLine, ListCsvError } from '../../domain/lists/list-csv.js';
 import type { KeyedHasher } from '../../domain/ports/key-hasher.js';
@@ -35,6 +34,7 @@ import { sendProblem, toApiError } from '../plugins/problems.js';
 import { ADMIN_IMPORT_MAX_BYTES, ADMIN_JSON_MAX_BYTES, adminRouteSchemas } from '../schemas/admin.js';
 import type { TokenStore } from '../../infra/reports/token-store.js';
 import { adminTokenRoutes } from './admin-token-routes.js';
+import { adminStatsRoutes, adminStatsRoutesOptions, type AdminStatsRoutesOptions } from './admin-stats-routes.js';
 
 const CSV_TYPE = 'text/csv; charset=utf-8';
 const TOKEN_QUERY = /(?:^|[?&])(?:token|access_token|admin_token|bearer|auth|authorization)=/i;
@@ -47,24 +47,28 @@ export interface AdminRoutesOptions {
   lists: ListStore;
   /** The reporters' tokens (docs/reports.md); absent, their routes are not served. */
   tokens?: TokenStore;
-  /** The console's dashboard routes (admin-stats-routes.ts, adminStatsRoutesOptions); absent, not served. */
-  stats?: AdminStatsRoutesOptions | undefined;
   token: string;
   context: RuleContext;
   hashKey: KeyedHasher;
   audit?: AdminAuditLogger;
   now?: () => number;
+  /** The console's dashboard routes (admin-stats-routes.ts); absent, not served. */
+  stats?: AdminStatsRoutesOptions;
 }
 
 /** What the admin routes need, from the app's dependencies. */
 export function adminRoutesOptions(
-  deps: { config: { DEFAULT_REGION: string }; parsePhoneNumber: PhoneNumberParser; hashKey: KeyedHasher },
+  deps: { config: { DEFAULT_REGION: string }; parsePhoneNumber: PhoneNumberParser; hashKey: KeyedHasher } & Partial<
+    Parameters<typeof adminStatsRoutesOptions>[0]
+  >,
   lists: ListStore,
   token: string,
   audit: AdminAuditLogger,
   tokens?: TokenStore,
 ): AdminRoutesOptions {
+  const stats = statsOptionsOf(deps, lists, tokens);
   return {
+    ...(stats === undefined ? {} : { stats }),
     lists,
     ...(tokens === undefined ? {} : { tokens }),
     token,
@@ -72,6 +76,35 @@ export function adminRoutesOptions(
     hashKey: deps.hashKey,
     audit,
   };
+}
+
+/** The dashboard routes' options, when the app has a screening record. */
+function statsOptionsOf(
+  deps: Partial<Parameters<typeof adminStatsRoutesOptions>[0]>,
+  lists: ListStore,
+  tokens: TokenStore | undefined,
+): AdminStatsRoutesOptions | undefined {
+  const { config, screening, parsePhoneNumber, lookupService, hashKey, verdictRule } = deps;
+  if (
+    config === undefined ||
+    screening === undefined ||
+    parsePhoneNumber === undefined ||
+    lookupService === undefined ||
+    hashKey === undefined ||
+    verdictRule === undefined
+  )
+    return undefined;
+  return adminStatsRoutesOptions({
+    ...deps,
+    config,
+    screening,
+    parsePhoneNumber,
+    lookupService,
+    hashKey,
+    verdictRule,
+    lists,
+    tokens,
+  });
 }
 
 const ADMIN_ROUTE = { rateLimit: false, shed: false, cors: false, paramsError: 'bad_request' } as const;
@@ -179,6 +212,8 @@ export async function adminRoutes(app: FastifyInstance, options: AdminRoutesOpti
       now,
     });
 
+  if (options.stats !== undefined) await app.register(adminStatsRoutes, options.stats);
+
   typed.get('/admin/lists/rules', { config: ADMIN_ROUTE, schema: adminRouteSchemas.rules }, async () =>
     lists.storedRules(),
   );
@@ -273,7 +308,4 @@ export async function adminRoutes(app: FastifyInstance, options: AdminRoutesOpti
       return reply.type(CSV_TYPE).send(text);
     },
   );
-
-  // The console's dashboard (a child of this group: its Bearer check, no-store and error handler hold there too).
-  if (options.stats !== undefined) await app.register(adminStatsRoutes, options.stats);
 }
