@@ -293,12 +293,12 @@ export const ConfigSchema = Type.Object({
   STATS_DAYS: setting(
     Type.Integer({ minimum: 7, maximum: 90 }),
     7,
-    "How long the operator console's hourly counters of screened calls (by verdict and by what decided it, no number) and of reports received are kept, in days (docs/console-dashboard.md).",
+    "How long the operator console's hourly counters of screened calls (by verdict and by what decided it, no number) and of reports received are kept, in days (docs/console.md).",
   ),
   CALL_LOG_RETENTION_DAYS: setting(
     Type.Integer({ minimum: 0, maximum: 90 }),
     7,
-    "How long a call screened on /verdict and /cid stays in the console's call log (time, number in clear: personal data, verdict, what decided it, caller-ID line), in days; 0 = no call is logged (docs/console-dashboard.md).",
+    "How long a call screened on /verdict and /cid stays in the console's call log (time, number in clear: personal data, verdict, what decided it, caller-ID line), in days; 0 = no call is logged (docs/console.md).",
   ),
   CALL_LOG_MAX_ENTRIES: setting(
     Type.Integer({ minimum: 1, maximum: 1_000_000 }),

@@ -87,7 +87,7 @@ export function verdictOf(facts: TextFacts, rule: VerdictRule): Verdict {
 }
 
 /**
- * What decided a text answer (the operator's console counts and shows it, docs/console-dashboard.md): the
+ * What decided a text answer (the operator's console counts and shows it, docs/console.md): the
  * operator's lists, the reporters, the score, an NPV range, a call-centre range, the legal
  * calling hours, a withheld caller, an invalid number, or nothing (`none`: no fact, `unknown`).
  */

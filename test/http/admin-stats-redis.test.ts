@@ -1,4 +1,4 @@
-// The console's record shared through Redis (docs/console-dashboard.md), on the real app: two instances on
+// The console's record shared through Redis (docs/console.md), on the real app: two instances on
 // one Redis count every call once in the same hourly counters and keep one call log, and a feed
 // client's fetch on one is seen on the other; with CALL_LOG_RETENTION_DAYS=0 no call is logged
 // (Redis holds no log) while the counters still count.

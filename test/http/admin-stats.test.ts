@@ -1,4 +1,4 @@
-// The operator console's dashboard routes through the real app on loopback (docs/console-dashboard.md):
+// The operator console's dashboard routes through the real app on loopback (docs/console.md):
 // calls screened on `/verdict` and `/cid` move the hourly counts by verdict and by what decided,
 // and enter the call log with their `/cid` line; `/admin/check` answers what `/verdict` and
 // `/cid` answer and why; reports received and feed fetches show in `/admin/status`; bad queries

@@ -1,4 +1,4 @@
-// The operator console's record of what the deployment screened (docs/console-dashboard.md): hourly
+// The operator console's record of what the deployment screened (docs/console.md): hourly
 // counters of the `/verdict` and `/cid` answers by verdict and by what decided them, reports
 // received, the call log (time, number, verdict, cause, caller-ID line), and the blocklist feed's
 // clients' last fetches. The counters hold no number; the call log does (personal data, kept

@@ -1,4 +1,4 @@
-// The operator console's dashboard routes (docs/console-dashboard.md): hourly counts of the screened calls
+// The operator console's dashboard routes (docs/console.md): hourly counts of the screened calls
 // (`/admin/stats`), the call log (`/admin/calls`), the deployment's state (`/admin/status`) and
 // what `/verdict` and `/cid` answer for a number and why (`/admin/check/:number`). Registered
 // inside the admin group (admin-routes.ts), so its Bearer check, no-store and error handler

@@ -47,7 +47,7 @@ export interface FeedRoutesOptions {
   /**
    * Told of each fetch of the feed's content that was answered (the address book's cards, the
    * .vcf or .csv file; a 304 too): the client's User-Agent and the entries the feed holds (the
-   * console's feed clients, docs/console-dashboard.md). Called after the answer is sent.
+   * console's feed clients, docs/console.md). Called after the answer is sent.
    */
   onFetch?: (userAgent: string | undefined, entries: number) => void;
 }

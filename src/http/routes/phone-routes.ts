@@ -91,7 +91,7 @@ export interface PhoneRoutesOptions {
   onLookedUp?: ((e164: string, facts: TextFacts, request: FastifyRequest) => void) | undefined;
   /**
    * Told of every `/verdict` and `/cid` answer (the screened calls: the console's counters and
-   * call log, docs/console-dashboard.md). What decided and the line are functions, worked out off the
+   * call log, docs/console.md). What decided and the line are functions, worked out off the
    * request's path by the recorder, from the very functions the answer was made with.
    */
   onScreened?: ((call: PendingCall) => void) | undefined;

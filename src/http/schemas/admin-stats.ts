@@ -1,4 +1,4 @@
-// The operator console's dashboard routes (routes/admin-stats-routes.ts, docs/console-dashboard.md): the
+// The operator console's dashboard routes (routes/admin-stats-routes.ts, docs/console.md): the
 // hourly counts, the call log, the deployment's state and the check of a number. The
 // vocabularies (verdicts, what decided, feed clients, breaker states) are the domain's.
 import { Type, type TSchema } from '@sinclair/typebox';
@@ -172,7 +172,7 @@ export function adminStatsRouteSchemas(maxHours: number) {
       security,
       summary: 'The recent screened calls, newest first (the console’s call log)',
       description:
-        'Kept CALL_LOG_RETENTION_DAYS (0: nothing is logged and this answers `[]`), at most CALL_LOG_MAX_ENTRIES, shared by every instance through Redis. Personal data: docs/console-dashboard.md.',
+        'Kept CALL_LOG_RETENTION_DAYS (0: nothing is logged and this answers `[]`), at most CALL_LOG_MAX_ENTRIES, shared by every instance through Redis. Personal data: docs/console.md.',
       querystring: Type.Object({
         verdict: Type.Optional(VerdictSchema),
         decidedBy: Type.Optional(DecidedBySchema),

@@ -82,7 +82,7 @@ export interface UpstreamFetcher {
   pausedUntil(): number;
   /**
    * The per-minute budget (`perMinute`) and the requests this instance was granted of it in the
-   * last sliding minute (`used`), for the operator console (docs/console-dashboard.md).
+   * last sliding minute (`used`), for the operator console (docs/console.md).
    */
   budget?(): { used: number; perMinute: number };
 }

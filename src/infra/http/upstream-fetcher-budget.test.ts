@@ -1,4 +1,4 @@
-// What the operator console shows of an upstream's budget (docs/console-dashboard.md): the per-minute
+// What the operator console shows of an upstream's budget (docs/console.md): the per-minute
 // budget and the requests this instance was granted of it in the last sliding minute.
 import { describe, expect, it } from 'vitest';
 import type { HttpClient, HttpResult } from './types.js';

@@ -1,4 +1,4 @@
-// The screening record in memory and the recorder in front of it (docs/console-dashboard.md): hours kept
+// The screening record in memory and the recorder in front of it (docs/console.md): hours kept
 // STATS_DAYS, the log a ring of CALL_LOG_MAX_ENTRIES whose expired calls are not listed, nothing
 // logged with a retention of 0; a noted call is worked out only when flushed, never as it is noted.
 import { describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// The screening record in this process (docs/console-dashboard.md): hourly counts in a Map kept
+// The screening record in this process (docs/console.md): hourly counts in a Map kept
 // `statsDays`, the call log in a ring buffer of `maxEntries` whose entries older than the
 // retention are left out, and the feed clients' last fetches. Also the Redis record's fallback.
 import {

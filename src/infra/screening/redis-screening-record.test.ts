@@ -1,4 +1,4 @@
-// The screening record on real Redis (docs/console-dashboard.md): two instances' counts are summed in one
+// The screening record on real Redis (docs/console.md): two instances' counts are summed in one
 // hash per hour, their calls go to one log trimmed to its size and its age, the feed clients'
 // fetches are shared; with Redis unusable a batch stays in the instance's memory and is read from
 // there. Every key under this file's own prefix; nothing holds a number but the log.

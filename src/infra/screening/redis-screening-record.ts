@@ -1,4 +1,4 @@
-// The screening record shared by every instance (docs/console-dashboard.md):
+// The screening record shared by every instance (docs/console.md):
 // - `stats:hour:<epoch ms of the hour>`, one hash per hour (fields `v:<verdict>`,
 //   `d:<decided by>`, `reports`), incremented with HINCRBY so every instance's counts are
 //   summed, expiring STATS_DAYS after the hour ends;

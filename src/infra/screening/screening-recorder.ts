@@ -1,4 +1,4 @@
-// Keeps the screening record off the phone routes' path (docs/console-dashboard.md): a screened call is
+// Keeps the screening record off the phone routes' path (docs/console.md): a screened call is
 // noted as it is answered (one object in an array, no I/O, nothing worked out), and once a
 // second, or sooner when many are waiting, the noted calls are worked out (verdict, what
 // decided, the caller-ID line) and added to the record in one batch (one Redis transaction).
