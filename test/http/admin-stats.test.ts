@@ -4,9 +4,11 @@
 // `/cid` answer and why; reports received and feed fetches show in `/admin/status`; bad queries
 // are 400s naming the field, and every route wants the admin token. The clock is injected: a
 // Monday afternoon in Paris, inside the legal calling hours.
-import { mkdtempSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scoredSources } from '../../harness/scored-sources.js';
@@ -185,6 +187,9 @@ describe('the console’s dashboard routes (memory record)', () => {
     expect(mobiles.length).toBeGreaterThan(0);
     expect(mobiles.every((call) => call.number.startsWith('+3361234567'))).toBe(true);
     expect((await get(server.baseUrl, '/admin/calls?limit=2')).json).toHaveLength(2);
+    // An unencoded `+` arrives as a space; digits alone are read the same.
+    expect((await get(server.baseUrl, '/admin/calls?prefix=+3361234567')).json).toEqual(mobiles);
+    expect((await get(server.baseUrl, '/admin/calls?prefix=3361234567')).json).toEqual(mobiles);
   });
 
   it('answers /admin/check with what /verdict and /cid answer, and why', async () => {
@@ -225,7 +230,8 @@ describe('the console’s dashboard routes (memory record)', () => {
       ['/admin/calls?limit=0', 'limit'],
       ['/admin/calls?verdict=maybe', 'verdict'],
       ['/admin/calls?decidedBy=luck', 'decidedBy'],
-      ['/admin/calls?prefix=33', 'prefix'],
+      ['/admin/calls?prefix=abc', 'prefix'],
+      ['/admin/calls?prefix=%2B33-1', 'prefix'],
     ] as const) {
       const answer = await get(server.baseUrl, query);
       expect(answer.status, query).toBe(400);
@@ -303,7 +309,7 @@ describe('the console’s dashboard routes on ADMIN_PORT', () => {
 });
 
 describe('the OpenAPI document of the dashboard routes', () => {
-  it('describes each route and its answers, and validates', async () => {
+  it('describes each route and its answers, validates, and lints with no error in these routes', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'phone-rep-admin-stats-doc-'));
     const server = await startTestServer({
       env: { LISTS_FILE: join(dir, 'lists.csv'), ADMIN_TOKEN: ADMIN, RATE_LIMIT_MAX: '0' },
@@ -331,6 +337,61 @@ describe('the OpenAPI document of the dashboard routes', () => {
       await SwaggerParser.validate(
         structuredClone(document) as unknown as Awaited<ReturnType<typeof SwaggerParser.validate>>,
       );
+      // Redocly's recommended rules find no error (run from a folder of its own: no configuration applies).
+      const folder = mkdtempSync(join(tmpdir(), 'phone-rep-admin-stats-openapi-'));
+      writeFileSync(join(folder, 'openapi.json'), JSON.stringify(document));
+      const { stdout } = await promisify(execFile)(
+        join(process.cwd(), 'node_modules/.bin/redocly'),
+        ['lint', '--extends=recommended', '--format=json', 'openapi.json'],
+        {
+          cwd: folder,
+          env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' },
+        },
+      ).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }));
+      const report = JSON.parse(stdout) as {
+        problems: Array<{ severity: string; message: string; location?: unknown }>;
+      };
+      const mine = report.problems.filter(
+        (problem) =>
+          problem.severity === 'error' &&
+          /~1admin~1(stats|calls|status|check)/.test(JSON.stringify(problem.location ?? '')),
+      );
+      expect(mine.map((problem) => JSON.stringify(problem.location))).toEqual([]);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('a failing source in /admin/status', () => {
+  it('says failing since its first failure in a row, and ok again once it answers', async () => {
+    const clock = { nowMs: AT_15_00 };
+    let failing = true;
+    const sources = scoredSources(SCORES);
+    const healthy = sources.primary.respond;
+    sources.primary.respond = (number, signal) =>
+      failing ? { status: 'error', reason: 'http_5xx' } : healthy(number, signal);
+    const dir = mkdtempSync(join(tmpdir(), 'phone-rep-admin-stats-failing-'));
+    const server = await startTestServer({
+      env: { LISTS_FILE: join(dir, 'lists.csv'), ADMIN_TOKEN: ADMIN, RATE_LIMIT_MAX: '0', CACHE_TTL_S: '60' },
+      overrides: { sources, now: () => clock.nowMs },
+    });
+    type Status = { sources: Array<{ slot: string; state: string; failingSince: string | null; breaker: string }> };
+    const primary = async () =>
+      ((await get(server.baseUrl, '/admin/status')).json as Status).sources.find((source) => source.slot === 'primary');
+    try {
+      await get(server.baseUrl, '/api/phone/0612345678/verdict', {});
+      await get(server.baseUrl, '/api/phone/0612345679/verdict', {});
+      const first = await primary();
+      expect(first).toMatchObject({ state: 'failing', breaker: 'closed' });
+      expect(first?.failingSince).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+      // A second failure keeps the first one's time.
+      await get(server.baseUrl, '/api/phone/0612345670/verdict', {});
+      expect((await primary())?.failingSince).toBe(first?.failingSince);
+
+      failing = false;
+      await get(server.baseUrl, '/api/phone/0612345671/verdict', {});
+      expect(await primary()).toMatchObject({ state: 'ok', failingSince: null });
     } finally {
       await server.close();
     }

@@ -132,7 +132,7 @@ function problems(): Record<number, unknown> {
       problemExample('unauthorized', 'The admin token is not valid.'),
       {
         'WWW-Authenticate': {
-          schema: { type: 'string' },
+          type: 'string',
           description: 'Bearer realm="phone-rep admin"',
           'x-required': true,
         },
@@ -155,6 +155,7 @@ export function adminStatsRouteSchemas(maxHours: number) {
   const { 400: badRequest, ...guard } = problems();
   return {
     stats: {
+      operationId: 'getScreeningStats',
       tags,
       security,
       summary: 'Screened calls per hour, by verdict and by what decided (the console’s dashboard)',
@@ -166,6 +167,7 @@ export function adminStatsRouteSchemas(maxHours: number) {
       response: { 200: Type.Array(HourSchema), 400: badRequest, ...guard },
     },
     calls: {
+      operationId: 'getScreenedCalls',
       tags,
       security,
       summary: 'The recent screened calls, newest first (the console’s call log)',
@@ -174,18 +176,26 @@ export function adminStatsRouteSchemas(maxHours: number) {
       querystring: Type.Object({
         verdict: Type.Optional(VerdictSchema),
         decidedBy: Type.Optional(DecidedBySchema),
-        prefix: Type.Optional(Type.String({ pattern: '^\\+[0-9]{0,15}$', description: '`+` and digits' })),
+        prefix: Type.Optional(
+          Type.String({
+            pattern: '^[+ ]?[0-9]{0,15}$',
+            description:
+              'The start of the E.164 number: `+` and digits (an unencoded `+`, read as a space, and digits alone are taken as `+` and the digits).',
+          }),
+        ),
         limit: Type.Integer({ minimum: 1, maximum: CALLS_MAX_LIMIT, default: CALLS_DEFAULT_LIMIT }),
       }),
       response: { 200: Type.Array(CallSchema), 400: badRequest, ...guard },
     },
     status: {
+      operationId: 'getDeploymentStatus',
       tags,
       security,
       summary: 'Each source’s state, the feed’s clients, reports received and tokens last used',
       response: { 200: StatusSchema, ...guard },
     },
     check: {
+      operationId: 'checkNumber',
       tags,
       security,
       summary: 'What `/verdict` and `/cid` answer for a number now, and why',
