@@ -547,7 +547,7 @@ describe('the admin API of the console on Redis, shared by two instances', () =>
     // Read from Redis on every request: the other instance sees it at once.
     expect((await review(two)).total).toBe(0);
     expect((await review(two, '?state=dismissed')).numbers.map((item) => item.number)).toEqual(['+33612345621']);
-    expect(await admin.zscore(`${prefix}reports:dismissed`, '+33612345621')).toMatch(/^\d+$/);
+    expect(await admin.zscore(`${prefix}{reports}:dismissed`, '+33612345621')).toMatch(/^\d+$/);
     expect((await call(two.baseUrl, 'DELETE', '/admin/reports/0612345621/dismiss')).status).toBe(204);
     expect((await review(one)).total).toBe(1);
 

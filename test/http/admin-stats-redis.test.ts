@@ -73,8 +73,8 @@ describe('the console’s record on Redis, two instances', () => {
       );
     }
     // One hash for the hour, counted by both.
-    expect(await admin.hget(`${prefix}stats:hour:${AT_15_00}`, 'v:block')).toBe('2');
-    expect(await admin.zcard(`${prefix}calls:log`)).toBe(5);
+    expect(await admin.hget(`${prefix}{screening}:hour:${AT_15_00}`, 'v:block')).toBe('2');
+    expect(await admin.zcard(`${prefix}{screening}:calls`)).toBe(5);
   });
 
   it('shows on one instance the feed client that fetched from the other', async () => {

@@ -29,6 +29,7 @@ const LISTS = '{lists}';
 const REPORTS = '{reports}';
 const TOKENS = '{tokens}';
 const BLOCKED = '{blocked}';
+const SCREENING = '{screening}';
 const polite = (upstream: string): string => `{polite:${upstream}}`;
 
 /** The operator's lists (redis-list-store.ts): data of record. */
@@ -57,6 +58,8 @@ export const REPORTS_KEYS = {
   cap: (day: string, tokenId: string): string => `${REPORTS}:cap:${day}:${tokenId}`,
   version: `${REPORTS}:version`,
   changes: `${REPORTS}:changes`,
+  /** Sorted set, E.164 → when the operator took it out of the review (report-dismissals.ts). */
+  dismissed: `${REPORTS}:dismissed`,
 } as const;
 
 /** The reporters' tokens (token-store.ts): data of record. */
@@ -80,6 +83,16 @@ export const BLOCKED_KEYS = {
   log: `${BLOCKED}:log`,
   /** The number's score and reason, expiring on its own. */
   caller: (e164: string): string => `${BLOCKED}:caller:${e164}`,
+} as const;
+
+/** The console's record of screened calls (redis-screening-record.ts): one MULTI writes a batch to all three. */
+export const SCREENING_KEYS = {
+  /** Hash of one hour's counts (`v:<verdict>`, `d:<decidedBy>`, `reports`), by the hour's epoch ms. */
+  hour: (hourMs: string): string => `${SCREENING}:hour:${hourMs}`,
+  /** Sorted set, the call log: score the time of the call, member the entry as JSON. */
+  calls: `${SCREENING}:calls`,
+  /** Hash, feed client family → its last fetch. */
+  feedClients: `${SCREENING}:feed-clients`,
 } as const;
 
 /** One upstream's politeness (redis-politeness-store.ts): a budget and its clients' shares in one script. */
@@ -121,6 +134,11 @@ export const REDIS_KEY_GROUPS = {
   },
   tokens: { tag: TOKENS, usedBy: 'the tokens’ scripts (one key, and their channel)', keys: TOKENS_KEYS },
   blocked: { tag: BLOCKED, usedBy: 'the MULTI of a record or a removal; the MGET of the feed', keys: BLOCKED_KEYS },
+  screening: {
+    tag: SCREENING,
+    usedBy: 'the MULTI of a batch of screened calls (hours, call log), the pipelines of a read',
+    keys: SCREENING_KEYS,
+  },
   politeness: {
     // One tag per upstream, every builder's first part: `{polite:<upstream>}`.
     tag: polite,

@@ -11,6 +11,8 @@ import { openRedisListStore } from '../lists/redis-list-store.js';
 import { createRedisRateLimitStore } from '../rate-limit/redis-rate-limit-store.js';
 import { openRedisReportStore } from '../reports/redis-report-store.js';
 import { openRedisTokenStore } from '../reports/token-store.js';
+import { redisDismissals } from '../reports/report-dismissals.js';
+import { createRedisScreeningRecord } from '../screening/redis-screening-record.js';
 import { hashTagOf } from './keys.js';
 import { ensureTaggedKeys } from './redis-key-migration.js';
 import type { RedisClient } from './redis-client.js';
@@ -97,14 +99,35 @@ describe('the keys the stores send together', () => {
     await politeness.readPause('tellows');
     await createRedisRateLimitStore({ client }).hit('client-bucket', 10, 60_000);
 
+    const dismissals = redisDismissals(client, 180 * DAY);
+    await dismissals.dismiss('+33612345678', NOW);
+    await dismissals.read(NOW);
+    await dismissals.undismiss('+33612345678', NOW);
+
+    const screening = createRedisScreeningRecord({
+      client,
+      statsDays: 7,
+      callLogRetentionDays: 7,
+      callLogMaxEntries: 100,
+    });
+    const call = { atMs: NOW, number: '+33612345678', verdict: 'block', decidedBy: 'lists', cid: 'X' } as const;
+    // Two hours in one batch: the MULTI holds both hours' hashes and the call log.
+    await screening.add({ calls: [call, { ...call, atMs: NOW + 3_600_000 }], reports: [NOW] });
+    await screening.hourly(NOW - 3_600_000, NOW + 3_600_000);
+    await screening.calls({ limit: 10 }, NOW + 3_600_000);
+    await screening.recordFeedFetch({ client: 'fritzbox', atMs: NOW, entries: 3 });
+    await screening.feedFetches();
+
     // Every unit in one slot.
     for (const keys of units) expect(calculateSlot.generateMulti(keys), keys.join(' ')).not.toBe(-1);
     // The units of several keys are the groups the issue names: each seen, so the recording worked.
     const together = new Set(units.filter((keys) => keys.length > 1).map((keys) => familyOf(keys[0] ?? '')));
-    expect([...together].sort()).toEqual(['blocked', 'lists', 'polite:tellows', 'reports']);
+    expect([...together].sort()).toEqual(['blocked', 'lists', 'polite:tellows', 'reports', 'screening']);
     // Every key is one of keys.ts's groups.
     const families = new Set(units.flat().map(familyOf));
     for (const family of families)
-      expect(['lists', 'reports', 'tokens', 'blocked', 'polite:tellows', 'rl', 'cache', 'lock']).toContain(family);
+      expect(['lists', 'reports', 'tokens', 'blocked', 'screening', 'polite:tellows', 'rl', 'cache', 'lock']).toContain(
+        family,
+      );
   });
 });

@@ -5,12 +5,13 @@
 //
 // Kept with the store of record, as the votes are, and read from it on every request (a review
 // is an operator's click, rare): every instance sees every dismissal at once.
-// - Redis: the sorted set `reports:dismissed` under the key prefix, member the E.164, score the
+// - Redis: the sorted set `{reports}:dismissed` under the key prefix, member the E.164, score the
 //   dismissal's time (ms).
 // - File: `reports-dismissed.json` beside the lists file, `{"dismissed": {"+336…": "ISO 8601"}}`,
 //   written whole and atomically under its lock (the lists' lock discipline).
 // A dismissal older than REPORT_RETENTION_DAYS covers only votes past retention, so it is
 // dropped (Redis: on every write; file: on every write, and left out on reading).
+import { REPORTS_KEYS } from '../redis/keys.js';
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { ReportStoreUnavailable } from '../../domain/ports/caller-reports.js';
@@ -19,7 +20,7 @@ import type { ListsLocation } from '../lists/open-list-store.js';
 import type { RedisClient } from '../redis/redis-client.js';
 import { DAY_MS } from './vote-book.js';
 
-const DISMISSED = 'reports:dismissed';
+const DISMISSED = REPORTS_KEYS.dismissed;
 
 export interface ReportDismissals {
   readonly kind: 'file' | 'redis';

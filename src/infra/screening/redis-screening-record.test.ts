@@ -47,7 +47,7 @@ describe('the Redis screening record', () => {
       ]);
     }
     // The hour's hash expires STATS_DAYS after the hour ends; it holds no number.
-    const key = `${prefix}stats:hour:${HOUR}`;
+    const key = `${prefix}{screening}:hour:${HOUR}`;
     const expiresAt = await admin.pexpiretime(key);
     expect(expiresAt).toBe(HOUR + HOUR_MS + 7 * DAY_MS);
     expect(Object.keys(await admin.hgetall(key)).sort()).toEqual(['d:npv', 'd:score', 'reports', 'v:block', 'v:warn']);
@@ -56,12 +56,12 @@ describe('the Redis screening record', () => {
   it('trims the log to CALL_LOG_MAX_ENTRIES and to the retention', async () => {
     const client = await readyClient();
     const record = createRedisScreeningRecord({ ...options, client });
-    await admin.del(`${prefix}calls:log`);
+    await admin.del(`${prefix}{screening}:calls`);
     const old = HOUR - 8 * DAY_MS;
     await record.add({ calls: [call(old, '+33600000000')], reports: [] });
     const calls = Array.from({ length: 7 }, (_, index) => call(HOUR + index, `+3361000000${index}`));
     await record.add({ calls, reports: [] });
-    expect(await admin.zcard(`${prefix}calls:log`)).toBe(5);
+    expect(await admin.zcard(`${prefix}{screening}:calls`)).toBe(5);
     const listed = await record.calls({ limit: 100 }, HOUR + 60_000);
     expect(listed.map((entry) => entry.number)).toEqual([
       '+33610000006',
@@ -72,15 +72,15 @@ describe('the Redis screening record', () => {
     ]);
     // Read at a time past the retention, nothing is listed.
     expect(await record.calls({ limit: 100 }, HOUR + 8 * DAY_MS)).toEqual([]);
-    expect(await admin.pttl(`${prefix}calls:log`)).toBeGreaterThan(6 * DAY_MS);
+    expect(await admin.pttl(`${prefix}{screening}:calls`)).toBeGreaterThan(6 * DAY_MS);
   });
 
   it('logs nothing when the retention is 0, and still counts', async () => {
     const client = await readyClient();
-    await admin.del(`${prefix}calls:log`);
+    await admin.del(`${prefix}{screening}:calls`);
     const record = createRedisScreeningRecord({ ...options, callLogRetentionDays: 0, client });
     await record.add({ calls: [call(HOUR + 5, '+33612345678')], reports: [] });
-    expect(await admin.exists(`${prefix}calls:log`)).toBe(0);
+    expect(await admin.exists(`${prefix}{screening}:calls`)).toBe(0);
     expect(await record.calls({ limit: 10 }, HOUR + 60_000)).toEqual([]);
     const [counts] = await record.hourly(HOUR, HOUR);
     expect(counts?.verdicts.block).toBeGreaterThan(0);
