@@ -38,6 +38,7 @@ import { clientOf, isExempt, lookupClientOf } from './http/client-address.js';
 import { docsRoutes, openApiPlugin } from './http/plugins/openapi.js';
 import { phoneRoutes } from './http/routes/phone-routes.js';
 import { adminRoutes, adminRoutesOptions } from './http/routes/admin-routes.js';
+import type { AdminConsoleDependencies } from './http/routes/admin-console-routes.js';
 import { healthRoutes } from './http/routes/health-routes.js';
 import { overloadPlugin } from './http/plugins/overload.js';
 import { readinessRoutes } from './http/routes/readiness-routes.js';
@@ -93,6 +94,8 @@ export interface AppDependencies {
   blocklistFeed?: BlocklistFeed;
   /** The reporters' tokens and where their votes go (docs/reports.md); absent, reporting is off (the report routes answer 401). */
   reporting?: { tokens: ReporterTokens; recorder: ReportRecorder };
+  /** What the admin console's routes read (docs/console.md): the reports' review and dismissals, the setup. */
+  adminConsole?: AdminConsoleDependencies;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;

@@ -6,7 +6,7 @@
 // reporters' votes; the first four fall back to memory on their own while Redis is unusable, and
 // the lists and the votes keep what they hold (a change is refused meanwhile).
 import type { Logger } from 'pino';
-import { arcepLocationOf, listsLocationOf, type Config } from './config/config.js';
+import { arcepLocationOf, listsLocationOf, settingsForDisplay, type Config } from './config/config.js';
 import { packageVersion } from './config/package-info.js';
 import type { AppDependencies } from './app.js';
 import { createKeyedHasher } from './infra/hash.js';
@@ -58,6 +58,7 @@ import { createRedisBlockedCallerLog } from './infra/blocklist/redis-blocked-cal
 import { npvPrefixesE164 } from './domain/numbering/parse-phone-number.js';
 import type { VerdictRule } from './domain/verdict.js';
 import { openReportStore, type ReportSettings, type ReportStore } from './infra/reports/report-store.js';
+import { openReportDismissals } from './infra/reports/report-dismissals.js';
 
 /** The `/verdict` rule (VERDICT_*), which the text routes and the blocklist feed share. */
 export function verdictRuleOf(
@@ -431,6 +432,25 @@ export async function createServiceDependencies(
       ...(overrides.now === undefined ? {} : { now: overrides.now }),
       ...(blocklistFeed === undefined ? {} : { blocklistFeed }),
       reporting: { tokens, recorder: reports },
+      // The console's admin routes: the votes to review and where dismissals are kept (with the
+      // votes: Redis, or beside the lists file), the settings shown (secrets masked), the data.
+      adminConsole: {
+        reports: {
+          votes: (e164: string) => reports.votes(e164),
+          allVotes: () => reports.allVotes(),
+          dismissals: openReportDismissals(listsLocationOf(config), {
+            retentionDays: config.REPORT_RETENTION_DAYS,
+            ...(redisClient === undefined ? {} : { redisClient }),
+          }),
+          rule: reportSettingsOf(config),
+        },
+        settings: settingsForDisplay(config),
+        numberingData: {
+          date: numberingPlan.dataDate,
+          origin: numberingData.origin,
+          blocks: numberingPlan.blockCount,
+        },
+      },
     },
     lists,
     reports,

@@ -389,6 +389,46 @@ export function shownValue(name: string, value: unknown): string {
   return JSON.stringify(`${scheme}***${value.slice(at)}`);
 }
 
+/** What a secret's value is shown as by the admin console's setup (GET /admin/setup). */
+export const SECRET_MASK = '••••';
+
+/** A URL's user and password, and the values of its query parameters that name a credential. */
+const URL_USERINFO = /^([A-Za-z][A-Za-z0-9+.-]*:\/\/)[^/?#]*@/;
+const CREDENTIAL_PARAMETER = /([?&;](?:[^=&;#]*(?:key|token|secret|pass|password|pwd|auth|signature|sig)[^=&;#]*)=)[^&;#]*/gi;
+
+/** A setting's value as the setup shows it: a URL's credentials masked (a secret variable's whole value is masked by settingsForDisplay). */
+export function maskCredentials(value: string): string {
+  return value.replace(URL_USERINFO, `$1${SECRET_MASK}@`).replace(CREDENTIAL_PARAMETER, `$1${SECRET_MASK}`);
+}
+
+/**
+ * Every setting in effect (defaults included, null when unset), as the admin console's setup
+ * shows it: a secret variable's value (SECRET_VARIABLES) as SECRET_MASK, a URL's user, password
+ * and credential parameters masked (REDIS_URL, the upstreams' URLs), WORKERS and TRUST_PROXY as
+ * parsed. No secret's value, nor its length, is in the answer.
+ */
+export function settingsForDisplay(config: Config): Record<string, string | number | boolean | null> {
+  const shown: Record<string, string | number | boolean | null> = {};
+  const values = config as unknown as Record<string, unknown>;
+  for (const name of Object.keys(schemaProperties())) {
+    let value: unknown = values[name];
+    if (name === 'WORKERS') value = config.workers;
+    if (name === 'TRUST_PROXY')
+      value =
+        config.trustProxy === false
+          ? 'off'
+          : typeof config.trustProxy === 'number'
+            ? config.trustProxy
+            : config.trustProxy.join(',');
+    if (value === undefined || value === null) shown[name] = null;
+    else if (SECRET_VARIABLES.has(name)) shown[name] = SECRET_MASK;
+    else if (typeof value === 'string') shown[name] = maskCredentials(value);
+    else if (typeof value === 'number' || typeof value === 'boolean') shown[name] = value;
+    else shown[name] = maskCredentials(String(value));
+  }
+  return shown;
+}
+
 /** The state directory: STATE_DIR, else `state` in the package's folder (package-info.ts). */
 export function stateDirOf(config: Pick<Config, 'STATE_DIR'>): string {
   return config.STATE_DIR ?? DEFAULT_STATE_DIR;

@@ -64,6 +64,27 @@ export interface RuleIndex extends OperatorLists {
    * of it and keeps them until the version changes.
    */
   inForce(now?: number): IterableIterator<RuleInForce>;
+  /**
+   * One page of the rules held (expired ones included), in the order of their spellings, that
+   * `query` matches, and how many match in all: the admin console's search (GET
+   * /admin/lists/search). One walk of the records; whole rules are made for the page only.
+   */
+  search(query: RuleQuery): { total: number; rules: ListRule[] };
+}
+
+/**
+ * What a search asks (`RuleIndex.search`). A rule matches when no term is given, or when one of
+ * them does: `text` in its label or note (case-insensitive), a string of `digitsContain`
+ * anywhere in its digits, or one of `digitsStart` at their start.
+ */
+export interface RuleQuery {
+  /** Lower-case text, matched against the label and the note. */
+  text?: string;
+  digitsContain?: readonly string[];
+  digitsStart?: readonly string[];
+  list?: ListName;
+  offset: number;
+  limit: number;
 }
 
 /** A rule in force as `RuleIndex.inForce` gives it (no dates: making 100,000 ISO dates costs the feed a rebuild's worth). */
@@ -147,12 +168,15 @@ export function createRuleIndex(rules: Iterable<ListRule> = []): RuleIndex {
   // `passed` expiries are ≤ now for every now in [low, high).
   let window = { low: Number.POSITIVE_INFINITY, high: Number.NEGATIVE_INFINITY, passed: 0 };
   let active: { version: string; rules: readonly ListRule[] } | undefined;
+  // The spellings in order, for the search's pages: sorted again on the first search after a write.
+  let sorted: string[] | undefined;
 
   const changed = (): void => {
     generation += 1;
     expiries = undefined;
     window = { low: Number.POSITIVE_INFINITY, high: Number.NEGATIVE_INFINITY, passed: 0 };
     active = undefined;
+    sorted = undefined;
   };
 
   const countPrefix = (key: RuleKey | undefined, delta: number): void => {
@@ -214,6 +238,32 @@ export function createRuleIndex(rules: Iterable<ListRule> = []): RuleIndex {
   /** The records in force at `now`: the one walk of the rules with the expiry filter (`inForce`, `activeRules`). */
   function* live(now: number): Generator<[string, StoredRecord]> {
     for (const entry of records) if (expiryOf(entry[1]) > now) yield entry;
+  }
+
+  function matches(spelling: string, stored: StoredRecord, query: RuleQuery): boolean {
+    if (query.list !== undefined && listOf(stored) !== query.list) return false;
+    const { text, digitsContain = [], digitsStart = [] } = query;
+    if (text === undefined && digitsContain.length === 0 && digitsStart.length === 0) return true;
+    for (const digits of digitsStart) if (spelling.startsWith(digits, 1)) return true;
+    for (const digits of digitsContain) if (spelling.includes(digits)) return true;
+    if (text !== undefined && typeof stored !== 'number')
+      return (
+        stored.label?.toLowerCase().includes(text) === true || stored.note?.toLowerCase().includes(text) === true
+      );
+    return false;
+  }
+
+  function search(query: RuleQuery): { total: number; rules: ListRule[] } {
+    sorted ??= [...records.keys()].sort();
+    const rules: ListRule[] = [];
+    let total = 0;
+    for (const spelling of sorted) {
+      const stored = records.get(spelling);
+      if (stored === undefined || !matches(spelling, stored, query)) continue;
+      if (total >= query.offset && rules.length < query.limit) rules.push(ruleOf(spelling, stored));
+      total += 1;
+    }
+    return { total, rules };
   }
 
   /** `decide` for `+digits`: the one decision of the lists (see RuleIndex.decide). */
@@ -282,6 +332,7 @@ export function createRuleIndex(rules: Iterable<ListRule> = []): RuleIndex {
       for (const [rule, record] of live(now))
         yield { rule, list: listOf(record), label: typeof record === 'number' ? undefined : record.label };
     },
+    search,
     countByList(now = Date.now()) {
       const counts: Record<ListName, number> = { allow: 0, block: 0 };
       for (const record of records.values()) if (expiryOf(record) > now) counts[listOf(record)] += 1;

@@ -1,5 +1,6 @@
 // The admin API of the operator's lists (docs/lists.md): read, add, replace, remove, import and
-// export rules; and of the reporters' tokens (admin-token-routes.ts, under the same checks).
+// export rules; of the reporters' tokens (admin-token-routes.ts), and what the operator's console
+// reads (admin-console-routes.ts), both under the same checks.
 // Off unless ADMIN_TOKEN is set; served on the API port, or alone on ADMIN_PORT (admin-app.ts).
 //
 // - `Authorization: Bearer <ADMIN_TOKEN>`, compared in constant time (credentials.ts). A
@@ -34,6 +35,8 @@ import { sendProblem, toApiError } from '../plugins/problems.js';
 import { ADMIN_IMPORT_MAX_BYTES, ADMIN_JSON_MAX_BYTES, adminRouteSchemas } from '../schemas/admin.js';
 import type { TokenStore } from '../../infra/reports/token-store.js';
 import { adminTokenRoutes } from './admin-token-routes.js';
+import { adminConsoleRoutes, type AdminConsoleDependencies } from './admin-console-routes.js';
+import type { ReadinessCheck } from '../../infra/readiness/readiness.js';
 
 const CSV_TYPE = 'text/csv; charset=utf-8';
 const TOKEN_QUERY = /(?:^|[?&])(?:token|access_token|admin_token|bearer|auth|authorization)=/i;
@@ -51,11 +54,24 @@ export interface AdminRoutesOptions {
   hashKey: KeyedHasher;
   audit?: AdminAuditLogger;
   now?: () => number;
+  /** What the console's routes read (admin-console-routes.ts): the reports' review, the setup. */
+  console?: AdminConsoleDependencies;
+  readiness?: ReadinessCheck;
+  version?: string;
+  /** PUBLIC_URL, for the SpamBlocker configs answered with a new token. */
+  publicUrl?: string;
 }
 
 /** What the admin routes need, from the app's dependencies. */
 export function adminRoutesOptions(
-  deps: { config: { DEFAULT_REGION: string }; parsePhoneNumber: PhoneNumberParser; hashKey: KeyedHasher },
+  deps: {
+    config: { DEFAULT_REGION: string; PUBLIC_URL?: string | undefined };
+    parsePhoneNumber: PhoneNumberParser;
+    hashKey: KeyedHasher;
+    adminConsole?: AdminConsoleDependencies | undefined;
+    readiness?: ReadinessCheck | undefined;
+    version?: string | undefined;
+  },
   lists: ListStore,
   token: string,
   audit: AdminAuditLogger,
@@ -68,6 +84,10 @@ export function adminRoutesOptions(
     context: { parsePhoneNumber: deps.parsePhoneNumber, defaultRegion: deps.config.DEFAULT_REGION },
     hashKey: deps.hashKey,
     audit,
+    ...(deps.adminConsole === undefined ? {} : { console: deps.adminConsole }),
+    ...(deps.readiness === undefined ? {} : { readiness: deps.readiness }),
+    ...(deps.version === undefined ? {} : { version: deps.version }),
+    ...(deps.config.PUBLIC_URL === undefined ? {} : { publicUrl: deps.config.PUBLIC_URL }),
   };
 }
 
@@ -174,7 +194,19 @@ export async function adminRoutes(app: FastifyInstance, options: AdminRoutesOpti
       tokens: options.tokens,
       ...(audit === undefined ? {} : { audit }),
       now,
+      publicUrl: options.publicUrl,
     });
+  await app.register(adminConsoleRoutes, {
+    ...options.console,
+    lists,
+    context,
+    hashKey,
+    ...(options.tokens === undefined ? {} : { tokens: options.tokens }),
+    ...(options.readiness === undefined ? {} : { readiness: options.readiness }),
+    version: options.version ?? 'unknown',
+    ...(audit === undefined ? {} : { audit }),
+    now,
+  });
 
   typed.get('/admin/lists/rules', { config: ADMIN_ROUTE, schema: adminRouteSchemas.rules }, async () =>
     lists.storedRules(),

@@ -1,5 +1,6 @@
 // The admin API of the reporters' tokens (docs/reports.md, "Tokens"; docs/api.md): create one
-// (its secret answered once), list them, revoke one. Registered inside the admin group
+// (its secret answered once, with SpamBlocker's configs and the report config as a QR code),
+// list them, revoke one. Registered inside the admin group
 // (admin-routes.ts), so its Bearer check, no-store and error handler hold here too.
 // Every change writes one audit line: who ("admin"), what, when, the token's id; never its
 // secret, its hash or its label (often a person's name).
@@ -11,11 +12,16 @@ import type { TokenStore } from '../../infra/reports/token-store.js';
 import { ApiError } from '../errors.js';
 import { ADMIN_JSON_MAX_BYTES, adminTokenRouteSchemas } from '../schemas/admin.js';
 import type { AdminAuditLogger } from './admin-routes.js';
+import { PUBLIC_URL_WARNINGS, publicBase } from '../public-url.js';
+import { qrCodeSvg, spamBlockerQueryApi } from './spamblocker-routes.js';
+import { spamBlockerReportApi } from './spamblocker-report.js';
 
 export interface AdminTokenRoutesOptions {
   tokens: TokenStore;
   audit?: AdminAuditLogger;
   now?: () => number;
+  /** PUBLIC_URL: the base of the SpamBlocker configs a new token is answered with (else the request's). */
+  publicUrl?: string | undefined;
 }
 
 const ADMIN_ROUTE = { rateLimit: false, shed: false, cors: false, paramsError: 'bad_request' } as const;
@@ -56,9 +62,20 @@ export async function adminTokenRoutes(app: FastifyInstance, options: AdminToken
         throw new ApiError('bad_request', `${checked.problem.field}: ${checked.problem.reason}`, {
           field: checked.problem.field,
         });
+      // The configs' base is read before the token is made: a Host that is no host name creates nothing.
+      const base = publicBase(request, options.publicUrl);
       const { secret, token } = await orUnavailable(() => tokens.create(checked.value, at));
       auditLine('create', token.id);
-      return reply.code(201).send({ ...token, token: secret });
+      // SpamBlocker's two configs, as `phone-rep token create --spamblocker` prints them, and the
+      // report config (which holds the secret) as a QR code a phone scans.
+      const report = spamBlockerReportApi(base.url, secret, base.warning);
+      if (base.warning !== undefined) reply.header('x-public-url-warning', PUBLIC_URL_WARNINGS[base.warning].sentence);
+      return reply.code(201).send({
+        ...token,
+        token: secret,
+        configs: { query: spamBlockerQueryApi(base.url, base.warning), report },
+        qrSvg: qrCodeSvg(JSON.stringify(report)),
+      });
     },
   );
 

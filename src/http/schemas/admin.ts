@@ -19,7 +19,7 @@ export const ADMIN_IMPORT_MAX_BYTES = 32 * 1024 * 1024;
 
 const ListNameSchema = Type.Union(LIST_NAMES.map((name) => Type.Literal(name)));
 
-const RuleSchema = Type.Object(
+export const RuleSchema = Type.Object(
   {
     rule: Type.String({ description: 'E.164 number (`+33612345678`) or prefix ending in `*` (`+33162*`).' }),
     list: ListNameSchema,
@@ -193,6 +193,27 @@ const CreatedTokenSchema = Type.Object(
       description:
         'The secret (`prt_` and 43 base64url characters), for `Authorization: Bearer`: answered this once, never again (only its hash is kept).',
     }),
+    configs: Type.Object(
+      {
+        query: Type.Unknown({
+          description:
+            'SpamBlocker’s Instant Query API config (what `/integrations/spamblocker/query.json` serves), for pasting into the app.',
+        }),
+        report: Type.Unknown({
+          description:
+            'SpamBlocker’s Report API config with this token in its header (what `phone-rep token create --spamblocker` prints), for pasting into the app.',
+        }),
+      },
+      {
+        additionalProperties: false,
+        description:
+          'Built for PUBLIC_URL, else for the address the request reached (then `X-Public-URL-Warning` says so, as the served configs do).',
+      },
+    ),
+    qrSvg: Type.String({
+      description:
+        'The report config’s JSON as a QR code (an SVG document), for a phone to scan; it holds the token, so it is shown this once too.',
+    }),
   },
   { additionalProperties: false },
 );
@@ -234,6 +255,8 @@ function tokenProblemResponses(): Record<number, unknown> {
 
 const { 400: tokenBadRequest, 404: tokenNotFound, 503: tokensUnavailable } = tokenProblemResponses();
 const { 401: unauthorizedProblem, 429: tooManyProblem } = problems;
+/** The admin group's 401 and 429, which every admin route answers alike. */
+export const adminGuardProblems = { 401: unauthorizedProblem, 429: tooManyProblem };
 const tokenProblems = { 400: tokenBadRequest, 401: unauthorizedProblem, 429: tooManyProblem, 503: tokensUnavailable };
 
 export const adminTokenRouteSchemas = {

@@ -1,0 +1,87 @@
+// The operator's review of the reported numbers (GET /admin/reports, docs/reports.md "Review"):
+// every number with a vote in force, newest report first, with what the votes say (the same
+// evidence the answers use), who reported it (the tokens' labels) and what they wrote. A number
+// is dismissed when the operator dismissed it after its latest vote in force: a newer vote puts
+// it back in review. Pure: the votes, the dismissals and the labels are given.
+import type { ListName } from '../ports/operator-lists.js';
+import type { ReportRating, ReportVerdict, ReportVote } from '../ports/caller-reports.js';
+import { evidenceOf, voteInForce, type EvidenceRule } from './evidence.js';
+
+export const REVIEW_STATES = ['review', 'dismissed', 'all'] as const;
+export type ReviewState = (typeof REVIEW_STATES)[number];
+
+export interface ReviewedNumber {
+  number: string;
+  /** The reports' verdict (`meta.reports.verdict`): spam, suspect, legitimate or unclear. */
+  verdict: ReportVerdict;
+  /** Distinct tokens with a vote in force. */
+  reporters: number;
+  /** Votes in force per rating. */
+  ratings: Partial<Record<ReportRating, number>>;
+  /** The reporting tokens' labels, newest vote first, each once. */
+  labels: string[];
+  /** The votes' comments, newest first. */
+  comments: string[];
+  /** ISO 8601 of the latest vote in force. */
+  lastAt: string;
+  dismissed: boolean;
+  /** ISO 8601 of the dismissal in force, or null. */
+  dismissedAt: string | null;
+  /** The list whose rule decides for the number now (an operator's block or allow), or null. */
+  list: ListName | null;
+}
+
+export interface ReviewInput {
+  votes: Iterable<ReportVote>;
+  /** E.164 → when the operator dismissed it (ms). */
+  dismissals: ReadonlyMap<string, number>;
+  rule: EvidenceRule;
+  now: number;
+  /** A token's label; its id when the token is unknown. */
+  labelOf(tokenId: string): string;
+  /** The list deciding for a number now, or null. */
+  listOf(e164: string): ListName | null;
+  state: ReviewState;
+  offset: number;
+  limit: number;
+}
+
+export function reviewReports(input: ReviewInput): { total: number; numbers: ReviewedNumber[] } {
+  const { now, rule } = input;
+  const byNumber = new Map<string, { votes: ReportVote[]; lastAt: number }>();
+  for (const vote of input.votes) {
+    if (!voteInForce(vote, now, rule.retentionDays)) continue;
+    const held = byNumber.get(vote.e164);
+    if (held === undefined) byNumber.set(vote.e164, { votes: [vote], lastAt: vote.at });
+    else {
+      held.votes.push(vote);
+      held.lastAt = Math.max(held.lastAt, vote.at);
+    }
+  }
+  const listed: Array<{ e164: string; votes: ReportVote[]; lastAt: number; dismissedAt: number | undefined }> = [];
+  for (const [e164, { votes, lastAt }] of byNumber) {
+    const mark = input.dismissals.get(e164);
+    const dismissedAt = mark !== undefined && mark >= lastAt ? mark : undefined;
+    if (input.state === 'all' || (input.state === 'dismissed') === (dismissedAt !== undefined)) listed.push({ e164, votes, lastAt, dismissedAt });
+  }
+  listed.sort((a, b) => b.lastAt - a.lastAt || (a.e164 < b.e164 ? -1 : a.e164 > b.e164 ? 1 : 0));
+  const numbers: ReviewedNumber[] = [];
+  for (const { e164, votes, dismissedAt } of listed.slice(input.offset, input.offset + input.limit)) {
+    const evidence = evidenceOf(votes, now, rule);
+    if (evidence === null) continue;
+    const newestFirst = [...votes].sort((a, b) => b.at - a.at);
+    numbers.push({
+      number: e164,
+      verdict: evidence.verdict,
+      reporters: evidence.reporters,
+      ratings: evidence.categories,
+      labels: [...new Set(newestFirst.map((vote) => input.labelOf(vote.tokenId)))],
+      comments: newestFirst.flatMap((vote) => (vote.comment === undefined ? [] : [vote.comment])),
+      lastAt: evidence.lastReportAt,
+      dismissed: dismissedAt !== undefined,
+      dismissedAt: dismissedAt === undefined ? null : new Date(dismissedAt).toISOString(),
+      list: input.listOf(e164),
+    });
+  }
+  return { total: listed.length, numbers };
+}
