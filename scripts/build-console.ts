@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { precompress } from '../src/http/encoding.js';
-import { CONSOLE_MANIFEST, type ConsoleManifest } from '../src/http/plugins/admin-console.js';
+import { CONSOLE_MANIFEST, type ConsoleManifest } from '../src/http/plugins/console-page.js';
 
 const source = fileURLToPath(new URL('../src/web/console/', import.meta.url));
 

@@ -3,8 +3,8 @@
 // URL), limits on failed attempts and 404/405 as on the API port; and the operator's console
 // (/admin/, docs/console.md); nothing else is served here.
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { adminConsoleOptions, requestLoggingOptions, type AppDependencies } from './app.js';
-import { adminConsoleRoutes } from './http/plugins/admin-console.js';
+import { consolePageOptions, requestLoggingOptions, type AppDependencies } from './app.js';
+import { consolePageRoutes } from './http/plugins/console-page.js';
 import type { ListStore } from './infra/lists/list-store.js';
 import type { TokenStore } from './infra/reports/token-store.js';
 import { adminRoutes, adminRoutesOptions } from './http/routes/admin-routes.js';
@@ -42,7 +42,7 @@ export async function buildAdminApp(
   await app.register(observabilityPlugin);
   await app.register(adminRoutes, adminRoutesOptions(deps, deps.lists, token, app.log, deps.tokens));
   // The operator's console: a sibling of the admin routes, outside their Bearer check (its data needs the token).
-  await app.register(adminConsoleRoutes, adminConsoleOptions(deps));
+  await app.register(consolePageRoutes, consolePageOptions(deps));
   await app.register(methodFallbacksPlugin);
   return app;
 }

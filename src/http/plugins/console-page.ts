@@ -16,7 +16,7 @@ import { CONSOLE_LANGUAGES, CONSOLE_WORDS, type ConsoleLanguage } from '../../do
 import { chooseVariant, codingsOf, negotiateEncoding, varyOnAcceptEncoding, type EncodedVariants } from '../encoding.js';
 import { ApiError } from '../errors.js';
 import { chooseLanguage } from '../language.js';
-import { ConsoleAssetParamsSchema, ConsoleQuerySchema, CspReportSchema } from '../schemas/console.js';
+import { ConsoleAssetParamsSchema, ConsoleQuerySchema, CspReportSchema } from '../schemas/console-page.js';
 import { etagOf, ifNoneMatchHits, variantsOf } from './web-page.js';
 import { CSP_DIRECTIVES, type CspDirective } from '../../infra/metrics/service-metrics.js';
 
@@ -57,7 +57,7 @@ export interface ConsoleManifest {
 }
 export const CONSOLE_MANIFEST = 'manifest.json';
 
-export interface AdminConsoleOptions {
+export interface ConsolePageOptions {
   /** Folder of the built console (manifest.json and the assets); default: web/console beside the running code. */
   dir?: string;
   /** Counts a reported violation (the service's metrics); absent, reports are read and dropped. */
@@ -198,7 +198,7 @@ export function reportedDirectives(body: unknown): CspDirective[] {
 }
 
 /** The console's route group, an encapsulated plugin beside (never inside) the admin routes. */
-export async function adminConsoleRoutes(app: FastifyInstance, options: AdminConsoleOptions = {}): Promise<void> {
+export async function consolePageRoutes(app: FastifyInstance, options: ConsolePageOptions = {}): Promise<void> {
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
   const dir = options.dir ?? defaultConsoleDir();
   const files = dir === undefined ? undefined : await loadConsoleFiles(dir.endsWith('/') ? dir : `${dir}/`);
