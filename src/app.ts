@@ -57,6 +57,10 @@ import { feedOffRoutes, feedRoutes } from './http/routes/feed-routes.js';
 import { spamBlockerRoutes } from './http/routes/spamblocker-routes.js';
 import { reportRoutes } from './http/routes/report-routes.js';
 import type { ReporterTokens, ReportRecorder } from './domain/ports/caller-reports.js';
+import type { ScreeningDependencies } from './http/routes/admin-stats-routes.js';
+import { feedClientOf, type PendingCall } from './domain/ports/screening-record.js';
+import type { ReportRating } from './domain/ports/caller-reports.js';
+import type { ReportRefusalReason } from './infra/metrics/service-metrics.js';
 
 export interface AppDependencies {
   config: Config;
@@ -96,6 +100,8 @@ export interface AppDependencies {
   reporting?: { tokens: ReporterTokens; recorder: ReportRecorder };
   /** What the admin console's routes read (docs/console.md): the reports' review and dismissals, the setup. */
   adminConsole?: AdminConsoleDependencies;
+  /** The console's record of screened calls, reports and feed fetches, and the sources' state (docs/console.md); absent, nothing is recorded. */
+  screening?: ScreeningDependencies;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
@@ -129,7 +135,8 @@ declare module 'fastify' {
 }
 
 export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
-  const { config } = deps;
+  const { config, screening } = deps;
+  const now = deps.now ?? Date.now;
   // Filled by the problems plugin as routes are registered; read by the framework-level
   // handlers below, which see requests Fastify's router could not take.
   const routeTable = new RouteTable();
@@ -221,6 +228,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       ? {}
       : { onListMatch: (list: 'allow' | 'block') => deps.metrics?.recordListMatch(list) }),
     ...(deps.blocklistFeed === undefined ? {} : { onLookedUp: feedRecorder(deps.blocklistFeed, config) }),
+    ...(screening === undefined ? {} : { onScreened: (call: PendingCall) => screening.recorder.noteCall(call) }),
   });
   await app.register(spamBlockerRoutes, { publicUrl: config.PUBLIC_URL });
   await app.register(reportRoutes, {
@@ -228,12 +236,17 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     tokens: deps.reporting?.tokens,
     recorder: deps.reporting?.recorder,
     now: deps.now ?? Date.now,
-    ...(deps.metrics === undefined
+    ...(deps.metrics === undefined && screening === undefined
       ? {}
       : {
-          onReport: (rating) => deps.metrics?.recordReport(rating),
-          onRefusal: (reason) => deps.metrics?.recordReportRefusal(reason),
+          onReport: (rating: ReportRating) => {
+            deps.metrics?.recordReport(rating);
+            screening?.recorder.noteReport(now());
+          },
         }),
+    ...(deps.metrics === undefined
+      ? {}
+      : { onRefusal: (reason: ReportRefusalReason) => deps.metrics?.recordReportRefusal(reason) }),
   });
   if (deps.blocklistFeed !== undefined && config.FEED_PASSWORD !== undefined) {
     await app.register(feedRoutes, {
@@ -241,6 +254,12 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       user: config.FEED_USER,
       password: config.FEED_PASSWORD,
       publicUrl: config.PUBLIC_URL,
+      ...(screening === undefined
+        ? {}
+        : {
+            onFetch: (userAgent: string | undefined, entries: number) =>
+              screening.recorder.noteFeedFetch({ client: feedClientOf(userAgent), atMs: now(), entries }),
+          }),
     });
   } else if (config.FEED_PASSWORD === undefined) await app.register(feedOffRoutes);
   await app.register(healthRoutes, { startedAtMs: deps.startedAtMs ?? Date.now() - process.uptime() * 1000, version });

@@ -59,6 +59,10 @@ import { npvPrefixesE164 } from './domain/numbering/parse-phone-number.js';
 import type { VerdictRule } from './domain/verdict.js';
 import { openReportStore, type ReportSettings, type ReportStore } from './infra/reports/report-store.js';
 import { openReportDismissals } from './infra/reports/report-dismissals.js';
+import { createMemoryScreeningRecord } from './infra/screening/memory-screening-record.js';
+import { createRedisScreeningRecord } from './infra/screening/redis-screening-record.js';
+import { createScreeningRecorder, type ScreeningRecorder } from './infra/screening/screening-recorder.js';
+import type { SourceState } from './http/routes/admin-stats-routes.js';
 
 /** The `/verdict` rule (VERDICT_*), which the text routes and the blocklist feed share. */
 export function verdictRuleOf(
@@ -149,6 +153,8 @@ export interface ServiceDependencies {
   canary?: ScheduledCanary;
   /** Present when FEED_PASSWORD is set: the blocklist feed, already started. */
   blocklistFeed?: BlocklistFeed;
+  /** The console's record of screened calls (docs/console.md), already started. */
+  screening: ScreeningRecorder;
   /** Readiness turns `down` (503) from here on, so a load balancer stops sending traffic. */
   beginShutdown(): void;
   close(): Promise<void>;
@@ -391,6 +397,48 @@ export async function createServiceDependencies(
         });
   blocklistFeed?.start();
 
+  // The console's record (docs/console.md): counters and call log, in Redis when there is one.
+  const recordOptions = {
+    statsDays: config.STATS_DAYS,
+    callLogRetentionDays: config.CALL_LOG_RETENTION_DAYS,
+    callLogMaxEntries: config.CALL_LOG_MAX_ENTRIES,
+    ...(overrides.now === undefined ? {} : { now: overrides.now }),
+  };
+  const screening = createScreeningRecorder({
+    record: redisClient
+      ? createRedisScreeningRecord({ ...recordOptions, client: redisClient })
+      : createMemoryScreeningRecord(recordOptions),
+    logsCalls: config.CALL_LOG_RETENTION_DAYS > 0,
+    ...(logger === undefined
+      ? {}
+      : {
+          onError: (error: unknown) =>
+            logger.error(
+              { err: { type: error instanceof Error ? error.name : typeof error } },
+              'screening record: a batch could not be recorded',
+            ),
+        }),
+  });
+  screening.start();
+  const clock = overrides.now ?? Date.now;
+  /** Each source as the console shows it: failing while its last real fetch failed, its breaker is open or it is paused. */
+  const sourceStates = (): SourceState[] =>
+    upstreamNames.map(({ slot, name }) => {
+      const breaker = lookupService.breakerState(slot);
+      const since = outcomes.failingSince(slot);
+      const budgets = fetchersBySlot[slot].map((fetcher) => fetcher.budget?.() ?? { used: 0, perMinute: 0 });
+      const failing = since !== undefined || breaker === 'open' || pausedUntilMs(slot) > clock();
+      return {
+        slot,
+        name,
+        state: failing ? 'failing' : 'ok',
+        failingSince: since === undefined ? null : new Date(since).toISOString(),
+        breaker,
+        budgetUsed: budgets.reduce((total, budget) => total + budget.used, 0),
+        budgetPerMinute: budgets.reduce((total, budget) => total + budget.perMinute, 0),
+      };
+    });
+
   let shuttingDown = false;
   const readiness = createReadinessCheck(
     {
@@ -451,7 +499,9 @@ export async function createServiceDependencies(
           blocks: numberingPlan.blockCount,
         },
       },
+      screening: { recorder: screening, sources: sourceStates },
     },
+    screening,
     lists,
     reports,
     tokens,
@@ -470,6 +520,7 @@ export async function createServiceDependencies(
     close: async () => {
       shuttingDown = true;
       blocklistFeed?.stop();
+      await screening.stop();
       await canary?.stop();
       await lists.close();
       await reports.close();

@@ -290,6 +290,21 @@ export const ConfigSchema = Type.Object({
     30,
     "How long a looked-up number whose verdict was block stays in the feed's record (kept in clear: personal data), in days.",
   ),
+  STATS_DAYS: setting(
+    Type.Integer({ minimum: 7, maximum: 90 }),
+    7,
+    "How long the operator console's hourly counters of screened calls (by verdict and by what decided it, no number) and of reports received are kept, in days (docs/console.md).",
+  ),
+  CALL_LOG_RETENTION_DAYS: setting(
+    Type.Integer({ minimum: 0, maximum: 90 }),
+    7,
+    "How long a call screened on /verdict and /cid stays in the console's call log (time, number in clear: personal data, verdict, what decided it, caller-ID line), in days; 0 = no call is logged (docs/console.md).",
+  ),
+  CALL_LOG_MAX_ENTRIES: setting(
+    Type.Integer({ minimum: 1, maximum: 1_000_000 }),
+    10_000,
+    "Most calls the console's call log holds (the oldest leave first), shared by every instance through Redis.",
+  ),
   LISTS_FILE: setting(
     NonEmpty,
     undefined,

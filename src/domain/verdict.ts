@@ -83,19 +83,74 @@ export function scoreVerdict(score: number | null, rule: VerdictRule): Verdict {
  * operator's settings on whole ranges, which an allow rule overrides for one number.
  */
 export function verdictOf(facts: TextFacts, rule: VerdictRule): Verdict {
+  return decisionOf(facts, rule).verdict;
+}
+
+/**
+ * What decided a text answer (the operator's console counts and shows it, docs/console.md): the
+ * operator's lists, the reporters, the score, an NPV range, a call-centre range, the legal
+ * calling hours, a withheld caller, an invalid number, or nothing (`none`: no fact, `unknown`).
+ */
+export const DECIDED_BY = [
+  'lists',
+  'reports',
+  'score',
+  'npv',
+  'call_centre',
+  'legal_hours',
+  'withheld',
+  'invalid',
+  'none',
+] as const;
+export type DecidedBy = (typeof DECIDED_BY)[number];
+
+/** A text answer's verdict and what decided it, made by one function so the two never disagree. */
+export interface Decision {
+  verdict: Verdict;
+  decidedBy: DecidedBy;
+}
+
+/**
+ * verdictOf's rule, saying what decided: the last rule that changed the verdict (a floor that
+ * only equals it changes nothing), else the score when it gave one, else `none`. Reports that
+ * lower a blocking score to `warn`, or make an unknown caller `allow`, decided.
+ */
+export function decisionOf(facts: TextFacts, rule: VerdictRule): Decision {
   const reported = facts.reports?.verdict;
-  if (reported === 'spam') return 'block';
+  if (reported === 'spam') return { verdict: 'block', decidedBy: 'reports' };
   let verdict = scoreVerdict(computeScore(facts.sources).score, rule);
-  if (reported === 'legitimate') verdict = stronger(verdict === 'block' ? 'warn' : verdict, 'allow');
-  if (facts.isNPV) verdict = stronger(verdict, rule.npv);
-  if (facts.callCentreOperator === true) verdict = stronger(verdict, rule.callCentre);
-  if (facts.outsideLegalHours === true) verdict = stronger(verdict, rule.outsideHours);
-  return reported === 'suspect' ? stronger(verdict, 'warn') : verdict;
+  let decidedBy: DecidedBy = verdict === 'unknown' ? 'none' : 'score';
+  const apply = (next: Verdict, cause: DecidedBy): void => {
+    if (next === verdict) return;
+    verdict = next;
+    decidedBy = cause;
+  };
+  if (reported === 'legitimate') apply(stronger(verdict === 'block' ? 'warn' : verdict, 'allow'), 'reports');
+  if (facts.isNPV) apply(stronger(verdict, rule.npv), 'npv');
+  if (facts.callCentreOperator === true) apply(stronger(verdict, rule.callCentre), 'call_centre');
+  if (facts.outsideLegalHours === true) apply(stronger(verdict, rule.outsideHours), 'legal_hours');
+  if (reported === 'suspect') apply(stronger(verdict, 'warn'), 'reports');
+  return { verdict, decidedBy };
 }
 
 export function unlookableVerdict(kind: Unlookable, rule: VerdictRule): Verdict {
-  return kind === 'withheld' ? rule.withheld : 'unknown';
+  return unlookableDecision(kind, rule).verdict;
 }
+
+/** A withheld caller gets VERDICT_WITHHELD, an invalid number `unknown`: decided by what the caller is. */
+export function unlookableDecision(kind: Unlookable, rule: VerdictRule): Decision {
+  return kind === 'withheld'
+    ? { verdict: rule.withheld, decidedBy: 'withheld' }
+    : { verdict: 'unknown', decidedBy: 'invalid' };
+}
+
+/** An operator's rule decides by itself: its list is the verdict. */
+export function listDecision(list: Pick<ListMatch, 'list'>): Decision {
+  return { verdict: list.list, decidedBy: 'lists' };
+}
+
+/** Reports that say `spam` decide by themselves (reportedVerdict). */
+export const REPORTED_DECISION: Readonly<Decision> = Object.freeze({ verdict: 'block', decidedBy: 'reports' });
 
 /** The score and risk the `X-Reputation-*` headers carry. */
 export function reputationOf(facts: TextFacts): { score: number | null; risk: Risk } {

@@ -37,6 +37,7 @@ import type { TokenStore } from '../../infra/reports/token-store.js';
 import { adminTokenRoutes } from './admin-token-routes.js';
 import { adminConsoleRoutes, type AdminConsoleDependencies } from './admin-console-routes.js';
 import type { ReadinessCheck } from '../../infra/readiness/readiness.js';
+import { adminStatsRoutes, adminStatsRoutesOptions, type AdminStatsRoutesOptions } from './admin-stats-routes.js';
 
 const CSV_TYPE = 'text/csv; charset=utf-8';
 const TOKEN_QUERY = /(?:^|[?&])(?:token|access_token|admin_token|bearer|auth|authorization)=/i;
@@ -60,6 +61,8 @@ export interface AdminRoutesOptions {
   version?: string;
   /** PUBLIC_URL, for the SpamBlocker configs answered with a new token. */
   publicUrl?: string;
+  /** The console's dashboard routes (admin-stats-routes.ts); absent, not served. */
+  stats?: AdminStatsRoutesOptions;
 }
 
 /** What the admin routes need, from the app's dependencies. */
@@ -71,13 +74,15 @@ export function adminRoutesOptions(
     adminConsole?: AdminConsoleDependencies | undefined;
     readiness?: ReadinessCheck | undefined;
     version?: string | undefined;
-  },
+  } & Partial<Parameters<typeof adminStatsRoutesOptions>[0]>,
   lists: ListStore,
   token: string,
   audit: AdminAuditLogger,
   tokens?: TokenStore,
 ): AdminRoutesOptions {
+  const stats = statsOptionsOf(deps, lists, tokens);
   return {
+    ...(stats === undefined ? {} : { stats }),
     lists,
     ...(tokens === undefined ? {} : { tokens }),
     token,
@@ -89,6 +94,35 @@ export function adminRoutesOptions(
     ...(deps.version === undefined ? {} : { version: deps.version }),
     ...(deps.config.PUBLIC_URL === undefined ? {} : { publicUrl: deps.config.PUBLIC_URL }),
   };
+}
+
+/** The dashboard routes' options, when the app has a screening record. */
+function statsOptionsOf(
+  deps: Partial<Parameters<typeof adminStatsRoutesOptions>[0]>,
+  lists: ListStore,
+  tokens: TokenStore | undefined,
+): AdminStatsRoutesOptions | undefined {
+  const { config, screening, parsePhoneNumber, lookupService, hashKey, verdictRule } = deps;
+  if (
+    config === undefined ||
+    screening === undefined ||
+    parsePhoneNumber === undefined ||
+    lookupService === undefined ||
+    hashKey === undefined ||
+    verdictRule === undefined
+  )
+    return undefined;
+  return adminStatsRoutesOptions({
+    ...deps,
+    config,
+    screening,
+    parsePhoneNumber,
+    lookupService,
+    hashKey,
+    verdictRule,
+    lists,
+    tokens,
+  });
 }
 
 const ADMIN_ROUTE = { rateLimit: false, shed: false, cors: false, paramsError: 'bad_request' } as const;
@@ -207,6 +241,8 @@ export async function adminRoutes(app: FastifyInstance, options: AdminRoutesOpti
     ...(audit === undefined ? {} : { audit }),
     now,
   });
+
+  if (options.stats !== undefined) await app.register(adminStatsRoutes, options.stats);
 
   typed.get('/admin/lists/rules', { config: ADMIN_ROUTE, schema: adminRouteSchemas.rules }, async () =>
     lists.storedRules(),

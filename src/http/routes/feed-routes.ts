@@ -44,6 +44,12 @@ export interface FeedRoutesOptions {
   password: string;
   /** PUBLIC_URL, for the workflow's download URL. */
   publicUrl: string | undefined;
+  /**
+   * Told of each fetch of the feed's content that was answered (the address book's cards, the
+   * .vcf or .csv file; a 304 too): the client's User-Agent and the entries the feed holds (the
+   * console's feed clients, docs/console.md). Called after the answer is sent.
+   */
+  onFetch?: (userAgent: string | undefined, entries: number) => void;
 }
 
 export const CARDDAV_HOME = '/carddav/';
@@ -141,6 +147,15 @@ function cardNameOf(href: string): string | undefined {
   return path.startsWith(ADDRESS_BOOK) ? path.slice(ADDRESS_BOOK.length) : undefined;
 }
 
+/** A request that gets the feed's content: a REPORT of the address book, or a GET of its cards or files. */
+function fetchesContent(request: FastifyRequest): boolean {
+  const url = request.routeOptions.url;
+  if (request.method === 'REPORT') return true;
+  return (
+    request.method === 'GET' && (url === ADDRESS_BOOK || url === '/feed/blocklist.vcf' || url === '/feed/blocklist.csv')
+  );
+}
+
 function sendFile(request: FastifyRequest, reply: FastifyReply, file: FeedFile, contentType: string): FastifyReply {
   reply.header('etag', file.etag).header('cache-control', 'private, no-cache');
   if (matchesEtag(request.headers['if-none-match'], file.etag)) return reply.code(304).send();
@@ -206,6 +221,13 @@ function parsedOrRefused(parsed: DavRequest | undefined): DavRequest {
 }
 
 export async function feedRoutes(app: FastifyInstance, options: FeedRoutesOptions): Promise<void> {
+  const { onFetch } = options;
+  if (onFetch !== undefined)
+    app.addHook('onResponse', (request, reply, done) => {
+      if (reply.statusCode < 400 && fetchesContent(request))
+        onFetch(request.headers['user-agent'], options.feed.snapshot().entries.length);
+      done();
+    });
   const { feed } = options;
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
   const credentialsMatch = basicCheck(options.user, options.password);

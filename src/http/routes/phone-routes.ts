@@ -12,7 +12,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RawServerDefault, RouteGenericInterface } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { PhoneNumberParser } from '../../domain/phone-number.js';
+import type { ParsedPhoneNumber, PhoneNumberParser } from '../../domain/phone-number.js';
 import type { LookupOptions, LookupResult, LookupService } from '../../domain/lookup/types.js';
 import type { LookupClient } from '../../domain/ports/source.js';
 import {
@@ -25,12 +25,17 @@ import {
 } from '../../domain/report-builder.js';
 import {
   cidLineOf,
+  decisionOf,
   listCidLine,
+  listDecision,
+  REPORTED_DECISION,
   reportCidLine,
   reputationOf,
   unlookableCidLine,
+  unlookableDecision,
   unlookableVerdict,
   verdictOf,
+  type Decision,
   type TextFacts,
   type Unlookable,
   type VerdictRule,
@@ -40,6 +45,7 @@ import { legalHoursApply, type LegalHoursClock } from '../../domain/hints.js';
 import { nextLegalHoursBoundary, outsideLegalHours } from '../../domain/legal-hours.js';
 import type { ListMatch, ListName, OperatorLists } from '../../domain/ports/operator-lists.js';
 import type { CallerReports, ReportEvidence } from '../../domain/ports/caller-reports.js';
+import type { PendingCall } from '../../domain/ports/screening-record.js';
 import type { KeyedHasher } from '../../infra/hash.js';
 import { ApiError, invalidNumberError } from '../errors.js';
 import { encodeBody, type FrontCache, type FrontRoute, type NumberMemo } from '../front-cache.js';
@@ -83,6 +89,12 @@ export interface PhoneRoutesOptions {
   reports?: CallerReports | undefined;
   /** Told of every lookup's outcome and the request it was for (the blocklist feed records the numbers whose verdict is block, for the clients it counts). */
   onLookedUp?: ((e164: string, facts: TextFacts, request: FastifyRequest) => void) | undefined;
+  /**
+   * Told of every `/verdict` and `/cid` answer (the screened calls: the console's counters and
+   * call log, docs/console.md). What decided and the line are functions, worked out off the
+   * request's path by the recorder, from the very functions the answer was made with.
+   */
+  onScreened?: ((call: PendingCall) => void) | undefined;
 }
 
 /** `/info` depends on the numbering data only, which changes with a release or a data update. */
@@ -190,11 +202,20 @@ function textFactsOf(
   reports: ReportEvidence | null,
   clock?: LegalHoursClock,
 ): TextFacts {
+  return lookedUpFacts(memo.parsed, result, reports, clock);
+}
+
+/** The text answers' facts of a number looked up (textFactsOf), for the console's check of a number. */
+export function lookedUpFacts(
+  parsed: ParsedPhoneNumber,
+  result: LookupResult,
+  reports: ReportEvidence | null,
+  clock?: LegalHoursClock,
+): TextFacts {
   return {
-    isNPV: memo.parsed.phoneInfo.isNPV,
-    callCentreOperator: memo.parsed.callCentreOperator === true,
-    outsideLegalHours:
-      clock !== undefined && legalHoursApply(memo.parsed) && outsideLegalHours(clock.atMs, clock.timeZone),
+    isNPV: parsed.phoneInfo.isNPV,
+    callCentreOperator: parsed.callCentreOperator === true,
+    outsideLegalHours: clock !== undefined && legalHoursApply(parsed) && outsideLegalHours(clock.atMs, clock.timeZone),
     sources: buildSourceData(result),
     check: sourceCheckOf(result),
     reports,
@@ -242,6 +263,15 @@ function asksForCidLine(query: PhoneQuery): boolean {
   return query.cid !== undefined;
 }
 
+/** The language of the `/cid` line the console's call log keeps: what `/cid` answers without `lang`. */
+const DEFAULT_LANGUAGE: Language = 'fr';
+
+/** A refused number as the call log keeps it: its digits read in international form, when there is one reading; else "". */
+function refusedNumberOf(dialledAs: readonly string[] | undefined): string {
+  const [digits] = dialledAs ?? [];
+  return digits !== undefined && dialledAs?.length === 1 ? `+${digits}` : '';
+}
+
 function unlookableOf(reason: string): Unlookable {
   return reason === 'withheld' ? 'withheld' : 'invalid';
 }
@@ -274,6 +304,17 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
   /** The cid line of a number reported as spam (reportCidLine gives one for `spam`). */
   const reportedCidLine = (evidence: ReportEvidence, language: Language): string =>
     reportCidLine(evidence, language, cidMaxLength) ?? '';
+  const { onScreened } = options;
+  /** Tells the recorder of a text answer (a route that always answers); the JSON answers are not calls. */
+  const screened = (
+    representation: Representation,
+    number: string,
+    decision: () => Decision,
+    cidLine: () => string,
+  ): void => {
+    if (onScreened !== undefined && representation.alwaysAnswers !== undefined)
+      onScreened({ atMs: now(), number, decision, cidLine });
+  };
 
   const REPRESENTATIONS = {
     report: {
@@ -306,8 +347,8 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
       alwaysAnswers: {
         refused: (kind) => ({ body: `${unlookableVerdict(kind, rule)}\n`, headers: UNLOOKABLE_HEADERS }),
       },
-      listed: (list) => `${list.list}\n`,
-      reported: () => 'block\n',
+      listed: (list) => `${listDecision(list).verdict}\n`,
+      reported: () => `${REPORTED_DECISION.verdict}\n`,
     },
     cid: {
       path: '/api/phone/:number/cid',
@@ -343,8 +384,8 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
         }),
       },
       languageParameter: 'cid',
-      listed: (list, language) => `${list.list}\n${listCidLine(list, language, cidMaxLength)}\n`,
-      reported: (evidence, language) => `block\n${reportedCidLine(evidence, language)}\n`,
+      listed: (list, language) => `${listDecision(list).verdict}\n${listCidLine(list, language, cidMaxLength)}\n`,
+      reported: (evidence, language) => `${REPORTED_DECISION.verdict}\n${reportedCidLine(evidence, language)}\n`,
     },
   } as const satisfies Record<string, Representation & { path: string; schema: unknown }>;
 
@@ -438,6 +479,12 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
       const blocked = blockingRuleOf(subject.dialledAs);
       if (blocked !== null) {
         onListMatch?.(blocked.list);
+        screened(
+          representation,
+          refusedNumberOf(subject.dialledAs),
+          () => listDecision(blocked),
+          () => listCidLine(blocked, DEFAULT_LANGUAGE, cidMaxLength),
+        );
         if (representation.listed !== undefined) {
           reply.headers(LISTED_HEADERS.block);
           return sendBuilt(
@@ -454,7 +501,14 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
           });
       }
       if (representation.alwaysAnswers === undefined) throw invalidNumberError(subject.refused);
-      const refused = representation.alwaysAnswers.refused(unlookableOf(subject.refused), language);
+      const kind = unlookableOf(subject.refused);
+      screened(
+        representation,
+        kind === 'withheld' ? '' : refusedNumberOf(subject.dialledAs),
+        () => unlookableDecision(kind, rule),
+        () => unlookableCidLine(kind, DEFAULT_LANGUAGE, cidMaxLength),
+      );
+      const refused = representation.alwaysAnswers.refused(kind, language);
       reply.headers(refused.headers);
       return sendBuilt(request, reply, refused.body, 'no-store', representation.contentType);
     }
@@ -475,6 +529,12 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
     if (list !== null) {
       onListMatch?.(list.list);
       if (representation.listed !== undefined) {
+        screened(
+          representation,
+          memo.parsed.e164,
+          () => listDecision(list),
+          () => listCidLine(list, DEFAULT_LANGUAGE, cidMaxLength),
+        );
         reply.headers(LISTED_HEADERS[list.list]);
         return sendBuilt(
           request,
@@ -506,6 +566,12 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
     const evidence = reports === undefined ? null : reports.evidence(memo.parsed.e164, now());
     if (evidence !== null) {
       if (evidence.verdict === 'spam' && representation.reported !== undefined) {
+        screened(
+          representation,
+          memo.parsed.e164,
+          () => REPORTED_DECISION,
+          () => reportedCidLine(evidence, DEFAULT_LANGUAGE),
+        );
         reply.headers(REPORTED_HEADERS);
         return sendBuilt(
           request,
@@ -536,11 +602,30 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
           frontCache.fill(memo.numberHash, entry, route, body);
         }
         if (representation.headers !== undefined) reply.headers(representation.headers(input));
+        if (onScreened !== undefined) screenedLookup(representation, memo, input.result, null, clock);
         sendEncoded(request, reply, body, maxAgeOf(entry.freshUntilMs, nowMs), representation.contentType);
         return undefined;
       }
     }
     return answerByLookup(representation, memo, wait, language, request, reply, clock, timed);
+  }
+
+  /** A looked-up answer's record: its facts are made again by the recorder, as the answer made them. */
+  function screenedLookup(
+    representation: Representation,
+    memo: NumberMemo,
+    result: LookupResult,
+    evidence: ReportEvidence | null,
+    clock: LegalHoursClock,
+  ): void {
+    let facts: TextFacts | undefined;
+    const factsOnce = (): TextFacts => (facts ??= textFactsOf(memo, result, evidence, clock));
+    screened(
+      representation,
+      memo.parsed.e164,
+      () => decisionOf(factsOnce(), rule),
+      () => cidLineOf(factsOnce(), DEFAULT_LANGUAGE, cidMaxLength),
+    );
   }
 
   async function answerByLookup(
@@ -572,6 +657,7 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
       );
     }
     const input: RenderInput = { reply, memo, result, language, list, reports: evidence, clock };
+    if (onScreened !== undefined) screenedLookup(representation, memo, result, evidence, clock);
     let freshUntilMs =
       list === null && evidence === null && timed !== 'at' ? lookupService.freshUntilOf?.(result) : undefined;
     // The hint was decided at the request's time: the answer holds until the next boundary after it.

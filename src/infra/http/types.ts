@@ -80,4 +80,9 @@ export interface UpstreamFetcher {
   fetch(request: HttpRequest): Promise<FetchResult>;
   /** Epoch ms until which the upstream is paused, or 0. */
   pausedUntil(): number;
+  /**
+   * The per-minute budget (`perMinute`) and the requests this instance was granted of it in the
+   * last sliding minute (`used`), for the operator console (docs/console.md).
+   */
+  budget?(): { used: number; perMinute: number };
 }

@@ -9,6 +9,7 @@
 // deadline, so the deadline passing only ever means the upstream was slow. A request waiting
 // for a budget slot holds no concurrency slot.
 import {
+  BUDGET_WINDOW_MS,
   costOf,
   createMemoryPolitenessStore,
   type BudgetCharge,
@@ -119,9 +120,22 @@ export function createUpstreamFetcher(options: UpstreamFetcherOptions): Upstream
     return share >= requestsPerMinute ? { cost } : { cost, client: fetchClient.key, clientLimit: share };
   }
 
+  // What this instance was granted in the sliding minute: [time, cost] pairs, oldest first.
+  const granted: Array<[number, number]> = [];
+  function grantedInMinute(): number {
+    const since = now() - BUDGET_WINDOW_MS;
+    while (granted.length > 0 && (granted[0]?.[0] ?? Infinity) <= since) granted.shift();
+    return granted.reduce((total, [, cost]) => total + cost, 0);
+  }
+
   async function takeBudget(charge: BudgetCharge): Promise<BudgetDecision> {
     try {
-      return await store.takeBudgetSlot(upstream, requestsPerMinute, now(), charge);
+      const decision = await store.takeBudgetSlot(upstream, requestsPerMinute, now(), charge);
+      if (decision.granted) {
+        grantedInMinute();
+        granted.push([now(), costOf(requestsPerMinute, charge)]);
+      }
+      return decision;
     } catch {
       // A store that fails to answer must not stop lookups (the Redis store falls back itself).
       return { granted: true };
@@ -236,6 +250,7 @@ export function createUpstreamFetcher(options: UpstreamFetcherOptions): Upstream
     upstream,
     fetch,
     pausedUntil: () => (knownPauseUntilMs > now() ? knownPauseUntilMs : 0),
+    budget: () => ({ used: grantedInMinute(), perMinute: requestsPerMinute }),
   };
 }
 

@@ -27,6 +27,7 @@ export function instrumentUpstreamFetcher(
   return {
     upstream: fetcher.upstream,
     pausedUntil: () => fetcher.pausedUntil(),
+    ...(fetcher.budget === undefined ? {} : { budget: () => fetcher.budget?.() ?? { used: 0, perMinute: 0 } }),
     async fetch(request) {
       const startedAt = performance.now();
       const result = await fetcher.fetch(request);

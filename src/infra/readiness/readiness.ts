@@ -246,11 +246,14 @@ export interface UpstreamOutcomeTracker {
   }): void;
   lastOutcome(slot: SourceSlot): LastOutcome | undefined;
   lastFailure(slot: SourceSlot): LastFailure | undefined;
+  /** Epoch ms of the first failure of the failures in a row the source is in now (its last real fetch failed), else undefined. */
+  failingSince(slot: SourceSlot): number | undefined;
 }
 
 export function createUpstreamOutcomeTracker(now: () => number = Date.now): UpstreamOutcomeTracker {
   const last = new Map<SourceSlot, LastOutcome>();
   const failures = new Map<SourceSlot, LastFailure>();
+  const failingSince = new Map<SourceSlot, number>();
   return {
     record(event) {
       if (event.cache !== 'miss' || event.reason === 'aborted') return;
@@ -260,8 +263,10 @@ export function createUpstreamOutcomeTracker(now: () => number = Date.now): Upst
       last.set(slot, { status, ...(reason === undefined || cause === undefined ? {} : { reason, cause }), atMs });
       if ((status === 'error' || status === 'blocked') && reason !== undefined && cause !== undefined) {
         failures.set(slot, { status, reason, cause, atMs });
-      }
+        if (!failingSince.has(slot)) failingSince.set(slot, atMs);
+      } else if (status !== 'error' && status !== 'blocked') failingSince.delete(slot);
     },
+    failingSince: (slot) => failingSince.get(slot),
     lastOutcome: (slot) => last.get(slot),
     lastFailure: (slot) => failures.get(slot),
   };
