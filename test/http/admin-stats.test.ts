@@ -7,10 +7,11 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scoredSources } from '../../harness/scored-sources.js';
 import { InMemoryCallerReports, evidenceOf } from '../../harness/caller-reports.js';
-import { startTestServer, type TestServer } from '../../harness/servers.js';
+import { startAdminServer, startTestServer, type TestServer } from '../../harness/servers.js';
 
 const ADMIN = 'an-admin-token-of-at-least-32-characters';
 const AUTH = { authorization: `Bearer ${ADMIN}` };
@@ -280,5 +281,56 @@ describe('the console’s dashboard routes (memory record)', () => {
     const listed = body.tokens.find((entry) => entry.id === token.id);
     expect(listed?.label).toBe('Kitchen phone');
     expect(listed?.lastUsedAt).toBe('2026-11-30T14:00:00.000Z');
+  });
+});
+
+describe('the console’s dashboard routes on ADMIN_PORT', () => {
+  it('are served beside the other admin routes, under the same token', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'phone-rep-admin-stats-port-'));
+    const admin = await startAdminServer(
+      { HASH_SECRET: 'test-secret-0123456789', LISTS_FILE: join(dir, 'lists.csv') },
+      ADMIN,
+    );
+    try {
+      for (const path of ['/admin/stats?hours=2', '/admin/calls', '/admin/status']) {
+        expect((await get(admin.base, path)).status, path).toBe(200);
+        expect((await get(admin.base, path, {})).status, path).toBe(401);
+      }
+    } finally {
+      await admin.close();
+    }
+  });
+});
+
+describe('the OpenAPI document of the dashboard routes', () => {
+  it('describes each route and its answers, and validates', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'phone-rep-admin-stats-doc-'));
+    const server = await startTestServer({
+      env: { LISTS_FILE: join(dir, 'lists.csv'), ADMIN_TOKEN: ADMIN, RATE_LIMIT_MAX: '0' },
+      overrides: { sources: scoredSources(SCORES) },
+    });
+    try {
+      const document = (await (await fetch(`${server.baseUrl}/openapi.json`)).json()) as {
+        paths: Record<
+          string,
+          Record<string, { responses: Record<string, unknown>; parameters?: Array<{ name: string }> }>
+        >;
+      };
+      for (const path of ['/admin/stats', '/admin/calls', '/admin/status', '/admin/check/{number}']) {
+        const operation = document.paths[path]?.get;
+        expect(operation, path).toBeDefined();
+        expect(Object.keys(operation?.responses ?? {}), path).toEqual(expect.arrayContaining(['200', '401']));
+      }
+      expect(document.paths['/admin/stats']?.get?.parameters?.map((parameter) => parameter.name)).toEqual(['hours']);
+      expect(document.paths['/admin/calls']?.get?.parameters?.map((parameter) => parameter.name).sort()).toEqual([
+        'decidedBy',
+        'limit',
+        'prefix',
+        'verdict',
+      ]);
+      await SwaggerParser.validate(structuredClone(document) as Parameters<typeof SwaggerParser.validate>[0]);
+    } finally {
+      await server.close();
+    }
   });
 });

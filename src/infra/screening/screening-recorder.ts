@@ -18,7 +18,7 @@ export interface ScreeningRecorder {
   noteCall(call: PendingCall): void;
   /** Notes a report received. */
   noteReport(atMs: number): void;
-  /** Notes a feed client's fetch (written at once, off the request's path). */
+  /** Notes a feed client's fetch (written at once, off the request's path; a flush waits for it). */
   noteFeedFetch(fetch: FeedFetch): void;
   /** Adds what was noted to the record; resolves when it is there. Never rejects. */
   flush(): Promise<void>;
@@ -88,7 +88,8 @@ export function createScreeningRecorder(options: ScreeningRecorderOptions): Scre
       pendingReports.push(atMs);
     },
     noteFeedFetch(fetch) {
-      void record.recordFeedFetch(fetch).catch((error: unknown) => options.onError?.(error));
+      // In the flushes' chain: a flush (a read) waits for the fetches noted before it.
+      chain = chain.then(() => record.recordFeedFetch(fetch)).catch((error: unknown) => options.onError?.(error));
     },
     flush,
     start() {
