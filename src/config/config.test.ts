@@ -10,7 +10,9 @@ import {
   parseAddressRanges,
   parseTrustProxy,
   parseWorkers,
+  SECRET_MASK,
   SECRET_VARIABLES,
+  settingsForDisplay,
 } from './config.js';
 
 const PARSED = new Set(['WORKERS', 'TRUST_PROXY']);
@@ -317,5 +319,45 @@ describe('the legal-hours and call-centre variables (issue 48)', () => {
     );
     expect(() => loadConfig({ VERDICT_CALL_CENTRE: 'unknown' })).toThrow(/VERDICT_CALL_CENTRE/);
     expect(() => loadConfig({ VERDICT_OUTSIDE_HOURS: 'allow' })).toThrow(/VERDICT_OUTSIDE_HOURS/);
+  });
+});
+
+describe('settingsForDisplay (GET /admin/setup)', () => {
+  it('masks every secret variable and the credentials of URLs, and shows the rest as in effect', () => {
+    const config = loadConfig({
+      HASH_SECRET: 'hash-secret-0123456789',
+      ADMIN_TOKEN: 'an-admin-token-of-at-least-32-characters',
+      FEED_PASSWORD: 'feed-password',
+      TELLOWS_API_KEY: 'tellows-key',
+      REDIS_URL: 'redis://user:redis-password@redis.example:6379/0',
+      TELLOWS_API_URL: 'https://tellows.example/api?partner=p&apikey=url-key',
+      TRUST_PROXY: '10.0.0.0/8, 192.168.0.0/16',
+      WORKERS: '2',
+    });
+    const shown = settingsForDisplay(config);
+    const text = JSON.stringify(shown);
+    for (const secret of [
+      'hash-secret',
+      'admin-token',
+      'feed-password',
+      'tellows-key',
+      'redis-password',
+      'url-key',
+      'user:',
+    ])
+      expect(text).not.toContain(secret);
+    expect(shown).toMatchObject({
+      HASH_SECRET: SECRET_MASK,
+      ADMIN_TOKEN: SECRET_MASK,
+      FEED_PASSWORD: SECRET_MASK,
+      TELLOWS_API_KEY: SECRET_MASK,
+      REDIS_URL: `redis://${SECRET_MASK}@redis.example:6379/0`,
+      TELLOWS_API_URL: `https://tellows.example/api?partner=p&apikey=${SECRET_MASK}`,
+      TRUST_PROXY: '10.0.0.0/8,192.168.0.0/16',
+      WORKERS: 2,
+      PORT: 3000,
+      PUBLIC_URL: null,
+    });
+    expect(Object.keys(shown)).toEqual(configVariables().map((variable) => variable.name));
   });
 });

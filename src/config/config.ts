@@ -409,7 +409,8 @@ export const SECRET_MASK = '••••';
 
 /** A URL's user and password, and the values of its query parameters that name a credential. */
 const URL_USERINFO = /^([A-Za-z][A-Za-z0-9+.-]*:\/\/)[^/?#]*@/;
-const CREDENTIAL_PARAMETER = /([?&;](?:[^=&;#]*(?:key|token|secret|pass|password|pwd|auth|signature|sig)[^=&;#]*)=)[^&;#]*/gi;
+const CREDENTIAL_PARAMETER =
+  /([?&;](?:[^=&;#]*(?:key|token|secret|pass|password|pwd|auth|signature|sig)[^=&;#]*)=)[^&;#]*/gi;
 
 /** A setting's value as the setup shows it: a URL's credentials masked (a secret variable's whole value is masked by settingsForDisplay). */
 export function maskCredentials(value: string): string {
@@ -439,7 +440,7 @@ export function settingsForDisplay(config: Config): Record<string, string | numb
     else if (SECRET_VARIABLES.has(name)) shown[name] = SECRET_MASK;
     else if (typeof value === 'string') shown[name] = maskCredentials(value);
     else if (typeof value === 'number' || typeof value === 'boolean') shown[name] = value;
-    else shown[name] = maskCredentials(String(value));
+    else shown[name] = maskCredentials(JSON.stringify(value));
   }
   return shown;
 }

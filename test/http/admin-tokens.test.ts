@@ -64,6 +64,9 @@ describe('the admin API of the reporters’ tokens (file store)', () => {
       createdAt: expect.any(String),
       expiresAt: '2099-01-01T00:00:00.000Z',
       token: expect.stringMatching(/^prt_[A-Za-z0-9_-]{43}$/),
+      // SpamBlocker's configs and the QR code (test/http/admin-console.test.ts reads them).
+      configs: { query: expect.any(Object), report: expect.any(Object) },
+      qrSvg: expect.stringMatching(/^<\?xml /),
     });
     const secret = record.token ?? '';
     const id = record.id ?? '';

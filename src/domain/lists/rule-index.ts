@@ -168,8 +168,9 @@ export function createRuleIndex(rules: Iterable<ListRule> = []): RuleIndex {
   // `passed` expiries are ≤ now for every now in [low, high).
   let window = { low: Number.POSITIVE_INFINITY, high: Number.NEGATIVE_INFINITY, passed: 0 };
   let active: { version: string; rules: readonly ListRule[] } | undefined;
-  // The spellings in order, for the search's pages: sorted again on the first search after a write.
-  let sorted: string[] | undefined;
+  // The records in the order of their spellings, for the search's pages: sorted again on the first
+  // search after a write (about 100 ms for 100,000 rules; a search itself is one walk of them).
+  let sorted: Array<[string, StoredRecord]> | undefined;
 
   const changed = (): void => {
     generation += 1;
@@ -247,20 +248,27 @@ export function createRuleIndex(rules: Iterable<ListRule> = []): RuleIndex {
     for (const digits of digitsStart) if (spelling.startsWith(digits, 1)) return true;
     for (const digits of digitsContain) if (spelling.includes(digits)) return true;
     if (text !== undefined && typeof stored !== 'number')
-      return (
-        stored.label?.toLowerCase().includes(text) === true || stored.note?.toLowerCase().includes(text) === true
-      );
+      return stored.label?.toLowerCase().includes(text) === true || stored.note?.toLowerCase().includes(text) === true;
     return false;
   }
 
   function search(query: RuleQuery): { total: number; rules: ListRule[] } {
-    sorted ??= [...records.keys()].sort();
+    sorted ??= [...records].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     const rules: ListRule[] = [];
+    const end = query.offset + query.limit;
+    const everything =
+      query.list === undefined &&
+      query.text === undefined &&
+      (query.digitsContain ?? []).length === 0 &&
+      (query.digitsStart ?? []).length === 0;
+    if (everything) {
+      for (const [spelling, stored] of sorted.slice(query.offset, end)) rules.push(ruleOf(spelling, stored));
+      return { total: sorted.length, rules };
+    }
     let total = 0;
-    for (const spelling of sorted) {
-      const stored = records.get(spelling);
-      if (stored === undefined || !matches(spelling, stored, query)) continue;
-      if (total >= query.offset && rules.length < query.limit) rules.push(ruleOf(spelling, stored));
+    for (const [spelling, stored] of sorted) {
+      if (!matches(spelling, stored, query)) continue;
+      if (total >= query.offset && total < end) rules.push(ruleOf(spelling, stored));
       total += 1;
     }
     return { total, rules };

@@ -62,7 +62,8 @@ export function reviewReports(input: ReviewInput): { total: number; numbers: Rev
   for (const [e164, { votes, lastAt }] of byNumber) {
     const mark = input.dismissals.get(e164);
     const dismissedAt = mark !== undefined && mark >= lastAt ? mark : undefined;
-    if (input.state === 'all' || (input.state === 'dismissed') === (dismissedAt !== undefined)) listed.push({ e164, votes, lastAt, dismissedAt });
+    if (input.state === 'all' || (input.state === 'dismissed') === (dismissedAt !== undefined))
+      listed.push({ e164, votes, lastAt, dismissedAt });
   }
   listed.sort((a, b) => b.lastAt - a.lastAt || (a.e164 < b.e164 ? -1 : a.e164 > b.e164 ? 1 : 0));
   const numbers: ReviewedNumber[] = [];

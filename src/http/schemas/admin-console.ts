@@ -58,10 +58,9 @@ const ReviewedNumberSchema = Type.Object(
       { description: 'What the reports say (`meta.reports.verdict` of the answers).' },
     ),
     reporters: Type.Integer({ description: 'Distinct tokens with a vote in force.' }),
-    ratings: Type.Record(
-      Type.Union(REPORT_RATINGS.map((rating) => Type.Literal(rating))),
-      Type.Integer({ minimum: 1 }),
-      { description: 'Votes in force per rating (only ratings with one).' },
+    ratings: Type.Partial(
+      Type.Record(Type.Union(REPORT_RATINGS.map((rating) => Type.Literal(rating))), Type.Integer({ minimum: 1 })),
+      { description: 'Votes in force per rating (only ratings with one).', additionalProperties: false },
     ),
     labels: Type.Array(Type.String(), {
       description: 'The reporting tokens’ labels, newest vote first (a token no longer known: its id).',
@@ -85,6 +84,7 @@ const NumberParam = Type.Object({
 
 export const adminConsoleRouteSchemas = {
   searchRules: {
+    operationId: 'searchListRules',
     tags,
     security,
     summary: 'One page of the rules a search finds (every rule without `q`), in the order of their spellings',
@@ -92,7 +92,9 @@ export const adminConsoleRouteSchemas = {
       '`q` is matched, case-insensitive, against each rule’s label and note, and when it is digits against the rule’s digits anywhere (`612` finds `+33612345678`); a national or `00` spelling also finds the rules it is a prefix of (`0162` finds `+33162*` and `+33162001234`). Expired rules are included (with their `expiresAt`).',
     querystring: Type.Object(
       {
-        q: Type.Optional(Type.String({ maxLength: SEARCH_MAX_LENGTH, description: 'Text or digits; empty = every rule.' })),
+        q: Type.Optional(
+          Type.String({ maxLength: SEARCH_MAX_LENGTH, description: 'Text or digits; empty = every rule.' }),
+        ),
         list: Type.Optional(ListNameSchema),
         ...PageQuery,
       },
@@ -112,6 +114,7 @@ export const adminConsoleRouteSchemas = {
     },
   },
   decide: {
+    operationId: 'decideListRule',
     tags,
     security,
     summary: 'The rule that decides for a number, and why (the lists’ one decision, as `phone-rep list check`)',
@@ -123,8 +126,7 @@ export const adminConsoleRouteSchemas = {
           rule: Type.Union([RuleSchema, Type.Null()]),
           list: Type.Union([ListNameSchema, Type.Null()]),
           why: Type.Array(Type.String(), {
-            description:
-              'The decision in words, then every other rule covering the number and why it does not apply.',
+            description: 'The decision in words, then every other rule covering the number and why it does not apply.',
           }),
         },
         { additionalProperties: false },
@@ -133,6 +135,7 @@ export const adminConsoleRouteSchemas = {
     },
   },
   reports: {
+    operationId: 'listReportedNumbers',
     tags,
     security,
     summary: 'The reported numbers, newest report first: for review, dismissed, or all',
@@ -165,6 +168,7 @@ export const adminConsoleRouteSchemas = {
     },
   },
   dismiss: {
+    operationId: 'dismissReportedNumber',
     tags,
     security,
     summary: 'Dismisses a reported number: no longer listed for review, its votes kept and still deciding',
@@ -184,6 +188,7 @@ export const adminConsoleRouteSchemas = {
     },
   },
   undismiss: {
+    operationId: 'undismissReportedNumber',
     tags,
     security,
     summary: 'Takes a dismissal back: the number is listed for review again',
@@ -192,23 +197,31 @@ export const adminConsoleRouteSchemas = {
     response: { 204: Type.Null(), ...problems, 503: reportsUnavailable },
   },
   setup: {
+    operationId: 'getSetup',
     tags,
     security,
     summary: 'The setup check: effective settings (secrets masked), the numbering data’s date, Redis, version',
     response: {
       200: Type.Object(
         {
-          settings: Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()]), {
-            description:
-              'Every variable of docs/configuration.md in effect (defaults included; null when unset). A secret’s value is `••••`, and a URL’s user, password and credential parameters are masked.',
-          }),
+          settings: Type.Record(
+            Type.String(),
+            Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()]),
+            {
+              description:
+                'Every variable of docs/configuration.md in effect (defaults included; null when unset). A secret’s value is `••••`, and a URL’s user, password and credential parameters are masked.',
+            },
+          ),
           numberingData: Type.Object(
             {
               date: Type.Union([Type.String({ description: 'YYYY-MM-DD' }), Type.Null()]),
               ageDays: Type.Union([Type.Integer(), Type.Null()]),
-              status: Type.Union(['ok', 'degraded', 'down'].map((status) => Type.Literal(status)), {
-                description: '`degraded` past ARCEP_MAX_AGE_DAYS (`phone-rep data update` refreshes it).',
-              }),
+              status: Type.Union(
+                ['ok', 'degraded', 'down'].map((status) => Type.Literal(status)),
+                {
+                  description: '`degraded` past ARCEP_MAX_AGE_DAYS (`phone-rep data update` refreshes it).',
+                },
+              ),
               origin: Type.Union([
                 Type.Union(['configured', 'updated', 'snapshot'].map((origin) => Type.Literal(origin))),
                 Type.Null(),
@@ -217,9 +230,13 @@ export const adminConsoleRouteSchemas = {
             },
             { additionalProperties: false, description: 'As `phone-rep data info` shows it.' },
           ),
-          redis: Type.Union(['ok', 'degraded', 'off'].map((state) => Type.Literal(state)), {
-            description: '`off` without REDIS_URL; `degraded` while it cannot be reached (the service runs on memory).',
-          }),
+          redis: Type.Union(
+            ['ok', 'degraded', 'off'].map((state) => Type.Literal(state)),
+            {
+              description:
+                '`off` without REDIS_URL; `degraded` while it cannot be reached (the service runs on memory).',
+            },
+          ),
           version: Type.String(),
         },
         { additionalProperties: false },

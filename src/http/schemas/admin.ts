@@ -82,7 +82,7 @@ function adminProblemResponses(): Record<number, unknown> {
       problemExample('unauthorized', 'The admin token is not valid.'),
       {
         'WWW-Authenticate': {
-          schema: { type: 'string' },
+          type: 'string',
           description: 'Bearer realm="phone-rep admin"',
           'x-required': true,
         },

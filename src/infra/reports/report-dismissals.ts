@@ -136,7 +136,9 @@ export function fileDismissals(path: string, retentionMs: number): ReportDismiss
       try {
         await writeFileAtomically(path, `${JSON.stringify({ dismissed }, null, 2)}\n`, { mode: 0o600 });
       } catch (error) {
-        throw new ReportStoreUnavailable(`the dismissals file cannot be written (${path}): ${(error as Error).message}`);
+        throw new ReportStoreUnavailable(
+          `the dismissals file cannot be written (${path}): ${(error as Error).message}`,
+        );
       }
       return answer;
     } finally {
