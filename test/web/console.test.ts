@@ -201,6 +201,8 @@ describe('what was screened', () => {
       await signIn(page, server.baseUrl, 'en');
       const before = Number((await page.textContent('#totals-24h-total'))?.replace(/\D/g, ''));
       for (const number of ['+33612345671', '+33612345672', '+33162000001']) await verdictOf(number);
+      // The calls are noted off the request's path and recorded once a second, or when flushed.
+      await server.deps.screening.flush();
       await refresh(page, 'dashboard');
       expect(Number((await page.textContent('#totals-24h-total'))?.replace(/\D/g, ''))).toBe(before + 3);
       expect(Number((await page.textContent('#totals-24h-block'))?.replace(/\D/g, ''))).toBeGreaterThanOrEqual(1);
@@ -224,6 +226,7 @@ describe('what was screened', () => {
     const { context, page } = await newPage('en');
     try {
       expect(await verdictOf(caller)).toBe('block');
+      await server.deps.screening.flush();
       await signIn(page, server.baseUrl, 'en');
       await open(page, 'calls');
       await page.fill('#calls-prefix', caller);

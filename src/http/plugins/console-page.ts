@@ -10,11 +10,12 @@
 // (phone_rep_csp_violations_total), and nothing else of the report is kept or logged.
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { CONSOLE_LANGUAGES, CONSOLE_WORDS, type ConsoleLanguage } from '../../domain/wording/console-words.js';
 import { chooseVariant, codingsOf, negotiateEncoding, varyOnAcceptEncoding, type EncodedVariants } from '../encoding.js';
 import { ApiError } from '../errors.js';
+import { sendProblem, toApiError } from './problems.js';
 import { chooseLanguage } from '../language.js';
 import { ConsoleAssetParamsSchema, ConsoleQuerySchema, CspReportSchema } from '../schemas/console-page.js';
 import { etagOf, ifNoneMatchHits, variantsOf } from './web-page.js';
@@ -229,6 +230,15 @@ export async function consolePageRoutes(app: FastifyInstance, options: ConsolePa
       return send(request, reply, file);
     },
   );
+
+  // A report over its limit is a 413 like the report routes' (the problems plugin makes any other 4xx a 400).
+  app.setErrorHandler(async (error: FastifyError | ApiError, request, reply) => {
+    const failure =
+      !(error instanceof ApiError) && error.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
+        ? new ApiError('content_too_large', `A CSP report is at most ${CSP_REPORT_MAX_BYTES} bytes.`, { field: 'body' })
+        : toApiError(error, request);
+    return sendProblem(reply, request.id, failure);
+  });
 
   // Browsers send reports as application/csp-report (report-uri) or application/reports+json.
   app.addContentTypeParser(

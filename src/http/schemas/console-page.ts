@@ -24,5 +24,11 @@ export const CspReportSchema = {
       problemExample('bad_request', 'A CSP report is JSON.', { field: 'body' }),
       {},
     ),
+    413: problemResponse(
+      'The report is over 8 KiB.',
+      problemSchema(['content_too_large'], ''),
+      problemExample('content_too_large', 'A CSP report is at most 8192 bytes.', { field: 'body' }),
+      {},
+    ),
   },
 } as const;
