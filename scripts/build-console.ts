@@ -1,9 +1,9 @@
 // The operator's console (docs/console.md): src/web/console/main.ts and console.css bundled and
 // minified by esbuild into dist/web/console, each named by the hash of its content
 // (`console.<hash>.js`), with a manifest.json naming them for the server
-// (src/http/plugins/admin-console.ts) and their brotli (.br) and gzip (.gz) forms as served.
+// (src/http/plugins/console-page.ts) and their brotli (.br) and gzip (.gz) forms as served.
 import { createHash } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { precompress } from '../src/http/encoding.js';
@@ -33,6 +33,8 @@ const nameOf = (body: Buffer, extension: string): string =>
 
 /** Builds the console into `outDir` (a folder path ending in `/`); answers the manifest. */
 export async function buildConsole(outDir: string): Promise<ConsoleManifest> {
+  // The assets of an earlier build must not linger beside the new ones.
+  rmSync(outDir, { recursive: true, force: true });
   mkdirSync(outDir, { recursive: true });
   const script = await bundle('main.ts');
   const style = await bundle('console.css');
@@ -49,3 +51,7 @@ export async function buildConsole(outDir: string): Promise<ConsoleManifest> {
   writeFileSync(`${outDir}${CONSOLE_MANIFEST}`, `${JSON.stringify(manifest)}\n`);
   return manifest;
 }
+
+// Run alone (`npx tsx scripts/build-console.ts`), it rebuilds only the console, into dist/.
+if (process.argv[1] === fileURLToPath(import.meta.url))
+  await buildConsole(fileURLToPath(new URL('../dist/web/console/', import.meta.url)));
