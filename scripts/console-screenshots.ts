@@ -31,43 +31,27 @@ try {
     shiftMs = -hour * HOUR_MS;
     const calls = 2 + ((hour * 7) % 5);
     for (let call = 0; call < calls; call += 1) {
-      const number = [`+3316200${String(hour * 10 + call).padStart(4, '0')}`, `+3361234${String(5000 + hour * 10 + call)}`, '+33478123456'][
-        call % 3
-      ];
+      const number = [
+        `+3316200${String(hour * 10 + call).padStart(4, '0')}`,
+        `+3361234${String(5000 + hour * 10 + call)}`,
+        '+33478123456',
+      ][call % 3];
       await (await fetch(`${server.baseUrl}/api/phone/${encodeURIComponent(number ?? '')}/verdict`)).text();
     }
     await server.deps.screening.flush();
   }
   shiftMs = 0;
-  const flags = process.argv.includes('--diagnose');
   for (const language of ['fr', 'en'] as const) {
     const context = await browser.newContext({
       locale: language === 'fr' ? 'fr-FR' : 'en-GB',
-      viewport: flags ? { width: 360, height: 800 } : { width: 1280, height: 900 },
+      viewport: { width: 1280, height: 900 },
     });
     const page = await context.newPage();
     await page.goto(`${server.baseUrl}/admin/?lang=${language}`);
     await page.fill('#token', ADMIN);
     await page.click('#sign-in button[type=submit]');
     await page.locator('#view-dashboard[aria-busy="false"]').waitFor();
-    if (flags) {
-      for (const view of ['dashboard', 'calls', 'lists', 'reports', 'tokens', 'setup']) {
-        await page.click(`#nav-${view}`);
-        await page.locator(`#view-${view}[aria-busy="false"]`).waitFor();
-        const wide = await page.evaluate(() =>
-          [...document.querySelectorAll('body *')]
-            .filter(
-              (element) =>
-                element.getBoundingClientRect().right > document.documentElement.clientWidth + 1 &&
-                element.closest('.table-wrap, .views') === null,
-            )
-            .slice(0, 8)
-            .map((element) => `${element.tagName}.${element.className}#${element.id} ${Math.round(element.getBoundingClientRect().right)}`),
-        );
-        const scroll = await page.evaluate(() => document.documentElement.scrollWidth);
-        process.stdout.write(`${view} ${scroll}: ${wide.join(' | ')}\n`);
-      }
-    } else await page.screenshot({ path: join(out, `console-${language}.png`), fullPage: true });
+    await page.screenshot({ path: join(out, `console-${language}.png`), fullPage: true });
     await context.close();
   }
 } finally {

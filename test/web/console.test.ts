@@ -33,7 +33,10 @@ let shiftMs = 0;
 
 beforeAll(async () => {
   const dir = mkdtempSync(join(tmpdir(), 'phone-rep-console-'));
-  const lines = ['rule,list,label,note,expiresAt,createdAt,labelPublic', '+33162*,block,Démarchage,,,2026-01-01T00:00:00.000Z,'];
+  const lines = [
+    'rule,list,label,note,expiresAt,createdAt,labelPublic',
+    '+33162*,block,Démarchage,,,2026-01-01T00:00:00.000Z,',
+  ];
   for (let index = 0; index < BULK_RULES - 1; index += 1)
     lines.push(`+33170${String(index).padStart(6, '0')},block,bulk ${index},,,2026-01-01T00:00:00.000Z,`);
   writeFileSync(join(dir, 'lists.csv'), `${lines.join('\n')}\n`);
@@ -123,7 +126,10 @@ describe('the console’s files', () => {
     expect(CONSOLE_CONTENT_SECURITY_POLICY).toBe(
       "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; report-uri /admin/csp-report",
     );
-    const manifest = JSON.parse(readFileSync(join(BUILT, 'manifest.json'), 'utf8')) as { script: string; style: string };
+    const manifest = JSON.parse(readFileSync(join(BUILT, 'manifest.json'), 'utf8')) as {
+      script: string;
+      style: string;
+    };
     for (const name of [manifest.script, manifest.style]) {
       const answer = await fetch(`${server.baseUrl}/admin/assets/${name}`, { headers: { 'accept-encoding': 'br' } });
       expect(answer.status).toBe(200);
@@ -137,42 +143,49 @@ describe('the console’s files', () => {
   });
 
   it('keeps the console’s own code within 80 KiB compressed', () => {
-    const manifest = JSON.parse(readFileSync(join(BUILT, 'manifest.json'), 'utf8')) as { script: string; style: string };
-    const gzipped = statSync(join(BUILT, `${manifest.script}.gz`)).size + statSync(join(BUILT, `${manifest.style}.gz`)).size;
+    const manifest = JSON.parse(readFileSync(join(BUILT, 'manifest.json'), 'utf8')) as {
+      script: string;
+      style: string;
+    };
+    const gzipped =
+      statSync(join(BUILT, `${manifest.script}.gz`)).size + statSync(join(BUILT, `${manifest.style}.gz`)).size;
     expect(gzipped).toBeLessThanOrEqual(80 * 1024);
   });
 });
 
 describe('signing in', () => {
-  it.each(['fr', 'en'] as const)('refuses a wrong token, takes the right one and forgets it on sign-out, in %s', async (language) => {
-    const { context, page } = await newPage(language);
-    const words = CONSOLE_WORDS[language];
-    try {
-      await page.goto(`${server.baseUrl}/admin/`);
-      await page.fill('#token', 'not-the-admin-token-but-as-long-as-one');
-      await page.click('#sign-in button[type=submit]');
-      await page.locator('#sign-in-error').filter({ hasText: words['signin.wrong'] }).waitFor();
-      expect(await page.locator('#nav-dashboard').count()).toBe(0);
+  it.each(['fr', 'en'] as const)(
+    'refuses a wrong token, takes the right one and forgets it on sign-out, in %s',
+    async (language) => {
+      const { context, page } = await newPage(language);
+      const words = CONSOLE_WORDS[language];
+      try {
+        await page.goto(`${server.baseUrl}/admin/`);
+        await page.fill('#token', 'not-the-admin-token-but-as-long-as-one');
+        await page.click('#sign-in button[type=submit]');
+        await page.locator('#sign-in-error').filter({ hasText: words['signin.wrong'] }).waitFor();
+        expect(await page.locator('#nav-dashboard').count()).toBe(0);
 
-      await page.fill('#token', ADMIN);
-      await page.click('#sign-in button[type=submit]');
-      await shown(page, 'dashboard');
-      // No cookie and no storage holds it.
-      expect((await context.cookies()).map((cookie) => cookie.name)).not.toContain('token');
-      expect(await page.evaluate(() => localStorage.length + sessionStorage.length)).toBe(0);
-      expect(JSON.stringify(await context.storageState())).not.toContain(ADMIN);
+        await page.fill('#token', ADMIN);
+        await page.click('#sign-in button[type=submit]');
+        await shown(page, 'dashboard');
+        // No cookie and no storage holds it.
+        expect((await context.cookies()).map((cookie) => cookie.name)).not.toContain('token');
+        expect(await page.evaluate(() => localStorage.length + sessionStorage.length)).toBe(0);
+        expect(JSON.stringify(await context.storageState())).not.toContain(ADMIN);
 
-      await page.click('#sign-out');
-      await page.locator('#sign-in').waitFor();
-      expect(await page.textContent('#notice')).toBe(words['signout.done']);
-      await page.evaluate(() => {
-        location.hash = '#/calls';
-      });
-      expect(await page.locator('#sign-in').isVisible()).toBe(true);
-    } finally {
-      await context.close();
-    }
-  });
+        await page.click('#sign-out');
+        await page.locator('#sign-in').waitFor();
+        expect(await page.textContent('#notice')).toBe(words['signout.done']);
+        await page.evaluate(() => {
+          location.hash = '#/calls';
+        });
+        expect(await page.locator('#sign-in').isVisible()).toBe(true);
+      } finally {
+        await context.close();
+      }
+    },
+  );
 
   it('shows the rate limit when wrong tokens keep coming (a 401 storm is a 429)', async () => {
     const { context, page } = await newPage('en');
@@ -187,7 +200,10 @@ describe('signing in', () => {
       const answered = page.waitForResponse((response) => response.url().includes('/admin/setup'));
       await page.click('#sign-in button[type=submit]');
       expect((await answered).status()).toBe(429);
-      await page.locator('#sign-in-error').filter({ hasText: /^Too many attempts: retry in \d+ s\.$/ }).waitFor();
+      await page
+        .locator('#sign-in-error')
+        .filter({ hasText: /^Too many attempts: retry in \d+ s\.$/ })
+        .waitFor();
     } finally {
       await context.close();
     }
@@ -236,7 +252,10 @@ describe('what was screened', () => {
       const put = page.waitForResponse((response) => response.request().method() === 'PUT');
       await row.locator('button.let-hour').click();
       expect((await put).status()).toBe(201);
-      await page.locator('#notice').filter({ hasText: `${caller} is let through until` }).waitFor();
+      await page
+        .locator('#notice')
+        .filter({ hasText: `${caller} is let through until` })
+        .waitFor();
       expect(await verdictOf(caller)).toBe('allow');
       shiftMs = HOUR_MS + 60_000;
       expect(await verdictOf(caller)).toBe('block');
@@ -271,13 +290,18 @@ describe('the lists', () => {
 
       await page.fill('#decide-number', '04 78 00 00 01');
       await page.click('form:has(#decide-number) button[type=submit]');
-      await page.locator('#decide-result').filter({ hasText: '+33478000001 (allow) decides for +33478000001.' }).waitFor();
+      await page
+        .locator('#decide-result')
+        .filter({ hasText: '+33478000001 (allow) decides for +33478000001.' })
+        .waitFor();
 
       const removed = page.waitForResponse((response) => response.request().method() === 'DELETE');
       await page.click('button[aria-label="Remove +33478000001"]');
       expect((await removed).status()).toBe(204);
       await page.locator('#rules-results').filter({ hasText: 'No rule.' }).waitFor();
-      const rules = (await (await fetch(`${server.baseUrl}/admin/lists/search?q=478000001`, { headers: adminHeaders })).json()) as {
+      const rules = (await (
+        await fetch(`${server.baseUrl}/admin/lists/search?q=478000001`, { headers: adminHeaders })
+      ).json()) as {
         total: number;
       };
       expect(rules.total).toBe(0);
@@ -300,9 +324,9 @@ describe('the reporters’ tokens', () => {
       expect(await page.locator('#token-query-config').textContent()).toContain('"');
       expect(await page.locator('#token-report-config').textContent()).toContain('/api/report');
       await page.locator('#token-qr').waitFor();
-      expect(await page.locator('#token-qr').evaluate((image: HTMLImageElement) => image.complete && image.naturalWidth > 0)).toBe(
-        true,
-      );
+      expect(
+        await page.locator('#token-qr').evaluate((image: HTMLImageElement) => image.complete && image.naturalWidth > 0),
+      ).toBe(true);
       await page.click('#token-hide');
       await refresh(page, 'tokens');
       expect(await page.content()).not.toContain(secret);
@@ -340,7 +364,9 @@ describe('for everyone', () => {
           for (const view of VIEWS) {
             await open(page, view);
             if (width === 1280) expect(await axeViolations(page), view).toEqual([]);
-            const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+            const overflow = await page.evaluate(
+              () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+            );
             expect(overflow, `${view} at ${width} px`).toBeLessThanOrEqual(0);
           }
         } finally {
@@ -466,7 +492,8 @@ async function axeViolations(page: Page): Promise<string[]> {
       runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
     });
     return results.violations.map(
-      (violation) => `${violation.id} (${violation.impact}): ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`,
+      (violation) =>
+        `${violation.id} (${violation.impact}): ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`,
     );
   });
 }

@@ -13,7 +13,13 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { CONSOLE_LANGUAGES, CONSOLE_WORDS, type ConsoleLanguage } from '../../domain/wording/console-words.js';
-import { chooseVariant, codingsOf, negotiateEncoding, varyOnAcceptEncoding, type EncodedVariants } from '../encoding.js';
+import {
+  chooseVariant,
+  codingsOf,
+  negotiateEncoding,
+  varyOnAcceptEncoding,
+  type EncodedVariants,
+} from '../encoding.js';
 import { ApiError } from '../errors.js';
 import { sendProblem, toApiError } from './problems.js';
 import { chooseLanguage } from '../language.js';
@@ -49,7 +55,6 @@ const SHELL_HEADERS: Readonly<Record<string, string>> = {
 
 /** The largest CSP report read: a browser's report is well under 2 KiB. */
 export const CSP_REPORT_MAX_BYTES = 8 * 1024;
-
 
 /** The manifest the build writes beside the assets (scripts/build-console.ts). */
 export interface ConsoleManifest {
@@ -205,19 +210,23 @@ export async function consolePageRoutes(app: FastifyInstance, options: ConsolePa
   const files = dir === undefined ? undefined : await loadConsoleFiles(dir.endsWith('/') ? dir : `${dir}/`);
   const STATIC = { rateLimit: false, shed: false, cors: false } as const;
 
-  typed.get('/admin', { config: STATIC, schema: { hide: true, querystring: ConsoleQuerySchema } }, async (request, reply) => {
-    if (files === undefined)
-      throw new ApiError('console_not_built', 'The console was not built: run `npm run build`.');
-    const language = chooseLanguage({
-      query: request.query.lang,
-      cookie: request.headers.cookie,
-      acceptLanguage: request.headers['accept-language'],
-    });
-    reply.headers(SHELL_HEADERS);
-    reply.header('Content-Language', language);
-    reply.header('Vary', 'Accept-Language, Cookie');
-    return send(request, reply, files.shells[language]);
-  });
+  typed.get(
+    '/admin',
+    { config: STATIC, schema: { hide: true, querystring: ConsoleQuerySchema } },
+    async (request, reply) => {
+      if (files === undefined)
+        throw new ApiError('console_not_built', 'The console was not built: run `npm run build`.');
+      const language = chooseLanguage({
+        query: request.query.lang,
+        cookie: request.headers.cookie,
+        acceptLanguage: request.headers['accept-language'],
+      });
+      reply.headers(SHELL_HEADERS);
+      reply.header('Content-Language', language);
+      reply.header('Vary', 'Accept-Language, Cookie');
+      return send(request, reply, files.shells[language]);
+    },
+  );
 
   typed.get(
     '/admin/assets/:file',

@@ -57,7 +57,11 @@ function actions(call: Call, index: number, lookUps: HTMLElement): HTMLElement {
         t('calls.letAlways'),
       ),
       field(`${id}-label`, t('calls.blockLabel'), label),
-      h('button', { type: 'button', class: 'block', onclick: () => attempt(() => block(call.number, label.value)) }, t('calls.block')),
+      h(
+        'button',
+        { type: 'button', class: 'block', onclick: () => attempt(() => block(call.number, label.value)) },
+        t('calls.block'),
+      ),
       h(
         'button',
         {
@@ -77,13 +81,23 @@ function actions(call: Call, index: number, lookUps: HTMLElement): HTMLElement {
 }
 
 export async function renderCalls(view: HTMLElement): Promise<void> {
-  const verdict = select('verdict', [['', t('common.all')], ...VERDICTS.map((name) => [name, t(`verdict.${name}`)] as const)], filters.verdict);
+  const verdict = select(
+    'verdict',
+    [['', t('common.all')], ...VERDICTS.map((name) => [name, t(`verdict.${name}`)] as const)],
+    filters.verdict,
+  );
   const decidedBy = select(
     'decidedBy',
     [['', t('common.all')], ...DECIDED_BY.map((name) => [name, t(`decided.${name}`)] as const)],
     filters.decidedBy,
   );
-  const prefix = h('input', { type: 'text', inputmode: 'tel', autocomplete: 'off', maxlength: '20', value: filters.prefix });
+  const prefix = h('input', {
+    type: 'text',
+    inputmode: 'tel',
+    autocomplete: 'off',
+    maxlength: '20',
+    value: filters.prefix,
+  });
   const results = h('div', { id: 'calls-results' });
   const lookUps = h('div', { id: 'call-look-up' });
   const load = async (): Promise<void> => {
@@ -98,7 +112,14 @@ export async function renderCalls(view: HTMLElement): Promise<void> {
         ? h('p', {}, t('calls.empty'))
         : table(
             t('calls.title'),
-            [t('calls.time'), t('common.number'), t('common.verdict'), t('common.decidedBy'), t('calls.cid'), t('common.actions')],
+            [
+              t('calls.time'),
+              t('common.number'),
+              t('common.verdict'),
+              t('common.decidedBy'),
+              t('calls.cid'),
+              t('common.actions'),
+            ],
             calls.map((call, index) => [
               formatTime(call.at),
               h('span', { class: 'number' }, call.number),

@@ -26,6 +26,11 @@ export async function checkPanel(number: string, id: string): Promise<HTMLElemen
     ),
     check.reasons.length === 0
       ? null
-      : h('div', {}, h('h4', {}, t('check.reasons')), h('ul', {}, ...check.reasons.map((reason) => h('li', {}, reason)))),
+      : h(
+          'div',
+          {},
+          h('h4', {}, t('check.reasons')),
+          h('ul', {}, ...check.reasons.map((reason) => h('li', {}, reason))),
+        ),
   );
 }

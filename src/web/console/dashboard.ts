@@ -79,7 +79,12 @@ function legend(): HTMLElement {
 }
 
 function section(id: string, title: string, ...content: Array<Node | null>): HTMLElement {
-  return h('section', { class: 'panel', id, 'aria-labelledby': `${id}-title` }, h('h3', { id: `${id}-title` }, title), ...content);
+  return h(
+    'section',
+    { class: 'panel', id, 'aria-labelledby': `${id}-title` },
+    h('h3', { id: `${id}-title` }, title),
+    ...content,
+  );
 }
 
 function failed(id: string, title: string, error: unknown): HTMLElement {
@@ -108,21 +113,31 @@ async function statsSections(): Promise<HTMLElement[]> {
   ];
   const decided = DECIDED_BY.map((name) => [
     t(`decided.${name}`),
-    h('span', { id: `decided-${name}` }, formatCount(day.reduce((total, bucket) => total + (bucket.decidedBy[name] ?? 0), 0))),
+    h(
+      'span',
+      { id: `decided-${name}` },
+      formatCount(day.reduce((total, bucket) => total + (bucket.decidedBy[name] ?? 0), 0)),
+    ),
   ]);
   return [
     section(
       'dash-charts',
       t('dash.totals'),
-      table(t('dash.totals'), [t('dash.period'), ...VERDICTS.map((verdict) => t(`verdict.${verdict}`)), t('dash.total')], [
-        row(t('dash.day'), dayTotals, 'totals-24h'),
-        row(t('dash.week'), weekTotals, 'totals-7d'),
-      ]),
+      table(
+        t('dash.totals'),
+        [t('dash.period'), ...VERDICTS.map((verdict) => t(`verdict.${verdict}`)), t('dash.total')],
+        [row(t('dash.day'), dayTotals, 'totals-24h'), row(t('dash.week'), weekTotals, 'totals-7d')],
+      ),
       legend(),
       h(
         'div',
         { class: 'charts' },
-        h('figure', {}, chart(hours, t('dash.chartDay', { summary: summaryOf(dayTotals) }), 3), h('figcaption', {}, t('dash.day'))),
+        h(
+          'figure',
+          {},
+          chart(hours, t('dash.chartDay', { summary: summaryOf(dayTotals) }), 3),
+          h('figcaption', {}, t('dash.day')),
+        ),
         h(
           'figure',
           {},
@@ -131,7 +146,11 @@ async function statsSections(): Promise<HTMLElement[]> {
         ),
       ),
     ),
-    section('dash-decided', t('dash.decidedTitle'), table(t('dash.decidedTitle'), [t('common.decidedBy'), t('dash.count')], decided)),
+    section(
+      'dash-decided',
+      t('dash.decidedTitle'),
+      table(t('dash.decidedTitle'), [t('common.decidedBy'), t('dash.count')], decided),
+    ),
   ];
 }
 
@@ -169,7 +188,11 @@ async function statusSections(): Promise<HTMLElement[]> {
         : table(
             t('dash.feedTitle'),
             [t('dash.client'), t('dash.lastFetch'), t('dash.entries')],
-            status.feedClients.map((client) => [client.client, formatTime(client.lastFetchAt), formatCount(client.entries)]),
+            status.feedClients.map((client) => [
+              client.client,
+              formatTime(client.lastFetchAt),
+              formatCount(client.entries),
+            ]),
           ),
     ),
     section(

@@ -31,8 +31,12 @@ export function append(parent: Node, children: readonly Child[]): void {
 const SVG = 'http://www.w3.org/2000/svg';
 
 /** An SVG element with its attributes. */
-export function s(tag: string, attributes: Record<string, string | number> = {}, ...children: Child[]): SVGElement {
-  const element = document.createElementNS(SVG, tag) as SVGElement;
+export function s(
+  tag: keyof SVGElementTagNameMap,
+  attributes: Record<string, string | number> = {},
+  ...children: Child[]
+): SVGElement {
+  const element = document.createElementNS(SVG, tag);
   for (const [name, value] of Object.entries(attributes)) element.setAttribute(name, String(value));
   append(element, children);
   return element;
@@ -78,7 +82,11 @@ export function field(id: string, label: string, control: HTMLElement, hint?: st
 }
 
 /** A select of `options` ([value, text]), `chosen` selected. */
-export function select(name: string, options: ReadonlyArray<readonly [string, string]>, chosen = ''): HTMLSelectElement {
+export function select(
+  name: string,
+  options: ReadonlyArray<readonly [string, string]>,
+  chosen = '',
+): HTMLSelectElement {
   const element = h('select', { name });
   for (const [value, text] of options) {
     const option = h('option', { value }, text);

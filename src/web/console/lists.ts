@@ -21,16 +21,21 @@ const toLocalInput = (iso: string | undefined): string => {
   const date = new Date(iso);
   return new Date(date.getTime() - date.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
 };
-const fromLocalInput = (value: string): string | undefined => (value === '' ? undefined : new Date(value).toISOString());
+const fromLocalInput = (value: string): string | undefined =>
+  value === '' ? undefined : new Date(value).toISOString();
 
 export async function renderLists(view: HTMLElement): Promise<void> {
   const results = h('div', { id: 'rules-results' });
   const q = h('input', { type: 'search', autocomplete: 'off', maxlength: '100', value: search.q });
-  const list = select('list', [
-    ['', t('common.all')],
-    ['allow', t('lists.allow')],
-    ['block', t('lists.block')],
-  ], search.list);
+  const list = select(
+    'list',
+    [
+      ['', t('common.all')],
+      ['allow', t('lists.allow')],
+      ['block', t('lists.block')],
+    ],
+    search.list,
+  );
 
   // The add and edit form: one form, filled by "Edit".
   const ruleInput = h('input', { type: 'text', autocomplete: 'off', maxlength: '40', required: true });
@@ -65,12 +70,23 @@ export async function renderLists(view: HTMLElement): Promise<void> {
     };
     fill(
       results,
-      h('p', { id: 'rules-range', 'aria-live': 'polite' }, t('common.range', { from: formatCount(from), to: formatCount(to), total: formatCount(answer.total) })),
+      h(
+        'p',
+        { id: 'rules-range', 'aria-live': 'polite' },
+        t('common.range', { from: formatCount(from), to: formatCount(to), total: formatCount(answer.total) }),
+      ),
       answer.rules.length === 0
         ? h('p', {}, t('lists.empty'))
         : table(
             t('lists.title'),
-            [t('lists.rule'), t('lists.list'), t('lists.label'), t('lists.note'), t('lists.expires'), t('common.actions')],
+            [
+              t('lists.rule'),
+              t('lists.list'),
+              t('lists.label'),
+              t('lists.note'),
+              t('lists.expires'),
+              t('common.actions'),
+            ],
             answer.rules.map((rule) => [
               h('span', { class: 'number' }, rule.rule),
               t(`lists.${rule.list}`),
@@ -80,7 +96,11 @@ export async function renderLists(view: HTMLElement): Promise<void> {
               h(
                 'span',
                 { class: 'row-actions' },
-                h('button', { type: 'button', 'aria-label': t('lists.editRule', { rule: rule.rule }), onclick: () => edit(rule) }, t('lists.edit')),
+                h(
+                  'button',
+                  { type: 'button', 'aria-label': t('lists.editRule', { rule: rule.rule }), onclick: () => edit(rule) },
+                  t('lists.edit'),
+                ),
                 h(
                   'button',
                   {
@@ -103,8 +123,16 @@ export async function renderLists(view: HTMLElement): Promise<void> {
       h(
         'div',
         { class: 'pager' },
-        h('button', { type: 'button', disabled: answer.offset === 0, onclick: () => page(answer.offset - PAGE) }, t('common.previous')),
-        h('button', { type: 'button', disabled: to >= answer.total, onclick: () => page(answer.offset + PAGE) }, t('common.next')),
+        h(
+          'button',
+          { type: 'button', disabled: answer.offset === 0, onclick: () => page(answer.offset - PAGE) },
+          t('common.previous'),
+        ),
+        h(
+          'button',
+          { type: 'button', disabled: to >= answer.total, onclick: () => page(answer.offset + PAGE) },
+          t('common.next'),
+        ),
       ),
     );
   };
@@ -170,8 +198,18 @@ export async function renderLists(view: HTMLElement): Promise<void> {
         attempt(async () => {
           const chosen = file.files?.[0];
           if (chosen === undefined) return;
-          const answer = await change<{ added: number; replaced: number }>('POST', '/admin/lists/import', await chosen.text(), 'text/csv');
-          notify(t('lists.imported', { added: formatCount(answer?.added ?? 0), replaced: formatCount(answer?.replaced ?? 0) }));
+          const answer = await change<{ added: number; replaced: number }>(
+            'POST',
+            '/admin/lists/import',
+            await chosen.text(),
+            'text/csv',
+          );
+          notify(
+            t('lists.imported', {
+              added: formatCount(answer?.added ?? 0),
+              replaced: formatCount(answer?.replaced ?? 0),
+            }),
+          );
           await load();
         });
       },
@@ -214,7 +252,11 @@ export async function renderLists(view: HTMLElement): Promise<void> {
               {},
               answer.rule === null
                 ? t('lists.decideNone', { number: answer.number })
-                : t('lists.decideRule', { rule: answer.rule.rule, list: t(`lists.${answer.rule.list}`), number: answer.number }),
+                : t('lists.decideRule', {
+                    rule: answer.rule.rule,
+                    list: t(`lists.${answer.rule.list}`),
+                    number: answer.number,
+                  }),
             ),
             answer.why.length === 0 ? null : h('ul', {}, ...answer.why.map((reason) => h('li', {}, reason))),
           );

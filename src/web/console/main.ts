@@ -49,7 +49,7 @@ function languageSwitch(): HTMLElement {
           event.preventDefault();
           document.cookie = `${LANGUAGE_COOKIE}=${language}; path=/; max-age=${ONE_YEAR_S}; SameSite=Lax`;
           const url = new URL(location.href);
-          const remembered = (`;${document.cookie.replace(/\s/g, '')};`).includes(`;${LANGUAGE_COOKIE}=${language};`);
+          const remembered = `;${document.cookie.replace(/\s/g, '')};`.includes(`;${LANGUAGE_COOKIE}=${language};`);
           if (remembered) url.searchParams.delete('lang');
           else url.searchParams.set('lang', language);
           history.replaceState(null, '', url.toString());
@@ -173,7 +173,11 @@ function render(focusView = false): void {
         h(
           'li',
           {},
-          h('a', { href: `#/${name}`, id: `nav-${name}`, 'aria-current': name === current ? 'page' : undefined }, t(view.title)),
+          h(
+            'a',
+            { href: `#/${name}`, id: `nav-${name}`, 'aria-current': name === current ? 'page' : undefined },
+            t(view.title),
+          ),
         ),
       ),
     ),

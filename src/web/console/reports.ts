@@ -9,19 +9,26 @@ let state = 'review';
 
 export async function renderReports(view: HTMLElement): Promise<void> {
   const results = h('div', { id: 'reports-results' });
-  const chooser = select('state', [
-    ['review', t('reports.review')],
-    ['dismissed', t('reports.dismissed')],
-    ['all', t('reports.all')],
-  ], state);
+  const chooser = select(
+    'state',
+    [
+      ['review', t('reports.review')],
+      ['dismissed', t('reports.dismissed')],
+      ['all', t('reports.all')],
+    ],
+    state,
+  );
   const load = async (): Promise<void> => {
     const answer = await getJson<{ total: number; numbers: ReportedNumber[] }>(
       `/admin/reports?state=${encodeURIComponent(state)}&limit=100`,
     );
-    const act = (run: () => Promise<void>): (() => void) => () => attempt(async () => {
-      await run();
-      await load();
-    });
+    const act =
+      (run: () => Promise<void>): (() => void) =>
+      () =>
+        attempt(async () => {
+          await run();
+          await load();
+        });
     fill(
       results,
       answer.numbers.length === 0
@@ -46,7 +53,9 @@ export async function renderReports(view: HTMLElement): Promise<void> {
                 .map(([rating, count]) => `${rating} ${formatCount(count)}`)
                 .join(', '),
               reported.labels.join(', '),
-              reported.comments.length === 0 ? '' : h('ul', { class: 'comments' }, ...reported.comments.map((comment) => h('li', {}, comment))),
+              reported.comments.length === 0
+                ? ''
+                : h('ul', { class: 'comments' }, ...reported.comments.map((comment) => h('li', {}, comment))),
               formatTime(reported.lastAt),
               h(
                 'span',

@@ -51,13 +51,22 @@ export async function renderTokens(view: HTMLElement): Promise<void> {
         ? h('p', {}, t('tokens.empty'))
         : table(
             t('tokens.title'),
-            [t('tokens.id'), t('dash.label'), t('tokens.created'), t('tokens.lastUsed'), t('tokens.state'), t('common.actions')],
+            [
+              t('tokens.id'),
+              t('dash.label'),
+              t('tokens.created'),
+              t('tokens.lastUsed'),
+              t('tokens.state'),
+              t('common.actions'),
+            ],
             tokens.map((token) => [
               h('code', {}, token.id),
               token.label,
               formatTime(token.createdAt),
               formatTime(token.lastUsedAt),
-              token.revokedAt === undefined ? t('tokens.active') : t('tokens.revoked', { at: formatTime(token.revokedAt) }),
+              token.revokedAt === undefined
+                ? t('tokens.active')
+                : t('tokens.revoked', { at: formatTime(token.revokedAt) }),
               token.revokedAt === undefined
                 ? h(
                     'button',
