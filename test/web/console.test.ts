@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONSOLE_WORDS, type ConsoleLanguage } from '../../src/domain/wording/console-words.js';
 import { CONSOLE_CONTENT_SECURITY_POLICY } from '../../src/http/plugins/console-page.js';
 import { healthyFakeSources } from '../../harness/lookup.js';
-import { startTestServer, type TestServer } from '../../harness/servers.js';
+import { startAdminServer, startTestServer, type TestServer } from '../../harness/servers.js';
 
 const STEP_TIMEOUT_MS = 10_000;
 const ADMIN = 'an-admin-token-of-at-least-32-characters';
@@ -140,6 +140,34 @@ describe('the console’s files', () => {
     // Nothing else is served from there, and the data still needs the token.
     expect((await fetch(`${server.baseUrl}/admin/assets/console.0000000000000000.js`)).status).toBe(404);
     expect((await fetch(`${server.baseUrl}/admin/setup`)).status).toBe(401);
+  });
+
+  it('is served on ADMIN_PORT with the admin API, and then not on the API port', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'phone-rep-console-admin-port-'));
+    const admin = await startAdminServer(
+      { LISTS_FILE: join(dir, 'lists.csv'), HASH_SECRET: 'test-secret-0123456789' },
+      ADMIN,
+    );
+    const api = await startTestServer({
+      env: { LISTS_FILE: join(dir, 'lists.csv'), ADMIN_TOKEN: ADMIN, ADMIN_PORT: '0' },
+      overrides: { sources: healthyFakeSources() },
+    });
+    try {
+      const answer = await fetch(`${admin.base}/admin/?lang=en`);
+      expect(answer.status).toBe(200);
+      expect(answer.headers.get('content-security-policy')).toBe(CONSOLE_CONTENT_SECURITY_POLICY);
+      expect(await answer.text()).toContain(CONSOLE_WORDS.en['page.title']);
+      const report = await fetch(`${admin.base}/admin/csp-report`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/csp-report' },
+        body: JSON.stringify({ 'csp-report': { 'effective-directive': 'style-src-attr' } }),
+      });
+      expect(report.status).toBe(204);
+      expect((await fetch(`${api.baseUrl}/admin/`)).status).toBe(404);
+    } finally {
+      await admin.close();
+      await api.close();
+    }
   });
 
   it('keeps the console’s own code within 80 KiB compressed', () => {
