@@ -185,6 +185,9 @@ describe('the console’s dashboard routes (memory record)', () => {
     expect(mobiles.length).toBeGreaterThan(0);
     expect(mobiles.every((call) => call.number.startsWith('+3361234567'))).toBe(true);
     expect((await get(server.baseUrl, '/admin/calls?limit=2')).json).toHaveLength(2);
+    // An unencoded `+` arrives as a space; digits alone are read the same.
+    expect((await get(server.baseUrl, '/admin/calls?prefix=+3361234567')).json).toEqual(mobiles);
+    expect((await get(server.baseUrl, '/admin/calls?prefix=3361234567')).json).toEqual(mobiles);
   });
 
   it('answers /admin/check with what /verdict and /cid answer, and why', async () => {
@@ -225,7 +228,8 @@ describe('the console’s dashboard routes (memory record)', () => {
       ['/admin/calls?limit=0', 'limit'],
       ['/admin/calls?verdict=maybe', 'verdict'],
       ['/admin/calls?decidedBy=luck', 'decidedBy'],
-      ['/admin/calls?prefix=33', 'prefix'],
+      ['/admin/calls?prefix=abc', 'prefix'],
+      ['/admin/calls?prefix=%2B33-1', 'prefix'],
     ] as const) {
       const answer = await get(server.baseUrl, query);
       expect(answer.status, query).toBe(400);
@@ -328,7 +332,44 @@ describe('the OpenAPI document of the dashboard routes', () => {
         'prefix',
         'verdict',
       ]);
-      await SwaggerParser.validate(structuredClone(document) as Parameters<typeof SwaggerParser.validate>[0]);
+      await SwaggerParser.validate(
+        structuredClone(document) as unknown as Awaited<ReturnType<typeof SwaggerParser.validate>>,
+      );
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('a failing source in /admin/status', () => {
+  it('says failing since its first failure in a row, and ok again once it answers', async () => {
+    const clock = { nowMs: AT_15_00 };
+    let failing = true;
+    const sources = scoredSources(SCORES);
+    const healthy = sources.primary.respond;
+    sources.primary.respond = (number, signal) =>
+      failing ? { status: 'error', reason: 'http_5xx' } : healthy(number, signal);
+    const dir = mkdtempSync(join(tmpdir(), 'phone-rep-admin-stats-failing-'));
+    const server = await startTestServer({
+      env: { LISTS_FILE: join(dir, 'lists.csv'), ADMIN_TOKEN: ADMIN, RATE_LIMIT_MAX: '0', CACHE_TTL_S: '60' },
+      overrides: { sources, now: () => clock.nowMs },
+    });
+    type Status = { sources: Array<{ slot: string; state: string; failingSince: string | null; breaker: string }> };
+    const primary = async () =>
+      ((await get(server.baseUrl, '/admin/status')).json as Status).sources.find((source) => source.slot === 'primary');
+    try {
+      await get(server.baseUrl, '/api/phone/0612345678/verdict', {});
+      await get(server.baseUrl, '/api/phone/0612345679/verdict', {});
+      const first = await primary();
+      expect(first).toMatchObject({ state: 'failing', breaker: 'closed' });
+      expect(first?.failingSince).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+      // A second failure keeps the first one's time.
+      await get(server.baseUrl, '/api/phone/0612345670/verdict', {});
+      expect((await primary())?.failingSince).toBe(first?.failingSince);
+
+      failing = false;
+      await get(server.baseUrl, '/api/phone/0612345671/verdict', {});
+      expect(await primary()).toMatchObject({ state: 'ok', failingSince: null });
     } finally {
       await server.close();
     }

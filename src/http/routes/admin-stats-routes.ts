@@ -166,7 +166,7 @@ export async function adminStatsRoutes(app: FastifyInstance, options: AdminStats
       limit,
       ...(verdict === undefined ? {} : { verdict: verdict as Verdict }),
       ...(decidedBy === undefined ? {} : { decidedBy: decidedBy as DecidedBy }),
-      ...(prefix === undefined ? {} : { prefix }),
+      ...(prefix === undefined ? {} : { prefix: `+${prefix.replace(/^[+ ]/, '')}` }),
     };
     const calls = await recorder.record.calls(filter, now());
     return calls.map((call) => ({

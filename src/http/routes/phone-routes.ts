@@ -266,6 +266,40 @@ function asksForCidLine(query: PhoneQuery): boolean {
 /** The language of the `/cid` line the console's call log keeps: what `/cid` answers without `lang`. */
 const DEFAULT_LANGUAGE: Language = 'fr';
 
+/**
+ * A looked-up text answer as the console's recorder is told of it: one object per answer (a held
+ * answer's path stays cheap), its facts made once, when the recorder asks, from what made the answer.
+ */
+class LookedUpCall implements PendingCall {
+  readonly number: string;
+  private facts: TextFacts | undefined;
+
+  constructor(
+    readonly atMs: number,
+    private readonly memo: NumberMemo,
+    private readonly result: LookupResult,
+    private readonly evidence: ReportEvidence | null,
+    private readonly clock: LegalHoursClock,
+    private readonly rule: VerdictRule,
+    private readonly cidMaxLength: number,
+  ) {
+    this.number = memo.parsed.e164;
+  }
+
+  private factsOnce(): TextFacts {
+    this.facts ??= textFactsOf(this.memo, this.result, this.evidence, this.clock);
+    return this.facts;
+  }
+
+  decision(): Decision {
+    return decisionOf(this.factsOnce(), this.rule);
+  }
+
+  cidLine(): string {
+    return cidLineOf(this.factsOnce(), DEFAULT_LANGUAGE, this.cidMaxLength);
+  }
+}
+
 /** A refused number as the call log keeps it: its digits read in international form, when there is one reading; else "". */
 function refusedNumberOf(dialledAs: readonly string[] | undefined): string {
   const [digits] = dialledAs ?? [];
@@ -618,14 +652,8 @@ export async function phoneRoutes(app: FastifyInstance, options: PhoneRoutesOpti
     evidence: ReportEvidence | null,
     clock: LegalHoursClock,
   ): void {
-    let facts: TextFacts | undefined;
-    const factsOnce = (): TextFacts => (facts ??= textFactsOf(memo, result, evidence, clock));
-    screened(
-      representation,
-      memo.parsed.e164,
-      () => decisionOf(factsOnce(), rule),
-      () => cidLineOf(factsOnce(), DEFAULT_LANGUAGE, cidMaxLength),
-    );
+    if (onScreened !== undefined && representation.alwaysAnswers !== undefined)
+      onScreened(new LookedUpCall(now(), memo, result, evidence, clock, rule, cidMaxLength));
   }
 
   async function answerByLookup(

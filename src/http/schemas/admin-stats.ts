@@ -174,7 +174,13 @@ export function adminStatsRouteSchemas(maxHours: number) {
       querystring: Type.Object({
         verdict: Type.Optional(VerdictSchema),
         decidedBy: Type.Optional(DecidedBySchema),
-        prefix: Type.Optional(Type.String({ pattern: '^\\+[0-9]{0,15}$', description: '`+` and digits' })),
+        prefix: Type.Optional(
+          Type.String({
+            pattern: '^[+ ]?[0-9]{0,15}$',
+            description:
+              'The start of the E.164 number: `+` and digits (an unencoded `+`, read as a space, and digits alone are taken as `+` and the digits).',
+          }),
+        ),
         limit: Type.Integer({ minimum: 1, maximum: CALLS_MAX_LIMIT, default: CALLS_DEFAULT_LIMIT }),
       }),
       response: { 200: Type.Array(CallSchema), 400: badRequest, ...guard },
