@@ -371,6 +371,22 @@ describe('the admin API of the console (file store)', () => {
     expect(log.raw.join('\n')).not.toContain('612345601');
   });
 
+  it('answers 503 reports_unavailable, changing nothing, while the dismissals file cannot be read', async () => {
+    const path = join(server.dir, 'reports-dismissed.json');
+    const kept = readFileSync(path, 'utf8');
+    writeFileSync(path, '{"dismissed": ');
+    try {
+      const listed = await call(server.baseUrl, 'GET', '/admin/reports');
+      expect(listed.status).toBe(503);
+      expect(listed.json).toMatchObject({ type: '/problems/reports-unavailable' });
+      expect((await call(server.baseUrl, 'POST', '/admin/reports/+33612345601/dismiss')).status).toBe(503);
+      expect(readFileSync(path, 'utf8')).toBe('{"dismissed": ');
+    } finally {
+      writeFileSync(path, kept);
+    }
+    expect((await call(server.baseUrl, 'GET', '/admin/reports')).status).toBe(200);
+  });
+
   it('answers a new token with SpamBlocker’s configs for PUBLIC_URL and the report config as a QR code', async () => {
     const created = await call(server.baseUrl, 'POST', '/admin/tokens', { label: 'Phone of Alice' });
     expect(created.status).toBe(201);

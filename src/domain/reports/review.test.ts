@@ -32,6 +32,7 @@ const votes = [
 
 const input = (extra: Partial<ReviewInput> = {}): ReviewInput => ({
   votes,
+  votesOf: (e164) => [...(extra.votes ?? votes)].filter((each) => each.e164 === e164),
   dismissals: new Map(),
   rule,
   now: NOW,

@@ -32,7 +32,10 @@ export interface ReviewedNumber {
 }
 
 export interface ReviewInput {
+  /** Every vote held (one pass finds each number's latest vote in force). */
   votes: Iterable<ReportVote>;
+  /** The votes held on one number (for the page's numbers only). */
+  votesOf(e164: string): Iterable<ReportVote>;
   /** E.164 → when the operator dismissed it (ms). */
   dismissals: ReadonlyMap<string, number>;
   rule: EvidenceRule;
@@ -46,31 +49,44 @@ export interface ReviewInput {
   limit: number;
 }
 
+/**
+ * One page of the numbers in `state`, and how many there are. One pass over the votes keeps only
+ * each number's latest time (100,000 reported numbers make no object each); the evidence, labels
+ * and comments are worked out for the page's numbers alone.
+ */
 export function reviewReports(input: ReviewInput): { total: number; numbers: ReviewedNumber[] } {
   const { now, rule } = input;
-  const byNumber = new Map<string, { votes: ReportVote[]; lastAt: number }>();
+  const latest = new Map<string, number>();
   for (const vote of input.votes) {
     if (!voteInForce(vote, now, rule.retentionDays)) continue;
-    const held = byNumber.get(vote.e164);
-    if (held === undefined) byNumber.set(vote.e164, { votes: [vote], lastAt: vote.at });
-    else {
-      held.votes.push(vote);
-      held.lastAt = Math.max(held.lastAt, vote.at);
+    const held = latest.get(vote.e164);
+    if (held === undefined || vote.at > held) latest.set(vote.e164, vote.at);
+  }
+  const listed: string[] = [];
+  const lastAts: number[] = [];
+  for (const [e164, lastAt] of latest) {
+    const mark = input.dismissals.get(e164);
+    const dismissed = mark !== undefined && mark >= lastAt;
+    if (input.state === 'all' || (input.state === 'dismissed') === dismissed) {
+      listed.push(e164);
+      lastAts.push(lastAt);
     }
   }
-  const listed: Array<{ e164: string; votes: ReportVote[]; lastAt: number; dismissedAt: number | undefined }> = [];
-  for (const [e164, { votes, lastAt }] of byNumber) {
-    const mark = input.dismissals.get(e164);
-    const dismissedAt = mark !== undefined && mark >= lastAt ? mark : undefined;
-    if (input.state === 'all' || (input.state === 'dismissed') === (dismissedAt !== undefined))
-      listed.push({ e164, votes, lastAt, dismissedAt });
-  }
-  listed.sort((a, b) => b.lastAt - a.lastAt || (a.e164 < b.e164 ? -1 : a.e164 > b.e164 ? 1 : 0));
+  const order = Uint32Array.from(listed.keys()).sort((a, b) => {
+    const byTime = (lastAts[b] ?? 0) - (lastAts[a] ?? 0);
+    if (byTime !== 0) return byTime;
+    const [x = '', y = ''] = [listed[a], listed[b]];
+    return x < y ? -1 : x > y ? 1 : 0;
+  });
   const numbers: ReviewedNumber[] = [];
-  for (const { e164, votes, dismissedAt } of listed.slice(input.offset, input.offset + input.limit)) {
+  for (const at of order.subarray(input.offset, input.offset + input.limit)) {
+    const e164 = listed[at] ?? '';
+    const votes = [...input.votesOf(e164)].filter((vote) => voteInForce(vote, now, rule.retentionDays));
     const evidence = evidenceOf(votes, now, rule);
     if (evidence === null) continue;
-    const newestFirst = [...votes].sort((a, b) => b.at - a.at);
+    const mark = input.dismissals.get(e164);
+    const dismissedAt = mark !== undefined && mark >= (lastAts[at] ?? 0) ? mark : undefined;
+    const newestFirst = votes.sort((a, b) => b.at - a.at);
     numbers.push({
       number: e164,
       verdict: evidence.verdict,

@@ -118,6 +118,7 @@ export async function adminConsoleRoutes(app: FastifyInstance, options: AdminCon
     const labels = new Map((options.tokens?.list() ?? []).map((token) => [token.id, token.label]));
     const page = reviewReports({
       votes: store.allVotes(),
+      votesOf: (e164) => store.votes(e164),
       dismissals,
       rule: store.rule,
       now: at,
