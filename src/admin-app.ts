@@ -1,8 +1,10 @@
 // The admin API alone, on ADMIN_PORT (like METRICS_PORT): often bound to an interface the public
 // cannot reach. The same routes, problems, request ids and log lines (route pattern, never the
-// URL), limits on failed attempts and 404/405 as on the API port; nothing else is served here.
+// URL), limits on failed attempts and 404/405 as on the API port; and the operator's console
+// (/admin/, docs/console.md); nothing else is served here.
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { requestLoggingOptions, type AppDependencies } from './app.js';
+import { consolePageOptions, requestLoggingOptions, type AppDependencies } from './app.js';
+import { consolePageRoutes } from './http/plugins/console-page.js';
 import type { ListStore } from './infra/lists/list-store.js';
 import type { TokenStore } from './infra/reports/token-store.js';
 import { adminRoutes, adminRoutesOptions } from './http/routes/admin-routes.js';
@@ -39,6 +41,8 @@ export async function buildAdminApp(
   // The access line only: the admin API's requests are not the API's, so not in its metrics.
   await app.register(observabilityPlugin);
   await app.register(adminRoutes, adminRoutesOptions(deps, deps.lists, token, app.log, deps.tokens));
+  // The operator's console: a sibling of the admin routes, outside their Bearer check (its data needs the token).
+  await app.register(consolePageRoutes, consolePageOptions(deps));
   await app.register(methodFallbacksPlugin);
   return app;
 }

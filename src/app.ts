@@ -44,6 +44,7 @@ import { overloadPlugin } from './http/plugins/overload.js';
 import { readinessRoutes } from './http/routes/readiness-routes.js';
 import { metricsRoutes, observabilityPlugin } from './http/plugins/metrics.js';
 import { webPageRoutes, type WebPageOptions } from './http/plugins/web-page.js';
+import { consolePageRoutes, type ConsolePageOptions } from './http/plugins/console-page.js';
 import type { ServiceMetrics } from './infra/metrics/service-metrics.js';
 import type { FrontCache } from './http/front-cache.js';
 import type { ListStore } from './infra/lists/list-store.js';
@@ -91,6 +92,8 @@ export interface AppDependencies {
   reports?: CallerReports;
   /** The lookup page at `/` (default on); `false` leaves it out. */
   webPage?: WebPageOptions | false;
+  /** Where the operator's console page at /admin/ is read from (default: the build's, docs/console.md). */
+  consolePage?: Pick<ConsolePageOptions, 'dir'>;
   /** The blocklist feed (composition root, when FEED_PASSWORD is set); absent, its routes are 404. */
   blocklistFeed?: BlocklistFeed;
   /** The reporters' tokens and where their votes go (docs/reports.md); absent, reporting is off (the report routes answer 401). */
@@ -263,8 +266,11 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await app.register(readinessRoutes, { readiness: deps.readiness ?? createReadinessCheck({ upstreams: [] }) });
   await app.register(docsRoutes);
   // The lists' admin API, here unless ADMIN_PORT gives it a server of its own (admin-app.ts).
-  if (config.ADMIN_TOKEN !== undefined && config.ADMIN_PORT === undefined && deps.lists !== undefined)
+  if (config.ADMIN_TOKEN !== undefined && config.ADMIN_PORT === undefined && deps.lists !== undefined) {
     await app.register(adminRoutes, adminRoutesOptions(deps, deps.lists, config.ADMIN_TOKEN, app.log, deps.tokens));
+    // The operator's console: a sibling of the admin routes, outside their Bearer check (its data needs the token).
+    await app.register(consolePageRoutes, consolePageOptions(deps));
+  }
   if (deps.webPage !== false) await app.register(webPageRoutes, deps.webPage ?? {});
   // /metrics lives here unless METRICS_PORT gives it a server of its own (server.ts).
   if (deps.metrics && config.METRICS_ENABLED && config.METRICS_PORT === undefined)
@@ -273,6 +279,15 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   // Last: 405/OPTIONS for every registered path and 404 for the rest.
   await app.register(methodFallbacksPlugin);
   return app;
+}
+
+/** The console's options from the app's dependencies: its folder, and the CSP counter of the metrics. */
+export function consolePageOptions(deps: Pick<AppDependencies, 'metrics' | 'consolePage'>): ConsolePageOptions {
+  const { metrics } = deps;
+  return {
+    ...deps.consolePage,
+    ...(metrics === undefined ? {} : { onCspViolation: (directive) => metrics.recordCspViolation(directive) }),
+  };
 }
 
 /**

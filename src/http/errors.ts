@@ -31,6 +31,8 @@ export const ERROR_CODES = {
   tokens_unavailable: { status: 503, title: 'Tokens unavailable' },
   // The admin API's review of the reported numbers (docs/reports.md, "Review").
   report_not_found: { status: 404, title: 'Report not found' },
+  // The operator's console (docs/console.md) when the build did not write it.
+  console_not_built: { status: 503, title: 'Console not built' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

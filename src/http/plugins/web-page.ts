@@ -169,7 +169,7 @@ export function readWebPageFiles(staticDir: string = defaultStaticDir()): PageFi
   ];
 }
 
-const SIBLING_SUFFIX: Readonly<Record<ContentCoding, string>> = { br: '.br', gzip: '.gz' };
+export const SIBLING_SUFFIX: Readonly<Record<ContentCoding, string>> = { br: '.br', gzip: '.gz' };
 
 /**
  * Writes the `.br` and `.gz` siblings of the page's files as served (the build does this once, at
@@ -207,14 +207,14 @@ function verifiedSibling(path: string, coding: ContentCoding, body: Buffer): Buf
  * (checked, so a file edited after the build is never sent stale), else made now. Running from
  * src/ (tests, `npm run dev`) there are none and the files are compressed at start.
  */
-async function variantsOf(dir: string, file: PageFile): Promise<EncodedVariants> {
+export async function variantsOf(dir: string, file: PageFile): Promise<EncodedVariants> {
   const br = verifiedSibling(`${dir}${file.fileName}.br`, 'br', file.body);
   const gzipped = verifiedSibling(`${dir}${file.fileName}.gz`, 'gzip', file.body);
   if (br !== undefined && gzipped !== undefined) return { identity: file.body, br, gzip: gzipped };
   return precompress(file.body);
 }
 
-function etagOf(body: Buffer): string {
+export function etagOf(body: Buffer): string {
   return createHash('sha256').update(body).digest('base64url').slice(0, 22);
 }
 
@@ -233,7 +233,7 @@ export async function loadWebPageFiles(staticDir: string = defaultStaticDir()): 
   );
 }
 
-function ifNoneMatchHits(request: FastifyRequest, etag: string): boolean {
+export function ifNoneMatchHits(request: FastifyRequest, etag: string): boolean {
   const header = request.headers['if-none-match'];
   if (typeof header !== 'string') return false;
   return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag || tag.trim() === '*');

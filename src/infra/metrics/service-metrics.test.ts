@@ -208,6 +208,7 @@ describe('service metrics', () => {
     const counters = [...families.values()].filter((family) => family.type === 'counter');
     expect(counters.map((family) => family.name).sort()).toEqual([
       'phone_rep_cache_reads_total',
+      'phone_rep_csp_violations_total',
       'phone_rep_http_requests_total',
       'phone_rep_list_matches_total',
       'phone_rep_load_shed_total',

@@ -66,6 +66,35 @@ export const REPORT_REFUSAL_REASONS = [
 export type ReportRefusalReason = (typeof REPORT_REFUSAL_REASONS)[number];
 
 /**
+ * The directives a violation of the console's Content-Security-Policy is counted under
+ * (src/http/plugins/admin-console.ts): the policy's and the finer ones browsers report
+ * (`script-src-elem`); anything else is `other`, so the label never holds what a page sent.
+ */
+export const CSP_DIRECTIVES = [
+  'default-src',
+  'script-src',
+  'script-src-elem',
+  'script-src-attr',
+  'style-src',
+  'style-src-elem',
+  'style-src-attr',
+  'img-src',
+  'connect-src',
+  'font-src',
+  'media-src',
+  'object-src',
+  'frame-src',
+  'child-src',
+  'worker-src',
+  'manifest-src',
+  'frame-ancestors',
+  'base-uri',
+  'form-action',
+  'other',
+] as const;
+export type CspDirective = (typeof CSP_DIRECTIVES)[number];
+
+/**
  * Every way a request sent to an upstream can end other than with a response (a pause or a
  * spent budget sends nothing, so it is not a request here): the series of
  * `upstream_requests_total` that exist at zero for each upstream from the start.
@@ -152,6 +181,8 @@ export interface ServiceMetrics {
   recordReportRefusal(reason: ReportRefusalReason): void;
   /** The reporters' tokens: how many are in force (read at scrape time). */
   watchReportTokens(count: () => number): void;
+  /** A violation of the console's Content-Security-Policy a browser reported, by directive only. */
+  recordCspViolation(directive: CspDirective): void;
 }
 
 export interface ServiceMetricsOptions {
@@ -432,6 +463,13 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}): Servi
     registers,
   });
   for (const reason of REPORT_REFUSAL_REASONS) reportRefusals.inc({ reason }, 0);
+  const cspViolations = new Counter({
+    name: `${METRICS_PREFIX}csp_violations_total`,
+    help: 'Violations of the console’s Content-Security-Policy reported by browsers, by directive',
+    labelNames: ['directive'] as const,
+    registers,
+  });
+  for (const directive of CSP_DIRECTIVES) cspViolations.inc({ directive }, 0);
 
   function boundHttpSeries(method: string, route: string, statusCode: number): HttpSeries {
     const routeKey = method === 'GET' ? route : `${method} ${route}`;
@@ -535,6 +573,9 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}): Servi
     },
     recordReportRefusal(reason) {
       reportRefusals.inc({ reason });
+    },
+    recordCspViolation(directive) {
+      cspViolations.inc({ directive });
     },
     watchReportTokens(count) {
       reportTokenCount = count;
