@@ -1,13 +1,14 @@
 // The screening record shared by every instance (docs/console.md):
-// - `stats:hour:<epoch ms of the hour>`, one hash per hour (fields `v:<verdict>`,
+// - `{screening}:hour:<epoch ms of the hour>`, one hash per hour (fields `v:<verdict>`,
 //   `d:<decided by>`, `reports`), incremented with HINCRBY so every instance's counts are
 //   summed, expiring STATS_DAYS after the hour ends;
-// - `calls:log`, a sorted set (score the time of the call, member the entry as JSON) trimmed
+// - `{screening}:calls`, a sorted set (score the time of the call, member the entry as JSON) trimmed
 //   to CALL_LOG_MAX_ENTRIES and to CALL_LOG_RETENTION_DAYS at each write, and expiring with
 //   the retention;
-// - `stats:feed-clients`, a hash of each feed client family's last fetch.
+// - `{screening}:feed-clients`, a hash of each feed client family's last fetch.
 // Redis unusable: a batch goes to this process's memory record instead, and reads add that
 // record in, so nothing this instance saw is lost from its own answers.
+import { SCREENING_KEYS } from '../redis/keys.js';
 import { DECIDED_BY, VERDICTS, type DecidedBy, type Verdict } from '../../domain/verdict.js';
 import {
   addCounts,
@@ -26,9 +27,9 @@ import {
 import type { RedisClient } from '../redis/redis-client.js';
 import { createMemoryScreeningRecord, type ScreeningRecordOptions } from './memory-screening-record.js';
 
-const hourKey = (hourMs: number): string => `stats:hour:${hourMs}`;
-const LOG_KEY = 'calls:log';
-const FEED_KEY = 'stats:feed-clients';
+const hourKey = (hourMs: number): string => SCREENING_KEYS.hour(String(hourMs));
+const LOG_KEY = SCREENING_KEYS.calls;
+const FEED_KEY = SCREENING_KEYS.feedClients;
 /** Log entries read per round trip while filtering. */
 const PAGE = 500;
 
