@@ -3,6 +3,8 @@
 # `pretest` script, so the README's one test command is enough on a fresh Debian/Ubuntu machine):
 #   - the project's packages (npm ci), when node_modules was never installed;
 #   - Redis on 127.0.0.1:6379 (real Redis for the shared cache and rate-limit tests);
+#   - redis-sentinel (the failover system test runs a primary, a replica and three sentinels of
+#     its own on free loopback ports: harness/redis-sentinel.ts);
 #   - Chromium (the lookup page's browser test; never a browser a test tool downloads);
 #   - Kamailio with its http_client module, and SIPp (the SIP call-screening system test);
 #   - vdirsyncer (the real CardDAV client of the blocklist feed's system test);
@@ -17,6 +19,7 @@ cd "$(dirname "$0")/.."
 
 missing=()
 [ -x /usr/bin/redis-server ] && [ -x /usr/bin/redis-cli ] || missing+=(redis-server)
+[ -x /usr/bin/redis-sentinel ] || missing+=(redis-sentinel)
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 [ -x /usr/sbin/kamailio ] || missing+=(kamailio)
 compgen -G '/usr/lib/*/kamailio/modules/http_client.so' >/dev/null || missing+=(kamailio-utils-modules)
