@@ -26,7 +26,9 @@
 // or the file's), with the changes Redis took since replayed on top, and logs it. With
 // LISTS_FILE set, a write is acknowledged only once the file holds a state that includes it
 // (lists-file-mirror.ts), so a restart of Redis and of every instance, in any order, loses
-// nothing acknowledged. docs/lists.md says the same for operators.
+// nothing acknowledged. docs/lists.md says the same for operators. On a primary with replicas
+// (Sentinel), a change is acknowledged once a replica holds it too (redis/replica-copy.ts), so a
+// failover loses nothing acknowledged either.
 import { randomBytes } from 'node:crypto';
 import type { ListRule } from '../../domain/ports/operator-lists.js';
 import type { RuleContext } from '../../domain/lists/rules.js';
@@ -34,6 +36,7 @@ import { isRuleSpelling } from '../../domain/lists/rule-key.js';
 import { redisReadyWithin, type RedisClient } from '../redis/redis-client.js';
 import type { ScriptedRedis } from '../redis/scripts.js';
 import { compareStreamIds, followChangeStream } from '../redis/change-stream-follower.js';
+import { awaitReplicaCopy } from '../redis/replica-copy.js';
 import { letLoopThrough } from '../runtime/event-loop-slices.js';
 import {
   buildIndexInSlices,
@@ -174,6 +177,18 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
     } catch (error) {
       client.reportFailure(error);
       throw new ListStoreUnavailable(`the lists could not be ${what} in Redis: ${(error as Error).message}`);
+    }
+  }
+
+  /**
+   * After a write: on a primary with replicas, once one holds it (replica-copy.ts), so a failover
+   * right after cannot lose it. Refused (503) otherwise; the change is sent again by the caller.
+   */
+  async function copied(): Promise<void> {
+    try {
+      await awaitReplicaCopy(client.redis);
+    } catch (error) {
+      throw new ListStoreUnavailable(`the lists' change is not yet on a Redis replica: ${(error as Error).message}`);
     }
   }
 
@@ -440,6 +455,7 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
           redis.phonerepListsChange(RULES, VERSION, CHANGES, EPOCH, op, rule, value, maxLength, newEpoch()),
         ),
       );
+      await copied();
       first ??= reply.count;
       if (await afterChange(reply, apply)) return first;
       if (attempt === 5)
@@ -459,6 +475,7 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
           redis.phonerepListsMerge(RULES, VERSION, CHANGES, staged, EPOCH, maxLength, newEpoch()),
         ),
       );
+      await copied();
       first ??= merged.count;
       // In force here at once: read everything (an import is a `reload` for every instance).
       await readAll();
@@ -489,6 +506,7 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
           redis.phonerepListsReplace(RULES, VERSION, CHANGES, staged, EPOCH, maxLength, newEpoch()),
         ),
       );
+      await copied();
       first ??= replaced.count;
       await readAll();
       if (file?.mirror !== true) break;

@@ -41,6 +41,7 @@ import { createSerialReloader, type ListStoreLogger } from '../lists/list-store.
 import { redisClientFor, type ListsLocation } from '../lists/open-list-store.js';
 import { redisReadyWithin, type RedisClient } from '../redis/redis-client.js';
 import { watchFileWithPoll, type FileWatch } from '../watch-file.js';
+import { awaitReplicaCopy } from '../redis/replica-copy.js';
 
 export const TOKENS_FILE_NAME = 'tokens.json';
 /** The Redis hash of the tokens (under REDIS_KEY_PREFIX). */
@@ -453,6 +454,16 @@ export async function openRedisTokenStore(
     }
   }
 
+  /** A token created, revoked or restored: acknowledged once a replica holds it, when the primary has replicas (replica-copy.ts). */
+  async function copied<T>(result: T): Promise<T> {
+    try {
+      await awaitReplicaCopy(client.redis);
+    } catch (error) {
+      throw new ReportStoreUnavailable(`the tokens' change is not yet on a Redis replica: ${(error as Error).message}`);
+    }
+    return result;
+  }
+
   const backend: TokenBackend = {
     kind: 'redis',
     location: `${client.keyPrefix}${TOKENS_KEY}`,
@@ -479,13 +490,19 @@ export async function openRedisTokenStore(
     async add(token) {
       return (
         Number(
-          await run('written', (redis) => redis.eval(ADD_LUA, 1, TOKENS_KEY, token.id, JSON.stringify(token), channel)),
+          await copied(
+            await run('written', (redis) =>
+              redis.eval(ADD_LUA, 1, TOKENS_KEY, token.id, JSON.stringify(token), channel),
+            ),
+          ),
         ) === 1
       );
     },
     async revoke(id, revokedAt) {
       return (
-        Number(await run('written', (redis) => redis.eval(REVOKE_LUA, 1, TOKENS_KEY, id, revokedAt, channel))) === 1
+        Number(
+          await copied(await run('written', (redis) => redis.eval(REVOKE_LUA, 1, TOKENS_KEY, id, revokedAt, channel))),
+        ) === 1
       );
     },
     async touch(id, lastUsedAt) {
@@ -493,7 +510,9 @@ export async function openRedisTokenStore(
     },
     async replaceAll(tokens) {
       const pairs = tokens.flatMap((token) => [token.id, JSON.stringify(token)]);
-      return Number(await run('written', (redis) => redis.eval(REPLACE_LUA, 1, TOKENS_KEY, channel, ...pairs)));
+      return Number(
+        await copied(await run('written', (redis) => redis.eval(REPLACE_LUA, 1, TOKENS_KEY, channel, ...pairs))),
+      );
     },
   };
 
