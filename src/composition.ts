@@ -1,12 +1,12 @@
 // The composition root: turns a Config into the running parts (numbering plan, HTTP client,
 // upstream fetchers and adapters, cache, engine, rate-limit store) and knows how to close
 // them. The only place that decides which implementation of each interface is used.
-// With REDIS_URL, one Redis connection is shared by the cache, the rate limiter, the
+// With REDIS_URL or REDIS_SENTINELS, one Redis connection is shared by the cache, the rate limiter, the
 // cross-instance coalescer, the upstream politeness store, the operator's lists and the
 // reporters' votes; the first four fall back to memory on their own while Redis is unusable, and
 // the lists and the votes keep what they hold (a change is refused meanwhile).
 import type { Logger } from 'pino';
-import { arcepLocationOf, listsLocationOf, type Config } from './config/config.js';
+import { arcepLocationOf, listsLocationOf, redisConnectionOf, type Config } from './config/config.js';
 import { packageVersion } from './config/package-info.js';
 import type { AppDependencies } from './app.js';
 import { createKeyedHasher } from './infra/hash.js';
@@ -153,6 +153,31 @@ export interface ServiceDependencies {
   close(): Promise<void>;
 }
 
+/** How long the start waits for Redis' first answer, to tell refused credentials from a Redis still away. */
+const FIRST_CONNECTION_WAIT_MS = 2000;
+
+/** Why the start stops when Redis (or a sentinel) refused the credentials, naming the variables. */
+export function redisRefusalMessage(
+  config: Pick<Config, 'REDIS_URL' | 'REDIS_USERNAME' | 'REDIS_PASSWORD' | 'REDIS_SENTINEL_PASSWORD'>,
+  error: Error,
+): string {
+  // Redis' own words (WRONGPASS, NOAUTH…) name no credential; cut to one short line all the same.
+  const said = error.message.replace(/\s+/g, ' ').slice(0, 200);
+  if (/All sentinels are unreachable/.test(error.message))
+    return `the sentinels refused the login: check REDIS_SENTINEL_PASSWORD${config.REDIS_SENTINEL_PASSWORD === undefined ? ' (unset)' : ''} (${said})`;
+  const given =
+    config.REDIS_PASSWORD !== undefined
+      ? config.REDIS_USERNAME === undefined
+        ? 'REDIS_PASSWORD'
+        : 'REDIS_USERNAME and REDIS_PASSWORD'
+      : config.REDIS_URL !== undefined && /^rediss?:\/\/[^/]*@/.test(config.REDIS_URL)
+        ? "REDIS_URL's user and password"
+        : undefined;
+  if (given === undefined)
+    return `Redis requires a password: set REDIS_PASSWORD (and REDIS_USERNAME for an ACL user) (${said})`;
+  return `Redis refused the login: check ${given} (${said})`;
+}
+
 /** The engine's deadlines and lifetimes, from the variables that set them. */
 export function lookupTimingsOf(config: Config): LookupTimings {
   return {
@@ -180,14 +205,26 @@ export async function createServiceDependencies(
     maxBytes: budget.parserMemoBytes,
   });
 
+  // REDIS_URL, or the primary REDIS_SENTINELS name, with the credentials and TLS: the one
+  // description every connection is made from (the stores' readers and subscribers duplicate it).
+  const redisConnection = redisConnectionOf(config);
   const redisClient: RedisClient | undefined =
-    config.REDIS_URL === undefined
+    redisConnection === undefined
       ? undefined
-      : createRedisClient(config.REDIS_URL, {
+      : createRedisClient(redisConnection, {
           keyPrefix: config.REDIS_KEY_PREFIX,
           commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
           logger,
         });
+  // A Redis that cannot be reached yet leaves the fallbacks on; one that refuses the credentials
+  // never lets them in, so the start stops here, naming the variables to fix.
+  if (redisClient !== undefined) {
+    const first = await redisClient.firstConnection(FIRST_CONNECTION_WAIT_MS);
+    if (first.state === 'refused') {
+      await redisClient.quit();
+      throw new Error(redisRefusalMessage(config, first.error));
+    }
+  }
   // One store for every upstream: its keys are per upstream.
   const politeness: PolitenessStore | undefined = redisClient
     ? createRedisPolitenessStore({ client: redisClient })

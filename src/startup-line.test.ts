@@ -54,7 +54,7 @@ describe('the start-up line', () => {
   });
 
   it('takes the default Redis port, and names a URL that does not parse by that fact alone', () => {
-    expect(redisHostOf('rediss://:p%40ss@cache.example:7000')).toBe('cache.example:7000');
+    expect(redisHostOf('rediss://:p%40ss@cache.example:7000')).toBe('cache.example:7000 (TLS)');
     expect(redisHostOf('redis://:secret@[::1]')).toBe('[::1]:6379');
     expect(redisHostOf('redis://:se cret@@')).toBe('unparsable URL');
   });

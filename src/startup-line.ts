@@ -1,10 +1,11 @@
 // The one start-up line that says what is on: the version, Node's, the state directory, where the
 // lists are, the feed, the admin API, Redis and the ARCEP data's date. It is built from the
-// configuration's shape only and holds no secret: Redis is named by host and port (never its
-// user, password or database), the feed and the admin API by on or off, never their password or
+// configuration's shape only and holds no secret: Redis is named by host and port, or by its
+// sentinels and primary's name (never its user, password or database), the feed and the admin API by on or off, never their password or
 // token (startup-line.test.ts holds that).
 import { existsSync } from 'node:fs';
 import { listsLocationOf, stateDirOf, type Config } from './config/config.js';
+import { describeRedisConnection } from './infra/redis/redis-connection.js';
 
 export interface StartupFacts {
   version: string;
@@ -29,15 +30,9 @@ export interface StartupLine {
   message: string;
 }
 
-/** Redis as `host:port`, from a redis:// or rediss:// URL: its credentials and database left out. */
+/** Redis as `host:port` (and ` (TLS)` for rediss://), from a URL: its credentials and database left out. */
 export function redisHostOf(url: string): string {
-  try {
-    const parsed = new URL(url);
-    return `${parsed.hostname}:${parsed.port === '' ? '6379' : parsed.port}`;
-  } catch {
-    // The schema only checks the scheme: a URL that does not parse is named by that fact alone.
-    return 'unparsable URL';
-  }
+  return describeRedisConnection({ url, ...(url.startsWith('rediss://') ? { tls: {} } : {}) });
 }
 
 const DATA_ORIGINS = {
@@ -48,9 +43,9 @@ const DATA_ORIGINS = {
 
 export function startupLineOf(config: Config, facts: StartupFacts): StartupLine {
   const location = listsLocationOf(config);
-  const redis = location.redisUrl === undefined ? 'none' : redisHostOf(location.redisUrl);
+  const redis = location.redis === undefined ? 'none' : describeRedisConnection(location.redis);
   const mirror = location.listsFileSet === true ? `, mirrored to ${location.listsFile}` : '';
-  const lists = location.redisUrl === undefined ? `file ${location.listsFile}` : `Redis${mirror}`;
+  const lists = location.redis === undefined ? `file ${location.listsFile}` : `Redis${mirror}`;
   const adminOn = facts.adminPort === undefined ? 'on the API port' : `port ${facts.adminPort} on ${config.ADMIN_HOST}`;
   const admin = config.ADMIN_TOKEN === undefined ? 'off' : adminOn;
   const feed = config.FEED_PASSWORD === undefined ? 'off' : 'on';
@@ -99,7 +94,7 @@ export function formerListsFileWarning(
   } = {},
 ): string | undefined {
   const location = listsLocationOf(config);
-  if (location.listsFileSet || location.redisUrl !== undefined) return undefined;
+  if (location.listsFileSet || location.redis !== undefined) return undefined;
   const exists = options.exists ?? existsSync;
   if (exists(location.listsFile)) return undefined;
   const uid = 'uid' in options ? options.uid : process.getuid?.();

@@ -2,6 +2,7 @@
 // Each variable is one entry below (name, type, default, description); the defaults, the typed
 // Config, docs/configuration.md and .env.example are all derived from it (`npm run docs:config`).
 // A bad value stops the start with a message that names the variable and what it takes.
+import { readFileSync } from 'node:fs';
 import { BlockList, isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -365,6 +366,36 @@ export const ConfigSchema = Type.Object({
     'block',
     '`/verdict` floor for a caller in an NPV or call-centre range calling outside the legal hours (docs/legal-hours.md): warn or block.',
   ),
+  REDIS_SENTINELS: setting(
+    NonEmpty,
+    undefined,
+    'Redis through Sentinel, instead of REDIS_URL (setting both is refused): the sentinels as host:port,host:port,… ([v6]:port for IPv6). The service asks them for the primary named REDIS_SENTINEL_NAME, writes there, and follows every failover (docs/operations.md, "Redis: Sentinel, ACL and TLS").',
+  ),
+  REDIS_SENTINEL_NAME: setting(
+    Type.String({ pattern: '^[^\\s,]+$' }),
+    undefined,
+    "The primary's name in the sentinels' configuration (`sentinel monitor <name> …`); required with REDIS_SENTINELS.",
+  ),
+  REDIS_SENTINEL_PASSWORD: setting(
+    NonEmpty,
+    undefined,
+    "The sentinels' own password (their requirepass), when they have one; only with REDIS_SENTINELS.",
+  ),
+  REDIS_USERNAME: setting(
+    Type.String({ pattern: '^[^\\s]+$' }),
+    undefined,
+    "Redis ACL user of every connection (Redis 6+); needs REDIS_PASSWORD. Unset = Redis' default user. Not in REDIS_URL as well.",
+  ),
+  REDIS_PASSWORD: setting(
+    NonEmpty,
+    undefined,
+    "Password of every Redis connection (requirepass, or REDIS_USERNAME's ACL password), with REDIS_URL or REDIS_SENTINELS; not in REDIS_URL as well. A password Redis refuses stops the start.",
+  ),
+  REDIS_TLS_CA: setting(
+    NonEmpty,
+    undefined,
+    "File of the PEM certificate(s) of the authority that signed Redis' certificate, read at start. TLS itself is rediss:// in REDIS_URL; with REDIS_SENTINELS, setting this turns TLS on for the sentinels and Redis alike. Unset = the system's authorities.",
+  ),
 });
 
 /** Variables whose value is a secret: an error names them without showing the value. */
@@ -373,6 +404,8 @@ export const SECRET_VARIABLES: ReadonlySet<string> = new Set([
   'ADMIN_TOKEN',
   'TELLOWS_API_KEY',
   'FEED_PASSWORD',
+  'REDIS_PASSWORD',
+  'REDIS_SENTINEL_PASSWORD',
 ]);
 
 /**
@@ -577,9 +610,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const merged = { ...CONFIG_DEFAULTS, ...converted } as Record<string, unknown>;
   if (merged.TRUST_PROXY === 'true')
     problems.push('TRUST_PROXY=true would trust any forged X-Forwarded-For: give a hop count or proxy addresses');
-  if (typeof merged.REDIS_URL === 'string' && merged.HASH_SECRET === undefined) {
+  if (
+    (typeof merged.REDIS_URL === 'string' || typeof merged.REDIS_SENTINELS === 'string') &&
+    merged.HASH_SECRET === undefined
+  ) {
     problems.push(
-      'HASH_SECRET must be set (16+ characters, the same on every instance) when REDIS_URL is set, so that instances share cache keys',
+      `HASH_SECRET must be set (16+ characters, the same on every instance) when ${typeof merged.REDIS_URL === 'string' ? 'REDIS_URL' : 'REDIS_SENTINELS'} is set, so that instances share cache keys`,
     );
   }
   if (Number(merged.HEADERS_TIMEOUT_MS) > Number(merged.REQUEST_TIMEOUT_MS)) {
@@ -616,6 +652,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     problems.push(
       `LEGAL_HOURS_TZ=${shownValue('LEGAL_HOURS_TZ', merged.LEGAL_HOURS_TZ)} is not a time zone this platform knows: give an IANA name such as Europe/Paris or Indian/Reunion`,
     );
+  problems.push(...redisProblems(merged));
   if (merged.ADMIN_PORT !== undefined && merged.ADMIN_TOKEN === undefined)
     problems.push('ADMIN_PORT is set but ADMIN_TOKEN is not: the admin API is off without ADMIN_TOKEN');
   if (problems.length > 0) {
@@ -629,18 +666,179 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }) as Config;
 }
 
-/** Where the operator's lists are: LISTS_FILE (or its default) and, with REDIS_URL, Redis. */
+/** One sentinel of REDIS_SENTINELS. */
+export interface HostPort {
+  host: string;
+  port: number;
+}
+
+/**
+ * REDIS_SENTINELS read: `host:port` items (an IPv6 address in brackets, `[::1]:26379`), comma
+ * separated; the items that are not, kept as written for the message.
+ */
+export function parseHostPorts(setting: string): { hosts: HostPort[]; invalid: string[] } {
+  const hosts: HostPort[] = [];
+  const invalid: string[] = [];
+  for (const item of setting
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part.length > 0)) {
+    const match = /^(?:\[([0-9A-Fa-f:.]+)\]|([A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?)):(\d{1,5})$/.exec(item);
+    const host = match?.[1] ?? match?.[2];
+    const port = Number(match?.[3]);
+    if (host === undefined || !(port >= 1 && port <= 65535) || (match?.[1] !== undefined && isIP(host) !== 6)) {
+      invalid.push(item);
+      continue;
+    }
+    hosts.push({ host, port });
+  }
+  return { hosts, invalid };
+}
+
+/** Whether a redis:// URL carries a user or a password of its own. */
+function urlCredentials(url: string): { username: boolean; password: boolean } | undefined {
+  try {
+    const parsed = new URL(url);
+    return { username: parsed.username !== '', password: parsed.password !== '' };
+  } catch {
+    return undefined;
+  }
+}
+
+/** What REDIS_TLS_CA holds, or why it cannot be used. */
+function readTlsCa(path: string): { pem: string } | { problem: string } {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+    return { problem: `REDIS_TLS_CA=${JSON.stringify(path)} cannot be read (${code}): give the path of a PEM file` };
+  }
+  if (!text.includes('-----BEGIN CERTIFICATE-----'))
+    return { problem: `REDIS_TLS_CA=${JSON.stringify(path)} holds no PEM certificate (-----BEGIN CERTIFICATE-----)` };
+  return { pem: text };
+}
+
+/** The combinations of the Redis variables that cannot work, each naming its variables. */
+function redisProblems(merged: Record<string, unknown>): string[] {
+  const problems: string[] = [];
+  const text = (name: string): string | undefined =>
+    typeof merged[name] === 'string' ? (merged[name] as string) : undefined;
+  const url = text('REDIS_URL');
+  const sentinels = text('REDIS_SENTINELS');
+  const redisSet = url !== undefined || sentinels !== undefined;
+  if (url !== undefined && sentinels !== undefined)
+    problems.push(
+      'REDIS_URL and REDIS_SENTINELS are both set: give one (REDIS_URL names one Redis; REDIS_SENTINELS finds the primary through the sentinels, with REDIS_PASSWORD, REDIS_USERNAME and REDIS_TLS_CA for the rest)',
+    );
+  if (sentinels !== undefined) {
+    const { hosts, invalid } = parseHostPorts(sentinels);
+    if (invalid.length > 0)
+      problems.push(
+        `REDIS_SENTINELS has items that are not host:port (port 1-65535, an IPv6 address in brackets): ${invalid.map((item) => JSON.stringify(item)).join(', ')}`,
+      );
+    else if (hosts.length === 0) problems.push('REDIS_SENTINELS names no sentinel: give host:port,host:port,…');
+    if (text('REDIS_SENTINEL_NAME') === undefined)
+      problems.push(
+        "REDIS_SENTINELS is set but REDIS_SENTINEL_NAME is not: give the primary's name the sentinels monitor (sentinel monitor <name> …)",
+      );
+  } else {
+    for (const name of ['REDIS_SENTINEL_NAME', 'REDIS_SENTINEL_PASSWORD'])
+      if (text(name) !== undefined)
+        problems.push(`${name} is set but REDIS_SENTINELS is not: it only applies to sentinels`);
+  }
+  for (const name of ['REDIS_PASSWORD', 'REDIS_USERNAME', 'REDIS_TLS_CA'])
+    if (text(name) !== undefined && !redisSet)
+      problems.push(`${name} is set but neither REDIS_URL nor REDIS_SENTINELS is: there is no Redis to use it for`);
+  if (text('REDIS_USERNAME') !== undefined && text('REDIS_PASSWORD') === undefined)
+    problems.push('REDIS_USERNAME is set but REDIS_PASSWORD is not: an ACL user logs in with its password');
+  if (url !== undefined && /^rediss?:\/\//.test(url)) {
+    const inUrl = urlCredentials(url);
+    if (inUrl === undefined)
+      problems.push(
+        `REDIS_URL=${shownValue('REDIS_URL', url)} is not a URL: expected redis://[user:password@]host:port[/db]`,
+      );
+    else {
+      if (inUrl.password && text('REDIS_PASSWORD') !== undefined)
+        problems.push('REDIS_URL holds a password and REDIS_PASSWORD is set too: give the password once');
+      if (inUrl.username && text('REDIS_USERNAME') !== undefined)
+        problems.push('REDIS_URL holds a user and REDIS_USERNAME is set too: give the user once');
+    }
+    if (text('REDIS_TLS_CA') !== undefined && !url.startsWith('rediss://'))
+      problems.push('REDIS_TLS_CA is set but REDIS_URL is redis:// (no TLS): write rediss:// for TLS');
+  }
+  const ca = text('REDIS_TLS_CA');
+  if (ca !== undefined && redisSet) {
+    const read = readTlsCa(ca);
+    if ('problem' in read) problems.push(read.problem);
+  }
+  return problems;
+}
+
+/**
+ * How every Redis connection of the service is made (REDIS_URL, or REDIS_SENTINELS and
+ * REDIS_SENTINEL_NAME, with the credentials and TLS), or undefined without Redis. The same shape
+ * as infra/redis/redis-connection.ts's RedisConnection, which the connections take (config/ may
+ * not import infra/: the composition root hands one to the other). Reads REDIS_TLS_CA's file.
+ */
+export interface RedisConnectionSettings {
+  url?: string;
+  sentinels?: HostPort[];
+  sentinelName?: string;
+  sentinelPassword?: string;
+  username?: string;
+  password?: string;
+  /** TLS: rediss:// in REDIS_URL, or REDIS_TLS_CA with REDIS_SENTINELS; `ca` is REDIS_TLS_CA's PEM text. */
+  tls?: { ca?: string };
+}
+
+export function redisConnectionOf(
+  config: Pick<
+    Config,
+    | 'REDIS_URL'
+    | 'REDIS_SENTINELS'
+    | 'REDIS_SENTINEL_NAME'
+    | 'REDIS_SENTINEL_PASSWORD'
+    | 'REDIS_USERNAME'
+    | 'REDIS_PASSWORD'
+    | 'REDIS_TLS_CA'
+  >,
+): RedisConnectionSettings | undefined {
+  if (config.REDIS_URL === undefined && config.REDIS_SENTINELS === undefined) return undefined;
+  let ca: string | undefined;
+  if (config.REDIS_TLS_CA !== undefined) {
+    const read = readTlsCa(config.REDIS_TLS_CA);
+    if ('problem' in read) throw new ConfigError(`Invalid configuration:\n  - ${read.problem}`);
+    ca = read.pem;
+  }
+  const tlsOn = config.REDIS_URL === undefined ? ca !== undefined : config.REDIS_URL.startsWith('rediss://');
+  const auth = {
+    ...(config.REDIS_USERNAME === undefined ? {} : { username: config.REDIS_USERNAME }),
+    ...(config.REDIS_PASSWORD === undefined ? {} : { password: config.REDIS_PASSWORD }),
+    ...(tlsOn ? { tls: ca === undefined ? {} : { ca } } : {}),
+  };
+  if (config.REDIS_URL !== undefined) return { url: config.REDIS_URL, ...auth };
+  return {
+    sentinels: parseHostPorts(config.REDIS_SENTINELS ?? '').hosts,
+    sentinelName: config.REDIS_SENTINEL_NAME ?? '',
+    ...(config.REDIS_SENTINEL_PASSWORD === undefined ? {} : { sentinelPassword: config.REDIS_SENTINEL_PASSWORD }),
+    ...auth,
+  };
+}
+
+/** Where the operator's lists are: LISTS_FILE (or its default) and, with REDIS_URL or REDIS_SENTINELS, Redis. */
 export function listsLocationOf(config: Config): {
   listsFile: string;
   listsFileSet: boolean;
-  redisUrl?: string;
+  redis?: RedisConnectionSettings;
   redisKeyPrefix: string;
   redisCommandTimeoutMs: number;
 } {
+  const redis = redisConnectionOf(config);
   return {
     listsFile: config.LISTS_FILE ?? defaultListsFile(stateDirOf(config)),
     listsFileSet: config.LISTS_FILE !== undefined,
-    ...(config.REDIS_URL === undefined ? {} : { redisUrl: config.REDIS_URL }),
+    ...(redis === undefined ? {} : { redis }),
     redisKeyPrefix: config.REDIS_KEY_PREFIX,
     redisCommandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
   };

@@ -33,6 +33,20 @@ export const ERROR_CODES = {
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 
+/**
+ * Retry-After of a 503 when a store of record cannot be written (Redis down or failing over): the
+ * change was not made, and a Sentinel failover ends within seconds (docs/operations.md).
+ */
+export const STORE_RETRY_AFTER_S = 5;
+
+/** The 503 of the lists', the reports' or the tokens' store: nothing was written; retry after STORE_RETRY_AFTER_S. */
+export function storeUnavailable(
+  code: 'lists_unavailable' | 'reports_unavailable' | 'tokens_unavailable',
+  detail: string,
+): ApiError {
+  return new ApiError(code, detail, undefined, { 'Retry-After': String(STORE_RETRY_AFTER_S) });
+}
+
 export class ApiError extends Error {
   override name = 'ApiError';
   constructor(

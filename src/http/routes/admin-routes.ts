@@ -29,7 +29,7 @@ import {
   type ListStore,
 } from '../../infra/lists/list-store.js';
 import { bearerTokenOf, secretCheck } from '../credentials.js';
-import { ApiError } from '../errors.js';
+import { ApiError, storeUnavailable } from '../errors.js';
 import { sendProblem, toApiError } from '../plugins/problems.js';
 import { ADMIN_IMPORT_MAX_BYTES, ADMIN_JSON_MAX_BYTES, adminRouteSchemas } from '../schemas/admin.js';
 import type { TokenStore } from '../../infra/reports/token-store.js';
@@ -116,7 +116,7 @@ export async function adminRoutes(app: FastifyInstance, options: AdminRoutesOpti
   app.setErrorHandler(async (error: FastifyError | ApiError, request, reply) => {
     if (error instanceof ApiError) return sendProblem(reply, request.id, error);
     if (error instanceof ListStoreUnavailable)
-      return sendProblem(reply, request.id, new ApiError('lists_unavailable', error.message));
+      return sendProblem(reply, request.id, storeUnavailable('lists_unavailable', error.message));
     if (error instanceof ListsTooLarge)
       return sendProblem(reply, request.id, new ApiError('lists_too_large', error.message, { field: 'body' }));
     const code = error.code;

@@ -8,7 +8,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { checkNewToken, isTokenId } from '../../domain/reports/tokens.js';
 import { ReportStoreUnavailable } from '../../domain/ports/caller-reports.js';
 import type { TokenStore } from '../../infra/reports/token-store.js';
-import { ApiError } from '../errors.js';
+import { ApiError, storeUnavailable } from '../errors.js';
 import { ADMIN_JSON_MAX_BYTES, adminTokenRouteSchemas } from '../schemas/admin.js';
 import type { AdminAuditLogger } from './admin-routes.js';
 
@@ -25,7 +25,7 @@ async function orUnavailable<T>(run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (error) {
-    if (error instanceof ReportStoreUnavailable) throw new ApiError('tokens_unavailable', error.message);
+    if (error instanceof ReportStoreUnavailable) throw storeUnavailable('tokens_unavailable', error.message);
     throw error;
   }
 }

@@ -28,7 +28,7 @@ import {
 import { readReportBody, REPORT_BODY_MAX_BYTES } from '../../domain/reports/report-body.js';
 import type { ReportRefusalReason } from '../../infra/metrics/service-metrics.js';
 import { bearerTokenOf } from '../credentials.js';
-import { ApiError, invalidNumberError } from '../errors.js';
+import { ApiError, invalidNumberError, storeUnavailable } from '../errors.js';
 import { sendProblem, toApiError } from '../plugins/problems.js';
 import { reportRouteSchemas } from '../schemas/reports.js';
 
@@ -90,7 +90,7 @@ export async function reportRoutes(app: FastifyInstance, options: ReportRoutesOp
     else if (error instanceof ReportStoreUnavailable)
       refusal = new Refusal(
         'store_unavailable',
-        new ApiError('reports_unavailable', 'The reports cannot be written now; retry later.'),
+        storeUnavailable('reports_unavailable', 'The reports cannot be written now; retry later.'),
       );
     else if ((error as FastifyError).code === 'FST_ERR_CTP_BODY_TOO_LARGE')
       refusal = new Refusal(

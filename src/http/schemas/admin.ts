@@ -111,10 +111,10 @@ function adminProblemResponses(): Record<number, unknown> {
       {},
     ),
     503: problemResponse(
-      'The lists’ store cannot be written (Redis unreachable, the file locked or not writable).',
+      'The lists’ store cannot be written (Redis unreachable, the file locked or not writable, a Redis failover under way): nothing changed; retry after Retry-After.',
       problemSchema(['lists_unavailable'], ''),
       problemExample('lists_unavailable'),
-      {},
+      { 'Retry-After': { ...RetryAfterHeader, 'x-required': true } },
     ),
   };
 }
@@ -224,10 +224,10 @@ function tokenProblemResponses(): Record<number, unknown> {
       {},
     ),
     503: problemResponse(
-      'The tokens’ store cannot be read or written (Redis unreachable, the file locked or not writable).',
+      'The tokens’ store cannot be read or written (Redis unreachable, the file locked or not writable, a Redis failover under way): nothing changed; retry after Retry-After.',
       problemSchema(['tokens_unavailable'], ''),
       problemExample('tokens_unavailable'),
-      {},
+      { 'Retry-After': { ...RetryAfterHeader, 'x-required': true } },
     ),
   };
 }

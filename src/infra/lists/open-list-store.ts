@@ -1,4 +1,4 @@
-// Which store holds the lists: Redis when REDIS_URL is set (every instance shares them), else
+// Which store holds the lists: Redis when REDIS_URL or REDIS_SENTINELS is set (every instance shares them), else
 // the file (LISTS_FILE or its default, config.ts's defaultListsFile). The service and the CLI
 // both open it here, so they always agree on where the rules are. On Redis the service passes
 // its shared client; the CLI gets a client of its own, closed with the store. With LISTS_FILE
@@ -9,13 +9,15 @@ import { openFileListStore } from './file-list-store.js';
 import { openRedisListStore } from './redis-list-store.js';
 import type { ListStore, ListStoreLogger } from './list-store.js';
 import { createRedisClient, type RedisClient } from '../redis/redis-client.js';
+import type { RedisConnection } from '../redis/redis-connection.js';
 
 /** Where the lists are, from the configuration (LISTS_FILE resolved to its default by the caller). */
 export interface ListsLocation {
   listsFile: string;
   /** LISTS_FILE was set: with Redis, the file mirrors every change. */
   listsFileSet?: boolean;
-  redisUrl?: string | undefined;
+  /** How to reach Redis (redis-connection.ts), when the lists are there. */
+  redis?: RedisConnection | undefined;
   redisKeyPrefix: string;
   redisCommandTimeoutMs?: number;
 }
@@ -37,12 +39,12 @@ export interface OpenListStoreOptions {
  * CLI's own (owned: the store quits it on close).
  */
 export function redisClientFor(
-  redisUrl: string,
+  connection: RedisConnection,
   location: ListsLocation,
   shared: RedisClient | undefined,
 ): { client: RedisClient; owned: boolean } {
   if (shared !== undefined) return { client: shared, owned: false };
-  const client = createRedisClient(redisUrl, {
+  const client = createRedisClient(connection, {
     keyPrefix: location.redisKeyPrefix,
     ...(location.redisCommandTimeoutMs === undefined ? {} : { commandTimeoutMs: location.redisCommandTimeoutMs }),
   });
@@ -51,12 +53,12 @@ export function redisClientFor(
 
 /** Opens a store on the location's Redis (redisClientFor); a client of its own is quit again if it does not open. */
 export async function openOnRedis<T>(
-  redisUrl: string,
+  connection: RedisConnection,
   location: ListsLocation,
   shared: RedisClient | undefined,
   open: (client: RedisClient, owned: boolean) => Promise<T>,
 ): Promise<T> {
-  const { client, owned } = redisClientFor(redisUrl, location, shared);
+  const { client, owned } = redisClientFor(connection, location, shared);
   try {
     return await open(client, owned);
   } catch (error) {
@@ -72,8 +74,8 @@ export async function openListStore(location: ListsLocation, options: OpenListSt
     ...(options.onChange === undefined ? {} : { onChange: options.onChange }),
     watch: options.watch,
   };
-  if (location.redisUrl !== undefined) {
-    return openOnRedis(location.redisUrl, location, options.redisClient, (client, owned) =>
+  if (location.redis !== undefined) {
+    return openOnRedis(location.redis, location, options.redisClient, (client, owned) =>
       openRedisListStore({
         client,
         ownsClient: owned,

@@ -27,6 +27,7 @@
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import { Redis, type RedisOptions } from 'ioredis';
 import { REDIS_SCRIPTS, type ScriptedRedis } from './scripts.js';
+import { isAuthRefusal, redisOptionsOf, type RedisConnectionLike } from './redis-connection.js';
 import { sleepUnlessAborted } from '../abortable-sleep.js';
 
 export type RedisHealth = 'ok' | 'degraded';
@@ -63,6 +64,11 @@ export interface RedisClient {
   slowFallbacks(): number;
   /** Reports a failure seen outside `attempt` (marks the client degraded). */
   reportFailure(error: unknown): void;
+  /**
+   * Waits up to `waitMs` for the first connection: `ready`, `refused` (Redis or a sentinel refused
+   * the credentials: the error says how) or `unreachable` (not yet: the fallbacks apply meanwhile).
+   */
+  firstConnection(waitMs: number): Promise<{ state: 'ready' | 'unreachable' } | { state: 'refused'; error: Error }>;
   quit(): Promise<void>;
 }
 
@@ -97,12 +103,15 @@ export function reconnectDelayMs(attempt: number, random: () => number = Math.ra
   return Math.round(base / 2 + random() * (base / 2));
 }
 
-/** Creates the client and starts connecting (in the background: the call itself never waits). */
-export function createRedisClient(url: string, options: RedisClientOptions): RedisClient {
+/**
+ * Creates the client and starts connecting (in the background: the call itself never waits), to
+ * the connection described (redis-connection.ts: a URL, or the sentinels, with credentials and TLS).
+ */
+export function createRedisClient(connection: RedisConnectionLike, options: RedisClientOptions): RedisClient {
   const { logger } = options;
   const commandTimeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
   const probeIntervalMs = options.probeIntervalMs ?? DEFAULT_PROBE_INTERVAL_MS;
-  const redisOptions: RedisOptions = {
+  const base: RedisOptions = {
     keyPrefix: options.keyPrefix,
     connectTimeout: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
     // Our own deadline (in `attempt`) is the one that counts; this one only frees commands
@@ -119,8 +128,9 @@ export function createRedisClient(url: string, options: RedisClientOptions): Red
     // Every Lua script, defined once here; callers use them as commands.
     scripts: REDIS_SCRIPTS,
   };
+  const { url, options: redisOptions } = redisOptionsOf(connection, base);
   // ioredis adds the `scripts` as methods at construction but cannot type them.
-  const redis = new Redis(url, redisOptions) as ScriptedRedis;
+  const redis = (url === undefined ? new Redis(redisOptions) : new Redis(url, redisOptions)) as ScriptedRedis;
   let degraded = false;
   let closed = false;
   let probeTimer: NodeJS.Timeout | undefined;
@@ -131,6 +141,12 @@ export function createRedisClient(url: string, options: RedisClientOptions): Red
   let slowFallbacks = 0;
   /** While Redis was found slow: no return to it before this time (epoch ms). */
   let degradedUntilMs = 0;
+  /** The last refusal of the credentials, since the last time Redis was ready. */
+  let authRefusal: Error | undefined;
+  const connectionWaiters = new Set<() => void>();
+  const wakeWaiters = (): void => {
+    for (const wake of connectionWaiters) wake();
+  };
 
   function logState(message: string, error?: unknown): void {
     if (!logger) return;
@@ -141,6 +157,10 @@ export function createRedisClient(url: string, options: RedisClientOptions): Red
   }
 
   redis.on('error', (error: unknown) => {
+    if (isAuthRefusal(error)) {
+      authRefusal = error instanceof Error ? error : new Error(String(error));
+      wakeWaiters();
+    }
     // ioredis emits an error per failed reconnect attempt; one line per 10 s is enough.
     const nowMs = Date.now();
     if (nowMs - lastErrorLogMs > 10_000) {
@@ -149,13 +169,18 @@ export function createRedisClient(url: string, options: RedisClientOptions): Red
     }
   });
   redis.on('ready', () => {
+    authRefusal = undefined;
+    wakeWaiters();
     // A reconnection says nothing of speed: a Redis found slow keeps its minimum period.
     if (Date.now() < degradedUntilMs) return;
     if (degraded) logState('redis reachable again');
     degraded = false;
     probeFailures = 0;
   });
+  redis.on('reconnecting', wakeWaiters);
+  redis.on('end', wakeWaiters);
   redis.on('close', () => {
+    wakeWaiters();
     if (!closed) markDegraded();
   });
 
@@ -235,6 +260,30 @@ export function createRedisClient(url: string, options: RedisClientOptions): Red
       }
     },
     slowFallbacks: () => slowFallbacks,
+    async firstConnection(waitMs) {
+      let timer: NodeJS.Timeout | undefined;
+      let wake: (() => void) | undefined;
+      try {
+        const deadline = Date.now() + waitMs;
+        // The first attempt is over once the connection leaves these (ready, or reconnecting).
+        const attempting = (): boolean => ['wait', 'connecting', 'connect'].includes(redis.status);
+        while (attempting() && authRefusal === undefined && !closed && Date.now() < deadline) {
+          await new Promise<void>((resolve) => {
+            wake = resolve;
+            connectionWaiters.add(resolve);
+            timer = setTimeout(resolve, deadline - Date.now());
+          });
+          clearTimeout(timer);
+          if (wake !== undefined) connectionWaiters.delete(wake);
+        }
+      } finally {
+        clearTimeout(timer);
+        if (wake !== undefined) connectionWaiters.delete(wake);
+      }
+      if (redis.status === 'ready') return { state: 'ready' };
+      if (authRefusal !== undefined) return { state: 'refused', error: authRefusal };
+      return { state: 'unreachable' };
+    },
     reportFailure(error) {
       if (closed || degraded) return;
       logState('redis command failed; using in-process fallbacks until it answers', error);

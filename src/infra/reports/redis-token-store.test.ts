@@ -136,7 +136,7 @@ describe('the tokens in Redis', () => {
     try {
       await expect(
         openTokenStore(
-          { listsFile: '/nonexistent/lists.csv', redisUrl: proxy.url, redisKeyPrefix: prefix },
+          { listsFile: '/nonexistent/lists.csv', redis: { url: proxy.url }, redisKeyPrefix: prefix },
           { watch: false, connectWaitMs: 300 },
         ),
       ).rejects.toBeInstanceOf(ReportStoreUnavailable);

@@ -72,8 +72,8 @@ export async function openReportStore(location: ListsLocation, options: OpenRepo
     ...(options.onChange === undefined ? {} : { onChange: options.onChange }),
     ...(options.clock === undefined ? {} : { clock: options.clock }),
   };
-  if (location.redisUrl !== undefined) {
-    return openOnRedis(location.redisUrl, location, options.redisClient, (client, owned) =>
+  if (location.redis !== undefined) {
+    return openOnRedis(location.redis, location, options.redisClient, (client, owned) =>
       openRedisReportStore({ client, ownsClient: owned, ...common }),
     );
   }

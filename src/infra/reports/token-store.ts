@@ -582,7 +582,7 @@ export async function openRedisTokenStore(
  * lists file.
  */
 export async function openTokenStore(location: ListsLocation, options: TokenStoreOptions): Promise<TokenStore> {
-  if (location.redisUrl === undefined) return openFileTokenStore(tokensFileOf(location.listsFile), options);
-  const { client, owned } = redisClientFor(location.redisUrl, location, options.redisClient);
+  if (location.redis === undefined) return openFileTokenStore(tokensFileOf(location.listsFile), options);
+  const { client, owned } = redisClientFor(location.redis, location, options.redisClient);
   return openRedisTokenStore(client, { ...options, ownsClient: owned });
 }
