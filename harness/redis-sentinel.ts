@@ -57,13 +57,13 @@ export interface SentinelGroup {
   readonly downAfterMs: number;
   /** The data nodes, the first started as the primary, the second as its replica. */
   readonly nodes: readonly DataNode[];
-  /** The primary the sentinels name now (`SENTINEL get-master-addr-by-name`, asked of the first that answers). */
+  /** The primary a majority of the sentinels name now (`SENTINEL get-master-addr-by-name`); throws when no two agree. */
   primary(): Promise<NodeAddress>;
   /** The data node on that port. */
   node(port: number): DataNode;
   /**
    * Resolves with the new primary once a sentinel announced `+switch-master` away from `fromPort`
-   * (or at once if one already did); rejects after `deadlineMs`.
+   * (or at once if one already did), as that event names it; rejects after `deadlineMs`.
    */
   switchedFrom(fromPort: number, deadlineMs: number): Promise<NodeAddress>;
   /** Resolves once the node on `port` is a replica of `primaryPort` with its link up; rejects after `deadlineMs`. */
@@ -114,7 +114,8 @@ async function until(what: string, deadlineMs: number, check: () => Promise<bool
     } catch (error) {
       lastError = (error as Error).message;
     }
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${deadlineMs} ms${lastError ? ` (${lastError})` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(`${what}: not within ${deadlineMs} ms${lastError ? ` (${lastError})` : ''}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
@@ -292,17 +293,25 @@ export async function startSentinelGroup(options: SentinelGroupOptions = {}): Pr
       return true;
     });
 
+    // The primary a majority of the sentinels name (one may not have heard of a failover yet).
     const primaryNow = async (): Promise<NodeAddress> => {
-      let lastError: unknown;
+      const named = new Map<string, number>();
+      const errors: string[] = [];
       for (const sentinel of asked) {
         try {
           const reply = (await sentinel.call('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', name)) as [string, string] | null;
-          if (reply !== null) return { host: reply[0], port: Number(reply[1]) };
+          if (reply !== null) named.set(`${reply[0]}:${reply[1]}`, (named.get(`${reply[0]}:${reply[1]}`) ?? 0) + 1);
         } catch (error) {
-          lastError = error;
+          errors.push((error as Error).message);
         }
       }
-      throw new Error(`no sentinel names the primary ${name}: ${String(lastError)}`);
+      const agreed = [...named].find(([, votes]) => votes >= 2)?.[0];
+      if (agreed === undefined)
+        throw new Error(
+          `no two sentinels name the same primary ${name}: ${JSON.stringify([...named])} ${errors.join('; ')}`,
+        );
+      const colon = agreed.lastIndexOf(':');
+      return { host: agreed.slice(0, colon), port: Number(agreed.slice(colon + 1)) };
     };
 
     const replication = async (port: number): Promise<Record<string, string>> => {
@@ -328,13 +337,19 @@ export async function startSentinelGroup(options: SentinelGroupOptions = {}): Pr
       },
       async switchedFrom(fromPort, deadlineMs) {
         let timer: NodeJS.Timeout | undefined;
-        const switched = (): boolean =>
-          seen.some((event) => event.startsWith(`+switch-master ${name} 127.0.0.1 ${fromPort} `));
+        // `+switch-master <name> <old ip> <old port> <new ip> <new port>`: the new primary is the event's.
+        const switched = (): NodeAddress | undefined => {
+          const event = seen.find((line) => line.startsWith(`+switch-master ${name} 127.0.0.1 ${fromPort} `));
+          if (event === undefined) return undefined;
+          const [, , , , host, port] = event.split(' ');
+          return { host: host ?? '', port: Number(port) };
+        };
         try {
-          await Promise.race([
-            new Promise<void>((resolve) => {
+          return await Promise.race([
+            new Promise<NodeAddress>((resolve) => {
               const check = (): void => {
-                if (switched()) resolve();
+                const found = switched();
+                if (found !== undefined) resolve(found);
                 else switchWaiters.push(check);
               };
               check();
@@ -343,7 +358,9 @@ export async function startSentinelGroup(options: SentinelGroupOptions = {}): Pr
               timer = setTimeout(
                 () =>
                   reject(
-                    new Error(`no +switch-master from ${fromPort} within ${deadlineMs} ms; events:\n${seen.join('\n')}`),
+                    new Error(
+                      `no +switch-master from ${fromPort} within ${deadlineMs} ms; events:\n${seen.join('\n')}`,
+                    ),
                   ),
                 deadlineMs,
               );
@@ -352,7 +369,6 @@ export async function startSentinelGroup(options: SentinelGroupOptions = {}): Pr
         } finally {
           clearTimeout(timer);
         }
-        return primaryNow();
       },
       replicating: (port, primaryPortNow, deadlineMs) =>
         until(`127.0.0.1:${port} replicating 127.0.0.1:${primaryPortNow}`, deadlineMs, async () => {

@@ -36,7 +36,10 @@ describe("compose.yaml's ha profile", () => {
     copyFileSync(join(ROOT, 'docker/nginx.conf'), join(project, 'docker/nginx.conf'));
     writeFileSync(
       join(project, '.env'),
-      readFileSync(join(ROOT, '.env.example'), 'utf8').replace(/^HASH_SECRET=$/m, 'HASH_SECRET=compose-ha-secret-0123456789'),
+      readFileSync(join(ROOT, '.env.example'), 'utf8').replace(
+        /^HASH_SECRET=$/m,
+        'HASH_SECRET=compose-ha-secret-0123456789',
+      ),
     );
     const args = ['--project-directory', project, '-f', join(project, 'compose.yaml'), '--profile', 'ha', 'config'];
     const env = { ...process.env, HASH_SECRET: undefined };

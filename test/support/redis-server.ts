@@ -46,7 +46,18 @@ export async function startOwnRedis(options: { persistent: boolean; replicaOf?: 
   async function start(): Promise<void> {
     const started = spawn(
       'redis-server',
-      ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--protected-mode', 'no', ...persistence, ...replication],
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--dir',
+        dir,
+        '--protected-mode',
+        'no',
+        ...persistence,
+        ...replication,
+      ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     child = started;
