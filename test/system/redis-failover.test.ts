@@ -98,7 +98,7 @@ function storeLines(output: string): string {
     .split('\n')
     .filter((line) => !line.includes('"msg":"request"'))
     .join('\n')
-    .slice(-6000);
+    .slice(-20000);
 }
 
 describe('a Redis failover under load, two instances through REDIS_SENTINELS', () => {
@@ -119,8 +119,8 @@ describe('a Redis failover under load, two instances through REDIS_SENTINELS', (
     const env = instanceEnv(group, sites);
     // spawnServer waits for "Server listening", printed at info level.
     [a, b] = await Promise.all([
-      spawnServer({ ...env, LOG_LEVEL: 'info' }),
-      spawnServer({ ...env, LOG_LEVEL: 'info' }),
+      spawnServer({ ...env, LOG_LEVEL: 'info', DEBUG: process.env.FAILOVER_DEBUG ?? '' }),
+      spawnServer({ ...env, LOG_LEVEL: 'info', DEBUG: process.env.FAILOVER_DEBUG ?? '' }),
     ]);
     servers.push(a, b);
     for (const [name, server] of [
