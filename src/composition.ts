@@ -158,11 +158,14 @@ const FIRST_CONNECTION_WAIT_MS = 2000;
 
 /** Why the start stops when Redis (or a sentinel) refused the credentials, naming the variables. */
 export function redisRefusalMessage(
-  config: Pick<Config, 'REDIS_URL' | 'REDIS_USERNAME' | 'REDIS_PASSWORD' | 'REDIS_SENTINEL_PASSWORD'>,
+  config: Pick<Config, 'REDIS_URL' | 'REDIS_USERNAME' | 'REDIS_PASSWORD' | 'REDIS_SENTINEL_PASSWORD' | 'REDIS_TLS_CA'>,
+  refused: 'credentials' | 'certificate',
   error: Error,
 ): string {
   // Redis' own words (WRONGPASS, NOAUTH…) name no credential; cut to one short line all the same.
   const said = error.message.replace(/\s+/g, ' ').slice(0, 200);
+  if (refused === 'certificate')
+    return `Redis' TLS certificate is not trusted: ${config.REDIS_TLS_CA === undefined ? 'set REDIS_TLS_CA to the PEM file of the authority that signed it' : 'check REDIS_TLS_CA (the authority that signed it) and the name in the certificate'} (${said})`;
   if (/All sentinels are unreachable/.test(error.message))
     return `the sentinels refused the login: check REDIS_SENTINEL_PASSWORD${config.REDIS_SENTINEL_PASSWORD === undefined ? ' (unset)' : ''} (${said})`;
   const given =
@@ -222,7 +225,7 @@ export async function createServiceDependencies(
     const first = await redisClient.firstConnection(FIRST_CONNECTION_WAIT_MS);
     if (first.state === 'refused') {
       await redisClient.quit();
-      throw new Error(redisRefusalMessage(config, first.error));
+      throw new Error(redisRefusalMessage(config, first.refused, first.error));
     }
   }
   // One store for every upstream: its keys are per upstream.

@@ -79,7 +79,7 @@ export const ConfigSchema = Type.Object({
   HASH_SECRET: setting(
     Type.String({ minLength: 16 }),
     undefined,
-    'Key of the HMAC that hashes numbers (cache keys) and client addresses (rate-limit keys), 16+ characters. Random per process when unset; required, and the same on every instance, with REDIS_URL.',
+    'Key of the HMAC that hashes numbers (cache keys) and client addresses (rate-limit keys), 16+ characters. Random per process when unset; required, and the same on every instance, with REDIS_URL or REDIS_SENTINELS.',
   ),
   MAX_IN_FLIGHT: setting(PositiveInt, 1000, 'API requests in progress above which new ones get 503 with Retry-After.'),
   MAX_EVENT_LOOP_DELAY_MS: setting(
@@ -147,7 +147,7 @@ export const ConfigSchema = Type.Object({
   REDIS_URL: setting(
     Type.String({ pattern: '^rediss?://' }),
     undefined,
-    "redis://[:password@]host:port[/db] or rediss://… (TLS): shares the cache, rate limit, coalescing and upstream politeness between instances, and holds the operator's lists (data of record: persist it). Unset = memory only, lists in LISTS_FILE.",
+    "redis://[user:password@]host:port[/db] or rediss://… (TLS): shares the cache, rate limit, coalescing and upstream politeness between instances, and holds the operator's lists (data of record: persist it). Unset = memory only, lists in LISTS_FILE. Through Sentinel: REDIS_SENTINELS instead (not both); the credentials may also be REDIS_USERNAME and REDIS_PASSWORD (not both ways).",
   ),
   REDIS_KEY_PREFIX: setting(
     Type.String({ minLength: 1, maxLength: 64 }),
@@ -722,8 +722,10 @@ function readTlsCa(path: string): { pem: string } | { problem: string } {
 /** The combinations of the Redis variables that cannot work, each naming its variables. */
 function redisProblems(merged: Record<string, unknown>): string[] {
   const problems: string[] = [];
-  const text = (name: string): string | undefined =>
-    typeof merged[name] === 'string' ? (merged[name] as string) : undefined;
+  const text = (name: string): string | undefined => {
+    const value = merged[name];
+    return typeof value === 'string' ? value : undefined;
+  };
   const url = text('REDIS_URL');
   const sentinels = text('REDIS_SENTINELS');
   const redisSet = url !== undefined || sentinels !== undefined;

@@ -9,7 +9,7 @@ import { openFileListStore } from './file-list-store.js';
 import { openRedisListStore } from './redis-list-store.js';
 import type { ListStore, ListStoreLogger } from './list-store.js';
 import { createRedisClient, type RedisClient } from '../redis/redis-client.js';
-import type { RedisConnection } from '../redis/redis-connection.js';
+import { refusalAdvice, type RedisConnection } from '../redis/redis-connection.js';
 
 /** Where the lists are, from the configuration (LISTS_FILE resolved to its default by the caller). */
 export interface ListsLocation {
@@ -51,7 +51,14 @@ export function redisClientFor(
   return { client, owned: true };
 }
 
-/** Opens a store on the location's Redis (redisClientFor); a client of its own is quit again if it does not open. */
+/** How long a client of the CLI's own waits for Redis' first answer, to tell a refused login from a Redis away. */
+const FIRST_CONNECTION_WAIT_MS = 2000;
+
+/**
+ * Opens a store on the location's Redis (redisClientFor); a client of its own is quit again if it
+ * does not open, and one whose login or certificate Redis refuses fails with the variables to
+ * check (the service checks its shared client at start, composition.ts).
+ */
 export async function openOnRedis<T>(
   connection: RedisConnection,
   location: ListsLocation,
@@ -60,6 +67,10 @@ export async function openOnRedis<T>(
 ): Promise<T> {
   const { client, owned } = redisClientFor(connection, location, shared);
   try {
+    if (owned) {
+      const first = await client.firstConnection(FIRST_CONNECTION_WAIT_MS);
+      if (first.state === 'refused') throw new Error(refusalAdvice(first.refused, first.error));
+    }
     return await open(client, owned);
   } catch (error) {
     if (owned) await client.quit();

@@ -27,7 +27,7 @@
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import { Redis, type RedisOptions } from 'ioredis';
 import { REDIS_SCRIPTS, type ScriptedRedis } from './scripts.js';
-import { isAuthRefusal, redisOptionsOf, type RedisConnectionLike } from './redis-connection.js';
+import { redisOptionsOf, refusalOf, type RedisConnectionLike } from './redis-connection.js';
 import { sleepUnlessAborted } from '../abortable-sleep.js';
 
 export type RedisHealth = 'ok' | 'degraded';
@@ -68,7 +68,11 @@ export interface RedisClient {
    * Waits up to `waitMs` for the first connection: `ready`, `refused` (Redis or a sentinel refused
    * the credentials: the error says how) or `unreachable` (not yet: the fallbacks apply meanwhile).
    */
-  firstConnection(waitMs: number): Promise<{ state: 'ready' | 'unreachable' } | { state: 'refused'; error: Error }>;
+  firstConnection(
+    waitMs: number,
+  ): Promise<
+    { state: 'ready' | 'unreachable' } | { state: 'refused'; refused: 'credentials' | 'certificate'; error: Error }
+  >;
   quit(): Promise<void>;
 }
 
@@ -141,8 +145,8 @@ export function createRedisClient(connection: RedisConnectionLike, options: Redi
   let slowFallbacks = 0;
   /** While Redis was found slow: no return to it before this time (epoch ms). */
   let degradedUntilMs = 0;
-  /** The last refusal of the credentials, since the last time Redis was ready. */
-  let authRefusal: Error | undefined;
+  /** The last refusal of the credentials or of the certificate (redis-connection.ts), since Redis was last ready. */
+  let refusal: { refused: 'credentials' | 'certificate'; error: Error } | undefined;
   const connectionWaiters = new Set<() => void>();
   const wakeWaiters = (): void => {
     for (const wake of connectionWaiters) wake();
@@ -157,8 +161,9 @@ export function createRedisClient(connection: RedisConnectionLike, options: Redi
   }
 
   redis.on('error', (error: unknown) => {
-    if (isAuthRefusal(error)) {
-      authRefusal = error instanceof Error ? error : new Error(String(error));
+    const refused = refusalOf(error);
+    if (refused !== undefined) {
+      refusal = { refused, error: error instanceof Error ? error : new Error(String(error)) };
       wakeWaiters();
     }
     // ioredis emits an error per failed reconnect attempt; one line per 10 s is enough.
@@ -169,7 +174,7 @@ export function createRedisClient(connection: RedisConnectionLike, options: Redi
     }
   });
   redis.on('ready', () => {
-    authRefusal = undefined;
+    refusal = undefined;
     wakeWaiters();
     // A reconnection says nothing of speed: a Redis found slow keeps its minimum period.
     if (Date.now() < degradedUntilMs) return;
@@ -267,7 +272,7 @@ export function createRedisClient(connection: RedisConnectionLike, options: Redi
         const deadline = Date.now() + waitMs;
         // The first attempt is over once the connection leaves these (ready, or reconnecting).
         const attempting = (): boolean => ['wait', 'connecting', 'connect'].includes(redis.status);
-        while (attempting() && authRefusal === undefined && !closed && Date.now() < deadline) {
+        while (attempting() && refusal === undefined && !closed && Date.now() < deadline) {
           await new Promise<void>((resolve) => {
             wake = resolve;
             connectionWaiters.add(resolve);
@@ -281,7 +286,7 @@ export function createRedisClient(connection: RedisConnectionLike, options: Redi
         if (wake !== undefined) connectionWaiters.delete(wake);
       }
       if (redis.status === 'ready') return { state: 'ready' };
-      if (authRefusal !== undefined) return { state: 'refused', error: authRefusal };
+      if (refusal !== undefined) return { state: 'refused', ...refusal };
       return { state: 'unreachable' };
     },
     reportFailure(error) {

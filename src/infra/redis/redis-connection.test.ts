@@ -4,9 +4,9 @@ import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import {
   describeRedisConnection,
-  isAuthRefusal,
   reconnectOnReadOnly,
   redisOptionsOf,
+  refusalOf,
   type RedisConnection,
 } from './redis-connection.js';
 
@@ -106,16 +106,20 @@ describe('describeRedisConnection', () => {
   });
 });
 
-describe('isAuthRefusal', () => {
-  it('tells a refused login from a Redis that is away', () => {
-    expect(isAuthRefusal(new Error('WRONGPASS invalid username-password pair or user is disabled.'))).toBe(true);
-    expect(isAuthRefusal(new Error('NOAUTH Authentication required.'))).toBe(true);
+describe('refusalOf', () => {
+  it('tells a refused login or an untrusted certificate from a Redis that is away', () => {
+    expect(refusalOf(new Error('WRONGPASS invalid username-password pair or user is disabled.'))).toBe('credentials');
+    expect(refusalOf(new Error('NOAUTH Authentication required.'))).toBe('credentials');
     expect(
-      isAuthRefusal(
-        new Error('All sentinels are unreachable. Retrying from scratch after 10ms. Last error: WRONGPASS x'),
-      ),
-    ).toBe(true);
-    expect(isAuthRefusal(new Error('connect ECONNREFUSED 127.0.0.1:6410'))).toBe(false);
-    expect(isAuthRefusal(new Error('All sentinels are unreachable. Retrying from scratch after 10ms.'))).toBe(false);
+      refusalOf(new Error('All sentinels are unreachable. Retrying from scratch after 10ms. Last error: WRONGPASS x')),
+    ).toBe('credentials');
+    const untrusted = Object.assign(new Error('unable to get local issuer certificate'), {
+      code: 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+    });
+    expect(refusalOf(untrusted)).toBe('certificate');
+    expect(refusalOf(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6410'), { code: 'ECONNREFUSED' }))).toBe(
+      undefined,
+    );
+    expect(refusalOf(new Error('All sentinels are unreachable. Retrying from scratch after 10ms.'))).toBe(undefined);
   });
 });

@@ -91,12 +91,38 @@ export function describeRedisConnection(like: RedisConnectionLike): string {
   }
 }
 
+/** Node's codes of a TLS certificate it does not trust (the authority unknown, the name wrong, expired). */
+const CERTIFICATE_CODES = new Set([
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_UNTRUSTED',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
 /**
- * Whether an error of a connection says Redis refused its credentials: a wrong password or user
- * (WRONGPASS), none given to a Redis that needs one (NOAUTH), or a sentinel's refusal seen
- * through "All sentinels are unreachable … Last error: …".
+ * Whether an error of a connection is one that waiting will not cure: Redis (or a sentinel)
+ * refused the credentials (WRONGPASS; NOAUTH: none given to a Redis that needs one; a sentinel's
+ * refusal seen through "All sentinels are unreachable … Last error: …"), or Redis' TLS
+ * certificate is not trusted. Undefined for anything else (Redis away, slow, restarting).
  */
-export function isAuthRefusal(error: unknown): boolean {
+export function refusalOf(error: unknown): 'credentials' | 'certificate' | undefined {
   const message = error instanceof Error ? error.message : String(error);
-  return /\b(WRONGPASS|NOAUTH)\b|invalid password|invalid username-password/.test(message);
+  if (/\b(WRONGPASS|NOAUTH)\b|invalid password|invalid username-password/.test(message)) return 'credentials';
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && CERTIFICATE_CODES.has(code)) return 'certificate';
+  return undefined;
+}
+
+/** What a refusal asks to check, by the variables' names (the CLI's words; the service's are composition.ts's). */
+export function refusalAdvice(refused: 'credentials' | 'certificate', error: Error): string {
+  const said = error.message.replace(/\s+/g, ' ').slice(0, 200);
+  if (refused === 'certificate') return `Redis' TLS certificate is not trusted: check REDIS_TLS_CA (${said})`;
+  if (/All sentinels are unreachable/.test(error.message))
+    return `the sentinels refused the login: check REDIS_SENTINEL_PASSWORD (${said})`;
+  return `Redis refused the login: check REDIS_PASSWORD and REDIS_USERNAME, or the user and password in REDIS_URL (${said})`;
 }

@@ -38,7 +38,7 @@ import {
 import { ReportStoreUnavailable, type ReporterToken, type ReporterTokens } from '../../domain/ports/caller-reports.js';
 import { POLL_MS, readListsFile, takeLock, writeFileAtomically } from '../lists/file-list-store.js';
 import { createSerialReloader, type ListStoreLogger } from '../lists/list-store.js';
-import { redisClientFor, type ListsLocation } from '../lists/open-list-store.js';
+import { openOnRedis, type ListsLocation } from '../lists/open-list-store.js';
 import { redisReadyWithin, type RedisClient } from '../redis/redis-client.js';
 import { watchFileWithPoll, type FileWatch } from '../watch-file.js';
 import { awaitReplicaCopy } from '../redis/replica-copy.js';
@@ -583,6 +583,7 @@ export async function openRedisTokenStore(
  */
 export async function openTokenStore(location: ListsLocation, options: TokenStoreOptions): Promise<TokenStore> {
   if (location.redis === undefined) return openFileTokenStore(tokensFileOf(location.listsFile), options);
-  const { client, owned } = redisClientFor(location.redis, location, options.redisClient);
-  return openRedisTokenStore(client, { ...options, ownsClient: owned });
+  return openOnRedis(location.redis, location, options.redisClient, (client, owned) =>
+    openRedisTokenStore(client, { ...options, ownsClient: owned }),
+  );
 }
