@@ -3,7 +3,8 @@
 # `pretest` script, so the README's one test command is enough on a fresh Debian/Ubuntu machine):
 #   - the project's packages (npm ci), when node_modules was never installed;
 #   - Redis on 127.0.0.1:6379 (real Redis for the shared cache and rate-limit tests), and
-#     redis-sentinel (the tests of a primary found through Sentinel start their own);
+#     redis-sentinel (the tests of a primary found through Sentinel start their own; the failover
+#     system test a primary, a replica and three sentinels on free ports: harness/redis-sentinel.ts);
 #   - Chromium (the lookup page's browser test; never a browser a test tool downloads);
 #   - Kamailio with its http_client module, and SIPp (the SIP call-screening system test);
 #   - vdirsyncer (the real CardDAV client of the blocklist feed's system test);

@@ -1,7 +1,8 @@
 // A Redis of a test's own: a `redis-server` child on a free loopback port, in a temporary
 // directory, that the test may kill and start again (the shared Redis on 6379 must never be
 // restarted). `persistent` runs it as compose.yaml does (append-only file); otherwise it keeps
-// nothing (`--save "" --appendonly no`), so a restart brings it back empty.
+// nothing (`--save "" --appendonly no`), so a restart brings it back empty. `replicaOf` starts it as
+// a replica of another one (by port).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -17,6 +18,8 @@ export interface OwnRedis {
   /** Kills it, leaving it stopped until `start()`. */
   kill(): Promise<void>;
   start(): Promise<void>;
+  /** Sends a signal to the running process (SIGSTOP freezes it: connected, but answering nothing; SIGCONT resumes it). */
+  signal(signal: NodeJS.Signals): void;
   close(): Promise<void>;
 }
 
@@ -31,18 +34,30 @@ async function freePort(): Promise<number> {
   return address.port;
 }
 
-export async function startOwnRedis(options: { persistent: boolean }): Promise<OwnRedis> {
+export async function startOwnRedis(options: { persistent: boolean; replicaOf?: number }): Promise<OwnRedis> {
   const dir = mkdtempSync(join(tmpdir(), 'phone-rep-redis-'));
   const port = await freePort();
   const persistence = options.persistent
     ? ['--appendonly', 'yes', '--appendfsync', 'always', '--save', '']
     : ['--appendonly', 'no', '--save', ''];
+  const replication = options.replicaOf === undefined ? [] : ['--replicaof', '127.0.0.1', String(options.replicaOf)];
   let child: ChildProcess | undefined;
 
   async function start(): Promise<void> {
     const started = spawn(
       'redis-server',
-      ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--protected-mode', 'no', ...persistence],
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--dir',
+        dir,
+        '--protected-mode',
+        'no',
+        ...persistence,
+        ...replication,
+      ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     child = started;
@@ -81,6 +96,7 @@ export async function startOwnRedis(options: { persistent: boolean }): Promise<O
     },
     kill,
     start,
+    signal: (signal) => void child?.kill(signal),
     close: async () => {
       await kill();
       rmSync(dir, { recursive: true, force: true });

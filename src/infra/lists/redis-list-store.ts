@@ -27,7 +27,9 @@
 // or the file's), with the changes Redis took since replayed on top, and logs it. With
 // LISTS_FILE set, a write is acknowledged only once the file holds a state that includes it
 // (lists-file-mirror.ts), so a restart of Redis and of every instance, in any order, loses
-// nothing acknowledged. docs/lists.md says the same for operators.
+// nothing acknowledged. docs/lists.md says the same for operators. On a primary with replicas
+// (Sentinel), a change is acknowledged once a replica holds it too (redis/replica-copy.ts), so a
+// failover loses nothing acknowledged either.
 import { randomBytes } from 'node:crypto';
 import type { ListRule } from '../../domain/ports/operator-lists.js';
 import type { RuleContext } from '../../domain/lists/rules.js';
@@ -37,6 +39,7 @@ import type { ScriptedRedis } from '../redis/scripts.js';
 import { LISTS_KEYS } from '../redis/keys.js';
 import { ensureTaggedKeys } from '../redis/redis-key-migration.js';
 import { compareStreamIds, followChangeStream } from '../redis/change-stream-follower.js';
+import { awaitReplicaCopy } from '../redis/replica-copy.js';
 import { letLoopThrough } from '../runtime/event-loop-slices.js';
 import {
   buildIndexInSlices,
@@ -175,6 +178,18 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
     } catch (error) {
       client.reportFailure(error);
       throw new ListStoreUnavailable(`the lists could not be ${what} in Redis: ${(error as Error).message}`);
+    }
+  }
+
+  /**
+   * After a write: on a primary with replicas, once one holds it (replica-copy.ts), so a failover
+   * right after cannot lose it. Refused (503) otherwise; the change is sent again by the caller.
+   */
+  async function copied(): Promise<void> {
+    try {
+      await awaitReplicaCopy(client.redis);
+    } catch (error) {
+      throw new ListStoreUnavailable(`the lists' change is not yet on a Redis replica: ${(error as Error).message}`);
     }
   }
 
@@ -441,6 +456,7 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
           redis.phonerepListsChange(RULES, VERSION, CHANGES, EPOCH, op, rule, value, maxLength, newEpoch()),
         ),
       );
+      await copied();
       first ??= reply.count;
       if (await afterChange(reply, apply)) return first;
       if (attempt === 5)
@@ -460,6 +476,7 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
           redis.phonerepListsMerge(RULES, VERSION, CHANGES, staged, EPOCH, maxLength, newEpoch()),
         ),
       );
+      await copied();
       first ??= merged.count;
       // In force here at once: read everything (an import is a `reload` for every instance).
       await readAll();
@@ -490,6 +507,7 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
           redis.phonerepListsReplace(RULES, VERSION, CHANGES, staged, EPOCH, maxLength, newEpoch()),
         ),
       );
+      await copied();
       first ??= replaced.count;
       await readAll();
       if (file?.mirror !== true) break;

@@ -183,7 +183,18 @@ export function createRedisClient(connection: RedisConnectionLike, options: Redi
     probeFailures = 0;
   });
   redis.on('reconnecting', wakeWaiters);
-  redis.on('end', wakeWaiters);
+  redis.on('end', () => {
+    wakeWaiters();
+    // ioredis ends a connection for good when its Sentinel failover detector disconnects it
+    // during a reconnection (a +switch-master while an attempt is out): its own retries stop
+    // there, so the instance would stay on its fallbacks, refusing every write, until restarted.
+    // Connect again (the failover test, test/system/redis-failover.test.ts, meets this under load).
+    // Only through Sentinel: elsewhere a connection ends only when it is told to.
+    if (!closed && redisOptions.sentinels !== undefined)
+      setTimeout(() => {
+        if (!closed && redis.status === 'end') redis.connect().catch(() => undefined);
+      }, 100).unref();
+  });
   redis.on('close', () => {
     wakeWaiters();
     if (!closed) markDegraded();

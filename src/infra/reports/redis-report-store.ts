@@ -15,13 +15,16 @@
 // lose nothing and never pass the cap together. Every instance follows the stream as the lists
 // do (redis/change-stream-follower.ts): a blocking XREAD on a connection of its own, changes applied in
 // version order, anything else (a gap, a trimmed stream, a lost connection) a full read. Its own
-// vote is in force here as soon as Redis took it.
+// vote is in force here as soon as Redis took it; on a primary with replicas (Sentinel) it is
+// acknowledged once a replica holds it too (redis/replica-copy.ts), so a failover loses no
+// acknowledged vote.
 import { REPORT_RATINGS, ReportStoreUnavailable, type ReportVote } from '../../domain/ports/caller-reports.js';
 import { redisReadyWithin, type RedisClient } from '../redis/redis-client.js';
 import type { ScriptedRedis } from '../redis/scripts.js';
 import { REPORTS_KEYS } from '../redis/keys.js';
 import { ensureTaggedKeys } from '../redis/redis-key-migration.js';
 import { followChangeStream, type ChangeStreamFollower } from '../redis/change-stream-follower.js';
+import { awaitReplicaCopy } from '../redis/replica-copy.js';
 import { EXPIRE_INTERVAL_MS, type ReportSettings, type ReportStore, type ReportStoreLogger } from './report-store.js';
 import { createVoteBook, DAY_MS, secondsToUtcMidnight, utcDayOf } from './vote-book.js';
 import { voteInForce } from '../../domain/reports/evidence.js';
@@ -139,6 +142,18 @@ export async function openRedisReportStore(options: RedisReportStoreOptions): Pr
     }
   }
 
+  /**
+   * After a write: on a primary with replicas, once one holds it (replica-copy.ts), so a failover
+   * right after cannot lose it. Refused (503) otherwise; the reporter sends the vote again (it replaces itself).
+   */
+  async function copied(): Promise<void> {
+    try {
+      await awaitReplicaCopy(client.redis);
+    } catch (error) {
+      throw new ReportStoreUnavailable(`the report is not yet on a Redis replica: ${(error as Error).message}`);
+    }
+  }
+
   /** Reads every vote in force (through {reports}:expiry) and the version and stream position before it. */
   async function fullRead(): Promise<void> {
     const head = await run('read', (redis) =>
@@ -198,6 +213,7 @@ export async function openRedisReportStore(options: RedisReportStoreOptions): Pr
       ),
     );
     if (!Array.isArray(reply)) throw new ReportStoreUnavailable('unexpected reply of Redis to a report');
+    if (Number(reply[0]) === 1) await copied();
     if (Number(reply[0]) !== 1)
       return { ok: false, reason: 'token_day_cap', retryAfterSeconds: secondsToUtcMidnight(now) };
     book.put(vote);
@@ -221,6 +237,7 @@ export async function openRedisReportStore(options: RedisReportStoreOptions): Pr
         ...args,
       ),
     );
+    await copied();
     await readAll();
     return { before: Number(before), dropped: votes.length - kept.length };
   }

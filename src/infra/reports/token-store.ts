@@ -43,6 +43,7 @@ import { redisReadyWithin, type RedisClient } from '../redis/redis-client.js';
 import { CHANNELS, TOKENS_KEYS } from '../redis/keys.js';
 import { ensureTaggedKeys } from '../redis/redis-key-migration.js';
 import { watchFileWithPoll, type FileWatch } from '../watch-file.js';
+import { awaitReplicaCopy } from '../redis/replica-copy.js';
 
 export const TOKENS_FILE_NAME = 'tokens.json';
 /** The Redis hash of the tokens (under REDIS_KEY_PREFIX; redis/keys.ts). */
@@ -457,6 +458,16 @@ export async function openRedisTokenStore(
     }
   }
 
+  /** A token created, revoked or restored: acknowledged once a replica holds it, when the primary has replicas (replica-copy.ts). */
+  async function copied<T>(result: T): Promise<T> {
+    try {
+      await awaitReplicaCopy(client.redis);
+    } catch (error) {
+      throw new ReportStoreUnavailable(`the tokens' change is not yet on a Redis replica: ${(error as Error).message}`);
+    }
+    return result;
+  }
+
   const backend: TokenBackend = {
     kind: 'redis',
     location: `${client.keyPrefix}${TOKENS_KEY}`,
@@ -483,13 +494,19 @@ export async function openRedisTokenStore(
     async add(token) {
       return (
         Number(
-          await run('written', (redis) => redis.eval(ADD_LUA, 1, TOKENS_KEY, token.id, JSON.stringify(token), channel)),
+          await copied(
+            await run('written', (redis) =>
+              redis.eval(ADD_LUA, 1, TOKENS_KEY, token.id, JSON.stringify(token), channel),
+            ),
+          ),
         ) === 1
       );
     },
     async revoke(id, revokedAt) {
       return (
-        Number(await run('written', (redis) => redis.eval(REVOKE_LUA, 1, TOKENS_KEY, id, revokedAt, channel))) === 1
+        Number(
+          await copied(await run('written', (redis) => redis.eval(REVOKE_LUA, 1, TOKENS_KEY, id, revokedAt, channel))),
+        ) === 1
       );
     },
     async touch(id, lastUsedAt) {
@@ -497,7 +514,9 @@ export async function openRedisTokenStore(
     },
     async replaceAll(tokens) {
       const pairs = tokens.flatMap((token) => [token.id, JSON.stringify(token)]);
-      return Number(await run('written', (redis) => redis.eval(REPLACE_LUA, 1, TOKENS_KEY, channel, ...pairs)));
+      return Number(
+        await copied(await run('written', (redis) => redis.eval(REPLACE_LUA, 1, TOKENS_KEY, channel, ...pairs))),
+      );
     },
   };
 
