@@ -33,7 +33,7 @@ afterAll(async () => {
 });
 
 describe('awaitReplicaCopy', () => {
-  it('answers 0 at once on a primary without replicas, asking ROLE once per second and never WAIT', async () => {
+  it('answers 0 at once on a primary without replicas, asking INFO replication once per second and never WAIT', async () => {
     const alone = await startOwnRedis({ persistent: false });
     owned.push(alone);
     const redis = connect(alone);
@@ -42,9 +42,9 @@ describe('awaitReplicaCopy', () => {
     await redis.set('k', 'v');
     expect(await awaitReplicaCopy(redis, 1_000)).toBe(0);
     expect(await awaitReplicaCopy(redis, 1_500)).toBe(0);
-    expect(sent).toEqual(['set', 'role']);
+    expect(sent).toEqual(['set', 'info']);
     expect(await awaitReplicaCopy(redis, 2_000)).toBe(0);
-    expect(sent).toEqual(['set', 'role', 'role']);
+    expect(sent).toEqual(['set', 'info', 'info']);
   });
 
   describe('on a primary with a replica', () => {

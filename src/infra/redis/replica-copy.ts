@@ -9,12 +9,14 @@
 // refusal (the store's 503, sent again by the client: every write of record is idempotent), never a
 // silent success.
 //
-// Without replicas (one Redis, as compose.yaml's default) this costs nothing but a `ROLE` per
-// second: WAIT would otherwise block for its whole deadline and answer 0. The number of
-// connected replicas is read with `ROLE` and kept REPLICA_COUNT_TTL_MS.
+// Without replicas (one Redis, as compose.yaml's default) this costs nothing but an
+// `INFO replication` per second: WAIT would otherwise block for its whole deadline and answer 0.
+// The number of connected replicas is read there (INFO, not ROLE: ROLE is one of the
+// `@dangerous` commands the narrow ACL user of docs/operations.md may not run) and kept
+// REPLICA_COUNT_TTL_MS.
 import type { Redis } from 'ioredis';
 
-/** How long the number of connected replicas read by ROLE is trusted. */
+/** How long the number of connected replicas read by INFO is trusted. */
 export const REPLICA_COUNT_TTL_MS = 1_000;
 
 /** No replica acknowledged a write within the deadline although the primary has some connected. */
@@ -24,12 +26,13 @@ export class ReplicaCopyMissing extends Error {
 
 const known = new WeakMap<Redis, { replicas: number; readAtMs: number }>();
 
-/** Replicas connected to the primary this connection talks to, as its ROLE says (0 when it is no primary). */
+/** Replicas connected to the primary this connection talks to, as its `INFO replication` says (0 when it is no primary). */
 async function connectedReplicas(redis: Redis, nowMs: number): Promise<number> {
   const cached = known.get(redis);
   if (cached !== undefined && nowMs - cached.readAtMs < REPLICA_COUNT_TTL_MS) return cached.replicas;
-  const role = (await redis.call('ROLE')) as unknown[];
-  const replicas = role[0] === 'master' && Array.isArray(role[2]) ? role[2].length : 0;
+  const info = await redis.info('replication');
+  const connected = /^connected_slaves:(\d+)\r?$/m.exec(info)?.[1];
+  const replicas = /^role:master\r?$/m.test(info) && connected !== undefined ? Number(connected) : 0;
   known.set(redis, { replicas, readAtMs: nowMs });
   return replicas;
 }
@@ -54,7 +57,7 @@ export async function awaitReplicaCopy(redis: Redis, nowMs = Date.now()): Promis
   const waitMs = replicaWaitMs(redis);
   const acknowledged = Number(await redis.call('WAIT', '1', String(waitMs)));
   if (acknowledged >= 1) return acknowledged;
-  // Perhaps the replicas just left: read ROLE again next time.
+  // Perhaps the replicas just left: read INFO again next time.
   known.delete(redis);
   throw new ReplicaCopyMissing(`no Redis replica acknowledged the write within ${waitMs} ms`);
 }
