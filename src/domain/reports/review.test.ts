@@ -2,7 +2,7 @@
 // cast up to it, a newer vote brings the number back), in what order, and what each one shows.
 import { describe, expect, it } from 'vitest';
 import type { ReportVote } from '../ports/caller-reports.js';
-import { reviewReports, type ReviewInput } from './review.js';
+import { reviewReports, reviewReportSteps, type ReviewInput } from './review.js';
 
 const DAY = 86_400_000;
 const NOW = Date.parse('2026-11-28T12:00:00Z');
@@ -90,5 +90,27 @@ describe('reviewReports', () => {
     const newer = [...votes, vote('+33612345601', 'tok_c', 'ping', NOW - DAY + 1)];
     expect(reviewReports(input({ votes: newer, dismissals, state: 'dismissed' })).total).toBe(0);
     expect(reviewReports(input({ votes: newer, dismissals })).total).toBe(2);
+  });
+});
+
+describe('reviewReportSteps', () => {
+  it('reads many votes in steps (the route runs them in slices), with the same page as at once', () => {
+    const many = Array.from({ length: 5000 }, (_, at) =>
+      vote(`+336${String(10_000_000 + at)}`, at % 2 === 0 ? 'tok_a' : 'tok_b', 'fraud', NOW - at * 1000),
+    );
+    const given = input({ votes: many, offset: 10, limit: 5 });
+    const steps = reviewReportSteps(given);
+    let yields = 0;
+    let next = steps.next();
+    while (next.done !== true) {
+      yields += 1;
+      next = steps.next();
+    }
+    expect(yields).toBeGreaterThan(5);
+    expect(next.value).toEqual(reviewReports(given));
+    expect(next.value.total).toBe(5000);
+    expect(next.value.numbers.map((each) => each.number)).toEqual(
+      [10, 11, 12, 13, 14].map((at) => `+336${String(10_000_000 + at)}`),
+    );
   });
 });

@@ -6,6 +6,11 @@
 import type { ListName } from '../ports/operator-lists.js';
 import type { ReportRating, ReportVerdict, ReportVote } from '../ports/caller-reports.js';
 import { evidenceOf, voteInForce, type EvidenceRule } from './evidence.js';
+import { runToEnd, type Steps } from '../steps.js';
+import { sortInSteps } from '../blocklist/feed-content.js';
+
+/** Votes read, or numbers looked at, between two yield points. */
+const ITEMS_PER_STEP = 1024;
 
 export const REVIEW_STATES = ['review', 'dismissed', 'all'] as const;
 export type ReviewState = (typeof REVIEW_STATES)[number];
@@ -55,9 +60,17 @@ export interface ReviewInput {
  * and comments are worked out for the page's numbers alone.
  */
 export function reviewReports(input: ReviewInput): { total: number; numbers: ReviewedNumber[] } {
+  return runToEnd(reviewReportSteps(input));
+}
+
+/** `reviewReports` as steps (domain/steps.ts), so that 100,000 reported numbers never hold the loop. */
+export function* reviewReportSteps(input: ReviewInput): Steps<{ total: number; numbers: ReviewedNumber[] }> {
   const { now, rule } = input;
+  let items = 0;
+  const pause = (): boolean => (items += 1) % ITEMS_PER_STEP === 0;
   const latest = new Map<string, number>();
   for (const vote of input.votes) {
+    if (pause()) yield;
     if (!voteInForce(vote, now, rule.retentionDays)) continue;
     const held = latest.get(vote.e164);
     if (held === undefined || vote.at > held) latest.set(vote.e164, vote.at);
@@ -65,6 +78,7 @@ export function reviewReports(input: ReviewInput): { total: number; numbers: Rev
   const listed: string[] = [];
   const lastAts: number[] = [];
   for (const [e164, lastAt] of latest) {
+    if (pause()) yield;
     const mark = input.dismissals.get(e164);
     const dismissed = mark !== undefined && mark >= lastAt;
     if (input.state === 'all' || (input.state === 'dismissed') === dismissed) {
@@ -72,14 +86,14 @@ export function reviewReports(input: ReviewInput): { total: number; numbers: Rev
       lastAts.push(lastAt);
     }
   }
-  const order = Uint32Array.from(listed.keys()).sort((a, b) => {
+  const order = yield* sortInSteps([...listed.keys()], (a, b) => {
     const byTime = (lastAts[b] ?? 0) - (lastAts[a] ?? 0);
     if (byTime !== 0) return byTime;
     const [x = '', y = ''] = [listed[a], listed[b]];
     return x < y ? -1 : x > y ? 1 : 0;
   });
   const numbers: ReviewedNumber[] = [];
-  for (const at of order.subarray(input.offset, input.offset + input.limit)) {
+  for (const at of order.slice(input.offset, input.offset + input.limit)) {
     const e164 = listed[at] ?? '';
     const votes = [...input.votesOf(e164)].filter((vote) => voteInForce(vote, now, rule.retentionDays));
     const evidence = evidenceOf(votes, now, rule);

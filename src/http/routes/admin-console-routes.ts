@@ -17,7 +17,8 @@ import type { RuleContext } from '../../domain/lists/rules.js';
 import { ReportStoreUnavailable, type ReportVote } from '../../domain/ports/caller-reports.js';
 import type { KeyedHasher } from '../../domain/ports/key-hasher.js';
 import type { EvidenceRule } from '../../domain/reports/evidence.js';
-import { reviewReports } from '../../domain/reports/review.js';
+import { reviewReportSteps } from '../../domain/reports/review.js';
+import { runInSlices } from '../../infra/runtime/event-loop-slices.js';
 import { voteInForce } from '../../domain/reports/evidence.js';
 import type { ListStore } from '../../infra/lists/list-store.js';
 import type { ReadinessCheck } from '../../infra/readiness/readiness.js';
@@ -116,18 +117,21 @@ export async function adminConsoleRoutes(app: FastifyInstance, options: AdminCon
     const at = now();
     const dismissals = await orUnavailable(() => store.dismissals.read(at));
     const labels = new Map((options.tokens?.list() ?? []).map((token) => [token.id, token.label]));
-    const page = reviewReports({
-      votes: store.allVotes(),
-      votesOf: (e164) => store.votes(e164),
-      dismissals,
-      rule: store.rule,
-      now: at,
-      labelOf: (tokenId) => labels.get(tokenId) ?? tokenId,
-      listOf: (e164) => lists.match(e164, at)?.list ?? null,
-      state,
-      offset,
-      limit,
-    });
+    // In slices: a review of 100,000 reported numbers lets the lookups through meanwhile.
+    const page = await runInSlices(
+      reviewReportSteps({
+        votes: store.allVotes(),
+        votesOf: (e164) => store.votes(e164),
+        dismissals,
+        rule: store.rule,
+        now: at,
+        labelOf: (tokenId) => labels.get(tokenId) ?? tokenId,
+        listOf: (e164) => lists.match(e164, at)?.list ?? null,
+        state,
+        offset,
+        limit,
+      }),
+    );
     return { total: page.total, offset, limit, numbers: page.numbers };
   });
 
