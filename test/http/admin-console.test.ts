@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import SwaggerParser from '@apidevtools/swagger-parser';
-import jsQRModule from 'jsqr';
+import { decodeQrSvg } from '../support/qr.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { healthyFakeSources } from '../../harness/lookup.js';
 import { startReportingServer, type ReportingServer } from '../../harness/reporting-server.js';
@@ -90,27 +90,6 @@ const review = async (server: ReportingServer, query = ''): Promise<ReviewPage> 
   expect(answer.status).toBe(200);
   return answer.json as ReviewPage;
 };
-
-/** jsQR is CommonJS whose exported function also carries itself as `default`, which its types describe. */
-const jsQR = jsQRModule.default;
-
-/** The text of a QR code drawn by qrcode-generator (one 1×1 square per dark module), read back as an image. */
-function decodeQrSvg(svg: string, scale = 4): string | undefined {
-  const side = Number(/viewBox="0 0 (\d+) (\d+)"/.exec(svg)?.[1]);
-  const width = side * scale;
-  const pixels = new Uint8ClampedArray(width * width * 4).fill(255);
-  for (const [, x, y] of svg.matchAll(/M(\d+),(\d+)l1,0 0,1 -1,0 0,-1z/g)) {
-    for (let row = 0; row < scale; row += 1) {
-      for (let column = 0; column < scale; column += 1) {
-        const offset = ((Number(y) * scale + row) * width + Number(x) * scale + column) * 4;
-        pixels[offset] = 0;
-        pixels[offset + 1] = 0;
-        pixels[offset + 2] = 0;
-      }
-    }
-  }
-  return jsQR(pixels, width, width)?.data;
-}
 
 describe('the admin API of the console (file store)', () => {
   let server: ReportingServer;

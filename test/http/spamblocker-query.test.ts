@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import jsQRModule from 'jsqr';
+import { decodeQrSvg } from '../support/qr.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insideLegalHoursClock } from '../../harness/legal-hours.js';
 import { startTestServer, type TestServer } from '../../harness/servers.js';
@@ -263,31 +263,6 @@ describe('SpamBlocker config: the base URL', () => {
     }
   });
 });
-
-/** jsQR is CommonJS whose exported function also carries itself as `default`, which its types describe. */
-const jsQR = jsQRModule.default;
-
-/**
- * The QR code of an SVG drawn by qrcode-generator (one `M x,y` square of 1×1 per dark module),
- * read back as an image of `scale` pixels per module for a QR reader, so that the test decodes
- * what the page shows rather than trusting the encoder.
- */
-function decodeQrSvg(svg: string, scale = 4): string | undefined {
-  const side = Number(/viewBox="0 0 (\d+) (\d+)"/.exec(svg)?.[1]);
-  const width = side * scale;
-  const pixels = new Uint8ClampedArray(width * width * 4).fill(255);
-  for (const [, x, y] of svg.matchAll(/M(\d+),(\d+)l1,0 0,1 -1,0 0,-1z/g)) {
-    for (let row = 0; row < scale; row += 1) {
-      for (let column = 0; column < scale; column += 1) {
-        const offset = ((Number(y) * scale + row) * width + Number(x) * scale + column) * 4;
-        pixels[offset] = 0;
-        pixels[offset + 1] = 0;
-        pixels[offset + 2] = 0;
-      }
-    }
-  }
-  return jsQR(pixels, width, width)?.data;
-}
 
 describe("SpamBlocker config: the QR code of its address (the lookup page's setup section)", () => {
   it("is an SVG image of the config's address, built from the same base URL as the config", async () => {

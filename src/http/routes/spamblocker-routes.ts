@@ -102,7 +102,28 @@ export function qrCodeSvg(text: string): string {
   const code = qrcode(0, 'M');
   code.addData(text, 'Byte');
   code.make();
-  return `<?xml version="1.0" encoding="UTF-8"?>\n${code.createSvgTag({ cellSize: 1, margin: 4, scalable: true })}\n`;
+  // One rectangle per run of dark modules in a row (`M x y h n v1 h-n z`), not one square per
+  // module: a config of a kilobyte is a code of ~130×130 modules, 100 KB drawn square by square.
+  const margin = 4;
+  const count = code.getModuleCount();
+  const side = count + 2 * margin;
+  const runs: string[] = [];
+  for (let row = 0; row < count; row += 1) {
+    for (let column = 0; column < count;) {
+      if (!code.isDark(row, column)) {
+        column += 1;
+        continue;
+      }
+      const start = column;
+      while (column < count && code.isDark(row, column)) column += 1;
+      runs.push(`M${start + margin} ${row + margin}h${column - start}v1h-${column - start}z`);
+    }
+  }
+  return (
+    `<?xml version="1.0" encoding="UTF-8"?>\n<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${side} ${side}" ` +
+    `preserveAspectRatio="xMinYMin meet" shape-rendering="crispEdges"><rect width="100%" height="100%" fill="white"/>` +
+    `<path d="${runs.join('')}" fill="black"/></svg>\n`
+  );
 }
 
 export async function spamBlockerRoutes(
