@@ -272,6 +272,9 @@ export async function fillOverHttp(options: FillOptions): Promise<FillFigures> {
       async () => (await request(agent, `${server.baseUrl}/health`)).status === 200,
       'the server did not answer /health',
       server,
+      // Two workers each load the numbering plan: on the shared two-core machine at a load
+      // average of 20, start-up took more than 45 s.
+      150_000,
     );
     if (workers > 1)
       await waitFor(

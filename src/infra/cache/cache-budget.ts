@@ -26,8 +26,9 @@ export const RUNTIME_HEADROOM_SHARE = 3 / 16;
 export const RUNTIME_HEADROOM_MIN_BYTES = 20 * MIB;
 /**
  * However small the share, the per-source results keep at least this part of it (the floor above
- * gives way): below about 40 MiB per process the bound cannot be held by the caches' budget alone
- * (docs/cache.md), and a cache of nothing would only turn every lookup into upstream fetches.
+ * gives way): below 32 MiB per process what the runtime keeps alone comes near the bound or passes
+ * it, so the budget cannot hold it there (docs/cache.md), and a cache of nothing would only turn
+ * every lookup into upstream fetches.
  */
 export const SOURCE_MIN_SHARE = 1 / 4;
 /** The front cache's share of a process's bytes (finished answers and the spellings memo). */
