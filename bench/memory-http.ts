@@ -89,11 +89,12 @@ export const SETTLE_SAMPLES = 5;
 
 /**
  * The RSS of a quiet process tree, taken the same way before and after a fill so that the growth
- * compares like with like: `quietSeconds` without a request (time for V8's idle-time collections
- * and the memory reducer to run, and for start-up or fill garbage to be collected), then
- * SETTLE_SAMPLES samples a second apart, their median. One sample 2 s after start-up read
- * 203.6–217.9 MiB for the same server (start-up garbage not yet collected), against 207–208 MiB
- * once settled, which alone moved the growth by 14 MiB.
+ * compares like with like: `quietSeconds` without a request (the same time for V8's collections
+ * after start-up as after the fill), then SETTLE_SAMPLES samples a second apart, their median
+ * (a sample caught in a collection does not decide). One sample 2 s after start-up read
+ * 203.6–217.9 MiB for the same build on Node 24, where an idle server sampled each second settled
+ * at 207–208 MiB within 5 s: the growth moved by up to 14 MiB with when the idle sample was taken,
+ * while the steady one was already taken after 10 s. After 10 s both stay flat (docs/cache.md).
  */
 export async function settledRss(pid: number, quietSeconds: number): Promise<{ median: number; samples: number[] }> {
   await new Promise((resolve) => setTimeout(resolve, quietSeconds * 1000));
