@@ -25,7 +25,7 @@ export interface FillOptions {
   concurrency?: number;
   /** Also ask each number's score after its report: the second answer comes from the front cache, which then holds its bodies. */
   alsoScore?: boolean;
-  /** How long the server is left without a request before the steady-state figure (default 10 s). */
+  /** How long the server is left without a request before its idle and its steady-state figures are sampled (default 10 s). */
   settleSeconds?: number;
   /** Extra environment for the server. */
   env?: Record<string, string>;
@@ -43,11 +43,15 @@ export interface FillFigures {
   /** Answers that were not 200 (each one is a defect of the run). */
   failures: number;
   elapsedMs: number;
+  /** RSS before the fill, settled (settledRss): `settleSeconds` after the last start-up request, median of SETTLE_SAMPLES. */
   idleRss: number;
+  /** The idle samples, in order (their spread is the noise of the figure). */
+  idleSamples: number[];
   /** Highest RSS sampled while the fill ran (every second). */
   peakRss: number;
-  /** RSS after `settleSeconds` without a request. */
+  /** RSS after the fill, settled the same way as idleRss. */
   steadyRss: number;
+  steadySamples: number[];
   /** Bytes charged against the cap (phone_rep_cache_charged_bytes, all caches, all workers). */
   chargedBytes: number;
   /** Per-source results held (phone_rep_cache_entries{cache="source"}), all workers. */
@@ -74,8 +78,33 @@ export function rssOf(pid: number): number {
   }
 }
 
+const mibList = (samples: number[]): string => samples.map((value) => (value / MIB).toFixed(1)).join(' ');
+
 export function treeRss(pid: number): number {
   return processTree(pid).reduce((sum, each) => sum + rssOf(each), 0);
+}
+
+/** How many RSS samples, one a second, make a settled figure (their median). */
+export const SETTLE_SAMPLES = 5;
+
+/**
+ * The RSS of a quiet process tree, taken the same way before and after a fill so that the growth
+ * compares like with like: `quietSeconds` without a request (the same time for V8's collections
+ * after start-up as after the fill), then SETTLE_SAMPLES samples a second apart, their median
+ * (a sample caught in a collection does not decide). One sample 2 s after start-up read
+ * 203.6–217.9 MiB for the same build on Node 24, where an idle server sampled each second settled
+ * at 207–208 MiB within 5 s: the growth moved by up to 14 MiB with when the idle sample was taken,
+ * while the steady one was already taken after 10 s. After 10 s both stay flat (docs/cache.md).
+ */
+export async function settledRss(pid: number, quietSeconds: number): Promise<{ median: number; samples: number[] }> {
+  await new Promise((resolve) => setTimeout(resolve, quietSeconds * 1000));
+  const samples: number[] = [];
+  for (let index = 0; index < SETTLE_SAMPLES; index += 1) {
+    if (index > 0) await new Promise((resolve) => setTimeout(resolve, 1000));
+    samples.push(treeRss(pid));
+  }
+  const sorted = [...samples].sort((a, b) => a - b);
+  return { median: sorted[Math.floor(sorted.length / 2)] ?? 0, samples };
 }
 
 /** `count` distinct mobile numbers the service's parser accepts (the plan refuses unassigned blocks). */
@@ -244,6 +273,9 @@ export async function fillOverHttp(options: FillOptions): Promise<FillFigures> {
       async () => (await request(agent, `${server.baseUrl}/health`)).status === 200,
       'the server did not answer /health',
       server,
+      // Two workers each load the numbering plan: on the shared two-core machine at a load
+      // average of 20, start-up took more than 45 s.
+      150_000,
     );
     if (workers > 1)
       await waitFor(
@@ -251,11 +283,13 @@ export async function fillOverHttp(options: FillOptions): Promise<FillFigures> {
         `${workers} workers did not start`,
         server,
       );
-    await new Promise((resolve) => setTimeout(resolve, 2000));
     const pid = server.child.pid ?? 0;
-    const idleRss = treeRss(pid);
+    // Idle: settled exactly as the steady state below is, so the growth is not the noise of when
+    // the idle sample was taken.
+    const idle = await settledRss(pid, settleSeconds);
+    const idleRss = idle.median;
     log(
-      `  CACHE_MAX_MB=${options.cacheMaxMb} WORKERS=${workers}: idle RSS ${(idleRss / MIB).toFixed(1)} MiB, filling ${numbers.length} numbers…`,
+      `  CACHE_MAX_MB=${options.cacheMaxMb} WORKERS=${workers}: idle RSS ${(idleRss / MIB).toFixed(1)} MiB (samples ${mibList(idle.samples)}), filling ${numbers.length} numbers…`,
     );
     let peakRss = idleRss;
     const sampler = setInterval(() => {
@@ -287,9 +321,9 @@ export async function fillOverHttp(options: FillOptions): Promise<FillFigures> {
     const elapsedMs = performance.now() - startedAt;
     clearInterval(sampler);
     if (failures > 0) log(`    ${failures} answers were not 200, first: ${firstFailure}`);
-    // Steady state: no request in flight for settleSeconds.
-    await new Promise((resolve) => setTimeout(resolve, settleSeconds * 1000));
-    const steadyRss = treeRss(pid);
+    // Steady state: no request in flight for settleSeconds, then sampled as the idle figure was.
+    const steady = await settledRss(pid, settleSeconds);
+    const steadyRss = steady.median;
     const scrapes = await scrapeAll(server.metricsUrl, workers);
     const sum = (name: string, labels = ''): number =>
       scrapes.reduce((total, text) => total + metricSum(text, name, labels), 0);
@@ -301,8 +335,10 @@ export async function fillOverHttp(options: FillOptions): Promise<FillFigures> {
       failures,
       elapsedMs,
       idleRss,
+      idleSamples: idle.samples,
       peakRss,
       steadyRss,
+      steadySamples: steady.samples,
       chargedBytes: sum('phone_rep_cache_charged_bytes'),
       sourceEntries: sum('phone_rep_cache_entries', 'cache="source"'),
       maxBytes: sum('phone_rep_cache_max_bytes'),
@@ -316,7 +352,7 @@ export async function fillOverHttp(options: FillOptions): Promise<FillFigures> {
       majorGcs: sum('nodejs_gc_duration_seconds_count', 'kind="major"'),
     };
     log(
-      `    done in ${(elapsedMs / 1000).toFixed(0)} s: steady RSS ${(steadyRss / MIB).toFixed(1)} MiB (growth ${((steadyRss - idleRss) / MIB).toFixed(1)} MiB, ${((steadyRss - idleRss) / MIB / options.cacheMaxMb).toFixed(2)}× cap), peak ${(peakRss / MIB).toFixed(1)} MiB, charged ${(figures.chargedBytes / MIB).toFixed(1)} MiB`,
+      `    done in ${(elapsedMs / 1000).toFixed(0)} s: steady RSS ${(steadyRss / MIB).toFixed(1)} MiB (samples ${mibList(steady.samples)}; growth ${((steadyRss - idleRss) / MIB).toFixed(1)} MiB, ${((steadyRss - idleRss) / MIB / options.cacheMaxMb).toFixed(2)}× cap), peak ${(peakRss / MIB).toFixed(1)} MiB, charged ${(figures.chargedBytes / MIB).toFixed(1)} MiB`,
     );
     await options.beforeStop?.(pid);
     return figures;

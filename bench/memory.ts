@@ -104,7 +104,7 @@ export async function benchMemory(): Promise<BenchSection> {
   });
   notes.unshift(
     'Built server (`node dist/start.js`, what `npm start` runs: the server started with the heap limit sized from CACHE_MAX_MB; RSS summed with the launcher\'s) with fixture upstreams on loopback (the adapters\' "normal" fixtures for every number), RATE_LIMIT_MAX=0, upstream budgets raised so that no lookup waits, LOG_LEVEL=info to a discarded stdout; 16 keep-alive clients each ask `GET /api/phone/<n>` for distinct valid mobile numbers, each once.',
-    "Idle RSS: 2 s after the first /health answer. Steady state: 10 s after the last answer, no request in flight. RSS from /proc (VmRSS), summed over the primary and its workers with WORKERS=2; no forced garbage collection. Charged bytes and held entries from each process's /metrics (phone_rep_cache_charged_bytes, phone_rep_cache_entries).",
+    "Idle and steady RSS taken the same way (settledRss in bench/memory-http.ts): 10 s without a request (after the first /health answer, after the fill's last answer), then the median of 5 samples a second apart. RSS from /proc (VmRSS), summed over the launcher and its server, or the primary and its workers with WORKERS=2; no forced garbage collection. Charged bytes and held entries from each process's /metrics (phone_rep_cache_charged_bytes, phone_rep_cache_entries).",
     `Floods: each cap is asked max(${formatNumber(perNumberNumbers)}, ${floodFactor} × its capacity) numbers (BENCH_MEMORY_FLOOD, BENCH_MEMORY_CAPS, BENCH_MEMORY_NUMBERS override them).`,
   );
   try {

@@ -1,5 +1,5 @@
 // CACHE_MAX_MB bounds what the process holds (issue 22). The shipped server, started with
-// CACHE_MAX_MB=16 and fixture upstreams on loopback, is filled over HTTP with about three times
+// CACHE_MAX_MB=16 and fixture upstreams on loopback, is filled over HTTP with many times
 // more distinct numbers than the cap holds, each kind of held entry exercised (per-source
 // results, front-cache bodies with their compressed forms, spellings with their /info bodies);
 // then its own /metrics must show the bytes charged within the cap, every kind charged, and
@@ -16,10 +16,11 @@ import { loadNumberingPlan } from '../../src/infra/arcep/load-numbering-plan.js'
 import { createPhoneNumberParser } from '../../src/domain/numbering/parse-phone-number.js';
 import { startFixtureUpstreams, type FixtureUpstreams } from '../../harness/upstream-sites.js';
 import { spawnServer, type ServerProcess } from '../../harness/servers.js';
+import { cacheBudgetOf } from '../../src/infra/cache/cache-budget.js';
 
 const MIB = 1024 * 1024;
 const CAP_MB = 16;
-/** About 2.9 KB are charged per number of the fixture size: 16 MiB hold about 5,500 numbers. */
+/** About 2.9 KB are charged per number of the fixture size: the 4 MiB per-source part of a 16 MiB cap holds about 1,400 numbers. */
 const NUMBERS = 16_000;
 const CLIENTS = 16;
 /** Upstream budgets high enough that no lookup of the fill waits for one. */
@@ -88,7 +89,7 @@ describe('CACHE_MAX_MB bounds what the built server holds', () => {
 
   // Bounded by the fill: 16,000 lookups over loopback take 15–90 s on two shared cores.
   it(
-    'charges every kind of held entry and keeps their sum within the cap after a flood of three times what it holds',
+    'charges every kind of held entry and keeps their sum within the cap after a flood of many times what it holds',
     { timeout: 150_000 },
     async () => {
       const numbers = validNumbers(NUMBERS);
@@ -129,8 +130,10 @@ describe('CACHE_MAX_MB bounds what the built server holds', () => {
       expect(charged.front).toBeGreaterThan(0);
       expect(charged.spellings).toBeGreaterThan(0);
       expect(charged.source + charged.front + charged.spellings).toBeLessThanOrEqual(capBytes);
-      // Full: the per-source results fill most of the cap, and far fewer numbers are held than asked.
-      expect(charged.source).toBeGreaterThan(capBytes * 0.6);
+      // Full: the per-source results fill most of their part of the cap (at this small cap, a
+      // quarter of it: the runtime's headroom floor takes the rest), and far fewer numbers are
+      // held than asked.
+      expect(charged.source).toBeGreaterThan(cacheBudgetOf(CAP_MB, 1).sourceBytes * 0.8);
       const numbersHeld = sample(metrics, 'phone_rep_cache_entries{cache="source"}') / 3;
       expect(numbersHeld).toBeLessThan(NUMBERS / 2.5);
       expect(sample(metrics, 'process_resident_memory_bytes')).toBeGreaterThan(0);

@@ -14,6 +14,23 @@ const MIB = 1024 * 1024;
  * the bound of 1.25 × cap + 32 MiB, so 3/16 is.
  */
 export const RUNTIME_HEADROOM_SHARE = 3 / 16;
+/**
+ * The least headroom a process keeps, whatever its share. What a Node 24 server keeps beyond its
+ * caches once it has served does not shrink with the cap: measured at CACHE_MAX_MB=32, RSS grew
+ * 54–62 MiB more than the bytes charged (its young generation stays committed once grown, its
+ * compiler and collector threads keep their freed memory in the C library's arenas, code
+ * compiled while serving), where the bound leaves 1.25 × 32 + 32 = 72 MiB for everything. So at
+ * small shares the caches are given less than 13/16: with 3/16 alone a 32 MiB share was charged
+ * 21 MiB and grew 76–84 MiB (docs/cache.md). From a share of 107 MiB up, 3/16 is more.
+ */
+export const RUNTIME_HEADROOM_MIN_BYTES = 20 * MIB;
+/**
+ * However small the share, the per-source results keep at least this part of it (the floor above
+ * gives way): below 32 MiB per process what the runtime keeps alone comes near the bound or passes
+ * it, so the budget cannot hold it there (docs/cache.md), and a cache of nothing would only turn
+ * every lookup into upstream fetches.
+ */
+export const SOURCE_MIN_SHARE = 1 / 4;
 /** The front cache's share of a process's bytes (finished answers and the spellings memo). */
 export const FRONT_SHARE = 1 / 8;
 /** Of the front cache's bytes, the part for remembered spellings (parse, hash, `/info` body). */
@@ -29,7 +46,7 @@ export interface CacheBudget {
   /** The front cache's spellings part (inside frontBytes). */
   frontSpellingsBytes: number;
   parserMemoBytes: number;
-  /** Not given to any cache: the runtime's headroom (RUNTIME_HEADROOM_SHARE). */
+  /** Not given to any cache: the runtime's headroom (RUNTIME_HEADROOM_SHARE, at least RUNTIME_HEADROOM_MIN_BYTES while the source part keeps SOURCE_MIN_SHARE). */
   headroomBytes: number;
   /** The per-source results: what is left. */
   sourceBytes: number;
@@ -43,7 +60,7 @@ export function cacheBudgetOf(cacheMaxMb: number, workers: number): CacheBudget 
   const processBytes = Math.floor((cacheMaxMb * MIB) / workers);
   const frontBytes = Math.floor(processBytes * FRONT_SHARE);
   const parserMemoBytes = Math.floor(processBytes * PARSER_MEMO_SHARE);
-  const headroomBytes = Math.floor(processBytes * RUNTIME_HEADROOM_SHARE);
+  const headroomBytes = headroomOf(processBytes, frontBytes + parserMemoBytes);
   return {
     processBytes,
     frontBytes,
@@ -52,4 +69,11 @@ export function cacheBudgetOf(cacheMaxMb: number, workers: number): CacheBudget 
     headroomBytes,
     sourceBytes: processBytes - headroomBytes - frontBytes - parserMemoBytes,
   };
+}
+
+/** The headroom of a share: 3/16 of it, at least the floor, but never so much that the per-source results keep less than SOURCE_MIN_SHARE. */
+function headroomOf(processBytes: number, otherCachesBytes: number): number {
+  const proportional = Math.floor(processBytes * RUNTIME_HEADROOM_SHARE);
+  const mostBeforeSourceMin = processBytes - otherCachesBytes - Math.ceil(processBytes * SOURCE_MIN_SHARE);
+  return Math.max(proportional, Math.min(RUNTIME_HEADROOM_MIN_BYTES, mostBeforeSourceMin));
 }

@@ -13,7 +13,7 @@ import {
   entryHeapCost,
 } from './memory-cache.js';
 import { createSlabStore } from './slab-store.js';
-import { cacheBudgetOf } from './cache-budget.js';
+import { cacheBudgetOf, RUNTIME_HEADROOM_MIN_BYTES, RUNTIME_HEADROOM_SHARE, SOURCE_MIN_SHARE } from './cache-budget.js';
 import {
   BODY_OVERHEAD_BYTES,
   COMPRESSION_THRESHOLD_BYTES,
@@ -223,6 +223,36 @@ describe('cache budget', () => {
     const each = cacheBudgetOf(64, 4);
     expect(each.processBytes * 4).toBeLessThanOrEqual(one.processBytes);
     expect(each.processBytes).toBe(16 * 1024 * 1024);
+  });
+
+  it('keeps a headroom floor at small shares, 3/16 at large ones', () => {
+    const MIB = 1024 * 1024;
+    // At 32 MiB, 3/16 would be 6 MiB: the floor gives way only where the per-source results would keep less than 1/4.
+    const small = cacheBudgetOf(32, 1);
+    expect(small.headroomBytes).toBeGreaterThan(32 * MIB * RUNTIME_HEADROOM_SHARE);
+    expect(small.sourceBytes).toBe(Math.ceil(32 * MIB * SOURCE_MIN_SHARE));
+    expect(small.headroomBytes + small.frontBytes + small.parserMemoBytes + small.sourceBytes).toBe(32 * MIB);
+    // At 64 MiB the floor holds whole.
+    expect(cacheBudgetOf(64, 1).headroomBytes).toBe(RUNTIME_HEADROOM_MIN_BYTES);
+    // From about 107 MiB, 3/16 is more than the floor.
+    expect(cacheBudgetOf(256, 1).headroomBytes).toBe(256 * MIB * RUNTIME_HEADROOM_SHARE);
+    // The same share of the machine's cap per worker gets the same split as one process.
+    expect(cacheBudgetOf(64, 2)).toEqual(cacheBudgetOf(32, 1));
+  });
+
+  it('splits every share whole, with at least 3/16 of headroom and a quarter for the per-source results', () => {
+    for (let cacheMaxMb = 1; cacheMaxMb <= 1024; cacheMaxMb += 1) {
+      const budget = cacheBudgetOf(cacheMaxMb, 1);
+      expect(budget.headroomBytes + budget.frontBytes + budget.parserMemoBytes + budget.sourceBytes).toBe(
+        budget.processBytes,
+      );
+      expect(budget.headroomBytes).toBeGreaterThanOrEqual(Math.floor(budget.processBytes * RUNTIME_HEADROOM_SHARE));
+      expect(budget.sourceBytes).toBeGreaterThanOrEqual(Math.floor(budget.processBytes * SOURCE_MIN_SHARE));
+      expect(
+        budget.headroomBytes >= RUNTIME_HEADROOM_MIN_BYTES ||
+          budget.sourceBytes <= Math.ceil(budget.processBytes * SOURCE_MIN_SHARE),
+      ).toBe(true);
+    }
   });
 
   it('refuses a cap or a worker count that is not a positive whole number', () => {
