@@ -14,8 +14,9 @@ import { weightKind } from './reports/ratings.js';
 
 export { displayLineMaxBytes, safeDisplayLine } from './display-line.js';
 
-export const VERDICTS = ['block', 'warn', 'allow', 'unknown'] as const;
-export type Verdict = (typeof VERDICTS)[number];
+import { type DecidedBy, type Verdict } from './verdict-names.js';
+
+export { DECIDED_BY, VERDICTS, type DecidedBy, type Verdict } from './verdict-names.js';
 
 export interface VerdictRule {
   /** A score at or above this blocks (VERDICT_BLOCK_SCORE). */
@@ -85,24 +86,6 @@ export function scoreVerdict(score: number | null, rule: VerdictRule): Verdict {
 export function verdictOf(facts: TextFacts, rule: VerdictRule): Verdict {
   return decisionOf(facts, rule).verdict;
 }
-
-/**
- * What decided a text answer (the operator's console counts and shows it, docs/console.md): the
- * operator's lists, the reporters, the score, an NPV range, a call-centre range, the legal
- * calling hours, a withheld caller, an invalid number, or nothing (`none`: no fact, `unknown`).
- */
-export const DECIDED_BY = [
-  'lists',
-  'reports',
-  'score',
-  'npv',
-  'call_centre',
-  'legal_hours',
-  'withheld',
-  'invalid',
-  'none',
-] as const;
-export type DecidedBy = (typeof DECIDED_BY)[number];
 
 /** A text answer's verdict and what decided it, made by one function so the two never disagree. */
 export interface Decision {

@@ -90,20 +90,8 @@ export async function change<T = unknown>(
 export const segment = (value: string): string => encodeURIComponent(value);
 
 // ---- What the admin API answers (docs/api.md; the contract of docs/console.md)
-export const VERDICTS = ['block', 'warn', 'allow', 'unknown'] as const;
-export type Verdict = (typeof VERDICTS)[number];
-export const DECIDED_BY = [
-  'lists',
-  'reports',
-  'score',
-  'npv',
-  'call_centre',
-  'legal_hours',
-  'withheld',
-  'invalid',
-  'none',
-] as const;
-export type DecidedBy = (typeof DECIDED_BY)[number];
+export { DECIDED_BY, VERDICTS, type DecidedBy, type Verdict } from '../../domain/verdict-names.js';
+import type { DecidedBy, Verdict } from '../../domain/verdict-names.js';
 
 export interface StatsBucket {
   hour: string;
