@@ -24,7 +24,7 @@ import { ApiError } from '../errors.js';
 import { sendProblem, toApiError } from './problems.js';
 import { chooseLanguage } from '../language.js';
 import { ConsoleAssetParamsSchema, ConsoleQuerySchema, CspReportSchema } from '../schemas/console-page.js';
-import { etagOf, ifNoneMatchHits, variantsOf } from './web-page.js';
+import { escapeHtml, etagOf, ifNoneMatchHits, variantsOf } from './web-page.js';
 import { CSP_DIRECTIVES, type CspDirective } from '../../infra/metrics/service-metrics.js';
 
 /** Where the console's CSP reports go. */
@@ -82,16 +82,6 @@ export function defaultConsoleDir(): string | undefined {
   }
   return undefined;
 }
-
-const HTML_ESCAPES: Readonly<Record<string, string>> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-const escapeHtml = (text: string): string =>
-  text.replace(/[&<>"']/g, (character) => HTML_ESCAPES[character] ?? character);
 
 /** The shell in one language: the script renders every view into it, in the page's language. */
 export function consoleShell(language: ConsoleLanguage, manifest: ConsoleManifest): string {

@@ -85,7 +85,8 @@ const HTML_ESCAPES: Readonly<Record<string, string>> = {
   '"': '&quot;',
   "'": '&#39;',
 };
-const escapeHtml = (text: string): string =>
+/** Text safe in HTML content and in a quoted attribute. */
+export const escapeHtml = (text: string): string =>
   text.replace(/[&<>"']/g, (character) => HTML_ESCAPES[character] ?? character);
 
 /**
