@@ -7,9 +7,8 @@ import { FEED_CLIENTS } from '../../domain/ports/screening-record.js';
 import { BREAKER_STATES } from '../../domain/lookup/resilience.js';
 import { SOURCE_SLOTS } from '../../domain/report.js';
 import { LIST_NAMES } from '../../domain/lists/rules.js';
-import { CREDENTIAL_FAILURES_MAX, CREDENTIAL_FAILURES_WINDOW_S } from '../plugins/credential-failures.js';
-import { RetryAfterHeader } from './headers.js';
 import { problemExample, problemResponse, problemSchema } from './problems.js';
+import { adminGuardProblems } from './admin.js';
 
 /** Most calls one `/admin/calls` answer lists. */
 export const CALLS_MAX_LIMIT = 1000;
@@ -126,24 +125,7 @@ function problems(): Record<number, unknown> {
       problemExample('bad_request', 'hours: must be <= 168', { field: 'hours' }),
       {},
     ),
-    401: problemResponse(
-      'No `Authorization: Bearer <ADMIN_TOKEN>`, a wrong token, or a token sent in the URL.',
-      problemSchema(['unauthorized'], ''),
-      problemExample('unauthorized', 'The admin token is not valid.'),
-      {
-        'WWW-Authenticate': {
-          type: 'string',
-          description: 'Bearer realm="phone-rep admin"',
-          'x-required': true,
-        },
-      },
-    ),
-    429: problemResponse(
-      `Too many failed attempts from this client: the rate limit, or ${CREDENTIAL_FAILURES_MAX} wrong tokens in ${CREDENTIAL_FAILURES_WINDOW_S} s.`,
-      problemSchema(['too_many_requests'], ''),
-      problemExample('too_many_requests', 'At most 30 requests per 60 s; retry later.'),
-      { 'Retry-After': { ...RetryAfterHeader, 'x-required': true } },
-    ),
+    ...adminGuardProblems,
   };
 }
 
