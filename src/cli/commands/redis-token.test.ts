@@ -31,7 +31,9 @@ describe('phone-rep token on Redis', () => {
       const created = nextChange();
       const create = capture(env);
       expect(await runCli(['token', 'create', '--label', 'PBX'], create.io), create.err.join('\n')).toBe(0);
-      expect(create.err[0]).toMatch(new RegExp(`^created tok_[0-9a-f]{10} "PBX" \\(Redis ${prefix}tokens\\)$`));
+      expect(create.err[0]).toMatch(
+        new RegExp(`^created tok_[0-9a-f]{10} "PBX" \\(Redis ${prefix}\\{tokens\\}:records\\)$`),
+      );
       const [secret = ''] = create.out;
       await created;
       const accepted = await instance.authenticate(secret);
