@@ -22,7 +22,7 @@ COPY package.json package-lock.json ./
 # its dangling bin link is removed so that npm scripts find the base's.
 RUN npm ci --no-audit --no-fund --ignore-scripts && rm -f node_modules/.bin/node
 COPY tsconfig.json tsconfig.build.json ./
-COPY scripts/build.ts scripts/
+COPY scripts/build.ts scripts/build-console.ts scripts/
 COPY src ./src
 RUN npm run build
 
