@@ -5,6 +5,7 @@ import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { waitFor } from '../../../test/support/redis.js';
 import {
   openFileTokenStore,
   openTokenStore,
@@ -130,6 +131,21 @@ describe('the tokens file', () => {
     const reader = await openFileTokenStore(path, { watch: false });
     opened.push(reader);
     expect(reader.list()).toEqual([{ ...token, lastUsedAt: '2026-11-28T14:00:00.000Z' }]);
+  });
+
+  it('keeps a use noted here when it reads a file written before that use landed', async () => {
+    const path = tokensPath();
+    const store = await openFileTokenStore(path, { watch: false });
+    opened.push(store);
+    const { secret } = await store.create({ label: 'phone' }, NOW - 2 * HOUR);
+    const before = readFileSync(path, 'utf8');
+    expect(await store.authenticate(secret, NOW)).toMatchObject({ lastUsedAt: '2026-11-28T13:00:00.000Z' });
+    // The use is written behind the answer: await it in the file, then put the older file back,
+    // as a reload that read the file before the write landed would see it.
+    await waitFor(() => readFileSync(path, 'utf8').includes('2026-11-28T13:00:00.000Z'));
+    writeFileSync(path, before);
+    await store.refresh();
+    expect(store.list()[0]?.lastUsedAt).toBe('2026-11-28T13:00:00.000Z');
   });
 
   it('refuses a bad label or expiry, storing nothing', async () => {

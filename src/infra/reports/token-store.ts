@@ -156,6 +156,19 @@ function createTokenStore(
     if (notify) options.onChange?.();
   }
 
+  /**
+   * The tokens read from the store, each keeping a later use this process noted (authenticate
+   * notes it in memory at once and writes it behind the answer): a reload of what was read
+   * before that write landed must not take the use back.
+   */
+  function keepingUsesNotedHere(read: StoredToken[]): StoredToken[] {
+    const noted = new Map(held.map((entry) => [entry.token.id, entry.token.lastUsedAt]));
+    return read.map((token) => {
+      const here = noted.get(token.id);
+      return here !== undefined && lastUsedAtAfter(token, here) ? { ...token, lastUsedAt: here } : token;
+    });
+  }
+
   // A failed read is logged once (the file's poll would repeat it every second), and on Redis
   // tried again a second later: the subscription may come back before the shared connection,
   // and a change made meanwhile would otherwise wait for the next one to be seen.
@@ -164,7 +177,7 @@ function createTokenStore(
   const reloader = createSerialReloader(
     async () => {
       try {
-        swap(await backend.readAll());
+        swap(keepingUsesNotedHere(await backend.readAll()));
         if (failure !== undefined) logger?.info({ tokens: 'read' }, 'tokens: the store is read again');
         failure = undefined;
       } catch (error) {
@@ -269,7 +282,7 @@ function createTokenStore(
     reload: () => reloader.reload(),
     /** The first read, whose failure is the caller's (a file that does not parse stops the start). */
     async readFirst() {
-      swap(await backend.readAll());
+      swap(keepingUsesNotedHere(await backend.readAll()));
     },
     async close() {
       closed = true;
