@@ -3,10 +3,10 @@
 // restarted). `persistent` runs it as compose.yaml does (append-only file); otherwise it keeps
 // nothing (`--save "" --appendonly no`), so a restart brings it back empty. `replicaOf` starts it as
 // a replica of another one (by port).
+import { freeTcpPort } from '../../harness/redis-sentinel.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -23,20 +23,9 @@ export interface OwnRedis {
   close(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  server.close();
-  await once(server, 'close');
-  if (typeof address !== 'object' || address === null) throw new Error('no port');
-  return address.port;
-}
-
 export async function startOwnRedis(options: { persistent: boolean; replicaOf?: number }): Promise<OwnRedis> {
   const dir = mkdtempSync(join(tmpdir(), 'phone-rep-redis-'));
-  const port = await freePort();
+  const port = await freeTcpPort();
   const persistence = options.persistent
     ? ['--appendonly', 'yes', '--appendfsync', 'always', '--save', '']
     : ['--appendonly', 'no', '--save', ''];

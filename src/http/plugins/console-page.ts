@@ -10,21 +10,15 @@
 // (phone_rep_csp_violations_total), and nothing else of the report is kept or logged.
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { CONSOLE_LANGUAGES, CONSOLE_WORDS, type ConsoleLanguage } from '../../domain/wording/console-words.js';
-import {
-  chooseVariant,
-  codingsOf,
-  negotiateEncoding,
-  varyOnAcceptEncoding,
-  type EncodedVariants,
-} from '../encoding.js';
+import type { EncodedVariants } from '../encoding.js';
 import { ApiError } from '../errors.js';
 import { sendProblem, toApiError } from './problems.js';
 import { chooseLanguage } from '../language.js';
 import { ConsoleAssetParamsSchema, ConsoleQuerySchema, CspReportSchema } from '../schemas/console-page.js';
-import { escapeHtml, etagOf, ifNoneMatchHits, variantsOf } from './web-page.js';
+import { escapeHtml, etagOf, sendServedFile, variantsOf } from './web-page.js';
 import { CSP_DIRECTIVES, type CspDirective } from '../../infra/metrics/service-metrics.js';
 
 /** Where the console's CSP reports go. */
@@ -167,16 +161,6 @@ export async function loadConsoleFiles(
   return { shells: Object.fromEntries(entries) as Record<ConsoleLanguage, ServedFile>, assets };
 }
 
-function send(request: FastifyRequest, reply: FastifyReply, file: ServedFile): FastifyReply {
-  reply.header('Cache-Control', file.cacheControl);
-  varyOnAcceptEncoding(reply);
-  const coding = negotiateEncoding(request.headers['accept-encoding'], codingsOf(file.variants));
-  const etag = file.etags[coding ?? 'identity'];
-  reply.header('ETag', etag);
-  if (ifNoneMatchHits(request, etag)) return reply.code(304).send();
-  return reply.type(file.contentType).send(chooseVariant(request.headers['accept-encoding'], reply, file.variants));
-}
-
 /** The directives a report names: `application/csp-report` (report-uri) or `application/reports+json` (Reporting API). */
 export function reportedDirectives(body: unknown): CspDirective[] {
   const directiveOf = (value: unknown): CspDirective => {
@@ -214,7 +198,7 @@ export async function consolePageRoutes(app: FastifyInstance, options: ConsolePa
       reply.headers(SHELL_HEADERS);
       reply.header('Content-Language', language);
       reply.header('Vary', 'Accept-Language, Cookie');
-      return send(request, reply, files.shells[language]);
+      return sendServedFile(request, reply, files.shells[language]);
     },
   );
 
@@ -226,7 +210,7 @@ export async function consolePageRoutes(app: FastifyInstance, options: ConsolePa
       if (file === undefined) throw new ApiError('route_not_found', 'There is no such file.');
       reply.header('X-Content-Type-Options', 'nosniff');
       reply.header('Cross-Origin-Resource-Policy', 'same-origin');
-      return send(request, reply, file);
+      return sendServedFile(request, reply, file);
     },
   );
 

@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { SOURCE_SLOTS } from '../../domain/report.js';
 import { SLOT_DISPLAY } from '../../domain/slot-display.js';
@@ -241,6 +241,21 @@ export function ifNoneMatchHits(request: FastifyRequest, etag: string): boolean 
 }
 
 /** The page's route group, an encapsulated plugin. */
+/** A static file as served: its caching, the encoding the client takes, its ETag, a 304 when it already holds it. */
+export function sendServedFile(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  file: Pick<ServedFile, 'cacheControl' | 'variants' | 'etags' | 'contentType'>,
+): FastifyReply {
+  reply.header('Cache-Control', file.cacheControl);
+  varyOnAcceptEncoding(reply);
+  const coding = negotiateEncoding(request.headers['accept-encoding'], codingsOf(file.variants));
+  const etag = file.etags[coding ?? 'identity'];
+  reply.header('ETag', etag);
+  if (ifNoneMatchHits(request, etag)) return reply.code(304).send();
+  return reply.type(file.contentType).send(chooseVariant(request.headers['accept-encoding'], reply, file.variants));
+}
+
 export async function webPageRoutes(app: FastifyInstance, options: WebPageOptions = {}): Promise<void> {
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
   const files = await loadWebPageFiles(options.staticDir);
@@ -264,13 +279,7 @@ export async function webPageRoutes(app: FastifyInstance, options: WebPageOption
         reply.header('Vary', 'Accept-Language, Cookie');
       }
       reply.headers(SECURITY_HEADERS);
-      reply.header('Cache-Control', file.cacheControl);
-      varyOnAcceptEncoding(reply);
-      const coding = negotiateEncoding(request.headers['accept-encoding'], codingsOf(file.variants));
-      const etag = file.etags[coding ?? 'identity'];
-      reply.header('ETag', etag);
-      if (ifNoneMatchHits(request, etag)) return reply.code(304).send();
-      return reply.type(file.contentType).send(chooseVariant(request.headers['accept-encoding'], reply, file.variants));
+      return sendServedFile(request, reply, file);
     });
   }
 }
