@@ -140,8 +140,21 @@ describe('lists on Redis, random changes and restarts', () => {
       {
         numRuns: 4,
         endOnFailure: true,
-        // Always among the runs: a Redis that comes back empty, alone, then with every instance.
+        // Always among the runs: a Redis that comes back empty, alone, then with every instance;
+        // and a change sent to an emptied Redis before any instance had read it, after the file
+        // had reached version 1 (the change started the versions again at 1, and the file, already
+        // at 1, was never brought up to date: the next empty restart lost it).
         examples: [
+          [
+            false,
+            [
+              { kind: 'restart-instance', at: 1 },
+              { kind: 'remove', at: 0, rule: '+33163000002' },
+              { kind: 'restart-all' },
+              { kind: 'put', at: 0, rule: '+33612000001', list: 'block' },
+              { kind: 'restart-all' },
+            ],
+          ],
           [
             false,
             [

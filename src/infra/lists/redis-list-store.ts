@@ -129,7 +129,9 @@ function resultOf(results: Array<[Error | null, unknown]> | null, at: number): u
 }
 
 /** A script's reply {count, version, id, epoch}. */
-function changeReply(reply: unknown): { count: number; version: number; id: string; epoch: string } {
+/** A change's reply, or undefined when the script refused it: {lists}:version is missing (scripts.ts's listsEpoch). */
+function changeReply(reply: unknown): { count: number; version: number; id: string; epoch: string } | undefined {
+  if (reply === null) return undefined;
   if (!Array.isArray(reply) || reply.length !== 4 || typeof reply[2] !== 'string' || typeof reply[3] !== 'string')
     throw new Error('unexpected reply to a change of the lists');
   return { count: Number(reply[0]), version: Number(reply[1]), id: reply[2], epoch: reply[3] };
@@ -297,7 +299,10 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
     const lost =
       best !== undefined &&
       (state.version === null ? best.version > 0 || best.rules.length > 0 : best.version > redisVersion);
-    if (best === undefined || !lost) {
+    // A missing version is always set here, by the write-back below (with no rule when nothing was
+    // lost): the changes are refused until then (scripts.ts's listsEpoch), so none goes into an
+    // emptied Redis before the newest state known is back.
+    if (state.version !== null && (best === undefined || !lost)) {
       await swapIn(state.rules, redisVersion, state.streamId, state.epoch);
       if (file?.mirror === true && loadedVersion > 0)
         void mirrorUpTo(loadedVersion).catch((error: unknown) =>
@@ -308,9 +313,10 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
         );
       return true;
     }
-    // Redis lost changes: the newest state known, with what Redis took since replayed on top.
-    const merged = new Map(best.rules.map((rule) => [rule.rule, rule]));
-    for (const change of state.version === null ? [] : await changesAfter(best.streamId)) {
+    // Redis lost changes (or never held the lists): the newest state known, with what Redis took
+    // since replayed on top.
+    const merged = new Map((best?.rules ?? []).map((rule) => [rule.rule, rule]));
+    for (const change of state.version === null || best === undefined ? [] : await changesAfter(best.streamId)) {
       if (change.op === 'reload') for (const rule of state.rules) merged.set(rule.rule, rule);
       else if (change.rule !== undefined && change.op === 'remove') merged.delete(change.rule);
       else if (change.rule !== undefined && change.value !== undefined) {
@@ -318,7 +324,7 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
         if (rule !== undefined) merged.set(rule.rule, rule);
       }
     }
-    const next = Math.max(best.version, redisVersion) + 1;
+    const next = Math.max(best?.version ?? 0, redisVersion) + 1;
     const staged = await stage(merged.values());
     const epoch = newEpoch();
     const id = await run('written', (redis) =>
@@ -335,12 +341,14 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
       ),
     );
     if (typeof id !== 'string') return false;
-    if (best.from === 'file' && best.version === 0)
+    if (!lost) {
+      // Nothing known was lost: Redis held no lists, and now holds the version they start from.
+    } else if (best?.from === 'file' && best.version === 0)
       logger?.info({ lists: 'imported' }, 'lists: the lists file was imported into Redis (Redis held no lists)');
     else {
       logger?.warn(
-        { lists: 'restored', from: best.from },
-        best.from === 'instance'
+        { lists: 'restored', from: best?.from },
+        best?.from === 'instance'
           ? 'lists: Redis had lost the lists (restarted empty or from an older copy); this instance wrote back the rules it holds'
           : 'lists: Redis had lost the lists (restarted empty or from an older copy); the lists file was written back',
       );
@@ -456,70 +464,71 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
           redis.phonerepListsChange(RULES, VERSION, CHANGES, EPOCH, op, rule, value, maxLength, newEpoch()),
         ),
       );
-      await copied();
-      first ??= reply.count;
-      if (await afterChange(reply, apply)) return first;
+      if (reply === undefined) await readAll();
+      else {
+        await copied();
+        first ??= reply.count;
+        if (await afterChange(reply, apply)) return first;
+      }
       if (attempt === 5)
         throw new ListStoreUnavailable('the lists in Redis kept being written back during this change; try again');
     }
   }
 
-  /** Adds the rules at once (one script), in force here when it returns; sent again, up to 5 times, if Redis' lists were written back meanwhile. */
-  async function importRules(rules: readonly ListRule[]): Promise<{ added: number; replaced: number }> {
-    if (rules.length === 0) return { added: 0, replaced: 0 };
+  /**
+   * Sends a change of many rules (an import, a restore) until it is kept: a script refused because
+   * Redis holds no lists is sent again after the full read sets them (settle), and one that went
+   * into lists since written back (a new epoch) is sent again too, up to 5 times in all. In force
+   * here when it returns: everything is read again (each is a `reload` for every instance).
+   */
+  async function bulkChange(what: string, send: () => Promise<unknown>): Promise<number> {
     let first: number | undefined;
     for (let attempt = 1; ; attempt += 1) {
-      // Staged a slice at a time, then added at once by one script: all or nothing.
-      const staged = await stage(rules);
-      const merged = changeReply(
-        await run('written', (redis) =>
-          redis.phonerepListsMerge(RULES, VERSION, CHANGES, staged, EPOCH, maxLength, newEpoch()),
-        ),
-      );
-      await copied();
-      first ??= merged.count;
-      // In force here at once: read everything (an import is a `reload` for every instance).
+      const reply = changeReply(await send());
+      if (reply !== undefined) {
+        await copied();
+        first ??= reply.count;
+      }
       await readAll();
-      if (file?.mirror !== true) break;
-      await catchUp(merged.id);
-      if (merged.epoch === heldEpoch) {
-        await mirrorUpTo(loadedVersion);
-        break;
+      if (reply !== undefined && first !== undefined) {
+        if (file?.mirror !== true) return first;
+        await catchUp(reply.id);
+        if (reply.epoch === heldEpoch) {
+          await mirrorUpTo(loadedVersion);
+          return first;
+        }
       }
       if (attempt === 5)
-        throw new ListStoreUnavailable('the lists in Redis kept being written back during this import; try again');
+        throw new ListStoreUnavailable(`the lists in Redis kept being written back during this ${what}; try again`);
     }
-    return { added: rules.length - first, replaced: first };
+  }
+
+  /** Adds the rules at once: staged a slice at a time, then added by one script, all or nothing. */
+  async function importRules(rules: readonly ListRule[]): Promise<{ added: number; replaced: number }> {
+    if (rules.length === 0) return { added: 0, replaced: 0 };
+    const replaced = await bulkChange('import', async () => {
+      const staged = await stage(rules);
+      return run('written', (redis) =>
+        redis.phonerepListsMerge(RULES, VERSION, CHANGES, staged, EPOCH, maxLength, newEpoch()),
+      );
+    });
+    return { added: rules.length - replaced, replaced };
   }
 
   /**
    * Replaces every rule at once (a restore): staged a slice at a time, then moved in place by one
    * script with one `reload` change, so every instance goes from the old rules to the new ones in
-   * one step. Sent again, up to 5 times, if Redis' lists were written back meanwhile.
+   * one step.
    */
   async function replaceRules(rules: readonly ListRule[]): Promise<{ before: number }> {
-    let first: number | undefined;
-    for (let attempt = 1; ; attempt += 1) {
+    const before = await bulkChange('restore', async () => {
       // No rule: nothing staged, and the script deletes the rules (a key that does not exist is no hash).
       const staged = rules.length === 0 ? stagedKey(`none-${randomBytes(8).toString('hex')}`) : await stage(rules);
-      const replaced = changeReply(
-        await run('written', (redis) =>
-          redis.phonerepListsReplace(RULES, VERSION, CHANGES, staged, EPOCH, maxLength, newEpoch()),
-        ),
+      return run('written', (redis) =>
+        redis.phonerepListsReplace(RULES, VERSION, CHANGES, staged, EPOCH, maxLength, newEpoch()),
       );
-      await copied();
-      first ??= replaced.count;
-      await readAll();
-      if (file?.mirror !== true) break;
-      await catchUp(replaced.id);
-      if (replaced.epoch === heldEpoch) {
-        await mirrorUpTo(loadedVersion);
-        break;
-      }
-      if (attempt === 5)
-        throw new ListStoreUnavailable('the lists in Redis kept being written back during this restore; try again');
-    }
-    return { before: first };
+    });
+    return { before };
   }
 
   // Opening: wait a little for Redis. Down at start does not stop the service (the caches and

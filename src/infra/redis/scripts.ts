@@ -115,9 +115,18 @@ redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return untilMs
 `;
 
-/** Lua: `epoch` is the lists' epoch, set to `fresh` when Redis holds none (it lost the lists). */
-function listsEpoch(key: string, fresh: string): string {
-  return `local epoch = redis.call('GET', ${key})
+/**
+ * Lua, at the start of every change of the lists: refuses it (false, the staged hash dropped) when
+ * {lists}:version is missing. Redis then never held the lists or lost them, and only the store's
+ * full read sets it (redis-list-store.ts), writing back the newest state an instance or the lists
+ * file knows first: a change taken into an emptied Redis would start the versions again at 1, and
+ * a lists file already at that version from before would never be brought up to date. Then
+ * `epoch` is the lists' epoch, set to `fresh` when Redis holds none (lists written before epochs).
+ */
+function listsEpoch(versionKey: string, key: string, fresh: string, staged?: string): string {
+  const drop = staged === undefined ? '' : `redis.call('DEL', ${staged}) `;
+  return `if redis.call('EXISTS', ${versionKey}) == 0 then ${drop}return false end
+local epoch = redis.call('GET', ${key})
 if not epoch then
   epoch = ${fresh}
   redis.call('SET', ${key}, epoch)
@@ -131,10 +140,11 @@ end
  * stream's order is the versions' order. KEYS = {lists}:rules, {lists}:version, {lists}:changes,
  * {lists}:epoch. ARGV = 'put' | 'remove', the rule, its value (put), the stream's bound, an epoch
  * to set when there is none (a Redis that lost the lists starts a new one).
- * Returns {1 when added (put) or removed (remove), else 0; the version; the change's id; the epoch}.
+ * Returns {1 when added (put) or removed (remove), else 0; the version; the change's id; the epoch},
+ * or false when {lists}:version is missing (listsEpoch).
  */
 export const LISTS_CHANGE_LUA = `
-${listsEpoch('KEYS[4]', 'ARGV[5]')}local done
+${listsEpoch('KEYS[2]', 'KEYS[4]', 'ARGV[5]')}local done
 local id
 local v
 if ARGV[1] == 'put' then
@@ -154,10 +164,10 @@ return {done, v, id, epoch}
  * are added at once, replacing rules of the same spelling, with one `reload` change. KEYS =
  * {lists}:rules, {lists}:version, {lists}:changes, the staged hash (deleted), {lists}:epoch. ARGV = the
  * stream's bound, an epoch to set when there is none. Returns {rules replaced, the version, the
- * change's id, the epoch}.
+ * change's id, the epoch}, or false when {lists}:version is missing (listsEpoch).
  */
 export const LISTS_MERGE_LUA = `
-${listsEpoch('KEYS[5]', 'ARGV[2]')}local flat = redis.call('HGETALL', KEYS[4])
+${listsEpoch('KEYS[2]', 'KEYS[5]', 'ARGV[2]', 'KEYS[4]')}local flat = redis.call('HGETALL', KEYS[4])
 local replaced = 0
 for i = 1, #flat, 2 do
   replaced = replaced + 1 - redis.call('HSET', KEYS[1], flat[i], flat[i + 1])
@@ -174,10 +184,10 @@ return {replaced, v, id, epoch}
  * instance goes from the old rules to the new ones in one step. KEYS = {lists}:rules, {lists}:version,
  * {lists}:changes, the staged hash (moved in place; absent for no rule), {lists}:epoch. ARGV = the
  * stream's bound, an epoch to set when there is none. Returns {rules held before, the version,
- * the change's id, the epoch}.
+ * the change's id, the epoch}, or false when {lists}:version is missing (listsEpoch).
  */
 export const LISTS_REPLACE_LUA = `
-${listsEpoch('KEYS[5]', 'ARGV[2]')}local before = redis.call('HLEN', KEYS[1])
+${listsEpoch('KEYS[2]', 'KEYS[5]', 'ARGV[2]', 'KEYS[4]')}local before = redis.call('HLEN', KEYS[1])
 if redis.call('EXISTS', KEYS[4]) == 1 then
   redis.call('RENAME', KEYS[4], KEYS[1])
   redis.call('PERSIST', KEYS[1])
