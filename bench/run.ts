@@ -264,7 +264,7 @@ async function main(): Promise<void> {
     if (steal !== undefined) section.notes.push(steal);
     if (partial)
       section.notes.push(
-        `Run alone (\`npm run bench -- ${part.name}\`) on ${startedAt.toISOString()}; ${machine.at(-1)?.replace(/^- /, '') ?? ''}.`,
+        `Run alone (\`npm run bench -- ${part.name}\`) on ${startedAt.toISOString()}, Node ${process.version}; ${machine.at(-1)?.replace(/^- /, '') ?? ''}.`,
       );
     sections.push(section);
     process.stdout.write(`${renderSectionText(section)}\n`);
@@ -273,7 +273,7 @@ async function main(): Promise<void> {
   const path = RESULTS_DOC;
   const results = existsSync(path) ? resultsOf(readFileSync(path, 'utf8')) : '';
   if (partial && results.trim() !== '') {
-    const note = `- Partial run: ${selected.map((part) => part.name).join(', ')} re-run on ${startedAt.toISOString()} (\`npm run bench -- ${selected.map((part) => part.name).join(' ')}\`); the other sections are from the run above.`;
+    const note = `- Partial run: ${selected.map((part) => part.name).join(', ')} re-run on ${startedAt.toISOString()}, Node ${process.version} (\`npm run bench -- ${selected.map((part) => part.name).join(' ')}\`); the other sections are from the run above.`;
     writeFileSync(path, `${RESULTS_HEADER}\n${mergeIntoExisting(results, sections, note).trimEnd()}\n`);
     process.stdout.write(
       `\nwhole run: ${formatNumber(totalSeconds, 0)} s; sections replaced in docs/benchmark-results.md\n`,

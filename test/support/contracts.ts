@@ -2,6 +2,7 @@
 // reads them: the OpenAPI document the service serves (for every answer of every HTTP suite),
 // and the Prometheus text exposition format with promtool's naming rules (for /metrics).
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import type { FastifyInstance } from 'fastify';
 
 // Holds an answer of the service to the OpenAPI document the service itself publishes, the way a
@@ -78,6 +79,8 @@ export async function loadOpenApiContract(app: FastifyInstance): Promise<OpenApi
 
 export function createOpenApiContract(document: OpenApiDocument): OpenApiContract {
   const ajv = new Ajv2020({ strict: false, allErrors: true });
+  // The formats the document names (date-time, uri, …) are checked too, not ignored.
+  addFormats.default(ajv);
   const validators = new Map<object, ValidateFunction>();
   const validatorOf = (schema: object): ValidateFunction => {
     let validate = validators.get(schema);
