@@ -117,11 +117,11 @@ const WRONG_FILES: Array<[string, string, RegExp]> = [
     'a later version',
     JSON.stringify({
       format: 'phone-reputation-backup',
-      version: 3,
+      version: 4,
       createdAt: '2030-01-01T00:00:00Z',
       lists: { rules: [] },
     }),
-    /of version 3; this phone-rep restores versions 1 and 2; nothing was restored/,
+    /of version 4; this phone-rep restores versions 1, 2 and 3; nothing was restored/,
   ],
 ];
 
@@ -135,13 +135,13 @@ describe('phone-rep backup and restore on the lists file', { timeout: 300_000 },
     writeFileSync(env.LISTS_FILE, LISTS_FILE_TEXT);
     const made = await ok(['backup', backupFile], env);
     expect(made.stderr).toMatch(
-      /^backed up 5 rules \(file .*lists\.csv\), 0 tokens \(file .*tokens\.json\), 0 votes \(file .*reports\.jsonl\) to .*backup\.json\n$/,
+      /^backed up 5 rules \(file .*lists\.csv\), 0 tokens \(file .*tokens\.json\), 0 votes \(file .*reports\.jsonl\), 0 dismissals \(file .*reports-dismissed\.json\) to .*backup\.json\n$/,
     );
     expect(statSync(backupFile).mode & 0o777).toBe(0o600);
     const backup = JSON.parse(readFileSync(backupFile, 'utf8')) as Record<string, unknown>;
     expect(backup).toMatchObject({
       format: 'phone-reputation-backup',
-      version: 2,
+      version: 3,
       createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
     });
     expect(rulesOf(readFileSync(backupFile, 'utf8'))).toEqual(EXPECTED);
@@ -149,7 +149,7 @@ describe('phone-rep backup and restore on the lists file', { timeout: 300_000 },
     await changeAfterBackup(env);
     const restored = await ok(['restore', backupFile], env);
     expect(restored.stdout).toMatch(
-      /^restored 5 rules from the backup of .*, replacing the 5 held \(file .*lists\.csv\)\nrestored 0 tokens, replacing the 0 held \(file .*tokens\.json\)\nrestored 0 votes, replacing the 0 held; 0 past REPORT_RETENTION_DAYS left out \(file .*reports\.jsonl\)\n$/,
+      /^restored 5 rules from the backup of .*, replacing the 5 held \(file .*lists\.csv\)\nrestored 0 tokens, replacing the 0 held \(file .*tokens\.json\)\nrestored 0 votes, replacing the 0 held; 0 past REPORT_RETENTION_DAYS left out \(file .*reports\.jsonl\)\nrestored 0 dismissals, replacing the 0 held; 0 past REPORT_RETENTION_DAYS left out \(file .*reports-dismissed\.json\)\n$/,
     );
     // Without FILE, the backup goes to stdout: the rules are the first backup's, exactly.
     expect(rulesOf((await ok(['backup'], env)).stdout)).toEqual(EXPECTED);
@@ -220,7 +220,7 @@ describe('phone-rep backup and restore on Redis', { timeout: 300_000 }, () => {
     await expectServed(instance, EXPECTED);
     const made = await ok(['backup', backupFile], env);
     expect(made.stderr).toMatch(
-      /^backed up 5 rules \(Redis phonerep:\{lists\}:rules\), 0 tokens \(Redis phonerep:\{tokens\}:records\), 0 votes \(Redis phonerep:\{reports\}:n:\*\) to /,
+      /^backed up 5 rules \(Redis phonerep:\{lists\}:rules\), 0 tokens \(Redis phonerep:\{tokens\}:records\), 0 votes \(Redis phonerep:\{reports\}:n:\*\), 0 dismissals \(Redis phonerep:\{reports\}:dismissed\) to /,
     );
     expect(rulesOf(readFileSync(backupFile, 'utf8'))).toEqual(EXPECTED);
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ReportVote } from '../ports/caller-reports.js';
 import type { ListRule } from '../ports/operator-lists.js';
 import type { StoredToken } from '../reports/tokens.js';
-import { BACKUP_FORMAT, BackupFileError, formatBackupLines, readBackup } from './backup-file.js';
+import { BACKUP_FORMAT, BackupFileError, formatBackupLines, readBackup, type Dismissal } from './backup-file.js';
 
 const RULES: ListRule[] = [
   {
@@ -52,8 +52,19 @@ const VOTES: ReportVote[] = [
   { e164: '+33612345678', tokenId: 'tok_abcdef0123', rating: 'legitimate', at: Date.parse('2026-05-01T00:00:00Z') },
 ];
 
+const DISMISSALS: Dismissal[] = [
+  { e164: '+33612345678', at: Date.parse('2026-11-28T11:00:00.456Z') },
+  { e164: '+33162000001', at: Date.parse('2026-11-01T00:00:00Z') },
+];
+
 const fullText = (): string =>
-  `${formatBackupLines({ createdAt: '2026-11-28T09:00:00.000Z', lists: { rules: RULES }, tokens: TOKENS, reports: VOTES }).join('\n')}\n`;
+  `${formatBackupLines({ createdAt: '2026-11-28T09:00:00.000Z', lists: { rules: RULES }, tokens: TOKENS, reports: VOTES, dismissals: DISMISSALS }).join('\n')}\n`;
+
+/** A backup written before the dismissals were backed up. */
+const versionTwoText = (): string => {
+  const { dismissals: _dismissals, ...rest } = JSON.parse(fullText()) as Record<string, unknown>;
+  return JSON.stringify({ ...rest, version: 2 });
+};
 
 /** A backup written before the tokens and reports existed. */
 const versionOneOf = (rules: ListRule[]): string =>
@@ -79,11 +90,22 @@ describe('the backup file', () => {
     expect(backup.lists.rules).toEqual(RULES);
   });
 
-  it('reads back every token with its hash and every vote, with its time to the millisecond', () => {
+  it('reads back every token with its hash, every vote and every dismissal, with its time to the millisecond', () => {
     const backup = readBackup(fullText());
     expect(backup.tokens).toEqual(TOKENS);
     expect(backup.reports).toEqual(VOTES);
+    expect(backup.dismissals).toEqual(DISMISSALS);
     expect(backup.lists.rules).toEqual(RULES);
+  });
+
+  it('reads a file of version 2 (before the dismissals): no dismissals to restore', () => {
+    const backup = readBackup(versionTwoText());
+    expect(backup.tokens).toEqual(TOKENS);
+    expect(backup.reports).toEqual(VOTES);
+    expect(backup.dismissals).toBeUndefined();
+    expect(refusal(JSON.stringify({ ...JSON.parse(versionTwoText()), dismissals: [] }))).toMatch(
+      /section this version does not know, "dismissals"/,
+    );
   });
 
   it('reads a file of version 1 (lists only): no tokens nor reports to restore', () => {
@@ -91,14 +113,16 @@ describe('the backup file', () => {
     expect(backup.lists.rules).toEqual(RULES);
     expect(backup.tokens).toBeUndefined();
     expect(backup.reports).toBeUndefined();
+    expect(backup.dismissals).toBeUndefined();
     expect(refusal(JSON.stringify({ ...JSON.parse(versionOneOf(RULES)), tokens: [] }))).toMatch(
       /section this version does not know, "tokens"/,
     );
   });
 
-  it('is JSON naming its format and version, one rule, token or vote a line', () => {
+  it('is JSON naming its format and version, one rule, token, vote or dismissal a line', () => {
     const text = fullText();
-    expect(JSON.parse(text)).toMatchObject({ format: BACKUP_FORMAT, version: 2, lists: { rules: expect.any(Array) } });
+    expect(JSON.parse(text)).toMatchObject({ format: BACKUP_FORMAT, version: 3, lists: { rules: expect.any(Array) } });
+    expect(text).toContain('\n    {"e164":"+33612345678","at":"2026-11-28T11:00:00.456Z"},\n');
     expect(text.split('\n').filter((line) => line.includes('"hash"'))).toHaveLength(2);
     expect(text.split('\n').filter((line) => line.includes('"rating"'))).toHaveLength(2);
     expect(text).toContain('"at":"2026-11-28T10:00:00.123Z"');
@@ -111,8 +135,8 @@ describe('the backup file', () => {
     expect(refusal(JSON.stringify({ format: 'something-else', version: 1 }))).toBe(
       `not a ${BACKUP_FORMAT} file (its format is "something-else")`,
     );
-    expect(refusal(JSON.stringify({ ...JSON.parse(textOf(RULES)), version: 3 }))).toBe(
-      `a ${BACKUP_FORMAT} file of version 3; this phone-rep restores versions 1 and 2`,
+    expect(refusal(JSON.stringify({ ...JSON.parse(textOf(RULES)), version: 4 }))).toBe(
+      `a ${BACKUP_FORMAT} file of version 4; this phone-rep restores versions 1, 2 and 3`,
     );
   });
 
@@ -147,6 +171,26 @@ describe('the backup file', () => {
     );
     // The control: the same entries, each once and well formed, are read.
     expect(readBackup(withEntries([TOKENS[0]], [vote])).reports).toHaveLength(1);
+  });
+
+  it('refuses a bad dismissal, naming it, and a number dismissed twice', () => {
+    const withDismissals = (dismissals: unknown[]): string => JSON.stringify({ ...JSON.parse(fullText()), dismissals });
+    const dismissal = { e164: '+33612345678', at: '2026-11-28T11:00:00Z' };
+    expect(refusal(JSON.stringify({ ...JSON.parse(fullText()), dismissals: {} }))).toBe('dismissals is not an array');
+    expect(refusal(withDismissals(['+33612345678']))).toBe('dismissals[0] is not an object');
+    expect(refusal(withDismissals([{ ...dismissal, e164: '0612345678' }]))).toMatch(/^dismissals\[0\]\.e164 /);
+    expect(refusal(withDismissals([{ ...dismissal, at: 'yesterday' }]))).toMatch(/^dismissals\[0\]\.at /);
+    expect(refusal(withDismissals([{ ...dismissal, at: Date.parse(dismissal.at) }]))).toMatch(/^dismissals\[0\]\.at /);
+    expect(refusal(withDismissals([{ ...dismissal, by: 'admin' }]))).toMatch(
+      /^dismissals\[0\] has a field this version does not know, "by"/,
+    );
+    expect(refusal(withDismissals([dismissal, { ...dismissal, at: '2026-11-29T00:00:00Z' }]))).toMatch(
+      /^dismissals\[1\]: the number is dismissed twice/,
+    );
+    // The control: the same dismissal, once and well formed, is read.
+    expect(readBackup(withDismissals([dismissal])).dismissals).toEqual([
+      { e164: '+33612345678', at: Date.parse(dismissal.at) },
+    ]);
   });
 
   it('refuses a bad rule, naming it, and a rule given twice', () => {

@@ -1,18 +1,21 @@
 // The backup file (`phone-rep backup`, `phone-rep restore`): everything of record the service
 // holds, in one JSON document that a person can read and diff (docs/operations.md, "Back up").
 //
-//   { "format": "phone-reputation-backup", "version": 2, "createdAt": "<ISO 8601>",
+//   { "format": "phone-reputation-backup", "version": 3, "createdAt": "<ISO 8601>",
 //     "lists": { "rules": [ { "rule": "+33162*", "list": "block", … }, … ] },
 //     "tokens": [ { "id": "tok_…", "label": "Kitchen phone", "createdAt": "…", …, "hash": "<sha-256 hex>" }, … ],
-//     "reports": [ { "e164": "+33612345678", "tokenId": "tok_…", "rating": "fraud", "at": "<ISO 8601>", "comment"? }, … ] }
+//     "reports": [ { "e164": "+33612345678", "tokenId": "tok_…", "rating": "fraud", "at": "<ISO 8601>", "comment"? }, … ],
+//     "dismissals": [ { "e164": "+33612345678", "at": "<ISO 8601>" }, … ] }
 //
-// One rule, token or vote a line, with the fields the stores keep (ListRule, StoredToken,
-// ReportVote with its time in ISO 8601). A token is kept with its hash, never a secret: restored,
-// it works again for the phone that holds the secret. Version 1 (before the reporters' tokens and
-// reports) holds `lists` alone and is still read: its restore leaves the tokens and reports
-// alone. A reader restores every section a file holds, and refuses a file holding a section or a
-// field it does not know: restoring part of a file and calling it done would look like a clean
-// result. Pure: reading and writing the file is the CLI's.
+// One rule, token, vote or dismissal a line, with the fields the stores keep (ListRule,
+// StoredToken, ReportVote with its time in ISO 8601, the operator's dismissal of a reported
+// number with its time). A token is kept with its hash, never a secret: restored, it works again
+// for the phone that holds the secret. Older versions are still read, and their restore leaves
+// the sections they lack alone: version 1 (before the reporters' tokens and reports) holds
+// `lists` alone; version 2 (before the dismissals) holds no `dismissals`. A reader restores every
+// section a file holds, and refuses a file holding a section or a field it does not know:
+// restoring part of a file and calling it done would look like a clean result. Pure: reading and
+// writing the file is the CLI's.
 import { REPORT_RATINGS, type ReportVote } from '../ports/caller-reports.js';
 import type { ListRule } from '../ports/operator-lists.js';
 import { checkRuleFields } from '../lists/rules.js';
@@ -22,16 +25,18 @@ import { COMMENT_MAX_LENGTH } from '../reports/comment.js';
 
 export const BACKUP_FORMAT = 'phone-reputation-backup';
 /** The version written; every version in READABLE_VERSIONS is restored. */
-export const BACKUP_VERSION = 2;
-/** The sections of each version's files (version 1: the lists alone). */
+export const BACKUP_VERSION = 3;
+/** The sections of each version's files (version 1: the lists alone; version 2: no dismissals). */
 const SECTIONS_OF_VERSION: ReadonlyMap<unknown, ReadonlySet<string>> = new Map([
   [1, new Set(['lists'])],
   [2, new Set(['lists', 'tokens', 'reports'])],
+  [3, new Set(['lists', 'tokens', 'reports', 'dismissals'])],
 ]);
 const RULE_FIELDS = new Set(['rule', 'list', 'label', 'labelPublic', 'note', 'createdAt', 'expiresAt']);
 const STRING_FIELDS = ['label', 'note', 'createdAt', 'expiresAt'] as const;
 const TOKEN_FIELDS = new Set(['id', 'label', 'createdAt', 'expiresAt', 'lastUsedAt', 'revokedAt', 'hash']);
 const VOTE_FIELDS = new Set(['e164', 'tokenId', 'rating', 'at', 'comment']);
+const DISMISSAL_FIELDS = new Set(['e164', 'at']);
 const RATINGS: ReadonlySet<string> = new Set(REPORT_RATINGS);
 const E164 = /^\+[1-9][0-9]{1,14}$/;
 
@@ -43,6 +48,14 @@ export interface Backup {
   tokens?: StoredToken[];
   /** The reporters' votes held; absent from a version 1 file. */
   reports?: ReportVote[];
+  /** The operator's dismissals in force; absent from a file of version 1 or 2. */
+  dismissals?: Dismissal[];
+}
+
+/** The operator took `e164` out of the review at `at` (ms). */
+export interface Dismissal {
+  e164: string;
+  at: number;
 }
 
 /** A file that is not a backup this version can restore, and why (nothing was changed). */
@@ -85,6 +98,10 @@ function voteJson(vote: ReportVote): string {
   });
 }
 
+function dismissalJson(dismissal: Dismissal): string {
+  return JSON.stringify({ e164: dismissal.e164, at: new Date(dismissal.at).toISOString() });
+}
+
 /** `name: [` … `]` with one item a line at `indent`, or `name: []`. */
 function arrayLines(name: string, items: string[], indent: string, last: boolean): string[] {
   const end = last ? '' : ',';
@@ -96,7 +113,7 @@ function arrayLines(name: string, items: string[], indent: string, last: boolean
   ];
 }
 
-/** The backup's text (version 2), as lines (one rule, token or vote a line); written with a newline after each. */
+/** The backup's text (version 3), as lines (one rule, token, vote or dismissal a line); written with a newline after each. */
 export function formatBackupLines(backup: Backup): string[] {
   return [
     '{',
@@ -107,7 +124,8 @@ export function formatBackupLines(backup: Backup): string[] {
     ...arrayLines('rules', backup.lists.rules.map(ruleJson), '    ', true),
     '  },',
     ...arrayLines('tokens', (backup.tokens ?? []).map(tokenJson), '  ', false),
-    ...arrayLines('reports', (backup.reports ?? []).map(voteJson), '  ', true),
+    ...arrayLines('reports', (backup.reports ?? []).map(voteJson), '  ', false),
+    ...arrayLines('dismissals', (backup.dismissals ?? []).map(dismissalJson), '  ', true),
     '}',
   ];
 }
@@ -203,6 +221,24 @@ function readVotes(value: unknown): ReportVote[] {
   });
 }
 
+function readDismissals(value: unknown): Dismissal[] {
+  if (!Array.isArray(value)) throw new BackupFileError('dismissals is not an array');
+  const seen = new Set<string>();
+  return value.map((entry: unknown, at) => {
+    const where = `dismissals[${at}]`;
+    if (!isObject(entry)) throw new BackupFileError(`${where} is not an object`);
+    refuseUnknownField(entry, DISMISSAL_FIELDS, where);
+    const { e164, at: dismissedAt } = entry;
+    if (typeof e164 !== 'string' || !E164.test(e164))
+      throw new BackupFileError(`${where}.e164 is not a number in E.164`);
+    const time = typeof dismissedAt === 'string' ? Date.parse(dismissedAt) : Number.NaN;
+    if (!Number.isFinite(time)) throw new BackupFileError(`${where}.at is not an ISO 8601 instant`);
+    if (seen.has(e164)) throw new BackupFileError(`${where}: the number is dismissed twice`);
+    seen.add(e164);
+    return { e164, at: time };
+  });
+}
+
 /**
  * A backup file's text, checked whole before anything is restored: its format and version, its
  * sections, and every rule (as the stores check a rule read from their own file: an expired
@@ -225,7 +261,7 @@ export function readBackup(text: string, options: { maxRules?: number } = {}): B
   const sections = SECTIONS_OF_VERSION.get(value.version);
   if (sections === undefined) {
     throw new BackupFileError(
-      `a ${BACKUP_FORMAT} file of version ${JSON.stringify(value.version)}; this phone-rep restores versions ${[...SECTIONS_OF_VERSION.keys()].join(' and ')}`,
+      `a ${BACKUP_FORMAT} file of version ${JSON.stringify(value.version)}; this phone-rep restores versions ${[...SECTIONS_OF_VERSION.keys()].join(', ').replace(/, (?=[^,]*$)/, ' and ')}`,
     );
   }
   const unknown = Object.keys(value).find((key) => !['format', 'version', 'createdAt', ...sections].includes(key));
@@ -254,10 +290,13 @@ export function readBackup(text: string, options: { maxRules?: number } = {}): B
   });
   const tokens = sections.has('tokens') && value.tokens !== undefined ? readTokens(value.tokens) : undefined;
   const reports = sections.has('reports') && value.reports !== undefined ? readVotes(value.reports) : undefined;
+  const dismissals =
+    sections.has('dismissals') && value.dismissals !== undefined ? readDismissals(value.dismissals) : undefined;
   return {
     createdAt: value.createdAt,
     lists: { rules },
     ...(tokens === undefined ? {} : { tokens }),
     ...(reports === undefined ? {} : { reports }),
+    ...(dismissals === undefined ? {} : { dismissals }),
   };
 }

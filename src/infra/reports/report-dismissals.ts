@@ -11,6 +11,8 @@
 //   written whole and atomically under its lock (the lists' lock discipline).
 // A dismissal older than REPORT_RETENTION_DAYS covers only votes past retention, so it is
 // dropped (Redis: on every write; file: on every write, and left out on reading).
+// A restore (`phone-rep restore`) replaces them all in one change: Redis, one MULTI (DEL, ZADD);
+// file, one atomic write under its lock.
 import { REPORTS_KEYS } from '../redis/keys.js';
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -24,12 +26,20 @@ const DISMISSED = REPORTS_KEYS.dismissed;
 
 export interface ReportDismissals {
   readonly kind: 'file' | 'redis';
+  /** The sorted set's key (prefix included) or the file's path, for the CLI's output. */
+  readonly location: string;
   /** Every dismissal in force at `now`: E.164 → when it was dismissed (ms). Throws ReportStoreUnavailable. */
   read(now: number): Promise<Map<string, number>>;
   /** Dismisses `e164` at `at` (replacing an earlier dismissal). Throws ReportStoreUnavailable. */
   dismiss(e164: string, at: number): Promise<void>;
   /** Takes the dismissal back; false when there was none. Throws ReportStoreUnavailable. */
   undismiss(e164: string, now: number): Promise<boolean>;
+  /**
+   * Makes the dismissals exactly these, less those past retention at `now` (a restore), in one
+   * change; resolves with how many were in force before and how many given were dropped as past
+   * retention. Throws ReportStoreUnavailable.
+   */
+  replaceAll(dismissals: ReadonlyMap<string, number>, now: number): Promise<{ before: number; dropped: number }>;
 }
 
 /** The dismissals file: `reports-dismissed.json` in the lists file's directory. */
@@ -61,6 +71,7 @@ export function redisDismissals(client: RedisClient, retentionMs: number): Repor
   }
   return {
     kind: 'redis',
+    location: `${client.keyPrefix}${DISMISSED}`,
     async read(now) {
       const flat = await run('read', () =>
         client.redis.zrangebyscore(DISMISSED, `(${now - retentionMs}`, '+inf', 'WITHSCORES'),
@@ -89,6 +100,22 @@ export function redisDismissals(client: RedisClient, retentionMs: number): Repor
       );
       const score = reply?.[0]?.[1];
       return typeof score === 'string' && Number(score) > now - retentionMs;
+    },
+    async replaceAll(dismissals, now) {
+      const kept = [...dismissals].filter(([, at]) => at > now - retentionMs);
+      const reply = await run('written', async () => {
+        const transaction = client.redis
+          .multi()
+          .zcount(DISMISSED, `(${now - retentionMs}`, '+inf')
+          .del(DISMISSED);
+        // ZADD takes at least one member: an empty restore is the DEL alone.
+        if (kept.length > 0) transaction.zadd(DISMISSED, ...kept.flatMap(([e164, at]) => [at, e164]));
+        const replies = await transaction.exec();
+        const failed = replies?.find(([error]) => error !== null)?.[0];
+        if (failed) throw failed;
+        return replies;
+      });
+      return { before: Number(reply?.[0]?.[1] ?? 0), dropped: dismissals.size - kept.length };
     },
   };
 }
@@ -149,11 +176,20 @@ export function fileDismissals(path: string, retentionMs: number): ReportDismiss
 
   return {
     kind: 'file',
+    location: path,
     read: async (now) => inForce(await readAll(), now),
     dismiss: (e164, at) =>
       update(at, (marks) => {
         marks.set(e164, at);
       }),
     undismiss: (e164, now) => update(now, (marks) => marks.delete(e164)),
+    // The file as it is then, under the lock: replaced whole by one atomic write.
+    replaceAll: (dismissals, now) =>
+      update(now, (marks) => {
+        const before = marks.size;
+        marks.clear();
+        for (const [e164, at] of inForce(new Map(dismissals), now)) marks.set(e164, at);
+        return { before, dropped: dismissals.size - marks.size };
+      }),
   };
 }
