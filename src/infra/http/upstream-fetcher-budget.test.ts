@@ -1,5 +1,5 @@
 // What the operator console shows of an upstream's budget (docs/console.md): the per-minute
-// budget and the requests this instance was granted of it in the last sliding minute.
+// budget and the requests this instance was granted of it in the last minute, counted to the second.
 import { describe, expect, it } from 'vitest';
 import type { HttpClient, HttpResult } from './types.js';
 import { createUpstreamFetcher } from './upstream-fetcher.js';
