@@ -172,70 +172,85 @@ function refuseUnknownField(value: Record<string, unknown>, known: ReadonlySet<s
     );
 }
 
-function readTokens(value: unknown): StoredToken[] {
-  if (!Array.isArray(value)) throw new BackupFileError('tokens is not an array');
+/**
+ * One section of entries: an array of objects with only `fields`, each read by `read`, which
+ * returns the entry and the key no two entries may share (`twice` says what that means).
+ */
+function readSection<T>(
+  value: unknown,
+  name: string,
+  fields: ReadonlySet<string>,
+  read: (entry: Record<string, unknown>, where: string) => { item: T; key: string; twice: string },
+): T[] {
+  if (!Array.isArray(value)) throw new BackupFileError(`${name} is not an array`);
   const seen = new Set<string>();
   return value.map((entry: unknown, at) => {
-    const where = `tokens[${at}]`;
+    const where = `${name}[${at}]`;
     if (!isObject(entry)) throw new BackupFileError(`${where} is not an object`);
-    refuseUnknownField(entry, TOKEN_FIELDS, where);
+    refuseUnknownField(entry, fields, where);
+    const { item, key, twice } = read(entry, where);
+    if (seen.has(key)) throw new BackupFileError(`${where}${twice}`);
+    seen.add(key);
+    return item;
+  });
+}
+
+/** An ISO 8601 instant as ms, or a refusal naming the field. */
+function instantOf(value: unknown, field: string): number {
+  const time = typeof value === 'string' ? Date.parse(value) : Number.NaN;
+  if (!Number.isFinite(time)) throw new BackupFileError(`${field} is not an ISO 8601 instant`);
+  return time;
+}
+
+function e164Of(value: unknown, field: string): string {
+  if (typeof value !== 'string' || !E164.test(value)) throw new BackupFileError(`${field} is not a number in E.164`);
+  return value;
+}
+
+function readTokens(value: unknown): StoredToken[] {
+  return readSection(value, 'tokens', TOKEN_FIELDS, (entry, where) => {
     const token = readStoredToken(entry);
     if (token === undefined)
       throw new BackupFileError(
         `${where} is not a token record (id tok_ and 10 hex characters, label, createdAt, hash: 64 hex characters)`,
       );
-    if (seen.has(token.id)) throw new BackupFileError(`${where} (${token.id}) appears twice`);
-    seen.add(token.id);
-    return token;
+    return { item: token, key: token.id, twice: ` (${token.id}) appears twice` };
   });
 }
 
 function readVotes(value: unknown): ReportVote[] {
-  if (!Array.isArray(value)) throw new BackupFileError('reports is not an array');
-  const seen = new Set<string>();
-  return value.map((entry: unknown, at) => {
-    const where = `reports[${at}]`;
-    if (!isObject(entry)) throw new BackupFileError(`${where} is not an object`);
-    refuseUnknownField(entry, VOTE_FIELDS, where);
-    const { e164, tokenId, rating, at: cast, comment } = entry;
-    if (typeof e164 !== 'string' || !E164.test(e164))
-      throw new BackupFileError(`${where}.e164 is not a number in E.164`);
+  return readSection(value, 'reports', VOTE_FIELDS, (entry, where) => {
+    const { tokenId, rating, comment } = entry;
+    const e164 = e164Of(entry.e164, `${where}.e164`);
     if (typeof tokenId !== 'string' || !isTokenId(tokenId))
       throw new BackupFileError(`${where}.tokenId is not a token id`);
     if (typeof rating !== 'string' || !RATINGS.has(rating))
       throw new BackupFileError(`${where}.rating is not one of ${REPORT_RATINGS.join(', ')}`);
-    const time = typeof cast === 'string' ? Date.parse(cast) : Number.NaN;
-    if (!Number.isFinite(time)) throw new BackupFileError(`${where}.at is not an ISO 8601 instant`);
+    const at = instantOf(entry.at, `${where}.at`);
     if (comment !== undefined && (typeof comment !== 'string' || [...comment].length > COMMENT_MAX_LENGTH))
       throw new BackupFileError(`${where}.comment is not a string of at most ${COMMENT_MAX_LENGTH} characters`);
-    const key = `${e164} ${tokenId}`;
-    if (seen.has(key)) throw new BackupFileError(`${where}: the token ${tokenId} has two votes on one number`);
-    seen.add(key);
     return {
-      e164,
-      tokenId,
-      rating: rating as ReportVote['rating'],
-      at: time,
-      ...(comment === undefined ? {} : { comment }),
+      item: {
+        e164,
+        tokenId,
+        rating: rating as ReportVote['rating'],
+        at,
+        ...(comment === undefined ? {} : { comment }),
+      },
+      key: `${e164} ${tokenId}`,
+      twice: `: the token ${tokenId} has two votes on one number`,
     };
   });
 }
 
 function readDismissals(value: unknown): Dismissal[] {
-  if (!Array.isArray(value)) throw new BackupFileError('dismissals is not an array');
-  const seen = new Set<string>();
-  return value.map((entry: unknown, at) => {
-    const where = `dismissals[${at}]`;
-    if (!isObject(entry)) throw new BackupFileError(`${where} is not an object`);
-    refuseUnknownField(entry, DISMISSAL_FIELDS, where);
-    const { e164, at: dismissedAt } = entry;
-    if (typeof e164 !== 'string' || !E164.test(e164))
-      throw new BackupFileError(`${where}.e164 is not a number in E.164`);
-    const time = typeof dismissedAt === 'string' ? Date.parse(dismissedAt) : Number.NaN;
-    if (!Number.isFinite(time)) throw new BackupFileError(`${where}.at is not an ISO 8601 instant`);
-    if (seen.has(e164)) throw new BackupFileError(`${where}: the number is dismissed twice`);
-    seen.add(e164);
-    return { e164, at: time };
+  return readSection(value, 'dismissals', DISMISSAL_FIELDS, (entry, where) => {
+    const e164 = e164Of(entry.e164, `${where}.e164`);
+    return {
+      item: { e164, at: instantOf(entry.at, `${where}.at`) },
+      key: e164,
+      twice: ': the number is dismissed twice',
+    };
   });
 }
 
