@@ -11,11 +11,9 @@ import type { ListMatch } from './ports/operator-lists.js';
 import { safeDisplayLine } from './display-line.js';
 import type { ReportEvidence, ReportRating } from './ports/caller-reports.js';
 import { weightKind } from './reports/ratings.js';
+import type { DecidedBy, Verdict } from './verdict-names.js';
 
 export { displayLineMaxBytes, safeDisplayLine } from './display-line.js';
-
-import { type DecidedBy, type Verdict } from './verdict-names.js';
-
 export { DECIDED_BY, VERDICTS, type DecidedBy, type Verdict } from './verdict-names.js';
 
 export interface VerdictRule {

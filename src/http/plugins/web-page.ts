@@ -240,7 +240,6 @@ export function ifNoneMatchHits(request: FastifyRequest, etag: string): boolean 
   return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag || tag.trim() === '*');
 }
 
-/** The page's route group, an encapsulated plugin. */
 /** A static file as served: its caching, the encoding the client takes, its ETag, a 304 when it already holds it. */
 export function sendServedFile(
   request: FastifyRequest,
@@ -256,6 +255,7 @@ export function sendServedFile(
   return reply.type(file.contentType).send(chooseVariant(request.headers['accept-encoding'], reply, file.variants));
 }
 
+/** The page's route group, an encapsulated plugin. */
 export async function webPageRoutes(app: FastifyInstance, options: WebPageOptions = {}): Promise<void> {
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
   const files = await loadWebPageFiles(options.staticDir);

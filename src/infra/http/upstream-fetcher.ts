@@ -28,6 +28,9 @@ import type {
 } from './types.js';
 import { sleepUnlessAborted } from '../abortable-sleep.js';
 
+/** The budget's window in whole seconds (the console's budget used is counted to the second). */
+const BUDGET_WINDOW_SECONDS = BUDGET_WINDOW_MS / 1000;
+
 /** First pause after a 403/429 without Retry-After (another scraper of these sites uses the same). */
 export const INITIAL_PAUSE_MS = 5 * 60_000;
 export const PAUSE_GROWTH_FACTOR = 1.5;
@@ -120,8 +123,6 @@ export function createUpstreamFetcher(options: UpstreamFetcherOptions): Upstream
     return share >= requestsPerMinute ? { cost } : { cost, client: fetchClient.key, clientLimit: share };
   }
 
-  /** The budget's window in whole seconds. */
-  const BUDGET_WINDOW_SECONDS = BUDGET_WINDOW_MS / 1000;
   // What this instance was granted in the last minute (the console's "budget used"), counted to
   // the second: one count per second of the minute, in a ring. A grant costs O(1) and the
   // memory is fixed: a log of every grant held tens of thousands of entries a minute at a few

@@ -128,8 +128,7 @@ function resultOf(results: Array<[Error | null, unknown]> | null, at: number): u
   return entry[1];
 }
 
-/** A script's reply {count, version, id, epoch}. */
-/** A change's reply, or undefined when the script refused it: {lists}:version is missing (scripts.ts's listsEpoch). */
+/** A change script's reply {count, version, id, epoch}, or undefined when the script refused it: {lists}:version is missing (scripts.ts's listsEpoch). */
 function changeReply(reply: unknown): { count: number; version: number; id: string; epoch: string } | undefined {
   if (reply === null) return undefined;
   if (!Array.isArray(reply) || reply.length !== 4 || typeof reply[2] !== 'string' || typeof reply[3] !== 'string')
@@ -341,14 +340,13 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
       ),
     );
     if (typeof id !== 'string') return false;
-    if (!lost) {
-      // Nothing known was lost: Redis held no lists, and now holds the version they start from.
-    } else if (best?.from === 'file' && best.version === 0)
+    // Not lost: Redis held no lists, and now holds the version they start from; nothing to say.
+    if (lost && best.from === 'file' && best.version === 0)
       logger?.info({ lists: 'imported' }, 'lists: the lists file was imported into Redis (Redis held no lists)');
-    else {
+    else if (lost) {
       logger?.warn(
-        { lists: 'restored', from: best?.from },
-        best?.from === 'instance'
+        { lists: 'restored', from: best.from },
+        best.from === 'instance'
           ? 'lists: Redis had lost the lists (restarted empty or from an older copy); this instance wrote back the rules it holds'
           : 'lists: Redis had lost the lists (restarted empty or from an older copy); the lists file was written back',
       );
@@ -485,17 +483,16 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
     let first: number | undefined;
     for (let attempt = 1; ; attempt += 1) {
       const reply = changeReply(await send());
-      if (reply !== undefined) {
+      if (reply === undefined) await readAll();
+      else {
         await copied();
-        first ??= reply.count;
-      }
-      await readAll();
-      if (reply !== undefined && first !== undefined) {
-        if (file?.mirror !== true) return first;
+        const count = (first ??= reply.count);
+        await readAll();
+        if (file?.mirror !== true) return count;
         await catchUp(reply.id);
         if (reply.epoch === heldEpoch) {
           await mirrorUpTo(loadedVersion);
-          return first;
+          return count;
         }
       }
       if (attempt === 5)

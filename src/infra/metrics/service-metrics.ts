@@ -67,7 +67,7 @@ export type ReportRefusalReason = (typeof REPORT_REFUSAL_REASONS)[number];
 
 /**
  * The directives a violation of the console's Content-Security-Policy is counted under
- * (src/http/plugins/admin-console.ts): the policy's and the finer ones browsers report
+ * (src/http/plugins/console-page.ts): the policy's and the finer ones browsers report
  * (`script-src-elem`); anything else is `other`, so the label never holds what a page sent.
  */
 export const CSP_DIRECTIVES = [
