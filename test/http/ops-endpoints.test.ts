@@ -15,7 +15,7 @@ import type { RedisStatus } from '../../src/infra/readiness/readiness.js';
 import { healthyFakeSources } from '../../harness/lookup.js';
 import { startFixtureUpstreams, type FixtureUpstreams } from '../../harness/upstream-sites.js';
 import { startTestServer, testNumberingPlan, type TestServer } from '../../harness/servers.js';
-import { parseExposition } from '../support/contracts.js';
+import { labelValues, parseExposition } from '../support/contracts.js';
 
 interface Answer {
   status: number;
@@ -50,13 +50,6 @@ function scrape(
     });
     scraping.on('error', reject);
   });
-}
-
-/** Every label value of a Prometheus text exposition. */
-function labelValues(exposition: string): string[] {
-  const values: string[] = [];
-  for (const match of exposition.matchAll(/[a-z_]+="((?:[^"\\]|\\.)*)"/g)) values.push(match[1] ?? '');
-  return values;
 }
 
 /** The value of one series, by its exact name and labels as printed. */

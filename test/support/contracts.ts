@@ -391,6 +391,13 @@ function seriesKey(sample: Sample): string {
   return labels.length === 0 ? sample.name : `${sample.name}{${labels.join(',')}}`;
 }
 
+/** Every label value of a Prometheus text exposition. */
+export function labelValues(exposition: string): string[] {
+  const values: string[] = [];
+  for (const match of exposition.matchAll(/[a-z_]+="((?:[^"\\]|\\.)*)"/g)) values.push(match[1] ?? '');
+  return values;
+}
+
 /** The family a sample belongs to, by its declared families and their types' suffixes. */
 function familyOf(sampleName: string, families: Map<string, MetricFamily>): MetricFamily | undefined {
   const exact = families.get(sampleName);
