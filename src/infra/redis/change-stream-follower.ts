@@ -69,6 +69,12 @@ export function followChangeStream(options: ChangeStreamFollowerOptions): Change
     maxRetriesPerRequest: 0,
     lazyConnect: true,
     connectionName: options.connectionName,
+    // Every RETRY_MS, not the shared client's backoff (up to 2 s): once the shared client reads
+    // everything again, the changes that follow reach this instance only through this reader, so
+    // a reader still waiting out its backoff would leave the other instances' changes unseen
+    // that long (found by the failover test: a report acknowledged on one instance was not
+    // yet counted on the other). One connection trying four times a second costs nothing.
+    retryStrategy: () => RETRY_MS,
   });
   reader.on('error', () => undefined); // the shared client logs Redis' outages
   const following = (async () => {
