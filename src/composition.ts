@@ -468,22 +468,34 @@ export async function createServiceDependencies(
   screening.start();
   const clock = overrides.now ?? Date.now;
   /** Each source as the console shows it: failing while its last real fetch failed, its breaker is open or it is paused. */
-  const sourceStates = (): SourceState[] =>
-    upstreamNames.map(({ slot, name }) => {
-      const breaker = lookupService.breakerState(slot);
-      const since = outcomes.failingSince(slot);
-      const budgets = fetchersBySlot[slot].map((fetcher) => fetcher.budget?.() ?? { used: 0, perMinute: 0 });
-      const failing = since !== undefined || breaker === 'open' || pausedUntilMs(slot) > clock();
-      return {
-        slot,
-        name,
-        state: failing ? 'failing' : 'ok',
-        failingSince: since === undefined ? null : new Date(since).toISOString(),
-        breaker,
-        budgetUsed: budgets.reduce((total, budget) => total + budget.used, 0),
-        budgetPerMinute: budgets.reduce((total, budget) => total + budget.perMinute, 0),
-      };
-    });
+  /**
+   * An upstream's budget: its per-minute limit, and what was spent of it in the sliding minute,
+   * by every instance when the politeness store is shared (Redis) and can be read, else by this one.
+   */
+  const budgetOf = async (fetcher: UpstreamFetcher): Promise<{ used: number; perMinute: number }> => {
+    const own = fetcher.budget?.();
+    if (own === undefined) return { used: 0, perMinute: 0 };
+    const shared = await politeness?.sharedBudgetUsed?.(fetcher.upstream);
+    return { used: shared ?? own.used, perMinute: own.perMinute };
+  };
+  const sourceStates = (): Promise<SourceState[]> =>
+    Promise.all(
+      upstreamNames.map(async ({ slot, name }) => {
+        const breaker = lookupService.breakerState(slot);
+        const since = outcomes.failingSince(slot);
+        const budgets = await Promise.all(fetchersBySlot[slot].map(budgetOf));
+        const failing = since !== undefined || breaker === 'open' || pausedUntilMs(slot) > clock();
+        return {
+          slot,
+          name,
+          state: failing ? 'failing' : 'ok',
+          failingSince: since === undefined ? null : new Date(since).toISOString(),
+          breaker,
+          budgetUsed: budgets.reduce((total, budget) => total + budget.used, 0),
+          budgetPerMinute: budgets.reduce((total, budget) => total + budget.perMinute, 0),
+        };
+      }),
+    );
 
   let shuttingDown = false;
   const readiness = createReadinessCheck(

@@ -53,7 +53,7 @@ export interface SourceState {
 /** What the app gives the console's record: the recorder and the sources' state. */
 export interface ScreeningDependencies {
   recorder: ScreeningRecorder;
-  sources: () => SourceState[];
+  sources: () => Promise<SourceState[]>;
 }
 
 export interface AdminStatsRoutesOptions {
@@ -185,7 +185,7 @@ export async function adminStatsRoutes(app: FastifyInstance, options: AdminStats
     const sum = (hours: typeof week): number => hours.reduce((total, counts) => total + counts.reports, 0);
     const fetches = await recorder.record.feedFetches();
     return {
-      sources: screening.sources(),
+      sources: await screening.sources(),
       feedClients: fetches.map((fetch) => ({
         client: fetch.client,
         lastFetchAt: new Date(fetch.atMs).toISOString(),

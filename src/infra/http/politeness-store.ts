@@ -38,6 +38,11 @@ export interface PolitenessStore {
     nowMs: number,
     charge?: BudgetCharge,
   ): Promise<BudgetDecision>;
+  /**
+   * A shared store's count of the upstream's budget spent in the sliding minute by every
+   * instance, or undefined while it cannot be read (the console then shows this instance's).
+   */
+  sharedBudgetUsed?(upstream: string): Promise<number | undefined>;
 }
 
 /** The charge's cost, never more than a limit can ever grant (so a charge can always fit, in time). */

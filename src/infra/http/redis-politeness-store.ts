@@ -104,5 +104,13 @@ export function createRedisPolitenessStore(options: RedisPolitenessStoreOptions)
           return fallback.takeBudgetSlot(upstream, requestsPerMinute, nowMs, charge);
         },
       ),
+    sharedBudgetUsed: (upstream) =>
+      client.attempt(
+        async (redis) => {
+          const count = Number(await redis.phonerepBudgetCount(POLITENESS_KEYS.budget(upstream), BUDGET_WINDOW_MS));
+          return Number.isSafeInteger(count) && count >= 0 ? count : undefined;
+        },
+        () => undefined,
+      ),
   };
 }

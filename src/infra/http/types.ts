@@ -82,7 +82,8 @@ export interface UpstreamFetcher {
   pausedUntil(): number;
   /**
    * The per-minute budget (`perMinute`) and the requests this instance was granted of it in the
-   * last sliding minute (`used`), for the operator console (docs/console.md).
+   * last sliding minute (`used`), for the operator console (docs/console.md), which shows the
+   * politeness store's shared count instead when there is one.
    */
   budget?(): { used: number; perMinute: number };
 }

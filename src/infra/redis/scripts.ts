@@ -83,6 +83,16 @@ if clientLimit > 0 then redis.call('PEXPIRE', KEYS[2], window) end
 return {1, count + cost, 0, 0}
 `;
 
+/**
+ * The upstream's budget log as every instance spent it: the requests in the sliding minute
+ * ending now, on Redis' clock (the window BUDGET_SHARE_LUA keeps). Read-only; for the console.
+ */
+export const BUDGET_COUNT_LUA = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+return redis.call('ZCOUNT', KEYS[1], '(' .. (now - tonumber(ARGV[1])), '+inf')
+`;
+
 export interface BudgetShareResult {
   granted: boolean;
   count: number;
@@ -284,6 +294,7 @@ export const REDIS_SCRIPTS = {
   phonerepReleaseLock: { numberOfKeys: 1, lua: RELEASE_LOCK_LUA },
   phonerepWritePause: { numberOfKeys: 1, lua: WRITE_PAUSE_LUA },
   phonerepBudgetShare: { numberOfKeys: 2, lua: BUDGET_SHARE_LUA },
+  phonerepBudgetCount: { numberOfKeys: 1, lua: BUDGET_COUNT_LUA },
   phonerepListsChange: { numberOfKeys: 4, lua: LISTS_CHANGE_LUA },
   phonerepListsMerge: { numberOfKeys: 5, lua: LISTS_MERGE_LUA },
   phonerepListsRestore: { numberOfKeys: 5, lua: LISTS_RESTORE_LUA },
@@ -307,6 +318,7 @@ export interface ScriptCommands {
     cost: number,
     clientLimit: number,
   ): Promise<unknown>;
+  phonerepBudgetCount(key: string, windowMs: number): Promise<unknown>;
   phonerepListsChange(
     rules: string,
     version: string,
