@@ -99,7 +99,7 @@ const ROUTES: RouteBench[] = [
  * lives in the doc only: a copy here would drift from it.
  */
 const WHAT_LIMITS_THE_HOT_PATH =
-  'What a held answer pays beyond the ceiling, and what was done for it: docs/hot-path.md, "Where it stands".';
+  'What a held answer pays beyond the ceiling, and what was done for it: docs/hot-path.md, "What a held answer pays".';
 
 export interface HotPathOptions {
   /** Seconds per measured autocannon run (default 10, or BENCH_DURATION_S). */
