@@ -54,9 +54,12 @@ export interface SentinelGroup {
   /** The sentinels' addresses as REDIS_SENTINELS takes them: `127.0.0.1:p1,127.0.0.1:p2,127.0.0.1:p3`. */
   readonly sentinelsSetting: string;
   readonly sentinelPorts: readonly number[];
+  /** The down-after-milliseconds the group was started with. */
   readonly downAfterMs: number;
   /** The data nodes, the first started as the primary, the second as its replica. */
   readonly nodes: readonly DataNode[];
+  /** Sets every sentinel's down-after-milliseconds (`SENTINEL SET`), for what follows. */
+  setDownAfter(ms: number): Promise<void>;
   /** The primary a majority of the sentinels name now (`SENTINEL get-master-addr-by-name`); throws when no two agree. */
   primary(): Promise<NodeAddress>;
   /** The data node on that port. */
@@ -194,8 +197,11 @@ export async function startSentinelGroup(options: SentinelGroupOptions = {}): Pr
       'no',
       '--appendonly',
       'yes',
+      // A SIGKILLed node keeps every write it answered: Redis writes the append-only file before it
+      // replies, and the kernel keeps what was written. `always` would add an fsync per write,
+      // which on a loaded disk can hold a node past the sentinels' down-after (a false failover).
       '--appendfsync',
-      'always',
+      'everysec',
       '--save',
       '',
       ...auth,
@@ -377,6 +383,10 @@ export async function startSentinelGroup(options: SentinelGroupOptions = {}): Pr
             info.role === 'slave' && info.master_port === String(primaryPortNow) && info.master_link_status === 'up'
           );
         }),
+      async setDownAfter(ms) {
+        for (const sentinel of asked)
+          await sentinel.call('SENTINEL', 'SET', name, 'down-after-milliseconds', String(ms));
+      },
       connect: (port) => connect(port),
       replication,
       events: () => seen,
