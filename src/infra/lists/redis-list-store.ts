@@ -341,15 +341,16 @@ export async function openRedisListStore(options: RedisListStoreOptions): Promis
     );
     if (typeof id !== 'string') return false;
     // Not lost: Redis held no lists, and now holds the version they start from; nothing to say.
-    if (lost && best.from === 'file' && best.version === 0)
-      logger?.info({ lists: 'imported' }, 'lists: the lists file was imported into Redis (Redis held no lists)');
-    else if (lost) {
-      logger?.warn(
-        { lists: 'restored', from: best.from },
-        best.from === 'instance'
-          ? 'lists: Redis had lost the lists (restarted empty or from an older copy); this instance wrote back the rules it holds'
-          : 'lists: Redis had lost the lists (restarted empty or from an older copy); the lists file was written back',
-      );
+    if (lost) {
+      if (best.from === 'file' && best.version === 0)
+        logger?.info({ lists: 'imported' }, 'lists: the lists file was imported into Redis (Redis held no lists)');
+      else
+        logger?.warn(
+          { lists: 'restored', from: best.from },
+          best.from === 'instance'
+            ? 'lists: Redis had lost the lists (restarted empty or from an older copy); this instance wrote back the rules it holds'
+            : 'lists: Redis had lost the lists (restarted empty or from an older copy); the lists file was written back',
+        );
     }
     await swapIn(merged.values(), next, id, epoch);
     if (file?.mirror === true)

@@ -10,6 +10,13 @@
 import type { Redis, RedisOptions } from 'ioredis';
 
 /**
+ * `now`, Redis' own clock in ms: the sliding logs are read and written on it, so instances whose
+ * clocks disagree still agree on the window.
+ */
+const NOW_MS_LUA = `local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
+
+/**
  * KEYS[1] = the log (a ZSET of accept times in ms); ARGV = limit, windowMs, a unique member suffix.
  * Returns {allowed (0|1), count after this request, ms until the oldest counted request leaves}.
  * Only accepted requests are added, like the memory store, so a refused client regains quota
@@ -18,8 +25,7 @@ import type { Redis, RedisOptions } from 'ioredis';
 export const SLIDING_LOG_LUA = `
 local limit = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+${NOW_MS_LUA}
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
 local count = redis.call('ZCARD', KEYS[1])
 local allowed = 0
@@ -57,8 +63,7 @@ local limit = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
 local cost = tonumber(ARGV[4])
 local clientLimit = tonumber(ARGV[5])
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+${NOW_MS_LUA}
 local function retryIn(key, count, lim)
   local leaving = math.max(1, count - (lim - cost))
   local entry = redis.call('ZRANGE', key, leaving - 1, leaving - 1, 'WITHSCORES')
@@ -88,8 +93,7 @@ return {1, count + cost, 0, 0}
  * ending now, on Redis' clock (the window BUDGET_SHARE_LUA keeps). Read-only; for the console.
  */
 export const BUDGET_COUNT_LUA = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+${NOW_MS_LUA}
 return redis.call('ZCOUNT', KEYS[1], '(' .. (now - tonumber(ARGV[1])), '+inf')
 `;
 
